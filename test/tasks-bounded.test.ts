@@ -311,6 +311,69 @@ for (const engine of engines) {
       assert.equal((await store.tasks.list(scope(''), { limit: 100, withArtifacts: false, withHistory: false })).total, 0);
       assert.equal(await store.changesTrimmedThrough(), 0);
     });
+
+    test('a database written by an earlier release moves tasks stored under a tenant to none, where they are looked up', async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      // What an earlier release stored when requests named a tenant: tasks, a watch and a push config under it.
+      const task = (id: string, name: string) =>
+        Task.fromJSON({ id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, artifacts: [{ artifactId: 'a', name, parts: [{ data: { ok: 1 } }] }] });
+      const [a, b, c] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+      const rows: TaskRow[] = [
+        toTaskRow({ tenant: 'acme', owner: 'alice' }, task(a, 'registration')),
+        // One id under two tenants (no release made this; kept: the row under none, else the first tenant's).
+        toTaskRow({ tenant: '', owner: 'alice' }, task(b, 'kept')),
+        toTaskRow({ tenant: 'globex', owner: 'alice' }, task(b, 'dropped')),
+        toTaskRow({ tenant: 'zeta', owner: 'alice' }, task(c, 'dropped')),
+        toTaskRow({ tenant: 'acme', owner: 'alice' }, task(c, 'kept')),
+        toTaskRow({ tenant: 'acme', owner: 'bob' }, task(a, 'bob')),
+      ];
+      const watch = { id: crypto.randomUUID(), tenant: 'acme', owner: 'alice', principal: 'alice', contextId: 'c', request: '{"query":"x"}', pushConfigs: '[]', createdAt: Date.now(), expiresAt: Date.now() + 60_000, seqFloor: 0, deliveredSeq: 0, position: 0 };
+      const url = engine.name === 'postgres' ? await engine.server!.createDatabase('tenants') : undefined;
+      const file = join(tempDir(), 'registry.db');
+      const open = async () => {
+        const opened: RegistryStore = url ? new PostgresStore({ url }) : new SqliteStore({ file });
+        await opened.open();
+        return opened;
+      };
+      const raw = async (sql: string): Promise<unknown[]> => {
+        if (!url) {
+          const db = new Database(file);
+          try {
+            return sql.trimStart().startsWith('SELECT') ? db.prepare(sql).all() : (db.exec(sql), []);
+          } finally {
+            db.close();
+          }
+        }
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          return (await client.query(sql)).rows;
+        } finally {
+          await client.end();
+        }
+      };
+      const before = await open();
+      for (const row of rows) await before.tasks.save(row);
+      assert.equal(await before.watches.create(watch, 'replica-1', Date.now() + 60_000), 'created');
+      await before.close();
+      const latest = (engine.name === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS).at(-1)!.version;
+      await raw(`DELETE FROM registry_migrations WHERE version = ${latest}`);
+      await raw(`INSERT INTO push_notification_configs (tenant, owner, task_id, config_id, config_data, protocol_version) VALUES ('acme', 'alice', '${a}', 'p1', '{}', '1.0')`);
+
+      const store = await open();
+      t.after(() => store.close());
+      const alice = { tenant: '', owner: 'alice' };
+      const nameOf = async (owner: string, id: string) => JSON.parse((await store.tasks.load({ tenant: '', owner }, id))?.artifacts ?? '[{}]')[0].name;
+      assert.equal(await nameOf('alice', a), 'registration');
+      assert.equal(await nameOf('alice', b), 'kept');
+      assert.equal(await nameOf('alice', c), 'kept');
+      assert.equal(await nameOf('bob', a), 'bob', "another principal's task of that id stays its own");
+      assert.equal((await store.tasks.list(alice, { limit: 100, withArtifacts: false, withHistory: false })).total, 3);
+      assert.deepEqual(await raw('SELECT DISTINCT tenant FROM tasks'), [{ tenant: '' }]);
+      assert.deepEqual(await raw('SELECT tenant, task_id FROM push_notification_configs'), [{ tenant: '', task_id: a }]);
+      assert.equal((await store.watches.get(watch.id))?.tenant, '');
+    });
   });
 }
 

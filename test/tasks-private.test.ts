@@ -11,13 +11,16 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ListTasksRequest, Task } from '@a2a-js/sdk';
+import { ListTasksRequest, Message, Task, TaskState } from '@a2a-js/sdk';
+import { STATE_HEADERS_KEY } from '@a2a-js/sdk/server';
 import type { Client } from '@a2a-js/sdk/client';
 import { v1Card } from './support/documents.js';
-import { errorOf, op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
+import { BINDINGS, dataPart, errorOf, message, op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
 import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { EventLog } from './support/watch-stream.js';
+import { untenantedContextBuilder } from '../src/protocol/call-context.js';
 
 const MISTYPED = `${TOKENS.alice.slice(0, -1)}X`;
 
@@ -201,6 +204,88 @@ for (const engine of storageEngines()) {
     });
   });
 }
+
+describe('the tenant a request names', () => {
+  // The registry is not multi-tenant (its card declares no tenant): a request's tenant scopes
+  // nothing, so a task is its principal's whatever tenant a request names, on every binding.
+  test('does not scope tasks: GetTask and ListTasks find the principal\'s tasks under any tenant or none, on every binding; another principal\'s stay unknown', async (t) => {
+    const registry = await startTestRegistry({ GRPC_PORT: '0' });
+    t.after(() => registry.close());
+    const sendUnder = async (client: Client, tenant: string, data: unknown): Promise<WireJson> =>
+      Task.toJSON((await client.sendMessage({ tenant, message: message([dataPart(data)]), configuration: undefined, metadata: undefined })) as Task) as WireJson;
+    const made: string[] = [];
+    for (const binding of BINDINGS) {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice, binding });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob, binding });
+      // A durable task (an accepted write) and one in memory (a read), each sent under a tenant.
+      const registered = await sendUnder(alice, 'acme', { register: { agentCard: v1Card(`Tenant ${binding}`, `https://tenant-${binding.toLowerCase().replace(/\W/g, '')}.example.org/a2a`) } });
+      const searched = await sendUnder(alice, 'globex', { search: { query: 'tenant' } });
+      assert.equal(stateOf(registered), 'TASK_STATE_COMPLETED');
+      assert.equal(stateOf(searched), 'TASK_STATE_COMPLETED');
+      made.push(registered.id, searched.id);
+      for (const id of [registered.id, searched.id]) {
+        for (const tenant of ['', 'acme', 'globex', 'initech']) {
+          assert.equal((await alice.getTask({ tenant, id, historyLength: undefined })).id, id, `${binding}: GetTask ${id} under tenant "${tenant}"`);
+          await assert.rejects(bob.getTask({ tenant, id, historyLength: undefined }), /not found/i, `${binding}: bob's GetTask ${id} under tenant "${tenant}"`);
+        }
+      }
+      for (const tenant of ['', 'acme', 'initech']) {
+        const listed = ids((await list(alice, { tenant })).tasks);
+        assert.ok(made.every((id) => listed.includes(id)), `${binding}: ListTasks under tenant "${tenant}" lists every task of alice's`);
+        assert.deepEqual(ids((await list(bob, { tenant })).tasks), [], `${binding}: bob's ListTasks under tenant "${tenant}"`);
+      }
+    }
+
+    // HTTP+JSON, with and without the tenant segment in front of the path.
+    const [registered, searched] = made;
+    for (const path of [`/tasks/${registered}`, `/acme/tasks/${registered}`, `/globex/tasks/${registered}`, `/acme/tasks/${searched}`, `/tasks/${searched}`]) {
+      assert.equal((await rest(registry, path, TOKENS.alice)).status, 200, `GET ${path}`);
+      assert.equal((await rest(registry, path, TOKENS.bob)).status, 404, `bob's GET ${path}`);
+    }
+    for (const path of ['/tasks', '/acme/tasks', '/initech/tasks']) {
+      assert.deepEqual(new Set((await rest(registry, path, TOKENS.alice)).body.tasks.map((x: WireJson) => x.id)), new Set(made), `GET ${path}`);
+      assert.deepEqual((await rest(registry, path, TOKENS.bob)).body.tasks ?? [], [], `bob's GET ${path}`);
+    }
+    // Stored under no tenant.
+    const rows = await storedTasks(registry, undefined);
+    assert.equal(rows.length, BINDINGS.length);
+    const db = new Database(`${registry.dataDir}/registry.db`, { readonly: true });
+    try {
+      assert.deepEqual(db.prepare('SELECT DISTINCT tenant FROM tasks').all(), [{ tenant: '' }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  test('does not scope a watch: started under a tenant, it is joined, renewed and ended under another or none', async (t) => {
+    const registry = await startTestRegistry();
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    const started = new EventLog((signal) =>
+      alice.sendMessageStream({ tenant: 'acme', message: message([dataPart({ watch: { query: 'tenant watch' } })]), configuration: undefined, metadata: undefined }, { signal }),
+    );
+    t.after(() => started.disconnect());
+    const id: string = (await started.waitFor((e) => e.task !== undefined, 'the watch task')).task.id;
+    const joined = new EventLog((signal) => alice.resubscribeTask({ tenant: '', id }, { signal }));
+    t.after(() => joined.disconnect());
+    assert.equal((await joined.waitFor((e) => e.task !== undefined, 'the joined task')).task.status.state, 'TASK_STATE_WORKING');
+    const renewed = await alice.sendMessage({ tenant: 'globex', message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', taskId: id, parts: [dataPart({ renew: {} })] }), configuration: undefined, metadata: undefined });
+    assert.equal((renewed as Task).id, id);
+    await assert.rejects(bob.cancelTask({ tenant: 'acme', id, metadata: undefined }), /not found/i);
+    assert.equal((await alice.cancelTask({ tenant: 'initech', id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
+    await joined.waitFor((e) => e.statusUpdate?.status?.state === 'TASK_STATE_CANCELED', 'the end, on the joined stream');
+  });
+
+  test('the call context every binding builds has no tenant, whatever the transport sets', () => {
+    const context = untenantedContextBuilder({ extensions: undefined, user: undefined, headers: { 'x-test': '1' }, requestedVersion: '1.0', tenant: 'acme' });
+    assert.equal(context.tenant, undefined);
+    context.setTenant('globex'); // what the JSON-RPC transport does with the params' tenant
+    assert.equal(context.tenant, undefined);
+    assert.deepEqual(context.state.get(STATE_HEADERS_KEY), { 'x-test': '1' });
+    assert.equal(context.requestedVersion, '1.0');
+  });
+});
 
 describe('rate-limited requests', () => {
   test('leave no task in the database either', async (t) => {

@@ -19,6 +19,7 @@ import type { RegistryCore } from '../composition/build-registry.js';
 import type { CardInterface, OpenedDoor } from '../composition/door.js';
 import type { GrpcConfig } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
+import { untenantedContextBuilder } from '../protocol/call-context.js';
 import { a2aRequestHandler } from '../protocol/request-handler.js';
 import { CallGuard } from './call-guard.js';
 import { grpcUserBuilder } from './caller.js';
@@ -100,8 +101,8 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     serve(ctx) {
       const requestHandler = a2aRequestHandler(ctx);
       const userBuilder = grpcUserBuilder(core.authenticator, (metadata) => guard.callerOf(metadata));
-      server.addService(decodingTolerantly(A2AService), guard.scoped(grpcService({ requestHandler, userBuilder })));
-      server.addService(decodingTolerantly(LegacyA2AService), guard.scoped(legacyGrpcService({ requestHandler, userBuilder })));
+      server.addService(decodingTolerantly(A2AService), guard.scoped(grpcService({ requestHandler, userBuilder, contextBuilder: untenantedContextBuilder })));
+      server.addService(decodingTolerantly(LegacyA2AService), guard.scoped(legacyGrpcService({ requestHandler, userBuilder, contextBuilder: untenantedContextBuilder })));
       state = 'serving';
     },
     notReady,

@@ -31,6 +31,7 @@ import { jsonRpcEndpointOnly, jsonRpcShapeGuard, restMethodNameGuard, restShapeG
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
+import { untenantedContextBuilder } from './call-context.js';
 import { isLegacyRequest, negotiateVersion } from './versions.js';
 
 export const JSONRPC_PATH = '/a2a/jsonrpc';
@@ -98,7 +99,7 @@ export const a2aDoor: Door = {
         answerSanitizer(isLegacyRequest),
       ]),
       // Its errors carry their ErrorInfo as data, which the SDK's v0.3 layer would drop (jsonrpc-error-data.ts).
-      jsonRpcHandler({ requestHandler: withJsonRpcErrorData(requestHandler), userBuilder, legacyCompat: { enabled: true } }),
+      jsonRpcHandler({ requestHandler: withJsonRpcErrorData(requestHandler), userBuilder, contextBuilder: untenantedContextBuilder, legacyCompat: { enabled: true } }),
     );
     app.use(
       REST_PATH,
@@ -117,7 +118,7 @@ export const a2aDoor: Door = {
       ]),
       // Ahead of the SDK's route, which drops the page asked for.
       restPushConfigList({ requestHandler, userBuilder }),
-      restHandler({ requestHandler, userBuilder }),
+      restHandler({ requestHandler, userBuilder, contextBuilder: untenantedContextBuilder }),
     );
   },
 };

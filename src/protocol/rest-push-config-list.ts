@@ -3,16 +3,17 @@
  * served here in front of the SDK's route, which drops the query: @a2a-js/sdk 1.3 hands the
  * handler pageSize 0 and no pageToken whatever the client sent, so over HTTP+JSON a page could
  * not be asked for (A2A 11.5: a GET's parameters travel in the query). Everything else is what
- * the SDK's route does: the same call context, the same shared handler (which pages,
- * registry-request-handler.ts), the same answer and error bodies.
+ * the SDK's route does: the same call context (call-context.ts: every binding's), the same
+ * shared handler (which pages, registry-request-handler.ts), the same answer and error bodies.
  *
  * The query's values were checked as sent by requestIntegerGuard (integer-params.ts).
  */
 import express, { type Request, type Response } from 'express';
 import { Extensions, HTTP_EXTENSION_HEADER, ListTaskPushNotificationConfigsResponse, A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import { restStatusFor, toRestErrorBody } from '@a2a-js/sdk/errors';
-import { defaultServerCallContextBuilder, type A2ARequestHandler } from '@a2a-js/sdk/server';
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { UserBuilder } from '@a2a-js/sdk/server/express';
+import { untenantedContextBuilder } from './call-context.js';
 
 const ROUTE = '/tasks/:taskId/pushNotificationConfigs';
 
@@ -27,7 +28,8 @@ export function restPushConfigList(options: { requestHandler: A2ARequestHandler;
   const list = async (req: Request<{ taskId: string; tenant?: string }>, res: Response): Promise<void> => {
     try {
       const tenant = req.params.tenant || undefined;
-      const context = defaultServerCallContextBuilder({
+      // As every binding's: without the tenant, which scopes no task here (call-context.ts).
+      const context = untenantedContextBuilder({
         extensions: Extensions.parseServiceParameter(req.header(HTTP_EXTENSION_HEADER)),
         user: await options.userBuilder(req),
         headers: req.headers,

@@ -253,6 +253,25 @@ export function checkedKeyset(verification: CardVerification): string | null {
 }
 
 /**
+ * The migration that moves tasks, their push configs and watches stored under a tenant to the
+ * tenant "" (SQLite 13, PostgreSQL 12), for both engines: an earlier release scoped a task by the
+ * tenant its request named, and this one stores and looks up every task under "" (the registry
+ * is not multi-tenant: tasks/registry-task-store.ts), so they stay their principals' to fetch and
+ * list. Task ids are the registry's own, one task per id; were one stored under two tenants, the
+ * row under none (else the first tenant's) is kept. Part of shipped migrations: never edit it.
+ */
+export const TASKS_UNDER_NO_TENANT = `
+  DELETE FROM tasks AS t WHERE t.tenant <> '' AND EXISTS (
+    SELECT 1 FROM tasks AS u WHERE u.owner = t.owner AND u.id = t.id AND u.tenant < t.tenant);
+  UPDATE tasks SET tenant = '' WHERE tenant <> '';
+  DELETE FROM push_notification_configs AS p WHERE p.tenant <> '' AND EXISTS (
+    SELECT 1 FROM push_notification_configs AS q
+    WHERE q.owner = p.owner AND q.task_id = p.task_id AND q.config_id = p.config_id AND q.tenant < p.tenant);
+  UPDATE push_notification_configs SET tenant = '' WHERE tenant <> '';
+  UPDATE watches SET tenant = '' WHERE tenant <> '';
+`;
+
+/**
  * The migration that adds `trust_keyset` (SQLite 7, PostgreSQL 6), for both engines. Part of
  * shipped migrations: never edit it, add another migration instead.
  */

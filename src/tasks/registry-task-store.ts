@@ -2,8 +2,11 @@
  * The registry's task store (the SDK's TaskStore, shared by every A2A binding): private,
  * bounded and cheap.
  *
- * - Private: tasks are scoped by tenant and owner (task-owner.ts): a caller sees and lists only
- *   its own; an anonymous caller's tasks are reachable by no later request.
+ * - Private: tasks are scoped by owner (task-owner.ts): a caller sees and lists only its own; an
+ *   anonymous caller's tasks are reachable by no later request. Not by tenant: the registry is
+ *   not multi-tenant, so the tenant a request names is ignored (protocol/call-context.ts keeps
+ *   it out of the call context; scopeOf does not read it either) and every task is stored under
+ *   the tenant "" of the SDK's table layout.
  * - Bounded: tasks live in memory (bounded-memory.ts: caps on count and bytes, a time to live),
  *   except those the executor asks to keep durably — accepted writes (they carry the
  *   acknowledgement) and, later, long-running tasks that must survive a restart. Reads and
@@ -241,8 +244,9 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     return { tasks: this.#reachable.size + this.#anonymous.size, bytes: this.#reachable.bytes + this.#anonymous.bytes };
   }
 
+  /** Whose task: the caller's principal (or its one request's key); never the request's tenant (see the top). */
   scopeOf(context: ServerCallContext): TaskScope {
-    return { tenant: context.tenant ?? '', owner: this.#ownerResolver(context) };
+    return { tenant: '', owner: this.#ownerResolver(context) };
   }
 
   /** A database read for a task request: a storage fault is answered as "storage unavailable". */

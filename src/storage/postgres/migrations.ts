@@ -8,7 +8,7 @@
  * Migrations are append-only: never edit one that has shipped, add the next version.
  */
 import type pg from 'pg';
-import { SchemaTooNewError, trustKeysetMigration } from '../common.js';
+import { SchemaTooNewError, TASKS_UNDER_NO_TENANT, trustKeysetMigration } from '../common.js';
 import { planUrlBackfill, type BackfillEntry } from '../url-backfill.js';
 
 export interface PostgresMigration {
@@ -318,6 +318,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX IF NOT EXISTS entries_updated_list_idx ON entries (updated_at, list_seq);
       CREATE INDEX IF NOT EXISTS entries_kind_updated_idx ON entries (kind, updated_at, list_seq);
     `,
+  },
+
+  // ---- tasks are not scoped by the tenant a request names (the registry is not multi-tenant) ----
+  {
+    version: 12,
+    name: 'tasks under no tenant',
+    // As SQLite's version 13: tasks, push configs and watches stored under a tenant move to "".
+    sql: TASKS_UNDER_NO_TENANT,
   },
 ];
 

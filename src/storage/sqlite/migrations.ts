@@ -7,7 +7,7 @@
  * add the next version instead.
  */
 import type Database from 'better-sqlite3';
-import { SchemaTooNewError, trustKeysetMigration } from '../common.js';
+import { SchemaTooNewError, TASKS_UNDER_NO_TENANT, trustKeysetMigration } from '../common.js';
 import { planUrlBackfill, type BackfillEntry } from '../url-backfill.js';
 
 export interface SqliteMigration {
@@ -309,6 +309,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX IF NOT EXISTS entries_updated_list_idx ON entries (updated_at, list_seq);
       CREATE INDEX IF NOT EXISTS entries_kind_updated_idx ON entries (kind, updated_at, list_seq);
     `,
+  },
+
+  // ---- tasks are not scoped by the tenant a request names (the registry is not multi-tenant) ----
+  {
+    version: 13,
+    name: 'tasks under no tenant',
+    sql: TASKS_UNDER_NO_TENANT,
   },
 ];
 
