@@ -114,6 +114,58 @@ describe('the in-memory task store', () => {
   });
 });
 
+describe('durable tasks and the memory of reads', () => {
+  test("accepted writes neither count against REGISTRY_TASK_MEMORY_COUNT nor push a read's task out; those the cache let go are read back", async (t) => {
+    const registry = await startTestRegistry({ REGISTRY_TASK_MEMORY_COUNT: '5' });
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const get = (id: string) => alice.getTask({ tenant: '', id, historyLength: undefined }).then((task) => task.id, () => undefined);
+    const searches: string[] = [];
+    for (let i = 0; i < 5; i++) searches.push((await op(alice, { search: { query: `kept ${i}` } })).id);
+    for (const id of searches) assert.equal(await get(id), id);
+    // More registrations than the durable tasks' cache holds (here 5, the memory's count).
+    const registrations: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const registered = await op(alice, { register: { agentCard: v1Card(`Cached ${i}`, `https://cached-${i}.example.org/a2a`) } });
+      assert.equal(registered.status.state, 'TASK_STATE_COMPLETED');
+      registrations.push(registered.id);
+    }
+    for (const id of searches) assert.equal(await get(id), id, `search ${searches.indexOf(id)} is still held`);
+    assert.equal(registry.core.tasks.memoryUsage.tasks, 5, 'the memory of reads holds the five searches');
+    assert.equal(registry.core.tasks.cacheUsage.tasks, 5, 'the cache holds the five newest registrations');
+    for (const id of registrations) assert.equal(await get(id), id, `registration ${registrations.indexOf(id)}`);
+    const listed = await alice.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 50, pageToken: '', statusTimestampAfter: undefined });
+    assert.deepEqual(new Set(listed.tasks.map((x) => x.id)), new Set([...searches, ...registrations]));
+    assert.equal(listed.totalSize, 12);
+    // The one read back (the oldest) is cached again; searches are still not pushed out.
+    assert.equal(registry.core.tasks.cacheUsage.tasks, 5);
+    for (const id of searches) assert.equal(await get(id), id);
+  });
+
+  test('a durable task read back from the database is saved to it again, though the cache let it go in between', async () => {
+    const saved: TaskRow[] = [];
+    const stored = new Map<string, TaskRow>();
+    const records = {
+      save: async (row: TaskRow) => void (saved.push(row), stored.set(row.id, row)),
+      load: async (_scope: unknown, id: string) => stored.get(id),
+      list: async () => ({ rows: [], total: 0 }),
+      prune: async () => 0,
+    };
+    const store = new RegistryTaskStore(records, { maxTasks: 1, maxBytes: 1e6, ttlMs: 60_000 });
+    const context = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
+    const working = (id: string) => Task.fromJSON({ id, contextId: 'c', status: { state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() } });
+    // A watch's task, stored by an earlier process: read back (the SDK loads before it saves)...
+    stored.set('w1', toTaskRow({ tenant: '', owner: 'alice' }, working('w1')));
+    const loaded = (await store.load('w1', context))!;
+    // ...then pushed out of the cache (one task here) by another durable task read back.
+    stored.set('w2', toTaskRow({ tenant: '', owner: 'alice' }, working('w2')));
+    await store.load('w2', context);
+    loaded.status = { ...loaded.status!, state: TaskState.TASK_STATE_CANCELED };
+    await store.save(loaded, context);
+    assert.deepEqual(saved.map((row) => [row.id, row.status_state]), [['w1', 'TASK_STATE_CANCELED']]);
+  });
+});
+
 describe('anonymous tasks', () => {
   test("an anonymous caller's finished tasks are not kept in memory (no later request can reach them); a principal's are", async (t) => {
     const registry = await startTestRegistry();

@@ -9,12 +9,15 @@
  *   the tenant "" of the SDK's table layout.
  * - Bounded: tasks live in memory (bounded-memory.ts: caps on count and bytes, a time to live),
  *   except those the executor asks to keep durably — accepted writes (they carry the
- *   acknowledgement) and, later, long-running tasks that must survive a restart. Reads and
+ *   acknowledgement) and long-running tasks that must survive a restart (watches). Reads and
  *   every refused request never touch the database, so no caller can grow it by asking.
  * - Cheap: a task in memory is saved and loaded as a structural copy (copyTask below) rather
- *   than a deep clone; durable tasks are written through to the database and cached. A task the
- *   executor has just opened is known not to be stored yet, so the SDK's "load before save"
- *   costs no query.
+ *   than a deep clone; durable tasks are written through to the database, and a copy is kept in
+ *   a small cache of their own (DURABLE_CACHE_*), not in the reads' memory: a write-heavy
+ *   registry would otherwise push the tasks of reads out long before their count or time to
+ *   live says (REGISTRY_TASK_MEMORY_COUNT bounds reads and refusals only); a durable task the
+ *   cache no longer holds is read back from the database. A task the executor has just opened
+ *   is known not to be stored yet, so the SDK's "load before save" costs no query.
  *
  * Durable rows keep the SDK's `tasks` table layout (task-rows.ts). Anonymous callers get two
  * memory bounds of their own (same caps, at most a minute to live): their tasks serve only the
@@ -29,7 +32,7 @@ import { currentScope } from '../observability/request-scope.js';
 import type { TaskPlacement } from '../operations/task-placement.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../storage/types.js';
-import { approximateBytes, BoundedTaskMemory, rowBytes, type HeldTask, type MemoryLimits } from './bounded-memory.js';
+import { approximateBytes, BoundedTaskMemory, rowBytes, type HeldEntry, type HeldTask, type MemoryLimits } from './bounded-memory.js';
 import { STORAGE_UNAVAILABLE_REASON, StorageUnavailableA2AError } from './storage-unavailable.js';
 import { isAnonymousTaskOwner } from './task-owner.js';
 import { fromTaskRow, statusLastUpdated, toTaskRow } from './task-rows.js';
@@ -45,6 +48,14 @@ const ANONYMOUS_TTL_MS = 60_000;
 /** Bounds the executor's pending marks (a mark whose save never came is dropped eventually). */
 const MAX_MARKS = 10_000;
 const DEFAULT_PAGE_SIZE = 50;
+/**
+ * Durable tasks cached in memory: those in flight (the SDK loads a task before each of its
+ * saves) and the ones just finished (a client's GetTask right after its registration) are
+ * answered without a query. Also within the reads' own limits, so a process told to hold few
+ * tasks holds few of these too.
+ */
+const DURABLE_CACHE_TASKS = 1_000;
+const DURABLE_CACHE_BYTES = 8 * 1024 * 1024;
 
 export interface TaskStoreOptions {
   ownerResolver?: OwnerResolver;
@@ -71,13 +82,17 @@ class Marks<V = true> {
 
 export class RegistryTaskStore implements TaskStore, TaskPlacement {
   readonly #records: TaskRecords;
+  /** Tasks of reads and refusals (REGISTRY_TASK_MEMORY_*): memory is all they have. */
   readonly #reachable: BoundedTaskMemory;
+  /** Anonymous callers' tasks, for the request that made them. */
   readonly #anonymous: BoundedTaskMemory;
+  /** Copies of durable tasks, which the database holds: a cache, so that writes never evict reads. */
+  readonly #cached: BoundedTaskMemory;
   readonly #ownerResolver: OwnerResolver;
   readonly #log: Logger | undefined;
   /** Tasks the executor opened and that were not saved yet: nothing stored can have their id. */
   readonly #opened = new Marks();
-  /** Tasks the executor asked to keep durably, until their final save. */
+  /** Tasks kept durably (the executor asked to, or they were read unfinished from the database), until their final save. */
   readonly #durable = new Marks();
   /** Durable tasks whose row was committed with the write they acknowledge (that row), until their save. */
   readonly #written = new Marks<TaskRow>();
@@ -86,6 +101,11 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     this.#records = records;
     this.#reachable = new BoundedTaskMemory(limits);
     this.#anonymous = new BoundedTaskMemory({ ...limits, ttlMs: Math.min(limits.ttlMs, ANONYMOUS_TTL_MS) });
+    this.#cached = new BoundedTaskMemory({
+      maxTasks: Math.min(limits.maxTasks, DURABLE_CACHE_TASKS),
+      maxBytes: Math.min(limits.maxBytes, DURABLE_CACHE_BYTES),
+      ttlMs: limits.ttlMs,
+    });
     this.#ownerResolver = options.ownerResolver ?? resolveUserScope;
     this.#log = options.log;
   }
@@ -122,8 +142,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       this.#anonymous.remove(scope.tenant, scope.owner, task.id);
       return;
     }
-    const memory = anonymous ? this.#anonymous : this.#reachable;
-    const previous = memory.get(scope.tenant, scope.owner, task.id);
+    const previous = anonymous ? this.#anonymous.get(scope.tenant, scope.owner, task.id) : this.#heldReachable(scope, task.id);
     // Anonymous tasks are reachable by no later request: keeping them durably would only fill the database.
     let durable = !anonymous && (this.#durable.has(task.id) || previous?.durable === true);
     this.#opened.delete(task.id);
@@ -135,7 +154,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       // Finished and stored: memory keeps the row as committed (what a load after a restart
       // reads too), rather than a copy of the task and the parsed request its history shares.
       this.#durable.delete(task.id);
-      memory.put({ ...scope, id: task.id, row: written, updated: written.status_last_updated, durable: true, bytes: rowBytes(written) });
+      this.#hold(anonymous, { ...scope, id: task.id, row: written, updated: written.status_last_updated, durable: true, bytes: rowBytes(written) });
       return;
     }
     const copy = copyTask(task);
@@ -152,7 +171,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       }
       if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
     }
-    memory.put({ ...scope, id: task.id, task: copy, updated: statusLastUpdated(copy), durable, bytes: approximateBytes(copy) });
+    this.#hold(anonymous, { ...scope, id: task.id, task: copy, updated: statusLastUpdated(copy), durable, bytes: approximateBytes(copy) });
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
@@ -161,13 +180,15 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       const held = this.#anonymous.get(scope.tenant, scope.owner, taskId);
       return held ? taskOf(held) : undefined;
     }
-    const held = this.#reachable.get(scope.tenant, scope.owner, taskId);
+    const held = this.#heldReachable(scope, taskId);
     if (held) return taskOf(held);
     if (this.#opened.has(taskId)) return undefined;
     const row = await this.#durableRead(() => this.#records.load(scope, taskId));
     if (!row) return undefined;
     const task = fromTaskRow(row);
-    this.#reachable.put({ ...scope, id: taskId, task: copyTask(task), updated: row.status_last_updated, durable: true, bytes: approximateBytes(task) });
+    // Stored, so its later saves are stored too (a running watch's), even once the cache lets it go.
+    if (!task.status || !TERMINAL.has(task.status.state)) this.#durable.add(taskId);
+    this.#cached.put({ ...scope, id: taskId, task: copyTask(task), updated: row.status_last_updated, durable: true, bytes: approximateBytes(task) });
     return task;
   }
 
@@ -190,8 +211,8 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       withArtifacts: params.includeArtifacts === true,
       withHistory: params.historyLength === undefined || params.historyLength > 0,
     };
-    // Durable tasks come from the database (authoritative); memory adds the others.
-    const inMemory = this.#reachable.scope(scope.tenant, scope.owner).filter((held) => !held.durable && matches(held, query));
+    // Durable tasks come from the database (authoritative; the cache's copies are not listed); memory adds the others.
+    const inMemory = this.#reachable.scope(scope.tenant, scope.owner).filter((held) => matches(held, query));
     const stored = await this.#durableRead(() => this.#records.list(scope, query));
     const candidates: Array<{ updated: number; id: string; task: () => Task }> = [
       ...inMemory.filter((held) => !before || isBefore(held, before)).map((held) => ({ updated: held.updated, id: held.id, task: () => taskOf(held) })),
@@ -218,7 +239,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
    * `change` edits the task as stored, which is saved back. Undefined when there is no such task.
    */
   async update(scope: TaskScope, taskId: string, change: (task: Task) => void): Promise<Task | undefined> {
-    const held = this.#reachable.get(scope.tenant, scope.owner, taskId);
+    const held = this.#heldReachable(scope, taskId);
     let task: Task;
     if (held) task = taskOf(held);
     else {
@@ -229,7 +250,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     change(task);
     await this.#records.save(toTaskRow(scope, task));
     if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
-    this.#reachable.put({ ...scope, id: taskId, task: copyTask(task), updated: statusLastUpdated(task), durable: true, bytes: approximateBytes(task) });
+    this.#hold(false, { ...scope, id: taskId, task: copyTask(task), updated: statusLastUpdated(task), durable: true, bytes: approximateBytes(task) });
     return task;
   }
 
@@ -237,16 +258,42 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
   sweep(): void {
     this.#reachable.sweep();
     this.#anonymous.sweep();
+    this.#cached.sweep();
   }
 
-  /** Tasks and approximate bytes held in memory (metrics, tests). */
+  /**
+   * Tasks of reads and refusals held in memory, and about how many bytes they take (metrics,
+   * tests): what REGISTRY_TASK_MEMORY_COUNT and _BYTES bound. The durable tasks' cache is not counted.
+   */
   get memoryUsage(): { tasks: number; bytes: number } {
     return { tasks: this.#reachable.size + this.#anonymous.size, bytes: this.#reachable.bytes + this.#anonymous.bytes };
+  }
+
+  /** Copies of durable tasks cached in memory, and about how many bytes they take (tests). */
+  get cacheUsage(): { tasks: number; bytes: number } {
+    return { tasks: this.#cached.size, bytes: this.#cached.bytes };
   }
 
   /** Whose task: the caller's principal (or its one request's key); never the request's tenant (see the top). */
   scopeOf(context: ServerCallContext): TaskScope {
     return { tenant: '', owner: this.#ownerResolver(context) };
+  }
+
+  /** A task of a caller that can fetch it again, wherever memory holds it. */
+  #heldReachable(scope: TaskScope, taskId: string): HeldTask | undefined {
+    return this.#reachable.get(scope.tenant, scope.owner, taskId) ?? this.#cached.get(scope.tenant, scope.owner, taskId);
+  }
+
+  /**
+   * Keeps a saved task in its memory: an anonymous caller's in theirs, a durable one in the
+   * cache, the others in the reads' memory. A task is in one of them only (one that turned
+   * durable, or could not be stored after all, leaves the other).
+   */
+  #hold(anonymous: boolean, entry: HeldEntry): void {
+    if (anonymous) return this.#anonymous.put(entry);
+    const [into, outOf] = entry.durable ? [this.#cached, this.#reachable] : [this.#reachable, this.#cached];
+    outOf.remove(entry.tenant, entry.owner, entry.id);
+    into.put(entry);
   }
 
   /** A database read for a task request: a storage fault is answered as "storage unavailable". */
