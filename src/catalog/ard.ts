@@ -11,14 +11,14 @@
  * trust.
  */
 import { z } from 'zod';
-import type { EntryKind, Finding, ListOrder, ListRequest, SearchFilter, SearchHit, SearchPage, SearchRequest } from '../contract/types.js';
+import type { Finding, ListOrder, ListRequest, SearchFilter, SearchHit, SearchPage, SearchRequest } from '../contract/types.js';
 import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
 import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
 import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
-import { ACCEPTED_TYPES_SAID, kindOfMediaType, type Site } from './vocabulary.js';
+import { ACCEPTED_TYPES_SAID, kindsOfMediaTypes, type Site } from './vocabulary.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
 export const ARD_LIST_DEFAULT_PAGE_SIZE = 20;
@@ -234,14 +234,9 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
     if (key === 'type') {
       // Each value one of the types entries here have: an unknown one (a typo, "agent") matched
       // nothing, silently, where the other doors refuse an unknown kind.
-      const kinds = new Set<EntryKind>();
-      values.forEach((value, i) => {
-        const kind = kindOfMediaType(String(value));
-        if (kind === undefined) {
-          throw invalidFilter(Array.isArray(raw) ? `${at(key)}/${i}` : at(key), `${JSON.stringify(String(value).slice(0, 80))} is not a media type this registry lists`, `"type" takes ${ACCEPTED_TYPES_SAID}.`);
-        }
-        kinds.add(kind);
-      });
+      const kinds = kindsOfMediaTypes(values.map(String), (type, i) =>
+        invalidFilter(Array.isArray(raw) ? `${at(key)}/${i}` : at(key), `${JSON.stringify(type.slice(0, 80))} is not a media type this registry lists`, `"type" takes ${ACCEPTED_TYPES_SAID}.`),
+      );
       if (kinds.size === 1) out.kind = [...kinds][0]!;
     } else if (key === 'publisher') {
       if (!stringsOf(values).some((p) => p.toLowerCase() === site.publisher)) matchable = false;
@@ -485,16 +480,11 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
       if (type) {
         // Each one of the types entries here have, as POST /search's `type` takes them: 'agent'
         // or a misspelt type answered no entries, silently.
-        const kinds = new Set<EntryKind>();
-        for (const mediaType of (type[1] ?? type[2] ?? '').split(',')) {
-          const kind = kindOfMediaType(mediaType);
-          if (kind === undefined) {
-            throw badRequest(`The filter's type = '...' names ${JSON.stringify(mediaType.trim().slice(0, 80))}, which is not a media type this registry lists: it takes ${ACCEPTED_TYPES_SAID}.`, [
-              { path: '/query/filter', message: 'unknown media type', hint: "e.g. filter=type = 'application/a2a-agent-card+json'" },
-            ]);
-          }
-          kinds.add(kind);
-        }
+        const kinds = kindsOfMediaTypes((type[1] ?? type[2] ?? '').split(','), (mediaType) =>
+          badRequest(`The filter's type = '...' names ${JSON.stringify(mediaType.trim().slice(0, 80))}, which is not a media type this registry lists: it takes ${ACCEPTED_TYPES_SAID}.`, [
+            { path: '/query/filter', message: 'unknown media type', hint: "e.g. filter=type = 'application/a2a-agent-card+json'" },
+          ]),
+        );
         if (kinds.size === 1) {
           const kind = [...kinds][0]!;
           if (listFilter.kind !== undefined && listFilter.kind !== kind) return undefined;

@@ -21,11 +21,25 @@ export const mediaTypeOf = (kind: EntryKind): string => (kind === 'agent' ? MEDI
  * other type: an ARD `type` filter naming one is refused (ACCEPTED_TYPES_SAID), as the other
  * doors refuse an unknown kind, instead of answering no results.
  */
-export function kindOfMediaType(raw: string): EntryKind | undefined {
+function kindOfMediaType(raw: string): EntryKind | undefined {
   const type = raw.split(';')[0]!.trim().toLowerCase();
   if (type === MEDIA_TYPES.a2aAgentCard || type === 'application/agent-card+json') return 'agent';
   if (type === MEDIA_TYPES.mcpServerCard || type === 'application/mcp-server+json') return 'mcp-server';
   return undefined;
+}
+
+/**
+ * The kinds a `type` filter's media types name (POST /search's array, GET /agents' comma list);
+ * a type that names none here is refused with what `unknown` makes of it and its index.
+ */
+export function kindsOfMediaTypes(types: readonly string[], unknown: (type: string, index: number) => Error): Set<EntryKind> {
+  const kinds = new Set<EntryKind>();
+  types.forEach((type, i) => {
+    const kind = kindOfMediaType(type);
+    if (kind === undefined) throw unknown(type, i);
+    kinds.add(kind);
+  });
+  return kinds;
 }
 
 /** The media types a `type` filter takes, as its refusals say them. */

@@ -96,22 +96,24 @@ function outcomeOf(res: Response, scope: RequestScope | undefined): { outcome: s
   if (task && taskStateCounts(scope, locals.rpcErrorCode !== undefined)) return task;
   if (locals.failureReason) return { outcome: 'REFUSED', code: codeLabel(locals.failureReason) };
   if (locals.rpcErrorCode !== undefined) return { outcome: 'ERROR', code: codeLabel(locals.rpcErrorCode) };
+  return answerOutcome(res);
+}
+
+/**
+ * What happened to the answer itself: none that ended (the client went away), an error status,
+ * or an answer. An error answer that named no code is `other`: not its HTTP status, which the
+ * label never carries.
+ */
+function answerOutcome(res: Response): { outcome: string; code: string } {
   if (!res.writableFinished) return { outcome: 'ABORTED', code: 'none' };
-  // An error answer that named no code: not its HTTP status, which the label never carries.
   return res.statusCode >= 400 ? { outcome: 'ERROR', code: 'other' } : { outcome: 'OK', code: 'none' };
 }
 
 /**
  * What happened to one call of a batch: its own task state (a refusal the door or the SDK answered
- * is recorded there too), else what happened to the answer they share: none that ended (the client
- * went away), an error status, or an answer.
+ * is recorded there too), else what happened to the answer they share.
  */
-function callOutcome(res: Response, call: RequestScope): { outcome: string; code: string } {
-  const task = taskOutcome(call);
-  if (task) return task;
-  if (!res.writableFinished) return { outcome: 'ABORTED', code: 'none' };
-  return res.statusCode >= 400 ? { outcome: 'ERROR', code: 'other' } : { outcome: 'OK', code: 'none' };
-}
+const callOutcome = (res: Response, call: RequestScope): { outcome: string; code: string } => taskOutcome(call) ?? answerOutcome(res);
 
 export class RegistryMetrics {
   readonly registry = new Registry();

@@ -11,7 +11,10 @@ import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_QUERY, badRequest } from '../contr
  * token under another name (the catalog's `after`, ARD's pageToken of the previous answer) say it
  * in its own words: the message names A2A's and MCP's nextPageToken.
  */
-const NOT_ISSUED = [{ path: '/pageToken', message: 'not a token this registry issued', rule: PAGE_TOKEN_INVALID }];
+const notIssued = () =>
+  badRequest('The pageToken is not valid: pass the nextPageToken of the previous page unchanged, or leave it out for the first page.', [
+    { path: '/pageToken', message: 'not a token this registry issued', rule: PAGE_TOKEN_INVALID },
+  ]);
 
 export class PageTokens {
   private readonly key: Buffer;
@@ -45,12 +48,12 @@ export class PageTokens {
       extra === undefined &&
       signature.length === expected.length &&
       timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
-    if (!valid) throw badRequest('The pageToken is not valid: pass the nextPageToken of the previous page unchanged, or leave it out for the first page.', NOT_ISSUED);
+    if (!valid) throw notIssued();
     let decoded: unknown;
     try {
       decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     } catch {
-      throw badRequest('The pageToken is not valid: pass the nextPageToken of the previous page unchanged, or leave it out for the first page.', NOT_ISSUED);
+      throw notIssued();
     }
     const { p, f } = (decoded ?? {}) as { p?: unknown; f?: unknown };
     if (typeof p !== 'string' || f !== fingerprint) {

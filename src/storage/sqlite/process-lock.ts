@@ -32,13 +32,18 @@ export class DatabaseInUseError extends Error {}
 /** The file whose lock keeps a restore and imports apart (see above). */
 export const importLockFile = (file: string): string => `${file}.import-lock`;
 
-/** Opens the import lock of `file` (the database), created if missing, waiting for no one. */
-function openImportLock(file: string): Database.Database {
-  const lockFile = importLockFile(file);
+/**
+ * Opens `lockFile`, a lock beside the database `file`, created if missing (the user's alone).
+ * No busy timeout: a lock held by a running registry or import is not going to be released soon.
+ */
+function openLockFile(file: string, lockFile: string): Database.Database {
   makeDirectories(dirname(file), 0o700);
   closeSync(openSync(lockFile, 'a', 0o600));
   return new Database(lockFile, { timeout: 0 });
 }
+
+/** Opens the import lock of `file` (the database). */
+const openImportLock = (file: string): Database.Database => openLockFile(file, importLockFile(file));
 
 const busy = (error: unknown): boolean => {
   const code = (error as { code?: unknown }).code;
@@ -86,10 +91,7 @@ export function lockOutImports(file: string): Database.Database {
 /** Takes the lock of `file` (the database) for this process; close the handle to release it. */
 export function lockForThisProcess(file: string): Database.Database {
   const lockFile = `${file}.lock`;
-  makeDirectories(dirname(file), 0o700);
-  closeSync(openSync(lockFile, 'a', 0o600));
-  // No busy timeout: a lock held by a running registry is not going to be released.
-  const db = new Database(lockFile, { timeout: 0 });
+  const db = openLockFile(file, lockFile);
   try {
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = MEMORY');
@@ -101,8 +103,7 @@ export function lockForThisProcess(file: string): Database.Database {
     })();
   } catch (error) {
     db.close();
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && BUSY.test(code)) {
+    if (busy(error)) {
       throw new DatabaseInUseError(
         `another registry process is already serving the SQLite database ${file} (it holds ${lockFile}). ` +
           'A SQLite registry is one process: a second one would search only the entries it registered itself. ' +
