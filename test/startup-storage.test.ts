@@ -20,6 +20,7 @@ import readline from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
 import net from 'node:net';
+import zlib from 'node:zlib';
 import pg from 'pg';
 import { StartStopped, openStorage } from '../src/composition/open-storage.js';
 import { createLogger } from '../src/observability/logger.js';
@@ -77,6 +78,14 @@ test('liveness answers and requests are refused as retryable while storage waits
     assert.equal(jsonRpc.json!.error.data[0].reason, 'STARTING_UP');
     assert.match(jsonRpc.json!.error.message, /starting up: its storage is opening.*retry/);
     assert.equal(jsonRpc.headers.get('retry-after'), '2');
+    // zstd is refused unread, as the doors refuse it (its frame may ask for a 128 MB window): a
+    // real frame where this node can make one; decoded, the refusal would carry its id.
+    const zstdBody = Buffer.from(sendMessageBody([{ text: 'x' }], 'zstd-7'));
+    const zstd = await rawPost(`${base}/a2a/jsonrpc`, 'zstdCompressSync' in zlib ? zlib.zstdCompressSync(zstdBody) : zstdBody, { headers: { 'content-encoding': 'zstd' } });
+    assert.equal(zstd.json!.error.data[0].reason, 'STARTING_UP');
+    assert.equal(zstd.json!.id, null, 'not decoded');
+    const gzip = await rawPost(`${base}/a2a/jsonrpc`, zlib.gzipSync(Buffer.from(sendMessageBody([{ text: 'x' }], 'gzip-7'))), { headers: { 'content-encoding': 'gzip' } });
+    assert.equal(gzip.json!.id, 'gzip-7', 'gzip is read for its id, as the doors read it');
     const rest = await rawPost(`${base}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [] } }));
     assert.equal(rest.status, 503);
     assert.equal(rest.json!.error.status, 'UNAVAILABLE');

@@ -9,7 +9,7 @@
  */
 import { toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
-import { jsonRpcIdOf } from '../http/json-body.js';
+import { jsonRpcIdOf, refusedEncoding } from '../http/json-body.js';
 import { answerSanitizer, securityHeaders, type SecurityOptions } from '../http/security.js';
 import { STARTING_UP_RETRY_SECONDS } from '../contract/errors.js';
 import { STARTING_UP_REASON, StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
@@ -31,8 +31,11 @@ export function createStartingUpApp(security: SecurityOptions, waiting: () => st
   app.get('/readyz', (_req, res) => {
     res.status(503).json({ status: 'not ready', reason: waiting() ?? 'opening storage' });
   });
-  // Read for its id only, so a JSON-RPC client can match the refusal to its request.
-  app.use(JSON_RPC_PATH, express.json({ limit: '1mb' }));
+  // Read for its id only, so a JSON-RPC client can match the refusal to its request. Not a body in
+  // an encoding the doors refuse (zstd, whose frame may ask its decoder for a 128 MB window):
+  // that one is refused without its id, unread, as the doors would refuse it unread.
+  const readId = express.json({ limit: '1mb' });
+  app.use(JSON_RPC_PATH, (req, res, next) => (refusedEncoding(req) ? next() : readId(req, res, next)));
   app.use(answerSanitizer());
   const refuse: RequestHandler = (req, res) => {
     const error = new StorageUnavailableA2AError(MESSAGE, STARTING_UP_REASON);

@@ -93,6 +93,12 @@ export interface JsonBodyOptions {
  */
 const REFUSED_ENCODINGS: ReadonlySet<string> = new Set(['zstd']);
 
+/** Whether the request's body is in a Content-Encoding the registry refuses (read as body-parser reads it: one coding, case aside). */
+export function refusedEncoding(req: IncomingMessage): string | undefined {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  return REFUSED_ENCODINGS.has(encoding) ? encoding : undefined;
+}
+
 /** body-parser's refusal of a Content-Encoding it does not decode (type encoding.unsupported). */
 class EncodingRefused extends Error {
   readonly type = 'encoding.unsupported';
@@ -136,9 +142,8 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
     // req.is answers null for a request without a body, false for a body of another type.
     const parsed = options.anyType ? req.is('*/*') !== null : Boolean(req.is(types));
     if (!parsed) return parse(req, res, next);
-    // Read as body-parser reads it (one coding, case aside).
-    const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-    if (REFUSED_ENCODINGS.has(encoding)) return next(new EncodingRefused(encoding));
+    const encoding = refusedEncoding(req);
+    if (encoding) return next(new EncodingRefused(encoding));
     // A body over the limit is refused at once. body-parser refuses it too, but only once the
     // client has sent all of it (it reads the rest off first), so a client declaring gigabytes,
     // or sending chunks without end, kept the connection draining until the request timeout.
