@@ -529,6 +529,20 @@ describe('MCP endpoint', () => {
     for (const method of ['resources/list', 'tasks/get']) {
       assert.equal((await rpc(method)).message, `Method not found: "${method}". This MCP server offers tools only: it answers initialize, ping, tools/list and tools/call (and notifications).`);
     }
+    // In a batch too, each unknown call's answer explained by its own method (the SDK's bare words before).
+    const res = await fetch(`${registry.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'SendMessage', params: {} },
+        { jsonrpc: '2.0', id: 'b', method: 'ping' },
+        { jsonrpc: '2.0', id: 7, method: 'prompts/list', params: {} },
+      ]),
+    });
+    const answers = new Map(((await res.json()) as WireJson[]).map((answer) => [answer.id, answer]));
+    assert.match(answers.get('a')!.error.message, /^Method not found: "SendMessage" is an A2A method, and this is the registry's MCP endpoint/);
+    assert.deepEqual(answers.get('b')!.result, {});
+    assert.equal(answers.get(7)!.error.message, 'Method not found: "prompts/list". This MCP server offers tools only: it answers initialize, ping, tools/list and tools/call (and notifications).');
   });
 
   test('an MCP-Protocol-Version the endpoint does not speak is 400 with the request\'s own id (the SDK answered id null)', async () => {

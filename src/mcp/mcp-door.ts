@@ -95,22 +95,31 @@ const ANSWERED_METHODS = 'initialize, ping, tools/list and tools/call';
 /** MCP 2025-11-25's task methods: A2A v0.3 has two of these names too, and an MCP client means its own. */
 const MCP_TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']);
 
+/** Why a method is not found here, and what to do instead. */
+function unknownMethodMessage(method: string): string {
+  const shown = JSON.stringify(method.slice(0, 64));
+  return isA2AMethod(method) && !MCP_TASK_METHODS.has(method)
+    ? `Method not found: ${shown} is an A2A method, and this is the registry's MCP endpoint, which answers ${ANSWERED_METHODS}. Send A2A JSON-RPC requests to /a2a/jsonrpc, or call this server's tools (tools/list names them).`
+    : `Method not found: ${shown}. This MCP server offers tools only: it answers ${ANSWERED_METHODS} (and notifications).`;
+}
+
 /**
  * Gives the SDK's bare "Method not found" (-32601) what to do instead: an A2A method sent here
  * (SendMessage, message/send: the registry is an A2A agent too) is pointed to the A2A endpoint,
- * any other is told the methods this server answers. `method` is the request's (single
- * requests only: a batch keeps the SDK's answers).
+ * any other is told the methods this server answers. `body` is the request's: one call or a
+ * batch, whose answers are matched to their calls by id.
  */
-function explainUnknownMethod(transport: Transport, method: string | undefined): void {
-  if (method === undefined) return;
-  const shown = JSON.stringify(method.slice(0, 64));
-  const explained = isA2AMethod(method) && !MCP_TASK_METHODS.has(method)
-    ? `Method not found: ${shown} is an A2A method, and this is the registry's MCP endpoint, which answers ${ANSWERED_METHODS}. Send A2A JSON-RPC requests to /a2a/jsonrpc, or call this server's tools (tools/list names them).`
-    : `Method not found: ${shown}. This MCP server offers tools only: it answers ${ANSWERED_METHODS} (and notifications).`;
+function explainUnknownMethods(transport: Transport, body: unknown): void {
+  const methods = new Map<unknown, string>();
+  for (const call of Array.isArray(body) ? body : [body]) {
+    if (isObject(call) && typeof call.method === 'string' && 'id' in call) methods.set(call.id, call.method);
+  }
+  if (methods.size === 0) return;
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    const bare = isJSONRPCErrorResponse(message) && message.error.code === ErrorCode.MethodNotFound && message.error.message === 'Method not found';
-    return send(bare ? { ...message, error: { ...message.error, message: explained } } : message, options);
+    if (!isJSONRPCErrorResponse(message) || message.error.code !== ErrorCode.MethodNotFound || message.error.message !== 'Method not found') return send(message, options);
+    const method = methods.get(message.id);
+    return send(method === undefined ? message : { ...message, error: { ...message.error, message: unknownMethodMessage(method) } }, options);
   };
 }
 
@@ -305,7 +314,7 @@ export const mcpDoor: Door = {
           },
         });
         recordSdkRefusals(transport);
-        explainUnknownMethod(transport, isObject(req.body) && typeof req.body.method === 'string' ? req.body.method : undefined);
+        explainUnknownMethods(transport, req.body);
         if (scope && Array.isArray(req.body)) runCallsInScopes(transport, scope);
         await transport.handleRequest(req, res, req.body);
       } catch (err) {
