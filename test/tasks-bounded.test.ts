@@ -133,6 +133,11 @@ describe('durable tasks and the memory of reads', () => {
     for (const id of searches) assert.equal(await get(id), id, `search ${searches.indexOf(id)} is still held`);
     assert.equal(registry.core.tasks.memoryUsage.tasks, 5, 'the memory of reads holds the five searches');
     assert.equal(registry.core.tasks.cacheUsage.tasks, 5, 'the cache holds the five newest registrations');
+    const metrics = await (await fetch(`${registry.url}/metrics`)).text();
+    assert.match(metrics, /^registry_tasks_in_memory 5$/m);
+    assert.match(metrics, /^registry_durable_tasks_cached 5$/m, 'an operator sees the cache of durable tasks too');
+    const cachedBytes = Number(/^registry_durable_task_cache_bytes (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(cachedBytes > 5 * 500 && cachedBytes === registry.core.tasks.cacheUsage.bytes, String(cachedBytes));
     for (const id of registrations) assert.equal(await get(id), id, `registration ${registrations.indexOf(id)}`);
     const listed = await alice.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 50, pageToken: '', statusTimestampAfter: undefined });
     assert.deepEqual(new Set(listed.tasks.map((x) => x.id)), new Set([...searches, ...registrations]));

@@ -312,6 +312,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       indexSize: () => service.indexSize,
       openStreams: () => abuse.openStreams,
       memoryTasks: () => tasks.memoryUsage,
+      cachedDurableTasks: () => tasks.cacheUsage,
       searchCache: () => service.searchCache,
       storageFault: () => store.fault?.reason,
       lostLogLines: () => lostLogLines(log),

@@ -25,6 +25,8 @@ export interface MetricsSources {
   openStreams(): number;
   /** Tasks held in memory (reads and refusals) and about how many bytes they take. */
   memoryTasks?(): { tasks: number; bytes: number };
+  /** Copies of durable tasks (accepted writes, watches) cached in memory, and about how many bytes they take. */
+  cachedDurableTasks?(): { tasks: number; bytes: number };
   /** Whether storage takes writes (no storage fault), and the fault's reason otherwise. */
   storageFault?(): string | undefined;
   /** Searches answered from the search cache and not, since start, and answers kept now. */
@@ -215,6 +217,24 @@ export class RegistryMetrics {
       registers: [this.registry],
       collect() {
         const usage = self.sources?.memoryTasks?.();
+        if (usage) this.set(usage.bytes);
+      },
+    });
+    new Gauge({
+      name: 'registry_durable_tasks_cached',
+      help: 'Copies of durable tasks (accepted writes, watches) cached in memory; the database holds them all (at most the smaller of 1,000 and REGISTRY_TASK_MEMORY_COUNT).',
+      registers: [this.registry],
+      collect() {
+        const usage = self.sources?.cachedDurableTasks?.();
+        if (usage) this.set(usage.tasks);
+      },
+    });
+    new Gauge({
+      name: 'registry_durable_task_cache_bytes',
+      help: 'About how many bytes the cached copies of durable tasks take (at most the smaller of 8 MiB and REGISTRY_TASK_MEMORY_BYTES).',
+      registers: [this.registry],
+      collect() {
+        const usage = self.sources?.cachedDurableTasks?.();
         if (usage) this.set(usage.bytes);
       },
     });

@@ -269,7 +269,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     return { tasks: this.#reachable.size + this.#anonymous.size, bytes: this.#reachable.bytes + this.#anonymous.bytes };
   }
 
-  /** Copies of durable tasks cached in memory, and about how many bytes they take (tests). */
+  /** Copies of durable tasks cached in memory, and about how many bytes they take (metrics, tests). */
   get cacheUsage(): { tasks: number; bytes: number } {
     return { tasks: this.#cached.size, bytes: this.#cached.bytes };
   }
