@@ -846,6 +846,35 @@ describe('standing searches (watches) over gRPC', () => {
       await raw.unary('cancelTask', { tenant: '', id: taskId, metadata: undefined }, alice());
     }
   });
+
+  test('a client resuming a watch names its last event in the Last-Event-ID metadata: it gets the events after it, and one past the last is refused', async () => {
+    const word = 'grpclasteventid';
+    const opened = raw.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: word, initial: false } })]), alice());
+    await waitFor(async () => opened.events.length > 0);
+    const taskId = opened.events[0]!.task.id as string;
+    for (const i of [1, 2]) {
+      const entry = { ...v1Card(`Last Event Id Target ${i}`, `https://grpc-last-event-id-${i}.example.org/a2a`), description: `Matches the ${word} watch.` };
+      assert.equal(stateOf((await raw.send([dataPart({ register: { agentCard: entry } })], alice())).task!), 'TASK_STATE_COMPLETED');
+    }
+    // The stream that started the watch was sent both events (before, that counted for every client).
+    await waitFor(async () => watchEvents(opened.events).length === 2);
+    opened.call.cancel();
+    await opened;
+
+    const subscribe = (lastEventId: string) => raw.stream('subscribeToTask', { tenant: '', id: taskId }, metadata({ authorization: `Bearer ${TOKENS.alice}`, 'last-event-id': lastEventId }));
+    const resumed = subscribe('1');
+    try {
+      await waitFor(async () => watchEvents(resumed.events).length > 0);
+      assert.deepEqual(watchEvents(resumed.events).map((e) => e.seq), [2]);
+    } finally {
+      resumed.call.cancel();
+      await resumed;
+    }
+    const ahead = await subscribe('3');
+    assert.equal(ahead.error?.code, grpc.status.INVALID_ARGUMENT);
+    assert.match(ahead.error!.details, /^Last-Event-ID 3 is past the last event of watch .* \(seq 2\)/);
+    await raw.unary('cancelTask', { tenant: '', id: taskId, metadata: undefined }, alice());
+  });
 });
 
 test('a stream whose client stops reading is cut once its backlog passes the bound, over gRPC and SSE alike, instead of holding every event', { timeout: 120_000 }, async () => {

@@ -16,7 +16,7 @@ import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './sup
 import { eventually } from './support/eventually.js';
 import { v1Card } from './support/documents.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
-import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook, type CliWatch } from './support/watch-stream.js';
+import { cliWatch, dataOf, EventLog, resume, sendWithPush, watch, webhook, type CliWatch } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
 import type { WatchRowUpdate } from '../src/storage/types.js';
 import { importCommand } from '../src/cli/commands/import.js';
@@ -106,8 +106,15 @@ describe('watches across a restart (SQLite)', () => {
       };
       await eventually(async () => (await storedEvent())?.hit?.id === b.id, 'event 2 in the stored task');
 
-      // The subscriber had been sent event 1 before the restart: it gets event 2 and nothing else.
-      const resumed = new EventLog((signal) => bob.resubscribeTask({ tenant: '', id: streamedId }, { signal }));
+      // A subscriber that does not say its last event may lack those told before the restart,
+      // which no process keeps now: it gets the current matches (a resync, numbered as event 2).
+      const unsaid = resume(bob, streamedId);
+      logs.push(unsaid);
+      const resync = await unsaid.waitForEvent((e) => e.event === 'resync', 'a resync for the subscriber that does not say');
+      assert.deepEqual([resync.seq, resync.results.map((h: WireJson) => h.id).sort()], [2, [a.id, b.id].sort()]);
+      unsaid.disconnect();
+      // The subscriber says it had event 1 from before the restart (Last-Event-ID): it gets event 2 and nothing else.
+      const resumed = resume(bob, streamedId, 1);
       logs.push(resumed);
       const resumedTask = (await resumed.waitFor((e) => e.task !== undefined, 'task')).task;
       assert.equal(resumedTask.status.state, 'TASK_STATE_WORKING');
@@ -441,13 +448,15 @@ describe('watches across a restart (SQLite)', () => {
 });
 
 describe('the CLI across a restart', () => {
-  test('a2a-registry watch resumes the watch when the registry restarts, and prints what comes after', async () => {
+  test('a2a-registry watch resumes the watch when the registry restarts, saying the last event it printed, and prints what comes after', async () => {
     const dataDir = tempDir();
     let registry: TestRegistry | undefined = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
     const port = String(registry.port);
-    const { child, exited, waitLine, stderr } = cliWatch(registry.url, 'cli-restart');
+    const { child, exited, lines, waitLine, stderr } = cliWatch(registry.url, 'cli-restart');
     try {
       await waitLine((l) => l.event === 'initial', 'initial line', 30_000);
+      const before = resultOf(await op(await sdkClient(registry.url, { token: TOKENS.alice }), { register: { agentCard: card('Cli Restart Before', ['cli-restart']) } }));
+      await waitLine((l) => l.hit?.id === before.id, 'the event before the restart', 30_000);
       await registry.close();
       // The same address after the restart, as a real one keeps it.
       registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, PORT: port });
@@ -457,6 +466,9 @@ describe('the CLI across a restart', () => {
       const event = await waitLine((l) => l.hit?.id === added.id, 'the event after the restart', 30_000);
       assert.equal(event.event, 'added');
       assert.match(stderr(), /resuming the watch/);
+      // It said it had event 1 (Last-Event-ID): not told again, nor sent a resync in its place
+      // (what a client that does not say gets after a restart, the registry keeping no event from before).
+      assert.deepEqual(lines.filter((l) => l.event !== 'initial').map((l) => [l.event, l.seq]), [['added', 1], ['added', 2]]);
       child.kill('SIGINT');
       await exited;
       assert.equal(registry.core.watches.size, 0, 'Ctrl-C canceled the resumed watch');

@@ -12,9 +12,10 @@ import { randomUUID } from 'node:crypto';
 import { Task, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, textPart, type WireJson } from './support/client.js';
-import { cliWatch, dataOf, EventLog, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
+import { cliWatch, dataOf, EventLog, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 import { v1Card } from './support/documents.js';
 import { eventually } from './support/eventually.js';
+import { connect } from './support/raw-connection.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 
 function card(name: string, url: string, tags: string[]): WireJson {
@@ -182,7 +183,7 @@ describe('standing searches', () => {
     }
   });
 
-  test('a client that disconnects resumes with SubscribeToTask and gets the events it missed', async () => {
+  test('a client that disconnects resumes with SubscribeToTask, saying its last event (Last-Event-ID), and gets the events it missed', async () => {
     const log = track(watch(bob, { filter: { tags: ['resume-me'] } }));
     const id = await taskIdOf(log);
     const a = resultOf(await op(alice, { register: { agentCard: card('Resume A', 'https://resume-a.example.org/a2a', ['resume-me']) } }));
@@ -191,7 +192,7 @@ describe('standing searches', () => {
     await log.done;
 
     const b = resultOf(await op(alice, { register: { agentCard: card('Resume B', 'https://resume-b.example.org/a2a', ['resume-me']) } }));
-    const resumed = track(new EventLog((signal) => bob.resubscribeTask({ tenant: '', id }, { signal })));
+    const resumed = track(resume(bob, id, 1));
     assert.equal((await resumed.waitFor((e) => e.task !== undefined, 'task')).task.status.state, 'TASK_STATE_WORKING');
     const missed = await resumed.waitForEvent((e) => e.event === 'added' && e.hit.id === b.id, 'the missed event');
     assert.equal(missed.seq, 2);
@@ -207,13 +208,112 @@ describe('standing searches', () => {
       await op(alice, { register: { agentCard: card(name, `https://${name.replace(' ', '-').toLowerCase()}.example.org/a2a`, ['resume-me']) } });
     }
     await op(alice, { unregister: { id: a.id } });
-    const late = track(new EventLog((signal) => bob.resubscribeTask({ tenant: '', id }, { signal })));
+    const late = track(resume(bob, id, 3));
     const resync = await late.waitForEvent((e) => e.event === 'resync', 'resync');
     assert.equal(resync.total, 6);
     assert.ok(!resync.results.some((h: WireJson) => h.id === a.id));
+    assert.equal(resync.seq, 8, 'numbered as the last event: the matches as of it');
     assert.equal(late.watchEvents.length, 1);
     const { state } = await cancel(bob, late);
     assert.equal(state, 'TASK_STATE_CANCELED');
+  });
+
+  test('two subscribers of one watch: the one that was away gets what it missed, whatever the other was sent', async () => {
+    const tag = `two-subscribers-${randomUUID().slice(0, 8)}`;
+    const entry = (i: number) => ({ register: { agentCard: card(`Two Subscribers ${i} ${tag}`, `https://${tag}-${i}.example.org/a2a`, [tag]) } });
+    const first = track(watch(bob, { filter: { tags: [tag] }, initial: false }));
+    const id = await taskIdOf(first);
+    const second = track(resume(bob, id));
+    await second.waitFor((e) => e.task !== undefined, 'the second subscriber\'s task');
+    await op(alice, entry(1));
+    await first.waitForEvent((e) => e.seq === 1, 'event 1, first subscriber');
+    await second.waitForEvent((e) => e.seq === 1, 'event 1, second subscriber');
+    second.disconnect();
+    await second.done;
+    await op(alice, entry(2));
+    await op(alice, entry(3));
+    await first.waitForEvent((e) => e.seq === 3, 'events 2 and 3, first subscriber');
+
+    // Before, the watch kept one "last event sent" for both: the second was told it had missed nothing.
+    const said = track(resume(bob, id, 1));
+    await said.waitForEvent((e) => e.seq === 3, 'events 2 and 3, resumed after event 1');
+    assert.deepEqual(said.watchEvents.map((e) => e.seq), [2, 3]);
+    // Not saying: every event the watch keeps (its buffer still reaches back to event 1); the
+    // client skips those it has by their seq.
+    const silent = track(resume(bob, id));
+    await silent.waitForEvent((e) => e.seq === 3, 'every event kept');
+    assert.deepEqual(silent.watchEvents.map((e) => e.seq), [1, 2, 3]);
+    // Having the last event: nothing but live events.
+    const current = track(resume(bob, id, 3));
+    await current.waitFor((e) => e.task !== undefined, 'the task');
+    await op(alice, entry(4));
+    await current.waitForEvent((e) => e.seq === 4, 'live event 4');
+    assert.deepEqual(current.watchEvents.map((e) => e.seq), [4]);
+    await first.waitForEvent((e) => e.seq === 4, 'live event 4, first subscriber');
+    assert.deepEqual(first.watchEvents.map((e) => e.seq), [1, 2, 3, 4], 'the first subscriber gets no resync or repeat for the others');
+    // Past the buffer (REGISTRY_WATCH_BUFFER=3: events 2 to 4 kept), one resync for that client alone.
+    const behind = track(resume(bob, id));
+    const resync = await behind.waitForEvent((e) => e.event === 'resync', 'a resync (event 1 is no longer kept)');
+    assert.equal(resync.seq, 4);
+    assert.deepEqual(resync.results.map((h: WireJson) => h.name).sort(), [1, 2, 3, 4].map((i) => `Two Subscribers ${i} ${tag}`));
+    assert.equal(behind.watchEvents.length, 1);
+    assert.equal(first.watchEvents.length, 4, 'nor is the resync sent to anyone else');
+    await cancel(bob, first);
+  });
+
+  test('a stream cut after events were written to it: the client resumes with them, as SSE frames numbered by their seq', async () => {
+    const tag = `cut-stream-${randomUUID().slice(0, 8)}`;
+    const conversation = await connect(registry.url);
+    let id = '';
+    try {
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { filter: { tags: [tag] }, initial: false } })] } },
+      });
+      conversation.socket.write(
+        `POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${TOKENS.bob}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await eventually(async () => /"task":\{"id":"[0-9a-f-]{36}"/.test(conversation.received()), 'the watch\'s task on the raw stream');
+      id = /"task":\{"id":"([0-9a-f-]{36})"/.exec(conversation.received())![1]!;
+      for (const i of [1, 2]) await op(alice, { register: { agentCard: card(`Cut Stream ${i} ${tag}`, `https://${tag}-${i}.example.org/a2a`, [tag]) } });
+      // The server wrote both events into the connection, each frame with its seq as the SSE id
+      // (the task's frame has none) ...
+      await eventually(async () => conversation.received().includes('"seq":2'), 'both events written to the stream');
+      const frames = conversation.received().split('\r\n\r\n').slice(1).join('').split('\n\n').filter((f) => f.includes('data:'));
+      const ids = frames.map((f) => /^id: (\d+)$/m.exec(f)?.[1]);
+      assert.deepEqual(ids, [undefined, '1', '2'], frames.join('\n\n'));
+      assert.match(frames[1]!, /^id: 1\ndata: \{/m, 'the id line leads its frame');
+    } finally {
+      // ... and the client never read them: its connection died (here: it is dropped unread).
+      conversation.socket.destroy();
+    }
+    // Before, they counted as sent: the resumed stream got the task and nothing else.
+    const resumed = track(resume(bob, id));
+    await resumed.waitForEvent((e) => e.seq === 2, 'both events again');
+    assert.deepEqual(resumed.watchEvents.map((e) => [e.event, e.seq, e.hit.name]), [1, 2].map((i) => ['added', i, `Cut Stream ${i} ${tag}`]));
+    await cancel(bob, resumed);
+  });
+
+  test('a Last-Event-ID that is no event of the watch is refused, saying what to send', async () => {
+    const log = track(watch(bob, { query: `last-event-id-${randomUUID().slice(0, 8)}`, initial: false }));
+    const id = await taskIdOf(log);
+    const subscribe = async (lastEventId: string): Promise<WireJson> => {
+      const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}`, 'Last-Event-ID': lastEventId },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id } }),
+      });
+      return (await res.json()) as WireJson;
+    };
+    const word = await subscribe('latest');
+    assert.equal(word.error?.code, -32602, JSON.stringify(word));
+    assert.match(word.error.message, /^Last-Event-ID must be the seq of the last watch event you received .*got "latest"\. Leave it out/);
+    const ahead = await subscribe('7');
+    assert.equal(ahead.error?.code, -32602, JSON.stringify(ahead));
+    assert.match(ahead.error.message, new RegExp(`^Last-Event-ID 7 is past the last event of watch ${id} \\(seq 0\\): it is no event this watch sent`));
+    await cancel(bob, log);
   });
 
   test("a watch keeps its stored task current after the stream that started it is cut: GetTask, and SubscribeToTask's first task, show its last event", async () => {

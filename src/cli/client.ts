@@ -13,6 +13,9 @@ import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { isObject, type JsonObject } from '../lib/json.js';
 import { RegistryDeclined, RegistryProtocolError, RegistryUnreachable, classify, dataPart, registryFetch, type Connection } from './connection.js';
 
+/** The request header a resuming client names the last watch event it has in (the SSE standard's; protocol/watch-resume.ts reads it). */
+const LAST_EVENT_ID = 'Last-Event-ID';
+
 /** A message with `parts`; on an existing task (a watch's renewal) when `taskId` is given. */
 function request(parts: Part[], taskId = ''): SendMessageRequest {
   const message: Message = {
@@ -229,11 +232,16 @@ export class RegistryClient {
     yield* this.#chunks(events, observer);
   }
 
-  /** Subscribes again to a task still running (a watch after its stream was cut): its chunks from now on. */
-  async *resume(taskId: string, observer: StreamObserver = {}): AsyncGenerator<AnswerChunk> {
+  /**
+   * Subscribes again to a task still running (a watch after its stream was cut): its chunks from
+   * now on. `lastSeq`: the last watch event received, sent as Last-Event-ID, so the registry
+   * sends the events after it (or a resync when it no longer keeps them).
+   */
+  async *resume(taskId: string, observer: StreamObserver = {}, lastSeq?: number): AsyncGenerator<AnswerChunk> {
     let events: AsyncGenerator<StreamResponse>;
     try {
-      events = this.client.resubscribeTask({ tenant: '', id: taskId });
+      const options = lastSeq === undefined ? undefined : { serviceParameters: { [LAST_EVENT_ID]: String(lastSeq) } };
+      events = this.client.resubscribeTask({ tenant: '', id: taskId }, options);
     } catch (err) {
       throw classify(err);
     }

@@ -32,6 +32,7 @@ import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
 import { untenantedContextBuilder } from './call-context.js';
+import { watchEventIds } from './watch-resume.js';
 import { isLegacyRequest, negotiateVersion } from './versions.js';
 
 export const JSONRPC_PATH = '/a2a/jsonrpc';
@@ -75,12 +76,12 @@ export const a2aDoor: Door = {
     // JSON-RPC reads a body of any declared type, so refusing a wrong one can name its id.
     const rpcJson = jsonBody({ ...bodyLimits, anyType: true });
     // Order matters: count everything, refuse floods before reading bodies, cap streams, cut
-    // those whose client stopped reading and keep quiet ones open, label HTTP+JSON answers
+    // those whose client stopped reading, keep quiet ones open and number watch events, label HTTP+JSON answers
     // before anything answers, negotiate the version, refuse non-JSON bodies (on JSON-RPC with
     // the request's id, read from the body whatever its type) and unusable credentials, check
     // shapes and integer params (as sent) before the SDK, and scrub internal errors out of
     // whatever the SDK answers. Each binding's chain is one router layer (handler-chain.ts).
-    const common = (parser: RequestHandler) => [metrics.middleware(), abuse.floodGuard(), parser, scopedErrorHandler(log, nameA2ARequest, bodyErrorHandler(log)), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders(), sseHeartbeat(config.connections.sseHeartbeatMs)];
+    const common = (parser: RequestHandler) => [metrics.middleware(), abuse.floodGuard(), parser, scopedErrorHandler(log, nameA2ARequest, bodyErrorHandler(log)), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders(), sseHeartbeat(config.connections.sseHeartbeatMs), watchEventIds()];
     const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
     app.use(
       JSONRPC_PATH,

@@ -15,7 +15,8 @@
  *
  * - Standing searches (issue 19): SubscribeToTask on a watch is served from the watch itself
  *   (the events the client missed, then live ones, then the end), so it works after a restart,
- *   when no executor runs the task any more, and on another replica (the watch moves there);
+ *   when no executor runs the task any more, and on another replica (the watch moves there),
+ *   from the last event the client says it has (watch-resume.ts);
  *   a message `{"renew": {}}` on a watch's task renews it; CancelTask ends the watch even when
  *   no executor runs it.
  *
@@ -71,6 +72,7 @@ import { requireMessage } from './message-required.js';
 import { acceptedParts, tailoredEvent, tailoredResult, tailoredTask, type AcceptedParts } from './output-modes.js';
 import { refusedConfigField, TERMINAL } from './watch-push.js';
 import type { WatchTasks } from './watch-task.js';
+import { resumeAfter } from './watch-resume.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
@@ -183,7 +185,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       const results = tailoredEvent({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(task.id, task.contextId, initial) } }, accepted);
       if (results) yield results;
     }
-    for await (const response of this.#followWatch(watch, task, currentScope()?.closed)) {
+    for await (const response of this.#followWatch(watch, task, 0, currentScope()?.closed)) {
       const event = tailoredEvent(response, accepted);
       if (event) yield event;
     }
@@ -289,10 +291,11 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 
   /**
    * SubscribeToTask: the SDK's checks and the current task; then for a watch, served from the
-   * watch itself, the events the client missed since its stream was cut (or a `resync` with the
-   * current matches when they are no longer kept), live events, and the final status when the
-   * watch ends — whether or not an executor still runs the task (after a restart none does).
-   * Any other task: the SDK's live events.
+   * watch itself, the events after the last one the client says it has (Last-Event-ID, see
+   * watch-resume.ts; all those kept when it says none), or a `resync` with the current matches
+   * when they are no longer kept, then live events, and the final status when the watch ends —
+   * whether or not an executor still runs the task (after a restart none does). Any other task:
+   * the SDK's live events.
    */
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     requireTaskId(params.id, 'id', context);
@@ -308,8 +311,9 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       return;
     }
     void events.return(undefined).catch(() => undefined);
+    const after = resumeAfter(context, watch);
     yield first.value;
-    yield* this.#followWatch(watch, task, currentScope()?.closed);
+    yield* this.#followWatch(watch, task, after, currentScope()?.closed);
   }
 
   /**
@@ -366,14 +370,17 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     return (await this.watches.isOpenAnywhere(taskId)) ? 'elsewhere' : 'none';
   }
 
-  /** A watch's events for one subscriber: what it missed, then live ones, until the watch ends or the client leaves. */
-  async *#followWatch(watch: Watch, task: Task, closed: AbortSignal | undefined): AsyncGenerator<StreamResponse, void, undefined> {
+  /**
+   * A watch's events for one subscriber: those after event `after` (the last it has; 0: none),
+   * then live ones, until the watch ends or the client leaves.
+   */
+  async *#followWatch(watch: Watch, task: Task, after: number, closed: AbortSignal | undefined): AsyncGenerator<StreamResponse, void, undefined> {
     const update = (event: Parameters<typeof watchEventUpdate>[2]): StreamResponse => ({
       payload: { $case: 'artifactUpdate', value: watchEventUpdate(task.id, task.contextId, event) },
     });
     const detach = watch.attachClient();
     // Missed events first, then the listener: both synchronous, so no event falls between them.
-    const queue = watch.missed();
+    const queue = watch.eventsAfter(after);
     let wake: (() => void) | undefined;
     const stop = watch.listen((event) => {
       queue.push(event);
@@ -389,9 +396,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     try {
       for (;;) {
         while (queue.length > 0) {
-          const event = queue.shift()!;
-          watch.delivered(event.seq);
-          yield update(event);
+          yield update(queue.shift()!);
         }
         if (closed?.aborted) return;
         if (ended) {

@@ -303,7 +303,11 @@ export interface WatchRow {
   expiresAt: number;
   /** Event numbers after a restart continue above this (reserved ahead, so none is ever reused). */
   seqFloor: number;
-  /** The last event a client was sent (a client that resumes after a restart missed nothing when equal). */
+  /**
+   * No longer read or written past 0: a client that resumes says the last event it has
+   * (Last-Event-ID), since what was sent to a connection says nothing of what reached it. The
+   * column stays for the rows and backups of earlier releases.
+   */
   deliveredSeq: number;
   /** The change-log sequence the watch had seen: changes after it, missed while down, mean a resync. */
   position: number;

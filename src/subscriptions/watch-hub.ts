@@ -11,12 +11,14 @@
  *
  * Each watch keeps its last events (a bounded buffer) so a client that disconnected can resume
  * with SubscribeToTask and get what it missed, or a `resync` when the gap is older than the
- * buffer. Watches are capped per principal (counted in storage, so across replicas) and expire
+ * buffer. What it missed is what comes after the last event it says it has (`eventsAfter`): the
+ * server cannot know what reached a client (an event written to a connection that is already
+ * dead counts as sent), nor tell one client from another. Watches are capped per principal (counted in storage, so across replicas) and expire
  * unless renewed.
  *
  * Definitions survive a restart: each watch is a row in storage (WatchRecords) with its request,
  * push configs, expiry, and how far its events had got (event number, the last one a client was
- * sent, the change-log position), written at most once a second per watch and at shutdown. The
+ * reserved, the change-log position), written at most once a second per watch and at shutdown. The
  * process that runs a watch holds a lease on its row; at start-up (once the index is loaded) a
  * registry claims the rows nobody holds — those released by a clean shutdown at once, those of
  * a crashed process when its lease runs out, on this replica or another (at once where only one
@@ -98,7 +100,6 @@ interface WatchState {
   seq: number;
   /** Event numbers up to this are reserved in storage. */
   seqFloor: number;
-  delivered: number;
   restored: boolean;
 }
 
@@ -116,8 +117,6 @@ export class Watch {
   /** Clients streaming the watch's events from this process right now (see attachClient). */
   #clients = 0;
   #seq = 0;
-  /** The last event a client is known to have been sent (see `delivered`). */
-  #delivered = 0;
   #seqFloor: number;
   #end: WatchEnd | undefined;
   readonly #ended: Promise<WatchEnd>;
@@ -158,7 +157,6 @@ export class Watch {
     this.#pushConfigs = state.pushConfigs;
     this.#seq = state.seq;
     this.#seqFloor = state.seqFloor;
-    this.#delivered = state.delivered;
     this.#ended = new Promise((resolve) => (this.#resolveEnd = resolve));
     const tooBroad = this.#load();
     // A new watch that broad is refused; one that was accepted ends, saying why, once it runs.
@@ -186,8 +184,8 @@ export class Watch {
   }
 
   /** How far the watch has got, as its row keeps it (see WatchKeeper.progress). */
-  progress(): Pick<WatchRow, 'seqFloor' | 'deliveredSeq'> {
-    return { seqFloor: this.#seqFloor, deliveredSeq: this.#delivered };
+  progress(): Pick<WatchRow, 'seqFloor'> {
+    return { seqFloor: this.#seqFloor };
   }
 
   /**
@@ -265,23 +263,28 @@ export class Watch {
     return this.#clients > 0;
   }
 
-  /** A client was sent events up to `seq` (the door tells, as it streams them). */
-  delivered(seq: number): void {
-    if (seq > this.#delivered) {
-      this.#delivered = seq;
-      this.hub.progressed(this);
-    }
+  /** The number of the watch's last event (0: none yet; after a restart, where its numbering goes on from). */
+  get lastSeq(): number {
+    return this.#seq;
   }
 
   /**
-   * What a client that resumes has missed: the buffered events after the last one it was sent,
-   * or one `resync` event with the current matches when some of them are no longer buffered.
+   * What a client that resumes has missed, `after` being the last event it has (0: none): the
+   * buffered events after it, or one `resync` with the current matches, for that client alone
+   * (resyncFor), when the buffer no longer reaches back to the event after it. Since the numbers
+   * of one run of the watch follow each other, the buffer reaches back that far exactly when its
+   * oldest event is at most `after + 1`; events told before a restart (or on another replica)
+   * are never buffered here, so a client that lacks any of them gets the resync. Nothing only
+   * when it has the last event.
+   *
+   * Before, the watch kept one "last event sent" for all its clients, counted when an event was
+   * handed to a stream: a second subscriber that resumed, or a client whose connection had died
+   * unnoticed (the events were written into it), was told it had missed nothing.
    */
-  missed(): WatchEvent[] {
-    const after = this.#delivered;
+  eventsAfter(after: number): WatchEvent[] {
     if (after >= this.#seq) return [];
     const oldest = this.#buffer[0]?.seq ?? this.#seq + 1;
-    if (oldest > after + 1) return [this.#emit({ event: 'resync', ...this.current() })];
+    if (oldest > after + 1) return [this.resyncFor()];
     return this.#buffer.filter((event) => event.seq > after);
   }
 
@@ -344,9 +347,10 @@ export class Watch {
 
   /**
    * The current matches as a `resync` for one receiver that missed events (a webhook that fell
-   * behind, protocol/watch-push.ts), not emitted: numbered as the last event (the matches as of
-   * it), so that receiver's numbers keep rising, and the watch's other webhooks and streams,
-   * which missed nothing, neither get it nor see a gap in theirs.
+   * behind, protocol/watch-push.ts; a client that resumes, eventsAfter), not emitted: numbered
+   * as the last event (the matches as of it), so that receiver's numbers keep rising, and the
+   * watch's other webhooks and streams, which missed nothing, neither get it nor see a gap in
+   * theirs.
    */
   resyncFor(): WatchEvent {
     return { event: 'resync', ...this.current(), seq: this.#seq, at: new Date().toISOString() } as WatchEvent;
@@ -492,7 +496,7 @@ export class WatchHub implements WatchKeeper {
     // This replica's own count first: a refusal without a database round trip.
     if (max !== undefined && this.countFor(actor.principal) >= max) throw quota();
     const now = Date.now();
-    const state: WatchState = { scope: where.scope, expiresAt: now + this.limits.ttlMs, pushConfigs: [], seq: 0, seqFloor: SEQ_BLOCK, delivered: 0, restored: false };
+    const state: WatchState = { scope: where.scope, expiresAt: now + this.limits.ttlMs, pushConfigs: [], seq: 0, seqFloor: SEQ_BLOCK, restored: false };
     // Built (and its matches collected: a too broad watch is refused) before it is stored.
     const watch = new Watch(id, where.contextId, actor.principal, request, this.service, this.limits, state, this);
     this.#watches.set(id, watch);
@@ -793,7 +797,7 @@ export class WatchHub implements WatchKeeper {
     }
   }
 
-  /** Runs claimed watches from their rows (event numbers, delivery and position as stored). */
+  /** Runs claimed watches from their rows (event numbers and position as stored). */
   async #run(rows: WatchRow[]): Promise<void> {
     const changeSeq = await this.storage.lastChangeSeq();
     for (const row of rows) {
@@ -805,7 +809,6 @@ export class WatchHub implements WatchKeeper {
           pushConfigs: JSON.parse(row.pushConfigs) as unknown[],
           seq: row.seqFloor,
           seqFloor: row.seqFloor,
-          delivered: Math.min(row.deliveredSeq, row.seqFloor),
           restored: true,
         };
         const watch = new Watch(row.id, row.contextId, row.principal, JSON.parse(row.request) as WatchRequest, this.service, this.limits, state, this);

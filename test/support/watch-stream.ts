@@ -74,6 +74,15 @@ export function watch(client: Client, request: WireJson): EventLog {
   );
 }
 
+/**
+ * SubscribeToTask on a watch's task, as a client resumes it: saying the last event it has
+ * (`lastSeq`, sent as Last-Event-ID), or not saying (undefined).
+ */
+export function resume(client: Client, id: string, lastSeq?: number): EventLog {
+  const serviceParameters = lastSeq === undefined ? undefined : { 'Last-Event-ID': String(lastSeq) };
+  return new EventLog((signal) => client.resubscribeTask({ tenant: '', id }, { signal, serviceParameters }));
+}
+
 export interface Hook {
   url: string;
   requests: Array<{ token: string | undefined; contentType: string | undefined; body: WireJson }>;

@@ -11,7 +11,8 @@
  * Ctrl-C cancels the watch on the registry before exiting (status 130), and so do SIGTERM (143),
  * SIGHUP (129) and a reader that went away (a closed pipe, 0). When the stream is cut (the
  * registry restarted) the command subscribes to the watch again (SubscribeToTask) for up to a
- * minute, and prints what it missed (or a resync).
+ * minute, saying the last event it printed (Last-Event-ID), and prints what it missed (or a
+ * resync); an event it printed already (each has its seq) is not printed again.
  * Exit code: 1 declined (no token, too many watches) or the watch ended (canceled, expired,
  * failed: said on stderr), 2 usage, 3 unreachable or the registry closed the stream.
  */
@@ -122,6 +123,8 @@ export function register(program: Command): void {
         // subscribe to it again, for up to RESUME_FOR_MS, and go on from the events missed.
         let chunks = client.stream([dataPart({ watch: request })], observer);
         let lostSince: number | undefined;
+        // The last event printed: said when resuming, and an event numbered up to it is not printed twice.
+        let lastSeq = 0;
         try {
           for (;;) {
             try {
@@ -135,6 +138,11 @@ export function register(program: Command): void {
                     for (const hit of results) out.out(`  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`);
                   }
                 } else if (chunk.artifact === 'watch-event') {
+                  const seq = chunk.data.seq;
+                  if (typeof seq === 'number') {
+                    if (seq <= lastSeq) continue;
+                    lastSeq = seq;
+                  }
                   out.out(json ? JSON.stringify(chunk.data) + '\n' : line(chunk.data) + '\n');
                 }
               }
@@ -161,7 +169,7 @@ export function register(program: Command): void {
               if (Date.now() - lostSince > RESUME_FOR_MS) throw err;
               out.err(s.dim(`the stream was cut (${(err as Error).message}); resuming the watch...`) + '\n');
               await new Promise((resolve) => setTimeout(resolve, RESUME_EVERY_MS));
-              chunks = client.resume(taskId, observer);
+              chunks = client.resume(taskId, observer, lastSeq);
             }
           }
         } finally {
