@@ -449,6 +449,46 @@ describe('standing searches', () => {
     assert.match(notWatch.error.message, /terminal state \(TASK_STATE_COMPLETED\): it is not a watch's task and cannot be renewed/);
   });
 
+  test('a renewal is exactly {"renew": {}}: keys inside, another value, another operation beside it and a push config are refused, and renew nothing', async () => {
+    const log = track(watch(bob, { query: `renew-strict-${randomUUID().slice(0, 8)}`, initial: false }));
+    const id = await taskIdOf(log);
+    const expiresAt = async (): Promise<string> => (Task.toJSON(await bob.getTask({ tenant: '', id, historyLength: undefined })) as WireJson).metadata.watchExpiresAt;
+    const before = await expiresAt();
+    const rpc = async (data: WireJson, extra: WireJson = {}): Promise<WireJson> => {
+      const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: id, parts: [dataPart(data)] }, ...extra } }),
+      });
+      return (await res.json()) as WireJson;
+    };
+    const refusals: Array<[WireJson, RegExp, WireJson?]> = [
+      [{ renew: { ttlSeconds: 60 } }, /^The "renew" arguments are not valid: \/parts\/0\/data\/renew: Unrecognized key: "ttlSeconds" \(Accepted keys here: none; send an empty object, \{\}\)\. Send \{"renew": \{\}\}\.$/],
+      [{ renew: { expiresAt: '2030-01-01T00:00:00Z' } }, /Unrecognized key: "expiresAt" \(Accepted keys here: none/],
+      [{ renew: 'yes' }, /^The "renew" arguments are not valid: \/parts\/0\/data\/renew: Invalid input: expected object, received string\./],
+      [{ renew: null }, /expected object, received null/],
+      [{ renew: [] }, /expected object, received array/],
+      [{ renew: {}, watch: { query: 'x' } }, /^The message carries 2 operations \(renew, watch\); send exactly one per message: a renewal is one data part \{"renew": \{\}\}/],
+      [{ renew: {}, colour: 'red' }, /^Data part 0 has unknown key\(s\) "colour": a renewal is one data part \{"renew": \{\}\}/],
+      [
+        { renew: {} },
+        /^configuration\.taskPushNotificationConfig is for a standing search .*Leave it out, or start a watch \(a webhook is added to a watch already open with CreateTaskPushNotificationConfig on its task\)\.$/,
+        { configuration: { taskPushNotificationConfig: { url: 'https://hook.example.org/a2a', token: 't' } } },
+      ],
+    ];
+    for (const [data, said, extra] of refusals) {
+      const answer = await rpc(data, extra);
+      assert.equal(answer.error?.code, -32602, `${JSON.stringify(data)}: ${JSON.stringify(answer).slice(0, 300)}`);
+      assert.match(answer.error.message, said, JSON.stringify(data));
+    }
+    // Before, each of them renewed the watch for its full time to live.
+    assert.equal(await expiresAt(), before, 'none of them renewed the watch');
+    const renewed = await rpc({ renew: {} });
+    assert.equal(renewed.result?.task?.status?.state, 'TASK_STATE_WORKING', JSON.stringify(renewed));
+    assert.ok(Date.parse(renewed.result.task.metadata.watchExpiresAt) >= Date.parse(before));
+    await cancel(bob, log);
+  });
+
   test('CLI: a2a-registry watch prints the initial matches and then events as JSON lines', async () => {
     const existing = resultOf(await op(alice, { register: { agentCard: card('Cli Watched One', 'https://cli1.example.org/a2a', ['cli-watch']) } }));
     // --timeout bounds every other answer whole; a watch's stream outlives it.

@@ -70,7 +70,9 @@ export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType,
     const named = issue.keys.every((key) => issue.message.includes(JSON.stringify(key)));
     const message = named ? issue.message : `${issue.message} (${issue.keys.join(', ')})`;
     const accepted = schema && keysAt(schema, issue.path);
-    return accepted ? { path, message, hint: `Accepted keys here: ${accepted.join(', ')}.` } : { path, message };
+    if (!accepted) return { path, message };
+    // An object that takes no key ({"renew": {}}) says so, rather than an empty list.
+    return { path, message, hint: accepted.length > 0 ? `Accepted keys here: ${accepted.join(', ')}.` : 'Accepted keys here: none; send an empty object, {}.' };
   });
 }
 

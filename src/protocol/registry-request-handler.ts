@@ -73,6 +73,7 @@ import { acceptedParts, tailoredEvent, tailoredResult, tailoredTask, type Accept
 import { refusedConfigField, TERMINAL } from './watch-push.js';
 import type { WatchTasks } from './watch-task.js';
 import { resumeAfter } from './watch-resume.js';
+import { requireRenewal } from './watch-renew.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
@@ -423,6 +424,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   async #renew(params: SendMessageRequest, context: ServerCallContext): Promise<Task> {
     const message = params.message!;
     if (!message.messageId) throw new RequestMalformedError('message.messageId is required.');
+    requireRenewal(message);
     const taskId = message.taskId;
     const current = await this.#tasks.load(taskId, context);
     if (!current) throw new TaskNotFoundError(`Task not found: ${taskId}`);
@@ -633,7 +635,7 @@ function requireMessageParams(params: SendMessageRequest): AcceptedParts | undef
   if (params.configuration?.taskPushNotificationConfig && !startsWatch(params)) {
     throw new RequestMalformedError({
       message:
-        'configuration.taskPushNotificationConfig is for a standing search ({"watch": {...}}), whose events it receives; the answer to any other message comes in its response. Leave it out, or start a watch.',
+        'configuration.taskPushNotificationConfig is for a standing search ({"watch": {...}}), whose events it receives; the answer to any other message comes in its response. Leave it out, or start a watch (a webhook is added to a watch already open with CreateTaskPushNotificationConfig on its task).',
       metadata: { field: 'configuration.taskPushNotificationConfig' },
     });
   }
