@@ -247,7 +247,7 @@ describe('keygen, sign, verify', () => {
     const env = { A2A_REGISTRY_URL: registry.url, A2A_REGISTRY_TOKEN: TOKENS.alice };
     const human = await cli(['register', file('signed.json')], env);
     assert.equal(human.code, 0, human.stderr);
-    assert.match(human.stdout, /verified\s+yes \(kid publisher-2026\)/);
+    assert.match(human.stdout, /verified\s+yes \(kid publisher-2026, one of the registry operator's own keys\)/);
     const json = JSON.parse((await cli(['register', '--json', file('signed.json')], env)).stdout);
     assert.equal(json.verified, true);
     assert.equal(json.kid, 'publisher-2026');

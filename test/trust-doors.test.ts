@@ -67,7 +67,8 @@ describe('registering through the MCP door', () => {
     const result = structured(await call(alice, 'register_agent', { agentCard: card }));
     assert.equal(result.verified, true);
     assert.equal(result.kid, 'doors-trusted');
-    assert.deepEqual(result.signatures, [{ status: 'verified', kid: 'doors-trusted', alg: 'ES256' }]);
+    assert.equal(result.jwks, 'registry');
+    assert.deepEqual(result.signatures, [{ status: 'verified', kid: 'doors-trusted', alg: 'ES256', jwks: 'registry' }]);
     ids.signed = result.id;
   });
 
@@ -125,7 +126,7 @@ describe('the verified flag and filter on every door', () => {
     assert.deepEqual(await hits(true), [ids.signed]);
     assert.deepEqual(sorted(await hits(false)), sorted([ids.unsigned, ids.strangers]));
     const listed = resultOf(await op(a2a, { list: { filter: { verified: true } } })).entries;
-    assert.deepEqual(listed.map((e: WireJson) => [e.id, e.verified, e.kid]), [[ids.signed, true, 'doors-trusted']]);
+    assert.deepEqual(listed.map((e: WireJson) => [e.id, e.verified, e.kid, e.jwks]), [[ids.signed, true, 'doors-trusted', 'registry']]);
     assert.match(errorOf(await op(a2a, { list: { filter: { verified: 'yes' } } })).code, /BAD_REQUEST/);
   });
 
@@ -136,18 +137,18 @@ describe('the verified flag and filter on every door', () => {
     assert.equal(signed.kid, 'doors-trusted');
     assert.equal(all.results.find((h: WireJson) => h.id === ids.unsigned).verified, false);
     const text = (await call(anonymous, 'search_agents', { query: 'ledger', filter: { verified: true } })).content[0] as { text: string };
-    assert.match(text.text, /Doors Signed Ledger .*signature verified \(kid doors-trusted\)/);
+    assert.match(text.text, /Doors Signed Ledger .*signature verified \(kid doors-trusted, one of the registry operator's own keys\)/);
     const only = structured(await call(anonymous, 'search_agents', { query: 'ledger', filter: { verified: true } }));
     assert.deepEqual(only.results.map((h: WireJson) => h.id), [ids.signed]);
     const others = structured(await call(anonymous, 'search_agents', { query: 'ledger', filter: { verified: false } }));
     assert.deepEqual(sorted(others.results.map((h: WireJson) => h.id)), sorted([ids.unsigned, ids.strangers]));
     const listed = structured(await call(anonymous, 'list_agents', { verified: true }));
-    assert.deepEqual(listed.entries.map((e: WireJson) => [e.id, e.verified, e.kid]), [[ids.signed, true, 'doors-trusted']]);
+    assert.deepEqual(listed.entries.map((e: WireJson) => [e.id, e.verified, e.kid, e.jwks]), [[ids.signed, true, 'doors-trusted', 'registry']]);
     const unverified = structured(await call(anonymous, 'list_agents', { verified: false }));
     assert.deepEqual(sorted(unverified.entries.map((e: WireJson) => e.id)), sorted([ids.unsigned, ids.strangers]));
     const entry = structured(await call(anonymous, 'get_agent', { id: ids.signed }));
     assert.equal(entry.verified, true);
-    assert.deepEqual(entry.signatures, [{ status: 'verified', kid: 'doors-trusted', alg: 'ES256' }]);
+    assert.deepEqual(entry.signatures, [{ status: 'verified', kid: 'doors-trusted', alg: 'ES256', jwks: 'registry' }]);
   });
 
   test('ARD search: the verified filter key, and verified/verifiedKid in each result\'s metadata', async () => {
@@ -157,6 +158,7 @@ describe('the verified flag and filter on every door', () => {
     const signed = byId.get(ids.signed) as WireJson;
     assert.equal(signed.verified, true);
     assert.equal(signed.verifiedKid, 'doors-trusted');
+    assert.equal(signed.verifiedJwks, 'registry', "the key set: the operator's own keys");
     assert.equal((byId.get(ids.unsigned) as WireJson).verified, false);
     assert.equal((byId.get(ids.unsigned) as WireJson).verifiedKid, undefined);
     const only = await postJson(`${registry.url}/search`, { query: { text: 'ledger', filter: { verified: true } } });
@@ -187,6 +189,7 @@ describe('the verified flag and filter on every door', () => {
     const meta = (id: string) => entries.find((e) => e.metadata?.registryId === id)?.metadata;
     assert.equal(meta(ids.signed).verified, true);
     assert.equal(meta(ids.signed).verifiedKid, 'doors-trusted');
+    assert.equal(meta(ids.signed).verifiedJwks, 'registry');
     assert.equal(meta(ids.unsigned).verified, false);
     assert.equal(meta(ids.server).verified, undefined, 'MCP servers are never signed');
   });

@@ -18,7 +18,7 @@ import { generateSigningKey, parseSigningKey, type SigningKey } from '../src/tru
 import { TrustRoots, guardedJwksFetch } from '../src/trust/trust-roots.js';
 import { loadConfig } from '../src/config/config.js';
 import { ACCEPTED_ALGORITHMS, createSignatureVerifier } from '../src/validation/signature.js';
-import { op, resultOf, sdkClient } from './support/client.js';
+import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { callTool, connectMcp, structured } from './support/mcp-client.js';
 import { v1Card } from './support/documents.js';
 import { selfSignedCertificate, startOrigin, waitFor } from './support/origin-server.js';
@@ -103,7 +103,7 @@ describe('a new key behind the same kid (rotation without a new kid)', () => {
       sets['/same-kid.json'] = { keys: [after.publicJwk] };
       const fetched = requests['/same-kid.json']!;
       const renewed = await verifier.verifyAgentCard(await signCard(card(), after.signing), '1.0');
-      assert.deepEqual(renewed.verification.signatures, [{ status: 'verified', kid: 'pub-same-kid', alg: 'ES256' }]);
+      assert.deepEqual(renewed.verification.signatures, [{ status: 'verified', kid: 'pub-same-kid', alg: 'ES256', jwks: `${base}/same-kid.json` }]);
       assert.equal(requests['/same-kid.json'], fetched + 1, 'fetched again once');
       // A card the new key did not sign is still refused, after no further fetch than the rate allows.
       const forged = await signCard(card(), attacker.signing, {});
@@ -232,8 +232,10 @@ describe('REGISTRY_TRUSTED_JKU_SCOPE=site', () => {
       const statusOf = async (roots: TrustRoots, urls: string[], signedFor = jku) => {
         const signed = await signCard({ ...card(), supportedInterfaces: urls.map((url) => ({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })) }, publisher.signing, { jku: signedFor });
         const result = await createSignatureVerifier(roots).verifyAgentCard(signed, '1.0');
-        // Anyone may read the public status; the detail (the JWKS URL and its host) is for the operator and authenticated callers.
-        assert.ok(!JSON.stringify(result.verification).includes('keys.test:'), 'no JWKS URL in the public status');
+        // Anyone may read the public status; the detail (the JWKS URL and its host) is for the
+        // operator and authenticated callers. A verified signature names the set of its key (jwks).
+        const reasons = result.verification.signatures.map((s) => s.reason ?? '');
+        assert.ok(!JSON.stringify(reasons).includes('keys.test:'), 'no JWKS URL in the public reasons');
         return (result.detailed ?? result.verification).signatures[0]!;
       };
       assert.equal((await statusOf(scoped, ['https://keys.test/a2a'])).status, 'verified');
@@ -371,6 +373,74 @@ describe('a registry with REGISTRY_TRUSTED_JKU', () => {
   });
 });
 
+describe('two allow-listed publishers, one kid', () => {
+  test('a publisher that adds another\'s kid to its set neither unverifies the other\'s cards nor has its own listed as the other\'s: every door names the JWKS of the verifying key', async () => {
+    const [publisherA, publisherB, bUnderA, bNew, nobody] = await Promise.all([key('a-2026'), key('b-2026'), key('a-2026'), key('b-new'), key('a-2026')]);
+    const [urlA, urlB] = [`${base}/publisher-a.json`, `${base}/publisher-b.json`];
+    sets['/publisher-a.json'] = { keys: [publisherA.publicJwk] };
+    sets['/publisher-b.json'] = { keys: [publisherB.publicJwk] };
+    const registry = await startTestRegistry({ REGISTRY_TRUSTED_JKU: `${urlA},${urlB}`, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: '1' });
+    const mcp = await connectMcp(registry.url, 'trust-jku-test');
+    try {
+      const [alice, bob, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url, { token: TOKENS.bob }), sdkClient(registry.url)]);
+      // A's card, signed without a jku: verified, by A's set.
+      const acme = resultOf(await op(alice, { register: { agentCard: await signCard(card(), publisherA.signing) } }));
+      assert.deepEqual([acme.verified, acme.kid, acme.jwks], [true, 'a-2026', urlA]);
+      assert.deepEqual(acme.signatures, [{ status: 'verified', kid: 'a-2026', alg: 'ES256', jwks: urlA }]);
+      // Stored while its key is unknown: verified once B publishes it, in the same change of keys
+      // as B's key under A's kid (so its re-evaluation has run when it is verified).
+      const canary = resultOf(await op(bob, { register: { agentCard: await signCard(card(), bNew.signing) } }));
+      assert.equal(canary.verified, false);
+
+      sets['/publisher-b.json'] = { keys: [publisherB.publicJwk, bUnderA.publicJwk, bNew.publicJwk] };
+      const get = async (id: string) => resultOf(await op(anonymous, { get: { id } }));
+      await waitFor(async () => (await get(canary.id)).verified === true, 'the stored cards re-evaluated after B\'s set changed', 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const stayed = await get(acme.id);
+      assert.deepEqual([stayed.verified, stayed.kid, stayed.jwks], [true, 'a-2026', urlA], "A's card stays verified, by A's set (it was unknown-key: the kid is held by several trusted JWKS)");
+      assert.deepEqual(stayed.signatures, [{ status: 'verified', kid: 'a-2026', alg: 'ES256', jwks: urlA }]);
+
+      // B's key under A's kid, with B's jku or without one: verified, and said to be B's.
+      const named = resultOf(await op(bob, { register: { agentCard: await signCard(card(), bUnderA.signing, { jku: urlB }) } }));
+      const unnamed = resultOf(await op(bob, { register: { agentCard: await signCard(card(), bUnderA.signing) } }));
+      for (const registered of [named, unnamed]) {
+        assert.deepEqual([registered.verified, registered.kid, registered.jwks], [true, 'a-2026', urlB]);
+        const entry = await get(registered.id);
+        assert.deepEqual([entry.kid, entry.jwks, entry.signatures], ['a-2026', urlB, [{ status: 'verified', kid: 'a-2026', alg: 'ES256', jwks: urlB }]]);
+      }
+      // B's key under A's kid with A's jku: A's key did not make it.
+      const borrowed = errorOf(await op(bob, { register: { agentCard: await signCard(card(), bUnderA.signing, { jku: urlA }) } }));
+      assert.equal(borrowed.code, 'SIGNATURE_INVALID');
+      // A key neither set holds, under the shared kid: no set's key verifies it.
+      assert.equal(errorOf(await op(bob, { validate: { agentCard: await signCard(card(), nobody.signing) } })).code, 'SIGNATURE_INVALID');
+
+      // Every door that names the kid names the set: search and list hits, MCP, ARD and the AI Catalog.
+      const hit = resultOf(await op(anonymous, { search: { query: 'JKU Agent', filter: { verified: true }, limit: 100 } })).results.find((h: WireJson) => h.id === named.id);
+      assert.deepEqual([hit.kid, hit.jwks], ['a-2026', urlB]);
+      const listed = resultOf(await op(anonymous, { list: { filter: { verified: true } } })).entries;
+      assert.deepEqual(
+        [acme.id, named.id].map((id) => listed.find((e: WireJson) => e.id === id)).map((e: WireJson) => [e.kid, e.jwks]),
+        [['a-2026', urlA], ['a-2026', urlB]],
+      );
+      const viaMcp = structured(await callTool(mcp, 'get_agent', { id: named.id }));
+      assert.deepEqual([viaMcp.kid, viaMcp.jwks, viaMcp.signatures[0].jwks], ['a-2026', urlB, urlB]);
+      const mcpHits = await callTool(mcp, 'search_agents', { query: 'JKU Agent', filter: { verified: true }, limit: 50 });
+      assert.equal(structured(mcpHits).results.find((h: WireJson) => h.id === acme.id).jwks, urlA);
+      assert.match((mcpHits.content[0] as { text: string }).text, new RegExp(`signature verified \\(kid a-2026 from ${urlB.replace(/[.]/g, '\\.')}\\)`));
+      for (const [id, jwks] of [[acme.id, urlA], [named.id, urlB]] as const) {
+        const ard = (await (await fetch(`${registry.url}/agents/${id}`)).json()) as WireJson;
+        assert.deepEqual([ard.metadata.verifiedKid, ard.metadata.verifiedJwks], ['a-2026', jwks]);
+      }
+      const catalog = (await (await fetch(`${registry.url}/.well-known/ai-catalog.json`)).json()) as WireJson;
+      assert.equal(catalog.entries.find((e: WireJson) => e.metadata?.registryId === named.id).metadata.verifiedJwks, urlB);
+    } finally {
+      await mcp.close();
+      await registry.close();
+      fs.rmSync(registry.dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the guard still applies to allow-listed JWKS URLs', () => {
   test('a loopback JWKS URL without REGISTRY_FETCH_ALLOW is refused before any request; cards stay unverified and say why', async () => {
     const seen = requests['/jwks.json'] ?? 0;
@@ -410,7 +480,7 @@ describe('the guard still applies to allow-listed JWKS URLs', () => {
 });
 
 describe('a kid several trust roots hold', () => {
-  test('another trusted publisher cannot sign as a kid the keys file holds, nor as one another JWKS holds without naming its jku', async () => {
+  test('another trusted publisher cannot sign as a kid the keys file holds; a kid several JWKS hold is verified by the key that verifies it, its set named', async () => {
     const [operators, impostor, shared, sharedImpostor] = await Promise.all([key('acme'), key('acme'), key('shared'), key('shared')]);
     const dir = fs.mkdtempSync('/tmp/a2a-registry-kids-');
     const file = `${dir}/jwks.json`;
@@ -440,12 +510,17 @@ describe('a kid several trust roots hold', () => {
       assert.equal(borrowed.status, 'invalid', 'the kid names the key of the keys file, which did not sign');
       assert.equal((await statusOf(impostor.signing, `${base}/impostor.json`)).status, 'invalid', 'a jku does not override the keys file');
 
-      assert.equal((await statusOf(shared.signing, `${base}/publisher.json`)).status, 'verified', 'the jku names the set');
-      const unnamed = await statusOf(shared.signing);
-      assert.equal(unnamed.status, 'unknown-key');
-      assert.match(unnamed.reason!, /kid "shared" is held by several trusted JWKS .*sign with a "jku"/);
-      assert.equal((await statusOf(sharedImpostor.signing)).status, 'unknown-key', 'nor is the impostor\'s listed as "shared"');
-      assert.equal((await statusOf(sharedImpostor.signing, `${base}/publisher.json`)).status, 'invalid');
+      assert.deepEqual(await statusOf(operators.signing), { status: 'verified', kid: 'acme', alg: 'ES256', jwks: 'registry' }, "the operator's own keys");
+      const publisher = { status: 'verified', kid: 'shared', alg: 'ES256', jwks: `${base}/publisher.json` };
+      assert.deepEqual(await statusOf(shared.signing, `${base}/publisher.json`), publisher, 'the jku names the set');
+      // Without a jku, each set's key under the kid is tried: a signature verifies with one only,
+      // which says whose it is. The impostor's key under "shared" neither unverifies the
+      // publisher's cards nor passes for the publisher's: its set is named.
+      assert.deepEqual(await statusOf(shared.signing), publisher);
+      assert.deepEqual(await statusOf(sharedImpostor.signing), { ...publisher, jwks: `${base}/impostor.json` });
+      assert.equal((await statusOf(sharedImpostor.signing, `${base}/publisher.json`)).status, 'invalid', 'the jku names the set, whose key did not sign');
+      const nobodys = await key('shared');
+      assert.equal((await statusOf(nobodys.signing)).status, 'invalid', 'no set\'s key under the kid verifies it');
     } finally {
       roots.close();
       fs.rmSync(dir, { recursive: true, force: true });

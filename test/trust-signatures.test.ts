@@ -169,7 +169,7 @@ describe('signature statuses and tampering (SQLite)', () => {
     const result = resultOf(await register(card));
     assert.equal(result.verified, true);
     assert.equal(result.kid, 'trusted-es');
-    assert.deepEqual(result.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256' }]);
+    assert.deepEqual(result.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256', jwks: 'registry' }]);
     assert.ok(!result.warnings.some((w: WireJson) => /unsigned|unverified/.test(w.rule)));
     const entry = resultOf(await op(anonymous, { get: { id: result.id } }));
     assert.equal(entry.verified, true);
@@ -398,7 +398,7 @@ describe('signature statuses and tampering (SQLite)', () => {
       const signatures = [{ protected: jws.protected, signature: jws.signature }];
       const stored = resultOf(await register({ ...variant, signatures }));
       assert.equal(stored.verified, true, variant.name);
-      assert.deepEqual(stored.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256' }]);
+      assert.deepEqual(stored.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256', jwks: 'registry' }]);
       await refusedAsTampered({ ...variant, url: `${variant.url}/evil`, signatures }, `${variant.name}: another url`, false);
       await refusedAsTampered({ ...variant, preferredTransport: 'HTTP+JSON', signatures }, `${variant.name}: another transport`, false);
       const otherKey = { ...variant.securitySchemes, key: { type: 'apiKey', name: 'X-Other-Key', in: 'header' } };
@@ -435,7 +435,7 @@ describe('signature statuses and tampering (SQLite)', () => {
 
     const stored = resultOf(await register({ ...card, signatures }));
     assert.equal(stored.verified, true);
-    assert.deepEqual(stored.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256' }]);
+    assert.deepEqual(stored.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256', jwks: 'registry' }]);
     // The schema's booleans mean false left out (no warning); the extension's params may not.
     const params = '/capabilities/extensions/0/params';
     assert.deepEqual(unsignedValues(stored), [`${params}/sandbox`, `${params}/maxRetries`, `${params}/ports/0`]);
@@ -541,7 +541,7 @@ describe('signature statuses and tampering (SQLite)', () => {
     const card = await signCard(fresh(), trusted.signing);
     const ok = resultOf(await op(anonymous, { validate: { agentCard: card } }));
     assert.equal(ok.verified, true);
-    assert.deepEqual(ok.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256' }]);
+    assert.deepEqual(ok.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256', jwks: 'registry' }]);
     const error = errorOf(await op(anonymous, { validate: { agentCard: { ...card, name: 'Changed' } } }));
     assert.equal(error.code, 'SIGNATURE_INVALID');
   });
@@ -851,7 +851,9 @@ describe('a stored verdict made by older verification rules', () => {
       assert.equal(scan.checked, 2, 'the same trust roots, other rules: checked again');
       const after = (await store.get(entry.id))!.verification!;
       assert.equal(after.verified, true, 'what the SDK signs still verifies (with a warning at registration)');
-      assert.match(after.keyset, /\/r3$/, 'recorded under the current rules');
+      assert.match(after.keyset, /\/r4$/, 'recorded under the current rules');
+      assert.equal(after.jwks, 'registry', 'a verdict stored before verified signatures named their key set gets it');
+      assert.deepEqual(after.signatures.map((s) => s.jwks), ['registry']);
       const leakyAfter = (await store.get(leakyEntry.entry.id))!.verification!;
       assert.equal(leakyAfter.signatures[0]!.reason, 'no trusted key has kid "stranger"', 'the stored reason no longer names the JWKS nor its error');
       assert.equal((await cardTrust.reevaluateAll()).checked, 0, 'once');

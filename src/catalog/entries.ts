@@ -96,11 +96,13 @@ export function entryHead(site: Site, e: { kind: EntryKind; id: string; name: st
 
 /**
  * Whether the registry verified the entry's card signature with a trusted key (and which key), as
- * flat metadata: `verified` for agents (MCP servers are never signed), `verifiedKid` beside it.
+ * flat metadata: `verified` for agents (MCP servers are never signed), `verifiedKid` beside it and
+ * `verifiedJwks`, the key set that key comes from (a kid is unique within one set only).
  */
-export function trustMetadata(e: { kind: EntryKind; verified: boolean; kid?: string }): Record<string, string | boolean> {
+export function trustMetadata(e: { kind: EntryKind; verified: boolean; kid?: string; jwks?: string }): Record<string, string | boolean> {
   if (e.kind !== 'agent') return {};
-  return e.verified && e.kid !== undefined ? { verified: true, verifiedKid: e.kid } : { verified: e.verified };
+  if (!e.verified || e.kid === undefined) return { verified: e.verified };
+  return e.jwks === undefined ? { verified: true, verifiedKid: e.kid } : { verified: true, verifiedKid: e.kid, verifiedJwks: e.jwks };
 }
 
 /**

@@ -74,6 +74,12 @@ export interface SignatureStatus {
   /** From the signature's protected header, when it has one. */
   kid?: string;
   alg?: string;
+  /**
+   * `verified` only: the key set the key that verified it comes from, as kids are only unique
+   * within one: the URL of an allow-listed JWKS (REGISTRY_TRUSTED_JKU), or "registry" for the
+   * operator's own keys (REGISTRY_TRUSTED_KEYS).
+   */
+  jwks?: string;
   /** Why it is not verified (absent for `verified`). */
   reason?: string;
 }
@@ -137,8 +143,9 @@ export interface EntryView {
   revisionOrigin?: RevisionOrigin;
   /** A signature of the card verified with a key from the registry's trust roots. */
   verified: boolean;
-  /** The key that verified it. */
+  /** The key that verified it, and the key set it comes from (SignatureStatus.jwks). */
   kid?: string;
+  jwks?: string;
   /** Each signature's status, as last evaluated (with the document, for signed cards). */
   signatures?: SignatureStatus[];
   /** The card, or `{mcpServer, toolspec}`, exactly as registered. `list` items may leave it out. */
@@ -169,6 +176,7 @@ export interface RegistrationResult {
   /** A signature verified with a trusted key (agents; MCP servers are never signed). */
   verified?: boolean;
   kid?: string;
+  jwks?: string;
   /** Each signature of the card, in order (agents). */
   signatures?: SignatureStatus[];
   warnings: Finding[];
@@ -188,6 +196,7 @@ export interface ValidationResultBody {
   /** As register would record them (agents). */
   verified?: boolean;
   kid?: string;
+  jwks?: string;
   signatures?: SignatureStatus[];
   errors: Finding[];
   warnings: Finding[];
@@ -282,6 +291,7 @@ export interface SearchHit {
   interfaces: EntryInterface[];
   verified: boolean;
   kid?: string;
+  jwks?: string;
   /**
    * Results per entry: the entry's other matching skills or tools, best first (at most
    * MAX_MATCHES_PER_HIT); absent when only `match` matched.

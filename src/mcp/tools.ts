@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { Caller } from '../contract/caller.js';
 import { PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, badRequest } from '../contract/errors.js';
 import type { EntryKind, EntryView, ErrorBody, Finding, SearchHit, SearchPage } from '../contract/types.js';
+import { OWN_KEY_SET, verifyingKeyText } from '../contract/verification.js';
 import { isObject } from '../lib/json.js';
 import { totalText } from '../lib/total-text.js';
 import type { Logger } from '../observability/logger.js';
@@ -217,6 +218,10 @@ const sourceOut = z
   .optional()
   .describe('Where the registry fetches the document and refreshes it from (registered by URL or with fetchTools).');
 const driftOut = z.boolean().optional().describe('true when the live document differs from the registered revision.');
+const jwksOut = z
+  .string()
+  .optional()
+  .describe(`The key set of the key that verified it (a kid is unique within one set only): the URL of a JWKS the operator trusts, or "${OWN_KEY_SET}" for the operator's own keys.`);
 const hitOut = z.looseObject({
   id: z.string(),
   kind: kindOut,
@@ -228,6 +233,7 @@ const hitOut = z.looseObject({
   drift: driftOut,
   verified: z.boolean().describe('A signature of the card verified with a key the registry operator trusts.'),
   kid: z.string().optional().describe('The key that verified it.'),
+  jwks: jwksOut,
 });
 const searchOut = z.looseObject({
   results: z.array(hitOut),
@@ -251,6 +257,7 @@ const entryOut = z.looseObject({
   drift: driftOut,
   verified: z.boolean().describe('A signature of the card verified with a key the registry operator trusts.'),
   kid: z.string().optional().describe('The key that verified it.'),
+  jwks: jwksOut,
   document: z.unknown().optional().describe('The card, or {mcpServer, toolspec}, exactly as registered.'),
 });
 const listOut = z.looseObject({ entries: z.array(entryOut), nextPageToken: z.string().optional() });
@@ -259,6 +266,7 @@ const signatureOut = z.looseObject({
   status: z.enum(['verified', 'unknown-key', 'invalid']),
   kid: z.string().optional(),
   alg: z.string().optional(),
+  jwks: jwksOut,
   reason: z.string().optional(),
 });
 const registrationOut = z.looseObject({
@@ -270,6 +278,7 @@ const registrationOut = z.looseObject({
   protocolVersion: z.string().optional(),
   verified: z.boolean().optional().describe('Agents: a signature of the card verified with a key the registry operator trusts.'),
   kid: z.string().optional().describe('The key that verified it.'),
+  jwks: jwksOut,
   signatures: z.array(signatureOut).optional().describe("Agents: each of the card's signatures, in order, with its status."),
   warnings: z.array(z.looseObject({ path: z.string(), message: z.string(), hint: z.string().optional() })),
   source: sourceOut,
@@ -282,6 +291,8 @@ const validationOut = z.looseObject({
   protocolVersion: z.string().optional(),
   sizeBytes: z.number().int().optional(),
   verified: z.boolean().optional().describe('Agents: whether register would record the card as verified.'),
+  kid: z.string().optional().describe('The key that verified it.'),
+  jwks: jwksOut,
   signatures: z.array(signatureOut).optional(),
   code: z.string().optional().describe('Why the document is invalid: VALIDATION_FAILED, TOO_LARGE or UNSUPPORTED_VERSION.'),
   message: z.string().optional(),
@@ -455,7 +466,7 @@ function searchText(page: SearchPage, what: string): string {
     const inner = isMatch(match) && (match.type === 'skill' || match.type === 'tool') ? ` — ${match.type} "${match.name}"` : '';
     const url = hit.interfaces[0]?.url;
     const state = hit.health && hit.health.status !== 'ok' ? ` [${hit.health.status} since ${hit.health.since}]` : '';
-    const signed = hit.verified ? ` — signature verified${hit.kid ? ` (kid ${hit.kid})` : ''}` : '';
+    const signed = hit.verified ? ` — signature verified${hit.kid ? ` (${verifyingKeyText(hit.kid, hit.jwks)})` : ''}` : '';
     return `${i + 1}. ${hit.name} (id ${hit.id})${inner}${url ? ` — ${url}` : ''}${signed}${state}`;
   });
   lines.push(`${totalText(page.total, page.totalExact !== false)} match(es) in all.${page.nextPageToken ? ' More: call again with the same arguments and pageToken.' : ''}`);

@@ -1,5 +1,6 @@
 /** Short texts for people, beside each answer's data part. */
 import type { EntryView, Finding, ListPage, RegistrationResult, SearchHit, ValidationResultBody, WatchEvent } from '../contract/types.js';
+import { verifyingKeyText } from '../contract/verification.js';
 import { totalText } from '../lib/total-text.js';
 
 const MAX_LISTED = 10;
@@ -15,7 +16,7 @@ export function summarizeRegistration(r: RegistrationResult): string {
   const what = r.kind === 'agent' ? `agent (A2A ${r.protocolVersion})` : 'MCP server';
   const verb = r.created ? 'Registered' : r.changed ? 'Updated' : 'Unchanged:';
   const counted = r.indexed && 'skills' in r.indexed ? `${r.indexed.skills} skill(s)` : `${r.indexed && 'tools' in r.indexed ? r.indexed.tools : 0} tool(s)`;
-  const verdict = r.verified ? ` Signature verified (kid ${r.kid}).` : r.signatures?.length ? ' Not verified: no signature is by a key this registry trusts.' : '';
+  const verdict = r.verified ? ` Signature verified (${verifyingKeyText(r.kid, r.jwks)}).` : r.signatures?.length ? ' Not verified: no signature is by a key this registry trusts.' : '';
   const head = `${verb} ${what} ${r.id}, revision ${r.revision}${r.revisionOrigin === 'refresh' && r.changed ? ' (from a refresh)' : ''}; ${counted} indexed.${verdict}`;
   const fetched = r.source ? [`Fetched from ${r.source.url}; the registry refreshes it from there.`] : [];
   return [head, ...fetched, ...findingLines('Warnings', r.warnings)].join('\n');

@@ -100,6 +100,7 @@ export function registrationResultOf(
   if (verification) {
     result.verified = verification.verified;
     if (verification.kid !== undefined) result.kid = verification.kid;
+    if (verification.jwks !== undefined) result.jwks = verification.jwks;
     result.signatures = verification.signatures;
   }
   return result;

@@ -29,6 +29,7 @@ export function toIndexedEntry(entry: StoredEntry, description: EntryDescription
   if (entry.verification?.verified) {
     indexed.verified = true;
     indexed.kid = entry.verification.kid;
+    indexed.jwks = entry.verification.jwks;
   }
   return indexed;
 }
@@ -53,6 +54,7 @@ export function toEntryView(entry: StoredEntry, withDocument: boolean): EntryVie
   if (entry.drift !== undefined) view.drift = entry.drift;
   if (entry.revisionOrigin) view.revisionOrigin = entry.revisionOrigin;
   if (entry.verification?.verified && entry.verification.kid !== undefined) view.kid = entry.verification.kid;
+  if (entry.verification?.verified && entry.verification.jwks !== undefined) view.jwks = entry.verification.jwks;
   if (withDocument) {
     if (entry.verification && entry.verification.signatures.length > 0) view.signatures = entry.verification.signatures;
     view.document = JSON.parse(entry.documentText);

@@ -391,6 +391,7 @@ export class RegistryService {
       const { signatures, warnings } = disclosedVerification(verified, disclose);
       body.verified = verification.verified;
       if (verification.kid !== undefined) body.kid = verification.kid;
+      if (verification.jwks !== undefined) body.jwks = verification.jwks;
       body.signatures = signatures;
       body.warnings = [...v.warnings, ...warnings];
     }

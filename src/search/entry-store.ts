@@ -70,6 +70,8 @@ export interface EntryRecord {
   readonly tools: readonly ToolRecord[];
   readonly verified: boolean;
   readonly kid?: string;
+  /** The key set of the key that verified it (SignatureStatus.jwks). */
+  readonly jwks?: string;
   /** Indexed units: the entry itself, then skills, then tools (capped at MAX_UNITS_PER_ENTRY). */
   readonly unitCount: number;
   /** Language id of its text (./languages.ts). */
@@ -100,6 +102,7 @@ type Packed = [
   health?: EntryHealth | null,
   drift?: boolean | null,
   source?: EntrySource | null,
+  jwks?: string | null,
 ];
 
 /**
@@ -135,13 +138,14 @@ function pack(r: EntryRecord): string {
     r.health ?? null,
     r.drift ?? null,
     r.source ?? null,
+    r.jwks ?? null,
   ];
   while (packed.length > 10 && packed[packed.length - 1] === null) packed.pop();
   return JSON.stringify(packed);
 }
 
 function unpack(no: number, id: string, text: string): EntryRecord {
-  const [skills, tools, kind, updatedAt, name, description, interfaces, language, unitCount, verified, kid, health, drift, source] = JSON.parse(text) as Packed;
+  const [skills, tools, kind, updatedAt, name, description, interfaces, language, unitCount, verified, kid, health, drift, source, jwks] = JSON.parse(text) as Packed;
   const skillRecords: SkillRecord[] = [];
   for (let i = 0; i < skills.length; i += 2) skillRecords.push({ id: skills[i]!, name: skills[i + 1]! });
   return {
@@ -161,6 +165,7 @@ function unpack(no: number, id: string, text: string): EntryRecord {
     ...(health !== undefined && health !== null ? { health } : {}),
     ...(drift !== undefined && drift !== null ? { drift } : {}),
     ...(source !== undefined && source !== null ? { source } : {}),
+    ...(jwks !== undefined && jwks !== null ? { jwks } : {}),
   };
 }
 

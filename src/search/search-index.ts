@@ -694,6 +694,7 @@ export class PostingsIndex implements KeywordIndex {
       tools: d.tools.map((t) => ({ name: t.name })),
       verified: entry.verified === true,
       kid: entry.verified === true ? entry.kid : undefined,
+      jwks: entry.verified === true ? entry.jwks : undefined,
       unitCount,
       language: lang,
       ...(entry.health ? { health: { ...entry.health } } : {}),
@@ -2134,6 +2135,7 @@ export class PostingsIndex implements KeywordIndex {
     };
     if (matches && matches.length > 0) hit.matches = matches;
     if (rec.kid !== undefined) hit.kid = rec.kid;
+    if (rec.jwks !== undefined) hit.jwks = rec.jwks;
     if (moreInEntry > 0) hit.moreInEntry = moreInEntry;
     if (rec.health) hit.health = { ...rec.health };
     if (rec.drift !== undefined) hit.drift = rec.drift;

@@ -25,9 +25,10 @@ export interface IndexedEntry {
   drift?: boolean;
   /** Where the registry fetches the document (shown on hits). */
   source?: EntrySource;
-  /** A signature of the card verified with a trusted key (and which key). */
+  /** A signature of the card verified with a trusted key (and which key, of which key set). */
   verified?: boolean;
   kid?: string;
+  jwks?: string;
 }
 
 export interface IndexQuery {

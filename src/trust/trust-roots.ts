@@ -192,8 +192,7 @@ export class TrustRoots implements TrustedKeys {
   }
 
   async lookup(kid: string, jku: string | undefined): Promise<KeyLookup> {
-    let found = this.#resolve(kid, jku);
-    let keys = found.keys;
+    let keys = this.#resolve(kid, jku);
     // What anyone may read (validate is open to all, stored verdicts are shown with entries), and
     // the same with the allow-listed URLs and fetch errors, for the operator and authenticated
     // callers only: those would tell anyone the operator's key servers and its network.
@@ -210,7 +209,7 @@ export class TrustRoots implements TrustedKeys {
       // The publisher may have rotated keys since the last fetch: look again (rate-limited),
       // at the set the signature names if it is allow-listed, else at every allow-listed set.
       const sets = named ? [named] : [...this.#jku.values()];
-      if (await this.#fetchStale(sets)) ({ keys } = found = this.#resolve(kid, jku));
+      if (await this.#fetchStale(sets)) keys = this.#resolve(kid, jku);
       const failed = sets.filter((s) => s.error);
       if (failed.length > 0) {
         notes.push(
@@ -222,33 +221,26 @@ export class TrustRoots implements TrustedKeys {
     const out: KeyLookup = { keys };
     if (notes.length > 0) out.note = notes.join('; ');
     if (details.join('; ') !== (out.note ?? '')) out.noteDetail = details.join('; ');
-    if (found.ambiguous) out.ambiguous = found.ambiguous;
-    if (found.ambiguousDetail) out.ambiguousDetail = found.ambiguousDetail;
     return out;
   }
 
   /**
    * The trusted keys a signature naming `kid` (and `jku`) may be by. Each trust root chooses its
-   * own kids, so one allow-listed publisher could publish a key under the kid of a key trusted for
-   * someone else, and its signatures would be listed as by that kid. So the operator's file
-   * decides a kid it holds; a kid several allow-listed JWKS hold is decided by the signature's
-   * jku naming one of them, and without one, by none (`ambiguous` says why).
+   * own kids, so one allow-listed publisher may publish a key under the kid of a key trusted for
+   * someone else. The operator's file decides a kid it holds (another set's key under it verifies
+   * nothing); a signature whose jku names an allow-listed set holding the kid is by that set's
+   * key; else every allow-listed set holding the kid offers its keys. A signature verifies with
+   * one key only, so the key that verifies it says whose it is, and its status names that key's
+   * set (SignatureStatus.jwks): a publisher that adds another's kid to its set neither unverifies
+   * the other's cards nor has its own listed as the other's.
    */
-  #resolve(kid: string, jku: string | undefined): KeyLookup {
+  #resolve(kid: string, jku: string | undefined): TrustedKey[] {
     const file = this.#fileKeys.filter((k) => k.kid === kid);
-    if (file.length > 0) return { keys: file };
+    if (file.length > 0) return file;
     const named = jku === undefined ? undefined : this.#jku.get(jkuKey(jku));
     const holders = [...this.#jku.values()].filter((s) => s.keys.some((k) => k.kid === kid));
     const chosen = named && holders.includes(named) ? [named] : holders;
-    if (chosen.length > 1) {
-      const fix = 'so it does not say whose key made the signature; sign with a "jku" in the protected header naming the JWKS URL that holds your key';
-      return {
-        keys: [],
-        ambiguous: `kid ${JSON.stringify(kid)} is held by several trusted JWKS, ${fix}`,
-        ambiguousDetail: `kid ${JSON.stringify(kid)} is held by several trusted JWKS (${chosen.map((s) => s.url).join(', ')}), ${fix}`,
-      };
-    }
-    return { keys: chosen.flatMap((s) => s.keys.filter((k) => k.kid === kid)) };
+    return chosen.flatMap((s) => s.keys.filter((k) => k.kid === kid));
   }
 
   /**
@@ -262,7 +254,7 @@ export class TrustRoots implements TrustedKeys {
     const named = jku === undefined ? undefined : this.#jku.get(jkuKey(jku));
     const sets = named ? [named] : [...this.#jku.values()].filter((s) => s.keys.some((k) => k.kid === kid));
     if (!(await this.#fetchStale(sets))) return undefined;
-    return this.#resolve(kid, jku);
+    return { keys: this.#resolve(kid, jku) };
   }
 
   /** Reads the keys file and fetches every allow-listed JWKS again (SIGHUP does this). */
@@ -291,7 +283,10 @@ export class TrustRoots implements TrustedKeys {
     for (const k of this.#allKeys()) sources.set(k.kid, (sources.get(k.kid) ?? new Set()).add(k.source));
     for (const [kid, from] of sources) {
       if (from.size < 2) continue;
-      this.#log.warn({ kid, sources: [...from] }, `kid ${JSON.stringify(kid)} is held by several trust roots (${[...from].join(', ')}): the keys file decides it, else a signature's jku must name one of the JWKS`);
+      this.#log.warn(
+        { kid, sources: [...from] },
+        `kid ${JSON.stringify(kid)} is held by several trust roots (${[...from].join(', ')}): the keys file decides it, else the key that verifies a signature (or the JWKS its jku names), and a verified signature names the JWKS of its key`,
+      );
     }
   }
 
@@ -362,7 +357,8 @@ export class TrustRoots implements TrustedKeys {
     const parsed = parseJwks(document, set.url);
     if (warn) for (const problem of parsed.problems) this.#log.warn({ url: set.url }, problem);
     const scope = this.#options.jkuScope === 'site' ? siteOf(set.url) : undefined;
-    set.keys = scope === undefined ? parsed.keys : parsed.keys.map((k) => ({ ...k, vouchesFor: scope }));
+    // Each key knows its set, which a signature it verifies is said to be by (SignatureStatus.jwks).
+    set.keys = parsed.keys.map((k) => (scope === undefined ? { ...k, jwks: set.url } : { ...k, jwks: set.url, vouchesFor: scope }));
     set.document = document;
     set.goodAt = goodAt;
   }

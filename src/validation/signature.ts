@@ -6,8 +6,8 @@
  * ./canonical-card.ts, and `jose`), but not on its `verifyAgentCardSignature`: that stops at the
  * first good signature, says nothing about the others, accepts any algorithm `jose` knows and
  * would ask its key lookup with the card's own `jku` as if that were a trust root. Here:
- * - every signature is checked on its own and gets a status: `verified` (kid, alg), `unknown-key`
- *   (no trust root holds its kid), or `invalid` with the reason;
+ * - every signature is checked on its own and gets a status: `verified` (kid, alg, the key set
+ *   of its key), `unknown-key` (no trust root holds its kid), or `invalid` with the reason;
  * - only asymmetric algorithms are accepted (ACCEPTED_ALGORITHMS; never `none` or HMAC, whose
  *   "key" would be a shared secret), and `jose` is held to the one the header names;
  * - keys come from `TrustedKeys` (the operator's JWKS file and allow-listed JWKS URLs). A `jku`
@@ -16,7 +16,7 @@
  */
 import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify, importJWK, type JWK } from 'jose';
 import type { Finding, SignatureStatus } from '../contract/types.js';
-import type { CardVerification } from '../contract/verification.js';
+import { OWN_KEY_SET, type CardVerification } from '../contract/verification.js';
 import { normalHost, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
 import {
@@ -58,6 +58,11 @@ export interface TrustedKey {
   /** Where it came from: the JWKS file's path or the JWKS URL. */
   source: string;
   /**
+   * The key set a signature it verifies is said to be by (SignatureStatus.jwks): the allow-listed
+   * JWKS URL it was fetched from. Unset: the operator's own keys, shown as OWN_KEY_SET.
+   */
+  jwks?: string;
+  /**
    * The host this key vouches for, when it is scoped (REGISTRY_TRUSTED_JKU_SCOPE=site: the host
    * of the JWKS URL that publishes it): it verifies only cards whose every endpoint is on that
    * host or under it. Unset: any card.
@@ -72,15 +77,13 @@ export interface KeyLookup {
    * in words anyone may read: no URL of the operator's trust roots, no fetch error.
    */
   note?: string;
-  /** Why no key was chosen although trust roots hold the kid (several of them do), in words anyone may read. */
-  ambiguous?: string;
   /**
-   * `note` and `ambiguous` with what only the operator and authenticated callers may see (which
-   * allow-listed JWKS, why a fetch failed); absent when they say no more.
+   * `note` with what only the operator and authenticated callers may see (which allow-listed
+   * JWKS, why a fetch failed); absent when it says no more.
    */
   noteDetail?: string;
-  ambiguousDetail?: string;
 }
+
 
 /** The operator's trust roots, as the verifier sees them. */
 export interface TrustedKeys {
@@ -148,9 +151,11 @@ export const MAX_SIGNATURES = 8;
  * "r2": security requirements keep their empty parts (a signature over the form without them,
  * the SDKs', verifies with a warning); a kid several trust roots hold is decided by the keys
  * file, else by the signature's jku. "r3": stored reasons no longer name the operator's JWKS URLs
- * nor fetch errors (entries are public): verdicts stored with them are written again.
+ * nor fetch errors (entries are public): verdicts stored with them are written again. "r4": a
+ * verified signature names the key set of its key (`jwks`), and a kid several allow-listed JWKS
+ * hold, with no jku naming one, is tried with each one's key instead of being `unknown-key`.
  */
-const VERIFICATION_RULES = 'r3';
+const VERIFICATION_RULES = 'r4';
 
 function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
   const status: SignatureStatus = { status: 'invalid', reason };
@@ -227,9 +232,13 @@ function failureReason(error: unknown, kid: string, header: Record<string, unkno
  */
 type Checked = SignatureStatus & { requirementsUncovered?: true; falsyUncovered?: true; detail?: string };
 
-/** A verified status, flagged when the payload that verified leaves the card's `false` and `0` values out. */
-function verifiedOver(payload: string, payloads: Payloads, kid: string, alg: string, flags: { requirementsUncovered?: true } = {}): Checked {
-  return { status: 'verified', kid, alg, ...flags, ...(payloads.falsy().has(payload) ? { falsyUncovered: true as const } : {}) };
+/**
+ * A verified status naming the key set of the key that verified it (a kid names a key within one
+ * set only), flagged when the payload that verified leaves the card's `false` and `0` values out.
+ */
+function verifiedOver(payload: string, payloads: Payloads, key: TrustedKey, alg: string, flags: { requirementsUncovered?: true } = {}): Checked {
+  const status: Checked = { status: 'verified', kid: key.kid, alg, jwks: key.jwks ?? OWN_KEY_SET, ...flags };
+  return payloads.falsy().has(payload) ? { ...status, falsyUncovered: true } : status;
 }
 
 /**
@@ -289,7 +298,7 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
   if (sig.header !== undefined && !isObject(sig.header)) return invalid('its unprotected "header" is not a JSON object', kid, alg);
 
   const jku = typeof header.jku === 'string' ? header.jku : undefined;
-  const { keys, note, ambiguous, noteDetail, ambiguousDetail } = await trust.lookup(kid, jku);
+  const { keys, note, noteDetail } = await trust.lookup(kid, jku);
   // A key of another type or curve than the signature's algorithm did not make it, whether its
   // JWK names an `alg` or not: another publisher's key under the same kid, not a tampered card.
   const usable = (found: readonly TrustedKey[]) => found.filter((k) => keyAlgorithms(k.jwk).includes(alg));
@@ -299,17 +308,21 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
     const wrongAlg = keys.length > 0 ? `the trusted key "${kid}" is for ${algorithms.length > 0 ? algorithms.join(', ') : 'no accepted algorithm'}, not ${alg}` : undefined;
     const noKey = `no trusted key has kid "${kid}"`;
     const reasonOf = (why: string, also: string | undefined) => (also ? `${why}; ${also}` : why);
-    const reason = reasonOf(wrongAlg ?? ambiguous ?? noKey, note);
-    const detail = reasonOf(wrongAlg ?? ambiguousDetail ?? ambiguous ?? noKey, noteDetail ?? note);
+    const reason = reasonOf(wrongAlg ?? noKey, note);
+    const detail = reasonOf(wrongAlg ?? noKey, noteDetail ?? note);
     return { status: 'unknown-key', kid, alg, reason, ...(detail !== reason ? { detail } : {}) };
   }
   let firstError: unknown;
   /** The status once `key` verified the signature over `payload`: verified, unless the key is scoped to other hosts. */
   const accepted = (payload: string, key: TrustedKey, flags: { requirementsUncovered?: true } = {}): Checked => {
     const offScope = outOfScope(key, card, generation);
-    return offScope ? { status: 'unknown-key', kid, alg, ...offScope } : verifiedOver(payload, payloads, kid, alg, flags);
+    return offScope ? { status: 'unknown-key', kid, alg, ...offScope } : verifiedOver(payload, payloads, key, alg, flags);
   };
-  /** The status by the first of the keys that verifies the signature over a payload, if any does. */
+  /**
+   * The status by the first of the keys that verifies the signature over a payload, if any does.
+   * Keys of several allow-listed sets may share the kid: a signature verifies with one key only,
+   * so the one that verifies it tells whose it is (its set is named in the status).
+   */
   const verifiedBy = async (tried: readonly TrustedKey[]): Promise<Checked | undefined> => {
     for (const key of tried) {
       for (const payload of payloads.full) {
@@ -427,6 +440,7 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
       if (first) {
         verification.kid = first.kid;
         verification.alg = first.alg;
+        verification.jwks = first.jwks;
         if (first.requirementsUncovered) {
           for (const path of uncoveredRequirementPaths(card, generation)) {
             warnings.push({

@@ -440,7 +440,7 @@ export const isAbort = (err: unknown): boolean => err instanceof DOMException &&
 // ---- the contract's answers, as the page reads them: the registry's own types ----
 
 /** What the registry says about an entry beside its document: trust (verified, signatures) and freshness (source, health, drift). */
-export type EntryStatus = Partial<Pick<ContractEntryView, 'verified' | 'kid' | 'signatures' | 'source' | 'health' | 'drift'>>;
+export type EntryStatus = Partial<Pick<ContractEntryView, 'verified' | 'kid' | 'jwks' | 'signatures' | 'source' | 'health' | 'drift'>>;
 
 /** A hit; `matches` (the entry's other matching skills or tools) comes with results per entry. */
 export type SearchHit = ContractSearchHit & EntryStatus & { matches?: SearchMatch[] };

@@ -80,12 +80,21 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
 
 export const KIND_LABEL = { agent: 'Agent', 'mcp-server': 'MCP server' } as const;
 
+/** SignatureStatus.jwks of a signature verified by one of the operator's own keys (REGISTRY_TRUSTED_KEYS). */
+export const OWN_KEY_SET = 'registry';
+
+/** Where the key that verified a signature comes from, for people: a kid is unique within one key set only. */
+export function keySetText(jwks: string): string {
+  return jwks === OWN_KEY_SET ? "the registry operator's own keys" : `the key set at ${jwks}`;
+}
+
 /** Verified and health, shown when the registry reports them (trust and freshness features). */
 export function StatusBadges({ status }: { status: EntryStatus }) {
+  const key = status.kid ? `Signature verified with key ${status.kid}${status.jwks ? ` of ${keySetText(status.jwks)}` : ''}` : 'Signature verified with a trusted key';
   return (
     <>
       {status.verified === true && (
-        <span class="badge ok" title={status.kid ? `Signature verified with key ${status.kid}` : 'Signature verified with a trusted key'}>
+        <span class="badge ok" title={key}>
           Verified
         </span>
       )}

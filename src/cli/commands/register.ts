@@ -13,6 +13,7 @@
  */
 import { Command } from 'commander';
 import type { Finding, RegistrationResult, ValidationResultBody } from '../../contract/types.js';
+import { verifyingKeyText } from '../../contract/verification.js';
 import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../connection.js';
 import { FileTooLarge, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
@@ -147,7 +148,7 @@ function describeRegistration(r: RegistrationResult, upload: Pick<Upload, 'name'
   let text = `${head}\n  id        ${r.id ?? '?'}\n  revision  ${r.revision ?? '?'}\n`;
   if (indexed) text += `  indexed   ${indexed}\n`;
   if (r.source) text += `  source    ${r.source.url} ${s.dim('(the registry refreshes it from there)')}\n`;
-  if (r.verified || (r.signatures?.length ?? 0) > 0) text += `  verified  ${r.verified ? s.green(`yes (kid ${r.kid ?? '?'})`) : 'no'}\n`;
+  if (r.verified || (r.signatures?.length ?? 0) > 0) text += `  verified  ${r.verified ? s.green(`yes (${verifyingKeyText(r.kid, r.jwks)})`) : 'no'}\n`;
   return text + formatFindings(r.warnings, 'warning', s, upload.locate);
 }
 

@@ -54,7 +54,8 @@ export async function runVerify(file: string, options: VerifyOptions): Promise<n
       configured: true,
       fingerprint: 'cli',
       lookup: async (kid, jku) => ({
-        keys: parsed.keys.filter((k) => k.kid === kid),
+        // A verified signature names the key set of its key: here, the file given.
+        keys: parsed.keys.filter((k) => k.kid === kid).map((k) => ({ ...k, jwks: options.jwks })),
         note: jku ? `verify does not fetch its jku ${JSON.stringify(jku)}: pass that key set with --jwks` : undefined,
       }),
     };

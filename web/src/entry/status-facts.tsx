@@ -3,7 +3,7 @@
  * whether its card's signatures verified (trust) and where the registry fetches it and how its
  * last check went (freshness). Each shows only when the registry reports it.
  */
-import { ExternalLink, formatDate } from '../components';
+import { ExternalLink, OWN_KEY_SET, formatDate } from '../components';
 import type { EntryView } from '../api';
 
 const SIGNATURE_LABEL = { verified: 'verified', 'unknown-key': 'key not trusted here', invalid: 'invalid' } as const;
@@ -27,6 +27,7 @@ export function StatusFacts({ entry }: { entry: EntryView }) {
                     <span class={`badge ${s.status === 'verified' ? 'ok' : s.status === 'invalid' ? 'bad' : 'subtle'}`}>{SIGNATURE_LABEL[s.status] ?? s.status}</span>{' '}
                     {signatures.length > 1 && `#${i + 1} `}
                     {s.alg && <code>{s.alg}</code>} {s.kid && <>key <code>{s.kid}</code></>}
+                    {s.jwks && (s.jwks === OWN_KEY_SET ? <> of the registry operator's own keys</> : <> from <ExternalLink url={s.jwks} /></>)}
                     {s.reason && <span class="muted"> ({s.reason})</span>}
                   </li>
                 ))}
