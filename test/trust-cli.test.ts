@@ -212,6 +212,39 @@ describe('keygen, sign, verify', () => {
     assert.match(other.stdout, /unknown key[\s\S]*no trusted key has kid "publisher-2026"/);
   });
 
+  test('a superset card whose v0.3 fields were changed: verified (its signature covers the v1.0 card), with a warning naming each v0.3 field; a registry refuses it', async () => {
+    const signed = readJson('signed.json');
+    const signedUrl: string = signed.supportedInterfaces[0].url;
+    // As served to clients without A2A-Version, then changed: v0.3 clients would dial elsewhere.
+    const superset = {
+      ...signed,
+      url: 'https://elsewhere.example.org/a2a',
+      preferredTransport: 'JSONRPC',
+      protocolVersion: '0.3.0',
+      additionalInterfaces: [{ url: signedUrl, transport: 'JSONRPC' }, { url: 'https://elsewhere.example.org/rest', transport: 'HTTP+JSON' }],
+    };
+    fs.writeFileSync(file('superset.json'), JSON.stringify(superset));
+    const human = await cli(['verify', file('superset.json'), '--jwks', file('jwks.json')]);
+    assert.equal(human.code, 0, human.stdout + human.stderr);
+    assert.match(human.stdout, /verified .*by kid publisher-2026 \(ES256\)/);
+    assert.match(human.stdout, /\/url\b[^\n]*this v0\.3 field is not covered by the card's signature, which covers the v1\.0 card inside the superset: it is the URL v0\.3 clients dial/);
+    assert.match(human.stdout, /"https:\/\/elsewhere\.example\.org\/a2a" is none of the signed card's interface URLs/);
+    assert.match(human.stderr, /superset card .*: checking the v1\.0 card inside it, which is what its signatures cover: its v0\.3 fields are not/);
+    const report = JSON.parse((await cli(['verify', '--json', file('superset.json'), '--jwks', file('jwks.json')])).stdout);
+    assert.equal(report.valid, true);
+    const unsigned = report.warnings.filter((w: { rule: string }) => w.rule === 'unsigned-field');
+    assert.deepEqual(unsigned.map((w: { path: string }) => w.path), ['/url', '/preferredTransport', '/protocolVersion', '/additionalInterfaces/0', '/additionalInterfaces/1']);
+    assert.doesNotMatch(unsigned[3].message, /none of the signed/, 'a signed interface URL');
+    assert.match(unsigned[4].message, /its url is one v0\.3 clients dial.*"https:\/\/elsewhere\.example\.org\/rest" is none of the signed card's interface URLs/);
+    assert.match(unsigned[1].message, /v0\.3 clients read it to call the url/);
+    // The registry does not take the superset card at all (it mixes generations), naming the same fields.
+    const registered = await cli(['register', file('superset.json')], { A2A_REGISTRY_URL: registry.url, A2A_REGISTRY_TOKEN: TOKENS.alice });
+    assert.equal(registered.code, 1, registered.stdout + registered.stderr);
+    for (const field of ['url', 'preferredTransport', 'protocolVersion', 'additionalInterfaces']) {
+      assert.match(registered.stdout + registered.stderr, new RegExp(`mixes A2A generations: [^\\n]*the v0\\.3 fields [^\\n]*"${field}"`));
+    }
+  });
+
   test('signed twice (old and new key) for rotation; both signatures verify', async () => {
     const first = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '-o', file('twice.json')]);
     assert.equal(first.code, 0, first.stderr);

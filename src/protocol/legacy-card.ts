@@ -17,7 +17,7 @@
  * A2A-Version header) still knows to send its token.
  */
 import { majorMinor } from './versions.js';
-import { isObject } from '../lib/json.js';
+import { isObject, pointer } from '../lib/json.js';
 
 type Json = Record<string, unknown>;
 
@@ -125,4 +125,27 @@ export function v10CardOfSuperset(superset: Json): Json {
     card.skills = card.skills.map((skill: unknown) => (isObject(skill) ? Object.fromEntries(Object.entries(skill).filter(([k]) => k !== 'security')) : skill));
   }
   return card;
+}
+
+/**
+ * Where the members v10CardOfSuperset drops sit in a superset card (JSON Pointers, in document
+ * order): the v0.3 part, which the card's signatures (over the v1.0 card inside it) do not cover.
+ * An `additionalInterfaces` list is named item by item: each is an endpoint v0.3 clients dial.
+ */
+export function supersetOnlyPaths(superset: Json): string[] {
+  const paths: string[] = [];
+  for (const [key, value] of Object.entries(superset)) {
+    if (key === 'additionalInterfaces' && Array.isArray(value) && value.length > 0) value.forEach((_, i) => paths.push(pointer('', key, i)));
+    else if (SUPERSET_ONLY.includes(key)) paths.push(pointer('', key));
+    else if (key === 'securitySchemes' && isObject(value)) {
+      for (const [name, scheme] of Object.entries(value)) {
+        if (isObject(scheme)) for (const [member, v] of Object.entries(scheme)) if (!isObject(v)) paths.push(pointer('/securitySchemes', name, member));
+      }
+    } else if (key === 'skills' && Array.isArray(value)) {
+      value.forEach((skill: unknown, i) => {
+        if (isObject(skill) && 'security' in skill) paths.push(pointer('/skills', i, 'security'));
+      });
+    }
+  }
+  return paths;
 }

@@ -8,8 +8,9 @@
  * be read.
  */
 import { Command } from 'commander';
-import type { SignatureStatus } from '../../contract/types.js';
-import { isSupersetCard, v10CardOfSuperset } from '../../protocol/legacy-card.js';
+import type { Finding, SignatureStatus } from '../../contract/types.js';
+import { isObject, quote, resolvePointer, type JsonObject } from '../../lib/json.js';
+import { isSupersetCard, supersetOnlyPaths, v10CardOfSuperset } from '../../protocol/legacy-card.js';
 import { parseJwks } from '../../trust/jwks.js';
 import { createSignatureVerifier, type TrustedKeys } from '../../validation/signature.js';
 import { checkCard } from '../card-checks.js';
@@ -29,6 +30,37 @@ function statusLine(st: SignatureStatus, i: number, s: Styles): string {
   return `  ${label} ${who}\n                ${st.reason ?? ''}\n`;
 }
 
+/**
+ * The v0.3 members of a superset card, which its signatures (over the v1.0 card inside it) do not
+ * cover: one `unsigned-field` warning each, as the registry warns about a field outside the v1.0
+ * card. `url` and `additionalInterfaces` are what v0.3 clients dial: changed, they send those
+ * clients elsewhere while the signature still verifies, so each says whether it is one of the
+ * signed interface URLs.
+ */
+export function supersetWarnings(superset: JsonObject, signed: JsonObject): Finding[] {
+  const signedUrls = new Set((Array.isArray(signed.supportedInterfaces) ? signed.supportedInterfaces : []).map((i: unknown) => (isObject(i) ? i.url : undefined)));
+  const uncovered = "this v0.3 field is not covered by the card's signature, which covers the v1.0 card inside the superset";
+  return supersetOnlyPaths(superset).map((path): Finding => {
+    const value = resolvePointer(superset, path);
+    if (path === '/url' || path.startsWith('/additionalInterfaces/')) {
+      const url = path === '/url' ? value : isObject(value) ? value.url : undefined;
+      const unsignedUrl = signedUrls.has(url) ? '' : `; ${quote(url)} is none of the signed card's interface URLs`;
+      return {
+        path,
+        rule: 'unsigned-field',
+        message: `${uncovered}: ${path === '/url' ? 'it is the URL' : 'its url is one'} v0.3 clients dial, so it can be changed to send them elsewhere and the signature still verifies${unsignedUrl}`,
+        hint: 'v0.3 clients cannot rely on it: trust only the signed supportedInterfaces (fetch the card with A2A-Version: 1.0), or check that this URL is one of them.',
+      };
+    }
+    return {
+      path,
+      rule: 'unsigned-field',
+      message: `${uncovered}: v0.3 clients read it${path === '/preferredTransport' || path === '/protocolVersion' ? ' to call the url' : ''}, and it can be changed without breaking the signature`,
+      hint: 'v0.3 clients cannot rely on it: check it against the signed v1.0 card (fetch the card with A2A-Version: 1.0).',
+    };
+  });
+}
+
 export async function runVerify(file: string, options: VerifyOptions): Promise<number> {
   const out = defaultOutput();
   const s = styles(out.color);
@@ -40,7 +72,7 @@ export async function runVerify(file: string, options: VerifyOptions): Promise<n
     const superset = isSupersetCard(source.value);
     const { card, generation } = checkCard(source, superset ? v10CardOfSuperset(source.value) : source.value);
     if (superset && !options.json) {
-      out.err(`${s.yellow('note')} ${file} is a superset card (v1.0 with the v0.3 fields beside it, as served to clients that send no A2A-Version): checking the v1.0 card inside it (register that one: a registry refuses a card that mixes generations)\n`);
+      out.err(`${s.yellow('note')} ${file} is a superset card (v1.0 with the v0.3 fields beside it, as served to clients that send no A2A-Version): checking the v1.0 card inside it, which is what its signatures cover: its v0.3 fields are not (register the v1.0 card: a registry refuses a card that mixes generations)\n`);
     }
     let parsed;
     try {
@@ -59,7 +91,9 @@ export async function runVerify(file: string, options: VerifyOptions): Promise<n
         note: jku ? `verify does not fetch its jku ${JSON.stringify(jku)}: pass that key set with --jwks` : undefined,
       }),
     };
-    const { verification, warnings } = await createSignatureVerifier(trust).verifyAgentCard(card, generation);
+    const { verification, warnings: signatureWarnings } = await createSignatureVerifier(trust).verifyAgentCard(card, generation);
+    // What the signatures cover is the v1.0 card: the superset's v0.3 part is named, field by field.
+    const warnings = superset && verification.signatures.length > 0 ? [...signatureWarnings, ...supersetWarnings(source.value as JsonObject, card)] : signatureWarnings;
     const ok = verification.verified && !verification.signatures.some((st) => st.status === 'invalid');
     if (options.json) {
       const { keyset: _keyset, ...shown } = verification;
