@@ -90,9 +90,39 @@ describe('cards registered by URL', () => {
     assert.equal(error.code, 'FORBIDDEN');
     assert.match(error.message, /now lists https:\/\/bob\.trust\.example\.org\/a2a\/\?agent=alice \(https:\/\/bob\.trust\.example\.org\/a2a\/ under a query string\), which an entry of another principal uses/);
     assert.doesNotMatch(error.message, /\bbob\b(?!\.)/, 'never names the other owner');
+    // The details and rule a registration of the same card gets (the health's reason too).
+    const registered = errorOf(await op(alice, { register: { agentCard: await signCard(card, key) } }));
+    assert.deepEqual(registered.details.map((d: WireJson) => [d.path, d.rule]), [['/supportedInterfaces/1/url', 'url-taken']]);
+    assert.deepEqual(error.details, registered.details);
     const entry = resultOf(await op(anonymous, { get: { id } }));
     assert.equal(entry.revision, 1);
     assert.equal(entry.health.status, 'invalid');
+    assert.equal(entry.health.reason, 'url-taken');
+  });
+
+  test('a card at the source whose primary interface is another entry\'s is refused as a registration of it is: FORBIDDEN, rule identity-taken, with the paths', async () => {
+    // Bob's entry: the same details as alice registering that card would get.
+    const bobs = resultOf(await op(bob, { register: { agentCard: v1Card('Bob Primary Agent', 'https://bob-primary.trust.example.org/a2a') } }));
+    const moved = v1Card('Fetched Signed Agent', 'https://bob-primary.trust.example.org/a2a');
+    serveCard(await signCard(moved, key), base);
+    const error = errorOf(await op(alice, { refresh: { id } }));
+    assert.equal(error.code, 'FORBIDDEN');
+    assert.match(error.message, new RegExp(`now names https://bob-primary\\.trust\\.example\\.org/a2a as its primary interface, which is registered as entry ${bobs.id} by another principal; the last good revision is kept`));
+    const registered = errorOf(await op(alice, { register: { agentCard: await signCard(moved, key) } }));
+    assert.deepEqual(registered.details.map((d: WireJson) => [d.path, d.rule]), [['/supportedInterfaces/0/url', 'identity-taken']]);
+    assert.deepEqual(error.details, registered.details);
+    assert.equal(resultOf(await op(anonymous, { get: { id } })).health.reason, 'identity-taken');
+
+    // Another entry of alice's own: a registration would update that one; a refresh cannot make two entries one.
+    const own = resultOf(await op(alice, { register: { agentCard: v1Card('Alice Other Agent', 'https://alice-other.trust.example.org/a2a') } }));
+    serveCard(await signCard(v1Card('Fetched Signed Agent', 'https://alice-other.trust.example.org/a2a'), key), base);
+    const mine = errorOf(await op(alice, { refresh: { id } }));
+    assert.equal(mine.code, 'FORBIDDEN');
+    assert.match(mine.message, new RegExp(`registered as entry ${own.id}, another entry of the same owner; the last good revision is kept`));
+    assert.deepEqual(mine.details.map((d: WireJson) => [d.path, d.rule]), [['/supportedInterfaces/0/url', 'identity-taken']]);
+    assert.match(mine.details[0].hint, /unregister one of them/);
+    const entry = resultOf(await op(anonymous, { get: { id } }));
+    assert.deepEqual([entry.revision, entry.health.status, entry.health.reason], [1, 'invalid', 'identity-taken']);
   });
 
   test('a properly signed new version becomes the next revision, verified; an unsigned one the next, unverified', async () => {

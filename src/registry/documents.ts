@@ -7,7 +7,7 @@ import { hash } from 'node:crypto';
 import { RegistryError } from '../contract/errors.js';
 import type { EntryDescription } from '../contract/description.js';
 import type { Subject } from '../contract/subject.js';
-import type { McpServerDocument, RegistrationResult } from '../contract/types.js';
+import type { Finding, McpServerDocument, RegistrationResult } from '../contract/types.js';
 import type { EntryWrite, StoredEntry } from '../storage/types.js';
 import type { DocumentValidator, Verdict } from '../validation/index.js';
 import type { ChangeFeed, CommittedChange } from './change-feed.js';
@@ -76,6 +76,20 @@ export function identityTaken(claims: EndpointClaims, existingId: string): Regis
       hint: 'Register your own endpoint, or ask the owner (or an admin) to update that entry.',
     })),
   );
+}
+
+/**
+ * The details of a refresh refused because the fetched document's identity is another entry of the
+ * same owner (a registration would update that entry; a refresh cannot make two entries one):
+ * the rule of a taken identity, the path of each use of the URL in the document.
+ */
+export function identityOfOwnEntry(claims: EndpointClaims, existingId: string): Finding[] {
+  return identityUses(claims).map((e) => ({
+    path: e.path,
+    rule: 'identity-taken',
+    message: `${shownEndpoint(quote(e.url), e.tenant)} identifies entry ${existingId}, another entry of the same owner`,
+    hint: 'Two entries cannot be one agent: unregister one of them, or serve this entry\'s own card at its source.',
+  }));
 }
 
 export function registrationResultOf(

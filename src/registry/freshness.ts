@@ -24,10 +24,10 @@ import type { DocumentValidator } from '../validation/index.js';
 import type { CardTrust } from './card-trust.js';
 import type { ChangeFeed } from './change-feed.js';
 import { SourceFailure, type DocumentSources } from './document-sources.js';
-import { checkDocument, entryWriteOf, publishUpsert, registrationResultOf } from './documents.js';
+import { checkDocument, entryWriteOf, identityOfOwnEntry, identityTaken, publishUpsert, registrationResultOf } from './documents.js';
 import { describeStored } from './entries.js';
 import { nextHealth, type CheckFinding } from './health.js';
-import { shownTakenEndpoint } from './endpoint-claims.js';
+import { shownTakenEndpoint, urlTaken } from './endpoint-claims.js';
 
 export interface FreshnessSettings {
   /** Entries with a source (and probed agents) are checked this often; 0: never by themselves. */
@@ -142,20 +142,26 @@ export class FreshnessChecks {
         case 'stale':
           // A registration wrote a revision while this one was fetched: it stands.
           return registrationResultOf(outcome.entry, describeStored(outcome.entry), { created: false, changed: false, warnings: [] });
+        // Refused as a registration of the same card is, with its details and rules (the health's reason).
         case 'url-taken':
           throw new SourceFailure(
             'FORBIDDEN',
             `The card at ${fetched.source.url} now lists ${shownTakenEndpoint(claims, outcome.url, outcome.heldAs)}, which an entry of another principal uses; the last good revision is kept.`,
             'invalid',
             'url-taken',
+            urlTaken(claims, outcome.url, outcome.heldAs).details,
           );
-        case 'conflict':
+        case 'conflict': {
+          const ownEntry = outcome.existing.owner === entry.owner;
           throw new SourceFailure(
             'FORBIDDEN',
-            `The card at ${fetched.source.url} now names ${shownEndpointKey(write.identityUrl)} as its primary interface, which is registered as entry ${outcome.existing.id}; the last good revision is kept.`,
+            `The card at ${fetched.source.url} now names ${shownEndpointKey(write.identityUrl)} as its primary interface, which is registered as entry ${outcome.existing.id}` +
+              `${ownEntry ? ', another entry of the same owner' : ' by another principal'}; the last good revision is kept.`,
             'invalid',
-            'identity-conflict',
+            'identity-taken',
+            ownEntry ? identityOfOwnEntry(claims, outcome.existing.id) : identityTaken(claims, outcome.existing.id).details,
           );
+        }
         case 'unchanged':
         case 'updated': {
           const changed = outcome.status === 'updated';
