@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ConnectionLimits, RegistryConfig } from './config/config.js';
 import { buildRegistry, type RegistryCore } from './composition/build-registry.js';
-import type { Door, MountedDoor, OpenedDoor } from './composition/door.js';
+import type { CardInterface, Door, MountedDoor, OpenedDoor } from './composition/door.js';
 import { createStartingUpApp } from './composition/starting-up.js';
 import { grpcDoor } from './grpc/grpc-door.js';
 import { createHttpApp, finishHttpApp } from './http/app.js';
@@ -117,6 +117,8 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
     // covers the v1.0 card inside the superset, which is what a v1.0 verifier checks. Signed after
     // the doors with listeners of their own added their interfaces, so the signature covers them.
     if (core.signingKey) card = await signCard(card, core.signingKey, { jku: `${publicUrl}${JWKS_PATH}`, sdkCompatible: true });
+    // Its own endpoints are for admins to register: anyone may read its card.
+    core.service.reservedEndpoints.reserve(card.supportedInterfaces as CardInterface[]);
     const ctx = { core, publicUrl, card };
     for (const door of DOORS) {
       const handle = await door.mount?.(app, ctx);

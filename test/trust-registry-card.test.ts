@@ -13,8 +13,11 @@ import { base64url, decodeProtectedHeader, flattenedVerify, importJWK, type JWK 
 import { generateSigningKey, parseJwks } from '../src/trust/jwks.js';
 import { createSignatureVerifier } from '../src/validation/signature.js';
 import { BIN, ensureBuilt } from './support/built.js';
-import { op, resultOf, sdkClient } from './support/client.js';
-import { startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { v1Card } from './support/documents.js';
+import { serveCard } from './support/freshness.js';
+import { startOrigin, type OriginServer } from './support/origin-server.js';
+import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 
 const dir = tempDir('a2a-registry-own-card-');
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -142,6 +145,68 @@ describe('REGISTRY_SIGNING_KEY set', () => {
       assert.equal(client.transport.protocolName, binding);
       assert.ok(Array.isArray(resultOf(await op(client, { search: { query: 'anything' } })).results));
     }
+  });
+});
+
+describe("the registry's own endpoints", () => {
+  let registry: TestRegistry;
+  let origin: OriginServer;
+  before(async () => {
+    origin = await startOrigin();
+    registry = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1', GRPC_PORT: '0' });
+  });
+  after(async () => {
+    await registry.close();
+    await origin.close();
+    fs.rmSync(registry.dataDir, { recursive: true, force: true });
+  });
+
+  test('only an admin may register them: the registry\'s own card, inline or by URL, and any spelling of its URLs, are FORBIDDEN (url-reserved) to others', async () => {
+    const [bob, alice, admin] = await Promise.all([TOKENS.bob, TOKENS.alice, TOKENS.admin].map((token) => sdkClient(registry.url, { token })));
+    const own = (await (await get(registry, '/.well-known/agent-card.json', { 'A2A-Version': '1.0' })).json()) as WireJson;
+    const urls: string[] = own.supportedInterfaces.map((i: WireJson) => i.url);
+    assert.ok(urls.some((u) => /^127\.0\.0\.1:\d+$/.test(u)), 'the gRPC interface too');
+    const inline = errorOf(await op(bob, { register: { agentCard: own } }));
+    assert.equal(inline.code, 'FORBIDDEN');
+    assert.equal(inline.message, `${urls[0]} is an endpoint of this registry itself (its own agent card lists it): only an admin may register an entry that lists the registry's own endpoints. List only endpoints that are yours.`);
+    assert.deepEqual(
+      inline.details.map((d: WireJson) => [d.path, d.rule]),
+      urls.map((_, i) => [`/supportedInterfaces/${i}/url`, 'url-reserved']),
+    );
+    assert.match(inline.details[0].hint, /only an admin may register the registry's own endpoints/);
+    // By URL: the card the registry serves.
+    const byUrl = errorOf(await op(bob, { register: { url: registry.url } }));
+    assert.deepEqual([byUrl.code, byUrl.details[0].rule], ['FORBIDDEN', 'url-reserved']);
+    // Every spelling the identity rules take for the same endpoint: scheme, default port, case,
+    // trailing slash, a query string, a tenant.
+    const { port } = new URL(registry.url);
+    for (const [url, tenant] of [
+      [`HTTPS://127.0.0.1:${port}/a2a/rest/`, undefined],
+      [`http://127.0.0.1:${port}//a2a/jsonrpc?agent=bob`, undefined],
+      [`http://127.0.0.1:${port}/a2a/jsonrpc`, 'bobs-tenant'],
+    ] as const) {
+      const card = v1Card('Not The Registry', url) as WireJson;
+      if (tenant) card.supportedInterfaces[0].tenant = tenant;
+      const refused = errorOf(await op(bob, { register: { agentCard: card } }));
+      assert.deepEqual([refused.code, refused.details.map((d: WireJson) => [d.path, d.rule])], ['FORBIDDEN', [['/supportedInterfaces/0/url', 'url-reserved']]], url);
+    }
+    // Another path on the registry's host is anyone's to list (nothing of the registry's is there).
+    assert.equal(resultOf(await op(bob, { register: { agentCard: v1Card('Beside The Registry', `http://127.0.0.1:${port}/agents/bob`) } })).created, true);
+
+    // A refresh of a non-admin's entry whose source now serves the registry's endpoints: refused alike.
+    serveCard(origin, v1Card('Alice Fetched', 'https://alice-fetched.own-card.example.org/a2a'), '/alice');
+    const fetched = resultOf(await op(alice, { register: { url: `${origin.url}/alice` } }));
+    serveCard(origin, { ...v1Card('Alice Fetched', urls[1]!) }, '/alice');
+    const refreshed = errorOf(await op(alice, { refresh: { id: fetched.id } }));
+    assert.deepEqual([refreshed.code, refreshed.details.map((d: WireJson) => [d.path, d.rule])], ['FORBIDDEN', [['/supportedInterfaces/0/url', 'url-reserved']]]);
+    assert.match(refreshed.message, /^The card at .*\/alice\/\.well-known\/agent-card\.json was refused \(the last good revision is kept\): .* is an endpoint of this registry itself/);
+    const entry = resultOf(await op(alice, { get: { id: fetched.id } }));
+    assert.deepEqual([entry.revision, entry.health.status, entry.health.reason], [1, 'invalid', 'url-reserved']);
+
+    // An admin may: the registry listed in itself, the admin's entry.
+    const listed = resultOf(await op(admin, { register: { agentCard: own } }));
+    assert.equal(listed.created, true);
+    assert.equal(resultOf(await op(alice, { get: { id: listed.id } })).owner, 'admin');
   });
 });
 

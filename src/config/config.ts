@@ -10,9 +10,9 @@ import { z } from 'zod';
 import { AllowList, parseAddress, restrictedRange } from '../net/address-policy.js';
 import { parseDnsServers } from '../net/dns.js';
 import { POSTGRES_URL_FORM, withoutPassword } from '../lib/url-password.js';
+import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 
-/** A principal named `admin` may act on every entry. */
-export const ADMIN_PRINCIPAL = 'admin';
+export { ADMIN_PRINCIPAL };
 
 export interface RegistryConfig {
   port: number;

@@ -14,6 +14,9 @@ export interface Caller {
   invalidCredential?: boolean;
 }
 
+/** A principal named `admin` may act on every entry. */
+export const ADMIN_PRINCIPAL = 'admin';
+
 export const anonymousCaller = (address?: string): Caller => ({ isAdmin: false, address });
 
 /** An authenticated caller; what writes need. */

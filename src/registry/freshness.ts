@@ -13,6 +13,7 @@
  * - a probe (REGISTRY_PROBE) fetches an inline agent's well-known card: `ok` or `invalid`, and
  *   `drift` when it differs from the registered revision; the revision is never changed.
  */
+import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 import { RegistryError, notFound } from '../contract/errors.js';
 import type { EntryDescription } from '../contract/description.js';
 import type { EntryHealth, EntrySource } from '../contract/freshness.js';
@@ -28,6 +29,7 @@ import { checkDocument, entryWriteOf, identityOfOwnEntry, identityTaken, publish
 import { describeStored } from './entries.js';
 import { nextHealth, type CheckFinding } from './health.js';
 import { shownTakenEndpoint, urlTaken } from './endpoint-claims.js';
+import { URL_RESERVED, type ReservedEndpoints } from './reserved-endpoints.js';
 
 export interface FreshnessSettings {
   /** Entries with a source (and probed agents) are checked this often; 0: never by themselves. */
@@ -52,6 +54,8 @@ export class FreshnessChecks {
     private readonly trust: CardTrust,
     private readonly feed: ChangeFeed,
     private readonly sources: DocumentSources,
+    /** The registry's own endpoints: a fetched card of a non-admin's entry may not list them. */
+    private readonly reserved: ReservedEndpoints,
     readonly settings: FreshnessSettings,
   ) {}
 
@@ -123,6 +127,12 @@ export class FreshnessChecks {
       // Not disclosed: a refusal is recorded in the entry's health, which anyone may read.
       const verified = await this.trust.check(fetched.subject, verdict, false);
       const { write, description, claims } = entryWriteOf(fetched.subject, verdict);
+      // The refresh acts for the owner: a non-admin's entry may not take the registry's own endpoints.
+      const reserved = this.reserved.refusal(claims, entry.owner === ADMIN_PRINCIPAL);
+      if (reserved) {
+        const message = `The card at ${fetched.source.url} was refused (the last good revision is kept): ${reserved.message}`;
+        throw new SourceFailure('FORBIDDEN', message, 'invalid', URL_RESERVED, reserved.details);
+      }
       if (verified) write.verification = verified.verification;
       if (sameJson(JSON.parse(write.documentText), JSON.parse(entry.documentText))) {
         // The same document, however it is formatted or ordered: no new revision.

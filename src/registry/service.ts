@@ -38,6 +38,7 @@ import { urlTaken } from './endpoint-claims.js';
 import { toEntryView, toIndexedEntry } from './entries.js';
 import { FreshnessChecks, NO_FRESHNESS, type FreshnessSettings, type SourcedEntry } from './freshness.js';
 import { PageTokens } from './page-token.js';
+import { ReservedEndpoints } from './reserved-endpoints.js';
 import { decodeCursor, encodeCursor, pageAfter, windowOf, type SearchCursor } from './search-cursor.js';
 import { SearchCache } from './search-cache.js';
 
@@ -137,6 +138,8 @@ export class RegistryService {
    */
   private readonly hideUnverifiedAgents: boolean;
   readonly searchCache: SearchCache;
+  /** The registry's own endpoints, which only admins may register (set once its card is built). */
+  readonly reservedEndpoints = new ReservedEndpoints();
 
   constructor(deps: RegistryServiceDeps) {
     this.store = deps.store;
@@ -149,7 +152,7 @@ export class RegistryService {
     this.publicRead = deps.publicRead;
     this.sources = deps.sources;
     if (deps.sources) {
-      this.freshness = new FreshnessChecks(this.store, this.validator, this.trust, this.feed, deps.sources, {
+      this.freshness = new FreshnessChecks(this.store, this.validator, this.trust, this.feed, deps.sources, this.reservedEndpoints, {
         ...(deps.freshness ?? NO_FRESHNESS),
         maxRevisions: deps.quota?.maxRevisions,
       });
@@ -410,6 +413,8 @@ export class RegistryService {
     const verified = await this.trust.check(subject, verdict, true);
     const verification = verified?.verification;
     const { write, description, claims } = entryWriteOf(subject, verdict);
+    const reserved = this.reservedEndpoints.refusal(claims, actor.isAdmin);
+    if (reserved) throw reserved;
     // What is stored is shown with the entry to anyone: the statuses without the operator's detail.
     if (verification) write.verification = verification;
     if (this.freshness) write.freshness = this.freshness.forRegistration(source, subject.type);
