@@ -21,6 +21,7 @@ import { ACCEPTED_ALGORITHMS, createSignatureVerifier } from '../src/validation/
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { callTool, connectMcp, structured } from './support/mcp-client.js';
 import { v1Card } from './support/documents.js';
+import { serveCard } from './support/freshness.js';
 import { selfSignedCertificate, startOrigin, waitFor } from './support/origin-server.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
@@ -436,6 +437,55 @@ describe('two allow-listed publishers, one kid', () => {
     } finally {
       await mcp.close();
       await registry.close();
+      fs.rmSync(registry.dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('REGISTRY_REQUIRE_VERIFIED, a refreshed card by a kid no trusted JWKS holds while one cannot be fetched', () => {
+  test('the owner\'s refresh answer has the detail a registration gets; the public health says it whole, pointing to no details', async () => {
+    const [publisher, unknown] = await Promise.all([key('req-2026'), key('req-new')]);
+    sets['/required.json'] = { keys: [publisher.publicJwk] };
+    const origin = await startOrigin();
+    const registry = await startTestRegistry({
+      REGISTRY_TRUSTED_JKU: `${base}/required.json`,
+      REGISTRY_REQUIRE_VERIFIED: 'true',
+      REGISTRY_FETCH_ALLOW: '127.0.0.1',
+      REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: '1',
+    });
+    try {
+      const [alice, bob, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url, { token: TOKENS.bob }), sdkClient(registry.url)]);
+      const agent = card();
+      serveCard(origin, await signCard(agent, publisher.signing), '/required');
+      const registered = resultOf(await op(alice, { register: { url: `${origin.url}/required` } }));
+      assert.equal(registered.verified, true);
+      // The publisher's key server goes down (its keys stay trusted for a while); the source
+      // serves the card signed by a key no trusted set holds.
+      down.add('/required.json');
+      const seen = requests['/required.json'] ?? 0;
+      await waitFor(() => (requests['/required.json'] ?? 0) >= seen + 1, 'a failed fetch of the set', 10_000);
+      const resigned = await signCard({ ...agent, description: 'Signed by a new key.' }, unknown.signing);
+      serveCard(origin, resigned, '/required');
+
+      const refused = errorOf(await op(alice, { refresh: { id: registered.id } }));
+      assert.equal(refused.code, 'SIGNATURE_INVALID');
+      assert.match(refused.message, /none of the card's signature is by one\. See the details for each signature\.$/);
+      assert.match(refused.details[0].message, new RegExp(`the JWKS at ${base.replace(/[.]/g, '\\.')}/required\\.json could not be fetched`), 'the owner is told which, as a registrant is');
+      const inline = errorOf(await op(bob, { register: { agentCard: resigned } }));
+      assert.deepEqual(refused.details, inline.details, 'the details a registration of the card gets');
+
+      const { health } = resultOf(await op(anonymous, { get: { id: registered.id } }));
+      assert.equal(health.reason, 'SIGNATURE_INVALID');
+      assert.doesNotMatch(health.message, /See the details/, 'health has no details to point to');
+      assert.match(
+        health.message,
+        /none of the card's signature is by one: signature 0 by kid "req-new": no trusted key has kid "req-new"; a trusted JWKS that may hold it could not be fetched just now; the registry's operator can see which, and why, in its log\.$/,
+      );
+      assert.ok(!health.message.includes(base), 'no allow-listed JWKS URL in what anyone may read');
+    } finally {
+      down.delete('/required.json');
+      await registry.close();
+      await origin.close();
       fs.rmSync(registry.dataDir, { recursive: true, force: true });
     }
   });

@@ -5,6 +5,7 @@
  * entry whose verdict changed published on the change feed so every index follows.
  */
 import { RegistryError } from '../contract/errors.js';
+import type { Finding, SignatureStatus } from '../contract/types.js';
 import type { Subject } from '../contract/subject.js';
 import { sameOutcome, type CardVerification } from '../contract/verification.js';
 import { isObject, quote } from '../lib/json.js';
@@ -127,10 +128,39 @@ export class CardTrust {
 }
 
 /**
+ * SIGNATURE_INVALID for a card's signatures: the answer (its details with the operator's detail
+ * where the caller may see it), and `publicMessage`, the same said to anyone and whole in one
+ * message: a refresh records it in the entry's health, which anyone may read and which has no
+ * details to point to.
+ */
+export class SignatureRefusal extends RegistryError {
+  constructor(
+    message: string,
+    details: Finding[],
+    readonly publicMessage: string,
+  ) {
+    super('SIGNATURE_INVALID', message, details);
+  }
+}
+
+/** Why a card with an invalid signature is refused, from the signatures' statuses. */
+function invalidSignatureMessage(statuses: readonly SignatureStatus[]): string {
+  const invalid = statuses.filter((s) => s.status === 'invalid');
+  const first = invalid[0]!;
+  const which =
+    statuses.length === 1
+      ? "The card's signature"
+      : `${invalid.length} of the card's ${statuses.length} signatures ${invalid.length === 1 ? 'is' : 'are'} invalid. Signature ${statuses.indexOf(first)}`;
+  return `${which}${first.kid ? ` (kid ${quote(first.kid)})` : ''} is not valid: ${first.reason}. A card with an invalid signature is never stored; sign the card as it is now and send it again.`;
+}
+
+const REQUIRED = 'This registry accepts only agent cards signed by a key it trusts (REGISTRY_REQUIRE_VERIFIED)';
+
+/**
  * The signatures of a valid agent card checked against the trust roots (registration and bulk
  * import; needs no storage); undefined for MCP servers, which have none. Throws
- * SIGNATURE_INVALID for a card with an invalid signature, and for an unverified one when the
- * operator requires verification.
+ * SIGNATURE_INVALID (a SignatureRefusal) for a card with an invalid signature, and for an
+ * unverified one when the operator requires verification.
  */
 export async function checkCardSignatures(
   deps: Pick<CardTrustDeps, 'verifier' | 'requireVerified'>,
@@ -141,31 +171,27 @@ export async function checkCardSignatures(
   if (subject.type !== 'agent-card' || !isObject(subject.card)) return undefined;
   const result = await deps.verifier.verifyAgentCard(subject.card, verdict.generation ?? '1.0');
   const statuses = disclosedVerification(result, disclose).signatures;
-  const invalid = statuses.filter((s) => s.status === 'invalid');
-  if (invalid.length > 0) {
-    const first = invalid[0]!;
-    const which =
-      statuses.length === 1
-        ? "The card's signature"
-        : `${invalid.length} of the card's ${statuses.length} signatures ${invalid.length === 1 ? 'is' : 'are'} invalid. Signature ${statuses.indexOf(first)}`;
+  const publicStatuses = result.verification.signatures;
+  if (statuses.some((s) => s.status === 'invalid')) {
     // The invalid signatures' findings first: they are why the card is refused (each keeps its path).
     const findings = signatureFindings(statuses);
-    throw new RegistryError(
-      'SIGNATURE_INVALID',
-      `${which}${first.kid ? ` (kid ${quote(first.kid)})` : ''} is not valid: ${first.reason}. A card with an invalid signature is never stored; sign the card as it is now and send it again.`,
+    throw new SignatureRefusal(
+      invalidSignatureMessage(statuses),
       [...findings.filter((f) => f.rule === 'signature-invalid'), ...findings.filter((f) => f.rule !== 'signature-invalid')],
+      invalidSignatureMessage(publicStatuses),
     );
   }
   if (deps.requireVerified && !result.verification.verified) {
-    throw new RegistryError(
-      'SIGNATURE_INVALID',
-      statuses.length === 0
-        ? 'This registry accepts only agent cards signed by a key it trusts (REGISTRY_REQUIRE_VERIFIED), and this card is not signed. Sign it with a trusted key (a2a-registry sign) and send it again.'
-        : `This registry accepts only agent cards signed by a key it trusts (REGISTRY_REQUIRE_VERIFIED), and none of the card's ${statuses.length === 1 ? 'signature is' : `${statuses.length} signatures is`} by one. See the details for each signature.`,
-      statuses.length === 0
-        ? [{ path: '/signatures', rule: 'signature-required', message: 'the card has no signatures', hint: 'Sign it with a key the registry operator trusts (a2a-registry keygen, a2a-registry sign).' }]
-        : signatureFindings(statuses),
-    );
+    if (statuses.length === 0) {
+      const message = `${REQUIRED}, and this card is not signed. Sign it with a trusted key (a2a-registry sign) and send it again.`;
+      const details = [{ path: '/signatures', rule: 'signature-required', message: 'the card has no signatures', hint: 'Sign it with a key the registry operator trusts (a2a-registry keygen, a2a-registry sign).' }];
+      throw new SignatureRefusal(message, details, message);
+    }
+    const none = `${REQUIRED}, and none of the card's ${statuses.length === 1 ? 'signature is' : `${statuses.length} signatures is`} by one`;
+    // Said whole where no details go with it (a refresh's health, at most 500 characters): each
+    // signature's reason in the text.
+    const each = publicStatuses.map((s, i) => `signature ${i}${s.kid ? ` by kid ${quote(s.kid)}` : ''}: ${s.reason ?? s.status}`);
+    throw new SignatureRefusal(`${none}. See the details for each signature.`, signatureFindings(statuses), `${none}: ${each.join('; ')}.`);
   }
   return result;
 }

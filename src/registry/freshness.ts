@@ -19,10 +19,12 @@ import type { EntryDescription } from '../contract/description.js';
 import type { EntryHealth, EntrySource } from '../contract/freshness.js';
 import type { RegistrationResult } from '../contract/types.js';
 import { sameJson } from '../lib/canonical-json.js';
+import { sameOutcome } from '../contract/verification.js';
 import { shownEndpointKey } from '../lib/endpoint-url.js';
 import type { FreshnessWrite, RegistryStore, StoredEntry } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
-import type { CardTrust } from './card-trust.js';
+import { disclosedVerification } from '../validation/signature.js';
+import { SignatureRefusal, type CardTrust } from './card-trust.js';
 import type { ChangeFeed } from './change-feed.js';
 import { SourceFailure, type DocumentSources } from './document-sources.js';
 import { checkDocument, entryWriteOf, identityOfOwnEntry, identityTaken, publishUpsert, registrationResultOf } from './documents.js';
@@ -123,9 +125,11 @@ export class FreshnessChecks {
       if (fetched.notModified) return this.stillCurrent(entry, fetched.source);
       const verdict = checkDocument(this.validator, fetched.subject);
       // An invalid signature (or none, where verified cards are required) fails the refresh
-      // like an invalid document: the last good revision stays.
-      // Not disclosed: a refusal is recorded in the entry's health, which anyone may read.
-      const verified = await this.trust.check(fetched.subject, verdict, false);
+      // like an invalid document: the last good revision stays. Disclosed, as to a registrant:
+      // a refresh is asked for by the entry's owner or an admin (or made by the loop, which
+      // answers nobody); the entry's health, which anyone may read, records the public wording
+      // (SignatureRefusal.publicMessage).
+      const verified = await this.trust.check(fetched.subject, verdict, true);
       const { write, description, claims } = entryWriteOf(fetched.subject, verdict);
       // The refresh acts for the owner: a non-admin's entry may not take the registry's own endpoints.
       const reserved = this.reserved.refusal(claims, entry.owner === ADMIN_PRINCIPAL);
@@ -175,8 +179,12 @@ export class FreshnessChecks {
         case 'unchanged':
         case 'updated': {
           const changed = outcome.status === 'updated';
-          const warnings = verified ? [...verdict.warnings, ...verified.warnings] : verdict.warnings;
-          return registrationResultOf(outcome.entry, description, { created: false, changed, warnings });
+          // As register answers its registrant: the warnings and statuses with the operator's detail.
+          const disclosed = verified ? disclosedVerification(verified, true) : undefined;
+          const warnings = disclosed ? [...verdict.warnings, ...disclosed.warnings] : verdict.warnings;
+          const result = registrationResultOf(outcome.entry, description, { created: false, changed, warnings });
+          if (disclosed && result.signatures && sameOutcome(outcome.entry.verification, verified?.verification)) result.signatures = disclosed.signatures;
+          return result;
         }
       }
     } catch (error) {
@@ -188,7 +196,10 @@ export class FreshnessChecks {
       const reason = error instanceof SourceFailure ? error.reason : error.code;
       // A fetch failure names its URL; the checks of a document do not (a registration's caller
       // knows what it sent), and whoever reads the health later needs to know where it came from.
-      const message = error instanceof SourceFailure ? error.message : `The document fetched from ${entry.source.url} was refused (the last good revision is kept): ${error.message}`;
+      // A signature refusal's answer may name the operator's JWKS (the caller may see them) and
+      // point to its details, which health has not: health says it whole, as anyone may read it.
+      const said = error instanceof SignatureRefusal ? error.publicMessage : error.message;
+      const message = error instanceof SourceFailure ? error.message : `The document fetched from ${entry.source.url} was refused (the last good revision is kept): ${said}`;
       await this.record(entry, this.after(entry, entry.source, { status, reason, message }, status === 'invalid' ? true : entry.drift));
       throw error;
     }
