@@ -129,6 +129,21 @@ describe('register by URL', () => {
     assert.match(html.message, /Content-Type "text\/html"; the registry only accepts JSON/);
     assert.equal(html.details[0].rule, 'content-type');
 
+    // A card in another charset than UTF-8: the charset is named, as the doors' 415 names a request's.
+    const { interfaceUrl, name } = fresh();
+    const utf16 = Buffer.from(JSON.stringify(v1Card(name, interfaceUrl)), 'utf16le');
+    origin.route('/utf16/.well-known/agent-card.json', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json; charset=utf-16' }).end(utf16));
+    const wide = errorOf(await op(alice, { register: { url: `${origin.url}/utf16` } }));
+    assert.equal(wide.code, 'FETCH_FAILED');
+    assert.match(wide.message, /answered with Content-Type "application\/json; charset=utf-16", a body in charset utf-16; JSON is read as UTF-8 only \(RFC 8259\): serve it as UTF-8/);
+    assert.equal(wide.details[0].rule, 'content-type');
+    // Declared latin1 but ASCII (as some servers label every text): read as the UTF-8 it is.
+    const ascii = fresh();
+    origin.route('/latin1/.well-known/agent-card.json', (_req, res) =>
+      void res.writeHead(200, { 'content-type': 'application/json; charset=ISO-8859-1' }).end(JSON.stringify(v1Card(ascii.name, ascii.interfaceUrl))),
+    );
+    assert.equal(resultOf(await op(alice, { register: { url: `${origin.url}/latin1` } })).created, true);
+
     const missing = errorOf(await op(alice, { register: { url: `${origin.url}/nothing-here` } }));
     assert.equal(missing.code, 'FETCH_FAILED');
     assert.match(missing.message, /nothing-here\/\.well-known\/agent-card\.json answered HTTP 404/);

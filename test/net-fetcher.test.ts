@@ -486,6 +486,14 @@ describe('getJson', () => {
     assert.equal(broken.reason, 'invalid-json');
     assert.match(broken.message, /did not answer with valid JSON/);
     assert.equal((await refusal(fetcher().getJson(at('agent.test', '/latin1'), { purpose: 'agent-card' }))).reason, 'invalid-json');
+    // Declared in another charset, and not UTF-8 JSON: the charset is the fault, and is named.
+    origin.route('/utf16', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json; charset="UTF-16"' }).end(Buffer.from('{"a":1}', 'utf16le')));
+    origin.route('/latin1-declared', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json; charset=latin1' }).end(Buffer.from([0x22, 0xe9, 0x22])));
+    for (const path of ['/utf16', '/latin1-declared']) {
+      const declared = await refusal(fetcher().getJson(at('agent.test', path), { purpose: 'agent-card' }));
+      assert.equal(declared.reason, 'content-type', path);
+      assert.match(declared.message, /a body in charset (utf-16|latin1); JSON is read as UTF-8 only \(RFC 8259\)/, path);
+    }
     const gone = await refusal(fetcher().getJson(at('agent.test', '/gone'), { purpose: 'agent-card' }));
     assert.equal(gone.reason, 'http-status');
     assert.equal(gone.status, 410);

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { isWellFormedUtf8, nestsDeeperThan } from '../lib/json-depth.js';
+import { declaredCharset } from '../lib/charset.js';
 
 /** An error body-parser passes on to the error handler with our `type`. */
 class BodyRejected extends Error {
@@ -35,12 +36,6 @@ export class CharsetRefused extends Error {
   ) {
     super(`unsupported charset "${charset}"`);
   }
-}
-
-/** The charset parameter of a Content-Type, lower-cased (quotes dropped); undefined when none is declared. */
-export function declaredCharset(contentType: string | undefined): string | undefined {
-  const match = contentType?.match(/;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i);
-  return match ? (match[1] ?? match[2] ?? '').toLowerCase() : undefined;
 }
 
 /** The id of a JSON-RPC request sent in `charset`, for a refusal to carry; null when it cannot be read. */

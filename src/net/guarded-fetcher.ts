@@ -13,6 +13,7 @@ import type { Response as UndiciResponse } from 'undici';
 import { AllowList, describeAddress, parseAddress, restrictedRange, RULE_WORDING, normaliseHost } from './address-policy.js';
 import { LookupLimiter, NETWORK_LOOKUP_SLOTS, serversResolver, systemLookupSlots, systemResolver, type Resolver } from './dns.js';
 import { PinnedAgents, loadUndici, type CheckedAddress } from './pinned-agents.js';
+import { otherThanUtf8 } from '../lib/charset.js';
 import {
   FetchError,
   type FetchFailureReason,
@@ -252,11 +253,26 @@ export class GuardedFetcher implements Fetcher {
           );
         }
         const bytes = await readAll(response, finalUrl, maxBytes, deadline);
-        const text = decodeUtf8(bytes, finalUrl);
+        // Read as UTF-8 whatever charset is declared (a server that labels ASCII JSON latin1 is
+        // common, and harmless); when that fails under another charset, the charset is the fault.
+        const otherCharset = otherThanUtf8(contentType);
+        const notUtf8 = (): FetchError =>
+          new FetchError(
+            'content-type',
+            finalUrl.href,
+            `${finalUrl.href} answered with Content-Type "${contentType}", a body in charset ${otherCharset}; JSON is read as UTF-8 only (RFC 8259): serve it as UTF-8, with Content-Type: application/json (charset=utf-8 or no charset)`,
+          );
+        let text: string;
+        try {
+          text = decodeUtf8(bytes, finalUrl);
+        } catch (error) {
+          throw otherCharset === undefined ? error : notUtf8();
+        }
         let value: unknown;
         try {
           value = JSON.parse(text);
         } catch (error) {
+          if (otherCharset !== undefined) throw notUtf8();
           throw new FetchError('invalid-json', finalUrl.href, `${finalUrl.href} did not answer with valid JSON: ${(error as Error).message}`);
         }
         this.report(options.purpose, started, 'ok');
