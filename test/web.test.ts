@@ -737,7 +737,13 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/entries/${ids.files}`);
       await page.locator('#tools-h').waitFor();
       const read = page.locator('#tool-read_file');
-      assert.deepEqual(await read.locator('.hints li').allTextContents(), ['Read-only', 'Not idempotent (default)', 'Open world (default)']);
+      // Read-only: not destructive and idempotent, as search counts it (MCP: those two hints mean
+      // something only when readOnlyHint is false); "Not idempotent (default)" was shown.
+      assert.deepEqual(await read.locator('.hints li').allTextContents(), ['Read-only', 'Open world (default)']);
+      assert.match((await read.locator('.hints li').first().getAttribute('title')) ?? '', /not destructive and idempotent/);
+      const reader = await sdkClient(registry.url, { token: TOKENS.bob });
+      const idempotent = resultOf(await op(reader, { search: { query: 'read_file', filter: { idempotent: true }, resultsPer: 'match' } })) as WireJson;
+      assert.ok((idempotent.results as WireJson[]).some((hit) => hit.id === ids.files && hit.match.name === 'read_file'), 'search counts read_file idempotent');
       const write = page.locator('#tool-write_file');
       assert.deepEqual(await write.locator('.hints li').allTextContents(), [
         'May modify its environment (default)',

@@ -11,6 +11,7 @@ import type { EntryDescription, SkillDescription, ToolDescription } from '../con
 import type { EntryInterface } from '../contract/types.js';
 import type { McpServerDocument } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
+import { toolHints } from './tool-hints.js';
 
 type Json = Record<string, unknown>;
 
@@ -81,25 +82,13 @@ function describeTools(v: unknown): ToolDescription[] {
   if (!Array.isArray(v)) return [];
   return v.filter(isObject).map((t) => {
     const a = isObject(t.annotations) ? t.annotations : {};
-    const hint = (key: string, dflt: boolean): boolean => (typeof a[key] === 'boolean' ? (a[key] as boolean) : dflt);
-    // MCP: destructiveHint and idempotentHint are "meaningful only when readOnlyHint == false".
-    // A tool that changes nothing destroys nothing and has no further effect when called again,
-    // so a read-only tool is not destructive and is idempotent, whatever those hints say or their
-    // defaults would make it (otherwise `destructive: false`, "safe tools", left out every
-    // read-only tool that did not also spell out destructiveHint: false).
-    const readOnly = hint('readOnlyHint', false);
     return {
       name: str(t.name),
       title: typeof t.title === 'string' ? t.title : undefined,
       description: str(t.description),
       annotationTitle: typeof a.title === 'string' ? a.title : undefined,
-      // MCP defaults: readOnly false, destructive true, idempotent false, openWorld true.
-      hints: {
-        readOnlyHint: readOnly,
-        destructiveHint: readOnly ? false : hint('destructiveHint', true),
-        idempotentHint: readOnly ? true : hint('idempotentHint', false),
-        openWorldHint: hint('openWorldHint', true),
-      },
+      // The MCP defaults where a hint is absent; a read-only tool not destructive and idempotent.
+      hints: toolHints(a),
     };
   });
 }

@@ -21,7 +21,7 @@
  *   accepts the card's `text/plain`. Case and parameters (`;charset=...`) are ignored.
  * - readOnly / destructive / idempotent / openWorld: the hit is an MCP tool whose annotation
  *   hint, with the MCP defaults applied (false / true / false / true), equals the value; a
- *   read-only tool counts as not destructive and idempotent (../registry/describe.ts).
+ *   read-only tool counts as not destructive and idempotent (../registry/tool-hints.ts).
  *
  * Tool-hint keys imply kind "mcp-server"; skill keys (tags, modes) imply kind "agent" (only
  * skills have them). Either makes only skills or tools hits: an entry's own name/description

@@ -1,16 +1,19 @@
 /** An MCP server entry ({mcpServer, toolspec}) rendered for people: the server, its tools and their hints. */
+import { hintApplies, TOOL_HINT_DEFAULTS, toolHints } from '../../../src/registry/tool-hints';
 import { ExternalLink } from '../components';
 import { arr, obj, pretty, str, strings, type Json } from './untrusted';
 
 /**
- * The MCP tool annotations, with the defaults the MCP specification gives an absent hint.
- * `destructiveHint` only means something for a tool that is not read-only.
+ * The MCP tool annotations, each with the default the MCP specification gives it when absent
+ * (TOOL_HINT_DEFAULTS, the registry's own). `destructiveHint` and `idempotentHint` only mean
+ * something for a tool that is not read-only: a read-only one is not destructive and idempotent,
+ * as search counts it (hintApplies), so they are not shown for it.
  */
 const HINTS = [
-  { key: 'readOnlyHint', fallback: false, yes: 'Read-only', no: 'May modify its environment' },
-  { key: 'destructiveHint', fallback: true, yes: 'Destructive', no: 'Not destructive' },
-  { key: 'idempotentHint', fallback: false, yes: 'Idempotent', no: 'Not idempotent' },
-  { key: 'openWorldHint', fallback: true, yes: 'Open world', no: 'Closed world' },
+  { key: 'readOnlyHint', yes: 'Read-only', no: 'May modify its environment' },
+  { key: 'destructiveHint', yes: 'Destructive', no: 'Not destructive' },
+  { key: 'idempotentHint', yes: 'Idempotent', no: 'Not idempotent' },
+  { key: 'openWorldHint', yes: 'Open world', no: 'Closed world' },
 ] as const;
 
 export function McpServerView({ document }: { document: Json }) {
@@ -51,7 +54,7 @@ export function McpServerView({ document }: { document: Json }) {
 
 function Tool({ tool }: { tool: Json }) {
   const annotations = obj(tool.annotations) ?? {};
-  const readOnly = annotations.readOnlyHint === true;
+  const readOnly = toolHints(annotations).readOnlyHint;
   const name = str(tool.name) ?? 'unnamed';
   const title = str(tool.title) ?? str(annotations.title);
   return (
@@ -65,12 +68,14 @@ function Tool({ tool }: { tool: Json }) {
       </h3>
       {str(tool.description) && <p class="prose" dir="auto">{str(tool.description)!.trim()}</p>}
       <ul class="hints" aria-label="Hints">
-        {HINTS.filter((h) => !(readOnly && h.key === 'destructiveHint')).map((h) => {
+        {HINTS.filter((h) => hintApplies(h.key, readOnly)).map((h) => {
           const declared = typeof annotations[h.key] === 'boolean';
-          const value = declared ? annotations[h.key] === true : h.fallback;
+          const fallback = TOOL_HINT_DEFAULTS[h.key];
+          const value = declared ? annotations[h.key] === true : fallback;
           const risky = (h.key === 'destructiveHint' && value) || (h.key === 'readOnlyHint' && !value);
+          const title = declared ? `${h.key}: ${value}` : `${h.key} not declared: the MCP default is ${fallback}`;
           return (
-            <li class={`badge ${h.key === 'readOnlyHint' && value ? 'ok' : risky ? 'warn' : 'subtle'}`} title={declared ? `${h.key}: ${value}` : `${h.key} not declared: the MCP default is ${h.fallback}`}>
+            <li class={`badge ${h.key === 'readOnlyHint' && value ? 'ok' : risky ? 'warn' : 'subtle'}`} title={readOnly && h.key === 'readOnlyHint' ? `${title}; so not destructive and idempotent` : title}>
               {value ? h.yes : h.no}
               {!declared && <span class="default-mark"> (default)</span>}
             </li>
