@@ -524,14 +524,16 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         assert.equal(text.match(/(retry after|try again in) \d+ s/gi)?.length, 1, text);
         // Asking again before then would only be refused again: the button waits as long.
         assert.equal(await notice.getByRole('button', { name: 'Try again' }).isDisabled(), true);
-        // The wait counts down on screen; a screen reader is told it once (in the notice, and
+        // The wait counts down on screen; a screen reader is told it once (in the alert, and
         // politely the wait's end), not each second: the counting number is hidden from it.
-        const wait = notice.getByRole('status');
-        const told = await wait.ariaSnapshot();
+        const told = await notice.ariaSnapshot();
         assert.match(told, /Try again in \d+ s \./, told);
-        const shown = Number(/in (\d+) s/.exec(await wait.innerText())?.[1]);
-        await page.waitForFunction((n) => Number(/in (\d+) s/.exec(document.querySelector('[role=alert] [role=status]')?.textContent ?? '')?.[1]) < n, shown, { timeout: 3000 });
-        assert.equal(await wait.ariaSnapshot(), told);
+        const shown = Number(/in (\d+) s/.exec(await notice.innerText())?.[1]);
+        await page.waitForFunction((n) => Number(/Try again in (\d+) s/.exec((document.querySelector('[role=alert]') as HTMLElement | null)?.innerText ?? '')?.[1]) < n, shown, { timeout: 3000 });
+        assert.equal(await notice.ariaSnapshot(), told);
+        // The wait's end is said beside the alert, not inside it (nested, a screen reader says it twice).
+        await assertNoNestedLiveRegions(page, 'a rate-limited search');
+        assert.equal(await page.locator('.notice.error > [role=status]').count(), 1);
 
         // Validating too (a read), on a page loaded anew (the wait is kept in the tab's session
         // storage; a new page forgot it, and asked at once, to be refused again): Validate waits
@@ -840,8 +842,10 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         await refused.waitFor();
         page.problems.length = 0; // the browser logs the refused request (429) itself
         status = 0;
-        await refused.getByRole('status').filter({ hasText: /^The wait is over: the registry takes requests again\.$/ }).waitFor({ timeout: 4000 });
+        await page.locator('.notice.error', { has: refused }).getByRole('status').filter({ hasText: /^The wait is over: the registry takes requests again\.$/ }).waitFor({ timeout: 4000 });
         assert.equal(await refused.getByRole('button', { name: 'Try again' }).isEnabled(), true);
+        assert.doesNotMatch(await refused.innerText(), /Try again in/, 'the countdown leaves with the wait');
+        await assertNoNestedLiveRegions(page, 'a rate limit whose wait is over');
 
         // A request refused whole (HTTP 429, before the registry reads it) limits every request
         // from the address, not the kind of operation refused: said so, and a registration

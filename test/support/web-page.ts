@@ -222,13 +222,10 @@ export async function startProxy(registryUrl: string, answer: (res: http.ServerR
   };
 }
 
-/**
- * Live regions inside another (a screen reader says what is put in them twice: once for each),
- * but a notice's countdown, in its alert from the start and said with it.
- */
+/** Live regions inside another (a screen reader says what is put in them twice: once for each). */
 export async function assertNoNestedLiveRegions(page: Page, what: string) {
   const nested = await page.evaluate((live) => {
-    const inner = [...document.querySelectorAll(live)].filter((el) => el.parentElement?.closest(live) && !el.matches('.notice.error > [role=status]'));
+    const inner = [...document.querySelectorAll(live)].filter((el) => el.parentElement?.closest(live));
     return inner.map((el) => `${el.outerHTML.slice(0, 60)} in ${el.parentElement!.closest(live)!.outerHTML.slice(0, 60)}`);
   }, '[aria-live], [role=status], [role=alert], [role=log]');
   assert.deepEqual(nested, [], `live regions inside live regions on ${what}`);

@@ -148,34 +148,43 @@ export function ErrorNotice({ error, title, id, onRetry, children }: { error: un
       </div>
     );
   }
+  // The refusal is the alert, said once as it comes: its wait too, as it was then. The wait's end
+  // is said politely by a status beside the alert, not in it: a live region inside another is
+  // said twice, and a change inside the alert (atomic) would say the whole refusal again.
   return (
-    <div class="notice error" role="alert" id={id}>
-      <p>
-        <strong>{title ?? 'The registry declined the request'}</strong> <span class="code">{err.code}</span>
-      </p>
-      <p>{counted ? withoutWait(err.message) : err.message}</p>
-      {/* The wait counted down (the registry's message said it once, as it was when refused), and its end told politely. */}
-      {counted && (
-        <p role="status">{waiting ? <>Try again in <Countdown until={err.notBefore} />.</> : 'The wait is over: the registry takes requests again.'}</p>
-      )}
-      {err.details.length > 0 && (
-        <ul>
-          {err.details.map((d) => (
-            <li>
-              <code>{d.path || '/'}</code> {d.message}
-              {d.hint && <span class="hint"> — {d.hint}</span>}
-            </li>
-          ))}
-        </ul>
-      )}
-      {children}
-      {onRetry && mayMendByAsking(err) && (
+    <div class="notice error">
+      {/* `id`: what a field's aria-describedby names, the refusal (not the status of its wait). */}
+      <div role="alert" id={id}>
         <p>
-          <button type="button" onClick={onRetry} disabled={waiting}>
-            Try again
-          </button>
+          <strong>{title ?? 'The registry declined the request'}</strong> <span class="code">{err.code}</span>
         </p>
-      )}
+        <p>{counted ? withoutWait(err.message) : err.message}</p>
+        {/* Counted down on screen (the registry's message said it once, as it was when refused). */}
+        {counted && waiting && (
+          <p>
+            Try again in <Countdown until={err.notBefore} />.
+          </p>
+        )}
+        {err.details.length > 0 && (
+          <ul>
+            {err.details.map((d) => (
+              <li>
+                <code>{d.path || '/'}</code> {d.message}
+                {d.hint && <span class="hint"> — {d.hint}</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+        {children}
+        {onRetry && mayMendByAsking(err) && (
+          <p>
+            <button type="button" onClick={onRetry} disabled={waiting}>
+              Try again
+            </button>
+          </p>
+        )}
+      </div>
+      {counted && <p role="status">{waiting ? '' : 'The wait is over: the registry takes requests again.'}</p>}
     </div>
   );
 }
