@@ -816,6 +816,31 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('a notice quoting a link or the registry shows a bidirectional control as its escape: an id with U+202E does not read "."exe.pdf', async () => {
+    await withPage(async (page) => {
+      /** The notice's text, once shown: no bidirectional control in it bare. */
+      const said = async (notice: ReturnType<Page['locator']>) => {
+        await notice.waitFor();
+        const text = (await notice.textContent()) ?? '';
+        assert.ok(!/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(text), `a bidirectional control shown bare: ${JSON.stringify(text)}`);
+        return text;
+      };
+      // The registry's message quotes the link's id: U+202E reversed the rest of it, `No entry has id "."exe.pdf`.
+      await page.goto(`${registry.url}/entries/%E2%80%AEfdp.exe`);
+      const refusal = await said(page.locator('[role=alert]', { hasText: 'NOT_FOUND' }));
+      assert.ok(refusal.includes('No entry has id "\\u202efdp.exe".'), refusal);
+      assert.equal(await page.locator('[role=alert] bdi', { hasText: 'No entry has id' }).count(), 1, 'the message is isolated from the page\'s words');
+      // A link's value the page leaves out, quoted in its notice.
+      await page.goto(`${registry.url}/?q=%22harbour%22&kind=%E2%80%AEbogus`);
+      const leftOut = await said(page.locator('.notice[role=status]', { hasText: 'left out' }));
+      assert.ok(leftOut.includes('kind=\\u202ebogus: not a kind of entry'), leftOut);
+      // A revision that is no number, quoted too.
+      await page.goto(`${registry.url}/entries/${ids.invoice}?revision=%E2%80%AE2`);
+      const stray = await said(page.locator('.notice[role=status]', { hasText: 'not a revision number' }));
+      assert.ok(stray.includes('revision \\u202e2, which'), stray);
+    });
+  });
+
   test('schemas and the raw JSON show a bidirectional control as its escape: a nested description that reads "evil" reversed stays readable as it is', async () => {
     // Nested schema members are kept as sent (validation checks what is shown as text); shown
     // bare, U+202E reordered the JSON around it.

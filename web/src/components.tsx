@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { promptTokenRefused, RegistryError, TokenNeeded, type EntryStatus } from './api';
 import { config } from './config';
 import { ANSWER_DEADLINE_MS } from './deadline';
+import { Foreign } from './foreign';
 import { retryAfterSeconds } from './rate-wait';
 import { saveToken, savedToken } from './token';
 
@@ -156,9 +157,15 @@ export function ErrorNotice({ error, title, id, onRetry, children }: { error: un
       {/* `id`: what a field's aria-describedby names, the refusal (not the status of its wait). */}
       <div role="alert" id={id}>
         <p>
-          <strong>{title ?? 'The registry declined the request'}</strong> <span class="code">{err.code}</span>
+          <strong>{title ?? 'The registry declined the request'}</strong>{' '}
+          <span class="code">
+            <Foreign text={err.code} />
+          </span>
         </p>
-        <p>{counted ? withoutWait(err.message) : err.message}</p>
+        {/* The registry's words, which quote what was asked (an id from a link): isolated. */}
+        <p>
+          <Foreign text={counted ? withoutWait(err.message) : err.message} />
+        </p>
         {/* Counted down on screen (the registry's message said it once, as it was when refused). */}
         {counted && waiting && (
           <p>
@@ -169,8 +176,16 @@ export function ErrorNotice({ error, title, id, onRetry, children }: { error: un
           <ul>
             {err.details.map((d) => (
               <li>
-                <code>{d.path || '/'}</code> {d.message}
-                {d.hint && <span class="hint"> — {d.hint}</span>}
+                <code>
+                  <Foreign text={d.path || '/'} />
+                </code>{' '}
+                <Foreign text={d.message} />
+                {d.hint && (
+                  <span class="hint">
+                    {' — '}
+                    <Foreign text={d.hint} />
+                  </span>
+                )}
               </li>
             ))}
           </ul>

@@ -6,6 +6,7 @@ import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isAbort, type RevisionSummary } from '../api';
 import { ErrorNotice, formatDate, needsToken, TokenPrompt, useRetry } from '../components';
+import { Foreign } from '../foreign';
 import { pretty } from './untrusted';
 
 export interface HistoryProps {
@@ -89,7 +90,9 @@ export function History(props: HistoryProps) {
             {notNumbers.map((v, i) => (
               <>
                 {i > 0 && ' and '}
-                <code class="url">{linkValue(v)}</code>
+                <code class="url">
+                  <Foreign text={linkValue(v)} />
+                </code>
               </>
             ))}
             , which {notNumbers.length === 1 ? 'is not a revision number' : 'are not revision numbers'} (1, 2, 3…): nothing is compared.

@@ -2,6 +2,8 @@
  * Reading registered documents, which are only as well-formed as the registry's validation
  * made them (and v0.3 and v1.0 cards differ): every accessor checks the type it returns.
  */
+import { showBidiControls } from '../foreign';
+
 export type Json = Record<string, unknown>;
 
 export const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
@@ -14,16 +16,10 @@ export const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean'
 export const show = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /**
- * Bidirectional controls and the invisible marks (U+061C, U+200E/F, U+202A-E, U+2066-9):
- * shown as they are, they reorder the text around them, so a schema could read otherwise than it
- * is. Validation refuses or warns about them where a document's texts are shown as text; in a
- * schema's nested members they are kept.
+ * A JSON value as its document has it, indented, with the bidirectional controls (and the
+ * invisible marks) written as \uXXXX escapes: the same JSON (they can only stand inside
+ * strings), which reads as it is. Shown as they are, they reorder the text around them, so a
+ * schema could read otherwise than it is. Validation refuses or warns about them where a
+ * document's texts are shown as text; in a schema's nested members they are kept.
  */
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * A JSON value as its document has it, indented, with the bidirectional controls written as
- * \uXXXX escapes: the same JSON (they can only stand inside strings), which reads as it is.
- */
-export const pretty = (v: unknown): string =>
-  (JSON.stringify(v, null, 2) ?? '').replace(BIDI, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const pretty = (v: unknown): string => showBidiControls(JSON.stringify(v, null, 2) ?? '');

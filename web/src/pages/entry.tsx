@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { fetchDocument, isAbort, rateWaitLeft, read, RegistryError, type EntryView } from '../api';
 import { CopyButton, Countdown, ErrorNotice, formatDate, KIND_LABEL, mayMendByAsking, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
+import { Foreign } from '../foreign';
 import { documentPaths } from '../../../src/catalog/vocabulary';
 import { AgentCardView } from '../entry/card-view';
 import { History, linkValue } from '../entry/history';
@@ -265,7 +266,10 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
       {strayRevision !== undefined && (
         <div class="notice" role="status">
           <p>
-            This link asks for revision <code class="url">{linkValue(strayRevision)}</code>, which is not a revision number (1, 2, 3…): the current revision is shown.
+            This link asks for revision{' '}
+            <code class="url">
+              <Foreign text={linkValue(strayRevision)} />
+            </code>, which is not a revision number (1, 2, 3…): the current revision is shown.
           </p>
         </div>
       )}

@@ -8,6 +8,7 @@ import { rememberSearch } from '../last-search';
 import { isAbort, rateWaitLeft, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
 import { Countdown, ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
+import { Foreign, showBidiControls } from '../foreign';
 import { Highlight, queryTerms } from '../highlight';
 import { leftPlace, navigate } from '../router';
 
@@ -193,7 +194,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   // Words to search for: a blank query (a link with q=%20) searches everything, as none does.
   const hasWords = query.trim() !== '';
   const linkedNumber = pageNumberOf(params);
-  const heading = usePageHeading(hasWords ? `“${query.trim()}” · ${config.name}` : config.name, moved);
+  // The tab's title quotes the words: a bidirectional control in them would reorder the registry's name after them.
+  const heading = usePageHeading(hasWords ? `“${showBidiControls(query.trim())}” · ${config.name}` : config.name, moved);
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
   const [slow, setSlow] = useState(false);
@@ -413,7 +415,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
             {leftOut.items.map(([key, value, why]) => (
               <li>
                 <code class="url">
-                  {key}={value.length > 60 ? `${value.slice(0, 60)}…` : value}
+                  {key}=<Foreign text={value.length > 60 ? `${value.slice(0, 60)}…` : value} />
                 </code>
                 : {why}.
               </li>

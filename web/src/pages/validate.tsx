@@ -8,6 +8,7 @@ import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, rateWaitLeft, RegistryError, tokenWanted, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
 import { Countdown, ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
+import { Foreign } from '../foreign';
 import { obj, type Json } from '../entry/untrusted';
 import { saveToken, savedToken } from '../token';
 import { anchorOf, DocumentView, type Placed } from '../validate/document-view';
@@ -169,7 +170,8 @@ export function ValidatePage({ moved }: { moved: number }) {
   const [token, setToken] = useState(savedToken());
   const [outcome, setOutcome] = useState<Outcome>({ state: 'idle' });
   const [dragging, setDragging] = useState(false);
-  const [fileError, setFileError] = useState('');
+  // A file too large to be a document: its name (the person's file's, isolated when shown) and what is wrong.
+  const [fileError, setFileError] = useState<{ name: string; why: string }>();
   const kind = useMemo(() => detectKind(text), [text]);
   const resultRef = useRef<HTMLDivElement>(null);
   const refusalRef = useRef<HTMLDivElement>(null);
@@ -224,10 +226,10 @@ export function ValidatePage({ moved }: { moved: number }) {
   };
 
   const readFile = async (file: File | undefined) => {
-    setFileError('');
+    setFileError(undefined);
     if (!file) return;
     if (file.size > MAX_PASTE_BYTES) {
-      setFileError(`${file.name} is ${Math.round(file.size / 1024)} KB; cards and toolspecs are a few KB (this registry's limit is ${Math.round(config.maxDocumentBytes / 1024)} KB).`);
+      setFileError({ name: file.name, why: ` is ${Math.round(file.size / 1024)} KB; cards and toolspecs are a few KB (this registry's limit is ${Math.round(config.maxDocumentBytes / 1024)} KB).` });
       return;
     }
     // A file dropped or chosen is there to be checked: validate it at once.
@@ -312,7 +314,8 @@ export function ValidatePage({ moved }: { moved: number }) {
           </p>
           {fileError && (
             <p class="notice error" role="alert">
-              {fileError}
+              <Foreign text={fileError.name} />
+              {fileError.why}
             </p>
           )}
           {tooLarge && (
@@ -459,8 +462,13 @@ function ServerFields({ meta, setMeta, problems }: { meta: ServerMeta; setMeta: 
         />
         {problem && (
           <small id={`mcp-${key}-problem`} class="field-problem">
-            {problem.message}
-            {problem.hint ? ` — ${problem.hint}` : ''}
+            <Foreign text={problem.message} />
+            {problem.hint && (
+              <>
+                {' — '}
+                <Foreign text={problem.hint} />
+              </>
+            )}
           </small>
         )}
       </div>
@@ -516,7 +524,9 @@ function Summary({ outcome }: { outcome: Extract<Outcome, { state: 'checked' | '
         <p>
           <strong>Not valid</strong> <span class="code">{e.code}</span>
         </p>
-        <p>{e.message}</p>
+        <p>
+          <Foreign text={e.message} />
+        </p>
       </div>
     );
   }
@@ -552,13 +562,26 @@ function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'chec
                 // the document) moves the focus here, where the next Tab goes on and a screen reader
                 // reads the problem, not to the page's body.
                 <li class={p.severity} id={`item-${anchorOf(i + 1)}`} tabIndex={-1}>
-                  <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span> <code class="path">{p.path || '/'}</code>{' '}
-                  <span class="message">{p.message}</span>
-                  {p.note && <span class="note"> ({p.note})</span>}
+                  <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span>{' '}
+                  <code class="path">
+                    <Foreign text={p.path || '/'} />
+                  </code>{' '}
+                  {/* The registry's words, quoting the document: isolated, as every message the page shows. */}
+                  <span class="message">
+                    <Foreign text={p.message} />
+                  </span>
+                  {p.note && (
+                    <span class="note">
+                      {' ('}
+                      <Foreign text={p.note} />)
+                    </span>
+                  )}
                   {p.hint && (
                     <>
                       {' '}
-                      <p class="hint">{p.hint}</p>
+                      <p class="hint">
+                        <Foreign text={p.hint} />
+                      </p>
                     </>
                   )}
                   {where && (
