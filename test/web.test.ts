@@ -501,6 +501,61 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('arrowing through a filter\'s options: one history entry and one search, Back returns to the search before', async () => {
+    await withPage(async (page) => {
+      // The pause ends when the test says: on a busy machine a key could come after it.
+      await holdTimers(page, TYPING_PAUSE_MS, 'endPause');
+      await page.goto(`${registry.url}/?q=%22harbour%22`);
+      await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      const entries = await page.evaluate(() => history.length);
+      let searches = 0;
+      page.on('request', (r) => void (r.url().endsWith('/message:send') && searches++));
+      // Each ArrowDown on a closed select is a change: each pushed a history entry and searched.
+      await page.locator('#f-health').focus();
+      for (const value of ['ok', 'unreachable', 'invalid', 'any']) {
+        await page.keyboard.press('ArrowDown');
+        await page.waitForURL(new RegExp(`health=${value}`));
+      }
+      assert.equal(await page.evaluate(() => history.length), entries + 1, 'one history entry for the options passed');
+      assert.equal(searches, 0, 'searched within the pause');
+      const answered = page.waitForResponse((r) => r.url().endsWith('/message:send'));
+      await releaseTimers(page, 'endPause');
+      assert.match((await answered).request().postData() ?? '', /"health":"any"/);
+      await page.locator('#result-count', { hasText: '2 results' }).waitFor();
+      assert.equal(searches, 1, 'one search, for the option arrowed to');
+      assert.equal(await page.locator('#f-health').inputValue(), 'any');
+      // The focus leaves and comes back: the next change is a history entry of its own.
+      await page.locator('#f-kind').focus();
+      await page.locator('#f-health').focus();
+      await page.keyboard.press('ArrowUp');
+      await page.waitForURL(/health=invalid/);
+      assert.equal(await page.evaluate(() => history.length), entries + 2);
+      await releaseTimers(page, 'endPause');
+      await page.goBack();
+      await page.waitForURL(/health=any/);
+      await page.goBack();
+      await page.waitForURL((url) => url.search === '?q=%22harbour%22');
+      await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      assert.equal(await page.locator('#f-health').inputValue(), '');
+      // A change between the last one's drawing and its effect (on a busy machine): searched after the pause too.
+      const before = searches;
+      await page.evaluate(async () => {
+        const select = document.querySelector<HTMLSelectElement>('#f-health')!;
+        select.focus();
+        for (const value of ['ok', 'unreachable']) {
+          select.value = value;
+          select.dispatchEvent(new Event('change', { bubbles: true }));
+          await Promise.resolve();
+        }
+      });
+      await page.waitForURL(/health=unreachable/);
+      await page.waitForTimeout(200);
+      assert.equal(searches, before, 'searched within the pause');
+      await releaseTimers(page, 'endPause');
+      await expectHits(page, ['Harbour Lighthouse Agent']);
+    });
+  });
+
   test('Back with skill tags typed and not committed goes back: no new history entry, Forward still there', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/?q=invoice`);

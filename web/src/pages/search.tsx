@@ -260,6 +260,18 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   // The entry page's way back returns here, to these words, filters and page.
   useEffect(() => rememberSearch(searchUrl(params, {}, true)), [requestKey]);
 
+  // The filter control whose changes make the current history entry (see setFilter): forgotten
+  // when the focus moves to a control (that one or another) or the page moves (Back, a link).
+  const changing = useRef<string | undefined>(undefined);
+  // The searches (URL parameters) a filter's change set: each searched after the typing pause, so
+  // options passed on the way (arrowing through a select) are not each searched. Kept by search,
+  // not as one flag for the next: a change can come between a search's drawing and its effect.
+  const setByFilter = useRef(new Set<string>());
+  useEffect(() => {
+    changing.current = undefined;
+    setByFilter.current.clear();
+  }, [moved]);
+
   const answers = useRef(0);
   // The URL decides the search; a newer one cancels the one in flight.
   useEffect(() => {
@@ -307,11 +319,19 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         });
     };
     // Refused with a wait not yet over: asked when it is (typing waits too, not only Search), said meanwhile.
-    const wait = rateWaitLeft('read');
-    const waitTimer = wait > 0 ? window.setTimeout(ask, wait) : undefined;
-    if (wait > 0) setDeferred({ key: requestKey, until: Date.now() + wait });
-    else ask();
+    let waitTimer: number | undefined;
+    const askWhenAllowed = () => {
+      const wait = rateWaitLeft('read');
+      if (wait > 0) {
+        waitTimer = window.setTimeout(ask, wait);
+        setDeferred({ key: requestKey, until: Date.now() + wait });
+      } else ask();
+    };
+    const paused = setByFilter.current.delete(requestKey);
+    const pauseTimer = paused ? window.setTimeout(askWhenAllowed, TYPING_DEBOUNCE_MS) : undefined;
+    if (!paused) askWhenAllowed();
     return () => {
+      window.clearTimeout(pauseTimer);
       window.clearTimeout(waitTimer);
       window.clearTimeout(slowTimer);
       controller.abort();
@@ -357,10 +377,17 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   }, [result, moved]);
 
   // A filter set within the typing pause takes the words in the box along (they are what the person sees).
+  // The first change of a control adds a history entry; its next changes while it keeps the focus
+  // (arrowing through a select's options, each a change) replace that entry, so Back returns to
+  // the search before, not to each option passed. The search waits for a pause, as typing does.
   const setFilter = (key: string, value: string | undefined) => {
     const words = typing.current ? { q: text.trim() ? text : undefined } : {};
     typing.current = false;
-    navigate(searchUrl(params, { ...words, [key]: value }), { inPlace: true });
+    const again = changing.current === key;
+    changing.current = key;
+    const url = searchUrl(params, { ...words, [key]: value });
+    setByFilter.current.add(new URL(url, window.location.href).searchParams.toString());
+    navigate(url, { inPlace: true, replace: again });
   };
   const stale = slow && result.state === 'done' && result.key !== requestKey;
   // The answer the count says, if it says one. Each answer's count is a node of its own in the
@@ -406,7 +433,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           />
           <button type="submit">Search</button>
         </div>
-        <Filters params={params} moved={moved} setFilter={setFilter} />
+        <Filters params={params} moved={moved} setFilter={setFilter} onControlFocused={() => (changing.current = undefined)} />
       </form>
       {leftOut?.key === requestKey && (
         <div class="notice" role="status">
@@ -527,7 +554,18 @@ function EmptyResults({ params }: { params: URLSearchParams }) {
   );
 }
 
-function Filters({ params, moved, setFilter }: { params: URLSearchParams; moved: number; setFilter: (key: string, value: string | undefined) => void }) {
+function Filters({
+  params,
+  moved,
+  setFilter,
+  onControlFocused,
+}: {
+  params: URLSearchParams;
+  moved: number;
+  setFilter: (key: string, value: string | undefined) => void;
+  /** The focus came to one of the filters' controls: its first change adds a history entry. */
+  onControlFocused: () => void;
+}) {
   const [tags, setTags] = useState(params.get('tags') ?? '');
   useEffect(() => setTags(params.get('tags') ?? ''), [params.get('tags')]);
   // Tags typed and not yet committed belong to the history entry they were typed on (`moved` then).
@@ -560,7 +598,7 @@ function Filters({ params, moved, setFilter }: { params: URLSearchParams; moved:
   return (
     <details class="filters" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Filters{active > 0 ? ` (${active})` : ''}</summary>
-      <div class="filter-grid">
+      <div class="filter-grid" onFocusIn={onControlFocused}>
         {SELECTS.filter((f) => supports(f.filterKey)).map((f) => (
           <div class="field">
             <label for={`f-${f.param}`}>{f.label}</label>
