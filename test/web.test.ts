@@ -467,6 +467,44 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('a link\'s filters the page has no control for (owner, readOnly, streaming) apply, are listed and can be removed', async () => {
+    await withPage(async (page) => {
+      // /?owner=alice showed every entry ("1–20 of 59 results"), the owner kept in the URL and ignored.
+      await page.goto(`${registry.url}/?q=%22harbour%22&owner=alice`);
+      await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      assert.equal(await page.locator('details.filters summary').textContent(), 'Filters (1)');
+      assert.deepEqual(await page.locator('.link-filters li code').allTextContents(), ['owner=alice']);
+      await assertAccessible(page, 'the search with a link\'s owner filter');
+      await screenshot(page, 'filters-from-link');
+      await page.goto(`${registry.url}/?q=%22harbour%22&owner=bob`);
+      await page.locator('.notice', { hasText: 'Nothing matches with these filters' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'Clear the filters' }).getAttribute('href'), '/?q=%22harbour%22');
+      // Booleans: read_file is read-only, write_file is not; every card of these tests streams.
+      await page.goto(`${registry.url}/?q=file&kind=mcp-server&readOnly=false`);
+      await page.locator('.hit', { hasText: 'files' }).waitFor();
+      assert.match((await page.locator('.hit', { hasText: 'files' }).locator('.hit-match').textContent()) ?? '', /write_file/);
+      assert.doesNotMatch((await page.locator('.hit', { hasText: 'files' }).locator('.hit-match').textContent()) ?? '', /read_file/);
+      await page.goto(`${registry.url}/?q=invoice&streaming=false`);
+      await page.locator('#result-count', { hasText: /result|No results/ }).waitFor();
+      assert.equal(await page.locator('.hit', { hasText: 'Invoice Agent' }).count(), 0, 'streaming=false leaves out the streaming Invoice Agent');
+      // Removed: the search without it, the focus on the filters' summary (not lost with the button).
+      await page.getByRole('button', { name: 'Remove the filter streaming' }).click();
+      await page.waitForURL((url) => url.search === '?q=invoice');
+      await page.locator('.hit', { hasText: 'Invoice Agent' }).first().waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'SUMMARY');
+      // A value such a filter cannot take leaves the URL, named in the notice, as the page's own filters' do.
+      await page.goto(`${registry.url}/?q=%22harbour%22&readOnly=yes&owner=%20&capabilities=,`);
+      await page.waitForURL((url) => url.search === '?q=%22harbour%22');
+      assert.deepEqual(await page.locator('.notice[role=status] li').allTextContents(), [
+        'readOnly=yes: only true or false filters.',
+        'owner= : blank.',
+        'capabilities=,: no value in it.',
+      ]);
+      await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      assert.equal(await page.locator('details.filters summary').textContent(), 'Filters');
+    });
+  });
+
   test('within the typing pause: Back goes back (the words do not overwrite its history entry), a filter keeps the words and itself', async () => {
     await withPage(async (page) => {
       // The pause ends when the test says, not 250 ms later: on a busy machine the keys and the

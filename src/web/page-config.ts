@@ -3,6 +3,8 @@
  * (written by page-shell.ts, read by web/src/config.ts): no inline script is needed, and the
  * page adapts to the registry that serves it.
  */
+export type FilterType = 'boolean' | 'text' | 'list' | string[];
+
 export interface PageConfig {
   /** The registry's name, from its agent card. */
   name: string;
@@ -10,6 +12,12 @@ export interface PageConfig {
   base: string;
   /** Keys of the search filter the registry accepts (verified, health, ... appear when supported). */
   filters: string[];
+  /**
+   * What each search filter key takes: true or false, one text, a list of texts, or one of the
+   * given values. The page applies a filter it has no control for when a link carries it
+   * (`/?owner=alice`), and leaves out a value the key cannot take.
+   */
+  filterTypes: Record<string, FilterType>;
   /** Characters of one value of each text filter (a tag, a binding, a version) the registry takes at most. */
   filterMaxChars: Record<string, number>;
   /** Values one list filter (tags) takes at most. */

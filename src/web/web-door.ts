@@ -21,6 +21,7 @@ import { requestScope } from '../http/request-log.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { getSchema, MAX_FILTER_VALUES, searchSchema } from '../operations/request-schemas.js';
 import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
+import type { FilterType } from './page-config.js';
 import { notBuiltPage, pageShell, rateLimitedPage, type PageConfig } from './page-shell.js';
 
 export const PAGE_PATHS = ['/', '/validate', '/entries/:id'];
@@ -47,6 +48,19 @@ function filterMaxChars(): Record<string, number> {
     if (text instanceof z.ZodString && text.maxLength !== null) limits[key] = text.maxLength;
   }
   return limits;
+}
+
+/** What each search filter key takes (PageConfig.filterTypes), from the same schema. */
+function filterTypes(): Record<string, FilterType> {
+  const types: Record<string, FilterType> = {};
+  for (const [key, optional] of Object.entries(searchSchema.shape.filter.unwrap().shape)) {
+    const inner = optional.unwrap();
+    if (inner instanceof z.ZodBoolean) types[key] = 'boolean';
+    else if (inner instanceof z.ZodArray) types[key] = 'list';
+    else if (inner instanceof z.ZodEnum) types[key] = inner.options.map(String);
+    else if (inner instanceof z.ZodString) types[key] = 'text';
+  }
+  return types;
 }
 
 /** The built assets, or undefined (logged) when they are missing or unreadable: the registry still serves every API. */
@@ -93,6 +107,7 @@ export const webDoor: Door = {
         name,
         base: new URL(ctx.publicUrl).pathname.replace(/\/+$/, ''),
         filters: searchFilters(),
+        filterTypes: filterTypes(),
         filterMaxChars: filterMaxChars(),
         maxFilterValues: MAX_FILTER_VALUES,
         readNeedsToken: !config.publicRead,

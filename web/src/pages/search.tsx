@@ -16,8 +16,21 @@ const PAGE_SIZE = 20;
 const TYPING_DEBOUNCE_MS = 250;
 /** A search answered within this keeps the last results on screen until then (no flicker); a slower one marks them as the last search's. */
 const SLOW_SEARCH_MS = 400;
-/** URL parameters that describe the search (p and n only place it in the pages). */
-const FILTER_PARAMS = ['kind', 'tags', 'binding', 'version', 'verified', 'health'] as const;
+/** URL parameters of the filters the page has controls for (p and n only place the search in the pages). */
+const CONTROL_PARAMS = ['kind', 'tags', 'binding', 'version', 'verified', 'health'];
+/** The search filter keys those controls set. */
+const CONTROLLED_KEYS = ['kind', 'tags', 'protocolBinding', 'protocolVersion', 'verified', 'health'];
+
+/**
+ * The registry's other search filters (owner, streaming, readOnly, capabilities, ...): the page
+ * has no control for them, but a link that carries one, by its own name (`/?owner=alice`,
+ * `/?q=file&readOnly=false`), meant it, so it applies (listed under the filters, each with a way
+ * to remove it). Names the page's own parameters take are not read as filters.
+ */
+const LINK_FILTERS = config.filters.filter((key) => !CONTROLLED_KEYS.includes(key) && !['q', 'p', 'n', ...CONTROL_PARAMS].includes(key));
+
+/** URL parameters that describe the search: the filters' and the link's. */
+const FILTER_PARAMS = [...CONTROL_PARAMS, ...LINK_FILTERS];
 
 /** The select filters: URL parameter, label, and options (the first is "no filter"). */
 const SELECTS: { param: string; filterKey: string; label: string; options: readonly (readonly [string, string])[] }[] = [
@@ -109,7 +122,36 @@ function ignoredFilters(params: URLSearchParams): Map<string, string> {
   const health = params.get('health');
   if (health && !supports('health')) ignored.set('health', 'this registry does not check health');
   else if (health && !HEALTH.includes(health)) ignored.set('health', `not a health status (${HEALTH.join(', ')})`);
+  for (const key of LINK_FILTERS) {
+    const value = params.get(key);
+    const why = value ? linkFilterProblem(key, value) : undefined;
+    if (why) ignored.set(key, why);
+  }
   return ignored;
+}
+
+/** Why a link's value of a filter the page has no control for cannot apply, or undefined when it can (see linkFilterValue). */
+function linkFilterProblem(key: string, value: string): string | undefined {
+  const type = config.filterTypes[key];
+  const longest = config.filterMaxChars[key] ?? Infinity;
+  const tooLong = `longer than ${longest} characters, the most this registry takes`;
+  if (type === undefined) return 'this page does not know what the registry takes for it';
+  if (type === 'boolean') return value === 'true' || value === 'false' ? undefined : 'only true or false filters';
+  if (Array.isArray(type)) return type.includes(value) ? undefined : `not one of ${type.join(', ')}`;
+  if (type === 'text') return value.trim() === '' ? 'blank' : value.length > longest ? tooLong : undefined;
+  const values = splitTags(value);
+  if (values.length === 0) return 'no value in it';
+  if (values.some((v) => v.length > longest)) return `a value ${tooLong}`;
+  if (values.length > config.maxFilterValues) return `more than ${config.maxFilterValues} values, the most this registry takes`;
+  return undefined;
+}
+
+/** The search filter's value for a link's parameter that applies: true or false, the text, or the comma-separated list. */
+function linkFilterValue(key: string, value: string): unknown {
+  const type = config.filterTypes[key];
+  if (type === 'boolean') return value === 'true';
+  if (type === 'list') return splitTags(value);
+  return value;
 }
 
 /** The filters the URL sets that apply (the count beside "Filters"). */
@@ -133,6 +175,10 @@ function searchRequest(params: URLSearchParams): Record<string, unknown> {
   if (params.get('verified') && !ignored.has('verified')) filter.verified = true;
   const health = params.get('health');
   if (health && !ignored.has('health')) filter.health = health;
+  for (const key of LINK_FILTERS) {
+    const value = params.get(key);
+    if (value && !ignored.has(key)) filter[key] = linkFilterValue(key, value);
+  }
   const request: Record<string, unknown> = { query: params.get('q') ?? '', limit: PAGE_SIZE };
   if (Object.keys(filter).length > 0) request.filter = filter;
   const page = params.get('p');
@@ -563,7 +609,7 @@ function Filters({
   params: URLSearchParams;
   moved: number;
   setFilter: (key: string, value: string | undefined) => void;
-  /** The focus came to one of the filters' controls: its first change adds a history entry. */
+  /** The focus came into the filters: a control's first change adds a history entry. */
   onControlFocused: () => void;
 }) {
   const [tags, setTags] = useState(params.get('tags') ?? '');
@@ -589,6 +635,9 @@ function Filters({
   // has draws blank, and stays blank when that value leaves (its value reads "" either way).
   const ignored = ignoredFilters(params);
   const shown = (param: string) => (ignored.has(param) ? '' : (params.get(param) ?? ''));
+  // The link's filters that apply and have no control here: each listed, to be seen and removed.
+  const linked = LINK_FILTERS.filter((key) => params.get(key) && !ignored.has(key)).map((key) => [key, params.get(key)!] as const);
+  const summary = useRef<HTMLElement>(null);
   // Open on a wide screen or with a filter set; then the person decides. Clearing the last
   // filter must not fold the panel away (and the focused control with it) on a phone.
   const [open, setOpen] = useState(() => active > 0 || window.matchMedia('(min-width: 48rem)').matches);
@@ -596,9 +645,9 @@ function Filters({
     if (active > 0) setOpen(true);
   }, [active > 0]);
   return (
-    <details class="filters" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary>Filters{active > 0 ? ` (${active})` : ''}</summary>
-      <div class="filter-grid" onFocusIn={onControlFocused}>
+    <details class="filters" open={open} onToggle={(e) => setOpen(e.currentTarget.open)} onFocusIn={onControlFocused}>
+      <summary ref={summary}>Filters{active > 0 ? ` (${active})` : ''}</summary>
+      <div class="filter-grid">
         {SELECTS.filter((f) => supports(f.filterKey)).map((f) => (
           <div class="field">
             <label for={`f-${f.param}`}>{f.label}</label>
@@ -646,6 +695,32 @@ function Filters({
           </div>
         )}
       </div>
+      {linked.length > 0 && (
+        <div class="link-filters">
+          <p id="f-linked">Also from the link:</p>
+          <ul aria-labelledby="f-linked">
+            {linked.map(([key, value]) => (
+              <li>
+                <code class="url">
+                  {key}=<Foreign text={value.length > 60 ? `${value.slice(0, 60)}…` : value} />
+                </code>{' '}
+                <button
+                  type="button"
+                  class="small secondary"
+                  aria-label={`Remove the filter ${key}`}
+                  onClick={() => {
+                    // The button goes with the filter: the focus waits on the panel's summary, not lost to the page's top.
+                    summary.current?.focus();
+                    setFilter(key, undefined);
+                  }}
+                >
+                  Remove
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
     </details>
   );
 }
