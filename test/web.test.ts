@@ -20,10 +20,11 @@ import { request } from 'undici';
 import { FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../src/http/security.js';
 import { browserUnavailable, screenshot, type TestBrowser, type WatchedPage } from './support/browser.js';
-import { op, resultOf, sdkClient, send, type WireJson } from './support/client.js';
+import { op, registerByUrl, resultOf, sdkClient, send, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v1Card } from './support/documents.js';
-import type { OriginServer } from './support/origin-server.js';
-import { TOKENS, type TestRegistry } from './support/registry.js';
+import { serveCard } from './support/freshness.js';
+import { waitFor, type OriginServer } from './support/origin-server.js';
+import { startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 import {
   assertAccessible,
   BROWSER_ACCEPT,
@@ -745,6 +746,52 @@ describe('web page', { skip: unavailable }, () => {
       await screenshot(page, 'entry-unreachable');
       await assertAccessible(page, 'an entry with source and health');
     });
+  });
+
+  test('a search whose only matches are hidden as unhealthy (REGISTRY_HIDE_UNHEALTHY_SECONDS) offers to search them too', async () => {
+    // Without hiding, nothing found is only that.
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/?q=zyzzyva`);
+      await page.locator('.notice', { hasText: 'Nothing matches. Try fewer or other words.' }).waitFor();
+      assert.doesNotMatch((await page.locator('.results .notice').textContent()) ?? '', /hidden/);
+    });
+    const hiding = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_HIDE_UNHEALTHY_SECONDS: '1' });
+    try {
+      const alice = await sdkClient(hiding.url, { token: TOKENS.alice });
+      const card: WireJson = v1Card('Quokka Beta Agent', 'https://quokka.example.org/a2a');
+      card.description = 'The quokka of the beta.';
+      serveCard(origin, card, '/quokka');
+      const { id } = await registerByUrl(alice, `${origin.url}/quokka`);
+      origin.route('/quokka/.well-known/agent-card.json', (_req, res) => void res.writeHead(503).end());
+      await op(alice, { refresh: { id } });
+      const found = async (filter?: WireJson) => resultOf(await op(alice, { search: { query: 'quokka', ...(filter ? { filter } : {}) } })).results.length > 0;
+      await waitFor(async () => !(await found()), 'the failing entry to be hidden after 1 s');
+      await withPage(async (page) => {
+        // It said "Nothing matches. Try fewer or other words.": the words were right.
+        await page.goto(`${hiding.url}/?q=quokka`);
+        const empty = page.locator('.results .notice', { hasText: 'hidden' });
+        await empty.waitFor();
+        assert.equal(
+          (await empty.innerText()).replace(/\s+/g, ' '),
+          'Nothing matches. Try fewer or other words. Entries whose health checks have failed for a while are hidden from searches: search them too (Health: Any, including hidden).',
+        );
+        await assertAccessible(page, 'an empty search that may have hidden entries');
+        await empty.getByRole('link', { name: 'search them too' }).click();
+        await page.waitForURL((url) => url.search === '?q=quokka&health=any');
+        await expectHits(page, ['Quokka Beta Agent']);
+        assert.equal(await page.locator('#f-health').inputValue(), 'any');
+        // With filters, cleared or not, the same way out.
+        await page.goto(`${hiding.url}/?q=quokka&kind=agent`);
+        await page.locator('.results .notice', { hasText: 'Clear the filters' }).waitFor();
+        assert.equal(await page.getByRole('link', { name: 'search them too' }).getAttribute('href'), '/?q=quokka&kind=agent&health=any');
+        // A health filter chosen: nothing is hidden from it, nothing to offer.
+        await page.goto(`${hiding.url}/?q=quokka&health=ok`);
+        await page.locator('.results .notice', { hasText: 'Nothing matches with these filters' }).waitFor();
+        assert.equal(await page.getByRole('link', { name: 'search them too' }).count(), 0);
+      });
+    } finally {
+      await hiding.close();
+    }
   });
 
   test('the filters show each option whole, at desktop, tablet and phone widths ("Any, including hidden" was cut at 1280 px)', async () => {

@@ -22,6 +22,11 @@ export interface PageConfig {
   filterMaxChars: Record<string, number>;
   /** Values one list filter (tags) takes at most. */
   maxFilterValues: number;
+  /**
+   * Searches without a health filter leave out entries unhealthy for a while
+   * (REGISTRY_HIDE_UNHEALTHY_SECONDS is set): a search that finds nothing may have hidden them.
+   */
+  hidesUnhealthy: boolean;
   /** Reads need a token (REGISTRY_PUBLIC_READ=false). */
   readNeedsToken: boolean;
   /** Characters of an entry's id at most: a longer one in a link names no entry. */

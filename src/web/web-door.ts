@@ -110,6 +110,7 @@ export const webDoor: Door = {
         filterTypes: filterTypes(),
         filterMaxChars: filterMaxChars(),
         maxFilterValues: MAX_FILTER_VALUES,
+        hidesUnhealthy: config.freshness.hideUnhealthySeconds !== undefined,
         readNeedsToken: !config.publicRead,
         maxIdChars: getSchema.shape.id.maxLength ?? 100,
         maxPageTokenChars: searchSchema.shape.pageToken.unwrap().maxLength ?? 512,

@@ -583,6 +583,9 @@ function countText(page: Page, pageNumber: number | undefined, narrowed: boolean
 
 function EmptyResults({ params }: { params: URLSearchParams }) {
   const filtered = FILTER_PARAMS.some((k) => params.get(k));
+  // Searched with the registry's default health, which leaves out entries unhealthy for a while
+  // (REGISTRY_HIDE_UNHEALTHY_SECONDS): what was looked for may be among them.
+  const mayBeHidden = config.hidesUnhealthy && supports('health') && !params.get('health');
   return (
     <div class="notice">
       {filtered ? (
@@ -591,9 +594,19 @@ function EmptyResults({ params }: { params: URLSearchParams }) {
         </p>
       ) : params.get('q')?.trim() ? (
         <p>Nothing matches. Try fewer or other words.</p>
+      ) : mayBeHidden ? (
+        <p>
+          No entry is shown. <a href={href('/validate')}>Validate and register a card</a>.
+        </p>
       ) : (
         <p>
           Nothing is registered yet. <a href={href('/validate')}>Validate and register a card</a>.
+        </p>
+      )}
+      {mayBeHidden && (
+        <p>
+          Entries whose health checks have failed for a while are hidden from searches: <a href={searchUrl(params, { health: 'any' })}>search them too</a> (Health: Any,
+          including hidden).
         </p>
       )}
     </div>
