@@ -21,7 +21,7 @@ import { findPostgresBin, usePostgres } from './support/postgres.js';
 import { eventually } from './support/eventually.js';
 import { tempDir } from './support/temp.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
-import { dataOf, EventLog, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
+import { dataOf, EventLog, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 
 /** A v1.0 card whose skill carries `tag` (what a test's watch filters on), at `url` or one made from its name. */
 function taggedCard(name: string, tag: string, url = `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`): WireJson {
@@ -189,6 +189,61 @@ describe('watches across replicas (PostgreSQL)', () => {
       assert.equal((await onB.cancelTask({ tenant: '', id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
     } finally {
       for (const log of logs) log.disconnect();
+    }
+  });
+
+  test('a watch moves to the replica a client resumes it on with no resync to its webhook when the webhook has every event, with one when an event still waited for it', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const onA = await sdkClient(a.url, { token: TOKENS.bob });
+    const onB = await sdkClient(b.url, { token: TOKENS.bob });
+    const writer = await sdkClient(a.url, { token: TOKENS.alice });
+    let refusing = false;
+    const hook = await webhook(() => (refusing ? 503 : 200));
+    const tagged = (name: string) => taggedCard(name, 'handover-push');
+    const eventOf = (body: WireJson): WireJson | undefined => (body.artifactUpdate?.artifact?.name === 'watch-event' ? dataOf(body.artifactUpdate.artifact) : undefined);
+    let resumed: EventLog | undefined;
+    try {
+      const task = await sendWithPush(onA, { filter: { tags: ['handover-push'] }, initial: false }, { url: hook.url, token: 'handover' });
+      const one = resultOf(await op(writer, { register: { agentCard: tagged('Handover Push One') } }));
+      await hook.waitFor((body) => eventOf(body)?.hit?.id === one.id, 'added on A');
+      // The webhook has every event, and the watch's stored position says so.
+      await eventually(async () => (await b.store.watches.get(task.id))?.position === (await b.store.lastChangeSeq()), 'the stored position at the change log\'s end');
+
+      // A client (that says no last event) resumes it on B: it gets its resync, the webhook none.
+      resumed = resume(onB, task.id);
+      const resync = await resumed.waitForEvent((e) => e.event === 'resync', 'the resumed client\'s resync');
+      assert.deepEqual(resync.results.map((h: WireJson) => h.id), [one.id]);
+      assert.ok(b.core.watches.get(task.id), 'B runs it');
+      const two = resultOf(await op(writer, { register: { agentCard: tagged('Handover Push Two') } }));
+      await resumed.waitForEvent((e) => e.event === 'added' && e.hit.id === two.id, 'live on B');
+      await hook.waitFor((body) => eventOf(body)?.hit?.id === two.id, 'pushed from B');
+      // Before, B sent the webhook a resync (seq 2) with the matches it had, then the live event.
+      assert.deepEqual(
+        hook.requests.map((r) => eventOf(r.body)).map((e) => `${e?.event}:${e?.seq}`),
+        ['added:1', 'added:2'],
+        'the webhook got the two events, numbered on, and no resync',
+      );
+
+      // The webhook refuses the next event (retried), and a client resumes the watch on A
+      // meanwhile: the event waiting for it is dropped on B, so A sends the webhook a resync.
+      resumed.disconnect();
+      await resumed.done;
+      refusing = true;
+      const three = resultOf(await op(writer, { register: { agentCard: tagged('Handover Push Three') } }));
+      await hook.waitFor((body) => eventOf(body)?.hit?.id === three.id, 'the event B pushes, refused');
+      resumed = resume(onA, task.id, 2);
+      await resumed.waitFor((e) => e.task !== undefined, 'the task on A');
+      assert.ok(a.core.watches.get(task.id), 'A runs it again');
+      refusing = false;
+      const resent = await hook.waitFor((body) => eventOf(body)?.event === 'resync', 'a resync to the webhook from A');
+      assert.deepEqual(eventOf(resent)!.results.map((h: WireJson) => h.id).sort(), [one.id, two.id, three.id].sort());
+      assert.ok(eventOf(resent)!.seq > 2, `numbered on: ${eventOf(resent)!.seq}`);
+      assert.equal((await onA.cancelTask({ tenant: '', id: task.id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
+    } finally {
+      refusing = false;
+      resumed?.disconnect();
+      await hook.close();
     }
   });
 
