@@ -193,7 +193,7 @@ describe('SQLite storage faults', () => {
     for (const id of ids) assert.equal(resultOf(await op(reader, { get: { id } })).id, id, `acknowledged ${id} survived`);
   });
 
-  test('storage down under a watch: that its progress cannot be stored is logged once, not every second, and that it is stored again', async (t) => {
+  test('storage down under a watch: that its progress cannot be stored, nor its lease renewed, nor free watches looked for, is logged once, not at every attempt, and that each works again', async (t) => {
     const parent = tempDir('registry-watch-outage-');
     const dataDir = path.join(parent, 'data');
     const messages: string[] = [];
@@ -204,6 +204,8 @@ describe('SQLite storage faults', () => {
       },
     });
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+    // Leases renewed, and free watches looked for, every 0.2 s (by default every 13 and 10 s).
+    Object.assign(config.watches, { leaseMs: 3000, renewEveryMs: 200, claimEveryMs: 200 });
     const registry = await startRegistry(config, createLogger('info', capture));
     // The webhook answers after half a second: the watch's progress moves (the push delivered) once storage is down.
     const hook = await webhook(() => 200, undefined, 500);
@@ -221,13 +223,15 @@ describe('SQLite storage faults', () => {
     resultOf(await op(alice, { register: { agentCard: card } }));
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.writeFileSync(dataDir, 'not a directory');
-    const failed = (m: string) => m.startsWith('watch progress could not be stored');
-    await eventually(5000, async () => messages.some(failed), 'the failure logged');
+    const failures = ['watch progress could not be stored', 'watch leases could not be renewed', 'watches nobody runs could not be looked for'];
+    for (const failure of failures) await eventually(5000, async () => messages.some((m) => m.startsWith(failure)), `"${failure}" logged`);
     // Stored every second: before, every attempt logged it again (with its stack), for as long as storage was down.
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    assert.equal(messages.filter(failed).length, 1, 'logged once');
+    for (const failure of failures) assert.equal(messages.filter((m) => m.startsWith(failure)).length, 1, `"${failure}" logged once`);
     fs.rmSync(dataDir);
-    await eventually(10_000, async () => messages.includes('watch progress is stored again'), 'the recovery logged');
+    for (const recovery of ['watch progress is stored again', 'watch leases are renewed again', 'watches nobody runs are looked for again']) {
+      await eventually(10_000, async () => messages.includes(recovery), `"${recovery}" logged`);
+    }
   });
 
   test('a corrupt database file: the registry does not start, names the file and what to do, and leaves the file untouched', async (t) => {

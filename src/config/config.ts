@@ -58,8 +58,13 @@ export interface RegistryConfig {
   hardening: HardeningConfig;
   /** Outbound requests (cards by URL, refresh, probes, MCP, JWKS, webhooks): see src/net. */
   fetch: FetchConfig;
-  /** Standing searches: open watches per principal, time to live, events kept for resuming, matching entries a watch may follow. */
-  watches: { maxPerPrincipal: number; ttlMs: number; bufferEvents: number; maxTracked: number; webhookRetryMs: number };
+  /**
+   * Standing searches: open watches per principal, time to live, events kept for resuming,
+   * matching entries a watch may follow. The leases' timing (leaseMs, renewEveryMs,
+   * claimEveryMs) is no setting: the defaults (subscriptions/watch-hub.ts) unless a test
+   * shortens them.
+   */
+  watches: { maxPerPrincipal: number; ttlMs: number; bufferEvents: number; maxTracked: number; webhookRetryMs: number; leaseMs?: number; renewEveryMs?: number; claimEveryMs?: number };
   /** Keeping entries fresh: refresh from sources, probes, health in search. */
   freshness: FreshnessConfig;
   /** Signed cards (see README, "Signed cards"). */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig, type RegistryConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { startRegistry, type RunningRegistry } from '../../src/server.js';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './built.js';
@@ -31,8 +31,11 @@ export interface TestRegistry extends RunningRegistry {
   dataDir: string;
 }
 
-/** Starts a registry in this process. `env` overrides the test defaults. */
-export async function startTestRegistry(env: Record<string, string | undefined> = {}): Promise<TestRegistry> {
+/**
+ * Starts a registry in this process. `env` overrides the test defaults; `adjust` changes what no
+ * variable sets (a watch lease's timing) before it starts.
+ */
+export async function startTestRegistry(env: Record<string, string | undefined> = {}, adjust?: (config: RegistryConfig) => void): Promise<TestRegistry> {
   const dataDir = env.REGISTRY_DATA_DIR ?? tempDir();
   const config = loadConfig({
     PORT: '0',
@@ -49,6 +52,7 @@ export async function startTestRegistry(env: Record<string, string | undefined> 
     ...env,
     REGISTRY_DATA_DIR: dataDir,
   });
+  adjust?.(config);
   const registry = await startRegistry(config, createLogger(config.logLevel));
   // Tests search right after starting: wait for the index (start-up itself does not).
   await registry.ready;
