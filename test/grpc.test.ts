@@ -640,6 +640,64 @@ describe('requests that do not arrive, as the HTTP door\'s 408', () => {
   });
 });
 
+describe('idle connections, closed as the HTTP port closes them', () => {
+  let idle: TestRegistry;
+  before(async () => {
+    idle = await startTestRegistry({
+      GRPC_PORT: '0',
+      REGISTRY_REQUEST_TIMEOUT_SECONDS: '2',
+      REGISTRY_HEADERS_TIMEOUT_SECONDS: '1',
+      REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: '3',
+      REGISTRY_MAX_CONNECTIONS: '3',
+    });
+  });
+  after(async () => {
+    await idle.close();
+    fs.rmSync(idle.dataDir, { recursive: true, force: true });
+  });
+  const getTask = (client: RawA2AClient) => client.unary('getTask', { tenant: '', id: 'no-such-task', historyLength: undefined });
+
+  test('sockets that send no HTTP/2 preface are closed at REGISTRY_HEADERS_TIMEOUT_SECONDS, so they cannot take every REGISTRY_MAX_CONNECTIONS slot', { timeout: 15_000 }, async () => {
+    // Three sockets (the cap) that send nothing: they stayed open for good, and every call failed UNAVAILABLE.
+    const silent = await Promise.all(Array.from({ length: 3 }, () => connect(`http://${grpcAddress(idle)}`)));
+    try {
+      const closedAfter = await Promise.all(silent.map((c) => c.closed));
+      // At the 1 s headers timeout, before the 3 s keep-alive timeout (room for late timers).
+      for (const ms of closedAfter) assert.ok(ms >= 800 && ms < 2500, `closed after ${Math.round(ms)} ms`);
+      const client = new RawA2AClient(grpcAddress(idle));
+      try {
+        assert.equal((await getTask(client)).error?.code, grpc.status.NOT_FOUND);
+      } finally {
+        client.close();
+      }
+    } finally {
+      for (const c of silent) c.socket.destroy();
+    }
+  });
+
+  test('an HTTP/2 connection with no call open is closed (GOAWAY) after REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS, and a client\'s channel reconnects for its next call', { timeout: 20_000 }, async () => {
+    // The preface and settings, then no stream: it stayed open for good.
+    const session = http2.connect(`http://${grpcAddress(idle)}`);
+    session.on('error', () => {});
+    const opened = performance.now();
+    const goaway = new Promise<boolean>((resolve) => session.once('goaway', () => resolve(true)));
+    await new Promise<void>((resolve) => session.once('remoteSettings', () => resolve()));
+    await new Promise<void>((resolve) => session.once('close', resolve));
+    const ms = performance.now() - opened;
+    assert.ok(await Promise.race([goaway, Promise.resolve(false)]), 'closed with a GOAWAY');
+    assert.ok(ms >= 2500 && ms < 6000, `closed after ${Math.round(ms)} ms`);
+    // A connection whose calls ended is idle from then on: a client's next call opens a new one.
+    const client = new RawA2AClient(grpcAddress(idle));
+    try {
+      assert.equal((await getTask(client)).error?.code, grpc.status.NOT_FOUND);
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      assert.equal((await getTask(client)).error?.code, grpc.status.NOT_FOUND);
+    } finally {
+      client.close();
+    }
+  });
+});
+
 describe('authentication, as on the HTTP doors', () => {
   test('a token the registry does not know is UNAUTHENTICATED on every call, with the reason and a challenge', async () => {
     for (const answer of [

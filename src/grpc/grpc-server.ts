@@ -18,14 +18,13 @@ import { service as healthService } from 'grpc-health-check';
 import type { RegistryCore } from '../composition/build-registry.js';
 import type { CardInterface, OpenedDoor } from '../composition/door.js';
 import type { GrpcConfig } from '../config/config.js';
-import type { Logger } from '../observability/logger.js';
 import { untenantedContextBuilder } from '../protocol/call-context.js';
 import { a2aRequestHandler } from '../protocol/request-handler.js';
 import { CallGuard } from './call-guard.js';
 import { grpcUserBuilder } from './caller.js';
 import { keepEveryAuthorization } from './every-authorization.js';
+import { idleConnectionOption, limitConnections } from './connection-limits.js';
 import { addHealthService } from './health.js';
-import { http2ServersOf } from './http2-servers.js';
 import { decodingTolerantly } from './undecodable.js';
 import { methodPaths, routeUnknownMethods } from './unknown-methods.js';
 
@@ -55,16 +54,6 @@ function bind(server: grpc.Server, address: string): Promise<number> {
  */
 const MAX_STREAMS_PER_CONNECTION = 100;
 
-/** REGISTRY_MAX_CONNECTIONS on the gRPC port, as on the HTTP port: connections beyond it are closed at once. */
-function capConnections(server: grpc.Server, maxConnections: number, log: Logger): void {
-  const http2Servers = http2ServersOf(server);
-  if (!http2Servers) {
-    log.warn('the gRPC port cannot cap its connections (grpc-js internals changed): REGISTRY_MAX_CONNECTIONS applies to the HTTP port only');
-    return;
-  }
-  for (const http2Server of http2Servers) http2Server.maxConnections = maxConnections;
-}
-
 /** The A2A versions served over gRPC: v1.0 and the v0.3 compatibility service. */
 const GRPC_VERSIONS = ['1.0', '0.3'];
 
@@ -80,6 +69,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     // The same bound on one request as the HTTP doors' body limit (protobuf is smaller than JSON).
     'grpc.max_receive_message_length': core.config.maxBodyBytes,
     'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
+    ...idleConnectionOption(core.config.connections),
   });
   const address = hostPort(core.config.host, settings.port);
   const port = await bind(server, address).catch((err: unknown) => {
@@ -88,7 +78,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
   });
   keepEveryAuthorization(server, core.log);
   routeUnknownMethods(server, methodPaths([A2AService, LegacyA2AService, healthService]), core.log);
-  capConnections(server, core.config.connections.maxConnections, core.log);
+  limitConnections(server, core.config.connections, core.log);
   const url = settings.publicUrl ?? `${new URL(core.config.publicUrl).hostname}:${port}`;
   core.log.info({ address: hostPort(core.config.host, port), url }, 'gRPC listening');
 
