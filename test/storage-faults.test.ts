@@ -144,6 +144,46 @@ describe('SQLite storage faults', () => {
     assert.equal(resultOf(await op(reader, { search: { query: 'Full Disk Three' } })).results.filter((h: WireJson) => h.name === 'Full Disk Three').length, 0, 'the refused write is not there');
   });
 
+  test('a background checkpoint that fails for a full disk (a real, full tmpfs) makes /readyz not ready, though the write before it was acknowledged', async (t) => {
+    const mount = mountTmpfs(24);
+    if (typeof mount === 'string') return t.skip(mount);
+    const dataDir = path.join(mount.dir, 'data');
+    let registry: TestRegistry | undefined;
+    t.after(async () => {
+      await registry?.close();
+      mount.unmount();
+    });
+    registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const register = async (name: string) => op(alice, { register: { agentCard: v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) } });
+    // A burst leaves the write-ahead log large enough for a registration once the disk is full
+    // (a checkpoint resets the log without shrinking it), while the database file cannot grow.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => register(`Checkpoint Burst ${i}`)));
+    await new Promise((r) => setTimeout(r, 1000)); // the burst's checkpoint
+    assert.deepEqual(await readiness(registry), { status: 200, reason: undefined });
+
+    fill(mount.dir);
+    const written = await register('Checkpoint After Fill');
+    assert.equal(stateOf(written), 'TASK_STATE_COMPLETED', 'the write fits the log: acknowledged');
+    // Its checkpoint cannot copy it into the file: storage is not writable, though no write failed yet.
+    const notReady = await eventually(5000, async () => ((await readiness(registry!)).status === 503 ? readiness(registry!) : undefined), '/readyz not ready after the checkpoint failed');
+    assert.match(notReady.reason!, /storage is unavailable: the disk holding the database is full \(SQLITE_FULL/);
+    assert.match(await (await fetch(`${registry.url}/metrics`)).text(), /^registry_storage_writable 0$/m);
+
+    // Started again on the full disk (the log still holds what the file could not take): not ready either.
+    await registry.close();
+    registry = undefined;
+    registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    const restarted = await eventually(5000, async () => ((await readiness(registry!)).status === 503 ? readiness(registry!) : undefined), '/readyz not ready after a start on a full disk');
+    assert.match(restarted.reason!, /the disk holding the database is full/);
+
+    fs.rmSync(path.join(mount.dir, 'filler'));
+    fs.rmSync(path.join(mount.dir, 'filler-small'));
+    await eventually(10_000, async () => (await readiness(registry!)).status === 200, '/readyz is ready again once a write probe succeeds');
+    const reader = await sdkClient(registry.url, { token: TOKENS.alice });
+    assert.equal(resultOf(await op(reader, { get: { id: resultOf(written).id } })).name, 'Checkpoint After Fill', 'the acknowledged write survived');
+  });
+
   test('the database file deleted under the running registry: re-created from the open connection, nothing lost', async (t) => {
     const parent = tempDir('registry-deleted-');
     // The registries close before the directory goes: a store closing on a deleted file

@@ -12,7 +12,8 @@ export interface CheckpointWorkerData {
   busyTimeoutMs: number;
 }
 export type CheckpointRequest = { type: 'checkpoint' } | { type: 'reopen' } | { type: 'close' };
-export type CheckpointReply = { type: 'checkpointed' } | { type: 'failed'; message: string } | { type: 'closed' };
+/** A failure's `code`: the driver's (SQLITE_FULL, SQLITE_IOERR_WRITE...), for the store to name the fault. */
+export type CheckpointReply = { type: 'checkpointed' } | { type: 'failed'; message: string; code?: string } | { type: 'closed' };
 
 const { file, busyTimeoutMs } = workerData as CheckpointWorkerData;
 const port = parentPort!;
@@ -45,6 +46,7 @@ port.on('message', (request: CheckpointRequest) => {
   } catch (error) {
     // The next request starts from a fresh connection (the file may have been restored meanwhile).
     closeConnection();
-    port.postMessage({ type: 'failed', message: (error as Error).message } satisfies CheckpointReply);
+    const code = (error as { code?: unknown }).code;
+    port.postMessage({ type: 'failed', message: (error as Error).message, code: typeof code === 'string' ? code : undefined } satisfies CheckpointReply);
   }
 });

@@ -12,18 +12,24 @@
 import { Worker } from 'node:worker_threads';
 import type { CheckpointReply, CheckpointRequest, CheckpointWorkerData } from './checkpoint-worker.js';
 
+/** Why a checkpoint failed: the driver's message and code (none when the thread itself failed). */
+export interface CheckpointFailure {
+  message: string;
+  code?: string;
+}
+
 /** How long after a write the checkpoint runs: writes in between share it. */
 const CHECKPOINT_DELAY_MS = 250;
 
 export class BackgroundCheckpointer {
   readonly #worker: Worker;
-  readonly #onFailure: (message: string) => void;
+  readonly #onFailure: (failure: CheckpointFailure) => void;
   #scheduled: NodeJS.Timeout | undefined;
   #running = false;
   #wanted = false;
   #closed = false;
 
-  constructor(file: string, busyTimeoutMs: number, onFailure: (message: string) => void) {
+  constructor(file: string, busyTimeoutMs: number, onFailure: (failure: CheckpointFailure) => void) {
     this.#onFailure = onFailure;
     this.#worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { file, busyTimeoutMs } satisfies CheckpointWorkerData });
     // Never what keeps a process alive.
@@ -31,10 +37,10 @@ export class BackgroundCheckpointer {
     this.#worker.on('message', (reply: CheckpointReply) => {
       if (reply.type === 'closed') return;
       this.#running = false;
-      if (reply.type === 'failed') this.#onFailure(reply.message);
+      if (reply.type === 'failed') this.#onFailure({ message: reply.message, code: reply.code });
       if (this.#wanted) this.#start();
     });
-    this.#worker.on('error', (error) => this.#onFailure(error.message));
+    this.#worker.on('error', (error) => this.#onFailure({ message: error.message }));
   }
 
   /** Something was written: a checkpoint follows shortly. */

@@ -81,7 +81,7 @@ import {
 } from '../common.js';
 import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
 import { OwnChanges } from '../own-changes.js';
-import { BackgroundCheckpointer } from './checkpointer.js';
+import { BackgroundCheckpointer, type CheckpointFailure } from './checkpointer.js';
 import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
 import { prepare } from './statements.js';
 import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
@@ -276,9 +276,10 @@ export class SqliteStore implements RegistryStore {
       throw this.#openError(error);
     }
     this.#identity = identityOf(this.#file);
-    this.#checkpointer = new BackgroundCheckpointer(this.#file, this.#busyTimeoutMs, (message) =>
-      this.#notice('a background checkpoint of the WAL failed; SQLite checkpoints in COMMIT once the WAL is large', { file: this.#file, message }),
-    );
+    this.#checkpointer = new BackgroundCheckpointer(this.#file, this.#busyTimeoutMs, (failure) => this.#checkpointFailed(failure));
+    // What the last run's closing checkpoint could not fold in (a full disk) is tried now, so a
+    // start on a disk that cannot take it says so before any write does.
+    this.#checkpointer.written();
   }
 
   /** Opens the file with the store's pragmas and brings its schema up to date. */
@@ -414,6 +415,20 @@ export class SqliteStore implements RegistryStore {
       if (code === 'ENOENT') return storageFault('missing', `${fault.code}/${code}`);
     }
     return fault;
+  }
+
+  /**
+   * A background checkpoint failed. For a storage reason (the disk full, the file read-only, an
+   * I/O error) the database cannot take writes, though the writes before it were acknowledged
+   * (they fit the write-ahead log, whose pages the checkpoint could not copy into the file): the
+   * fault is recorded, as a failed write's is, so /readyz says so until a write probe succeeds.
+   * A registry started on a full disk was ready until its first write failed. Another process's
+   * lock passes on its own: the next checkpoint tries again.
+   */
+  #checkpointFailed(failure: CheckpointFailure): void {
+    this.#notice('a background checkpoint of the WAL failed; SQLite checkpoints in COMMIT once the WAL is large', { file: this.#file, message: failure.message, code: failure.code });
+    const fault = failure.code === undefined ? undefined : this.#classify(Object.assign(new Error(failure.message), { code: failure.code }));
+    if (fault && fault.reason !== 'locked') this.#faults.record(fault);
   }
 
   /** A write through the group commit; storage faults come back named, a success clears the fault. */
