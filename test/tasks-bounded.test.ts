@@ -147,6 +147,37 @@ describe('durable tasks and the memory of reads', () => {
     for (const id of searches) assert.equal(await get(id), id);
   });
 
+  test('a write that changed nothing stores no task: a registration answered "changed": false is held as a read\'s, so re-sending a card cannot fill the task table', async (t) => {
+    const registry = await startTestRegistry();
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const card = v1Card('Unchanged Agent', 'https://unchanged.example.org/a2a');
+    card.description += ` ${'y'.repeat(6000)}`;
+    const first = await op(alice, { register: { agentCard: card } });
+    assert.equal(resultOf(first).changed, true);
+    const again: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const answer = await op(alice, { register: { agentCard: card } });
+      assert.equal(answer.status.state, 'TASK_STATE_COMPLETED');
+      assert.equal(resultOf(answer).changed, false);
+      again.push(answer.id);
+    }
+    const scope = { tenant: '', owner: 'alice' };
+    const stored = await registry.store.tasks.list(scope, { limit: 100, withArtifacts: false, withHistory: false });
+    // Each re-sent 8 KB card added a row holding the whole document.
+    assert.deepEqual(stored.rows.map((row) => row.id), [first.id], 'only the write that changed something is stored');
+    for (const id of again) assert.equal(await registry.store.tasks.load(scope, id), undefined);
+    assert.equal(registry.core.tasks.memoryUsage.tasks, 5, 'held as reads are, within REGISTRY_TASK_MEMORY_*');
+    // The client still fetches and lists them, as a read's.
+    for (const id of again) assert.equal((await alice.getTask({ tenant: '', id, historyLength: undefined })).status?.state, TaskState.TASK_STATE_COMPLETED);
+    const listed = await alice.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 50, pageToken: '', statusTimestampAfter: undefined });
+    assert.deepEqual(new Set(listed.tasks.map((x) => x.id)), new Set([first.id, ...again]));
+    // Unregistering an entry that is not there writes nothing either (a refusal, in memory).
+    const absent = await op(alice, { unregister: { id: 'no-such-entry' } });
+    assert.equal(absent.status.state, 'TASK_STATE_REJECTED');
+    assert.equal((await registry.store.tasks.list(scope, { limit: 100, withArtifacts: false, withHistory: false })).total, 1);
+  });
+
   test('a durable task read back from the database is saved to it again, though the cache let it go in between', async () => {
     const saved: TaskRow[] = [];
     const stored = new Map<string, TaskRow>();

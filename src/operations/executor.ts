@@ -5,8 +5,8 @@
  * internals. Non-streaming answers publish the finished task as one event (one task-store
  * write); streaming answers publish the artifact in chunks as they are produced.
  *
- * Where a task lives is decided here (TaskPlacement): accepted writes are kept durably, every
- * other task (reads, refusals) in bounded memory. When storage is unavailable the request is
+ * Where a task lives is decided here (TaskPlacement): accepted writes that changed something are
+ * kept durably, every other task (reads, refusals, writes that changed nothing) in bounded memory. When storage is unavailable the request is
  * not answered with a task but with a protocol error (HTTP 503 / a JSON-RPC error): the
  * executor leaves the refusal for the door's request handler (`takeProtocolRefusal`).
  */
@@ -109,6 +109,14 @@ const generationOf = (ctx: OneTurn): MessageGeneration => (ctx.context.requested
 
 /** Writes whose accepted answer is kept durably (the task carries the acknowledgement). */
 const DURABLE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister', 'refresh']);
+
+/**
+ * A write that changed nothing (a registration or refresh answered `"changed": false`: the
+ * document as stored) acknowledges nothing written, so its task is kept as a read's, in bounded
+ * memory: stored, each re-sent card added a row holding the whole document, and one principal
+ * could push everyone's acknowledgements out of REGISTRY_TASK_RETENTION_COUNT.
+ */
+const changedNothing = (answer: Answer): boolean => answer.data.changed === false;
 
 /** Refusals that are not the request's fault and end in a protocol error (503 + Retry-After), not a task. */
 const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORAGE_UNAVAILABLE', 'STARTING_UP']);
@@ -214,7 +222,7 @@ export class RegistryExecutor implements AgentExecutor {
           ? (answer: Answer) => {
               this.finish(task, answer);
               acknowledged = true;
-              return (acknowledgement = tasks.acknowledgementRow(task, ctx.context));
+              return changedNothing(answer) ? undefined : (acknowledgement = tasks.acknowledgementRow(task, ctx.context));
             }
           : undefined;
       const result = await this.operations.run(operation, this.callerOf(ctx, scope?.clientAddress), {
@@ -225,7 +233,8 @@ export class RegistryExecutor implements AgentExecutor {
         taskScope: tasks?.scopeOf(ctx.context),
         acknowledge,
       });
-      if (durable) tasks?.keepDurably(task.id);
+      const wroteNothing = !isWatch(result) && !isStreamed(result) && changedNothing(result);
+      if (durable && !wroteNothing) tasks?.keepDurably(task.id);
       if (acknowledgement) tasks?.keptWithWrite(task.id, acknowledgement);
       let logged = 'COMPLETED';
       if (isWatch(result)) logged = await this.publishWatch(task, result, publish);
