@@ -233,6 +233,40 @@ describe('SQLite storage faults', () => {
     for (const id of ids) assert.equal(resultOf(await op(reader, { get: { id } })).id, id, `acknowledged ${id} survived`);
   });
 
+  test('a write refused as STORAGE_UNAVAILABLE (a protocol error, not a task) leaves no task behind for GetTask or ListTasks, on every binding and streamed', async (t) => {
+    const parent = tempDir('registry-refused-tasks-');
+    const dataDir = path.join(parent, 'data');
+    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, GRPC_PORT: '0' });
+    t.after(async () => {
+      await registry.close();
+      fs.rmSync(parent, { recursive: true, force: true });
+    });
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const listTasks = async () => (await alice.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 100, pageToken: '', statusTimestampAfter: undefined })).tasks.map((task) => task.id);
+    const accepted = await op(alice, { register: { agentCard: v1Card('Kept Task', 'https://kept-task.example.org/a2a') } });
+    assert.deepEqual(await listTasks(), [accepted.id]);
+
+    // The data directory replaced by a file: the database cannot be re-created, writes are refused.
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.writeFileSync(dataDir, 'not a directory');
+    const headers = { authorization: `Bearer ${TOKENS.alice}` };
+    assertRefused(await registerBoth(registry, 'Refused Task', true), /deleted/);
+    const streamed = await rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([registerPart('Refused Streamed')]).replace('"SendMessage"', '"SendStreamingMessage"'), { headers });
+    assert.equal(streamed.json?.error?.data?.[0]?.reason ?? streamed.events?.at(-1)?.error?.data?.[0]?.reason, 'STORAGE_UNAVAILABLE', streamed.text.slice(0, 300));
+    const overRest = await rawPost(`${registry.url}/a2a/rest/message:stream`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [registerPart('Refused Rest Streamed')] } }), { headers });
+    assert.equal(overRest.status, 503, overRest.text.slice(0, 300));
+    const grpcClient = sdkClient(registry.url, { token: TOKENS.alice, binding: 'GRPC' });
+    await assert.rejects(op(await grpcClient, { register: { agentCard: v1Card('Refused Grpc', 'https://refused-grpc.example.org/a2a') } }), /Storage is unavailable/);
+
+    // No id the client was never given: ListTasks shows the accepted write's task alone (it
+    // showed a FAILED task for each refusal), now and once storage takes writes again.
+    assert.deepEqual(await listTasks(), [accepted.id]);
+    assert.equal(registry.core.tasks.memoryUsage.tasks, 0, 'nothing held in memory either');
+    fs.rmSync(dataDir);
+    await eventually(10_000, async () => (await readiness(registry)).status === 200, 'ready again once the probe re-created the file');
+    assert.deepEqual(await listTasks(), [accepted.id]);
+  });
+
   test('storage down under a watch: that its progress cannot be stored, nor its lease renewed, nor free watches looked for, is logged once, not at every attempt, and that each works again', async (t) => {
     const parent = tempDir('registry-watch-outage-');
     const dataDir = path.join(parent, 'data');

@@ -184,6 +184,7 @@ describe('durable tasks and the memory of reads', () => {
     const records = {
       save: async (row: TaskRow) => void (saved.push(row), stored.set(row.id, row)),
       load: async (_scope: unknown, id: string) => stored.get(id),
+      remove: async () => undefined,
       list: async () => ({ rows: [], total: 0 }),
       prune: async () => 0,
     };
@@ -218,7 +219,7 @@ describe('anonymous tasks', () => {
 
 describe('tasks in memory are copies', () => {
   test('edits to a saved or a loaded task (the way the SDK edits them) do not reach the stored one', async () => {
-    const records = { save: async () => assert.fail('not durable'), load: async () => undefined, list: async () => ({ rows: [], total: 0 }), prune: async () => 0 };
+    const records = { save: async () => assert.fail('not durable'), load: async () => undefined, remove: async () => undefined, list: async () => ({ rows: [], total: 0 }), prune: async () => 0 };
     const store = new RegistryTaskStore(records, { maxTasks: 10, maxBytes: 1e6, ttlMs: 60_000 });
     const context = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
     const task = sampleTask('t1', 'original');

@@ -249,6 +249,7 @@ export class RegistryExecutor implements AgentExecutor {
       if (err instanceof RegistryError && RETRY_LATER_CODES.has(err.code)) {
         // Not the request's fault, and not a task worth keeping: the door answers with a protocol error.
         protocolRefusals.set(ctx.context, err);
+        this.tasks?.answeredWithError(task.id, acknowledgement);
         if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: err.code });
         this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, err.toBody()), publish, streaming);
       } else if (err instanceof RegistryError) {

@@ -26,6 +26,14 @@ export interface TaskPlacement {
    * save keeps it, as durable, without writing it again. Call before publishing the task.
    */
   keptWithWrite(taskId: string, row: TaskRow): void;
+  /**
+   * This task's request is answered with a protocol error (storage unavailable, starting up), not
+   * with the task: nothing of it is kept, so no GetTask or ListTasks shows a task whose id its
+   * client was never given. `acknowledgement`: the row built for it inside its write, which a
+   * write refused after its commit (a SQLite file deleted under it, a failed fsync) left in the
+   * database: removed. Call before publishing the task.
+   */
+  answeredWithError(taskId: string, acknowledgement?: TaskRow): void;
   /** Whose task a request's task is (tenant and owner): a watch keeps it to update its task later. */
   scopeOf(context: ServerCallContext): TaskScope;
 }

@@ -275,6 +275,8 @@ export interface TaskRecords {
   /** Inserts or replaces the row (by tenant, owner, id); resolves once committed. */
   save(row: TaskRow): Promise<void>;
   load(scope: TaskScope, id: string): Promise<TaskRow | undefined>;
+  /** Deletes the row, if there is one (an acknowledgement whose write was refused after all). */
+  remove(scope: TaskScope, id: string): Promise<void>;
   /** The scope's rows matching the query, newest first, and how many match in all. */
   list(scope: TaskScope, query: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }>;
   /** Removes finished tasks beyond the retention policy, in batches; returns how many went. */

@@ -96,6 +96,8 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
   readonly #durable = new Marks();
   /** Durable tasks whose row was committed with the write they acknowledge (that row), until their save. */
   readonly #written = new Marks<TaskRow>();
+  /** Tasks whose request is answered with a protocol error: never kept (until their final save). */
+  readonly #unkept = new Marks();
 
   constructor(records: TaskRecords, limits: MemoryLimits, options: TaskStoreOptions = {}) {
     this.#records = records;
@@ -129,9 +131,37 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     this.#written.add(taskId, row);
   }
 
+  answeredWithError(taskId: string, acknowledgement?: TaskRow): void {
+    this.#unkept.add(taskId);
+    this.#durable.delete(taskId);
+    this.#written.delete(taskId);
+    if (acknowledgement) void this.#withdraw({ tenant: acknowledgement.tenant, owner: acknowledgement.owner }, taskId);
+  }
+
+  /**
+   * Removes the acknowledgement of a refused write, if its write committed it after all. Only then:
+   * a deletion of nothing succeeds even on a full disk, and a write that succeeds clears the fault
+   * /readyz reports. The deletion may be refused too: on SQLite a commit
+   * refused after it was made is in the connection, and so is this deletion, which is what reads
+   * (and a file re-created from the connection) see.
+   */
+  async #withdraw(scope: TaskScope, taskId: string): Promise<void> {
+    try {
+      if (await this.#records.load(scope, taskId)) await this.#records.remove(scope, taskId);
+    } catch (error) {
+      this.#log?.debug({ taskId, err: (error as Error).message }, 'the acknowledgement of a refused write could not be removed');
+    }
+  }
+
   // ---- the SDK's TaskStore ----
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
+    if (this.#unkept.has(task.id)) {
+      // Answered with a protocol error, not with this task (see answeredWithError).
+      this.#opened.delete(task.id);
+      if (task.status && TERMINAL.has(task.status.state)) this.#unkept.delete(task.id);
+      return;
+    }
     const scope = this.scopeOf(context);
     const anonymous = isAnonymousTaskOwner(scope.owner);
     if (anonymous && task.status && TERMINAL.has(task.status.state)) {

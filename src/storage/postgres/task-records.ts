@@ -38,6 +38,10 @@ export class PostgresTaskRecords implements TaskRecords {
     await this.transaction((db) => saveTaskRowIn(db, row));
   }
 
+  async remove(scope: TaskScope, id: string): Promise<void> {
+    await this.query('DELETE FROM tasks WHERE tenant = $1 AND owner = $2 AND id = $3', [scope.tenant, scope.owner, id]);
+  }
+
   async load(scope: TaskScope, id: string): Promise<TaskRow | undefined> {
     const { rows } = await this.query<TaskRow>(`SELECT ${COLUMNS}, artifacts, history FROM tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [
       scope.tenant,

@@ -57,6 +57,10 @@ export class SqliteTaskRecords implements TaskRecords {
     return this.write((db) => saveTaskRowIn(db, values));
   }
 
+  async remove(scope: TaskScope, id: string): Promise<void> {
+    await this.write((db) => prepare(db, 'DELETE FROM tasks WHERE tenant = ? AND owner = ? AND id = ?').run(scope.tenant, scope.owner, id));
+  }
+
   load(scope: TaskScope, id: string): Promise<TaskRow | undefined> {
     return this.read(
       () =>
