@@ -52,6 +52,12 @@ describe('small holes', () => {
     assert.ok(!text.includes(secret), 'the token is nowhere in the logs');
     const request = lines.find((l) => l.msg === 'request')!;
     assert.equal(request.http, 'GET /a2a/rest/tasks?access_token=[redacted]&pageSize=5&token=[redacted]');
+    // A ';' between parameters: URLSearchParams reads one pageSize, whose value was logged as sent, token and all.
+    const semicolon = await logsOf(() => get(`/a2a/rest/tasks?pageSize=1;access_token=${secret}`), 1);
+    assert.ok(!JSON.stringify(semicolon).includes(secret), 'the token after a ; is nowhere in the logs');
+    assert.equal(semicolon.find((l) => l.msg === 'request')!.http, 'GET /a2a/rest/tasks?pageSize=[redacted]');
+    assert.equal(loggableUrl(`/a2a/rest/tasks?contextId=c%26access_token%3D${secret}&status=1`), '/a2a/rest/tasks?contextId=[redacted]&status=1');
+    assert.equal(loggableUrl(`/a2a/rest/tasks?${secret};pageSize=5`), '/a2a/rest/tasks?[redacted]');
     assert.equal(loggableUrl('/a2a/rest/tasks?pageToken=abc&status=TASK_STATE_COMPLETED'), '/a2a/rest/tasks?pageToken=abc&status=TASK_STATE_COMPLETED');
     assert.equal(loggableUrl('/a2a/rest/tasks'), '/a2a/rest/tasks');
   });

@@ -17,15 +17,25 @@ const byRoute: RequestNamer = (req) => ({ method: `${req.method} ${req.path}`, s
 const LOGGED_QUERY_PARAMETERS = new Set(['pageSize', 'pageToken', 'historyLength', 'contextId', 'status', 'statusTimestampAfter', 'includeArtifacts', 'tenant']);
 
 /**
+ * What could hold another parameter once decoded: a server or proxy that also splits on ';'
+ * reads `?pageSize=1;access_token=...` as two, where URLSearchParams reads pageSize's value.
+ */
+const CARRIES_ANOTHER_PARAMETER = /[;&]/;
+
+/**
  * The request's URL for the log: every query value other than the binding's own parameters is
- * replaced, so a token a client put in the query string (`?access_token=...`) never reaches
- * the logs.
+ * replaced, and so is a binding parameter's value (or any name) that could carry another
+ * parameter, so a token a client put in the query string (`?access_token=...`,
+ * `?pageSize=1;access_token=...`) never reaches the logs.
  */
 export function loggableUrl(originalUrl: string): string {
   const q = originalUrl.indexOf('?');
   if (q < 0) return originalUrl.slice(0, 200);
   const query = new URLSearchParams(originalUrl.slice(q + 1));
-  const shown = [...query].map(([name, value]) => `${name}=${LOGGED_QUERY_PARAMETERS.has(name) ? value : '[redacted]'}`);
+  const shown = [...query].map(([name, value]) => {
+    if (CARRIES_ANOTHER_PARAMETER.test(name)) return '[redacted]';
+    return `${name}=${LOGGED_QUERY_PARAMETERS.has(name) && !CARRIES_ANOTHER_PARAMETER.test(value) ? value : '[redacted]'}`;
+  });
   return `${originalUrl.slice(0, Math.min(q, 200))}?${shown.join('&')}`.slice(0, 400);
 }
 
