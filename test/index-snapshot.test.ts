@@ -23,6 +23,7 @@ import { usePostgres } from './support/postgres.js';
 import { TOKENS_ENV, removeTempDir, spawnRegistry, tempDir } from './support/registry.js';
 import { v1Card } from './support/documents.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
+import { fill, mountTmpfs } from './support/tmpfs.js';
 
 const ADMIN: Caller = { principal: 'admin', isAdmin: true };
 const postgres = usePostgres();
@@ -34,12 +35,18 @@ after(async () => {
   removeTempDir(dataDir);
 });
 
-/** Starts a registry over the data directory; returns it (ready) and its log lines' messages. */
-async function start(env: Record<string, string> = {}): Promise<{ registry: RunningRegistry; messages: string[] }> {
+/** Starts a registry over the data directory; returns it (ready), its log lines' messages and the lines. */
+async function start(env: Record<string, string> = {}): Promise<{ registry: RunningRegistry; messages: string[]; lines: Record<string, unknown>[] }> {
   const messages: string[] = [];
+  const lines: Record<string, unknown>[] = [];
   const capture = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) messages.push((JSON.parse(line) as { msg: string }).msg);
+      for (const text of chunk.toString('utf8').split('\n')) {
+        if (!text) continue;
+        const line = JSON.parse(text) as { msg: string };
+        messages.push(line.msg);
+        lines.push(line);
+      }
       done();
     },
   });
@@ -47,7 +54,7 @@ async function start(env: Record<string, string> = {}): Promise<{ registry: Runn
   const registry = await startRegistry(config, createLogger('info', capture));
   running = registry;
   await registry.ready;
-  return { registry, messages };
+  return { registry, messages, lines };
 }
 
 async function stop(registry: RunningRegistry): Promise<void> {
@@ -444,7 +451,7 @@ test('a save that cannot put the file in place (a directory where it belongs) fa
   const dir = tempDir('a2a-registry-snapshot-blocked-');
   try {
     fs.mkdirSync(path.join(dir, SNAPSHOT_FILE));
-    const { registry, messages } = await start({ REGISTRY_DATA_DIR: dir, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' });
+    const { registry, messages, lines } = await start({ REGISTRY_DATA_DIR: dir, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' });
     const text = JSON.stringify(v1Card('Blocked Agent', 'https://blocked.example.org/a2a'));
     await registry.service.register({ type: 'agent-card', card: JSON.parse(text), documentText: text, sizeBytes: Buffer.byteLength(text) }, ADMIN);
     for (const until = Date.now() + 10_000; !messages.includes('saving the search index failed; will retry') && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
@@ -453,7 +460,38 @@ test('a save that cannot put the file in place (a directory where it belongs) fa
     await stop(registry);
     assert.ok(messages.includes('saving the search index at shutdown failed'));
     assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')), []);
+    assertStackFree(lines, /^E[A-Z]+$/);
   } finally {
     removeTempDir(dir);
   }
+});
+
+/** The index's failed saves are logged as other storage faults are: the message and the code, no stack (they are no bug). */
+function assertStackFree(lines: Record<string, unknown>[], code: RegExp): void {
+  const failed = lines.filter((line) => /^saving the search index (failed|at shutdown failed)/.test(String(line.msg)));
+  assert.ok(failed.length >= 2, JSON.stringify(lines));
+  for (const line of failed) {
+    assert.equal(line.level, 40);
+    assert.match(String(line.code), code, JSON.stringify(line));
+    assert.equal(typeof line.err, 'string', JSON.stringify(line));
+    assert.ok(!JSON.stringify(line).includes('stack'), JSON.stringify(line));
+  }
+}
+
+test('a save on a full disk (a real, full tmpfs) is logged with ENOSPC and no stack, while running and at shutdown', async (t) => {
+  const mount = mountTmpfs(4, 'registry-full-snapshots-');
+  if (typeof mount === 'string') return t.skip(mount);
+  const dir = tempDir('a2a-registry-snapshot-full-');
+  t.after(() => {
+    removeTempDir(dir);
+    mount.unmount();
+  });
+  fill(mount.dir);
+  // The database has room; only the index's directory is full.
+  const { registry, messages, lines } = await start({ REGISTRY_DATA_DIR: dir, REGISTRY_INDEX_SNAPSHOT_DIR: mount.dir, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' });
+  const text = JSON.stringify(v1Card('Full Disk Index', 'https://full-disk-index.example.org/a2a'));
+  await registry.service.register({ type: 'agent-card', card: JSON.parse(text), documentText: text, sizeBytes: Buffer.byteLength(text) }, ADMIN);
+  for (const until = Date.now() + 10_000; !messages.includes('saving the search index failed; will retry') && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+  await stop(registry);
+  assertStackFree(lines, /^ENOSPC$/);
 });

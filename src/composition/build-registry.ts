@@ -16,7 +16,7 @@ import { OperationRunner } from '../operations/runner.js';
 import { DEFAULT_WATCH_LIMITS, WatchHub } from '../subscriptions/watch-hub.js';
 import { ChangeFeed } from '../registry/change-feed.js';
 import { IndexFollower } from '../registry/index-follower.js';
-import { IndexSnapshots, prepareSnapshotDir } from '../registry/index-snapshots.js';
+import { IndexSnapshots, prepareSnapshotDir, saveFailure } from '../registry/index-snapshots.js';
 import { SearchCache } from '../registry/search-cache.js';
 import { PageTokens } from '../registry/page-token.js';
 import { RegistryService } from '../registry/service.js';
@@ -244,7 +244,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
         snapshots = saving;
         saving.start(fromSeq, applied ? () => applied.position : undefined);
         // A rebuilt index is saved at once, so the next start does not rebuild it again.
-        void saving.saveIfChanged().catch((err: unknown) => log.warn({ err }, 'saving the search index failed; will retry'));
+        void saving.saveIfChanged().catch((err: unknown) => log.warn(saveFailure(err), 'saving the search index failed; will retry'));
       }
     })().catch((err: unknown) => {
       if (loadAbort.signal.aborted) return;
@@ -388,7 +388,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
           await reevaluationStopped;
           await follower?.stop();
           // Last, with nothing else writing: the saved position is then exactly the index's.
-          await snapshots?.stop().catch((err: unknown) => log.warn({ err }, 'saving the search index at shutdown failed'));
+          await snapshots?.stop().catch((err: unknown) => log.warn(saveFailure(err), 'saving the search index at shutdown failed'));
           await store.close();
         })()),
     };

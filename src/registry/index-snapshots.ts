@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../observability/logger.js';
 import { SNAPSHOT_FORMAT, readIndexSnapshot, removeAbandonedWrites, writeIndexSnapshot, type SnapshotMeta } from '../search/snapshot-file.js';
+import { StorageUnavailableError } from '../storage/faults.js';
 import type { RegistryStore } from '../storage/types.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { RegistryService } from './service.js';
@@ -50,6 +51,18 @@ export function prepareSnapshotDir(dir: string): void {
       `REGISTRY_INDEX_SNAPSHOT_DIR (by default REGISTRY_DATA_DIR): ${dir} cannot hold the saved search index (${(error as Error).message}); name a directory the registry can write, or set REGISTRY_INDEX_SNAPSHOT_SECONDS=0 to not save the index`,
     );
   }
+}
+
+/**
+ * A failed save as a log line's fields. The file system refusing it (ENOSPC, EROFS, EACCES,
+ * EISDIR...) or storage unavailable is no bug: its message and code, without a stack, as other
+ * storage faults are logged (a full disk logged a stack trace at every save). Anything else whole.
+ */
+export function saveFailure(err: unknown): { err: unknown; code?: string } {
+  if (err instanceof StorageUnavailableError) return { err: err.message, code: err.fault.code };
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (err instanceof Error && typeof code === 'string' && /^E[A-Z0-9]+$/.test(code)) return { err: err.message, code };
+  return { err };
 }
 
 export class IndexSnapshots {
@@ -122,7 +135,7 @@ export class IndexSnapshots {
     this.appliedThrough = appliedThrough;
     if (this.options.intervalMs > 0) {
       this.timer = setInterval(() => {
-        void this.saveIfChanged().catch((err: unknown) => this.log.warn({ err }, 'saving the search index failed; will retry'));
+        void this.saveIfChanged().catch((err: unknown) => this.log.warn(saveFailure(err), 'saving the search index failed; will retry'));
       }, this.options.intervalMs).unref();
     }
   }
