@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { connect } from './support/raw-connection.js';
-import { startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
 before(async () => {
@@ -76,6 +76,32 @@ describe('connection limits', () => {
     assert.match(c.received(), /Keep-Alive: timeout=1/);
     // After 1 s, well before Node's own 5 s default would close it (room for late timers).
     assert.ok(ms >= 900 && ms < 4000, `closed after ${Math.round(ms)} ms`);
+  });
+
+  test('an HTTP+JSON request refused for its method, path or credentials is answered before its body arrives, not 408 once it has', async () => {
+    // 60,000 bytes declared, none sent: each refusal needs no body.
+    const head = (line: string, extra = '') => `${line} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n${extra}Content-Length: 60000\r\n\r\n`;
+    const mistyped = `Authorization: Bearer ${TOKENS.alice.slice(0, -1)}X\r\n`;
+    for (const [line, extra, status] of [
+      ['PUT /a2a/rest/tasks', '', 405],
+      ['POST /a2a/rest/tasks', '', 405],
+      ['POST /a2a/rest/nowhere', '', 404],
+      ['POST /a2a/rest/message:send', mistyped, 401],
+      ['POST /a2a/rest/tenant-a/message:send', mistyped, 401],
+    ] as const) {
+      const c = await connect(registry.url);
+      c.socket.write(head(line, extra));
+      const answered = await new Promise<number>((resolve) => {
+        const check = () => c.received().includes('\r\n\r\n') && resolve(performance.now() - c.opened);
+        c.socket.on('data', check);
+        void c.closed.then(() => resolve(performance.now() - c.opened));
+      });
+      assert.match(c.received(), new RegExp(`^HTTP/1\\.1 ${status} `), `${line}: ${c.received().slice(0, 200)}`);
+      // At once, not at the 2 s request timeout (with room for a loaded machine).
+      assert.ok(answered < 1500, `${line} answered after ${Math.round(answered)} ms`);
+      c.socket.destroy();
+      await c.closed;
+    }
   });
 
   test('connections beyond the cap are dropped at once; those within it are served', async () => {

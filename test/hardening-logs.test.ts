@@ -45,6 +45,29 @@ describe('small holes', () => {
     assert.ok(lines.some((l) => l.msg === 'request refused'));
   });
 
+  test('a query parameter that is not valid percent-encoded UTF-8 is a 400 naming it, as in the path (it listed the tasks of a context "\\uFFFD")', async () => {
+    const cases = [
+      ['contextId=%ff', 'contextId'],
+      ['pageSize=5&status=TASK_STATE_COMPLETED%e2%82', 'status'],
+      ['%ff=1', '%ff'],
+    ] as const;
+    // (Each request's log line waited for, so that none falls into the next test's.)
+    await logsOf(async () => {
+      for (const [query, field] of cases) {
+        const res = await get(`/a2a/rest/tasks?${query}`);
+        const body = (await res.json()) as { error?: { status?: string; message?: string; details?: { metadata?: { field?: string } }[] } };
+        assert.equal(res.status, 400, query);
+        assert.equal(body.error?.status, 'INVALID_ARGUMENT', query);
+        assert.ok(body.error!.message!.startsWith(`The query parameter ${field} is not valid percent-encoded UTF-8`), body.error!.message);
+        assert.ok(body.error!.details!.some((d) => d.metadata?.field === field), JSON.stringify(body));
+      }
+      // Valid UTF-8, percent-encoded or not, is read as ever.
+      const valid = await get('/a2a/rest/tasks?contextId=caf%C3%A9+au+lait');
+      assert.equal(valid.status, 200);
+      await valid.text();
+    }, cases.length + 1);
+  });
+
   test('a bearer token in the query string is redacted from the request log', async () => {
     const secret = 'query-string-secret-0123456789';
     const lines = await logsOf(() => get(`/a2a/rest/tasks?access_token=${secret}&pageSize=5&token=${secret}`), 1);

@@ -27,7 +27,7 @@ import { a2aRequestHandler } from './request-handler.js';
 import { requestIntegerGuard } from './integer-params.js';
 import { withJsonRpcErrorData } from './jsonrpc-error-data.js';
 import { requireJsonRpcBody } from './jsonrpc-media-type.js';
-import { jsonRpcEndpointOnly, jsonRpcShapeGuard, restMethodNameGuard, restShapeGuard, restTaskVerbGuard } from './request-guard.js';
+import { jsonRpcEndpointOnly, jsonRpcShapeGuard, restMethodNameGuard, restRouteGuard, restShapeGuard, restTaskVerbGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
@@ -81,7 +81,11 @@ export const a2aDoor: Door = {
     // the request's id, read from the body whatever its type) and unusable credentials, check
     // shapes and integer params (as sent) before the SDK, and scrub internal errors out of
     // whatever the SDK answers. Each binding's chain is one router layer (handler-chain.ts).
-    const common = (parser: RequestHandler) => [metrics.middleware(), abuse.floodGuard(), parser, scopedErrorHandler(log, nameA2ARequest, bodyErrorHandler(log)), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders(), sseHeartbeat(config.connections.sseHeartbeatMs), watchEventIds()];
+    // JSON-RPC reads the body first: its requests are named (and refused) by the body's method
+    // and id. HTTP+JSON names them by route, so what needs no body (a wrong route or method, the
+    // version, the media type, credentials) is refused before the body is read.
+    const limits = [abuse.streamCap(), cutSlowReaders(), sseHeartbeat(config.connections.sseHeartbeatMs), watchEventIds()];
+    const common = (parser: RequestHandler) => [metrics.middleware(), abuse.floodGuard(), parser, scopedErrorHandler(log, nameA2ARequest, bodyErrorHandler(log)), requestScope(log, nameA2ARequest), ...limits];
     const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
     app.use(
       JSONRPC_PATH,
@@ -105,14 +109,20 @@ export const a2aDoor: Door = {
     app.use(
       REST_PATH,
       handlerChain([
-        ...common(json),
+        metrics.middleware(),
+        abuse.floodGuard(),
+        requestScope(log, nameA2ARequest),
+        ...limits,
         restAnswerMediaType,
         // A wrong method or path has no version to negotiate (as on paths no route takes: versions.ts).
         restMethodNameGuard,
         restTaskVerbGuard,
+        restRouteGuard(),
         negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]),
         requireJsonBody,
         credentials,
+        json,
+        bodyErrorHandler(log),
         restShapeGuard,
         requestIntegerGuard('HTTP+JSON'),
         answerSanitizer(isLegacyRequest),

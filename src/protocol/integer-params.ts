@@ -151,6 +151,37 @@ function repeatedParam(query: unknown): { message: string; field: string } | und
   return undefined;
 }
 
+/**
+ * A query parameter whose name or value is not valid percent-encoded UTF-8 (`?contextId=%ff`),
+ * or undefined. The query parser reads such bytes as U+FFFD, so `contextId=%ff` listed the tasks
+ * of a context "\uFFFD" (none, 200) where the same bytes in the path are a 400.
+ */
+function undecodableParam(url: string): { message: string; field: string } | undefined {
+  const q = url.indexOf('?');
+  if (q < 0) return undefined;
+  for (const pair of url.slice(q + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    const [name, value] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
+    const decodedName = decodedOrUndefined(name);
+    if (decodedName !== undefined && decodedOrUndefined(value) !== undefined) continue;
+    const field = (decodedName ?? name).slice(0, 64);
+    return {
+      message: `The query parameter ${field} is not valid percent-encoded UTF-8: encode its ${decodedName === undefined ? 'name' : 'value'} as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -._~ as %XX`,
+      field,
+    };
+  }
+  return undefined;
+}
+
+/** A query component decoded ('+' is a space), or undefined when it is not valid percent-encoded UTF-8. */
+function decodedOrUndefined(component: string): string | undefined {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The string parameters of the task methods (A2A 9.4, and their v0.3 names' params), camelCase and as the SDK also reads them. */
 const STRING_PARAMS = ['tenant', 'id', 'taskId', 'contextId', 'status', 'pageToken', 'statusTimestampAfter', 'pushNotificationConfigId'].flatMap((name) =>
   name === snakeCase(name) ? [name] : [name, snakeCase(name)],
@@ -290,7 +321,7 @@ export function requestIntegerGuard(binding: A2ABinding): RequestHandler {
       if (!found && REST_CONFIG_PATH.test(req.path)) found = pushConfigProblem(req.body, '') ?? otherTaskInBody(req.body, req.path);
       if (!found && REST_MESSAGE_PATH.test(req.path) && isObject(req.body)) found = messageConfigProblem(req.body);
     } else if (req.method === 'GET') {
-      found = repeatedParam(req.query) ?? problemIn(req.query, paramsOf(REST_QUERY_PARAMS, req.path), 'query');
+      found = undecodableParam(req.originalUrl) ?? repeatedParam(req.query) ?? problemIn(req.query, paramsOf(REST_QUERY_PARAMS, req.path), 'query');
     }
     if (!found) return next();
     sendA2AError(req, res, binding, new RequestMalformedError({ message: found.message, metadata: { field: found.field } }));

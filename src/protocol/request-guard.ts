@@ -358,6 +358,41 @@ export const restMethodNameGuard: RequestHandler = (req, res, next) => {
   refuseRoute(req, res, 404, `No route ${req.method} ${req.baseUrl}${req.path}: "${name}" is a JSON-RPC method name. Send it as a JSON-RPC request to /a2a/jsonrpc${route ? `, or use its HTTP+JSON route, ${route}` : ''}.`);
 };
 
+/** How many method-and-path lookups restRouteGuard remembers (then forgets them all and starts again). */
+const ROUTE_LOOKUPS_REMEMBERED = 1000;
+
+/** Whether the request comes with a body to read (Content-Length: 0 is none: fetch sends it on a bodyless POST). */
+function hasBody(req: Parameters<RequestHandler>[0]): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * A request with a body that no route takes (a path, or a method the path does not take: PUT
+ * /tasks, POST /tasks) is refused, 404 or 405 with Allow as notFoundHandler answers it, before
+ * its body is read: express reached that answer only past the body parser, so a client sending
+ * a large or slow body to a wrong route waited for all of it, and a slow one got 408. A request
+ * without a body has nothing to wait for and is left to the routes. The answers are remembered
+ * by method and path (the routes do not change once mounted): a message's path is looked up once,
+ * a task's at each new id (a few µs: express's layers walked).
+ */
+export function restRouteGuard(): RequestHandler {
+  const lookedUp = new Map<string, boolean>();
+  return (req, res, next) => {
+    if (!hasBody(req)) return next();
+    const key = `${req.method} ${req.path}`;
+    let takes = lookedUp.get(key);
+    if (takes === undefined) {
+      takes = routeTakes(req);
+      // (A path is at most the URL's 16 KiB: only short ones are remembered.)
+      if (lookedUp.size >= ROUTE_LOOKUPS_REMEMBERED) lookedUp.clear();
+      if (key.length <= 256) lookedUp.set(key, takes);
+    }
+    if (takes) return next();
+    notFoundHandler(req, res, next);
+  };
+}
+
 /** A task's method path (A2A 11.3: POST /tasks/{id}:cancel, /tasks/{id}:subscribe), with or without a tenant: the verb. */
 const TASK_VERB_PATH = /\/tasks\/[^/:]+:([^/]*)$/;
 /** The task verbs the binding has, and the methods each takes (the SDK's routes). */
