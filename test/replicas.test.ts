@@ -110,6 +110,24 @@ describe('two replicas on one PostgreSQL', () => {
     assert.equal(resultOf(await op(onA, { get: { id: results[0].id } })).revision, 100);
   });
 
+  test('one agent registered at once under several spellings of its URL, through both replicas, by its owner or an admin, is one entry', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [adminA, adminB] = await Promise.all([sdkClient(a.url, { token: TOKENS.admin }), sdkClient(b.url, { token: TOKENS.admin })]);
+    for (const [who, clients] of [['alice', [onA, onB]], ['admin', [adminA, adminB]], ['admin', [adminA, adminA]]] as const) {
+      for (let round = 0; round < 3; round++) {
+        const host = `spelt-${who}-${clients[1] === clients[0] ? 'one' : 'two'}-${round}.example.org`;
+        // One URL, as the contract says: http for https, the other scheme's web port.
+        const urls = [`https://${host}/a2a`, `http://${host}/a2a`, `http://${host}:443/a2a`, `https://${host}:80/a2a`];
+        const results = await Promise.all(urls.map((url, i) => op(clients[i % 2]!, { register: { agentCard: v1Card('Spelt Sparrow', url) } }).then(resultOf)));
+        assert.equal(new Set(results.map((r) => r.id)).size, 1, `${host}: one entry (${results.map((r) => r.id).join(', ')})`);
+        assert.deepEqual(results.map((r) => r.created).sort(), [false, false, false, true]);
+        assert.deepEqual(results.map((r) => r.revision).sort(), [1, 2, 3, 4]);
+        const entry = resultOf(await op(onB, { get: { id: results[0].id } }));
+        assert.equal(entry.owner, who);
+      }
+    }
+  });
+
   test('a change made while B was stopped is searchable on B when it starts', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     await b.stop();

@@ -617,6 +617,49 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.equal((await store.list({ limit: 10 })).entries.length, 2, 'one entry per agent');
     });
 
+    test('spellings of one endpoint written at once make one entry: any caller (an admin too), one instance or two, upsert or importEntries', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      // A second instance: on PostgreSQL another replica, on SQLite another connection to the file.
+      const other = target.makeStore();
+      await other.open();
+      t.after(() => other.close());
+      const spelled = (url: string, version: string) => ({ ...entryWrite('agent', url, version), identityAliases: otherSpellings(url) });
+      const spellings = (host: string) => [`https://${host}/a2a`, `http://${host}/a2a`, `http://${host}:443/a2a`, `https://${host}:80/a2a`];
+      const idOf = (o: { status: string }) => ('entry' in o ? (o.entry as StoredEntry).id : 'id' in o ? String(o.id) : o.status);
+      const alice = actor('alice');
+      const admin = actor('root', true);
+      const rounds = [
+        { who: alice, on: [store], how: 'upsert' },
+        { who: admin, on: [store], how: 'upsert' },
+        { who: admin, on: [store, other], how: 'upsert' },
+        { who: alice, on: [store, other], how: 'upsert' },
+        { who: alice, on: [store, other], how: 'import' },
+        { who: admin, on: [other, store], how: 'both' },
+      ] as const;
+      let agents = 0;
+      for (const [n, round] of rounds.entries()) {
+        for (let repeat = 0; repeat < 3; repeat++) {
+          const host = `spelling-${n}-${repeat}.example.com`;
+          const outcomes = await Promise.all(
+            spellings(host).map(async (url, i) => {
+              const instance = round.on[i % round.on.length]!;
+              const write = spelled(url, String(i + 1));
+              if (round.how === 'upsert' || (round.how === 'both' && i % 2 === 0)) return instance.upsert(write, round.who);
+              return (await instance.importEntries([write], round.who))[0]!;
+            }),
+          );
+          agents++;
+          const statuses = outcomes.map((o) => o.status).sort();
+          assert.deepEqual(statuses, ['created', 'updated', 'updated', 'updated'], `${host}: one created, the others update it (${statuses.join(', ')})`);
+          assert.equal(new Set(outcomes.map(idOf)).size, 1, `${host}: one entry`);
+          const entry = await store.get(idOf(outcomes[0]!));
+          assert.equal(entry?.revision, 4, `${host}: each write is a revision of that entry`);
+          assert.equal(entry?.owner, round.who.principal);
+        }
+        assert.equal((await store.count()).agent, agents, `round ${n}: one entry per agent`);
+      }
+    });
+
     test('importEntries: one transaction, the rules of upsert per write, a refused write leaves nothing; getMany reads a batch', async (t) => {
       const { store } = await openFresh(t, engine);
       const bobs = await store.upsert(entryWrite('agent', 'https://imp.example.com/bob'), actor('bob'));

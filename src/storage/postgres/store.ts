@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
-import { claimsToCheck, coveringClaims } from '../../lib/endpoint-url.js';
+import { claimKey, claimsToCheck, coveringClaims } from '../../lib/endpoint-url.js';
 import type {
   AcknowledgementRow,
   Actor,
@@ -412,16 +412,18 @@ export class PostgresStore implements RegistryStore {
    * is inserted, in URL order too; an INSERT that meets a concurrent uncommitted claim of the
    * same URL waits for it and then inserts nothing, and the claims are read again, locked, on a
    * fresh snapshot that sees that commit.
+   * Answers the claims it inserted (nobody's before: see #storedUnderOtherSpelling).
    */
-  async #claimUrls(db: Queryable, urls: readonly string[], owner: string, releasable: readonly string[]): Promise<void> {
+  async #claimUrls(db: Queryable, urls: readonly string[], owner: string, releasable: readonly string[]): Promise<Set<string>> {
     const touched = [...new Set([...urls, ...releasable])];
     const before = touched.length === 0 ? [] : (await db.query<{ url: string; owner: string }>('SELECT url, owner FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [touched])).rows;
-    if (urls.length === 0) return;
+    if (urls.length === 0) return new Set();
     const heldFirst = new Set(before.filter((r) => r.owner === owner).map((r) => r.url));
-    await db.query(
-      `INSERT INTO url_claims (url, owner) SELECT u, $2 FROM unnest($1::text[]) AS u ORDER BY u ON CONFLICT (url) DO NOTHING`,
+    const inserted = await db.query<{ url: string }>(
+      `INSERT INTO url_claims (url, owner) SELECT u, $2 FROM unnest($1::text[]) AS u ORDER BY u ON CONFLICT (url) DO NOTHING RETURNING url`,
       [urls, owner],
     );
+    const claimedAnew = new Set(inserted.rows.map((r) => r.url));
     const { rows } = await db.query<{ url: string; owner: string }>(
       'SELECT url, owner FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE',
       [urls],
@@ -434,7 +436,7 @@ export class PostgresStore implements RegistryStore {
     // URL committed meanwhile is as if it had come after this one.
     const fresh = urls.filter((url) => !heldFirst.has(url));
     const covering = [...new Set(fresh.flatMap(coveringClaims))];
-    if (covering.length === 0) return;
+    if (covering.length === 0) return claimedAnew;
     const held = await db.query<{ url: string }>('SELECT url FROM url_claims WHERE url = ANY($1::text[]) AND owner <> $2', [covering, owner]);
     const heldByOther = new Set(held.rows.map((r) => r.url));
     const under = fresh.filter((url) => coveringClaims(url).some((c) => heldByOther.has(c))).sort()[0];
@@ -442,6 +444,7 @@ export class PostgresStore implements RegistryStore {
       const heldAs = coveringClaims(under).find((c) => heldByOther.has(c))!;
       throw new Rollback({ status: 'url-taken', url: under, heldAs } satisfies UpsertOutcome);
     }
+    return claimedAnew;
   }
 
   /** The URLs entry `id` uses now (read without locks: the claims are locked from it). */
@@ -457,9 +460,9 @@ export class PostgresStore implements RegistryStore {
    * same identity: if that entry is now visible, the upsert starts over (and will answer
    * 'forbidden' or update it, as if it had come second).
    */
-  async #claimForUpsert(db: Queryable, write: EntryWrite, owner: string, seen: { id: string } | undefined): Promise<void> {
+  async #claimForUpsert(db: Queryable, write: EntryWrite, owner: string, seen: { id: string } | undefined): Promise<Set<string>> {
     try {
-      await this.#claimUrls(db, write.urls, owner, await this.#entryUrls(db, seen?.id));
+      return await this.#claimUrls(db, write.urls, owner, await this.#entryUrls(db, seen?.id));
     } catch (error) {
       if (seen === undefined && error instanceof Rollback && error.value !== undefined) {
         const now = await db.query('SELECT 1 FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
@@ -467,6 +470,28 @@ export class PostgresStore implements RegistryStore {
       }
       throw error;
     }
+  }
+
+  /**
+   * Whether an entry is stored under another spelling (identityAliases) of one of these new
+   * entries' identities: asked once their URLs are claimed, and if so the creation starts over
+   * (and then updates that entry). The entries' unique key catches a concurrent creation under
+   * the same spelling only; every spelling of an identity claims one key (claimKey: its http
+   * spelling, "http://h/a2a" for "https://h/a2a" and "http://h:443/a2a"), locked FOR UPDATE by
+   * #claimUrls until commit, so creations of one endpoint under several spellings take turns
+   * there, whoever makes them (an admin, an import), on any replica; after the lock, this read
+   * sees the entry of one that came first. A write whose identity's claim this transaction
+   * inserted (`claimedAnew`) needs no read: no entry used that claim, nor could one have been
+   * committed meanwhile without it.
+   */
+  async #storedUnderOtherSpelling(db: Queryable, writes: readonly EntryWrite[], claimedAnew: ReadonlySet<string>): Promise<boolean> {
+    const spellings = writes.flatMap((w) => (w.identityAliases?.length && !claimedAnew.has(claimKey(w.identityUrl)) ? w.identityAliases.map((alias) => [w.kind, alias] as const) : []));
+    if (spellings.length === 0) return false;
+    const { rowCount } = await db.query(
+      'SELECT 1 FROM unnest($1::text[], $2::text[]) AS t(kind, url) JOIN entries e ON e.kind = t.kind AND e.identity_url = t.url LIMIT 1',
+      [spellings.map((s) => s[0]), spellings.map((s) => s[1])],
+    );
+    return (rowCount ?? 0) > 0;
   }
 
   /** Makes `urls` the entry's claimed URLs, releasing the claims nobody uses any more. */
@@ -507,7 +532,10 @@ export class PostgresStore implements RegistryStore {
    * `SELECT ... FOR UPDATE`, so the owner check, the content comparison and the new revision
    * happen while no one else can touch this entry. If the row disappeared in between (a
    * concurrent unregister), the whole transaction is retried and will create it afresh.
-   * The entry's URLs are claimed before any of this (`#claimUrls`); a refusal rolls back.
+   * The entry's URLs are claimed before any of this (`#claimUrls`); a refusal rolls back. The
+   * identity is also looked up under its other spellings (http for https, a web port), and a
+   * creation under another spelling committed meanwhile is found once the claims are locked
+   * (`#storedUnderOtherSpelling`): the write starts over and updates that entry.
    */
   async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}, acknowledgement?: AcknowledgementRow): Promise<UpsertOutcome> {
     for (let attempt = 1; attempt <= MAX_UPSERT_ATTEMPTS; attempt++) {
@@ -611,9 +639,15 @@ export class PostgresStore implements RegistryStore {
     try {
       if (urls.length > 0) {
         // In URL order, as #claimUrls locks them: writers sharing URLs queue instead of deadlocking.
-        await db.query('INSERT INTO url_claims (url, owner) SELECT u, $2 FROM unnest($1::text[]) AS u ORDER BY u ON CONFLICT (url) DO NOTHING', [urls, actor.principal]);
+        const newClaims = await db.query<{ url: string }>(
+          'INSERT INTO url_claims (url, owner) SELECT u, $2 FROM unnest($1::text[]) AS u ORDER BY u ON CONFLICT (url) DO NOTHING RETURNING url',
+          [urls, actor.principal],
+        );
         const claims = await db.query<{ owner: string }>('SELECT owner FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [urls]);
         if (claims.rows.length < urls.length || claims.rows.some((c) => c.owner !== actor.principal)) throw new Rollback(undefined);
+        // One created meanwhile under another spelling (a registration, another import) goes one by one.
+        const claimedAnew = new Set(newClaims.rows.map((r) => r.url));
+        if (await this.#storedUnderOtherSpelling(db, bulk.map((i) => writes[i]!), claimedAnew)) throw new Rollback(undefined);
       }
       const inserted = await db.query(
         `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at, trust_keyset)
@@ -726,7 +760,9 @@ export class PostgresStore implements RegistryStore {
       const owned = await db.query<{ n: string }>('SELECT count(*) AS n FROM (SELECT 1 FROM entries WHERE owner = $1 LIMIT $2) AS owned', [actor.principal, max]);
       if (Number(owned.rows[0]?.n ?? 0) >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
     }
-    await this.#claimForUpsert(db, write, seen?.owner ?? actor.principal, seen);
+    const claimedAnew = await this.#claimForUpsert(db, write, seen?.owner ?? actor.principal, seen);
+    // Created meanwhile under another spelling: start over, to update it.
+    if (!seen && (await this.#storedUnderOtherSpelling(db, [write], claimedAnew))) throw new Rollback(undefined);
     const inserted =
       identity !== write.identityUrl
         ? { rowCount: 0 }
