@@ -32,6 +32,7 @@ import { startRegistry } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
 import { RefreshLoop } from '../src/freshness/refresh-loop.js';
 import { StorageUnavailableError } from '../src/storage/faults.js';
+import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
 const sendMessage = (parts: unknown[]) =>
@@ -592,6 +593,36 @@ describe('PostgreSQL storage faults', () => {
     await admin(env.DATABASE_URL!, 'ALTER DATABASE $db CONNECTION LIMIT -1');
     await eventually(15_000, async () => (await readiness(registry)).status === 200, 'ready once connections are taken again');
     assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Limited Two', 'https://limited-two.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+  });
+
+  test('the change-log lock held by another session (every write takes it): writes refused as STORAGE_UNAVAILABLE, /readyz not ready until it is free', { timeout: 90_000 }, async (t) => {
+    const skip = postgres!.skip();
+    if (skip) return t.skip(skip);
+    const env = await postgres!.env();
+    const registry = await startTestRegistry(env);
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    resultOf(await op(alice, { register: { agentCard: v1Card('Changelog One', 'https://changelog-one.example.org/a2a') } }));
+
+    const holder = new pg.Client({ connectionString: env.DATABASE_URL! });
+    await holder.connect();
+    holder.on('error', () => undefined);
+    t.after(() => holder.end().catch(() => undefined));
+    await holder.query('BEGIN');
+    await holder.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOCK_KEY]);
+    const headers = { authorization: `Bearer ${TOKENS.alice}` };
+    const [jsonRpc, rest] = await Promise.all([
+      rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([registerPart('Changelog Two')]), { headers, signal: AbortSignal.timeout(60_000) }),
+      rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [registerPart('Changelog Three')] } }), { headers, signal: AbortSignal.timeout(60_000) }),
+    ]);
+    assertRefused({ jsonRpc, rest, legacyJsonRpc: undefined }, /a write waited longer than the statement timeout, for a lock another session or replica holds/);
+    // The write probe takes that lock too (waiting a second): no write can commit, so not ready.
+    const locked = await readiness(registry);
+    assert.equal(locked.status, 503);
+    assert.match(locked.reason!, /storage is unavailable: a write waited longer than the statement timeout/);
+    await holder.query('ROLLBACK');
+    await eventually(15_000, async () => (await readiness(registry)).status === 200, 'ready once the lock is free');
+    assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Changelog Four', 'https://changelog-four.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
   });
 });
 

@@ -59,7 +59,7 @@ import {
   DELETE_BATCH_ROWS,
 } from '../common.js';
 import { FaultState, postgresFault, type StorageFault } from '../faults.js';
-import { OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
+import { CHANGE_LOCK_KEY, OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
 import { listenForChanges, listenOn, type ChangeListener } from './listen.js';
 import { PostgresTaskRecords, saveTaskRowIn } from './task-records.js';
 import { PostgresWatchRecords } from './watch-records.js';
@@ -110,6 +110,8 @@ function importOutcome(outcome: UpsertOutcome): ImportOutcome {
   return { status: outcome.status, id: outcome.entry.id };
 }
 const PING_TIMEOUT_MS = 3000;
+/** How long the write probe waits for the change-log lock, which a change holds for milliseconds. */
+const PROBE_LOCK_TIMEOUT_MS = 1000;
 /** pg-pool's error when no connection became free (or could be opened) within connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = /timeout exceeded when trying to connect/i;
 
@@ -235,10 +237,20 @@ export class PostgresStore implements RegistryStore {
     }
   }
 
+  /**
+   * A write that takes the change-log lock, as every change does (registry_record_change), but
+   * waits for it a second at most: held by another session, or by a replica stopped in the
+   * middle of a write, that lock blocks every write, and the probe fails (/readyz: not ready)
+   * until it is free. A lock on some rows blocks only the writes that need them, not the probe.
+   */
   async probeWrites(): Promise<boolean> {
     if (this.#closed) return false;
     try {
-      await this.#transaction((db) => db.query("UPDATE registry_state SET value = $1 WHERE key = 'write_probe'", [Date.now()]));
+      await this.#transaction(async (db) => {
+        await db.query(`SET LOCAL lock_timeout = ${PROBE_LOCK_TIMEOUT_MS}`);
+        await db.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOCK_KEY]);
+        await db.query("UPDATE registry_state SET value = $1 WHERE key = 'write_probe'", [Date.now()]);
+      });
       return true;
     } catch {
       return false;
