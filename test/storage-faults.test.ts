@@ -31,7 +31,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
 import { RefreshLoop } from '../src/freshness/refresh-loop.js';
-import { StorageUnavailableError } from '../src/storage/faults.js';
+import { FaultState, StorageUnavailableError } from '../src/storage/faults.js';
 import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
@@ -624,6 +624,54 @@ describe('PostgreSQL storage faults', () => {
     await eventually(15_000, async () => (await readiness(registry)).status === 200, 'ready once the lock is free');
     assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Changelog Four', 'https://changelog-four.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
   });
+
+  test("an entry's row locked by another session: writing that entry is refused after the statement timeout as busy, not as storage down; other writes go on and /readyz stays ready", { timeout: 90_000 }, async (t) => {
+    const skip = postgres!.skip();
+    if (skip) return t.skip(skip);
+    const env = await postgres!.env();
+    const registry = await startTestRegistry(env);
+    t.after(() => registry.close());
+    const [alice, bob] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url, { token: TOKENS.bob })]);
+    const id = resultOf(await op(alice, { register: { agentCard: v1Card('Busy One', 'https://busy-one.example.org/a2a') } })).id;
+
+    const holder = new pg.Client({ connectionString: env.DATABASE_URL! });
+    await holder.connect();
+    holder.on('error', () => undefined);
+    t.after(() => holder.end().catch(() => undefined));
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [id]);
+    const headers = { authorization: `Bearer ${TOKENS.alice}` };
+    const changed = (binding: string) => ({ data: { register: { agentCard: { ...v1Card('Busy One', 'https://busy-one.example.org/a2a'), version: binding } } }, mediaType: 'application/json' });
+    const [jsonRpc, rest, others] = await Promise.all([
+      rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([changed('2.0.0')]), { headers, signal: AbortSignal.timeout(60_000) }),
+      rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [changed('3.0.0')] } }), { headers, signal: AbortSignal.timeout(60_000) }),
+      // Once the writes of the locked entry wait: another principal's, and its owner's new entry
+      // (an update waiting for its row does not hold up its owner's other registrations).
+      new Promise((r) => setTimeout(r, 500)).then(() =>
+        Promise.all([
+          op(bob, { register: { agentCard: v1Card('Busy Other', 'https://busy-other.example.org/a2a') } }),
+          op(alice, { register: { agentCard: v1Card('Busy Mine', 'https://busy-mine.example.org/a2a') } }),
+        ]),
+      ),
+    ]);
+    assert.deepEqual(others.map(stateOf), ['TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED'], 'other entries are written meanwhile');
+    const busy = /^The entry is busy: another request is writing it \(or its URLs\), or another database session holds it, and this write waited for it longer than a write may \(57014\)\. Retry shortly\.$/;
+    const error = jsonRpc.json!.error as WireJson;
+    assert.match(error.message, busy);
+    assert.doesNotMatch(error.message, /unavailable|cannot store|readyz/i);
+    // Still the contract's STORAGE_UNAVAILABLE: a protocol error that says when to retry.
+    assert.equal(error.code, -32603);
+    assert.equal(error.data[0].reason, 'STORAGE_UNAVAILABLE');
+    assert.equal(error.data[0].metadata?.retryAfterSeconds, '5');
+    assert.equal(jsonRpc.headers.get('retry-after'), '5');
+    assert.equal(rest.status, 503);
+    assert.match(rest.json!.error.message, busy);
+    assert.equal(rest.json!.error.details[0].reason, 'STORAGE_UNAVAILABLE');
+    assert.equal(rest.headers.get('retry-after'), '5');
+    assert.equal((await readiness(registry)).status, 200);
+    await holder.query('ROLLBACK');
+    assert.equal(resultOf(await op(alice, { register: { agentCard: { ...v1Card('Busy One', 'https://busy-one.example.org/a2a'), version: '4.0.0' } } })).revision, 2);
+  });
 });
 
 describe('fault names', () => {
@@ -648,6 +696,20 @@ describe('fault names', () => {
     // The registry's state, not the request: they were failed tasks, "UNAVAILABLE", logged as internal errors.
     assert.equal(reason(postgresFault({ code: '57014' })), 'locked');
     assert.equal(reason(postgresFault({ code: '55P03' })), 'locked');
+    // A wait for some rows (PostgreSQL names the tuple) is that write's refusal, not the store's fault.
+    assert.equal(postgresFault({ code: '57014' })!.scope, undefined);
+    assert.equal(postgresFault({ code: '57014', where: 'PL/pgSQL function registry_record_change(uuid,text) line 5 at PERFORM' })!.scope, undefined);
+    for (const where of ['while locking tuple (0,1) in relation "entries"', 'while updating tuple (0,1) in relation "entries"', 'while inserting index tuple (0,2) in relation "url_claims_pkey"']) {
+      const rows = postgresFault({ code: '57014', where })!;
+      assert.deepEqual([rows.reason, rows.scope], ['locked', 'rows'], where);
+    }
+    const faults = new FaultState(postgresFault);
+    const refusal = faults.wrap({ code: '55P03', where: 'while locking tuple (3,7) in relation "entries"' });
+    assert.ok(refusal instanceof StorageUnavailableError && refusal.fault.scope === 'rows');
+    const current = () => faults.current;
+    assert.equal(current(), undefined, 'not a fault of the store: /readyz does not report it');
+    faults.wrap({ code: '57014' });
+    assert.equal(current()?.reason, 'locked');
     assert.equal(reason(postgresFault({ code: '53300' })), 'refused');
     assert.equal(reason(postgresFault({ code: '28P01' })), 'refused');
     assert.match(postgresFault({ code: '28P01' })!.message, /refuses the registry's credentials \(was the password changed\?\)/);

@@ -975,6 +975,22 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.equal((await store.upsert(entryWrite('agent', 'https://quota.example.com/more'), actor('alice'))).status, 'created');
     });
 
+    test('an owner one entry short of its quota registering one new agent several times at once: one entry, the others update it, none is refused the quota', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      const other = target.makeStore();
+      await other.open();
+      t.after(() => other.close());
+      const quota = { maxEntriesPerOwner: 3 };
+      for (let i = 0; i < 2; i++) assert.equal((await store.upsert(entryWrite('agent', `https://edge.example.com/${i}`), actor('alice'), quota)).status, 'created');
+      const url = 'https://edge.example.com/last';
+      const outcomes = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => (i % 2 ? store : other).upsert({ ...entryWrite('agent', url, `v${i}`), identityAliases: otherSpellings(url) }, actor('alice'), quota)),
+      );
+      assert.deepEqual(outcomes.map((o) => o.status).sort(), ['created', 'updated', 'updated', 'updated', 'updated', 'updated']);
+      assert.equal((await store.count()).agent, 3);
+      assert.equal((await store.upsert(entryWrite('agent', 'https://edge.example.com/more'), actor('alice'), quota)).status, 'quota-exceeded');
+    });
+
     test('keeps at most maxRevisions revisions of an entry; numbering goes on', async (t) => {
       const { store } = await openFresh(t, engine);
       const url = 'https://revisions.example.com/a';

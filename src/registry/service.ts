@@ -206,7 +206,11 @@ export class RegistryService {
       if (!(error instanceof StorageUnavailableError)) throw error;
       throw new RegistryError(
         'STORAGE_UNAVAILABLE',
-        `${error.message}: the registry cannot store anything right now (searches are still answered). Retry later; the operator sees the cause on /readyz.`,
+        // A lock on this entry's rows alone: other writes go on and /readyz stays ready, so neither
+        // storage nor /readyz is blamed; the same write succeeds once the holder lets go.
+        error.fault.scope === 'rows'
+          ? `The entry is busy: another request is writing it (or its URLs), or another database session holds it, and this write waited for it longer than a write may (${error.fault.code}). Retry shortly.`
+          : `${error.message}: the registry cannot store anything right now (searches are still answered). Retry later; the operator sees the cause on /readyz.`,
         undefined,
         // Every door says when to retry (the catalog and ARD doors sent 503 without Retry-After).
         STORAGE_UNAVAILABLE_RETRY_SECONDS,

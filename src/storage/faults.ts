@@ -16,6 +16,13 @@ export interface StorageFault {
   code: string;
   /** ISO-8601: when it was first seen. */
   since: string;
+  /**
+   * 'rows': one write waited too long for rows another transaction holds (PostgreSQL: an entry
+   * being written by another request, or locked by another session). The store takes other
+   * writes, so it is no fault of the store (never `current`, /readyz stays ready): only the
+   * writes that need those rows are refused.
+   */
+  scope?: 'rows';
 }
 
 export class StorageUnavailableError extends Error {
@@ -23,7 +30,7 @@ export class StorageUnavailableError extends Error {
     readonly fault: StorageFault,
     options?: { cause?: unknown },
   ) {
-    super(`Storage is unavailable: ${fault.message}`, options);
+    super(fault.scope === 'rows' ? `The write waited too long for a lock: ${fault.message}` : `Storage is unavailable: ${fault.message}`, options);
     this.name = 'StorageUnavailableError';
   }
 }
@@ -78,6 +85,18 @@ const POSTGRES_REFUSALS: Record<string, [StorageFaultReason, string]> = {
   '28P01': ['refused', "the database server refuses the registry's credentials (was the password changed?): fix DATABASE_URL"],
   '28000': ['refused', "the database server refuses the registry's login (pg_hba.conf, or a role that may not log in): fix DATABASE_URL or the server's rules"],
 };
+/**
+ * The context PostgreSQL gives a lock wait on a row ("while locking tuple (0,1) in relation
+ * "entries"", "while updating tuple ...", "while inserting index tuple ..."): a lock on some
+ * rows. A wait for a lock that every write takes (the change log's advisory lock, a table lock)
+ * has none, or names the function that took it.
+ */
+const ROW_WAIT = /^while (?:locking|updating|deleting|inserting index|checking uniqueness of) tuple /m;
+const ROWS_HELD = 'the rows it changes were held by another request or database session longer than a write waits (the statement or lock timeout)';
+const whereOf = (error: unknown): string => {
+  const where = (error as { where?: unknown } | null)?.where;
+  return typeof where === 'string' ? where : '';
+};
 /** node-postgres's own words when the server asks for a password the URL does not give (SCRAM, or MD5 with none). */
 const MISSING_PASSWORD = /client password must be a string|SASL: SCRAM-SERVER-FIRST-MESSAGE/i;
 
@@ -88,6 +107,9 @@ export function postgresFault(error: unknown): StorageFault | undefined {
   if (code === '25006') return storageFault('read-only', code);
   if (code === '58030') return storageFault('io', code);
   if (code === 'XX001' || code === 'XX002') return storageFault('corrupt', code);
+  if ((code === '57014' || code === '55P03') && ROW_WAIT.test(whereOf(error))) {
+    return { ...storageFault('locked', code, ROWS_HELD), scope: 'rows' };
+  }
   const refusal = code === undefined ? undefined : POSTGRES_REFUSALS[code];
   if (refusal) return storageFault(refusal[0], code!, refusal[1]);
   if (code !== undefined && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || NETWORK_CODES.has(code))) {
@@ -126,11 +148,13 @@ export class FaultState {
   /** A StorageUnavailableError for a storage fault (remembered); any other error unchanged. */
   wrap(error: unknown): unknown {
     if (error instanceof StorageUnavailableError) {
-      this.#fault ??= error.fault;
+      if (error.fault.scope !== 'rows') this.#fault ??= error.fault;
       return error;
     }
     const fault = this.classify(error);
     if (!fault) return error;
+    // Some rows held elsewhere: this write's refusal, not the store's state.
+    if (fault.scope === 'rows') return new StorageUnavailableError(fault, { cause: error });
     // Keep the first sighting's time while the same fault goes on.
     if (this.#fault?.reason !== fault.reason) this.#fault = fault;
     return new StorageUnavailableError(this.#fault, { cause: error });

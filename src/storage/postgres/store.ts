@@ -747,9 +747,6 @@ export class PostgresStore implements RegistryStore {
     const now = new Date();
     const id = timeOrderedId();
     const max = quota.maxEntriesPerOwner;
-    // One owner's creations take turns across replicas (the lock lasts until commit), so the
-    // count below cannot be overtaken by a concurrent creation: no overshoot.
-    if (max !== undefined) await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OWNER_LOCK_NAMESPACE, actor.principal]);
     // The URLs are claimed first, in the name of the entry's owner (the actor, for a new
     // entry): a new entry's row would otherwise already be inserted, and other registrations
     // of its identity waiting on it, when a claim fails. Whoever may not update the entry is
@@ -767,10 +764,20 @@ export class PostgresStore implements RegistryStore {
       if (existing) return { status: 'forbidden', existing };
     }
     if (max !== undefined && !seen) {
+      // One owner's creations take turns across replicas (the lock lasts until commit), so the
+      // count below cannot be overtaken by a concurrent creation: no overshoot. Creations only:
+      // an update waiting for its entry's row (locked by another request or session) would
+      // otherwise hold up every new entry of its owner, each refused after the statement timeout.
+      await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OWNER_LOCK_NAMESPACE, actor.principal]);
       // Counted up to the limit only: an owner's count costs what the quota allows, not what the
       // owner holds (an import may give one owner a million entries; a full count took tens of ms).
       const owned = await db.query<{ n: string }>('SELECT count(*) AS n FROM (SELECT 1 FROM entries WHERE owner = $1 LIMIT $2) AS owned', [actor.principal, max]);
-      if (Number(owned.rows[0]?.n ?? 0) >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
+      if (Number(owned.rows[0]?.n ?? 0) >= max) {
+        // Its identity created meanwhile (by a registration whose turn came first): an update, not a new entry.
+        const meanwhile = await db.query('SELECT 1 FROM entries WHERE kind = $1 AND identity_url = ANY($2::text[]) LIMIT 1', [write.kind, [write.identityUrl, ...(write.identityAliases ?? [])]]);
+        if ((meanwhile.rowCount ?? 0) > 0) return undefined;
+        return { status: 'quota-exceeded', quota: 'entries', limit: max };
+      }
     }
     const claimedAnew = await this.#claimForUpsert(db, write, seen?.owner ?? actor.principal, seen);
     // Created meanwhile under another spelling: start over, to update it.
