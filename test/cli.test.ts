@@ -1382,7 +1382,7 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
 });
 
 describe('backup', () => {
-  test('backup copies the live database while registrations go on, 0600; restore puts it back (the registry stopped, the replaced database kept) with exactly what it held; never over a file without --force; PostgreSQL is pointed to pg_dump', { timeout: 120_000 }, async () => {
+  test('backup copies the live database while registrations go on, 0600; restore puts it back (the registry stopped, the replaced database kept) with exactly what it held; never over a file without --force; PostgreSQL is pointed to pg_dump, and to pg_restore as the README runs it', { timeout: 120_000 }, async () => {
     const registry = await startTestRegistry();
     const out = tempDir('a2a-registry-backup-');
     const file = path.join(out, 'registry-backup.db');
@@ -1427,6 +1427,10 @@ describe('backup', () => {
       const pg = await cli(['backup', path.join(out, 'pg.db')], { env: { ...env, DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry' } });
       assert.equal(pg.code, 2);
       assert.match(pg.stderr, /PostgreSQL.*pg_dump/);
+      // The README's command: with --clean alone, pg_restore into a new, empty database fails on every object it drops first.
+      const pgRestore = await cli(['restore', file], { env: { ...env, DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry' } });
+      assert.equal(pgRestore.code, 2);
+      assert.match(pgRestore.stderr, /Use pg_restore \(pg_restore --clean --if-exists --dbname="\$DATABASE_URL" registry\.dump, every replica stopped\)/);
       const none = await cli(['backup', path.join(out, 'none.db'), '--data-dir', out], {});
       assert.equal(none.code, 2);
       assert.match(none.stderr, /there is no registry database at .*registry\.db: point --data-dir/);
