@@ -152,6 +152,17 @@ test('a PostgreSQL server not reachable yet at start-up is waited for (retried w
       if (!/trying again/.test(reason)) await delay(100);
     }
     assert.match(reason, new RegExp(`^opening storage: Cannot connect to postgres://postgres@127\\.0\\.0\\.1:${dbPort}/\\S+: connect ECONNREFUSED .*; trying again at \\d{4}-`));
+    // Requests are told the same, not that storage is opening or migrating.
+    const refused = await rawPost(`${base}/a2a/jsonrpc`, sendMessageBody([{ data: { search: { query: 'waited' } }, mediaType: 'application/json' }], 'req-8'));
+    assert.equal(refused.json!.error.data[0].reason, 'STARTING_UP');
+    assert.equal(refused.headers.get('retry-after'), '2');
+    const told = String(refused.json!.error.message);
+    assert.match(told, new RegExp(`^The registry is starting up: opening storage: Cannot connect to postgres://postgres@127\\.0\\.0\\.1:${dbPort}/\\S+: connect ECONNREFUSED .*; trying again at \\d{4}-\\S+\\. Retry later\\.$`));
+    assert.doesNotMatch(told, /migrat/);
+    const rest = await rawPost(`${base}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [] } }));
+    assert.equal(rest.status, 503);
+    assert.equal(rest.json!.error.details[0].reason, 'STARTING_UP');
+    assert.match(rest.json!.error.message, /^The registry is starting up: opening storage: Cannot connect to .*ECONNREFUSED/);
     await delay(1500);
     assert.equal(failed, undefined, `the start failed: ${String(failed)}`);
     assert.equal(started, undefined);

@@ -17,6 +17,8 @@ import { startingUpPage } from '../web/page-shell.js';
 import { wantsHtml } from '../web/web-door.js';
 
 const MESSAGE = 'The registry is starting up: its storage is opening (the first start after an upgrade migrates the database); retry shortly.';
+/** The refusal's message: what /readyz says when storage waits for something (its database not reachable yet), else MESSAGE. */
+const messageOf = (waiting: string | undefined): string => (waiting === undefined ? MESSAGE : `The registry is starting up: ${waiting}. Retry later.`);
 const JSON_RPC_PATH = '/a2a/jsonrpc';
 
 /** `waiting`: why storage is not open yet, when it is more than opening (a database not reachable yet). */
@@ -38,7 +40,7 @@ export function createStartingUpApp(security: SecurityOptions, waiting: () => st
   app.use(JSON_RPC_PATH, (req, res, next) => (refusedEncoding(req) ? next() : readId(req, res, next)));
   app.use(answerSanitizer());
   const refuse: RequestHandler = (req, res) => {
-    const error = new StorageUnavailableA2AError(MESSAGE, STARTING_UP_REASON);
+    const error = new StorageUnavailableA2AError(messageOf(waiting()), STARTING_UP_REASON);
     // A browser (re)loading the web page meanwhile is shown a page saying so, not the JSON as text.
     if ((req.method === 'GET' || req.method === 'HEAD') && wantsHtml(req)) {
       res.status(503).setHeader('Retry-After', String(STARTING_UP_RETRY_SECONDS)).setHeader('Cache-Control', 'no-store').type('html').send(startingUpPage(STARTING_UP_RETRY_SECONDS));
