@@ -481,6 +481,16 @@ describe('standing searches', () => {
       assert.equal(answer.error?.code, -32602, `${JSON.stringify(data)}: ${JSON.stringify(answer).slice(0, 300)}`);
       assert.match(answer.error.message, said, JSON.stringify(data));
     }
+    // Without the watch's task, a renewal says where it goes (it was refused as an unknown key, the shapes it listed without renew).
+    const untasked = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [dataPart({ renew: {} })] } } }),
+    });
+    // A rejected task, as any request the operations cannot parse (BAD_REQUEST).
+    const untaskedTask = ((await untasked.json()) as WireJson).result?.task;
+    assert.equal(untaskedTask?.status?.state, 'TASK_STATE_REJECTED');
+    assert.match(untaskedTask.status.message.parts[0].text, /^BAD_REQUEST: Data part 0 is \{"renew": \.\.\.\} without a task: a renewal is sent on the watch it renews, in a message whose taskId is the watch's task id/);
     // Before, each of them renewed the watch for its full time to live.
     assert.equal(await expiresAt(), before, 'none of them renewed the watch');
     const renewed = await rpc({ renew: {} });

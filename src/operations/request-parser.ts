@@ -378,6 +378,12 @@ export function parseRequest(message: Message | undefined, limits: ParseOptions)
         }
         const known = keys.filter((k): k is OperationName => (OPERATION_NAMES as readonly string[]).includes(k));
         const unknown = keys.filter((k) => !known.includes(k as OperationName));
+        // A renewal is no operation of its own: it goes on the open watch's task (message.taskId), which this message did not name.
+        if (unknown.length === 1 && unknown[0] === 'renew') {
+          throw badRequest(`Data part ${index} is {"renew": ...} without a task: a renewal is sent on the watch it renews, in a message whose taskId is the watch's task id ({"renew": {}}). To start a watch, send {"watch": {...}}.`, [
+            { path: `/parts/${index}/data/renew`, message: 'renew needs message.taskId' },
+          ]);
+        }
         if (unknown.length > 0) {
           throw badRequest(`Data part ${index} has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}. ${requestShapes(limits.generation)}`, [
             { path: `/parts/${index}/data/${unknown[0]}`, message: 'unknown operation' },
