@@ -78,7 +78,7 @@ describe('connection limits', () => {
     assert.ok(ms >= 900 && ms < 4000, `closed after ${Math.round(ms)} ms`);
   });
 
-  test('an HTTP+JSON request refused for its method, path or credentials is answered before its body arrives, not 408 once it has', async () => {
+  test('an HTTP+JSON request refused for its method, path or credentials, and a JSON-RPC one for its method or path, is answered before its body arrives, not 408 once it has', async () => {
     // 60,000 bytes declared, none sent: each refusal needs no body.
     const head = (line: string, extra = '') => `${line} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n${extra}Content-Length: 60000\r\n\r\n`;
     const mistyped = `Authorization: Bearer ${TOKENS.alice.slice(0, -1)}X\r\n`;
@@ -88,6 +88,9 @@ describe('connection limits', () => {
       ['POST /a2a/rest/nowhere', '', 404],
       ['POST /a2a/rest/message:send', mistyped, 401],
       ['POST /a2a/rest/tenant-a/message:send', mistyped, 401],
+      // JSON-RPC reads its body to name its refusals' id, but a method or path it does not take has none.
+      ['PUT /a2a/jsonrpc', '', 405],
+      ['POST /a2a/jsonrpc/nowhere', '', 404],
     ] as const) {
       const c = await connect(registry.url);
       c.socket.write(head(line, extra));

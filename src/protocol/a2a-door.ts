@@ -27,7 +27,7 @@ import { a2aRequestHandler } from './request-handler.js';
 import { requestIntegerGuard } from './integer-params.js';
 import { withJsonRpcErrorData } from './jsonrpc-error-data.js';
 import { requireJsonRpcBody } from './jsonrpc-media-type.js';
-import { jsonRpcEndpointOnly, jsonRpcShapeGuard, restMethodNameGuard, restRouteGuard, restShapeGuard, restTaskVerbGuard } from './request-guard.js';
+import { jsonRpcEndpointOnly, jsonRpcRouteGuard, jsonRpcShapeGuard, restMethodNameGuard, restRouteGuard, restShapeGuard, restTaskVerbGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
@@ -82,15 +82,22 @@ export const a2aDoor: Door = {
     // shapes and integer params (as sent) before the SDK, and scrub internal errors out of
     // whatever the SDK answers. Each binding's chain is one router layer (handler-chain.ts).
     // JSON-RPC reads the body first: its requests are named (and refused) by the body's method
-    // and id. HTTP+JSON names them by route, so what needs no body (a wrong route or method, the
-    // version, the media type, credentials) is refused before the body is read.
+    // and id; only a method or path the endpoint does not take is refused before. HTTP+JSON names
+    // them by route, so what needs no body (a wrong route or method, the version, the media type,
+    // credentials) is refused before the body is read.
     const limits = [abuse.streamCap(), cutSlowReaders(), sseHeartbeat(config.connections.sseHeartbeatMs), watchEventIds()];
-    const common = (parser: RequestHandler) => [metrics.middleware(), abuse.floodGuard(), parser, scopedErrorHandler(log, nameA2ARequest, bodyErrorHandler(log)), requestScope(log, nameA2ARequest), ...limits];
     const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
     app.use(
       JSONRPC_PATH,
       handlerChain([
-        ...common(rpcJson),
+        metrics.middleware(),
+        abuse.floodGuard(),
+        // A method or path the endpoint does not take needs no body: refused before it is read.
+        jsonRpcRouteGuard(requestScope(log, nameA2ARequest)),
+        rpcJson,
+        scopedErrorHandler(log, nameA2ARequest, bodyErrorHandler(log)),
+        requestScope(log, nameA2ARequest),
+        ...limits,
         jsonRpcEndpointOnly,
         negotiateVersion('JSONRPC', [...getSupportedVersions(sdkCard, 'JSONRPC')]),
         requireJsonRpcBody,

@@ -337,6 +337,20 @@ function refuseRoute(req: Parameters<RequestHandler>[0], res: Parameters<Request
  */
 export const jsonRpcEndpointOnly: RequestHandler = (req, res, next) => (req.path === '/' ? next() : notFoundHandler(req, res, next));
 
+/**
+ * A request with a body that the JSON-RPC endpoint does not take (another method than POST, or
+ * a path below it) is refused before its body is read, in a request scope of its own (`scope`:
+ * the door's, which names it by route when there is no body to name it by): its 404 or 405
+ * carries no id, so nothing in the body is needed, and a client sending a large or slow body
+ * there waited for all of it (a slow one got 408), as on HTTP+JSON before restRouteGuard.
+ */
+export function jsonRpcRouteGuard(scope: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    if (!hasBody(req) || (req.method === 'POST' && req.path === '/')) return next();
+    scope(req, res, () => notFoundHandler(req, res, next));
+  };
+}
+
 /** The HTTP+JSON routes of the JSON-RPC methods a client most often sends as a path. */
 const REST_ROUTE_OF: Record<string, string> = {
   SendMessage: 'POST /message:send',
