@@ -441,6 +441,5 @@ export const WATCH_UPDATABLE_COLUMNS: Record<keyof WatchRowUpdate, string> = {
   pushConfigs: 'push_configs',
   expiresAt: 'expires_at',
   seqFloor: 'seq_floor',
-  deliveredSeq: 'delivered_seq',
   position: 'change_seq',
 };

@@ -316,7 +316,7 @@ export interface WatchRow {
 }
 
 /** What a watch updates of its row as it runs. */
-export type WatchRowUpdate = Partial<Pick<WatchRow, 'pushConfigs' | 'expiresAt' | 'seqFloor' | 'deliveredSeq' | 'position'>>;
+export type WatchRowUpdate = Partial<Pick<WatchRow, 'pushConfigs' | 'expiresAt' | 'seqFloor' | 'position'>>;
 
 /**
  * Watch definitions, shared by every replica. Each open watch is run by one process, its
