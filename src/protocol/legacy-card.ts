@@ -110,42 +110,43 @@ export function isSupersetCard(card: unknown): card is Json {
 }
 
 /**
- * The v1.0 card inside a superset card (legacyCompatibleCard's inverse): what its signatures
- * cover. The v0.3 members go, and each security scheme keeps only its v1.0 member (the one
- * object among its values; v0.3's `type`, `scheme`, ... are strings beside it).
+ * A superset card taken apart (legacyCompatibleCard's inverse), in one walk so the card and the
+ * list of what it lost cannot disagree: `card`, the v1.0 card inside it, which is what its
+ * signatures cover (the v0.3 members go, each security scheme keeps only its v1.0 member, the
+ * one object among its values, and skills lose their v0.3 `security`); `dropped`, where those
+ * members sat (JSON Pointers, in document order), an `additionalInterfaces` list item by item:
+ * each is an endpoint v0.3 clients dial.
  */
-export function v10CardOfSuperset(superset: Json): Json {
-  const card: Json = Object.fromEntries(Object.entries(superset).filter(([k]) => !SUPERSET_ONLY.includes(k)));
-  if (isObject(card.securitySchemes)) {
-    card.securitySchemes = Object.fromEntries(
-      Object.entries(card.securitySchemes).map(([name, scheme]) => [name, isObject(scheme) ? Object.fromEntries(Object.entries(scheme).filter(([, v]) => isObject(v))) : scheme]),
-    );
-  }
-  if (Array.isArray(card.skills)) {
-    card.skills = card.skills.map((skill: unknown) => (isObject(skill) ? Object.fromEntries(Object.entries(skill).filter(([k]) => k !== 'security')) : skill));
-  }
-  return card;
-}
-
-/**
- * Where the members v10CardOfSuperset drops sit in a superset card (JSON Pointers, in document
- * order): the v0.3 part, which the card's signatures (over the v1.0 card inside it) do not cover.
- * An `additionalInterfaces` list is named item by item: each is an endpoint v0.3 clients dial.
- */
-export function supersetOnlyPaths(superset: Json): string[] {
-  const paths: string[] = [];
+function splitSuperset(superset: Json): { card: Json; dropped: string[] } {
+  const dropped: string[] = [];
+  // Entries, made into objects by Object.fromEntries: a member named "__proto__" stays a member.
+  const kept: Array<[string, unknown]> = [];
+  /** `object` without the members `drop` picks, each named under `at`. */
+  const without = (object: Json, at: string, drop: (member: string, value: unknown) => boolean): Json => {
+    const members: Array<[string, unknown]> = [];
+    for (const [member, value] of Object.entries(object)) {
+      if (drop(member, value)) dropped.push(pointer(at, member));
+      else members.push([member, value]);
+    }
+    return Object.fromEntries(members);
+  };
   for (const [key, value] of Object.entries(superset)) {
-    if (key === 'additionalInterfaces' && Array.isArray(value) && value.length > 0) value.forEach((_, i) => paths.push(pointer('', key, i)));
-    else if (SUPERSET_ONLY.includes(key)) paths.push(pointer('', key));
-    else if (key === 'securitySchemes' && isObject(value)) {
-      for (const [name, scheme] of Object.entries(value)) {
-        if (isObject(scheme)) for (const [member, v] of Object.entries(scheme)) if (!isObject(v)) paths.push(pointer('/securitySchemes', name, member));
-      }
+    if (SUPERSET_ONLY.includes(key)) {
+      if (key === 'additionalInterfaces' && Array.isArray(value) && value.length > 0) value.forEach((_, i) => dropped.push(pointer('', key, i)));
+      else dropped.push(pointer('', key));
+    } else if (key === 'securitySchemes' && isObject(value)) {
+      kept.push([key, Object.fromEntries(Object.entries(value).map(([name, scheme]) => [name, isObject(scheme) ? without(scheme, pointer('/securitySchemes', name), (_, v) => !isObject(v)) : scheme]))]);
     } else if (key === 'skills' && Array.isArray(value)) {
-      value.forEach((skill: unknown, i) => {
-        if (isObject(skill) && 'security' in skill) paths.push(pointer('/skills', i, 'security'));
-      });
+      kept.push([key, value.map((skill: unknown, i) => (isObject(skill) ? without(skill, pointer('/skills', i), (member) => member === 'security') : skill))]);
+    } else {
+      kept.push([key, value]);
     }
   }
-  return paths;
+  return { card: Object.fromEntries(kept), dropped };
 }
+
+/** The v1.0 card inside a superset card: what its signatures cover (splitSuperset). */
+export const v10CardOfSuperset = (superset: Json): Json => splitSuperset(superset).card;
+
+/** Where the members v10CardOfSuperset drops sat in a superset card: the v0.3 part its signatures do not cover (splitSuperset). */
+export const supersetOnlyPaths = (superset: Json): string[] => splitSuperset(superset).dropped;
