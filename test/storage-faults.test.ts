@@ -53,6 +53,28 @@ async function registerBoth(registry: TestRegistry, name: string, legacy = false
 }
 
 /**
+ * registerBoth's two registrations (v1.0 JSON-RPC and HTTP+JSON) sent at once, for writes that
+ * each wait out the statement timeout on a lock another session holds: one wait, not two.
+ */
+async function registerBothAtOnce(registry: TestRegistry, name: string): Promise<Awaited<ReturnType<typeof registerBoth>>> {
+  const headers = { authorization: `Bearer ${TOKENS.alice}` };
+  const signal = AbortSignal.timeout(60_000);
+  const [jsonRpc, rest] = await Promise.all([
+    rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([registerPart(name)]), { headers, signal }),
+    rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [registerPart(`${name} rest`)] } }), { headers, signal }),
+  ]);
+  return { jsonRpc, rest, legacyJsonRpc: undefined };
+}
+
+/** Another session on the registry's database, to hold locks (its errors once the server ends it ignored). */
+async function otherSession(databaseUrl: string): Promise<pg.Client> {
+  const session = new pg.Client({ connectionString: databaseUrl });
+  await session.connect();
+  session.on('error', () => undefined);
+  return session;
+}
+
+/**
  * Both bindings refuse the write as a protocol error that says storage is unavailable (and why),
  * and when to retry: Retry-After, and in the error itself (a JSON-RPC client reads the error).
  */
@@ -569,17 +591,10 @@ describe('PostgreSQL storage faults', () => {
     resultOf(await op(alice, { register: { agentCard: v1Card('Locked One', 'https://locked-one.example.org/a2a') } }));
 
     // Another session holds the entries table past the registry's 15 s statement timeout.
-    const holder = new pg.Client({ connectionString: env.DATABASE_URL! });
-    await holder.connect();
-    holder.on('error', () => undefined);
+    const holder = await otherSession(env.DATABASE_URL!);
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE entries IN ACCESS EXCLUSIVE MODE');
-    const headers = { authorization: `Bearer ${TOKENS.alice}` };
-    const [jsonRpc, rest] = await Promise.all([
-      rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([registerPart('Locked Two')]), { headers, signal: AbortSignal.timeout(60_000) }),
-      rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [registerPart('Locked Three')] } }), { headers, signal: AbortSignal.timeout(60_000) }),
-    ]);
-    assertRefused({ jsonRpc, rest, legacyJsonRpc: undefined }, /a write waited longer than the statement timeout, for a lock another session or replica holds/);
+    assertRefused(await registerBothAtOnce(registry, 'Locked Two'), /a write waited longer than the statement timeout, for a lock another session or replica holds/);
     // The probe (its own row) still writes: the lock refuses the writes that need it, and every replica alike.
     assert.equal((await readiness(registry)).status, 200);
     await holder.query('ROLLBACK');
@@ -604,18 +619,11 @@ describe('PostgreSQL storage faults', () => {
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
     resultOf(await op(alice, { register: { agentCard: v1Card('Changelog One', 'https://changelog-one.example.org/a2a') } }));
 
-    const holder = new pg.Client({ connectionString: env.DATABASE_URL! });
-    await holder.connect();
-    holder.on('error', () => undefined);
+    const holder = await otherSession(env.DATABASE_URL!);
     t.after(() => holder.end().catch(() => undefined));
     await holder.query('BEGIN');
     await holder.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOCK_KEY]);
-    const headers = { authorization: `Bearer ${TOKENS.alice}` };
-    const [jsonRpc, rest] = await Promise.all([
-      rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([registerPart('Changelog Two')]), { headers, signal: AbortSignal.timeout(60_000) }),
-      rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [registerPart('Changelog Three')] } }), { headers, signal: AbortSignal.timeout(60_000) }),
-    ]);
-    assertRefused({ jsonRpc, rest, legacyJsonRpc: undefined }, /a write waited longer than the statement timeout, for a lock another session or replica holds/);
+    assertRefused(await registerBothAtOnce(registry, 'Changelog Two'), /a write waited longer than the statement timeout, for a lock another session or replica holds/);
     // The write probe takes that lock too (waiting a second): no write can commit, so not ready.
     const locked = await readiness(registry);
     assert.equal(locked.status, 503);
@@ -634,9 +642,7 @@ describe('PostgreSQL storage faults', () => {
     const [alice, bob] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url, { token: TOKENS.bob })]);
     const id = resultOf(await op(alice, { register: { agentCard: v1Card('Busy One', 'https://busy-one.example.org/a2a') } })).id;
 
-    const holder = new pg.Client({ connectionString: env.DATABASE_URL! });
-    await holder.connect();
-    holder.on('error', () => undefined);
+    const holder = await otherSession(env.DATABASE_URL!);
     t.after(() => holder.end().catch(() => undefined));
     await holder.query('BEGIN');
     await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [id]);
