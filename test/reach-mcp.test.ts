@@ -493,8 +493,8 @@ describe('MCP endpoint', () => {
     assert.equal((await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]))).status, 200);
     // A batch with an unusable member names it (the SDK: -32700 "Parse error: Invalid JSON-RPC message" for JSON that parsed).
     for (const [batch, problem] of [
-      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }], 'message 1 of the batch: "id" must be a string or an integer: MCP does not allow null'],
-      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, 5], 'message 1 of the batch: it is an integer, not a JSON-RPC message object'],
+      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }], 'message 2 of 2 in the batch: "id" must be a string or an integer: MCP does not allow null'],
+      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, 5], 'message 2 of 2 in the batch: it is an integer, not a JSON-RPC message object'],
       [Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })), 'the batch has 101 messages; send at most 100 per request'],
     ] as const) {
       const res = await post(JSON.stringify(batch));
@@ -505,6 +505,57 @@ describe('MCP endpoint', () => {
       assert.ok(answer.error.message.startsWith(`Invalid Request: ${problem}`), answer.error.message);
       assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
     }
+  });
+
+  test('a batch is answered with an array, one request too; a batch with initialize or two requests with one id is refused before anything runs', async () => {
+    const post = (body: unknown, token?: string) =>
+      fetch(`${registry.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+    // JSON-RPC 2.0 section 6: the SDK answered a batch with one answer as that answer alone, an object.
+    for (const batch of [
+      [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+      [{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 'only', method: 'tools/list' }],
+    ]) {
+      const res = await post(batch);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      const answer = (await res.json()) as WireJson;
+      assert.ok(Array.isArray(answer), JSON.stringify(answer).slice(0, 200));
+      assert.equal(answer.length, 1);
+      assert.equal(answer[0].id, batch.at(-1)!.id);
+      assert.ok(answer[0].result, JSON.stringify(answer[0]).slice(0, 200));
+    }
+    // Single requests are answered with an object, as ever, and a batch of notifications with 202.
+    assert.ok(!Array.isArray(await (await post({ jsonrpc: '2.0', id: 2, method: 'ping' })).json()));
+    assert.equal((await post([{ jsonrpc: '2.0', method: 'notifications/initialized' }])).status, 202);
+
+    const refused = async (batch: unknown[], problem: string, token?: string) => {
+      const res = await post(batch, token);
+      assert.equal(res.status, 400);
+      const answer = (await res.json()) as WireJson;
+      assert.equal(answer.id, null);
+      assert.equal(answer.error.code, -32600);
+      assert.equal(answer.error.message, `Invalid Request: ${problem}.`);
+      assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
+    };
+    // Two requests with one id both ran (here, two registrations), and one answer came back.
+    const register = (id: unknown, host: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'register_agent', arguments: { agentCard: v1Card('Twin Agent', `https://${host}.example.org/a2a`) } } });
+    await refused(
+      [register(7, 'twin-one'), { jsonrpc: '2.0', id: '7', method: 'ping' }, register(7, 'twin-two')],
+      'messages 1 and 3 of 3 in the batch both have "id": 7; give each request of a batch an id of its own, which its answer carries',
+      TOKENS.alice,
+    );
+    const twins = structured(await call('search_agents', { query: 'twin agent' })).results.filter((hit: WireJson) => hit.name === 'Twin Agent');
+    assert.equal(twins.length, 0, 'neither registration ran');
+    // initialize in a batch: the SDK said "Only one initialization request is allowed", id null, no reason.
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    await refused(
+      [initialize, { jsonrpc: '2.0', id: 2, method: 'ping' }],
+      'message 1 of 2 in the batch is initialize, which may not be sent in a batch: send initialize alone, as the first request, and the batch after it',
+    );
   });
 
   test('an unknown method says what this server answers; an A2A method is pointed to the A2A endpoint (the SDK said only "Method not found")', async () => {

@@ -7,7 +7,8 @@
  * body) with -32700 "Parse error: Invalid JSON-RPC message" and id null: a parse error of a body
  * that parsed, saying nothing of what to fix. This answers -32600 (Invalid Request) naming the member,
  * with the request's id when it has a usable one, as the A2A door does (protocol/request-guard.ts).
- * Batches (but an empty one) and anything that passes go on to the SDK, which keeps its own checks.
+ * A batch whose members all pass (and which holds no initialize nor two requests with one id) and
+ * anything else that passes go on to the SDK, which keeps its own checks.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { sendFailure, type HttpFailure } from '../http/errors.js';
@@ -53,16 +54,34 @@ function envelopeProblem(body: Record<string, unknown>): string | undefined {
 /** The SDK's bound on a batch's messages. */
 const MAX_BATCH_MESSAGES = 100;
 
+/** A batch's member as its refusals name it: counted from 1, with the batch's size ("message 2 of 3 in the batch"). */
+const memberOf = (index: number, batch: unknown[]): string => `message ${index + 1} of ${batch.length} in the batch`;
+
 /**
- * What is wrong with a batch (MCP 2025-03-26; later versions send none), or undefined. The SDK
- * refused a batch with one unusable member as a whole with -32700 "Parse error: Invalid JSON-RPC
- * message", id null: a parse error of JSON that parsed, naming neither the member nor the problem.
+ * What is wrong with a batch (MCP 2025-03-26; later versions send none), or undefined; nothing of
+ * a batch refused here runs. The SDK refused a batch with one unusable member as a whole with
+ * -32700 "Parse error: Invalid JSON-RPC message", id null: a parse error of JSON that parsed,
+ * naming neither the member nor the problem. Two requests with one id each ran (writes too), but
+ * the SDK keys answers by id, so one answer came back for both; and initialize in a batch was
+ * told "Only one initialization request is allowed" (id null, no reason) of a batch holding one.
  */
 function batchProblem(batch: unknown[]): string | undefined {
   if (batch.length > MAX_BATCH_MESSAGES) return `the batch has ${batch.length} messages; send at most ${MAX_BATCH_MESSAGES} per request`;
+  const firstWithId = new Map<string | number, number>();
   for (const [index, message] of batch.entries()) {
     const problem = isObject(message) ? envelopeProblem(message) : `it is ${describeJsonType(message)}, not a JSON-RPC message object`;
-    if (problem) return `message ${index} of the batch: ${problem}`;
+    if (problem) return `${memberOf(index, batch)}: ${problem}`;
+    const request = message as Record<string, unknown>;
+    if (request.method === 'initialize') {
+      return `${memberOf(index, batch)} is initialize, which may not be sent in a batch: send initialize alone, as the first request, and the batch after it`;
+    }
+    // Requests only: a batch's responses (to requests of the server's) are read by their ids too, but answer nothing.
+    if (typeof request.method !== 'string' || !isUsableId(request.id)) continue;
+    const earlier = firstWithId.get(request.id);
+    if (earlier !== undefined) {
+      return `messages ${earlier + 1} and ${index + 1} of ${batch.length} in the batch both have "id": ${JSON.stringify(request.id)}; give each request of a batch an id of its own, which its answer carries`;
+    }
+    firstWithId.set(request.id, index);
   }
   return undefined;
 }
@@ -89,7 +108,7 @@ export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   refuse(req, res, { jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'INVALID_REQUEST', message, id: isObject(body) && isUsableId(body.id) ? body.id : null });
 };
 
-/** Leaves `name` (lower case) with the one value `value`, where the SDK reads it: its transport rebuilds the headers from rawHeaders. */
+/** Leaves `name` (lower case) with the one value `value`, where the SDK reads it: the door builds the transport's request from rawHeaders (mcp-door.ts webRequestOf). */
 function setOneHeaderValue(req: Request, name: string, value: string): void {
   req.headers[name] = value;
   const raw = req.rawHeaders;

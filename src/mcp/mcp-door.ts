@@ -15,9 +15,9 @@
  * SDK would refuse are answered -32602, and tool calls whose arguments the tool does not take
  * get the tool's BAD_REQUEST (params-guard.ts).
  */
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Door, DoorContext } from '../composition/door.js';
@@ -190,6 +190,35 @@ function runCallsInScopes(transport: Transport, request: RequestScope): void {
   };
 }
 
+/** The request as the SDK's transport reads it: its headers (from rawHeaders, as sent; HTTP/2 pseudo-headers left out) and URL; the body is passed parsed. */
+function webRequestOf(req: Request): globalThis.Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) if (!raw[i]!.startsWith(':')) headers.append(raw[i]!, raw[i + 1]!);
+  // The Host was checked (rebindingGuard): it makes a URL.
+  return new globalThis.Request(`http://${req.headers.host ?? '127.0.0.1'}${req.originalUrl}`, { method: req.method, headers });
+}
+
+/**
+ * Hands the request to the SDK's transport and sends its answer, in JSON (enableJsonResponse: no
+ * stream). A batch is answered with an array (JSON-RPC 2.0, section 6), also when it holds one
+ * request: the SDK answers a batch whose answers are one response with that response alone, a
+ * bare object a client matching a batch's answers by position or by id in an array cannot read.
+ * (Its refusals of the whole request, an object with id null, stay objects, as JSON-RPC has it.)
+ */
+async function answerOverTransport(transport: WebStandardStreamableHTTPServerTransport, req: Request, res: Response): Promise<void> {
+  const answer = await transport.handleRequest(webRequestOf(req), { parsedBody: req.body });
+  let text = await answer.text();
+  if (Array.isArray(req.body) && answer.status === 200 && text.startsWith('{')) text = `[${text}]`;
+  if (res.headersSent || res.writableEnded) return; // the client went away meanwhile
+  res.status(answer.status);
+  answer.headers.forEach((value, name) => {
+    if (name !== 'content-length') res.setHeader(name, value);
+  });
+  if (text === '') res.end();
+  else res.setHeader('Content-Length', Buffer.byteLength(text)).end(text);
+}
+
 /** Refusals before the SDK (flood, body, host, auth) as JSON-RPC errors, like the SDK's own. */
 const jsonRpcFailure: FailureFormatter = (failure) => {
   const data: Record<string, unknown> = { reason: failure.reason };
@@ -298,7 +327,7 @@ export const mcpDoor: Door = {
       // McpServer declares tools.listChanged: true, a promise of notifications/tools/list_changed.
       // A stateless endpoint has no stream to send them on (GET is 405), and the tools never change.
       server.server.registerCapabilities({ tools: { listChanged: false } });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();
         void server.close();
@@ -316,7 +345,7 @@ export const mcpDoor: Door = {
         recordSdkRefusals(transport);
         explainUnknownMethods(transport, req.body);
         if (scope && Array.isArray(req.body)) runCallsInScopes(transport, scope);
-        await transport.handleRequest(req, res, req.body);
+        await answerOverTransport(transport, req, res);
       } catch (err) {
         next(err);
       }
