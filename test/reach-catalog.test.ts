@@ -738,6 +738,16 @@ describe('ARD API', () => {
     const servers = await getJson(`${registry.url}/agents?filter=${encodeURIComponent("type = 'application/mcp-server-card+json'")}`);
     assert.deepEqual(servers.body.items.map((e: WireJson) => e.identifier), [urn('mcp-server', ids.files)]);
     assertArdError(await getJson(`${registry.url}/agents?filter=${encodeURIComponent('displayName = x')}`), 400, 'INVALID_ARGUMENT', /type = /);
+    // Clauses joined by AND that contradict each other match nothing, as two types do (the last
+    // verified clause was taken alone: every unverified entry); the same value twice is that value.
+    for (const contradiction of ["verified = true AND verified = false", "verified = false AND type = 'application/mcp-server-card+json' AND verified = 'true'", "type = 'application/mcp-server-card+json' AND type = 'application/a2a-agent-card+json'"]) {
+      const none = await getJson(`${registry.url}/agents?filter=${encodeURIComponent(contradiction)}`);
+      assert.equal(none.res.status, 200);
+      assert.deepEqual(none.body.items, [], contradiction);
+    }
+    const unverifiedTwice = await getJson(`${registry.url}/agents?filter=${encodeURIComponent('verified = false AND verified = false')}`);
+    assert.deepEqual(unverifiedTwice.body.items, (await getJson(`${registry.url}/agents?filter=${encodeURIComponent('verified = false')}`)).body.items);
+    assert.ok(unverifiedTwice.body.items.length > 0);
     assertArdError(await getJson(`${registry.url}/agents?pageSize=0`), 400, 'INVALID_ARGUMENT');
     // A size in the range but not in plain digits says what came (it was told only "1 to 100").
     assertArdError(await getJson(`${registry.url}/agents?pageSize=1e1`), 400, 'INVALID_ARGUMENT', /^pageSize must be a whole number from 1 to 100, in digits \(got "1e1"\)\.$/);

@@ -491,7 +491,11 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
           listFilter.kind = kind;
         }
       } else if (verified) {
-        listFilter.verified = (verified[1] ?? verified[2] ?? verified[3])!.toLowerCase() === 'true';
+        // Clauses are joined by AND: verified = true AND verified = false matches nothing (the
+        // last clause was taken alone, and answered every unverified entry).
+        const value = (verified[1] ?? verified[2] ?? verified[3])!.toLowerCase() === 'true';
+        if (listFilter.verified !== undefined && listFilter.verified !== value) return undefined;
+        listFilter.verified = value;
       } else {
         throw badRequest(
           `The filter supports the clauses type = '<media types, comma-separated>' and verified = true|false, joined by AND; got ${JSON.stringify(filter.slice(0, 80))}.`,
