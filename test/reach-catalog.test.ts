@@ -811,6 +811,25 @@ describe('ARD API', () => {
     assert.ok(has('method="GET /.well-known/ai-catalog.json",operation="list",outcome="COMPLETED"'));
     assert.ok(has('method="GET /agents/{id}/card.json",operation="get",outcome="REJECTED",code="NOT_FOUND"'));
   });
+
+  test('requests refused before a route matched (a token refused, a method no route takes, OPTIONS) count under the route of their path, an unknown path as "other"', async () => {
+    const fresh = await start({ REGISTRY_PUBLIC_READ: 'false', REGISTRY_RATE_LIMITS: 'false' });
+    const mistyped = { authorization: 'Bearer not-a-token-of-this-registry' };
+    assert.equal((await get(`${fresh.url}/.well-known/ai-catalog.json`)).status, 401);
+    assert.equal((await post(`${fresh.url}/search`, { query: { text: 'x' } }, mistyped)).res.status, 401);
+    assert.equal((await get(`${fresh.url}/agents/some-id/card.json`, mistyped)).status, 401);
+    assert.equal((await fetch(`${fresh.url}/search`, { method: 'PUT', headers: { authorization: `Bearer ${TOKENS.alice}` } })).status, 405);
+    assert.equal((await fetch(`${fresh.url}/agents`, { method: 'OPTIONS', headers: { authorization: `Bearer ${TOKENS.alice}` } })).status, 200);
+    assert.equal((await get(`${fresh.url}/agents/a/b/c`, { authorization: `Bearer ${TOKENS.alice}` })).status, 404);
+    const text = await (await get(`${fresh.url}/metrics`, { authorization: `Bearer ${TOKENS.admin}` })).text();
+    const count = (labels: string) => Number(text.split('\n').find((l) => l.startsWith(`registry_requests_total{${labels},door="catalog"} `))?.split(' ').at(-1) ?? 0);
+    assert.equal(count('method="GET /.well-known/ai-catalog.json",operation="none",outcome="REFUSED",code="CREDENTIAL_REQUIRED"'), 1, text);
+    assert.equal(count('method="POST /search",operation="none",outcome="REFUSED",code="INVALID_CREDENTIAL"'), 1, text);
+    assert.equal(count('method="GET /agents/{id}/card.json",operation="none",outcome="REFUSED",code="INVALID_CREDENTIAL"'), 1, text);
+    assert.equal(count('method="PUT /search",operation="none",outcome="REFUSED",code="METHOD_NOT_ALLOWED"'), 1, text);
+    assert.equal(count('method="OPTIONS /agents",operation="none",outcome="OK",code="none"'), 1, text);
+    assert.equal(count('method="other",operation="none",outcome="REFUSED",code="NOT_FOUND"'), 1, text);
+  });
 });
 
 describe('access and limits, as on every door', () => {

@@ -47,11 +47,37 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Catalog pages kept in memory at most (they are rebuilt on demand after a change anyway). */
 const CATALOG_CACHE_BYTES = 32 * 1024 * 1024;
 
-/** Route → metrics label, from the fixed set of routes below. */
+/**
+ * The catalog routes by path (case-insensitive, a trailing slash allowed, as express matches
+ * them), named as their routes below are: for requests refused before a route matched.
+ */
+const CATALOG_ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^\/\.well-known\/ai-catalog\.json\/?$/i, '/.well-known/ai-catalog.json'],
+  [/^\/\.well-known\/ard\.json\/?$/i, '/.well-known/ard.json'],
+  [/^\/search\/?$/i, '/search'],
+  [/^\/explore\/?$/i, '/explore'],
+  [/^\/agents\/?$/i, '/agents'],
+  [/^\/agents\/[^/]+\/card\.json\/?$/i, '/agents/{id}/card.json'],
+  [/^\/agents\/[^/]+\/?$/i, '/agents/{ref}'],
+  [/^\/mcp-servers\/[^/]+\/document\.json\/?$/i, '/mcp-servers/{id}/document.json'],
+  [/^\/mcp-servers\/[^/]+\/server-card\.json\/?$/i, '/mcp-servers/{id}/server-card.json'],
+  [/^\/mcp\/server-card\/?$/i, MCP_SERVER_CARD_PATH],
+];
+
+/**
+ * Route → metrics label ("POST /search", "GET /agents/{ref}"), from the fixed set of routes
+ * below: the route that answered, else the one the path names, with the request's method (a
+ * method no route takes there is refused 405, and counted under it). A request refused before
+ * a route matched (a 401, a 405, OPTIONS) was counted as "other", since req.route is set only once
+ * one matches. A path of no route stays "other" (never the raw path: bounded cardinality).
+ */
 function routeLabel(req: Request): string {
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
   const route = (req.route as { path?: unknown } | undefined)?.path;
-  if (typeof route !== 'string') return 'other';
-  return `${req.method === 'HEAD' ? 'GET' : req.method} ${route.replace(/:(\w+)/g, '{$1}')}`;
+  if (typeof route === 'string') return `${method} ${route.replace(/:(\w+)/g, '{$1}')}`;
+  const path = req.originalUrl.split('?', 1)[0]!;
+  const named = CATALOG_ROUTES.find(([pattern]) => pattern.test(path))?.[1];
+  return named === undefined ? 'other' : `${method} ${named}`;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
