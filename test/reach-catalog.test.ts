@@ -329,6 +329,14 @@ describe('large catalogs', () => {
     const forgedToken = await getJson(`${big.url}/agents?pageToken=forged`);
     assertArdError(forgedToken, 400, 'INVALID_ARGUMENT', ardMessage);
     assert.deepEqual(forgedToken.body.details.map((d: WireJson) => d.path), ['/query/pageToken']);
+    // Well-formed and forged, or issued for another listing: at /query/pageToken too (it said /pageToken).
+    const firstPage = await getJson(`${big.url}/agents?pageSize=1`);
+    const signedForged = await getJson(`${big.url}/agents?pageToken=${encodeURIComponent(`${firstPage.body.pageToken.split('.')[0]}.forgedsignatureforgedsi`)}`);
+    assertArdError(signedForged, 400, 'INVALID_ARGUMENT', ardMessage);
+    assert.deepEqual(signedForged.body.details.map((d: WireJson) => d.path), ['/query/pageToken']);
+    const otherListing = await getJson(`${big.url}/agents?pageSize=1&filter=${encodeURIComponent('verified = false')}&pageToken=${encodeURIComponent(firstPage.body.pageToken)}`);
+    assertArdError(otherListing, 400, 'INVALID_ARGUMENT', /^The pageToken belongs to another listing: send the same filter and orderBy as the request whose answer gave it \(pageSize may change\), or start again without pageToken\.$/);
+    assert.deepEqual(otherListing.body.details.map((d: WireJson) => d.path), ['/query/pageToken']);
   });
 });
 

@@ -188,6 +188,10 @@ describe('MCP tools', () => {
     assert.match(other, /^BAD_REQUEST: The pageToken belongs to another search_agents call: send the same query, filter and limit as the call whose answer gave it, or start again without pageToken\./);
     assert.doesNotMatch(other, /resultsPer/);
     assert.match(errorText(await call('search_mcp_servers', { limit: 1, pageToken: first.nextPageToken })), /another search_mcp_servers call/);
+    // A token the registry did not issue is named where the call has it, as every finding of a tool's arguments (it said /pageToken).
+    for (const refused of [await call('search_agents', { pageToken: 'garbage' }), await call('list_agents', { pageToken: 'garbage' }), await call('search_agents', { filter: { tags: ['tax'] }, limit: 1, pageToken: first.nextPageToken })]) {
+      assert.deepEqual(errorJson(refused).error.details.map((d: WireJson) => d.path), ['/arguments/pageToken']);
+    }
     const listed = structured(await call('list_agents', { pageSize: 1 }));
     assert.match(errorText(await call('list_agents', { pageSize: 1, health: 'ok', pageToken: listed.nextPageToken })), /^BAD_REQUEST: .*another list_agents call: send the same owner, mine, health and verified/);
   });

@@ -528,7 +528,18 @@ describe('paging and streaming', () => {
       const refused = errorOf(await op(reader, { search: { query: 'data', pageToken: first.nextPageToken, ...changed } }));
       assert.equal(refused.code, 'BAD_REQUEST');
       assert.match(refused.message, /send the same query, filter, limit and resultsPer as the page it came from/, JSON.stringify(changed));
+      // Where the message has it, as every other finding of the arguments (it said /pageToken).
+      assert.deepEqual(refused.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
     }
+    const made = errorOf(await op(reader, { search: { query: 'data', pageToken: 'garbage' } }));
+    assert.match(made.message, /^The pageToken is not valid/);
+    assert.deepEqual(made.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
+    const listed = resultOf(await op(reader, { list: { pageSize: 1 } }));
+    const otherList = errorOf(await op(reader, { list: { pageSize: 1, filter: { kind: 'mcp-server' }, pageToken: listed.nextPageToken } }));
+    assert.deepEqual(otherList.details.map((d: WireJson) => d.path), ['/parts/0/data/list/pageToken']);
+    // The operation in a later part is named there.
+    const later = errorOf(await send(reader, [textPart('the next page'), dataPart({ list: { pageToken: 'garbage' } })]));
+    assert.deepEqual(later.details.map((d: WireJson) => d.path), ['/parts/1/data/list/pageToken']);
   });
 
   test('a page token starts after the last hit shown when entries are added or removed between pages', async () => {

@@ -24,7 +24,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Caller } from '../contract/caller.js';
-import { PAGE_TOKEN_INVALID, RegistryError, badRequest, notFound } from '../contract/errors.js';
+import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest, notFound } from '../contract/errors.js';
 import type { EntryKind, EntryView, ListPage, SearchPage } from '../contract/types.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
@@ -101,23 +101,29 @@ function sendError(res: Response, err: RegistryError): void {
 }
 
 /**
- * A page token the registry did not issue, in the words of this door's request: the registry's
- * message says to pass "the nextPageToken of the previous page", a name neither the catalog (whose
- * pages are addressed by `page` and `after`) nor ARD (whose answers carry `pageToken`) has.
+ * A page token the registry did not issue, or issued for another query, in the words of this
+ * door's request, at the query parameter that carried it: the registry's message says to pass
+ * "the nextPageToken of the previous page", a name neither the catalog (whose pages are addressed
+ * by `page` and `after`) nor ARD (whose answers carry `pageToken`) has, and names its path
+ * /pageToken, which no ARD request has (a malformed one was told /query/pageToken).
  */
-function notIssuedToken(said: { message: string; path: string }): (err: unknown) => Promise<never> {
+function refusedToken(said: { notIssued: string; otherQuery: string; path: string }): (err: unknown) => Promise<never> {
   return (err) => {
-    if (!(err instanceof RegistryError) || !err.details?.some((d) => d.rule === PAGE_TOKEN_INVALID)) return Promise.reject(err);
-    return Promise.reject(badRequest(said.message, [{ path: said.path, message: 'not a position this registry issued', rule: PAGE_TOKEN_INVALID }]));
+    const rule = err instanceof RegistryError ? err.details?.find((d) => d.rule === PAGE_TOKEN_INVALID || d.rule === PAGE_TOKEN_OTHER_QUERY)?.rule : undefined;
+    if (rule === undefined) return Promise.reject(err);
+    return Promise.reject(
+      rule === PAGE_TOKEN_INVALID
+        ? badRequest(said.notIssued, [{ path: said.path, message: 'not a position this registry issued', rule }])
+        : badRequest(said.otherQuery, [{ path: said.path, message: 'issued for another query', rule }]),
+    );
   };
 }
-const NOT_ISSUED_AFTER = notIssuedToken({
-  message: 'The catalog page\'s "after" is not valid: follow the url of the previous page\'s last entry (application/ai-catalog+json) unchanged, or leave page and after out for the first page.',
-  path: '/query/after',
-});
+const AFTER_NOT_VALID = 'The catalog page\'s "after" is not valid: follow the url of the previous page\'s last entry (application/ai-catalog+json) unchanged, or leave page and after out for the first page.';
+const NOT_ISSUED_AFTER = refusedToken({ notIssued: AFTER_NOT_VALID, otherQuery: AFTER_NOT_VALID, path: '/query/after' });
 /** GET /agents (POST /search reads its own tokens: ard.ts). */
-const NOT_ISSUED_LIST_TOKEN = notIssuedToken({
-  message: 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.',
+const NOT_ISSUED_LIST_TOKEN = refusedToken({
+  notIssued: 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.',
+  otherQuery: 'The pageToken belongs to another listing: send the same filter and orderBy as the request whose answer gave it (pageSize may change), or start again without pageToken.',
   path: '/query/pageToken',
 });
 

@@ -40,6 +40,19 @@ export const STORAGE_UNAVAILABLE_RETRY_SECONDS = 5;
 export const PAGE_TOKEN_OTHER_QUERY = 'page-token-other-query';
 /** The rule of the refusal of a pageToken this registry did not issue (altered, truncated, made up). */
 export const PAGE_TOKEN_INVALID = 'page-token-invalid';
+/**
+ * `err` with its pageToken findings (either rule above) at `path`, where the door's request has the
+ * token: the registry names it /pageToken, relative to the operation's arguments, which each door
+ * places elsewhere (MCP's /arguments/pageToken, A2A's /parts/0/data/search/pageToken, ARD's
+ * /query/pageToken). Any other error as it is.
+ */
+export function withPageTokenAt<E>(err: E, path: string): E | RegistryError {
+  const isTokenFinding = (rule: string | undefined) => rule === PAGE_TOKEN_INVALID || rule === PAGE_TOKEN_OTHER_QUERY;
+  if (!(err instanceof RegistryError) || !err.details?.some((d) => isTokenFinding(d.rule))) return err;
+  const details = err.details.map((d) => (isTokenFinding(d.rule) ? { ...d, path } : d));
+  return new RegistryError(err.code, err.message, details, err.retryAfterSeconds);
+}
+
 /** The rule of the refusal to refresh an entry registered inline (it has no source to fetch from). */
 export const REFRESH_NO_SOURCE = 'refresh-no-source';
 

@@ -11,7 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../contract/caller.js';
-import { PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, badRequest } from '../contract/errors.js';
+import { PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, badRequest, withPageTokenAt } from '../contract/errors.js';
 import type { EntryKind, EntryView, ErrorBody, Finding, SearchHit, SearchPage } from '../contract/types.js';
 import { OWN_KEY_SET, verifyingKeyText } from '../contract/verification.js';
 import { isObject } from '../lib/json.js';
@@ -348,10 +348,12 @@ async function attempt(env: ToolEnv, operation: () => Operation): Promise<Attemp
 
 /**
  * A pageToken sent with other arguments than the page it came from. The registry names the A2A
- * request's fields (resultsPer, which no tool has); the tool names its own arguments.
+ * request's fields (resultsPer, which no tool has); the tool names its own arguments. Either
+ * refusal of a token is at /arguments/pageToken, where the call has it (the registry says /pageToken).
  */
 function pageTokenRefusal(err: RegistryError, paging: Paging): RegistryError {
-  if (!err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY)) return err;
+  // A token the registry did not issue: its words fit (nextPageToken is the tools' name too), its path is under /arguments.
+  if (!err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY)) return withPageTokenAt(err, '/arguments/pageToken');
   return new RegistryError(
     'BAD_REQUEST',
     `The pageToken belongs to another ${paging.tool} call: send the same ${paging.boundTo} as the call whose answer gave it, or start again without pageToken.`,

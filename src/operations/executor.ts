@@ -14,7 +14,7 @@ import { Role, TaskState, taskStateToJSON, type Artifact, type Message, type Par
 import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
 import type { Caller } from '../contract/caller.js';
-import { RegistryError } from '../contract/errors.js';
+import { RegistryError, withPageTokenAt } from '../contract/errors.js';
 import type { ErrorBody, SearchHit, WatchEvent } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { TaskRow } from '../storage/types.js';
@@ -22,7 +22,7 @@ import type { WatchEnd } from '../subscriptions/watch-hub.js';
 import { currentScope } from '../observability/request-scope.js';
 import { isStreamed, isWatch, type Answer, type StreamedAnswer, type WatchAnswer } from './answer.js';
 import type { OperationName } from './operation.js';
-import { parseRequest } from './request-parser.js';
+import { operationArgumentsPath, parseRequest } from './request-parser.js';
 import type { MessageGeneration } from './request-schemas.js';
 import type { OperationRunner } from './runner.js';
 import { describeHits, describeWatchEvent } from './summaries.js';
@@ -205,6 +205,8 @@ export class RegistryExecutor implements AgentExecutor {
     let acknowledged = false;
     /** The task's row, committed with the write it acknowledges (none for an anonymous caller's). */
     let acknowledgement: TaskRow | undefined;
+    /** Where the request has the operation's arguments, for the registry's findings of its pageToken. */
+    let argumentsAt: string | undefined;
     try {
       const operation = parseRequest(ctx.userMessage, {
         maxDocumentBytes: this.options.maxDocumentBytes,
@@ -213,6 +215,7 @@ export class RegistryExecutor implements AgentExecutor {
         generation: generationOf(ctx),
       });
       if (scope) scope.operation = operation.op;
+      argumentsAt = operationArgumentsPath(ctx.userMessage, operation.op);
       const tasks = this.tasks;
       const durable = DURABLE_OPERATIONS.has(operation.op);
       // A durable task is finished inside the write it acknowledges, when the store can write its
@@ -254,7 +257,9 @@ export class RegistryExecutor implements AgentExecutor {
         this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, err.toBody()), publish, streaming);
       } else if (err instanceof RegistryError) {
         if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: err.code });
-        this.publishEnd(task, TaskState.TASK_STATE_REJECTED, this.errorMessage(task, err.toBody()), publish, streaming);
+        // A pageToken refused is named where the message has it, as the parser names the other arguments.
+        const refusal = argumentsAt === undefined ? err : withPageTokenAt(err, `${argumentsAt}/pageToken`);
+        this.publishEnd(task, TaskState.TASK_STATE_REJECTED, this.errorMessage(task, refusal.toBody()), publish, streaming);
       } else {
         this.log.error({ err, taskId: task.id }, 'operation failed');
         if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: 'INTERNAL' });

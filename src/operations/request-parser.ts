@@ -116,6 +116,16 @@ export const findingsSaid = (details: readonly Finding[]): string =>
 const argumentsPath = (op: OperationName, partIndex: number) => `/parts/${partIndex}/data/${op}`;
 
 /**
+ * Where the message's `op` has its arguments (`/parts/0/data/search`), for findings the registry
+ * makes of them while running (a pageToken), which it names relative to the arguments; undefined
+ * when no data part holds it (an uploaded document alone). A message carries one operation.
+ */
+export function operationArgumentsPath(message: Message | undefined, op: OperationName): string | undefined {
+  const index = (message?.parts ?? []).findIndex((part) => part.content?.$case === 'data' && isObject(part.content.value) && Object.hasOwn(part.content.value, op));
+  return index < 0 ? undefined : argumentsPath(op, index);
+}
+
+/**
  * The most common register mistake: the card (or toolspec) sent as the arguments themselves,
  * without the key that says what it is. Its keys are then "unrecognized"; the hint says how to wrap it.
  */
