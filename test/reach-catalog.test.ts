@@ -246,6 +246,24 @@ describe('AI Catalog and ARD manifest', () => {
     await assertOpen(await preflight(listed.url, '/.well-known/ai-catalog.json'), 'with REGISTRY_CORS_ORIGINS');
     const api = await preflight(listed.url, '/search', 'POST', 'content-type');
     assert.equal(api.headers.get('access-control-allow-origin'), null, 'POST /search: not a listed origin');
+    // A listed origin may send its token to the open documents, as to POST /search and /mcp (the
+    // preflight did not allow Authorization, so the browser refused such a GET); others read without one.
+    const allowsToken = (res: Response) => (res.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/,\s*/).includes('authorization');
+    for (const path of ['/.well-known/ai-catalog.json', '/agents', `/agents/${ids.invoice}/card.json`]) {
+      const fromListed = await fetch(`${listed.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+      assert.equal(fromListed.status, 204, path);
+      assert.ok(allowsToken(fromListed), `${path}: ${fromListed.headers.get('access-control-allow-headers')}`);
+      assert.match(fromListed.headers.get('vary') ?? '', /origin/i, path);
+      assert.ok(!allowsToken(await preflight(listed.url, path, 'GET', 'authorization')), `${path}: another origin`);
+    }
+    const searchPreflight = await fetch(`${listed.url}/search`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+    assert.ok(allowsToken(searchPreflight), 'POST /search, as before');
+    const withToken = await get(`${listed.url}/.well-known/ai-catalog.json`, { origin: 'https://app.example', authorization: `Bearer ${TOKENS.alice}` });
+    await withToken.arrayBuffer();
+    assert.equal(withToken.status, 200);
+    assert.equal(withToken.headers.get('access-control-allow-origin'), '*');
+    const everyOrigin = await start({ REGISTRY_CORS_ORIGINS: '*', REGISTRY_RATE_LIMITS: 'false' });
+    assert.ok(allowsToken(await preflight(everyOrigin.url, '/agents', 'GET', 'authorization')), 'REGISTRY_CORS_ORIGINS=*');
 
     const listedCard = await get(`${listed.url}/.well-known/agent-card.json`, { origin: 'https://somewhere.example' });
     await listedCard.arrayBuffer();

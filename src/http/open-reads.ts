@@ -37,16 +37,24 @@ export const openToAllOrigins: RequestHandler = (req, res, next) => {
  * Answers the CORS preflight of a GET or HEAD under `paths` (matched as app.use matches them,
  * like the routes that open their GET answers), 204 for any origin. Anything else (a plain
  * OPTIONS asking which methods a path takes, a preflight for POST) goes on.
+ *
+ * An origin REGISTRY_CORS_ORIGINS allows (`tokenOrigins`) may send Authorization too, as to the
+ * API: these reads take a token (the caller's own rate budget), and a page on such an origin
+ * sending one was refused by the browser here while POST /search and /mcp let it through. Other
+ * origins read without one, as ever (Vary: Origin: the answer depends on it).
  */
-export function openReadPreflights(paths: readonly string[]): RequestHandler {
+export function openReadPreflights(paths: readonly string[], tokenOrigins: readonly string[] | '*' = []): RequestHandler {
   const router = express.Router();
   router.use([...paths], (req, res, next) => {
-    if (req.header('origin') === undefined) return next();
+    const origin = req.header('origin');
+    if (origin === undefined) return next();
     const method = req.header('access-control-request-method');
     if (method !== 'GET' && method !== 'HEAD') return next();
+    const withToken = tokenOrigins === '*' || tokenOrigins.includes(origin);
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD');
-    res.setHeader('Access-Control-Allow-Headers', OPEN_READ_REQUEST_HEADERS.join(', '));
+    res.setHeader('Access-Control-Allow-Headers', [...OPEN_READ_REQUEST_HEADERS, ...(withToken ? ['Authorization'] : [])].join(', '));
+    if (tokenOrigins !== '*' && tokenOrigins.length > 0) res.setHeader('Vary', 'Origin');
     res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
     res.setHeader('Content-Length', '0');
     res.status(204).end();

@@ -96,7 +96,7 @@ export function securityHeaders(options: SecurityOptions): RequestHandler[] {
       for (const [name, value] of headers) res.setHeader(name, value);
       next();
     },
-    openReadPreflights(options.openReads ?? []),
+    openReadPreflights(options.openReads ?? [], options.corsOrigins),
   ];
   if (corsOn) {
     handlers.push(
