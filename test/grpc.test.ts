@@ -990,6 +990,55 @@ test('a stream whose client stops reading is cut once its backlog passes the bou
   }
 });
 
+test('a ListTasks page is cut short of the 4 MiB gRPC clients receive by default: fewer tasks, and a nextPageToken that continues where it stopped (the client got RESOURCE_EXHAUSTED)', { timeout: 120_000 }, async () => {
+  // Entries of about 60 KB: a search of 40 of them is a task of a few MB with its artifact.
+  const big = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_MAX_DOCUMENT_BYTES: '65536' });
+  const client = new RawA2AClient(grpcAddress(big)); // grpc-js's default receive limit, 4 MiB
+  try {
+    const word = 'bulkpagedword';
+    const bob = () => metadata({ authorization: `Bearer ${TOKENS.bob}` });
+    const description = `${word} ${'lorem ipsum dolor sit amet '.repeat(2300)}`.slice(0, 60_000);
+    for (let i = 0; i < 40; i += 10) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, k) => {
+          const card = { ...v1Card(`Bulk Paged Agent ${i + k}`, `https://bulk-paged-${i + k}.example.org/a2a`), description };
+          return client.send([dataPart({ register: { agentCard: card } })], metadata({ authorization: `Bearer ${TOKENS.admin}` }));
+        }),
+      );
+    }
+    const searched: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const answer = await client.send([dataPart({ search: { query: word, limit: 100 } })], bob());
+      assert.equal(stateOf(answer.task!), 'TASK_STATE_COMPLETED');
+      searched.unshift(answer.task!.id as string); // listed newest first
+    }
+    const listed: string[] = [];
+    let pageToken = '';
+    for (let page = 0; page < 8; page++) {
+      const answer = await client.unary('listTasks', ListTasksRequest.fromJSON({ pageSize: 100, includeArtifacts: true, pageToken }), bob());
+      assert.equal(answer.error, undefined, answer.error?.details);
+      const value = answer.value as { tasks: Array<{ id: string; artifacts: unknown[] }>; nextPageToken: string };
+      assert.ok(value.tasks.length > 0 && value.tasks.length < 4, `a page of ${value.tasks.length} tasks`);
+      assert.ok(value.tasks.every((task) => task.artifacts.length > 0));
+      listed.push(...value.tasks.map((task) => task.id));
+      pageToken = value.nextPageToken;
+      if (!pageToken) break;
+    }
+    assert.deepEqual(listed, searched, 'every task once, in order, across the pages');
+    // JSON-RPC, which has no such limit, answers them in one page.
+    const json = await fetch(`${big.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { pageSize: 100, includeArtifacts: true } }),
+    });
+    assert.deepEqual(((await json.json()) as WireJson).result.tasks.map((task: WireJson) => task.id), searched);
+  } finally {
+    client.close();
+    await big.close();
+    fs.rmSync(big.dataDir, { recursive: true, force: true });
+  }
+});
+
 test('storage that cannot be written: a write over gRPC is UNAVAILABLE with the reason and retry-after, searches still answer, health says NOT_SERVING until it recovers', async (t) => {
   const parent = tempDir();
   const dataDir = path.join(parent, 'data');

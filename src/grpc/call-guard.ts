@@ -48,6 +48,7 @@ import { NEEDS_A_PART } from '../protocol/request-guard.js';
 import { negotiate, oneVersion, VERSION_PARAMETER } from '../protocol/versions.js';
 import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 import { metadataText } from './caller.js';
+import { GRPC_ANSWER_LIMIT } from './answer-limit.js';
 import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
 import { encodeStatusDetails } from './status-details.js';
@@ -331,6 +332,7 @@ export class CallGuard {
           streaming: method.responseStream,
           clientAddress: clientAddress(connection.remoteAddress, metadata.get('x-forwarded-for').map(String), this.trust),
           closed: closed?.signal,
+          answerLimit: GRPC_ANSWER_LIMIT,
         };
         scope = opened;
         this.admit(opened, metadata, method.path).then(

@@ -4,6 +4,7 @@
  * the operation and the final task state. One log line per request reads both.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AnswerLimit } from '../protocol/answer-size.js';
 
 export interface RequestScope {
   requestId: string;
@@ -19,6 +20,11 @@ export interface RequestScope {
    * streams (watches) use this to stop rather than write to nobody.
    */
   closed?: AbortSignal;
+  /**
+   * The largest answer the binding's clients take by default (gRPC: 4 MiB, grpc/answer-limit.ts);
+   * a ListTasks page is cut short of it. Unset on the HTTP doors, which have no such limit.
+   */
+  answerLimit?: AnswerLimit;
   operation?: string;
   taskState?: string;
   errorCode?: string;

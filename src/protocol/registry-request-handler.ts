@@ -65,6 +65,7 @@ import {
 import { timeOrderedId } from '../lib/time-ordered-id.js';
 import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger, TASKS_PAGE_SIZE } from './integer-params.js';
 import { configPage } from './push-config-pages.js';
+import { fitPage } from './answer-size.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventUpdate, watchMetadata, watchResultsUpdate, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
@@ -202,7 +203,8 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   /**
    * ListTasks: the SDK's, with historyLength checked as GetTask's, pageSize as the HTTP doors check
    * it (the SDK's own check, all gRPC had, named no field), a status A2A does not have named as
-   * such, and statusTimestampAfter a real timestamp.
+   * such, and statusTimestampAfter a real timestamp; on gRPC, a page no larger than its clients
+   * receive (grpc/answer-limit.ts).
    */
   override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
@@ -212,7 +214,8 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       throw new RequestMalformedError({ message: `status is not a task state: use one of ${TASK_STATE_NAMES.join(', ')}.`, metadata: { field: 'status' } });
     }
     requireTimestamp('statusTimestampAfter', params.statusTimestampAfter);
-    return super.listTasks(params, context);
+    // Cut short where the binding's clients would refuse the answer (gRPC: grpc/answer-limit.ts).
+    return fitPage(await super.listTasks(params, context), currentScope()?.answerLimit);
   }
 
   /** CreateTaskPushNotificationConfig: the SDK's, on the replica that runs the task's watch (see #bringWatchHere). */

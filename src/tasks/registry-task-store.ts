@@ -381,6 +381,12 @@ function isBefore(held: Pick<TaskRow, 'id'> & { updated: number }, cursor: { upd
 }
 
 /** Page tokens are the last task's position: "v1.<status ms>.<id>", base64url. */
+/**
+ * The pageToken of the page after `task`, one a list answered: where a page cut short (by its
+ * size, protocol/answer-size.ts) stops, the same token as a page of that many tasks ends with.
+ */
+export const pageTokenAfter = (task: Task): string => encodePageToken(statusLastUpdated(task), task.id);
+
 function encodePageToken(updated: number, id: string): string {
   return Buffer.from(`v1.${updated}.${id}`, 'utf8').toString('base64url');
 }
