@@ -451,7 +451,7 @@ export class CallGuard {
    */
   private async admit(scope: RequestScope, metadata: grpc.Metadata, path: string): Promise<Verdict> {
     const address = scope.clientAddress ?? 'unknown';
-    const authorization = metadataText(metadata, 'authorization');
+    const authorization = metadataText(metadata, 'authorization')?.trim();
     const limited = await this.core.abuse.admitRequest(address, authorization, scope.requestId);
     if (limited) return { refused: limitRefusal(limited, scope.requestId) };
     if (path === UNKNOWN_METHOD_PATH) return { refused: methodNotFound(scope.method ?? '', scope.requestId) };
@@ -469,7 +469,8 @@ export class CallGuard {
     }
     metadata.set(VERSION_KEY, negotiated.version);
     // Every value, as the HTTP doors pass them (every-authorization.ts): more than one is refused.
-    const authorizations = metadata.get('authorization').filter((value): value is string => typeof value === 'string');
+    // Trimmed, as HTTP/1.1 trims a header's value (field-whitespace.ts keeps such values on HTTP/2).
+    const authorizations = metadata.get('authorization').filter((value): value is string => typeof value === 'string').map((value) => value.trim());
     const access = admitCaller(this.core.authenticator, authorizations, { publicRead: this.core.config.publicRead });
     if (!access.admitted) return { refused: accessRefusal(access.refusal, scope.requestId), slot };
     return { caller: access.caller, slot };

@@ -16,5 +16,5 @@ export function metadataText(metadata: grpc.Metadata, key: string): string | und
 
 /** The caller the guard admitted for the call (`admitted`), else the one its token makes. */
 export function grpcUserBuilder(authenticator: TokenAuthenticator, admitted: (metadata: grpc.Metadata) => Caller | undefined): UserBuilder {
-  return async (call) => new CallerUser(admitted(call.metadata) ?? authenticator.callerFor(metadataText(call.metadata, 'authorization')));
+  return async (call) => new CallerUser(admitted(call.metadata) ?? authenticator.callerFor(metadataText(call.metadata, 'authorization')?.trim()));
 }

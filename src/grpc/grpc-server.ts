@@ -23,6 +23,7 @@ import { a2aRequestHandler } from '../protocol/request-handler.js';
 import { CallGuard } from './call-guard.js';
 import { grpcUserBuilder } from './caller.js';
 import { keepEveryAuthorization } from './every-authorization.js';
+import { keepFieldsWithWhitespace } from './field-whitespace.js';
 import { idleConnectionOption, limitConnections } from './connection-limits.js';
 import { addHealthService } from './health.js';
 import { decodingTolerantly } from './undecodable.js';
@@ -71,6 +72,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
     ...idleConnectionOption(core.config.connections),
   });
+  keepFieldsWithWhitespace(server, core.log);
   const address = hostPort(core.config.host, settings.port);
   const port = await bind(server, address).catch((err: unknown) => {
     server.forceShutdown();
