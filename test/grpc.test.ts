@@ -457,6 +457,35 @@ describe('requests', () => {
     assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
   });
 
+  test('a call without its one request message, with a grpc-encoding grpc-js lacks or a grpc-timeout that is none is refused with ErrorInfo, counted REFUSED (grpc-js answered bare UNIMPLEMENTED or INTERNAL, counted ERROR)', async () => {
+    const counted = (code: string) => metricValue(registry.url, 'registry_requests_total', `outcome="REFUSED",code="${code}",door="grpc"`);
+    const [invalid, encodings] = [await counted('INVALID_REQUEST'), await counted('UNSUPPORTED_ENCODING')];
+    const errors = await metricValue(registry.url, 'registry_requests_total', 'outcome="ERROR",code="UNIMPLEMENTED",door="grpc"');
+    const internal = await metricValue(registry.url, 'registry_requests_total', 'outcome="ERROR",code="INTERNAL",door="grpc"');
+    const message = grpcFrame(Buffer.from(A2AService.sendMessage.requestSerialize(sendRequest(search('weather')))));
+    const session = http2.connect(`http://${grpcAddress(registry)}`);
+    try {
+      for (const [what, path, body, headers, code, reason, said] of [
+        ['no message', '/lf.a2a.v1.A2AService/SendMessage', undefined, {}, grpc.status.INVALID_ARGUMENT, 'INVALID_REQUEST', /^The call carried no request message: each A2A method takes exactly one/],
+        ['no message, streaming', '/lf.a2a.v1.A2AService/SendStreamingMessage', undefined, {}, grpc.status.INVALID_ARGUMENT, 'INVALID_REQUEST', /^The call carried no request message/],
+        ['two messages', '/lf.a2a.v1.A2AService/SendMessage', Buffer.concat([message, message]), {}, grpc.status.INVALID_ARGUMENT, 'INVALID_REQUEST', /^The call carried more than one request message/],
+        ['GET', '/lf.a2a.v1.A2AService/GetTask', undefined, { ':method': 'GET' }, grpc.status.INVALID_ARGUMENT, 'INVALID_REQUEST', /^The call carried no request message/],
+        ['zstd', '/lf.a2a.v1.A2AService/SendMessage', grpcFrame(Buffer.from('zstd bytes'), true), { 'grpc-encoding': 'zstd' }, grpc.status.UNIMPLEMENTED, 'UNSUPPORTED_ENCODING', /^The request message is compressed with grpc-encoding "zstd", which this server does not take: send it with gzip or deflate, or uncompressed/],
+        ['grpc-timeout xyz', '/lf.a2a.v1.A2AService/SendMessage', message, { 'grpc-timeout': 'xyz' }, grpc.status.INVALID_ARGUMENT, 'INVALID_REQUEST', /^grpc-timeout "xyz" is no gRPC timeout/],
+      ] as const) {
+        const answer = await rawGrpcCall(session, path, body, { headers: { 'a2a-version': '1.0', ...headers } });
+        assert.equal(answer.headers['grpc-status'], String(code), `${what}: ${JSON.stringify(answer.headers)}`);
+        assert.match(decodeURIComponent(String(answer.headers['grpc-message'])), said, what);
+        assert.equal(errorInfoOfHeaders(answer.headers)?.reason, reason, what);
+      }
+    } finally {
+      session.close();
+    }
+    await waitFor(async () => (await counted('INVALID_REQUEST')) === invalid + 5 && (await counted('UNSUPPORTED_ENCODING')) === encodings + 1);
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', 'outcome="ERROR",code="UNIMPLEMENTED",door="grpc"'), errors);
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', 'outcome="ERROR",code="INTERNAL",door="grpc"'), internal);
+  });
+
   test('a call to an unknown method is UNIMPLEMENTED with ErrorInfo METHOD_NOT_FOUND and the request id, logged and counted, as JSON-RPC answers -32601 (grpc-js answered it bare, uncounted)', async () => {
     const counted = () => metricValue(registry.url, 'registry_requests_total', 'method="other",operation="none",outcome="REFUSED",code="METHOD_NOT_FOUND",door="grpc"');
     const before = await counted();

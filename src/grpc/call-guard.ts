@@ -176,6 +176,22 @@ const GRPC_TOO_LARGE = /^Received message (?:larger than max \((\d+) vs \d+\)|th
 /** grpc-js's own answer to a compressed message its encoding cannot inflate (server-interceptors.js). */
 const GRPC_NOT_DECOMPRESSED = 'Failed to decompress message';
 
+/**
+ * grpc-js's own refusal of a unary or server-streaming call that carried no request message
+ * (an empty POST, or a GET) or two (server.js handleUnary, handleServerStreaming): UNIMPLEMENTED,
+ * which says the method does not exist.
+ */
+const GRPC_MESSAGE_COUNT = /^Received (no|a second) request message for (?:server streaming|unary) method /;
+
+/** grpc-js's own refusal of a grpc-encoding it does not have (server-interceptors.js). */
+const GRPC_UNSUPPORTED_ENCODING = /^Received message compressed with unsupported encoding "(.*)"$/s;
+
+/** grpc-js's own refusal of a grpc-timeout that is no timeout (server-interceptors.js), INTERNAL. */
+const GRPC_BAD_TIMEOUT = /^Invalid grpc-timeout value "(.*)"$/s;
+
+/** A value the client sent, quoted and cut short for a message. */
+const quoted = (value: string): string => JSON.stringify(value.slice(0, 64));
+
 /** The registry's answer to a request message over the limit, as the HTTP doors answer a body over it (REQUEST_TOO_LARGE). */
 const tooLarge = (size: string | undefined, limit: number, requestId: string): Refused => ({
   reason: 'REQUEST_TOO_LARGE',
@@ -371,7 +387,13 @@ export class CallGuard {
         next(metadata);
       })
       .withSendStatus((status, next) => {
-        const answered = refused ? status : this.answerFor(status, scope);
+        // grpc-js refuses a call without its one request message through here (baseRefusal).
+        const own = refused ? undefined : this.baseRefusal(status, scope?.requestId ?? randomUUID());
+        if (own) {
+          refused = own.reason;
+          if (scope) scope.errorCode = own.reason;
+        }
+        const answered = own ? own.status : refused ? status : this.answerFor(status, scope);
         end({ status: answered.code ?? grpc.status.UNKNOWN, refusal: refused });
         next(answered);
       })
@@ -379,10 +401,11 @@ export class CallGuard {
     const intercepting = new grpc.ServerInterceptingCall(call, responder);
     // grpc-js ends some calls itself, on its base call (the one this interceptor wraps), with a
     // bare status no interceptor sees: a message over grpc.max_receive_message_length, one that
-    // does not decompress, the client's grpc-timeout passing. That status is caught where the base
-    // call sends it: the first two answered as the registry's own refusals, with ErrorInfo, the
-    // others with the request id; each counted and logged with the status sent (withOnCancel
-    // counted them all as cancelled by the client).
+    // does not decompress or whose grpc-encoding it does not have, a grpc-timeout that is no
+    // timeout, the client's grpc-timeout passing. That status is caught where the base call sends
+    // it: the client's errors answered as the registry's own refusals, with ErrorInfo
+    // (baseRefusal), the others with the request id; each counted and logged with the status sent
+    // (withOnCancel counted them all as cancelled by the client).
     const base = call as grpc.ServerInterceptingCallInterface;
     const sendStatus = base.sendStatus.bind(base);
     base.sendStatus = (status) => {
@@ -401,13 +424,49 @@ export class CallGuard {
     return intercepting;
   };
 
-  /** The registry's answer to a status grpc-js sent on its own, when it is the client's error; else undefined. */
+  /**
+   * The registry's answer to a status grpc-js sent on its own (bare: no ErrorInfo, counted as an
+   * error of the server), when it is the client's error; else undefined. grpc-js sends them on
+   * its base call (see the interceptor) or, for the count of request messages, through the
+   * interceptor's responder.
+   */
   private baseRefusal(status: StatusAnswer, requestId: string): Refused | undefined {
     if (status.metadata) return undefined;
-    const size = status.code === grpc.status.RESOURCE_EXHAUSTED ? GRPC_TOO_LARGE.exec(status.details ?? '') : null;
+    const details = status.details ?? '';
+    const size = status.code === grpc.status.RESOURCE_EXHAUSTED ? GRPC_TOO_LARGE.exec(details) : null;
     if (size) return tooLarge(size[1], this.core.config.maxBodyBytes, requestId);
-    if (status.code === grpc.status.INTERNAL && status.details === GRPC_NOT_DECOMPRESSED) {
+    if (status.code === grpc.status.INTERNAL && details === GRPC_NOT_DECOMPRESSED) {
       return invalidArgument('PARSE_ERROR', 'The request message does not decompress with the grpc-encoding it names: send it compressed with that encoding, or uncompressed.', requestId);
+    }
+    const count = status.code === grpc.status.UNIMPLEMENTED ? GRPC_MESSAGE_COUNT.exec(details) : null;
+    if (count) {
+      return invalidArgument(
+        'INVALID_REQUEST',
+        `The call carried ${count[1] === 'no' ? 'no request message' : 'more than one request message'}: each A2A method takes exactly one. Send it in a POST, then end the stream, as gRPC clients do for a unary or server-streaming call.`,
+        requestId,
+      );
+    }
+    const encoding = status.code === grpc.status.UNIMPLEMENTED ? GRPC_UNSUPPORTED_ENCODING.exec(details) : null;
+    if (encoding) {
+      // As the HTTP doors refuse a Content-Encoding they do not take (415, UNSUPPORTED_ENCODING).
+      return {
+        reason: 'UNSUPPORTED_ENCODING',
+        status: detailedStatus(
+          grpc.status.UNIMPLEMENTED,
+          `The request message is compressed with grpc-encoding ${quoted(encoding[1]!)}, which this server does not take: send it with gzip or deflate, or uncompressed (identity).`,
+          'UNSUPPORTED_ENCODING',
+          requestId,
+          { 'grpc-accept-encoding': 'identity,deflate,gzip' },
+        ),
+      };
+    }
+    const timeout = status.code === grpc.status.INTERNAL ? GRPC_BAD_TIMEOUT.exec(details) : null;
+    if (timeout) {
+      return invalidArgument(
+        'INVALID_REQUEST',
+        `grpc-timeout ${quoted(timeout[1]!)} is no gRPC timeout: send up to 8 digits and a unit (H, M, S, m, u or n), e.g. "30S", or leave it out.`,
+        requestId,
+      );
     }
     return undefined;
   }
