@@ -486,6 +486,24 @@ describe('requests', () => {
     assert.equal(await metricValue(registry.url, 'registry_requests_total', 'outcome="ERROR",code="INTERNAL",door="grpc"'), internal);
   });
 
+  test('a request the handler refuses for its shape (an empty id, a pageSize out of range, a pageToken it did not issue) counts REFUSED INVALID_PARAMS, as the metrics define (it counted ERROR INVALID_ARGUMENT)', async () => {
+    const alice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` });
+    const counted = (outcome: string) => metricValue(registry.url, 'registry_requests_total', `outcome="${outcome}",code="${outcome === 'REFUSED' ? 'INVALID_PARAMS' : 'INVALID_ARGUMENT'}",door="grpc"`);
+    const [refused, errors] = [await counted('REFUSED'), await counted('ERROR')];
+    const calls: Array<[string, unknown]> = [
+      ['getTask', { tenant: '', id: '', historyLength: undefined }],
+      ...[0, -1, 1000].map((pageSize): [string, unknown] => ['listTasks', ListTasksRequest.fromJSON({ pageSize })]),
+      ['listTasks', ListTasksRequest.fromJSON({ pageToken: 'garbage' })],
+    ];
+    for (const [method, request] of calls) {
+      const answer = await raw.unary(method, request, alice());
+      assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, `${method} ${JSON.stringify(request)}`);
+      assert.equal(errorInfoOf(answer.error!)?.reason, 'INVALID_PARAMS');
+    }
+    await waitFor(async () => (await counted('REFUSED')) === refused + calls.length);
+    assert.equal(await counted('ERROR'), errors);
+  });
+
   test('a call to an unknown method is UNIMPLEMENTED with ErrorInfo METHOD_NOT_FOUND and the request id, logged and counted, as JSON-RPC answers -32601 (grpc-js answered it bare, uncounted)', async () => {
     const counted = () => metricValue(registry.url, 'registry_requests_total', 'method="other",operation="none",outcome="REFUSED",code="METHOD_NOT_FOUND",door="grpc"');
     const before = await counted();

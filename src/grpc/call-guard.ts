@@ -33,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
-import { buildGrpcErrorMetadata, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
+import { buildGrpcErrorMetadata, decodeErrorInfo, decodeStatus, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
 import { admitCaller, type AccessRefusal } from '../auth/access.js';
 import type { RegistryCore } from '../composition/build-registry.js';
 import type { Caller } from '../contract/caller.js';
@@ -139,6 +139,18 @@ function retryLater(code: grpc.status, details: string, reason: string, retryAft
 function withRequestId(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
   if (!scope || status.code === grpc.status.OK) return status;
   return { ...status, metadata: statusMetadata(scope.requestId, {}, status.metadata?.clone() ?? new grpc.Metadata()) };
+}
+
+/** The google.rpc.ErrorInfo reason of a status, if it carries one (grpc-status-details-bin). */
+function reasonOf(status: StatusAnswer): string | undefined {
+  const [blob] = status.metadata?.get(GRPC_STATUS_DETAILS_BIN) ?? [];
+  if (!Buffer.isBuffer(blob)) return undefined;
+  try {
+    const detail = decodeStatus(blob).details.find((d) => d.typeUrl.endsWith('google.rpc.ErrorInfo'));
+    return detail ? decodeErrorInfo(detail.value).reason : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const limitRefusal = (refusal: Refusal, requestId: string): Refused => ({
@@ -394,7 +406,10 @@ export class CallGuard {
           if (scope) scope.errorCode = own.reason;
         }
         const answered = own ? own.status : refused ? status : this.answerFor(status, scope);
-        end({ status: answered.code ?? grpc.status.UNKNOWN, refusal: refused });
+        // The handler's checks of the request's shape (INVALID_PARAMS) count as refusals, as the HTTP doors count theirs.
+        const shape = refused ?? (answered.code === grpc.status.INVALID_ARGUMENT && reasonOf(answered) === 'INVALID_PARAMS' ? 'INVALID_PARAMS' : undefined);
+        if (shape && scope) scope.errorCode ??= shape;
+        end({ status: answered.code ?? grpc.status.UNKNOWN, refusal: shape });
         next(answered);
       })
       .build();
