@@ -4,7 +4,7 @@
  * the token; Node's HTTP/2 layer, by default, drops the whole field as RFC 9113 8.2.1 allows,
  * before grpc-js sees it: such a call ran as anonymous, a wrong token included, where the
  * access rule (auth/access.ts) refuses a credential it cannot use on every call. Node (24.2 and
- * later) keeps such fields with the HTTP/2 server option strictFieldWhitespaceValidation: false;
+ * later, and the 22.x CI tests) keeps such fields with the HTTP/2 server option strictFieldWhitespaceValidation: false;
  * grpc-js takes no HTTP/2 options of its own, so it goes in the options it creates its HTTP/2
  * servers with (its private `commonServerOptions`), before bindAsync. The call guard then reads
  * the values trimmed, as HTTP does. When a grpc-js version no longer has them, this says so at
