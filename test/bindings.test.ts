@@ -112,6 +112,23 @@ for (const binding of BINDINGS) {
       assert.ok(error.details.some((d: WireJson) => d.path === '/supportedInterfaces'));
     });
 
+    test('a refusal of the arguments found while the operation runs names them where the message has them; a document\'s findings stay at the document', async () => {
+      // Refreshing an entry registered inline: its id (it said /id, relative to the arguments).
+      const refresh = errorOf(await op(alice, { refresh: { id } }));
+      assert.equal(refresh.code, 'BAD_REQUEST');
+      assert.deepEqual(refresh.details.map((d: WireJson) => [d.path, d.rule]), [['/parts/0/data/refresh/id', 'refresh-no-source']]);
+      // An owner beside "mine", the operation in a later part (it said /list/filter/owner).
+      const both = errorOf(await send(alice, [textPart('my entries'), dataPart({ list: { filter: { mine: true, owner: 'bob' } } })]));
+      assert.equal(both.code, 'BAD_REQUEST');
+      assert.deepEqual(both.details.map((d: WireJson) => d.path), ['/parts/1/data/list/filter/owner']);
+      const token = errorOf(await op(anonymous, { search: { query: 'ledger', pageToken: 'garbage' } }));
+      assert.deepEqual(token.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
+      // A document's findings are its own paths, wherever the message carries it.
+      const invalid = errorOf(await send(anonymous, [textPart('check this'), dataPart({ validate: { agentCard: { ...v1Card(), supportedInterfaces: [] } } })]));
+      assert.ok(invalid.details.some((d: WireJson) => d.path === '/supportedInterfaces'), JSON.stringify(invalid.details));
+      assert.ok(!invalid.details.some((d: WireJson) => d.path.startsWith('/parts/')), JSON.stringify(invalid.details));
+    });
+
     test('GetTask returns the caller\'s own task; another principal, or an unknown id, gets TaskNotFound', async () => {
       const task = await op(alice, { list: { filter: { mine: true } } });
       const fetched = await getTask(alice, task.id);

@@ -288,6 +288,24 @@ describe('MCP tools', () => {
     await op(await sdkClient(registry.url, { token: TOKENS.bob }), { unregister: { id: registered.id } });
   });
 
+  test('a refusal of the arguments found while the tool runs names them under /arguments, where the call has them; a document\'s findings stay at the document', async () => {
+    const alice = await mcpClient(registry.url, TOKENS.alice);
+    const paths = (r: CallToolResult) => errorJson(r).error.details.map((d: WireJson) => d.path);
+    // An entry registered inline has nothing to refresh: its id.
+    const refresh = await call('refresh_entry', { id: ids.invoice }, alice);
+    assert.match(errorText(refresh), /^BAD_REQUEST: .*registered with its document inline/);
+    assert.deepEqual(paths(refresh), ['/arguments/id']);
+    // An owner beside mine: list_agents takes the list's filter keys as its arguments (it said /list/filter/owner).
+    const both = await call('list_agents', { mine: true, owner: 'bob' }, alice);
+    assert.match(errorText(both), /^BAD_REQUEST: Give either "mine": true or an "owner", not both\./);
+    assert.deepEqual(paths(both), ['/arguments/owner']);
+    assert.deepEqual(paths(await call('search_agents', { query: 'invoice', pageToken: 'garbage' })), ['/arguments/pageToken']);
+    // A card's findings are its own paths, as A2A's are (not under /arguments/agentCard).
+    const invalid = await call('register_agent', { agentCard: { ...v1Card('Paths Agent', 'https://paths.example.org/a2a'), skills: 'none' } }, alice);
+    assert.ok(paths(invalid).includes('/skills'), JSON.stringify(paths(invalid)));
+    assert.ok(!paths(invalid).some((p: string) => p.startsWith('/arguments')), JSON.stringify(paths(invalid)));
+  });
+
   test('arguments outside the schema are refused before anything runs', async () => {
     assert.match(errorText(await call('search_agents', { filter: { tagz: ['x'] } })), /tagz/);
     assert.match(errorText(await call('search_agents', { limit: 500 })), /limit/);

@@ -87,7 +87,14 @@ describe('registering through the MCP door', () => {
   test('a tampered card is refused with SIGNATURE_INVALID and never stored', async () => {
     const card = (await signCard(v1Card('Doors Tampered Ledger', 'https://tampered.doors.example.org/a2a'), trusted)) as WireJson;
     card.description = 'Something the key holder never signed.';
-    assert.match(errorText(await call(alice, 'register_agent', { agentCard: card })), /^SIGNATURE_INVALID: [\s\S]*\/signatures\/0/);
+    const refused = await call(alice, 'register_agent', { agentCard: card });
+    assert.match(errorText(refused), /^SIGNATURE_INVALID: [\s\S]*\/signatures\/0/);
+    // The signature's path is the card's, as the document's other findings, on MCP and A2A alike (not under the request's arguments).
+    const details = (r: WireJson[]) => r.map((d) => [d.path, d.rule]);
+    const mcpError = JSON.parse((refused.content as { text: string }[])[1]!.text).error;
+    assert.deepEqual(details(mcpError.details), [['/signatures/0', 'signature-invalid']]);
+    const a2aError = errorOf(await op(await sdkClient(registry.url, { token: TOKENS.alice }), { register: { agentCard: card } }));
+    assert.deepEqual([a2aError.code, ...details(a2aError.details)], ['SIGNATURE_INVALID', ['/signatures/0', 'signature-invalid']]);
     const found = structured(await call(alice, 'search_agents', { query: 'Doors Tampered Ledger' }));
     assert.ok(!found.results.some((h: WireJson) => h.name === 'Doors Tampered Ledger'));
   });

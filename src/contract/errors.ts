@@ -41,15 +41,26 @@ export const PAGE_TOKEN_OTHER_QUERY = 'page-token-other-query';
 /** The rule of the refusal of a pageToken this registry did not issue (altered, truncated, made up). */
 export const PAGE_TOKEN_INVALID = 'page-token-invalid';
 /**
- * `err` with its pageToken findings (either rule above) at `path`, where the door's request has the
- * token: the registry names it /pageToken, relative to the operation's arguments, which each door
- * places elsewhere (MCP's /arguments/pageToken, A2A's /parts/0/data/search/pageToken, ARD's
- * /query/pageToken). Any other error as it is.
+ * A refusal of the operation's arguments found while it runs (a pageToken, the id of an entry that
+ * has nothing to refresh, an owner beside "mine"). The registry knows the operation, not the
+ * request it came in, so its details' paths are relative to the operation's arguments (/pageToken,
+ * /id, /filter/owner); each door roots them where its request has the arguments (rootedAt). The
+ * details of every other refusal are rooted already: a document's findings at the document (the
+ * contract's /skills/0/tags, /signatures/0), a door's own at its request.
  */
-export function withPageTokenAt<E>(err: E, path: string): E | RegistryError {
-  const isTokenFinding = (rule: string | undefined) => rule === PAGE_TOKEN_INVALID || rule === PAGE_TOKEN_OTHER_QUERY;
-  if (!(err instanceof RegistryError) || !err.details?.some((d) => isTokenFinding(d.rule))) return err;
-  const details = err.details.map((d) => (isTokenFinding(d.rule) ? { ...d, path } : d));
+export class ArgumentsRefusal extends RegistryError {}
+
+/**
+ * `err` as the door answers it: the details of an ArgumentsRefusal under `root`, where the door's
+ * request has the operation's arguments (A2A's /parts/0/data/refresh, MCP's /arguments), each
+ * path first `placed` where the door's arguments have it when they are shaped otherwise
+ * (list_agents takes the list's filter keys as its own arguments). Any other error as it is. (The
+ * ARD and catalog doors, whose queries are shaped otherwise, name the one such finding they can
+ * get, a pageToken's, themselves: catalog-door.ts, ard.ts.)
+ */
+export function rootedAt<E>(err: E, root: string, placed: (path: string) => string = (path) => path): E | RegistryError {
+  if (!(err instanceof ArgumentsRefusal)) return err;
+  const details = err.details?.map((d) => ({ ...d, path: `${root}${placed(d.path)}` }));
   return new RegistryError(err.code, err.message, details, err.retryAfterSeconds);
 }
 
@@ -57,4 +68,6 @@ export function withPageTokenAt<E>(err: E, path: string): E | RegistryError {
 export const REFRESH_NO_SOURCE = 'refresh-no-source';
 
 export const badRequest = (message: string, details?: Finding[]) => new RegistryError('BAD_REQUEST', message, details);
+/** A BAD_REQUEST of the operation's arguments, its details' paths relative to them (see ArgumentsRefusal). */
+export const badArguments = (message: string, details: Finding[]) => new ArgumentsRefusal('BAD_REQUEST', message, details);
 export const notFound = (message: string) => new RegistryError('NOT_FOUND', message);

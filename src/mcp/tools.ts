@@ -11,7 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../contract/caller.js';
-import { PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, badRequest, withPageTokenAt } from '../contract/errors.js';
+import { PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, badRequest, rootedAt } from '../contract/errors.js';
 import type { EntryKind, EntryView, ErrorBody, Finding, SearchHit, SearchPage } from '../contract/types.js';
 import { OWN_KEY_SET, verifyingKeyText } from '../contract/verification.js';
 import { isObject } from '../lib/json.js';
@@ -326,8 +326,21 @@ function errorResult(error: ErrorBody): CallToolResult {
 
 type Attempt = { answer: Answer } | { refused: RegistryError } | { failed: CallToolResult };
 
-/** Runs one operation for the tool call and records it in the call's scope (log line, metrics). */
-async function attempt(env: ToolEnv, operation: () => Operation): Promise<Attempt> {
+/**
+ * Where a tool call has one of the operation's arguments, from its path relative to them
+ * (/pageToken, /id): below /arguments by the same name, except where the tool is shaped otherwise.
+ */
+type ArgumentsOf = (path: string) => string;
+const SAME_NAMES: ArgumentsOf = (path) => path;
+/** list_agents takes the list's filter keys as its own arguments: /filter/owner is its /owner. */
+const FILTER_AS_ARGUMENTS: ArgumentsOf = (path) => path.replace(/^\/filter(?=\/)/, '');
+
+/**
+ * Runs one operation for the tool call and records it in the call's scope (log line, metrics). A
+ * refusal of the operation's arguments is named where the call has them (`argumentsOf`), under
+ * /arguments, as every finding of a tool's arguments is.
+ */
+async function attempt(env: ToolEnv, operation: () => Operation, argumentsOf: ArgumentsOf = SAME_NAMES): Promise<Attempt> {
   const scope = currentScope();
   try {
     const op = operation();
@@ -338,7 +351,7 @@ async function attempt(env: ToolEnv, operation: () => Operation): Promise<Attemp
   } catch (err) {
     if (err instanceof RegistryError) {
       if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: err.code });
-      return { refused: err };
+      return { refused: rootedAt(err, '/arguments', argumentsOf) };
     }
     env.log.error({ err, requestId: scope?.requestId }, 'MCP tool call failed');
     if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: 'INTERNAL' });
@@ -348,12 +361,12 @@ async function attempt(env: ToolEnv, operation: () => Operation): Promise<Attemp
 
 /**
  * A pageToken sent with other arguments than the page it came from. The registry names the A2A
- * request's fields (resultsPer, which no tool has); the tool names its own arguments. Either
- * refusal of a token is at /arguments/pageToken, where the call has it (the registry says /pageToken).
+ * request's fields (resultsPer, which no tool has); the tool names its own arguments. A token the
+ * registry did not issue is said in its words (nextPageToken is the tools' name too); either
+ * refusal is at /arguments/pageToken (attempt() roots it).
  */
 function pageTokenRefusal(err: RegistryError, paging: Paging): RegistryError {
-  // A token the registry did not issue: its words fit (nextPageToken is the tools' name too), its path is under /arguments.
-  if (!err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY)) return withPageTokenAt(err, '/arguments/pageToken');
+  if (!err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY)) return err;
   return new RegistryError(
     'BAD_REQUEST',
     `The pageToken belongs to another ${paging.tool} call: send the same ${paging.boundTo} as the call whose answer gave it, or start again without pageToken.`,
@@ -377,9 +390,10 @@ const paged = (paging: Paging) => (err: RegistryError) => pageTokenRefusal(err, 
 function refreshRefusal(id: string): (err: RegistryError) => RegistryError {
   return (err) => {
     if (!err.details?.some((d) => d.rule === REFRESH_NO_SOURCE)) return err;
+    // Its details as they are: at /arguments/id, where the call has the id (attempt() roots them).
     return badRequest(
       `Entry "${id}" was registered with its document inline, so it has no source to refresh. Register it by URL (register_agent with url) or, for an MCP server, with register_mcp_server and fetchTools: true, and the registry keeps it fresh.`,
-      [{ path: '/arguments/id', message: 'registered inline: no source to refresh from', rule: REFRESH_NO_SOURCE }],
+      err.details,
     );
   };
 }
@@ -393,8 +407,9 @@ async function run(
   operation: () => Operation,
   present: (answer: Answer) => CallToolResult,
   reword?: (err: RegistryError) => RegistryError,
+  argumentsOf?: ArgumentsOf,
 ): Promise<CallToolResult> {
-  const outcome = await attempt(env, operation);
+  const outcome = await attempt(env, operation, argumentsOf);
   if ('refused' in outcome && reword) return errorResult(reword(outcome.refused).toBody());
   if ('answer' in outcome) {
     try {
@@ -581,6 +596,7 @@ export function registerTools(server: McpServer, env: ToolEnv): ArgumentsCheck {
         }),
         (answer) => result(answer.data, answer.text),
         paged({ tool: 'list_agents', boundTo: 'owner, mine, health and verified' }),
+        FILTER_AS_ARGUMENTS,
       ),
   );
 

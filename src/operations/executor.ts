@@ -14,7 +14,7 @@ import { Role, TaskState, taskStateToJSON, type Artifact, type Message, type Par
 import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
 import type { Caller } from '../contract/caller.js';
-import { RegistryError, withPageTokenAt } from '../contract/errors.js';
+import { RegistryError, rootedAt } from '../contract/errors.js';
 import type { ErrorBody, SearchHit, WatchEvent } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { TaskRow } from '../storage/types.js';
@@ -205,7 +205,7 @@ export class RegistryExecutor implements AgentExecutor {
     let acknowledged = false;
     /** The task's row, committed with the write it acknowledges (none for an anonymous caller's). */
     let acknowledgement: TaskRow | undefined;
-    /** Where the request has the operation's arguments, for the registry's findings of its pageToken. */
+    /** Where the message has the operation's arguments, for the registry's findings of them (relative to them). */
     let argumentsAt: string | undefined;
     try {
       const operation = parseRequest(ctx.userMessage, {
@@ -257,8 +257,8 @@ export class RegistryExecutor implements AgentExecutor {
         this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, err.toBody()), publish, streaming);
       } else if (err instanceof RegistryError) {
         if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: err.code });
-        // A pageToken refused is named where the message has it, as the parser names the other arguments.
-        const refusal = argumentsAt === undefined ? err : withPageTokenAt(err, `${argumentsAt}/pageToken`);
+        // A finding of the arguments (a pageToken, a refresh's id) is named where the message has them, as the parser names them.
+        const refusal = argumentsAt === undefined ? err : rootedAt(err, argumentsAt);
         this.publishEnd(task, TaskState.TASK_STATE_REJECTED, this.errorMessage(task, refusal.toBody()), publish, streaming);
       } else {
         this.log.error({ err, taskId: task.id }, 'operation failed');

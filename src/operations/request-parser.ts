@@ -117,7 +117,8 @@ const argumentsPath = (op: OperationName, partIndex: number) => `/parts/${partIn
 
 /**
  * Where the message's `op` has its arguments (`/parts/0/data/search`), for findings the registry
- * makes of them while running (a pageToken), which it names relative to the arguments; undefined
+ * makes of them while running (a pageToken, a refresh's id), which it names relative to the
+ * arguments (contract/errors.ts ArgumentsRefusal); undefined
  * when no data part holds it (an uploaded document alone). A message carries one operation.
  */
 export function operationArgumentsPath(message: Message | undefined, op: OperationName): string | undefined {

@@ -4,15 +4,16 @@
  * a clear BAD_REQUEST instead of silently paging somewhere else.
  */
 import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
-import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_QUERY, badRequest } from '../contract/errors.js';
+import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_QUERY, badArguments } from '../contract/errors.js';
 
 /**
  * The finding of a token this registry did not issue. Its rule lets a door whose requests carry the
  * token under another name (the catalog's `after`, ARD's pageToken of the previous answer) say it
- * in its own words: the message names A2A's and MCP's nextPageToken.
+ * in its own words: the message names A2A's and MCP's nextPageToken. Its path is the arguments'
+ * (/pageToken): each door roots it where its request has the token.
  */
 const notIssued = () =>
-  badRequest('The pageToken is not valid: pass the nextPageToken of the previous page unchanged, or leave it out for the first page.', [
+  badArguments('The pageToken is not valid: pass the nextPageToken of the previous page unchanged, or leave it out for the first page.', [
     { path: '/pageToken', message: 'not a token this registry issued', rule: PAGE_TOKEN_INVALID },
   ]);
 
@@ -57,7 +58,7 @@ export class PageTokens {
     }
     const { p, f } = (decoded ?? {}) as { p?: unknown; f?: unknown };
     if (typeof p !== 'string' || f !== fingerprint) {
-      throw badRequest(`The pageToken belongs to another query: send the same ${boundTo} as the page it came from, or leave it out for the first page.`, [
+      throw badArguments(`The pageToken belongs to another query: send the same ${boundTo} as the page it came from, or leave it out for the first page.`, [
         // The rule lets a door that names the arguments otherwise (MCP tools) say it in its own words.
         { path: '/pageToken', message: 'issued for another query', rule: PAGE_TOKEN_OTHER_QUERY },
       ]);

@@ -19,7 +19,7 @@ import type {
   ValidationResultBody,
   WatchRequest,
 } from '../contract/types.js';
-import { REFRESH_NO_SOURCE, RegistryError, STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS, badRequest, notFound } from '../contract/errors.js';
+import { REFRESH_NO_SOURCE, RegistryError, STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS, badArguments, badRequest, notFound } from '../contract/errors.js';
 import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
@@ -477,9 +477,10 @@ export class RegistryService {
       throw new RegistryError('FORBIDDEN', `Entry "${id}" belongs to another principal; only its owner or an admin may refresh it.`);
     }
     if (!entry.source || !this.freshness) {
-      throw badRequest(
+      throw badArguments(
         `Entry "${id}" was registered with its document inline, so it has no source to refresh. Register it by URL ({"register": {"url": "https://..."}}) or, for an MCP server, with "fetchTools": true, and the registry keeps it fresh.`,
-        // The rule lets a door whose requests are written otherwise (MCP tools) say how in its own words.
+        // The rule lets a door whose requests are written otherwise (MCP tools) say how in its own words;
+        // the path is the arguments' id, which each door roots where its request has it.
         [{ path: '/id', message: 'registered inline: no source to refresh from', rule: REFRESH_NO_SOURCE }],
       );
     }
@@ -550,8 +551,9 @@ export class RegistryService {
   private listFilter(filter: NonNullable<ListRequest['filter']>, mine: string | undefined): { kind?: EntryKind; owner?: string; verified?: boolean } {
     if (mine === undefined) return { kind: filter.kind, owner: filter.owner, verified: filter.verified };
     if (filter.owner !== undefined && filter.owner !== mine) {
-      throw new RegistryError('BAD_REQUEST', 'Give either "mine": true or an "owner", not both.', [
-        { path: '/list/filter/owner', message: `"mine" is the caller's principal, which is not "${filter.owner}"`, hint: 'Leave one of them out.' },
+      // The arguments' filter owner, which each door roots where its request has it (MCP's list_agents has it as /arguments/owner).
+      throw badArguments('Give either "mine": true or an "owner", not both.', [
+        { path: '/filter/owner', message: `"mine" is the caller's principal, which is not "${filter.owner}"`, hint: 'Leave one of them out.' },
       ]);
     }
     // Resolved to a plain owner filter, so its page tokens are those of {"owner": <principal>}.
