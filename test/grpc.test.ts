@@ -504,6 +504,65 @@ describe('requests', () => {
     assert.equal(await counted('ERROR'), errors);
   });
 
+  test('the same refusal of the request\'s shape counts alike on JSON-RPC, HTTP+JSON and gRPC: REFUSED INVALID_PARAMS under each binding\'s method (JSON-RPC and HTTP+JSON counted the handler\'s ERROR -32602)', async () => {
+    const auth = { authorization: `Bearer ${TOKENS.alice}` };
+    // Each refusal, as each binding sends it: an empty id, pageSize 0, -1 and 1000, a pageToken not issued, a status that is no state (v0.3 tasks/get too).
+    const list = [{ pageSize: 0 }, { pageSize: -1 }, { pageSize: 1000 }, { pageToken: 'garbage' }, { status: 'NOPE' }];
+    const bindings: Array<{ label: string; calls: Array<() => Promise<string | undefined>> }> = [
+      {
+        label: 'method="GetTask",operation="none",outcome="REFUSED",code="INVALID_PARAMS",door="a2a"',
+        calls: [() => jsonRpcReason('GetTask', { id: '' })],
+      },
+      {
+        label: 'method="tasks/get",operation="none",outcome="REFUSED",code="INVALID_PARAMS",door="a2a"',
+        calls: [() => jsonRpcReason('tasks/get', {}, '0.3'), () => jsonRpcReason('tasks/get', { id: '' }, '0.3')],
+      },
+      {
+        label: 'method="ListTasks",operation="none",outcome="REFUSED",code="INVALID_PARAMS",door="a2a"',
+        calls: list.map((params) => () => jsonRpcReason('ListTasks', params)),
+      },
+      {
+        label: 'method="GET /tasks/{id}",operation="none",outcome="REFUSED",code="INVALID_PARAMS",door="a2a"',
+        calls: [() => restReason('/tasks/%20')],
+      },
+      {
+        label: 'method="GET /tasks",operation="none",outcome="REFUSED",code="INVALID_PARAMS",door="a2a"',
+        calls: list.map((params) => () => restReason(`/tasks?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`)),
+      },
+      {
+        label: 'method="/lf.a2a.v1.A2AService/GetTask",operation="none",outcome="REFUSED",code="INVALID_PARAMS",door="grpc"',
+        calls: [async () => errorInfoOf((await raw.unary('getTask', { tenant: '', id: '', historyLength: undefined }, metadata(auth))).error!)?.reason],
+      },
+      {
+        label: 'method="/lf.a2a.v1.A2AService/ListTasks",operation="none",outcome="REFUSED",code="INVALID_PARAMS",door="grpc"',
+        calls: list.map((params) => async () => errorInfoOf((await raw.unary('listTasks', ListTasksRequest.fromJSON(params), metadata(auth))).error!)?.reason),
+      },
+    ];
+    const errors = () => metricValue(registry.url, 'registry_requests_total', 'operation="none",outcome="ERROR",code="-32602"');
+    const before = await Promise.all(bindings.map(({ label }) => metricValue(registry.url, 'registry_requests_total', label)));
+    const errorsBefore = await errors();
+    for (const { label, calls } of bindings) for (const call of calls) assert.equal(await call(), 'INVALID_PARAMS', label);
+    await waitFor(async () => (await metricValue(registry.url, 'registry_requests_total', bindings.at(-1)!.label)) === before.at(-1)! + bindings.at(-1)!.calls.length);
+    for (const [i, { label, calls }] of bindings.entries()) assert.equal(await metricValue(registry.url, 'registry_requests_total', label), before[i]! + calls.length, label);
+    assert.equal(await errors(), errorsBefore);
+
+    async function jsonRpcReason(method: string, params: unknown, version = '1.0'): Promise<string | undefined> {
+      const answer = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': version, ...auth },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      const { error } = (await answer.json()) as WireJson;
+      assert.equal(error?.code, -32602, `${method} ${JSON.stringify(params)}`);
+      return error.data?.[0]?.reason;
+    }
+    async function restReason(path: string): Promise<string | undefined> {
+      const answer = await fetch(`${registry.url}/a2a/rest${path}`, { headers: { 'A2A-Version': '1.0', ...auth } });
+      assert.equal(answer.status, 400, path);
+      return ((await answer.json()) as WireJson).error.details?.[0]?.reason;
+    }
+  });
+
   test('a call to an unknown method is UNIMPLEMENTED with ErrorInfo METHOD_NOT_FOUND and the request id, logged and counted, as JSON-RPC answers -32601 (grpc-js answered it bare, uncounted)', async () => {
     const counted = () => metricValue(registry.url, 'registry_requests_total', 'method="other",operation="none",outcome="REFUSED",code="METHOD_NOT_FOUND",door="grpc"');
     const before = await counted();

@@ -102,7 +102,7 @@ describe('metrics', () => {
       restNotCancelable: 'method="POST /tasks/{id}:cancel",operation="none",outcome="ERROR",code="-32002"',
       restNotFound: 'method="GET /tasks/{id}",operation="none",outcome="ERROR",code="-32001"',
       restUnsupported: 'method="GET /extendedAgentCard",operation="none",outcome="ERROR",code="-32004"',
-      restInvalidParams: 'method="GET /tasks",operation="none",outcome="ERROR",code="-32602"',
+      restInvalidParams: 'method="GET /tasks",operation="none",outcome="REFUSED",code="INVALID_PARAMS"',
       brokenStream: 'method="SendStreamingMessage",operation="search",outcome="ERROR",code="-32603"',
       restBrokenStream: 'method="POST /message:stream",operation="search",outcome="ERROR",code="-32603"',
     };
@@ -122,7 +122,7 @@ describe('metrics', () => {
     assert.equal(((await notCancelable.json()) as WireJson).error.details[0].reason, 'TASK_NOT_CANCELABLE');
     assert.equal((await rest('/tasks/nope')).status, 404);
     assert.equal((await rest('/extendedAgentCard')).status, 400);
-    assert.equal((await rest('/tasks?status=NOPE')).status, 400); // the SDK's INVALID_PARAMS (a guard's is REFUSED INVALID_PARAMS)
+    assert.equal((await rest('/tasks?status=NOPE')).status, 400); // a refusal of the request's shape: REFUSED INVALID_PARAMS, the handler's as a guard's
 
     // A stream that breaks after its first event (the task could not be stored) ends with an error frame: counted as that error, not COMPLETED.
     const taskStore = registry.core.tasks;

@@ -42,6 +42,7 @@ import type { Refusal, StreamSlot } from '../http/rate-limit.js';
 import { INTERNAL_MESSAGE } from '../http/security.js';
 import { valueNestsDeeperThan } from '../lib/json-depth.js';
 import { MAX_UNSENT_STREAM_MESSAGES, SLOW_READER } from '../lib/stream-backlog.js';
+import { refusalOfAnswer } from '../observability/metrics.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 import { missingLegacyGrpcMessageIn } from '../protocol/message-required.js';
 import { NEEDS_A_PART } from '../protocol/request-guard.js';
@@ -407,7 +408,7 @@ export class CallGuard {
         }
         const answered = own ? own.status : refused ? status : this.answerFor(status, scope);
         // The handler's checks of the request's shape (INVALID_PARAMS) count as refusals, as the HTTP doors count theirs.
-        const shape = refused ?? (answered.code === grpc.status.INVALID_ARGUMENT && reasonOf(answered) === 'INVALID_PARAMS' ? 'INVALID_PARAMS' : undefined);
+        const shape = refused ?? (answered.code === grpc.status.INVALID_ARGUMENT ? refusalOfAnswer(reasonOf(answered)) : undefined);
         if (shape && scope) scope.errorCode ??= shape;
         end({ status: answered.code ?? grpc.status.UNKNOWN, refusal: shape });
         next(answered);

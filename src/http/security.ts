@@ -17,6 +17,7 @@ import { ERROR_INFO_TYPE, fromRestErrorBody, toJsonRpcError } from '@a2a-js/sdk/
 import cors from 'cors';
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { refusalOfAnswer } from '../observability/metrics.js';
 import { currentScope } from '../observability/request-scope.js';
 import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 import { errorInfo } from './errors.js';
@@ -219,7 +220,8 @@ function errorFrameBody(chunk: string): ErrorEnvelope | undefined {
  * Wraps res.json and res.write of A2A requests. Mount it right before the SDK's handlers: our
  * own refusals (sent earlier through sendFailure) are already safe and carry a reason.
  * Also records the JSON-RPC error code of an error answer for metrics (res.locals.rpcErrorCode,
- * see rpcCodeOf): a JSON body's, and an `event: error` frame's, the error that ends a stream
+ * see rpcCodeOf), or, for a refusal of the request's shape (ErrorInfo reason INVALID_PARAMS), its
+ * reason (res.locals.failureReason, counted REFUSED as the door's own refusals): a JSON body's, and an `event: error` frame's, the error that ends a stream
  * (v0.3 tasks/resubscribe answers every error so, and any stream that breaks after its first
  * event): counted only from JSON bodies, a failed resubscribe counted as a success.
  * `isLegacy` says whether a request is v0.3 (the A2A doors tell, from the version they negotiated).
@@ -234,8 +236,13 @@ export function answerSanitizer(isLegacy: (req: Request) => boolean = () => fals
       const retryAfter = RETRY_AFTER_BY_REASON.get(reasonOf(body.error!) ?? '');
       if (retryAfter !== undefined && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
       const scrubbed = scrub(body, httpStatus);
-      const code = rpcCodeOf(body);
-      if (code !== undefined && locals.failureReason === undefined) locals.rpcErrorCode = code;
+      // A refusal of the request's shape the SDK's handler answered counts as the door's own do (REFUSED).
+      const refusal = refusalOfAnswer(reasonOf(body.error!));
+      const code = refusal === undefined ? rpcCodeOf(body) : undefined;
+      if (locals.failureReason === undefined) {
+        if (refusal !== undefined) locals.failureReason = refusal;
+        else if (code !== undefined) locals.rpcErrorCode = code;
+      }
       return restored || scrubbed;
     };
     const json = res.json.bind(res);

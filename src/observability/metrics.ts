@@ -76,6 +76,16 @@ const codeLabel = (code: unknown): string =>
     ? String(code)
     : 'other';
 
+/**
+ * The refusal an error answer counts as (outcome REFUSED, code the reason) rather than an error:
+ * an answer whose google.rpc.ErrorInfo reason is INVALID_PARAMS is a check of the request's shape
+ * (an empty task id, a pageSize out of range, a pageToken not issued), whichever check answered
+ * it, the door's or the request handler's, and on every binding (JSON-RPC, HTTP+JSON and gRPC
+ * read their answer's reason alike: http/security.ts, grpc/call-guard.ts). Counted by who
+ * answered, the same refusal was REFUSED on one door and ERROR -32602 on another.
+ */
+export const refusalOfAnswer = (reason: string | undefined): string | undefined => (reason === 'INVALID_PARAMS' ? reason : undefined);
+
 /** The task state the executor left in the scope, with its error code; undefined before a task existed. */
 function taskOutcome(scope: RequestScope | undefined): { outcome: string; code: string } | undefined {
   if (!scope?.taskState) return undefined;
