@@ -410,6 +410,47 @@ describe('requests', () => {
     }
   });
 
+  test('the v0.3 service (a2a.v1) refuses a resource name it cannot read as v0.3 JSON-RPC refuses a missing id: naming the field, what was given and the form expected (the SDK said "Invalid or missing task ID in: \\"\\"", naming none)', async () => {
+    const legacy = new RawA2AClient(grpcAddress(registry), undefined, LegacyA2AService);
+    const asAlice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` }, null);
+    const config = { name: '', pushNotificationConfig: { id: 'c1', url: 'https://hooks.example.com/x', token: '', authentication: undefined } };
+    try {
+      // The same request on v0.3 JSON-RPC: the id is required, and where the client gets it.
+      const rpc = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS.alice}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: {} }),
+      });
+      assert.equal(((await rpc.json()) as WireJson).error.message, 'id is required: the id of the task (message/send answers with it).');
+      const taskForm = '"tasks/{id}", with the id of the task (message/send answers with it).';
+      const configForm = '"tasks/{id}/pushNotificationConfigs/{configId}" (ListTaskPushNotificationConfig lists a task\'s configs), or "tasks/{id}" for the task\'s config, with the id of the task (message/send answers with it).';
+      for (const [method, request, field, said] of [
+        ['getTask', { name: '', historyLength: 0 }, 'name', `name is required: a task's resource name, ${taskForm}`],
+        ['getTask', { name: 'garbage', historyLength: 0 }, 'name', `name "garbage" is not a task's resource name: send ${taskForm}`],
+        ['getTask', { name: 'tasks/', historyLength: 0 }, 'name', `name "tasks/" is not a task's resource name: send ${taskForm}`],
+        ['getTask', { name: 'tasks/abc/history', historyLength: 0 }, 'name', `name "tasks/abc/history" is not a task's resource name: send ${taskForm}`],
+        ['cancelTask', { name: 'abc' }, 'name', `name "abc" is not a task's resource name: send ${taskForm}`],
+        ['taskSubscription', { name: '' }, 'name', `name is required: a task's resource name, ${taskForm}`],
+        ['listTaskPushNotificationConfig', { parent: '', pageSize: 0, pageToken: '' }, 'parent', `parent is required: a task's resource name, ${taskForm}`],
+        ['createTaskPushNotificationConfig', { parent: 'task/abc', configId: 'c1', config }, 'parent', `parent "task/abc" is not a task's resource name: send ${taskForm}`],
+        ['getTaskPushNotificationConfig', { name: '' }, 'name', `name is required: a push notification config's resource name, ${configForm}`],
+        ['getTaskPushNotificationConfig', { name: 'tasks/abc/configs/c1' }, 'name', `name "tasks/abc/configs/c1" is not a push notification config's resource name: send ${configForm}`],
+        ['deleteTaskPushNotificationConfig', { name: 'garbage' }, 'name', `name "garbage" is not a push notification config's resource name: send ${configForm}`],
+      ] as const) {
+        const answer = method === 'taskSubscription' ? await legacy.stream(method, request, asAlice()) : await legacy.unary(method, request, asAlice());
+        const what = `${method} ${JSON.stringify(request)}`;
+        assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, `${what}: ${answer.error?.details ?? 'no error'}`);
+        assert.equal(answer.error!.details, said, what);
+        assert.equal(errorInfoOf(answer.error!)?.reason, 'INVALID_PARAMS', what);
+        assert.deepEqual(errorInfoOf(answer.error!)?.metadata, { field }, what);
+      }
+      // A name of the form is read as before: the task is looked for.
+      assert.equal((await legacy.unary('getTask', { name: 'tasks/no-such-task', historyLength: 0 }, asAlice())).error?.code, grpc.status.NOT_FOUND);
+    } finally {
+      legacy.close();
+    }
+  });
+
   test('data nested deeper than REGISTRY_MAX_JSON_DEPTH is INVALID_ARGUMENT before the SDK sees it', async () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 150; i++) deep = { a: deep };

@@ -20,6 +20,7 @@ import { SendMessageConfiguration, TaskPushNotificationConfig } from '@a2a-js/sd
 import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, JsonRpcTransportFactory as JsonRpcTransportFactory03 } from 'a2a-sdk-03/client';
 import { authFetch } from './support/client.js';
 import { ServerCallContext } from '@a2a-js/sdk/server';
+import { LegacyA2AService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 import { AllowList, GuardedFetcher } from '../src/net/index.js';
 import { PushConfigs } from '../src/protocol/watch-push.js';
 
@@ -215,6 +216,36 @@ describe('GetTaskPushNotificationConfig by task id alone', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/get', params: { id: taskId } }),
     });
     assert.equal(((await res.json()) as WireJson).error?.code, TASK_NOT_FOUND);
+  });
+
+  test('v0.3 gRPC: the task\'s name ("tasks/{id}", or a config name with no config id) gets and deletes the task\'s config, as JSON-RPC\'s {"id"} does (the SDK refused it INVALID_ARGUMENT "Invalid or missing config ID")', async () => {
+    const legacy = new RawA2AClient(`127.0.0.1:${registry.grpcUrl!.split(':').at(-1)}`, undefined, LegacyA2AService);
+    const md = () => metadata(alice, null);
+    try {
+      const bare = await taskWithConfigs([]);
+      const none = await legacy.unary('getTaskPushNotificationConfig', { name: `tasks/${bare}` }, md());
+      assert.equal(none.error?.code, grpc.status.NOT_FOUND, none.error?.details ?? 'no error');
+      assert.equal(none.error!.details, (await rpc03('tasks/pushNotificationConfig/get', { id: bare })).error.message);
+      assert.equal(errorInfoOf(none.error!)?.reason, 'TASK_NOT_FOUND');
+
+      const taskId = await taskWithConfigs(['a-first', 'b-second']);
+      const configOf = async (name: string) => ((await legacy.unary('getTaskPushNotificationConfig', { name }, md())).value as WireJson | undefined)?.pushNotificationConfig?.id;
+      for (const name of [`tasks/${taskId}`, `tasks/${taskId}/pushNotificationConfigs/`]) assert.equal(await configOf(name), 'a-first', name);
+      assert.equal((await rpc03('tasks/pushNotificationConfig/get', { id: taskId })).result?.pushNotificationConfig?.id, 'a-first');
+      assert.equal(await configOf(`tasks/${taskId}/pushNotificationConfigs/b-second`), 'b-second');
+      // The config set without an id has the task's id: got first, and deleted by the task's name.
+      assert.equal((await rpc('CreateTaskPushNotificationConfig', { taskId, id: taskId, url: `${HOOK}/own` })).result?.id, taskId);
+      assert.equal(await configOf(`tasks/${taskId}`), taskId);
+      assert.equal((await legacy.unary('deleteTaskPushNotificationConfig', { name: `tasks/${taskId}` }, md())).error, undefined);
+      assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), ['a-first', 'b-second']);
+      const again = await legacy.unary('deleteTaskPushNotificationConfig', { name: `tasks/${taskId}/pushNotificationConfigs/` }, md());
+      assert.equal(again.error?.code, grpc.status.NOT_FOUND, 'deleted once');
+      // Another principal's task stays unknown.
+      const bobs = await legacy.unary('getTaskPushNotificationConfig', { name: `tasks/${taskId}` }, metadata({ authorization: `Bearer ${TOKENS.bob}` }, null));
+      assert.equal(bobs.error?.code, grpc.status.NOT_FOUND);
+    } finally {
+      legacy.close();
+    }
   });
 
   test('v1.0: a request without the config id is invalid params naming id, not "config \'\' not found"', async () => {

@@ -32,7 +32,7 @@
 import { randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
-import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
+import { VersionNotSupportedError, type RequestMalformedError } from '@a2a-js/sdk/errors';
 import { buildGrpcErrorMetadata, decodeErrorInfo, decodeStatus, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
 import { admitCaller, type AccessRefusal } from '../auth/access.js';
 import type { RegistryCore } from '../composition/build-registry.js';
@@ -52,6 +52,7 @@ import { metadataText } from './caller.js';
 import { GRPC_ANSWER_LIMIT } from './answer-limit.js';
 import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
+import { legacyNameProblem } from './legacy-names.js';
 import { encodeStatusDetails } from './status-details.js';
 import { UndecodableRequest } from './undecodable.js';
 import { UNKNOWN_METHOD_KEY, UNKNOWN_METHOD_PATH } from './unknown-methods.js';
@@ -173,6 +174,12 @@ const methodNotFound = (called: string, requestId: string): Refused => ({
     'METHOD_NOT_FOUND',
     requestId,
   ),
+});
+
+/** An A2A error of the SDK's (its status, message and ErrorInfo, field included), answered by the guard. */
+const refusedAsTheSdkWould = (error: RequestMalformedError, requestId: string): Refused => ({
+  reason: error.reason,
+  status: { code: grpcStatusFor(error), details: error.message, metadata: statusMetadata(requestId, {}, buildGrpcErrorMetadata(grpc.Metadata, error)) },
 });
 
 const invalidArgument = (reason: string, details: string, requestId: string): Refused => ({
@@ -590,8 +597,11 @@ export class CallGuard {
     if (SEND_METHODS.test(path) && path.startsWith(LEGACY_SERVICE_PATH)) {
       // Before the SDK's v0.3 reader, which refuses these naming no field (v1.0's are the request handler's).
       const missing = missingLegacyGrpcMessageIn(message);
-      if (missing) return { reason: missing.reason, status: { code: grpcStatusFor(missing), details: missing.message, metadata: statusMetadata(requestId, {}, buildGrpcErrorMetadata(grpc.Metadata, missing)) } };
+      if (missing) return refusedAsTheSdkWould(missing, requestId);
     }
+    // Before the SDK's v0.3 reader too, which said "Invalid or missing task ID in: ..." naming no field and no form.
+    const misnamed = legacyNameProblem(path, message);
+    if (misnamed) return refusedAsTheSdkWould(misnamed, requestId);
     if (SEND_METHODS.test(path) && messageParts(message)?.length === 0) {
       return invalidArgument('INVALID_PARAMS', `The message has no parts: ${NEEDS_A_PART}.`, requestId);
     }

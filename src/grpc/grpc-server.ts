@@ -14,6 +14,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { service as healthService } from 'grpc-health-check';
 import type { RegistryCore } from '../composition/build-registry.js';
 import type { CardInterface, OpenedDoor } from '../composition/door.js';
@@ -26,6 +27,7 @@ import { keepEveryAuthorization } from './every-authorization.js';
 import { keepFieldsWithWhitespace } from './field-whitespace.js';
 import { idleConnectionOption, limitConnections } from './connection-limits.js';
 import { addHealthService } from './health.js';
+import { readingTaskConfigNames } from './legacy-names.js';
 import { decodingTolerantly } from './undecodable.js';
 import { methodPaths, routeUnknownMethods } from './unknown-methods.js';
 
@@ -94,7 +96,8 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
       const requestHandler = a2aRequestHandler(ctx);
       const userBuilder = grpcUserBuilder(core.authenticator, (metadata) => guard.callerOf(metadata));
       server.addService(decodingTolerantly(A2AService), guard.scoped(grpcService({ requestHandler, userBuilder, contextBuilder: untenantedContextBuilder })));
-      server.addService(decodingTolerantly(LegacyA2AService), guard.scoped(legacyGrpcService({ requestHandler, userBuilder, contextBuilder: untenantedContextBuilder })));
+      const legacyService = (handler: A2ARequestHandler) => legacyGrpcService({ requestHandler: handler, userBuilder, contextBuilder: untenantedContextBuilder });
+      server.addService(decodingTolerantly(LegacyA2AService), guard.scoped(readingTaskConfigNames(legacyService, requestHandler)));
       state = 'serving';
     },
     notReady,

@@ -570,6 +570,9 @@ function requireTimestamp(field: string, value: string | undefined): void {
   });
 }
 
+/** Where a v0.3 client gets a task's id, as the refusal of a request without one says (the v0.3 gRPC service's names too: grpc/legacy-names.ts). */
+export const LEGACY_TASK_ID_SOURCE = 'message/send answers with it';
+
 /**
  * The task a request names, REQUIRED: the SDK refused a missing or blank one with "Task ID is
  * required", naming no field where every other invalid-params refusal names its own. `field` is
@@ -578,7 +581,7 @@ function requireTimestamp(field: string, value: string | undefined): void {
  */
 function requireTaskId(value: string | undefined, field: string, context: ServerCallContext): void {
   if (value && value.trim() !== '') return;
-  const where = context.requestedVersion === LEGACY_VERSION ? 'message/send answers with it' : 'SendMessage answers with it; ListTasks lists them';
+  const where = context.requestedVersion === LEGACY_VERSION ? LEGACY_TASK_ID_SOURCE : 'SendMessage answers with it; ListTasks lists them';
   throw new RequestMalformedError({ message: `${field} is required: the id of the task (${where}).`, metadata: { field } });
 }
 
