@@ -353,6 +353,33 @@ describe('requests', () => {
     assert.equal(((await overHttp.json()) as WireJson).error.code, -32602);
   });
 
+  test('a file part that is not UTF-8 is told how this binding carries a file\'s bytes: its UTF-8 bytes as they are on gRPC, base64 of them on JSON-RPC (gRPC said "then base64", which a gRPC client following it sent as text that is no JSON)', async () => {
+    const card = v1Card('Encoded File Agent', 'https://encoded-file.example.org/a2a');
+    const latin1 = Buffer.from(JSON.stringify({ ...card, description: 'Caf\u00e9 orders.' }), 'latin1');
+    const file = (bytes: Buffer) => ({ raw: bytes.toString('base64'), filename: 'agent-card.json', mediaType: 'application/json' });
+    const validate = (bytes: Buffer) => [file(bytes), dataPart({ validate: {} })];
+    const overGrpc = async (bytes: Buffer) => (await raw.send(validate(bytes), metadata({ authorization: `Bearer ${TOKENS.alice}` }))).task!;
+    const overJsonRpc = async (bytes: Buffer) => {
+      const answer = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: validate(bytes) } } }),
+      });
+      return ((await answer.json()) as WireJson).result.task as WireJson;
+    };
+    const said = (task: WireJson) => errorOf(task).message as string;
+
+    const grpcRefusal = await overGrpc(latin1);
+    assert.equal(said(grpcRefusal), 'File part 0 is not valid UTF-8 text; send the JSON document encoded as UTF-8, its bytes as they are (protobuf bytes take no base64).');
+    assert.equal(said(await overJsonRpc(latin1)), 'File part 0 is not valid UTF-8 text; upload the JSON document encoded as UTF-8, then base64.');
+    // Each hint, followed, is a document that validates: gRPC's bytes (protobuf carries them as they are), JSON-RPC's base64 (raw on the wire).
+    const utf8 = Buffer.from(latin1.toString('latin1'), 'utf8');
+    assert.equal(resultOf(await overGrpc(utf8)).valid, true);
+    assert.equal(resultOf(await overJsonRpc(utf8)).valid, true);
+    // The old hint, followed over gRPC: the base64 text as the bytes, which is no JSON.
+    assert.equal(stateOf(await overGrpc(Buffer.from(utf8.toString('base64')))), 'TASK_STATE_REJECTED');
+  });
+
   test('a request without a message, or a message without messageId, is INVALID_ARGUMENT saying so and naming the field, as JSON-RPC (-32602) and HTTP+JSON (400) say', async () => {
     const noId = Message.fromJSON({ role: 'ROLE_USER', parts: [{ text: 'weather' }] });
     for (const [message, field, said] of [

@@ -369,6 +369,7 @@ export class CallGuard {
           clientAddress: clientAddress(connection.remoteAddress, metadata.get('x-forwarded-for').map(String), this.trust),
           closed: closed?.signal,
           answerLimit: GRPC_ANSWER_LIMIT,
+          fileBytes: 'bytes',
         };
         scope = opened;
         this.admit(opened, metadata, method.path).then(

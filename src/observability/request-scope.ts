@@ -4,6 +4,7 @@
  * the operation and the final task state. One log line per request reads both.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FileBytes } from '../operations/request-parser.js';
 import type { AnswerLimit } from '../protocol/answer-size.js';
 
 export interface RequestScope {
@@ -25,6 +26,12 @@ export interface RequestScope {
    * a ListTasks page is cut short of it. Unset on the HTTP doors, which have no such limit.
    */
   answerLimit?: AnswerLimit;
+  /**
+   * How the binding carries a file part's bytes, for the messages that say how to send them
+   * (operations/request-parser.ts): the bytes themselves on gRPC (protobuf `bytes`); unset on
+   * the HTTP doors, whose JSON carries them as base64.
+   */
+  fileBytes?: FileBytes;
   operation?: string;
   taskState?: string;
   errorCode?: string;

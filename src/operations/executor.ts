@@ -213,6 +213,7 @@ export class RegistryExecutor implements AgentExecutor {
         maxJsonDepth: this.options.maxJsonDepth,
         maxQueryChars: this.options.maxQueryChars,
         generation: generationOf(ctx),
+        fileBytes: scope?.fileBytes,
       });
       if (scope) scope.operation = operation.op;
       argumentsAt = operationArgumentsPath(ctx.userMessage, operation.op);

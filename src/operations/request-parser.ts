@@ -35,10 +35,27 @@ export interface ParserLimits {
   maxQueryChars?: number;
 }
 
-/** The limits, and the generation of the request (default v1.0): its error messages show that generation's parts. */
+/**
+ * How the request's binding carries a file part's bytes (`raw`; v0.3 `file.bytes`): base64 text in
+ * JSON (JSON-RPC, HTTP+JSON), the bytes themselves in protobuf (gRPC). A message telling the
+ * client how to send them says what to put there.
+ */
+export type FileBytes = 'base64' | 'bytes';
+
+/**
+ * The limits, the generation of the request (default v1.0): its error messages show that
+ * generation's parts, and how its binding carries a file's bytes (default base64).
+ */
 export interface ParseOptions extends ParserLimits {
   generation?: MessageGeneration;
+  fileBytes?: FileBytes;
 }
+
+/** How to send a JSON document as a file part's bytes, by how the binding carries them. */
+const FILE_BYTES_ADVICE: Record<FileBytes, string> = {
+  base64: 'upload the JSON document encoded as UTF-8, then base64',
+  bytes: 'send the JSON document encoded as UTF-8, its bytes as they are (protobuf bytes take no base64)',
+};
 
 const DEFAULT_MAX_QUERY_CHARS = 1000;
 
@@ -189,7 +206,7 @@ function readFile(part: Part, raw: Buffer, index: number, limits: ParseOptions):
   try {
     text = utf8.decode(raw);
   } catch {
-    throw badRequest(`File part ${index} is not valid UTF-8 text; upload the JSON document encoded as UTF-8, then base64.`);
+    throw badRequest(`File part ${index} is not valid UTF-8 text; ${FILE_BYTES_ADVICE[limits.fileBytes ?? 'base64']}.`);
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // tolerate a byte-order mark
   if (limits.maxJsonDepth !== undefined && nestsDeeperThan(raw, limits.maxJsonDepth)) {
