@@ -7,6 +7,7 @@
  * first expiry; one that is not renewed ends COMPLETED, saying it expired.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -15,7 +16,8 @@ import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { eventually } from './support/eventually.js';
 import { v1Card } from './support/documents.js';
-import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
+import { BIN } from './support/built.js';
+import { REPO_ROOT, removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, resume, sendWithPush, watch, webhook, type CliWatch } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
 import type { WatchRowUpdate } from '../src/storage/types.js';
@@ -475,6 +477,81 @@ describe('the CLI across a restart', () => {
     } finally {
       child.kill();
       await exited;
+      await registry?.close();
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('a2a-registry watch that gives up on an unreachable registry says the task it leaves open and how to cancel it; watch --list lists it, watch --cancel ends it', { timeout: 120_000 }, async () => {
+    const dataDir = tempDir();
+    let registry: TestRegistry | undefined = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    const port = String(registry.port);
+    // Not spawnSync: the registry runs in this process and must answer meanwhile.
+    const run = async (args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> => {
+      const child = spawn(process.execPath, [BIN, '--registry', registry!.url, '--token', TOKENS.bob, 'watch', ...args], { cwd: REPO_ROOT });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      return { status, stdout, stderr };
+    };
+    const given = cliWatch(registry.url, 'cli-given-up', ['--resume-for', '1']);
+    const text = spawn(process.execPath, [BIN, 'watch', '--registry', registry.url, '--token', TOKENS.bob, '--tag', 'cli-given-up-text', '--resume-for', '1'], { cwd: REPO_ROOT });
+    let textErr = '';
+    text.stderr.on('data', (d) => (textErr += d));
+    const textExited = new Promise((resolve) => text.once('exit', resolve));
+    try {
+      const initial = await given.waitLine((l) => l.event === 'initial', 'initial line', 30_000);
+      const id = initial.taskId;
+      assert.ok(registry.core.watches.get(id)?.isOpen, 'the initial line names the watch\'s task');
+      await eventually(async () => /watch \S+ started;/.test(textErr), `the text watch's start on stderr: ${textErr}`, 30_000);
+      assert.match(textErr, /watch (\S+) started; to cancel it from elsewhere: a2a-registry --registry http:\/\/127\.0\.0\.1:\d+ watch --cancel \1\n/);
+      const textId = /watch (\S+) started/.exec(textErr)![1]!;
+      const openIds = [id, textId].sort();
+
+      await registry.close();
+      registry = undefined;
+      assert.equal(await given.exited, 3, given.stderr());
+      const cancel = `a2a-registry --registry http://127.0.0.1:${port} watch --cancel ${id}`;
+      assert.deepEqual(
+        { ...given.lines.at(-1)!.error, message: undefined, expiresAt: undefined },
+        { code: 'UNREACHABLE', message: undefined, taskId: id, expiresAt: undefined, cancel },
+      );
+      assert.ok(!Number.isNaN(Date.parse(given.lines.at(-1)!.error.expiresAt)), 'and until when it stays open');
+      assert.match(given.stderr(), new RegExp(`gave up resuming the watch after 1 s; its task ${id} stays open on the registry until \\S+, counted against your REGISTRY_MAX_WATCHES\\. Cancel it once the registry is back \\(with the same token\\): ${cancel.replace(/[.]/g, '\\.')}`));
+      assert.equal(await textExited, 3, textErr);
+      assert.match(textErr, new RegExp(`its task ${textId} stays open on the registry`));
+
+      registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, PORT: port, REGISTRY_MAX_WATCHES: '2' });
+      await registry.core.restoreWatches();
+      assert.equal(registry.core.watches.countFor('bob'), 2, 'both watches are still open, counted against bob');
+      const refused = await run(['--tag', 'one-too-many']);
+      assert.equal(refused.status, 1, refused.stderr);
+      assert.doesNotMatch(refused.stderr, /started/, 'a refused watch never started');
+      assert.match(refused.stderr, /QUOTA_EXCEEDED[^]*List your open watches with: a2a-registry --registry http:\S+ watch --list; end one with: watch --cancel <taskId>/);
+      const listed = await run(['--list', '--json']);
+      assert.equal(listed.status, 0, listed.stderr);
+      const { watches } = JSON.parse(listed.stdout);
+      assert.deepEqual(watches.map((w: WireJson) => w.taskId).sort(), openIds);
+      assert.deepEqual(watches.find((w: WireJson) => w.taskId === id).request, { filter: { tags: ['cli-given-up'] } });
+      assert.match((await run(['--list'])).stdout, new RegExp(`^${textId}  until \\S+  \\{"filter":\\{"tags":\\["cli-given-up-text"\\]\\}\\}$`, 'm'));
+
+      const canceled = await run(['--cancel', id]);
+      assert.equal(canceled.status, 0, canceled.stderr);
+      assert.match(canceled.stdout, new RegExp(`canceled watch ${id}`));
+      assert.equal((await run(['--cancel', textId, '--json'])).stdout, `${JSON.stringify({ taskId: textId, state: 'CANCELED' })}\n`);
+      assert.equal(registry.core.watches.countFor('bob'), 0, 'both canceled');
+      assert.match((await run(['--list'])).stdout, /no open watch/);
+      // No such task (or not the caller's): refused, exit 1.
+      const unknown = await run(['--cancel', 'no-such-task']);
+      assert.equal(unknown.status, 1, unknown.stderr);
+      assert.match(unknown.stderr, /no-such-task/);
+      // A watch to start and one to cancel at once is a usage error.
+      assert.equal((await run(['--cancel', id, '--tag', 'x'])).status, 2);
+    } finally {
+      given.child.kill('SIGKILL');
+      text.kill('SIGKILL');
       await registry?.close();
       removeTempDir(dataDir);
     }

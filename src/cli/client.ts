@@ -94,6 +94,13 @@ const TERMINAL_STATES = new Map<TaskState, string>([
   [TaskState.TASK_STATE_REJECTED, 'REJECTED'],
 ]);
 
+/** A watch still open on the registry: its task, until when it runs, and what it watches (when the registry kept the message that started it). */
+export interface OpenWatch {
+  taskId: string;
+  expiresAt: string;
+  request?: JsonObject;
+}
+
 /** A successful answer: the artifact's name and its data part. */
 export interface Answer {
   artifact: string;
@@ -219,6 +226,33 @@ export class RegistryClient {
     } catch (err) {
       throw classify(err);
     }
+  }
+
+  /**
+   * The caller's open watches: its tasks still WORKING (ListTasks lists only the caller's own)
+   * that carry a watch's metadata.watchExpiresAt, with the watch's request from the message that
+   * started it.
+   */
+  async openWatches(): Promise<OpenWatch[]> {
+    const watches: OpenWatch[] = [];
+    let pageToken = '';
+    do {
+      let page: Awaited<ReturnType<Client['listTasks']>>;
+      try {
+        const params = { tenant: '', contextId: '', status: TaskState.TASK_STATE_WORKING, pageSize: 100, pageToken, historyLength: 1, statusTimestampAfter: undefined, includeArtifacts: false };
+        page = await this.client.listTasks(params);
+      } catch (err) {
+        throw classify(err);
+      }
+      for (const task of page.tasks) {
+        const expiresAt = task.metadata?.watchExpiresAt;
+        if (typeof expiresAt !== 'string') continue;
+        const started = task.history[0] ? dataOf(task.history[0].parts)?.watch : undefined;
+        watches.push({ taskId: task.id, expiresAt, ...(isObject(started) ? { request: started } : {}) });
+      }
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+    return watches;
   }
 
   /** Sends one message as a stream and yields each artifact chunk the moment it arrives. */

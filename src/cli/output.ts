@@ -217,11 +217,18 @@ export function formatFindings(findings: readonly Finding[], label: 'error' | 'w
  * Prints a failed registry call and returns its exit code. With --json the failure is also a
  * document on stdout ({"error": {...}}), so a script reading stdout never gets nothing.
  */
-export function reportFailure(failure: RegistryDeclined | RegistryUnreachable | RegistryProtocolError, o: Output, json: boolean, locate?: Locate): number {
+export function reportFailure(
+  failure: RegistryDeclined | RegistryUnreachable | RegistryProtocolError,
+  o: Output,
+  json: boolean,
+  locate?: Locate,
+  /** Members added to the --json {"error"} document (a watch given up on: its taskId and how to cancel it). */
+  extra: Record<string, unknown> = {},
+): number {
   const s = styles(o.color);
   if (failure instanceof RegistryDeclined) {
     const { error } = failure;
-    if (json) printJson(o, { error: locate && error.details ? { ...error, details: error.details.map((d) => withLocation(d, locate)) } : error, state: failure.state });
+    if (json) printJson(o, { error: { ...(locate && error.details ? { ...error, details: error.details.map((d) => withLocation(d, locate)) } : error), ...extra }, state: failure.state });
     let text = `${s.red('declined')} ${s.bold(error.code)}: ${error.message}\n`;
     text += formatFindings(error.details ?? [], 'error', s, locate);
     if (error.retryAfterSeconds !== undefined) text += `  retry after ${error.retryAfterSeconds} s\n`;
@@ -229,11 +236,11 @@ export function reportFailure(failure: RegistryDeclined | RegistryUnreachable | 
     return EXIT_FAILED;
   }
   if (failure instanceof RegistryUnreachable) {
-    if (json) printJson(o, { error: { code: 'UNREACHABLE', message: failure.message } });
+    if (json) printJson(o, { error: { code: 'UNREACHABLE', message: failure.message, ...extra } });
     o.err(`a2a-registry: ${failure.message}\n`);
     return EXIT_UNREACHABLE;
   }
-  if (json) printJson(o, { error: { code: 'PROTOCOL_ERROR', message: failure.message } });
+  if (json) printJson(o, { error: { code: 'PROTOCOL_ERROR', message: failure.message, ...extra } });
   o.err(`a2a-registry: the registry answered with an error: ${failure.message}\n`);
   return EXIT_FAILED;
 }

@@ -13,21 +13,29 @@
  * registry restarted) the command subscribes to the watch again (SubscribeToTask) for up to a
  * minute, saying the last event it printed (Last-Event-ID), and prints what it missed (or a
  * resync); an event it printed already (each has its seq) is not printed again.
+ * The watch's task id is said when it starts (on stderr; --json: `taskId` in the initial line,
+ * or a first line `{"event": "started", "taskId"}` with --no-initial), and again when the command
+ * gives up resuming it: the watch then stays open on the registry, counted against the
+ * principal's REGISTRY_MAX_WATCHES until it expires, and `watch --cancel <taskId>` ends it.
+ * `watch --list` lists the principal's open watches (ListTasks: its own tasks still working).
+ *
  * Exit code: 1 declined (no token, too many watches) or the watch ended (canceled, expired,
  * failed: said on stderr), 2 usage, 3 unreachable or the registry closed the stream.
  */
 import os from 'node:os';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { WatchRequest } from '../../contract/types.js';
 import type { StreamObserver, TaskEnd } from '../client.js';
-import { dataPart, isObject, RegistryDeclined, RegistryProtocolError } from '../connection.js';
-import { EXIT_FAILED, EXIT_OK, countOf, onClosedPipe, styles } from '../output.js';
+import { dataPart, isObject, RegistryDeclined, RegistryProtocolError, RegistryUnreachable } from '../connection.js';
+import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, onClosedPipe, printJson, reportFailure, reportUsage, styles } from '../output.js';
+import { nonEmpty } from '../option-values.js';
 import { runRemote } from '../remote.js';
 import { WatchRenewal } from '../watch-renewal.js';
 import { filterOptions, searchRequest } from './search.js';
 
-/** How long the command keeps trying to resume a watch whose stream was cut (a registry restart). */
-const RESUME_FOR_MS = 60_000;
+/** How long the command keeps trying to resume a watch whose stream was cut (a registry restart), unless --resume-for says. */
+const RESUME_FOR_SECONDS = 60;
+const MAX_RESUME_FOR_SECONDS = 3600;
 const RESUME_EVERY_MS = 1000;
 /** The signals that end a watch: each cancels it on the registry first. */
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -35,6 +43,46 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 interface WatchOptions {
   initial: boolean;
   json: boolean;
+  resumeFor: number;
+  cancel?: string;
+  list?: boolean;
+}
+
+function resumeSeconds(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(value.trim()) || n > MAX_RESUME_FOR_SECONDS) {
+    throw new InvalidArgumentError(`must be a number of seconds from 0 to ${MAX_RESUME_FOR_SECONDS}`);
+  }
+  return n;
+}
+
+/** The command line that cancels the watch `taskId` on the registry at `registryUrl` (the token given as for this command). */
+const cancelCommand = (registryUrl: string, taskId: string): string => `a2a-registry --registry ${registryUrl} watch --cancel ${taskId}`;
+
+/** `watch --cancel <taskId>`: ends a watch (CancelTask), one left open by a command that gave up, or started elsewhere. */
+async function cancelWatch(command: Command, taskId: string): Promise<number> {
+  return runRemote(command, async ({ client, out, json }) => {
+    await client.cancel(taskId);
+    if (json) printJson(out, { taskId, state: 'CANCELED' });
+    else out.out(`${styles(out.color).green('✓ canceled')} watch ${taskId}\n`);
+    return EXIT_OK;
+  }, { jsonLines: true });
+}
+
+/** `watch --list`: the principal's open watches, with until when each runs and what it watches. */
+async function listWatches(command: Command): Promise<number> {
+  return runRemote(command, async ({ client, out, json }) => {
+    const watches = await client.openWatches();
+    if (json) {
+      printJson(out, { watches });
+      return EXIT_OK;
+    }
+    const s = styles(out.color);
+    if (watches.length === 0) out.out(s.dim('no open watch') + '\n');
+    for (const w of watches) out.out(`${w.taskId}  ${s.dim(`until ${w.expiresAt}`)}  ${w.request ? JSON.stringify(w.request) : ''}`.trimEnd() + '\n');
+    if (watches.length > 0) out.out(s.dim(`${countOf(watches.length, 'open watch', 'open watches')}; end one with: a2a-registry watch --cancel <taskId>`) + '\n');
+    return EXIT_OK;
+  }, { jsonLines: true });
 }
 
 /** "1 match now", "3 matches now" (the total as the registry sent it, which a stream does not type). */
@@ -66,10 +114,23 @@ export function register(program: Command): void {
       .argument('[words...]', 'keywords, as for search'),
   )
     .option('--no-initial', 'skip the current matches; print changes only')
-    .option('--json', 'print JSON lines: {"event": "initial", ...} first, then each event', false)
-    .addHelpText('after', '\nExamples:\n  a2a-registry watch translate --input-mode application/pdf\n  a2a-registry watch --tag finance --json')
+    .option('--json', 'print JSON lines: {"event": "initial", "taskId", ...} first, then each event', false)
+    .option('--resume-for <seconds>', `how long to keep resuming a watch whose stream was cut (a registry restart) before giving up, 0 to ${MAX_RESUME_FOR_SECONDS}`, resumeSeconds, RESUME_FOR_SECONDS)
+    .option('--cancel <taskId>', 'cancel an open watch by its task id (said when a watch starts, and when the command gives up on it), then exit', nonEmpty)
+    .option('--list', 'list your open watches (task id, until when it runs, what it watches), then exit')
+    .addHelpText('after', '\nExamples:\n  a2a-registry watch translate --input-mode application/pdf\n  a2a-registry watch --tag finance --json\n  a2a-registry watch --list\n  a2a-registry watch --cancel <taskId>')
     .action(async (words: string[], options: WatchOptions & Parameters<typeof searchRequest>[1], command: Command) => {
       const { query, filter } = searchRequest(words, options);
+      if (options.cancel !== undefined || options.list) {
+        // Either one, alone: words or filters would say a watch to start, which neither does.
+        if (query || filter || !options.initial || (options.cancel !== undefined && options.list)) {
+          const json = command.optsWithGlobals<{ json?: boolean }>().json === true;
+          process.exitCode = reportUsage({ ...defaultOutput(), jsonLines: true }, json, 'USAGE', '--cancel and --list take no words, filters or --no-initial, nor each other');
+          return;
+        }
+        process.exitCode = options.list ? await listWatches(command) : await cancelWatch(command, options.cancel!);
+        return;
+      }
       const request: WatchRequest = { ...(query ? { query } : {}), ...(filter ? { filter } : {}), ...(options.initial ? {} : { initial: false }) };
       process.exitCode = await runRemote(command, async ({ client, out, json }) => {
         const s = styles(out.color);
@@ -104,9 +165,20 @@ export function register(program: Command): void {
         // checking). `| grep -m1 added` therefore ends with the watch's next event, not at once.
         onClosedPipe(() => end(EXIT_OK));
         let completedWith: string | undefined;
+        let expiresAtText: string | undefined;
+        let announced = false;
         const observer: StreamObserver = {
           task: (id, metadata) => {
+            // Said once, when the watch starts (a resume tells the same task again; a refused
+            // watch's task has no expiry, nothing to cancel): the id is what cancels the watch
+            // from elsewhere, or after this command gave up on it.
+            if (!announced && typeof metadata?.watchExpiresAt === 'string') {
+              announced = true;
+              if (!json) out.err(s.dim(`watch ${id} started; to cancel it from elsewhere: ${cancelCommand(client.connection.url, id)}`) + '\n');
+              else if (!options.initial) out.out(JSON.stringify({ event: 'started', taskId: id }) + '\n');
+            }
             taskId = id;
+            if (typeof metadata?.watchExpiresAt === 'string') expiresAtText = metadata.watchExpiresAt;
             const expiresAt = Date.parse(String(metadata?.watchExpiresAt));
             if (!Number.isNaN(expiresAt)) renewal.expiresAt(expiresAt);
           },
@@ -118,6 +190,19 @@ export function register(program: Command): void {
           if (json) out.out(JSON.stringify({ event: 'ended', state: how.state, message }) + '\n');
           out.err(`a2a-registry: the registry ended the watch (${how.state.toLowerCase()}): ${message}\n`);
           return EXIT_FAILED;
+        };
+        // Given up resuming: the watch is still open on the registry (counted against the
+        // principal's REGISTRY_MAX_WATCHES until it expires, a day by default), so say which it
+        // is and how to cancel it once the registry is back.
+        const gaveUp = (err: RegistryDeclined | RegistryUnreachable | RegistryProtocolError, id: string): number => {
+          const cancel = cancelCommand(client.connection.url, id);
+          const code = reportFailure(err, out, json, undefined, { taskId: id, ...(expiresAtText ? { expiresAt: expiresAtText } : {}), cancel });
+          const until = expiresAtText ? ` until ${expiresAtText}` : '';
+          out.err(
+            `a2a-registry: gave up resuming the watch after ${options.resumeFor} s; its task ${id} stays open on the registry${until}, counted against your REGISTRY_MAX_WATCHES. ` +
+              `Cancel it once the registry is back (with the same token): ${cancel}\n`,
+          );
+          return code;
         };
         // The registry restarting (or the connection dropping) cuts the stream, not the watch:
         // subscribe to it again, for up to RESUME_FOR_MS, and go on from the events missed.
@@ -132,7 +217,7 @@ export function register(program: Command): void {
                 lostSince = undefined;
                 if (chunk.artifact === 'watch-results') {
                   const results = Array.isArray(chunk.data.results) ? chunk.data.results.filter(isObject) : [];
-                  if (json) out.out(JSON.stringify({ event: 'initial', ...chunk.data }) + '\n');
+                  if (json) out.out(JSON.stringify({ event: 'initial', ...(taskId ? { taskId } : {}), ...chunk.data }) + '\n');
                   else {
                     out.out(s.dim(`${matchesNow(chunk.data.total)}; watching for changes (Ctrl-C to stop).`) + '\n');
                     for (const hit of results) out.out(`  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`);
@@ -159,6 +244,12 @@ export function register(program: Command): void {
               lostSince ??= Date.now();
               // A refusal is final, except a rate limit's (429 at the door, RATE_LIMITED): that one passes.
               const final = err instanceof RegistryDeclined && err.error.retryAfterSeconds === undefined;
+              if (!announced && err instanceof RegistryDeclined && err.error.code === 'QUOTA_EXCEEDED') {
+                // The registry says to cancel one (CancelTask): how, from here.
+                const code = reportFailure(err, out, json);
+                out.err(`List your open watches with: a2a-registry --registry ${client.connection.url} watch --list; end one with: watch --cancel <taskId>\n`);
+                return code;
+              }
               if (final || taskId === undefined) throw err;
               // Resuming a watch that ended while the stream was cut (it expired while the registry
               // was down) is refused, the task being finished: its status says how it ended.
@@ -166,7 +257,10 @@ export function register(program: Command): void {
                 const how = await client.ended(taskId).catch(() => undefined);
                 if (how) return ended(how);
               }
-              if (Date.now() - lostSince > RESUME_FOR_MS) throw err;
+              if (Date.now() - lostSince >= options.resumeFor * 1000) {
+                if (err instanceof RegistryDeclined || err instanceof RegistryUnreachable || err instanceof RegistryProtocolError) return gaveUp(err, taskId);
+                throw err;
+              }
               out.err(s.dim(`the stream was cut (${(err as Error).message}); resuming the watch...`) + '\n');
               await new Promise((resolve) => setTimeout(resolve, RESUME_EVERY_MS));
               chunks = client.resume(taskId, observer, lastSeq);
