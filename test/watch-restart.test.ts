@@ -16,7 +16,7 @@ import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { eventually } from './support/eventually.js';
 import { v1Card } from './support/documents.js';
-import { BIN } from './support/built.js';
+import { BIN, ensureBuilt } from './support/built.js';
 import { REPO_ROOT, removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, resume, sendWithPush, watch, webhook, type CliWatch } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
@@ -482,6 +482,39 @@ describe('the CLI across a restart', () => {
     }
   });
 
+  test('a2a-registry watch in text lists a resync\'s matches as it lists the initial ones (it printed a bare count)', { timeout: 120_000 }, async () => {
+    const dataDir = tempDir();
+    let registry: TestRegistry | undefined = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    const port = String(registry.port);
+    const started: string[] = [];
+    registry.core.watches.onStart((w) => void started.push(w.id));
+    ensureBuilt();
+    const child = spawn(process.execPath, [BIN, 'watch', '--registry', registry.url, '--token', TOKENS.bob, '--tag', 'cli-resync-text'], { cwd: REPO_ROOT });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      await eventually(async () => /watching for changes/.test(stdout), `the initial listing: ${stdout}`, 30_000);
+      const first = resultOf(await op(alice, { register: { agentCard: card('Cli Resync First', ['cli-resync-text']) } }));
+      await eventually(async () => stdout.includes(`+ Cli Resync First  agent  ${first.id}`), `the added line: ${stdout}`, 30_000);
+      await registry.close();
+      // As if the watch had missed changes while stopped: it resumes with a resync of its current matches.
+      await updateStoredWatch(dataDir, started[0]!, { position: 0 });
+      registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, PORT: port });
+      await registry.core.restoreWatches();
+      await eventually(async () => /= resync/.test(stdout), `the resync: ${stdout}`, 30_000);
+      await eventually(async () => stdout.endsWith('\n'), 'the whole resync', 5000);
+      assert.match(stdout, new RegExp(`^= resync: 1 match now\\n  Cli Resync First  agent  ${first.id}\\n`, 'm'));
+      child.kill('SIGINT');
+      await exited;
+    } finally {
+      child.kill('SIGKILL');
+      await registry?.close();
+      removeTempDir(dataDir);
+    }
+  });
+
   test('a2a-registry watch that gives up on an unreachable registry says the task it leaves open and how to cancel it; watch --list lists it, watch --cancel ends it', { timeout: 120_000 }, async () => {
     const dataDir = tempDir();
     let registry: TestRegistry | undefined = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
@@ -497,6 +530,7 @@ describe('the CLI across a restart', () => {
       return { status, stdout, stderr };
     };
     const given = cliWatch(registry.url, 'cli-given-up', ['--resume-for', '1']);
+    ensureBuilt(); // the spawns below run the built CLI (cliWatch builds it too)
     const text = spawn(process.execPath, [BIN, 'watch', '--registry', registry.url, '--token', TOKENS.bob, '--tag', 'cli-given-up-text', '--resume-for', '1'], { cwd: REPO_ROOT });
     let textErr = '';
     text.stderr.on('data', (d) => (textErr += d));

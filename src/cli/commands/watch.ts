@@ -12,7 +12,7 @@
  * SIGHUP (129) and a reader that went away (a closed pipe, 0). When the stream is cut (the
  * registry restarted) the command subscribes to the watch again (SubscribeToTask) for up to a
  * minute, saying the last event it printed (Last-Event-ID), and prints what it missed (or a
- * resync); an event it printed already (each has its seq) is not printed again.
+ * resync, with its matches listed as the initial ones are); an event it printed already (each has its seq) is not printed again.
  * The watch's task id is said when it starts (on stderr; --json: `taskId` in the initial line,
  * or a first line `{"event": "started", "taskId"}` with --no-initial), and again when the command
  * gives up resuming it: the watch then stays open on the registry, counted against the
@@ -88,21 +88,30 @@ async function listWatches(command: Command): Promise<number> {
 /** "1 match now", "3 matches now" (the total as the registry sent it, which a stream does not type). */
 const matchesNow = (total: unknown): string => (typeof total === 'number' ? `${countOf(total, 'match', 'matches')} now` : `${String(total)} matches now`);
 
-/** One line per hit or event, for people. */
+/** A current match as the initial listing and a resync print it: indented, name, kind, id. */
+const matchLine = (hit: Record<string, unknown>): string => `  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`;
+
+/** The hits of a `watch-results` chunk or a `resync` event. */
+const resultsOf = (data: Record<string, unknown>): Record<string, unknown>[] => (Array.isArray(data.results) ? data.results.filter(isObject) : []);
+
+/**
+ * One line per event, for people; a resync's line is followed by its matches, as the initial
+ * listing is: it replaces the picture the terminal shows (the changes it stands for were not
+ * told one by one).
+ */
 function line(data: Record<string, unknown>): string {
+  if (data.event === 'resync') return `= resync: ${matchesNow(data.total)}\n${resultsOf(data).map(matchLine).join('')}`;
   const hit = isObject(data.hit) ? data.hit : {};
   const who = `${String(hit.name ?? hit.id ?? '?')}  ${String(hit.kind ?? '')}  ${String(hit.id ?? '')}`.replace(/\s+$/, '');
   switch (data.event) {
     case 'added':
-      return `+ ${who}`;
+      return `+ ${who}\n`;
     case 'updated':
-      return `~ ${who}`;
+      return `~ ${who}\n`;
     case 'removed':
-      return `- ${who}`;
-    case 'resync':
-      return `= resync: ${matchesNow(data.total)}`;
+      return `- ${who}\n`;
     default:
-      return `? ${JSON.stringify(data)}`;
+      return `? ${JSON.stringify(data)}\n`;
   }
 }
 
@@ -216,11 +225,10 @@ export function register(program: Command): void {
               for await (const chunk of chunks) {
                 lostSince = undefined;
                 if (chunk.artifact === 'watch-results') {
-                  const results = Array.isArray(chunk.data.results) ? chunk.data.results.filter(isObject) : [];
                   if (json) out.out(JSON.stringify({ event: 'initial', ...(taskId ? { taskId } : {}), ...chunk.data }) + '\n');
                   else {
                     out.out(s.dim(`${matchesNow(chunk.data.total)}; watching for changes (Ctrl-C to stop).`) + '\n');
-                    for (const hit of results) out.out(`  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`);
+                    for (const hit of resultsOf(chunk.data)) out.out(matchLine(hit));
                   }
                 } else if (chunk.artifact === 'watch-event') {
                   const seq = chunk.data.seq;
@@ -228,7 +236,7 @@ export function register(program: Command): void {
                     if (seq <= lastSeq) continue;
                     lastSeq = seq;
                   }
-                  out.out(json ? JSON.stringify(chunk.data) + '\n' : line(chunk.data) + '\n');
+                  out.out(json ? JSON.stringify(chunk.data) + '\n' : line(chunk.data));
                 }
               }
               // The stream ended with the task COMPLETED: a watch completes only when it expires.
