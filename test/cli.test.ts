@@ -1328,7 +1328,8 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       serveCard(origin, card, '/cli');
       const first = await cli(['register', '--url', `${origin.url}/cli`], { env });
       assert.equal(first.code, 0, first.stderr);
-      assert.match(first.stdout, /✓ registered agent \(A2A 1\.0\)/);
+      // Named from the registry's answer, as a registration from a file is (the CLI sent no name).
+      assert.match(first.stdout, /✓ registered agent "Fetched By CLI" \(A2A 1\.0\)/);
       assert.match(first.stdout, new RegExp(`source +${origin.url}/cli/\\.well-known/agent-card\\.json \\(the registry refreshes it from there\\)`));
       const id = /id +([0-9a-f-]{36})/.exec(first.stdout)![1]!;
 

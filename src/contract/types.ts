@@ -168,6 +168,8 @@ export interface RevisionSummary {
 export interface RegistrationResult {
   id?: string;
   kind: EntryKind;
+  /** The agent's or MCP server's name, as stored (what a client registering by URL did not send). */
+  name?: string;
   revision?: number;
   created?: boolean;
   changed?: boolean;

@@ -100,6 +100,7 @@ export function registrationResultOf(
   const result: RegistrationResult = {
     id: entry.id,
     kind: entry.kind,
+    name: entry.name,
     revision: entry.revision,
     created: outcome.created,
     changed: outcome.changed,

@@ -137,7 +137,9 @@ function tooLargeToSend(err: unknown, upload: Upload, file: string): RegistryDec
 
 function describeRegistration(r: RegistrationResult, upload: Pick<Upload, 'name' | 'locate'>, o: Output): string {
   const s = styles(o.color);
-  const named = upload.name ? ` "${upload.name}"` : '';
+  // The registry's answer names it; a registry of an earlier release did not: then the file's.
+  const name = r.name ?? upload.name;
+  const named = name ? ` "${name}"` : '';
   const what = r.kind === 'agent' ? `agent${named}${r.protocolVersion ? ` (A2A ${r.protocolVersion})` : ''}` : `MCP server${named}`;
   const head = r.created
     ? `${s.green('✓ registered')} ${what}`
