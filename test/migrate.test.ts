@@ -7,6 +7,7 @@
  * registry data is refused unless --force; bad sources and an unreachable server are said clearly.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -15,6 +16,8 @@ import type { Client } from '@a2a-js/sdk/client';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { migrateCommand } from '../src/cli/commands/migrate.js';
+import { importCommand } from '../src/cli/commands/import.js';
+import { BIN, REPO_ROOT, ensureBuilt } from './support/built.js';
 import { SQLITE_SCHEMA_VERSION } from '../src/storage/sqlite/migrations.js';
 import type { Output } from '../src/cli/output.js';
 import { signCard } from '../src/trust/card-signing.js';
@@ -295,6 +298,47 @@ describe('migrate SQLite to PostgreSQL', () => {
       await client.end();
       removeTempDir(broken.dataDir);
       removeTempDir(registry.dataDir);
+    }
+  });
+
+  test('Ctrl-C part way: it says nothing was committed and to run it again (--json too), ends as the signal does; the database holds nothing, and running it again migrates', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    ensureBuilt();
+    const dataDir = tempDir();
+    try {
+      const lines = path.join(dataDir, 'many.jsonl');
+      fs.writeFileSync(lines, Array.from({ length: 3000 }, (_, i) => JSON.stringify(v1Card(`Wombat ${i}`, `https://wombat-${i}.example.org/a2a`))).join('\n'));
+      const quiet: Output = { out: () => undefined, err: () => undefined, color: false };
+      assert.equal(await importCommand([lines], { owner: 'alice', batchSize: 500, json: true, dataDir }, quiet), 0);
+      const target = await postgres.server.createDatabase('migrate_int');
+      const redacted = target.replace(/:[^:@/]*@/, ':***@');
+      for (const json of [false, true]) {
+        const child = spawn(process.execPath, [BIN, 'migrate', ...(json ? ['--json'] : []), '--batch-size', '5', '--from', dataDir, '--to', target], { cwd: REPO_ROOT, stdio: 'pipe' });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+        for (const deadline = Date.now() + 30_000; !/entries: /.test(stderr) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+        child.kill('SIGINT');
+        assert.deepEqual(await exited, { code: null, signal: 'SIGINT' }, stderr);
+        const message = `the migration was interrupted (SIGINT): nothing was committed to ${redacted} (the copy's transaction was rolled back; at most the registry's empty tables were created, which a new run uses; the SQLite database is only read). Run it again to migrate`;
+        assert.match(stderr, new RegExp(`a2a-registry: ${message.replace(/[.*()?+[\]\\]/g, '\\$&')}\n$`));
+        if (json) assert.deepEqual(JSON.parse(stdout), { error: { code: 'INTERRUPTED', message } });
+        else assert.equal(stdout, '');
+        const client = new pg.Client({ connectionString: target });
+        await client.connect();
+        try {
+          assert.equal(Number((await client.query('SELECT count(*) AS n FROM entries')).rows[0].n), 0, 'nothing committed');
+        } finally {
+          await client.end();
+        }
+      }
+      const again = await migrate({ from: dataDir, to: target, json: true });
+      assert.equal(again.code, 0, again.err);
+      assert.equal(JSON.parse(again.out).rows.entries, 3000);
+    } finally {
+      removeTempDir(dataDir);
     }
   });
 });

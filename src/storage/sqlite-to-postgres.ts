@@ -98,6 +98,11 @@ export interface MigrationOptions {
   /** Rows per INSERT. */
   batchSize: number;
   onProgress?: (p: MigrationProgress) => void;
+  /**
+   * Aborted (Ctrl-C): the copy stops at its next batch and is rolled back, as is any failure; one
+   * that comes once COMMIT is sent no longer stops it.
+   */
+  signal?: AbortSignal;
 }
 
 /** A URL with its password replaced by ***, for messages. */
@@ -364,6 +369,10 @@ async function heldData(client: pg.Client): Promise<string> {
 export async function migrateSqliteToPostgres(options: MigrationOptions): Promise<MigrationSummary> {
   const started = Date.now();
   const target = redactUrl(options.to);
+  const progress = (p: MigrationProgress): void => {
+    options.signal?.throwIfAborted();
+    options.onProgress?.(p);
+  };
   const file = sourceFile(options.from);
   const db = openSource(file);
   let client: pg.Client;
@@ -417,7 +426,7 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
       const trimmed = Number((db.prepare("SELECT value FROM registry_state WHERE key = 'changes_trimmed_through'").get() as { value: number } | undefined)?.value ?? 0);
       const rows = {} as Record<MigratedTable, number>;
       for (const copy of COPIES) {
-        rows[copy.table] = await copyTable(db, client, copy, options.batchSize, (done, total) => options.onProgress?.({ table: copy.table, done, total }));
+        rows[copy.table] = await copyTable(db, client, copy, options.batchSize, (done, total) => progress({ table: copy.table, done, total }));
       }
       await client.query("UPDATE registry_state SET value = $1 WHERE key = 'changes_trimmed_through'", [trimmed]);
       // New entries and changes are numbered after the copied ones.
@@ -432,8 +441,9 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
         }
       }
       const expected = await sqliteChecksum(db, options.batchSize);
-      const actual = await postgresChecksum(client, options.batchSize, (done) => options.onProgress?.({ table: 'verification', done, total: rows.entries }));
+      const actual = await postgresChecksum(client, options.batchSize, (done) => progress({ table: 'verification', done, total: rows.entries }));
       if (expected !== actual) throw new MigrationError('verification failed: the entries read back from PostgreSQL differ from the SQLite ones (checksums differ); nothing was committed');
+      options.signal?.throwIfAborted();
       await client.query('COMMIT');
       // Fresh statistics, so the first queries on a large copy are planned well.
       await client.query('ANALYZE').catch(() => undefined);

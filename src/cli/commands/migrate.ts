@@ -8,7 +8,8 @@
  * Exit code: 0 copied and verified, 1 the copy failed (--from not a registry's database, an older
  * or newer schema, a target in use, PostgreSQL unreachable, verification: nothing was committed),
  * 2 usage (nothing at --from, or nothing this user may read, a target that already holds registry
- * data without --force, a --to that is not a PostgreSQL URL).
+ * data without --force, a --to that is not a PostgreSQL URL); 130 (143, 129) interrupted by
+ * SIGINT (SIGTERM, SIGHUP): nothing was committed, said on stderr.
  */
 import { Command, Option } from 'commander';
 import { isPostgresUrl } from '../../storage/locations.js';
@@ -17,6 +18,7 @@ import { positiveInt } from './import.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, printJson, reportUsage, styles, type Output } from '../output.js';
 import { POSTGRES_URL_FORM } from '../../lib/url-password.js';
 import { nonEmpty } from '../option-values.js';
+import { interruption, signalOf } from '../interruption.js';
 
 interface MigrateOptions {
   from?: string;
@@ -68,15 +70,28 @@ export async function migrateCommand(options: MigrateOptions, o: Output): Promis
     return reportUsage(o, options.json, 'USAGE', `--to is not a valid URL: ${POSTGRES_URL_FORM}`);
   }
   let summary: MigrationSummary;
+  // Ctrl-C (SIGTERM, SIGHUP) stops the copy at its next batch; its PostgreSQL transaction is
+  // rolled back (the SQLite source is only read), so nothing is committed: say so, and end as
+  // the signal does (130), as backup and import do.
+  const stop = interruption();
   try {
-    summary = await migrateSqliteToPostgres({ from, to: to.trim(), replace: options.force, batchSize: options.batchSize, onProgress: progressPrinter(o) });
+    summary = await migrateSqliteToPostgres({ from, to: to.trim(), replace: options.force, batchSize: options.batchSize, onProgress: progressPrinter(o), signal: stop.signal });
   } catch (err) {
+    if (stop.signal.aborted) {
+      const signal = signalOf(stop.signal.reason);
+      const message = `the migration was interrupted (${signal}): nothing was committed to ${redactUrl(to.trim())} (the copy's transaction was rolled back; at most the registry's empty tables were created, which a new run uses; the SQLite database is only read). Run it again to migrate`;
+      if (options.json) printJson(o, { error: { code: 'INTERRUPTED', message } });
+      o.err(`a2a-registry: ${message}\n`);
+      return stop.end(signal);
+    }
     const usage = err instanceof MigrationError && err.usage;
     const message =
       err instanceof MigrationError ? err.message : `the migration failed, nothing was committed: ${err instanceof Error ? err.message : String(err)}`;
     if (options.json) printJson(o, { error: { code: usage ? 'USAGE' : 'MIGRATE_FAILED', message } });
     o.err(`a2a-registry: ${message}\n`);
     return usage ? EXIT_USAGE : EXIT_FAILED;
+  } finally {
+    stop.release();
   }
   if (options.json) printJson(o, summary);
   else o.out(formatSummary(summary, o));
@@ -101,7 +116,7 @@ export function register(program: Command): void {
         'running registry may stay up, but its writes after the snapshot are not carried: stop it for the final run.\n' +
         'Exit status: 0 copied and verified, 1 failed, nothing committed (--from not a registry database, another\n' +
         'release\'s schema, a target in use), 2 usage (nothing at --from this user may read, a --to that is no\n' +
-        'PostgreSQL URL, a database holding registry data without --force).\n' +
+        'PostgreSQL URL, a database holding registry data without --force), 130 interrupted (Ctrl-C): nothing committed.\n' +
         'Example:\n  a2a-registry migrate --from /var/lib/a2a-registry --to postgres://registry:secret@db:5432/registry',
     )
     .action(async (options: MigrateOptions) => {
