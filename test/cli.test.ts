@@ -729,7 +729,7 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
     // watch --json prints JSON lines: its failure is one line of them, as a line-by-line reader takes it.
     assert.equal(watchLines.stdout, `${JSON.stringify({ error: { code: 'UNREACHABLE', message: `cannot reach the registry at ${url}: connection refused` } })}\n`);
     assert.equal(watchUsage.code, 2, watchUsage.stderr);
-    assert.equal(watchUsage.stdout, `${JSON.stringify({ error: { code: 'USAGE', message: "unknown option '--limit'" } })}\n`);
+    assert.equal(watchUsage.stdout, `${JSON.stringify({ error: { code: 'USAGE', message: "unknown option '--limit' (Did you mean --list?)" } })}\n`);
   });
 
   test('a host that does not resolve, and a registry that never answers (--timeout)', async () => {

@@ -231,7 +231,9 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
       // too, as for every other failure (--json itself may be what the parser stopped before).
       if (argv.includes('--json')) {
         const jsonLines = JSON_LINES_COMMANDS.has(namedCommand(argv.slice(2))?.names[0] ?? '');
-        printJson({ ...defaultOutput(), jsonLines }, { error: { code: 'USAGE', message: err.message.replace(/^error: /, '') } });
+        // One line: commander puts its suggestion on a line of its own ("\n(Did you mean --list?)").
+        const message = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+        printJson({ ...defaultOutput(), jsonLines }, { error: { code: 'USAGE', message } });
       }
       return EXIT_USAGE;
     }
