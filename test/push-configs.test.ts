@@ -48,10 +48,41 @@ async function rest(method: string, path: string): Promise<{ status: number; bod
   return { status: res.status, body: text ? (JSON.parse(text) as WireJson) : undefined };
 }
 
-/** A new finished task of alice's with push configs of these ids. */
-async function taskWithConfigs(ids: string[]): Promise<string> {
+/**
+ * A new open watch of alice's (a standing search matching nothing, so nothing is pushed), its
+ * stream left at once: the watch runs on, taking push configs (a finished task takes none).
+ */
+async function openWatch(): Promise<string> {
+  const stream = new AbortController();
+  const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendStreamingMessage',
+      params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { query: 'no-entry-matches-this-push-config-watch' } })] } },
+    }),
+    signal: stream.signal,
+  });
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!/^data: .*\n/m.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+  stream.abort();
+  const first = JSON.parse(/^data: (.*)$/m.exec(text)![1]!) as WireJson;
+  assert.equal(first.result?.task?.status?.state, 'TASK_STATE_WORKING', text.slice(0, 300));
+  return first.result.task.id;
+}
+
+/** A new finished task of alice's (a list). */
+async function finishedTask(): Promise<string> {
   const sent = await rpc('SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ list: {} })] } });
-  const taskId: string = sent.result.task.id;
+  return sent.result.task.id;
+}
+
+/** A new open watch of alice's with push configs of these ids. */
+async function taskWithConfigs(ids: string[]): Promise<string> {
+  const taskId = await openWatch();
   // Created out of id order: pages come in id order whatever the order of creation.
   for (const id of [...ids].reverse()) {
     const created = await rpc('CreateTaskPushNotificationConfig', { taskId, id, url: `${HOOK}/${id}` });
@@ -63,7 +94,8 @@ async function taskWithConfigs(ids: string[]): Promise<string> {
 const idsOf = (result: WireJson): string[] => (result.configs ?? []).map((c: WireJson) => c.id);
 
 before(async () => {
-  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+  // Most tests configure an open watch of their own: more than the 10 a principal keeps by default.
+  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_MAX_WATCHES: '100' });
   raw = new RawA2AClient(`127.0.0.1:${registry.grpcUrl!.split(':').at(-1)}`);
 });
 after(async () => {
@@ -134,6 +166,50 @@ describe('ListTaskPushNotificationConfigs', () => {
     assert.ok(firstPage.nextPageToken);
     const second = await raw.unary('listTaskPushNotificationConfigs', { tenant: '', taskId, pageSize: 2, pageToken: firstPage.nextPageToken }, md);
     assert.deepEqual(idsOf(second.value as WireJson), ['c']);
+  });
+});
+
+describe('a push config for a task that has ended', () => {
+  test('is refused on every binding as a message to a finished task is (UnsupportedOperationError), saying no update will come and to start a new watch; none is kept', async () => {
+    const completed = await finishedTask();
+    const canceled = await openWatch();
+    assert.equal((await rpc('CancelTask', { id: canceled })).result?.status?.state, 'TASK_STATE_CANCELED');
+    for (const [taskId, state] of [[completed, 'TASK_STATE_COMPLETED'], [canceled, 'TASK_STATE_CANCELED']] as const) {
+      const ended = new RegExp(`^Task ${taskId} has ended \\(${state}\\): no update of it will come, so nothing would be pushed to this webhook.*start a new watch with this config`);
+      const jsonRpc = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, token: 't' });
+      assert.equal(jsonRpc.error?.code, -32004, JSON.stringify(jsonRpc));
+      assert.match(jsonRpc.error.message, ended);
+      assert.match(jsonRpc.error.message, /SendMessage with a \{"watch": \{\.\.\.\}\} data part and configuration\.taskPushNotificationConfig/);
+      assert.equal(jsonRpc.error.data?.[0]?.reason, 'UNSUPPORTED_OPERATION');
+      const res = await fetch(`${registry.url}/a2a/rest/tasks/${taskId}/pushNotificationConfigs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+        body: JSON.stringify({ url: HOOK, token: 't' }),
+      });
+      const restBody = (await res.json()) as WireJson;
+      assert.equal(res.status, 400, JSON.stringify(restBody));
+      assert.equal(restBody.error.status, 'FAILED_PRECONDITION');
+      assert.match(restBody.error.message, ended);
+      const legacy = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...alice },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/set', params: { taskId, pushNotificationConfig: { url: HOOK, token: 't' } } }),
+      });
+      const legacyAnswer = (await legacy.json()) as WireJson;
+      assert.equal(legacyAnswer.error?.code, -32004, JSON.stringify(legacyAnswer));
+      assert.match(legacyAnswer.error.message, ended);
+      // Said in v0.3's terms: its message/send carries the config as configuration.pushNotificationConfig.
+      assert.match(legacyAnswer.error.message, /message\/send with a \{"watch": \{\.\.\.\}\} data part and configuration\.pushNotificationConfig\)/);
+      const grpcAnswer = await raw.unary('createTaskPushNotificationConfig', TaskPushNotificationConfig.fromJSON({ taskId, url: HOOK, token: 't' }), metadata(alice));
+      assert.equal(grpcAnswer.error?.code, grpc.status.FAILED_PRECONDITION, grpcAnswer.error?.message ?? 'no error');
+      assert.match(grpcAnswer.error!.details, ended);
+      assert.equal(errorInfoOf(grpcAnswer.error!)?.reason, 'UNSUPPORTED_OPERATION');
+      assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
+    }
+    // An unknown task is still TaskNotFound; an open watch takes a config.
+    assert.equal((await rpc('CreateTaskPushNotificationConfig', { taskId: 'no-such-task', url: HOOK })).error?.code, TASK_NOT_FOUND);
+    const open = await openWatch();
+    assert.equal((await rpc('CreateTaskPushNotificationConfig', { taskId: open, id: 'kept', url: HOOK })).result?.id, 'kept');
   });
 });
 
@@ -321,6 +397,8 @@ describe('a token or credentials that cannot travel as a header', () => {
   });
 
   test('given with a watch, it refuses the watch: none starts only to end FAILED', async () => {
+    const working = async () => ((await rpc('ListTasks', { status: 'TASK_STATE_WORKING' })).result.tasks as WireJson[]).map((t) => t.id);
+    const before = await working();
     const answer = await rpc('SendMessage', {
       message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { query: 'unsendable' } })] },
       configuration: { taskPushNotificationConfig: { url: HOOK, token: 'line\nbreak' } },
@@ -335,8 +413,8 @@ describe('a token or credentials that cannot travel as a header', () => {
     );
     assert.equal(streamed.error?.code, grpc.status.INVALID_ARGUMENT, streamed.error?.message ?? 'no error');
     assert.deepEqual(errorInfoOf(streamed.error!)?.metadata, { field: 'configuration.taskPushNotificationConfig.url' });
-    const tasks = await rpc('ListTasks', {});
-    assert.ok(!(tasks.result.tasks as WireJson[]).some((t) => t.status?.state === 'TASK_STATE_WORKING'), 'no watch is running');
+    // The other tests' open watches only.
+    assert.deepEqual(await working(), before, 'no watch started');
   });
 });
 

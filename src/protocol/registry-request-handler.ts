@@ -26,7 +26,8 @@
  * - Push configs: listed a page at a time, deleting one the task does not have is
  *   TaskNotFound (the SDK answered every config at once, and success), and v0.3's get by task
  *   id alone answers the task's config (the SDK looked for a config with an empty id); on a
- *   watch another replica runs, the watch moves here first (its configs live with it).
+ *   watch another replica runs, the watch moves here first (its configs live with it); one
+ *   created for a task that has ended is refused (no update will come to push).
  *
  * - A message's configuration.acceptedOutputModes shapes its answer (output-modes.ts): the
  *   response, or each event of its stream, keeps the parts of the media types the client
@@ -222,12 +223,38 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   override async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
     requireTaskId(params.taskId, 'taskId', context);
     await this.#bringWatchHere(params.taskId, context);
+    await this.#refuseConfigOfEndedTask(params.taskId, context);
     // v1.0 sends the config as the params (its fields are named so already); v0.3 inside them
     // (the SDK's v0.3 answers carry no ErrorInfo today; the name stays right for when they do).
     const at = context.requestedVersion === LEGACY_VERSION ? 'pushNotificationConfig.' : '';
     return super.createTaskPushNotificationConfig(params, context).catch((error: unknown) => {
       throw withConfigField(error, at);
     });
+  }
+
+  /**
+   * A config for a task that has ended (a canceled, expired or failed watch, a finished search
+   * or registration) is refused as a message to a finished task is (A2A 3.1.1:
+   * UnsupportedOperationError): no update of the task will come, so nothing would ever be POSTed
+   * to it. The SDK acknowledged and listed it, and the client waited for notifications. An
+   * unknown (or another principal's) task is left to the SDK's TaskNotFound.
+   */
+  async #refuseConfigOfEndedTask(taskId: string, context: ServerCallContext): Promise<void> {
+    const ended = await this.#endedState(taskId, context);
+    if (ended === undefined) return;
+    const legacy = context.requestedVersion === LEGACY_VERSION;
+    const start = legacy
+      ? 'message/send with a {"watch": {...}} data part and configuration.pushNotificationConfig'
+      : 'SendMessage with a {"watch": {...}} data part and configuration.taskPushNotificationConfig';
+    throw new UnsupportedOperationError(
+      `Task ${taskId} has ended (${taskStateToJSON(ended)}): no update of it will come, so nothing would be pushed to this webhook, and the config is not kept. To be notified of matches, start a new watch with this config (${start}).`,
+    );
+  }
+
+  /** The state of the caller's task `taskId` when it has ended; undefined while it runs, or when the caller has no such task. */
+  async #endedState(taskId: string, context: ServerCallContext): Promise<TaskState | undefined> {
+    const state = (await this.#tasks.load(taskId, context))?.status?.state;
+    return state !== undefined && TERMINAL.has(state) ? state : undefined;
   }
 
   /** ListTaskPushNotificationConfigs: the SDK's checks and configs, a page at a time (push-config-pages.ts). */

@@ -37,9 +37,10 @@ import { LEGACY_VERSION } from './versions.js';
 const MAX_CONFIGS_PER_TASK = 10;
 /**
  * Tasks (other than open watches) whose configs are kept. A config leaves with its task's final
- * event, but one created on a task that had finished already sees none: without a bound, a
- * client creating them on finished tasks would fill the memory. The oldest go first; their tasks
- * are long finished (and the tasks of reads long gone from the bounded task store).
+ * event, and one for a task that has ended is refused (the request handler), but a config whose
+ * task's final event was never pushed (a task the registry stopped running) would stay: without
+ * a bound, such configs could fill the memory. The oldest go first; their tasks are long
+ * finished (and the tasks of reads long gone from the bounded task store).
  */
 const MAX_TASKS_WITH_CONFIGS = 1_000;
 /** Task states a task does not leave. */
