@@ -213,6 +213,64 @@ describe('a push config for a task that has ended', () => {
   });
 });
 
+describe('the configs of a watch that has ended', () => {
+  /** A v0.3 JSON-RPC call (no A2A-Version header). */
+  async function rpc03(method: string, params: unknown): Promise<WireJson> {
+    const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...alice },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return (await res.json()) as WireJson;
+  }
+
+  test('are gone with it: a get says the task ended and its configs were removed (not TaskNotFound), a delete (cleanup) succeeds, on every binding', async () => {
+    const taskId = await taskWithConfigs(['a', 'b', 'c', 'd']);
+    assert.equal((await rpc('CancelTask', { id: taskId })).result?.status?.state, 'TASK_STATE_CANCELED');
+    const removed = new RegExp(`^Task ${taskId} has ended \\(TASK_STATE_CANCELED\\): its push notification configs were removed when it ended.*Deleting them is not needed`);
+    // Get: before, -32001 "Push notification config not found for task ...", which v0.3 clients raise as an unknown task.
+    const got = await rpc('GetTaskPushNotificationConfig', { taskId, id: 'a' });
+    assert.equal(got.error?.code, -32004, JSON.stringify(got));
+    assert.equal(got.error.data?.[0]?.reason, 'UNSUPPORTED_OPERATION');
+    assert.match(got.error.message, removed);
+    const restGot = await rest('GET', `/tasks/${taskId}/pushNotificationConfigs/a`);
+    assert.equal(restGot.status, 400, JSON.stringify(restGot.body));
+    assert.equal(restGot.body!.error.status, 'FAILED_PRECONDITION');
+    assert.match(restGot.body!.error.message, removed);
+    for (const params of [{ id: taskId }, { id: taskId, pushNotificationConfigId: 'a' }]) {
+      const legacy = await rpc03('tasks/pushNotificationConfig/get', params);
+      assert.equal(legacy.error?.code, -32004, JSON.stringify(legacy));
+      assert.match(legacy.error.message, removed);
+    }
+    const grpcGot = await raw.unary('getTaskPushNotificationConfig', { tenant: '', taskId, id: 'a' }, metadata(alice));
+    assert.equal(grpcGot.error?.code, grpc.status.FAILED_PRECONDITION, grpcGot.error?.message ?? 'no error');
+    assert.match(grpcGot.error!.details, removed);
+    // Delete: the cleanup a client does once the watch has ended succeeds, on each binding.
+    assert.deepEqual(await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' }), { jsonrpc: '2.0', id: 1, result: null });
+    assert.equal((await rest('DELETE', `/tasks/${taskId}/pushNotificationConfigs/b`)).status, 204);
+    assert.equal((await rpc03('tasks/pushNotificationConfig/delete', { id: taskId, pushNotificationConfigId: 'c' })).result, null);
+    const grpcDeleted = await raw.unary('deleteTaskPushNotificationConfig', { tenant: '', taskId, id: 'd' }, metadata(alice));
+    assert.equal(grpcDeleted.error, undefined, grpcDeleted.error?.message);
+    // Listed: none.
+    assert.deepEqual((await rpc('ListTaskPushNotificationConfigs', { taskId })).result, { configs: [], nextPageToken: '' });
+    // An unknown task is still TaskNotFound.
+    assert.equal((await rpc('GetTaskPushNotificationConfig', { taskId: 'no-such-task', id: 'a' })).error?.code, TASK_NOT_FOUND);
+    assert.equal((await rpc('DeleteTaskPushNotificationConfig', { taskId: 'no-such-task', id: 'a' })).error?.code, TASK_NOT_FOUND);
+  });
+
+  test('an empty list is {"configs": [], "nextPageToken": ""} on JSON-RPC and HTTP+JSON, as ListTasks answers, and [] on v0.3 (the SDK answered {})', async () => {
+    const taskId = await taskWithConfigs([]);
+    assert.deepEqual(await rpc('ListTaskPushNotificationConfigs', { taskId }), { jsonrpc: '2.0', id: 1, result: { configs: [], nextPageToken: '' } });
+    assert.deepEqual((await rest('GET', `/tasks/${taskId}/pushNotificationConfigs`)).body, { configs: [], nextPageToken: '' });
+    assert.deepEqual((await rpc03('tasks/pushNotificationConfig/list', { id: taskId })).result, []);
+    // A last page keeps its configs, with an empty token.
+    await rpc('CreateTaskPushNotificationConfig', { taskId, id: 'only', url: HOOK });
+    const page = (await rpc('ListTaskPushNotificationConfigs', { taskId })).result;
+    assert.deepEqual([idsOf(page), page.nextPageToken], [['only'], '']);
+    assert.equal((await rest('GET', `/tasks/${taskId}/pushNotificationConfigs`)).body!.nextPageToken, '');
+  });
+});
+
 describe('GetTaskPushNotificationConfig by task id alone', () => {
   /** A v0.3 JSON-RPC call (no A2A-Version header). */
   async function rpc03(method: string, params: unknown): Promise<WireJson> {

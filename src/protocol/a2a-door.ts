@@ -29,6 +29,7 @@ import { withJsonRpcErrorData } from './jsonrpc-error-data.js';
 import { requireJsonRpcBody } from './jsonrpc-media-type.js';
 import { jsonRpcEndpointOnly, jsonRpcRouteGuard, jsonRpcShapeGuard, restMethodNameGuard, restRouteGuard, restShapeGuard, restTaskVerbGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
+import { jsonRpcConfigPages } from './push-config-pages.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
 import { untenantedContextBuilder } from './call-context.js';
@@ -109,6 +110,8 @@ export const a2aDoor: Door = {
         // this would replace the sanitizer's wrapper (no scrubbing, no Retry-After on JSON-RPC).
         directJsonAnswers,
         answerSanitizer(isLegacyRequest),
+        // After the two above, whose res.json it wraps.
+        jsonRpcConfigPages,
       ]),
       // Its errors carry their ErrorInfo as data, which the SDK's v0.3 layer would drop (jsonrpc-error-data.ts).
       jsonRpcHandler({ requestHandler: withJsonRpcErrorData(requestHandler), userBuilder, contextBuilder: untenantedContextBuilder, legacyCompat: { enabled: true } }),

@@ -8,8 +8,9 @@
  * a token stays good when configs are added or deleted between pages (none is sent twice, and
  * none that stays is skipped).
  */
-import type { ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { ListTaskPushNotificationConfigsResponse, type TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import type { RequestHandler, Response } from 'express';
 
 /** `pageSize` 0 is the proto's default: not set, every config on one page (a task has at most 10). */
 export function configPage(taskId: string, configs: readonly TaskPushNotificationConfig[], pageSize: number, pageToken: string): ListTaskPushNotificationConfigsResponse {
@@ -41,3 +42,31 @@ function readToken(taskId: string, pageToken: string): string {
   }
   return after;
 }
+
+/**
+ * A page as JSON with every field, empty ones too: `{"configs": [], "nextPageToken": ""}`, as
+ * ListTasks answers `{"tasks": [], "nextPageToken": ""}`. The SDK's toJSON leaves out an empty
+ * list and an empty token, so a task without configs was answered `{}`, and a client reading
+ * `configs` (REQUIRED in the v1.0 JSON schema) found nothing there.
+ */
+export function configPageJson(page: ListTaskPushNotificationConfigsResponse): { configs: unknown[]; nextPageToken: string } {
+  const json = ListTaskPushNotificationConfigsResponse.toJSON(page) as { configs?: unknown[]; nextPageToken?: string };
+  return { ...json, configs: json.configs ?? [], nextPageToken: json.nextPageToken ?? '' };
+}
+
+/**
+ * JSON-RPC: the result of ListTaskPushNotificationConfigs with every field (configPageJson), where
+ * the SDK's JSON-RPC handler answers its toJSON. Placed after the middleware that sets res.json
+ * (this wraps it). v0.3's tasks/pushNotificationConfig/list answers a list, `[]` when empty.
+ */
+export const jsonRpcConfigPages: RequestHandler = (req, res, next) => {
+  if ((req.body as { method?: unknown } | undefined)?.method !== 'ListTaskPushNotificationConfigs') return next();
+  const json = res.json.bind(res);
+  res.json = ((body: unknown) => {
+    const answer = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : undefined;
+    const result = answer?.result;
+    if (!answer || typeof result !== 'object' || result === null || Array.isArray(result)) return json(body);
+    return json({ ...answer, result: { configs: [], nextPageToken: '', ...result } });
+  }) as Response['json'];
+  next();
+};

@@ -24,7 +24,8 @@
  *   binding (integer-params.ts): the SDK took a negative one as 0 and a fraction as "all"; and a
  *   message's role, which the SDK took whatever it was.
  * - Push configs: listed a page at a time, deleting one the task does not have is
- *   TaskNotFound (the SDK answered every config at once, and success), and v0.3's get by task
+ *   TaskNotFound (the SDK answered every config at once, and success) unless the task has ended
+ *   (its configs went with it: a get says so, a delete succeeds), and v0.3's get by task
  *   id alone answers the task's config (the SDK looked for a config with an empty id); on a
  *   watch another replica runs, the watch moves here first (its configs live with it); one
  *   created for a task that has ended is refused (no update will come to push).
@@ -277,10 +278,36 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * task's config as v0.3 servers answer it: the one whose id is the task id (the id v0.3 servers
    * give a config set without one), else the first one listed. A v1.0 request names the config (id is
    * REQUIRED), and one that does not is invalid params rather than "config '' not found".
+   *
+   * A task that has ended has no configs left (they go with its final status): asked for one,
+   * the answer says so (#configsRemoved), not TaskNotFound for a task that exists.
    */
   override async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
     requireTaskId(params.taskId, configTaskField(context), context);
     await this.#bringWatchHere(params.taskId, context);
+    return this.#configOf(params, context).catch(async (error: unknown) => {
+      if (!(error instanceof TaskNotFoundError)) throw error;
+      throw (await this.#configsRemoved(params.taskId, context)) ?? error;
+    });
+  }
+
+  /**
+   * A task's configs are dropped when it ends (a watch's with its definition; WatchPushes pushes
+   * its final status first), so a config id the client was given moments before is gone. The
+   * SDK's "Push notification config not found" is TaskNotFound, which v0.3 clients raise as a
+   * task that does not exist: the error for a task that has ended says so instead. undefined
+   * while the task runs, or when the caller has no such task.
+   */
+  async #configsRemoved(taskId: string, context: ServerCallContext): Promise<Error | undefined> {
+    const ended = await this.#endedState(taskId, context);
+    if (ended === undefined) return undefined;
+    return new UnsupportedOperationError(
+      `Task ${taskId} has ended (${taskStateToJSON(ended)}): its push notification configs were removed when it ended, after its final status was pushed to them, and nothing more will be sent. Deleting them is not needed (it succeeds); to be notified again, start a new watch with a config.`,
+    );
+  }
+
+  /** The config GetTaskPushNotificationConfig asks for (see there). */
+  async #configOf(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
     if (params.id) return super.getTaskPushNotificationConfig(params, context);
     if (context.requestedVersion !== LEGACY_VERSION) {
       throw new RequestMalformedError({
@@ -299,6 +326,10 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * GetTaskPushNotificationConfig refuses it, with TaskNotFoundError (A2A 3.1.8: the error for a
    * push config that does not exist); the SDK answered success. Deleting stays idempotent
    * (3.1.10): a second delete changes nothing either, and says the config is not there.
+   *
+   * On a task that has ended it succeeds, whatever config it names: the registry removed the
+   * task's configs when it ended, so the cleanup a client does after a watch ends has nothing
+   * left to do, and is not told that a config it was given, or its task, does not exist.
    */
   override async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
     requireTaskId(params.taskId, configTaskField(context), context);
@@ -314,6 +345,10 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       params = { ...params, id: params.taskId };
     }
     await this.#bringWatchHere(params.taskId, context);
+    if ((await this.#endedState(params.taskId, context)) !== undefined) {
+      await super.deleteTaskPushNotificationConfig(params, context);
+      return;
+    }
     // The SDK's checks (capability, task id, the caller's task), then the config's (the SDK's
     // get, not ours: a v0.3 delete by task id deletes the config of that id, not the first one).
     await super.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context);

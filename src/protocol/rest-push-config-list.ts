@@ -4,16 +4,18 @@
  * handler pageSize 0 and no pageToken whatever the client sent, so over HTTP+JSON a page could
  * not be asked for (A2A 11.5: a GET's parameters travel in the query). Everything else is what
  * the SDK's route does: the same call context (call-context.ts: every binding's), the same
- * shared handler (which pages, registry-request-handler.ts), the same answer and error bodies.
+ * shared handler (which pages, registry-request-handler.ts), the same error bodies; the answer
+ * keeps its empty fields (push-config-pages.ts configPageJson).
  *
  * The query's values were checked as sent by requestIntegerGuard (integer-params.ts).
  */
 import express, { type Request, type Response } from 'express';
-import { Extensions, HTTP_EXTENSION_HEADER, ListTaskPushNotificationConfigsResponse, A2A_VERSION_HEADER } from '@a2a-js/sdk';
+import { Extensions, HTTP_EXTENSION_HEADER, A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import { restStatusFor, toRestErrorBody } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { UserBuilder } from '@a2a-js/sdk/server/express';
 import { untenantedContextBuilder } from './call-context.js';
+import { configPageJson } from './push-config-pages.js';
 
 const ROUTE = '/tasks/:taskId/pushNotificationConfigs';
 
@@ -43,7 +45,8 @@ export function restPushConfigList(options: { requestHandler: A2ARequestHandler;
         context,
       );
       if (context.activatedExtensions) res.setHeader(HTTP_EXTENSION_HEADER, [...context.activatedExtensions]);
-      res.status(200).json(ListTaskPushNotificationConfigsResponse.toJSON(result));
+      // Every field, empty ones too (`{"configs": [], "nextPageToken": ""}`), as ListTasks answers.
+      res.status(200).json(configPageJson(result));
     } catch (error) {
       const status = restStatusFor(error);
       res.status(status).json(toRestErrorBody(error, status));
