@@ -125,8 +125,9 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       refuseIfAsked(context);
       return tailoredTask(task, accepted);
     }
-    // A watch started by a plain SendMessage (events go to its push config) never finishes:
-    // answer with the WORKING task rather than block until it ends.
+    // A watch started by a plain SendMessage (events go to its push config) runs for up to a day:
+    // answer with the WORKING task rather than block until it ends, as A2A 3.2.2 would have a
+    // blocking request wait (a departure README and REGISTRY-CONTRACT document).
     if (params.configuration?.taskPushNotificationConfig && startsWatch(params)) {
       params = { ...params, configuration: { ...params.configuration, returnImmediately: true } };
     }
