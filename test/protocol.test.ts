@@ -9,8 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
-import { Task } from '@a2a-js/sdk';
+import { Task, type Message } from '@a2a-js/sdk';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { parseRequest } from '../src/operations/request-parser.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { REPO_ROOT, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
@@ -308,6 +309,32 @@ describe('executor routing', () => {
     const v1 = await rpc(sendMessageBody('SendMessage', wireMessage([{ data: { lookup: {} }, mediaType: 'application/json' }])));
     const v1Said = v1.body.result.task.status.message.parts.find((p: WireJson) => p.data).data.error.message as string;
     assert.match(v1Said, /Send one data part \{"data": \{<operation>: \{\.\.\.\}\}, "mediaType": "application\/json"\}.*\(SendStreamingMessage, with a token\)/);
+  });
+
+  test('a v0.3 file part with file.uri, or an empty part, is declined in v0.3 terms (it was told of URL parts and raw, which v0.3 has not)', async () => {
+    const legacySaid = async (part: WireJson): Promise<string> => {
+      const answer = await rpc(sendMessageBody('message/send', { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [part] }), {});
+      const message = answer.body.result?.status?.message;
+      assert.equal(answer.body.result?.status?.state, 'rejected', JSON.stringify(answer.body).slice(0, 400));
+      return message.parts.find((p: WireJson) => p.kind === 'data').data.error.message as string;
+    };
+    const uri = await legacySaid({ kind: 'file', file: { uri: 'https://example.com/agent-card.json', mimeType: 'application/json' } });
+    assert.match(uri, /^Part 0 is a file part with file\.uri: the registry does not fetch a file part's URI\. Send the document's bytes in file\.bytes \(a file part \{"kind": "file", "file": \{/);
+    assert.match(uri, /\{"register": \{"url": "https:\/\/\.\.\."\}\}/);
+    assert.doesNotMatch(uri, /URL part/);
+    // An empty part: the SDK's v0.3 readers (JSON-RPC, gRPC) refuse one before it runs today, so
+    // it is asked of the parser that words the refusal, in each generation.
+    const emptyPart = (generation: 'v0.3' | 'v1.0') => {
+      const empty = { messageId: 'm', parts: [{ content: undefined, metadata: undefined, filename: '', mediaType: '' }] } as unknown as Message;
+      try {
+        parseRequest(empty, { maxDocumentBytes: 10_240, generation });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    assert.equal(emptyPart('v0.3'), 'Part 0 is empty: a part needs its content, the text of a text part, the data of a data part, or file.bytes of a file part.');
+    assert.equal(emptyPart('v1.0'), 'Part 0 is empty: a part needs one of text, data or raw.');
   });
 
   test('a REJECTED answer carries a text part and the error data part in its status message', async () => {

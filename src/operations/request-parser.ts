@@ -16,6 +16,7 @@ import type { Subject } from '../contract/subject.js';
 import type { DocumentReference } from '../contract/freshness.js';
 import { OPERATION_NAMES, type Operation, type OperationName } from './operation.js';
 import {
+  fileWords,
   requestShapes,
   type MessageGeneration,
   documentOperationSchema,
@@ -423,12 +424,20 @@ export function parseRequest(message: Message | undefined, limits: ParseOptions)
       case 'raw':
         files.push(readFile(part, content.value, index, limits));
         break;
+      // In the caller's generation's terms: v0.3 has no URL part (its SDK maps a file part with
+      // file.uri to one) and names a file's bytes file.bytes, not raw.
       case 'url':
         throw badRequest(
-          `Part ${index} is a URL part. Send the document as a data part or a file part with its bytes, or have the registry fetch an agent card with {"register": {"url": "https://..."}}.`,
+          limits.generation === 'v0.3'
+            ? `Part ${index} is a file part with file.uri: the registry does not fetch a file part's URI. Send the document's bytes in file.bytes (${fileWords('v0.3')}) or the document as a data part, or have the registry fetch an agent card with {"register": {"url": "https://..."}}.`
+            : `Part ${index} is a URL part. Send the document as a data part or a file part with its bytes, or have the registry fetch an agent card with {"register": {"url": "https://..."}}.`,
         );
       default:
-        throw badRequest(`Part ${index} is empty: a part needs one of text, data or raw.`);
+        throw badRequest(
+          limits.generation === 'v0.3'
+            ? `Part ${index} is empty: a part needs its content, the text of a text part, the data of a data part, or file.bytes of a file part.`
+            : `Part ${index} is empty: a part needs one of text, data or raw.`,
+        );
     }
   });
 

@@ -123,6 +123,9 @@ const SHAPE_WORDS: Record<MessageGeneration, { dataPart: string; textPart: strin
  */
 export const requestShapes = (generation: MessageGeneration = 'v1.0'): string => REQUEST_SHAPES[generation];
 
+/** How a file part is written in the generation (`{"kind": "file", "file": {...}}` in v0.3). */
+export const fileWords = (generation: MessageGeneration = 'v1.0'): string => SHAPE_WORDS[generation].filePart;
+
 function shapesIn(generation: MessageGeneration): string {
   const words = SHAPE_WORDS[generation];
   return (
