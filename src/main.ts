@@ -64,6 +64,12 @@ if (isMainModule(import.meta.url)) {
     throw err;
   }
   runServer(config).catch((err: unknown) => {
+    // A setting found bad only once used (a file it names, HOST no address of this machine) is
+    // invalid configuration all the same.
+    if (err instanceof ConfigError) {
+      process.stderr.write(`a2a-registry: ${err.message}\n`);
+      process.exit(2);
+    }
     process.stderr.write(`a2a-registry: could not start: ${(err as Error).message}\n`);
     process.exit(1);
   });

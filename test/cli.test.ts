@@ -1086,6 +1086,16 @@ describe('a2a-registry serve', () => {
     } finally {
       holder.close();
     }
+    // A host found to be no address of this machine only when it listens, and a file a setting
+    // names that cannot be read, are settings to fix all the same (exit 2): "could not start" (exit 1).
+    const noHost = await cli(['serve', '--host', '999.1.1.1', '--port', '0', '--data-dir', tempDir()]);
+    assert.equal(noHost.code, 2, noHost.stderr);
+    assert.match(noHost.stderr, /^a2a-registry: invalid configuration: --host \(HOST\) 999\.1\.1\.1 is no name this machine can resolve: set HOST to an address of this machine/);
+    const noKeys = await cli(['serve', '--port', '0', '--data-dir', tempDir(), '--json'], { env: { REGISTRY_TRUSTED_KEYS: '/nonexistent-a2a-registry/keys.json' } });
+    assert.equal(noKeys.code, 2, noKeys.stderr);
+    assert.equal(noKeys.stderr.split('\n').length, 2, noKeys.stderr);
+    assert.match(noKeys.stderr, /^a2a-registry: invalid configuration: REGISTRY_TRUSTED_KEYS: \/nonexistent-a2a-registry\/keys\.json does not exist; set REGISTRY_TRUSTED_KEYS to the path of a JWKS file/);
+    assert.match(noKeys.stdout, /"code":\s*"INVALID_CONFIGURATION"/);
     // A database URL that is no URL (an unencoded "#" in the password) is a setting to fix, said
     // before anything starts; it was "could not start: ... Invalid URL" (exit 1), import's too.
     for (const args of [['serve'], ['import', '-']]) {

@@ -199,7 +199,7 @@ describe('deployment configuration', () => {
     const tokens = loadConfig({ ...base, REGISTRY_ADMIN_TOKEN_FILE: file, REGISTRY_TOKENS: 'alice:alice-token-0123456789abcdef' }).tokens;
     assert.deepEqual([...tokens].sort(), [[admin, ADMIN_PRINCIPAL], ['alice-token-0123456789abcdef', 'alice']]);
     configError({ REGISTRY_ADMIN_TOKEN: admin, REGISTRY_ADMIN_TOKEN_FILE: file }, /REGISTRY_ADMIN_TOKEN or REGISTRY_ADMIN_TOKEN_FILE, not both/);
-    configError({ REGISTRY_ADMIN_TOKEN_FILE: `${file}.missing` }, /REGISTRY_ADMIN_TOKEN_FILE cannot be read \(got ".*\.missing": no such file\)/);
+    configError({ REGISTRY_ADMIN_TOKEN_FILE: `${file}.missing` }, /^invalid configuration: REGISTRY_ADMIN_TOKEN_FILE: .*\.missing does not exist; set REGISTRY_ADMIN_TOKEN_FILE to the path of a file whose first line is the admin token$/);
     configError({ REGISTRY_ADMIN_TOKEN: 'short-secret' }, /^invalid configuration: REGISTRY_ADMIN_TOKEN must be at least 16 characters$/);
     // A space inside a token: no Authorization header can carry it, so it could never be presented.
     const spaced = /contains whitespace, which no "Authorization: Bearer <token>" header can carry: a token is one word; remove the spaces$/;

@@ -11,6 +11,10 @@
  *   Authorization header can carry it (REGISTRY_ADMIN_TOKEN_FILE's is refused alike).
  * - A refused start (the data directory's lock held by another registry; a bad signing key,
  *   trusted keys or synonyms file) wrote a generated admin token first.
+ * - A file a setting names (REGISTRY_TRUSTED_KEYS, REGISTRY_SIGNING_KEY, REGISTRY_SYNONYMS,
+ *   REGISTRY_ADMIN_TOKEN_FILE) missing, a directory or not what it takes, and a HOST that is no
+ *   address of this machine, exited 1 "could not start", some without the variable named, a
+ *   file's text quoted over several lines.
  * - REGISTRY_TRUST_PROXY: digits are a hop count (100, 010 were taken for IP addresses);
  *   what is neither a count nor an address in its usual notation (0x10, 10.1) is refused.
  *
@@ -139,17 +143,45 @@ test('a refused start writes no admin token: another registry holds the data dir
   const rsaAlg = path.join(files, 'rsa-alg.json');
   fs.writeFileSync(rsaAlg, JSON.stringify({ ...privateJwk, alg: 'RS256' }));
   for (const [name, value, said] of [
-    ['REGISTRY_SIGNING_KEY', notJson, /^a2a-registry: could not start: REGISTRY_SIGNING_KEY: /],
-    ['REGISTRY_SIGNING_KEY', wrongAlg, /^a2a-registry: could not start: REGISTRY_SIGNING_KEY: .*wrong-alg\.json: its "alg" "ES384" does not fit the key, an EC key on curve "P-256", which signs with ES256/],
-    ['REGISTRY_SIGNING_KEY', rsaAlg, /^a2a-registry: could not start: REGISTRY_SIGNING_KEY: .*rsa-alg\.json: its "alg" "RS256" does not fit the key/],
-    ['REGISTRY_TRUSTED_KEYS', notJson, /^a2a-registry: could not start: REGISTRY_TRUSTED_KEYS: .* is not JSON/],
-    ['REGISTRY_SYNONYMS', path.join(files, 'missing.txt'), /^a2a-registry: could not start: REGISTRY_SYNONYMS: /],
+    ['REGISTRY_SIGNING_KEY', notJson, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*not-json is not JSON; correct it, or set REGISTRY_SIGNING_KEY to the path of a private JWK file/],
+    ['REGISTRY_SIGNING_KEY', wrongAlg, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*wrong-alg\.json: its "alg" "ES384" does not fit the key, an EC key on curve "P-256", which signs with ES256/],
+    ['REGISTRY_SIGNING_KEY', rsaAlg, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*rsa-alg\.json: its "alg" "RS256" does not fit the key/],
+    ['REGISTRY_TRUSTED_KEYS', notJson, /^a2a-registry: invalid configuration: REGISTRY_TRUSTED_KEYS: .*not-json is not JSON; correct it, or set REGISTRY_TRUSTED_KEYS to the path of a JWKS file/],
+    ['REGISTRY_SYNONYMS', path.join(files, 'missing.txt'), /^a2a-registry: invalid configuration: REGISTRY_SYNONYMS: .*missing\.txt does not exist; set REGISTRY_SYNONYMS to the path of a synonym file/],
   ] as const) {
     const fresh = path.join(tempDir(), 'data');
     const refused = await startRefused({ REGISTRY_DATA_DIR: fresh, REGISTRY_TOKENS: '', [name]: value });
-    assert.equal(refused.code, 1, `${name}: ${refused.stderr}`);
-    assert.match(refused.stderr, said, name);
+    assertRefused(refused, 2, said);
     assert.ok(!fs.existsSync(path.join(fresh, 'admin-token')), `${name}: no admin token written`);
+  }
+});
+
+test('a file a setting names that cannot be used is invalid configuration: exit 2, one line naming the variable, the file, what is wrong and the fix', async () => {
+  const files = tempDir();
+  const missing = path.join(files, 'nonexist.json');
+  const notJwks = path.join(files, 'not-jwks.json');
+  fs.writeFileSync(notJwks, '{}');
+  // The parser's message quoted the text, newlines and all (and so would show a private key's).
+  const twoLines = path.join(files, 'two-lines.json');
+  fs.writeFileSync(twoLines, 'not json\n"d": "PrivateKeyPart"\n');
+  const empty = path.join(files, 'empty.json');
+  fs.writeFileSync(empty, '');
+  for (const [name, value, said] of [
+    ['REGISTRY_TRUSTED_KEYS', missing, /^a2a-registry: invalid configuration: REGISTRY_TRUSTED_KEYS: .*nonexist\.json does not exist; set REGISTRY_TRUSTED_KEYS to the path of a JWKS file of the public keys whose card signatures are trusted/],
+    ['REGISTRY_TRUSTED_KEYS', files, /^a2a-registry: invalid configuration: REGISTRY_TRUSTED_KEYS: .* is a directory, not a file; set REGISTRY_TRUSTED_KEYS to the path of a JWKS file/],
+    ['REGISTRY_TRUSTED_KEYS', notJwks, /^a2a-registry: invalid configuration: REGISTRY_TRUSTED_KEYS: .*not-jwks\.json is not a JSON Web Key Set \(\{"keys": \[\.\.\.\]\}\); correct it, or set REGISTRY_TRUSTED_KEYS/],
+    ['REGISTRY_TRUSTED_KEYS', twoLines, /^a2a-registry: invalid configuration: REGISTRY_TRUSTED_KEYS: .*two-lines\.json is not JSON; correct it/],
+    ['REGISTRY_TRUSTED_KEYS', empty, /^a2a-registry: invalid configuration: REGISTRY_TRUSTED_KEYS: .*empty\.json is empty, not JSON; correct it/],
+    ['REGISTRY_SIGNING_KEY', missing, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*nonexist\.json does not exist; set REGISTRY_SIGNING_KEY to the path of a private JWK file/],
+    ['REGISTRY_SIGNING_KEY', twoLines, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*two-lines\.json is not JSON; correct it/],
+    ['REGISTRY_SYNONYMS', missing, /^a2a-registry: invalid configuration: REGISTRY_SYNONYMS: .*nonexist\.json does not exist; set REGISTRY_SYNONYMS to the path of a synonym file/],
+    ['REGISTRY_ADMIN_TOKEN_FILE', files, /^a2a-registry: invalid configuration: REGISTRY_ADMIN_TOKEN_FILE: .* is a directory, not a file; set REGISTRY_ADMIN_TOKEN_FILE to the path of a file whose first line is the admin token/],
+    // Found only when it listens: no name the resolver knows, no address of this machine.
+    ['HOST', '999.1.1.1', /^a2a-registry: invalid configuration: HOST 999\.1\.1\.1 is no name this machine can resolve: set HOST to an address of this machine/],
+  ] as const) {
+    const refused = await startRefused({ REGISTRY_TOKENS: '', REGISTRY_ADMIN_TOKEN: '', [name]: value });
+    assertRefused(refused, 2, said);
+    assert.doesNotMatch(refused.stderr, /PrivateKeyPart/, 'the file\'s text is not shown');
   }
 });
 

@@ -24,6 +24,7 @@ import { OpenAIEmbeddings, embeddingsEndpoint } from '../search/embeddings.js';
 import { HybridSearchIndex } from '../search/hybrid.js';
 import { createSearchIndex, type SearchIndex } from '../search/index.js';
 import { Synonyms } from '../search/synonyms.js';
+import { parseSettingFileSync, readSettingFile } from '../config/setting-files.js';
 import { createStore } from '../storage/create-store.js';
 import type { RegistryStore } from '../storage/types.js';
 import { RegistryTaskStore } from '../tasks/registry-task-store.js';
@@ -413,15 +414,11 @@ interface RegistryIndexFactory {
   close: () => void;
 }
 
-/** The operator's synonyms (REGISTRY_SYNONYMS); a file that cannot be read or parsed stops start-up with its file and line. */
+/** The operator's synonyms (REGISTRY_SYNONYMS); a file that cannot be read or parsed stops start-up as invalid configuration, with its file and line. */
 function loadSynonyms(file: string | undefined, log: Logger): Synonyms | undefined {
   if (!file) return undefined;
-  let synonyms: Synonyms;
-  try {
-    synonyms = Synonyms.load(file);
-  } catch (err) {
-    throw new Error(`REGISTRY_SYNONYMS: ${(err as Error).message}`);
-  }
+  const text = readSettingFile('REGISTRY_SYNONYMS', file);
+  const synonyms = parseSettingFileSync('REGISTRY_SYNONYMS', file, () => Synonyms.parse(text, file));
   log.info({ file, terms: synonyms.size }, 'synonyms loaded');
   return synonyms;
 }

@@ -3,7 +3,6 @@
  * Anything invalid stops start-up with one line that names the variable and what it takes,
  * so an operator never runs a registry on a half-understood setting.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
@@ -11,6 +10,8 @@ import { AllowList, parseAddress, restrictedRange } from '../net/address-policy.
 import { parseDnsServers } from '../net/dns.js';
 import { POSTGRES_URL_FORM, withoutPassword } from '../lib/url-password.js';
 import { ADMIN_PRINCIPAL } from '../contract/caller.js';
+import { ConfigError } from './config-error.js';
+import { readSettingFile } from './setting-files.js';
 
 export { ADMIN_PRINCIPAL };
 
@@ -187,7 +188,7 @@ export interface HardeningConfig {
   metricsToken?: string;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 /** Whose X-Forwarded-For is believed: nobody, everybody, the n nearest hops, or these proxies (addresses, CIDR subnets, loopback/linklocal/uniquelocal). */
 export type TrustProxy = boolean | number | readonly string[];
@@ -596,14 +597,7 @@ function adminToken(value: string | undefined, file: string | undefined): string
     throw new ConfigError('invalid configuration: set REGISTRY_ADMIN_TOKEN or REGISTRY_ADMIN_TOKEN_FILE, not both');
   }
   if (file === undefined) return value;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
-    throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE cannot be read (got "${file}": ${why})`);
-  }
+  const text = readSettingFile('REGISTRY_ADMIN_TOKEN_FILE', file);
   const token = text.split('\n')[0]!.trim();
   if (token.length < MIN_TOKEN_CHARS) throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE must hold a token of at least ${MIN_TOKEN_CHARS} characters on its first line (got "${file}")`);
   const unpresentable = unpresentableToken(token);

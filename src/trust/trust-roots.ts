@@ -26,6 +26,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { SettingFileError, parseSettingFileSync, readSettingJson } from '../config/setting-files.js';
 import { cacheLifetimeMs } from '../lib/cache-lifetime.js';
 import { isObject } from '../lib/json.js';
 import { normalHost, parseEndpointUrl } from '../lib/endpoint-url.js';
@@ -291,19 +292,8 @@ export class TrustRoots implements TrustedKeys {
   }
 
   #readKeysFile(file: string): TrustedKey[] {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new Error(`REGISTRY_TRUSTED_KEYS: cannot read ${file}: ${(error as Error).message}`);
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new Error(`REGISTRY_TRUSTED_KEYS: ${file} is not JSON: ${(error as Error).message}`);
-    }
-    const parsed = parseJwks(value, file);
+    const value = readSettingJson('REGISTRY_TRUSTED_KEYS', file);
+    const parsed = parseSettingFileSync('REGISTRY_TRUSTED_KEYS', file, () => parseJwks(value, file));
     for (const problem of parsed.problems) this.#log.warn({ file }, problem);
     return parsed.keys;
   }
@@ -314,7 +304,8 @@ export class TrustRoots implements TrustedKeys {
     try {
       this.#fileKeys = this.#readKeysFile(file);
     } catch (error) {
-      this.#log.error({ file, err: error }, `the trusted keys were not reloaded, the previous ones stay in force: ${(error as Error).message}`);
+      const why = error instanceof SettingFileError ? error.problem : (error as Error).message;
+      this.#log.error({ file, err: error }, `the trusted keys were not reloaded, the previous ones stay in force: ${why}`);
     }
   }
 

@@ -100,6 +100,14 @@ export function register(program: Command): void {
         await runServer(config);
         process.exitCode = EXIT_OK; // it keeps running; signals end it through runServer's handlers
       } catch (err) {
+        // A setting found bad only once used (a file it names, HOST no address of this machine).
+        if (err instanceof ConfigError) {
+          const message = nameFlags(err.message, options);
+          if (options.json) printJson(defaultOutput(), { error: { code: 'INVALID_CONFIGURATION', message } });
+          defaultOutput().err(`a2a-registry: ${message}\n`);
+          process.exitCode = EXIT_USAGE;
+          return;
+        }
         // "set PORT to another port" would not help: the flag overrides it. Name the flag the user gave.
         const message = nameFlags(`could not start: ${err instanceof Error ? err.message : String(err)}`, options);
         if (options.json) printJson(defaultOutput(), { error: { code: 'START_FAILED', message } });
