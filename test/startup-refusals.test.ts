@@ -15,6 +15,9 @@
  *   REGISTRY_ADMIN_TOKEN_FILE) missing, a directory or not what it takes, and a HOST that is no
  *   address of this machine, exited 1 "could not start", some without the variable named, a
  *   file's text quoted over several lines.
+ * - REGISTRY_REQUIRE_VERIFIED with a keys file holding no usable key (and no REGISTRY_TRUSTED_JKU):
+ *   it started, then hid every agent and refused every registration; where an allow-listed JWKS
+ *   may give a key later, a warning says so.
  * - REGISTRY_TRUST_PROXY: digits are a hop count (100, 010 were taken for IP addresses);
  *   what is neither a count nor an address in its usual notation (0x10, 10.1) is refused.
  *
@@ -23,6 +26,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config/config.js';
@@ -182,6 +187,49 @@ test('a file a setting names that cannot be used is invalid configuration: exit 
     const refused = await startRefused({ REGISTRY_TOKENS: '', REGISTRY_ADMIN_TOKEN: '', [name]: value });
     assertRefused(refused, 2, said);
     assert.doesNotMatch(refused.stderr, /PrivateKeyPart/, 'the file\'s text is not shown');
+  }
+});
+
+test('REGISTRY_REQUIRE_VERIFIED with no usable trusted key: refused when only the keys file could give one; said at warn level when an allow-listed JWKS may give one later', async (t) => {
+  const files = tempDir();
+  const emptySet = path.join(files, 'empty-set.json');
+  fs.writeFileSync(emptySet, '{"keys":[]}');
+  const unsupported = path.join(files, 'unsupported.json');
+  fs.writeFileSync(unsupported, '{"keys":[{"kty":"XX"},{"kty":"oct","kid":"hmac","k":"c2VjcmV0"}]}');
+  // It started, said "keys":0 at info level, then hid every stored agent and refused every registration.
+  assertRefused(
+    await startRefused({ REGISTRY_REQUIRE_VERIFIED: 'true', REGISTRY_TRUSTED_KEYS: emptySet }),
+    2,
+    /^a2a-registry: invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key to verify cards with, and REGISTRY_TRUSTED_KEYS \(.*empty-set\.json\) holds no usable one \(its "keys" list is empty\), so every agent would be hidden and every registration refused: add a public EC, OKP or RSA key with a "kid" to the file, set REGISTRY_TRUSTED_JKU to allow-listed JWKS URLs, or unset REGISTRY_REQUIRE_VERIFIED\n$/,
+  );
+  assertRefused(
+    await startRefused({ REGISTRY_REQUIRE_VERIFIED: 'true', REGISTRY_TRUSTED_KEYS: unsupported }),
+    2,
+    /^a2a-registry: invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key .* holds no usable one \(keys\[0\] is not trusted: key type "XX" is not supported \(EC, OKP or RSA\), and 1 more left out\)/,
+  );
+
+  // An allow-listed JWKS that gives no key now (empty, or its server down) may give one later: warned.
+  const jwks = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end('{"keys":[]}'));
+  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+  t.after(() => jwks.close());
+  const jku = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+  const registry = await spawnRegistry({ REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_REQUIRE_VERIFIED: 'true', REGISTRY_TRUSTED_KEYS: emptySet, REGISTRY_TRUSTED_JKU: jku, REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+  try {
+    const line = registry.logs.find((l) => String(l.msg).startsWith('trust roots loaded'));
+    assert.equal(line?.level, 40, JSON.stringify(line));
+    assert.equal(line?.keys, 0);
+    assert.match(String(line?.msg), /^trust roots loaded, no trusted key: with REGISTRY_REQUIRE_VERIFIED=true every stored agent is hidden from discovery and every registration refused \(SIGNATURE_INVALID\) until an allow-listed JWKS \(REGISTRY_TRUSTED_JKU\) gives one$/);
+  } finally {
+    await registry.stop();
+  }
+  // Without REGISTRY_REQUIRE_VERIFIED nothing is hidden, but no signature can verify: said too.
+  const unverifying = await spawnRegistry({ REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_TRUSTED_KEYS: unsupported });
+  try {
+    const line = unverifying.logs.find((l) => String(l.msg).startsWith('trust roots loaded'));
+    assert.equal(line?.level, 40, JSON.stringify(line));
+    assert.match(String(line?.msg), /no card signature can verify \(every card is registered unverified\) until REGISTRY_TRUSTED_KEYS holds one$/);
+  } finally {
+    await unverifying.stop();
   }
 });
 

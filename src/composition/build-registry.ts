@@ -25,6 +25,7 @@ import { HybridSearchIndex } from '../search/hybrid.js';
 import { createSearchIndex, type SearchIndex } from '../search/index.js';
 import { Synonyms } from '../search/synonyms.js';
 import { parseSettingFileSync, readSettingFile } from '../config/setting-files.js';
+import { ConfigError } from '../config/config-error.js';
 import { createStore } from '../storage/create-store.js';
 import type { RegistryStore } from '../storage/types.js';
 import { RegistryTaskStore } from '../tasks/registry-task-store.js';
@@ -162,7 +163,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       jkuScope: config.trust.jkuScope,
       log,
     });
-    if (trustRoots.configured) log.info({ keys: trustRoots.size, file: config.trust.keysFile, jku: config.trust.jkuUrls }, 'trust roots loaded');
+    tellTrustRoots(config, trustRoots, log);
     const saved = config.search.snapshotSeconds > 0 && !config.search.embeddings;
     if (saved) prepareSnapshotDir(config.search.snapshotDir);
     const tokens = resolveTokens(config, log);
@@ -265,7 +266,11 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       (err) => log.error({ err }, 're-evaluating signatures failed'),
     );
     reevaluation = reevaluate;
-    trustRoots.onChange(() => reevaluate.wake());
+    const roots = trustRoots;
+    trustRoots.onChange(() => {
+      if (roots.size === 0) log.warn({ keys: 0, file: config.trust.keysFile, jku: config.trust.jkuUrls }, withoutKeys(config));
+      reevaluate.wake();
+    });
     // After the index has loaded: both scan every entry, and the load is what readiness waits for.
     void indexLoad.then(() => {
       if (!loadAbort.signal.aborted) reevaluate.wake();
@@ -406,6 +411,40 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     await store.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** What having no trusted key means, for the warning that says so (at start-up, and when the last key goes). */
+function withoutKeys(config: RegistryConfig): string {
+  const comes = config.trust.jkuUrls.length > 0 ? 'an allow-listed JWKS (REGISTRY_TRUSTED_JKU) gives one' : 'REGISTRY_TRUSTED_KEYS holds one';
+  return config.trust.requireVerified
+    ? `no trusted key: with REGISTRY_REQUIRE_VERIFIED=true every stored agent is hidden from discovery and every registration refused (SIGNATURE_INVALID) until ${comes}`
+    : `no trusted key: no card signature can verify (every card is registered unverified) until ${comes}`;
+}
+
+/**
+ * The start-up line about the trust roots. REGISTRY_REQUIRE_VERIFIED with no trust root that can
+ * ever verify a card (a keys file without a usable key, and no REGISTRY_TRUSTED_JKU) would hide
+ * every stored agent and refuse every registration: invalid configuration (exit 2), as the setting
+ * without any trust root is; the keys file is reloaded when it changes, but a registry that starts
+ * hiding everything is not what its operator meant. Keys an allow-listed JWKS may give later (its
+ * server down now, its set empty) are said at warn level instead.
+ */
+function tellTrustRoots(config: RegistryConfig, roots: TrustRoots, log: Logger): void {
+  if (!roots.configured) return;
+  const details = { keys: roots.size, file: config.trust.keysFile, jku: config.trust.jkuUrls };
+  if (roots.size > 0) {
+    log.info(details, 'trust roots loaded');
+    return;
+  }
+  const file = config.trust.keysFile;
+  if (config.trust.requireVerified && config.trust.jkuUrls.length === 0 && file !== undefined) {
+    const problems = roots.fileProblems.map((p) => (p.startsWith(`${file}: `) ? p.slice(file.length + 2) : p));
+    const why = problems.length === 0 ? 'its "keys" list is empty' : `${problems[0]}${problems.length > 1 ? `, and ${problems.length - 1} more left out` : ''}`;
+    throw new ConfigError(
+      `invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key to verify cards with, and REGISTRY_TRUSTED_KEYS (${file}) holds no usable one (${why}), so every agent would be hidden and every registration refused: add a public EC, OKP or RSA key with a "kid" to the file, set REGISTRY_TRUSTED_JKU to allow-listed JWKS URLs, or unset REGISTRY_REQUIRE_VERIFIED`,
+    );
+  }
+  log.warn(details, `trust roots loaded, ${withoutKeys(config)}`);
 }
 
 /** Makes the registry's search index (at start-up, and again when a replica reloads it) and stops the last one's background work. */

@@ -142,6 +142,8 @@ export class TrustRoots implements TrustedKeys {
   readonly #options: TrustRootsOptions;
   readonly #log: Logger;
   #fileKeys: TrustedKey[] = [];
+  /** Why keys of the file were left out, at its last good read. */
+  #fileProblems: string[] = [];
   readonly #jku = new Map<string, JkuSet>();
   #fingerprint = '';
   readonly #listeners = new Set<() => void>();
@@ -163,7 +165,7 @@ export class TrustRoots implements TrustedKeys {
   static async open(options: TrustRootsOptions): Promise<TrustRoots> {
     if ((options.jkuUrls?.length ?? 0) > 0 && !options.fetchJwks) throw new Error('REGISTRY_TRUSTED_JKU needs the outbound fetcher.');
     const roots = new TrustRoots(options);
-    if (options.keysFile) roots.#fileKeys = roots.#readKeysFile(options.keysFile);
+    if (options.keysFile) [roots.#fileKeys, roots.#fileProblems] = roots.#readKeysFile(options.keysFile);
     roots.#adoptSavedCopies();
     await Promise.all([...roots.#jku.values()].map((set) => roots.#fetch(set)));
     roots.#fingerprint = await keysetFingerprint(roots.#allKeys());
@@ -184,6 +186,11 @@ export class TrustRoots implements TrustedKeys {
   /** How many keys are trusted now (for logs). */
   get size(): number {
     return this.#allKeys().length;
+  }
+
+  /** Why keys of the keys file were left out (its last good read), one line each: what an empty set of file keys is told with. */
+  get fileProblems(): readonly string[] {
+    return this.#fileProblems;
   }
 
   /** Calls `listener` after every change of the trusted keys; returns the unsubscribe function. */
@@ -291,18 +298,18 @@ export class TrustRoots implements TrustedKeys {
     }
   }
 
-  #readKeysFile(file: string): TrustedKey[] {
+  #readKeysFile(file: string): [TrustedKey[], string[]] {
     const value = readSettingJson('REGISTRY_TRUSTED_KEYS', file);
     const parsed = parseSettingFileSync('REGISTRY_TRUSTED_KEYS', file, () => parseJwks(value, file));
     for (const problem of parsed.problems) this.#log.warn({ file }, problem);
-    return parsed.keys;
+    return [parsed.keys, parsed.problems];
   }
 
   #reloadFile(): void {
     const file = this.#options.keysFile;
     if (!file || this.#closed) return;
     try {
-      this.#fileKeys = this.#readKeysFile(file);
+      [this.#fileKeys, this.#fileProblems] = this.#readKeysFile(file);
     } catch (error) {
       const why = error instanceof SettingFileError ? error.problem : (error as Error).message;
       this.#log.error({ file, err: error }, `the trusted keys were not reloaded, the previous ones stay in force: ${why}`);
