@@ -10,7 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import net from 'node:net';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -256,4 +257,47 @@ test('`npm start` stopped by a SIGTERM to npm: the registry gets it, drains and 
       // the group is gone: nothing outlived npm
     }
   }
+});
+
+test('a request never answered is logged as aborted, without a status: a client that went away, and a registration by URL cut by shutdown, which is not the agent\'s FETCH_FAILED', async (t) => {
+  // An agent's server that takes its time: the registration's fetch is in flight meanwhile.
+  const slow = http.createServer((_req, res) => void setTimeout(() => res.setHeader('content-type', 'application/json').end('{}'), 4000));
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  t.after(() => slow.closeAllConnections());
+  t.after(() => slow.close());
+  const cardUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/.well-known/agent-card.json`;
+  const registry = await spawnRegistry({ REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_SHUTDOWN_GRACE_SECONDS: '1' });
+  t.after(() => registry.stop('SIGKILL'));
+  const registerByUrl = (signal?: AbortSignal) =>
+    fetch(`${registry.url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` },
+      body: JSON.stringify({ message: { messageId: 'by-url', role: 'ROLE_USER', parts: [{ data: { register: { url: cardUrl } } }] } }),
+      signal,
+    }).catch((err: Error) => err.name);
+  const requestLines = () => registry.logs.filter((l) => l.msg === 'request' && l.operation === 'register');
+
+  // The client goes away: it was logged "status": 200, though nothing was answered.
+  const gone = new AbortController();
+  const abandoned = registerByUrl(gone.signal);
+  await sleep(500);
+  gone.abort();
+  await abandoned;
+  for (let i = 0; i < 100 && requestLines().length < 1; i++) await sleep(50);
+  const [left] = requestLines();
+  assert.equal(left?.aborted, true, JSON.stringify(left));
+  assert.equal(left?.status, undefined, JSON.stringify(left));
+
+  // Shutdown cuts a registration whose fetch outlasts the grace period: it was logged "status":
+  // 200, REJECTED FETCH_FAILED, blaming the agent's server for the registry's own shutdown.
+  await sleep(3800); // the first fetch has ended
+  const cut = registerByUrl();
+  await sleep(500);
+  assert.equal(await registry.stop(), 0);
+  await cut;
+  const line = requestLines()[1];
+  assert.equal(line?.aborted, true, JSON.stringify(line));
+  assert.equal(line?.status, undefined, JSON.stringify(line));
+  assert.notEqual(line?.errorCode, 'FETCH_FAILED', JSON.stringify(line));
+  if (line?.errorCode !== undefined) assert.equal(line.errorCode, 'UNAVAILABLE', JSON.stringify(line));
 });

@@ -232,6 +232,12 @@ export class FetchingDocumentSources implements DocumentSources {
       return new SourceFailure('FETCH_FAILED', `Could not get the ${what} at ${url}: ${message}.`, 'unreachable', 'protocol', [{ path: '', message, rule: 'protocol' }]);
     }
     const reason = fetchError.reason;
+    if (reason === 'shutdown') {
+      // The registry's own doing: not the agent's FETCH_FAILED.
+      return new SourceFailure('UNAVAILABLE', `The registry is shutting down: the fetch of the ${what} at ${url} was cut short. Send the request again (to another replica, or once it is back).`, 'unreachable', reason, [
+        { path: '', message: fetchError.message, rule: reason },
+      ]);
+    }
     const health = INVALID_REASONS.has(reason) ? 'invalid' : 'unreachable';
     const details = [{ path: '', message: fetchError.message, rule: reason }];
     if (reason === 'too-large') {

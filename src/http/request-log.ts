@@ -88,10 +88,15 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
       gone = true;
       closed?.abort(CLIENT_GONE);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      // An answer that never ended (the client went away, or shutdown cut the connection) has no
+      // status: res.statusCode is whatever it was set to, 200 by default, which read as answered.
+      // The metrics count it ABORTED unless its task ended first.
+      const answered = res.writableFinished;
       const line = {
         requestId,
         http: `${req.method} ${loggableUrl(req.originalUrl)}`,
-        status: res.statusCode,
+        status: answered ? res.statusCode : undefined,
+        aborted: answered ? undefined : true,
         method: scope.method,
         operation: scope.operation,
         taskState: scope.taskState,

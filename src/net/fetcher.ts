@@ -63,6 +63,8 @@ export type FetchFailureReason =
   | 'tls'
   | 'timeout'
   | 'aborted'
+  /** Cut by the registry's own shutdown (its connections closed), not by the other side. */
+  | 'shutdown'
   | 'redirects'
   | 'bad-redirect'
   | 'http-status'

@@ -184,6 +184,8 @@ export class GuardedFetcher implements Fetcher {
   private readonly cancellableLookups: boolean;
   private readonly observer?: FetchObserver;
   private readonly agents: PinnedAgents;
+  /** close() has begun: a fetch that fails from now on was cut by the registry's own shutdown. */
+  private closing = false;
 
   constructor(options: GuardedFetcherOptions) {
     this.allow = options.allow ?? AllowList.EMPTY;
@@ -207,6 +209,7 @@ export class GuardedFetcher implements Fetcher {
 
   /** Closes the kept connections (shutdown). */
   close(): Promise<void> {
+    this.closing = true;
     return this.agents.close();
   }
 
@@ -483,7 +486,11 @@ export class GuardedFetcher implements Fetcher {
 
   /** Turns whatever went wrong into a FetchError, reports it, and returns it to be thrown. */
   private failed(purpose: FetchPurpose, started: bigint, error: unknown, url: string, deadline: Deadline): FetchError {
-    const fetchError = toFetchError(error, url, deadline);
+    // Its connection destroyed by close() (undici's UND_ERR_DESTROYED): the other side is not to blame.
+    const fetchError =
+      this.closing && !(error instanceof FetchError)
+        ? new FetchError('shutdown', url, `the request to ${url} was cut short by the registry's shutdown`, { cause: error })
+        : toFetchError(error, url, deadline);
     this.report(purpose, started, 'failed', fetchError.reason);
     return fetchError;
   }
