@@ -261,6 +261,16 @@ describe('request ids in the logs', () => {
     await eventually(async () => logs.some((l) => l.requestId === 'req-page' && l.msg === 'request' && l.http === 'GET /entries/some-id'), 'the request line of the page');
   });
 
+  test('a catalog door\'s request line names its method as its metric label does (the AI Catalog was "GET /.well-known/ai-catalog.json/")', async () => {
+    for (const [id, path] of [['req-ai-catalog', '/.well-known/ai-catalog.json'], ['req-ard', '/.well-known/ard.json']] as const) {
+      const answer = await fetch(`${registry.url}${path}`, { headers: { 'x-request-id': id } });
+      assert.equal(answer.status, 200, path);
+      await eventually(async () => logs.some((l) => l.requestId === id && l.msg === 'request'), `the request line of ${path}`);
+      assert.equal(logs.find((l) => l.requestId === id && l.msg === 'request')!.method, `GET ${path}`);
+      assert.ok((await metrics()).includes(`method="GET ${path}"`), `the metric label of ${path}`);
+    }
+  });
+
   test('the console bridge turns SDK console output into JSON lines with the request id', () => {
     const lines: Record<string, unknown>[] = [];
     const sink = new Writable({

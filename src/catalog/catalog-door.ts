@@ -224,7 +224,8 @@ export const catalogDoor: Door = {
       metrics.middleware({ door: 'catalog', method: routeLabel }),
       failureFormat(ardFailure),
       abuse.floodGuard(),
-      requestScope(log, (req) => ({ method: `${req.method} ${req.baseUrl}${req.path}`, streaming: false })),
+      // Mounted at the catalog's own path, its request's path is "/": the method names the path alone, as its metric label does.
+      requestScope(log, (req) => ({ method: `${req.method} ${req.baseUrl !== '' && req.path === '/' ? req.baseUrl : `${req.baseUrl}${req.path}`}`, streaming: false })),
     ];
     const common: RequestHandler[] = [...counted, authenticate(core.authenticator, { publicRead: config.publicRead })];
     // Their preflights are answered before any route, ahead of the configured CORS (openReads above).
