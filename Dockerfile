@@ -39,7 +39,7 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/web ./dist/web
-COPY package.json agent-card.json ./
+COPY package.json agent-card.json LICENSE ./
 COPY schemas ./schemas
 COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 dir=$PWD/.cache/production-check
 rm -rf "$dir" && mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
-cp -r package.json package-lock.json .npmrc bin schemas agent-card.json "$dir/"
+cp -r package.json package-lock.json .npmrc bin schemas agent-card.json LICENSE "$dir/"
 mkdir -p "$dir/dist" && cp -r dist/src dist/web "$dir/dist/"
 
 (cd "$dir" && npm ci --omit=dev --no-audit --no-fund)

@@ -80,6 +80,21 @@ describe('Dockerfile', () => {
     assert.equal(imageEnv.PUBLIC_URL, undefined, 'the operator must say where the registry is reached');
     const copied = runtime.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     assert.ok(copied.some((c) => /^--from=build \S*dist\/web\s/.test(c)), `the image holds the built web page (dist/web): ${copied.join('; ')}`);
+    // Apache-2.0 §4(a): whoever gets the image gets the licence's text.
+    assert.ok(copied.some((c) => !c.startsWith('--from') && c.split(/\s+/).slice(0, -1).includes('LICENSE')), `the image holds LICENSE: ${copied.join('; ')}`);
+  });
+
+  test('the npm package carries the licence its package.json names, and no source maps pointing at sources it does not ship', () => {
+    const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { license: string };
+    assert.equal(manifest.license, 'Apache-2.0');
+    assert.match(readFileSync(path.join(REPO_ROOT, 'LICENSE'), 'utf8'), /^\s*Apache License\s+Version 2\.0, January 2004[\s\S]*END OF TERMS AND CONDITIONS[\s\S]*APPENDIX: How to apply the Apache License to your work/);
+    ensureBuilt();
+    const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.equal(packed.status, 0, packed.stderr);
+    const files = (JSON.parse(packed.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
+    assert.ok(files.includes('LICENSE'), 'LICENSE is in the package');
+    assert.ok(files.includes('dist/src/main.js'), 'the built registry is in the package');
+    assert.deepEqual(files.filter((f) => f.endsWith('.map')), [], 'no source maps: they point at src/, which is not shipped');
   });
 
   const children: ChildRegistry[] = [];
