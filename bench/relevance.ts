@@ -73,10 +73,10 @@ export function loadEntries(): IndexedEntry[] {
       const card = json as Record<string, unknown>;
       description = describeAgentCard(card, Array.isArray(card.supportedInterfaces) ? '1.0' : '0.3');
     }
-    entries.push({ id, owner: 'bench', updatedAt: at, description });
+    entries.push({ id, owner: 'bench', createdAt: at, description });
   }
   const authored = JSON.parse(fs.readFileSync(path.join(DATA, 'authored', 'cards.json'), 'utf8')) as { id: string; card: unknown }[];
-  for (const { id, card } of authored) entries.push({ id, owner: 'bench', updatedAt: at, description: describeAgentCard(card, '1.0') });
+  for (const { id, card } of authored) entries.push({ id, owner: 'bench', createdAt: at, description: describeAgentCard(card, '1.0') });
   return entries;
 }
 

@@ -69,7 +69,7 @@ interface Page {
 }
 interface Index {
   search(q: { text?: string; filter?: SearchFilter; offset: number; limit: number; resultsPer?: 'entry' | 'match' }): Page;
-  upsert(e: { id: string; owner: string; updatedAt: string; description: EntryDescription }): void;
+  upsert(e: { id: string; owner: string; createdAt: string; description: EntryDescription }): void;
   loadState?(state: Map<string, unknown>): void;
 }
 interface Modules {

@@ -171,7 +171,7 @@ test('an index saved while it goes on changing is written as it was when saved',
   const entry = (i: number, round: number) => ({
     id: `e${i}`,
     owner: 'alice',
-    updatedAt: new Date(1.7e12 + round * 1e7 + i * 1000).toISOString(),
+    createdAt: new Date(1.7e12 + round * 1e7 + i * 1000).toISOString(),
     description: describeAgentCard(v1Card(`Agent ${i} ${words[(i + round) % 3]}`, `https://a${i}.example.org/a2a`), '1.0'),
   });
   const live = createSearchIndex();

@@ -15,7 +15,7 @@ function source(times: readonly number[], ids: readonly string[]): RecencySource
   return {
     entryId: (no) => ids[no],
     compareIds: (a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0),
-    updatedAt: () => at,
+    createdAt: () => at,
     attributes: () => new Int32Array(0),
     signatures: () => new Int32Array(0),
   };

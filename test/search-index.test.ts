@@ -49,8 +49,8 @@ function corpusToolspecs(): { file: string; doc: McpServerDocument }[] {
 let clock = Date.parse('2025-01-01T00:00:00Z');
 const nextTime = (): string => new Date((clock += 60_000)).toISOString();
 
-function add(index: SearchIndex, id: string, description: EntryDescription, owner = 'alice', updatedAt = nextTime()): void {
-  index.upsert({ id, owner, updatedAt, description });
+function add(index: SearchIndex, id: string, description: EntryDescription, owner = 'alice', createdAt = nextTime()): void {
+  index.upsert({ id, owner, createdAt, description });
 }
 
 interface SkillInput {
@@ -877,12 +877,12 @@ describe('updates', () => {
         { id: 'k', name: `${words[(i + round) % 5]} converter`, tags: [`t${i % 3}`], description: `shared words ${words[(i * 7) % 5]} pull request` },
       ]);
     const churned = createSearchIndex();
-    const last = new Map<string, { description: EntryDescription; updatedAt: string }>();
+    const last = new Map<string, { description: EntryDescription; createdAt: string }>();
     const put = (id: string, description: EntryDescription): void => {
-      const updatedAt = nextTime();
-      add(churned, id, description, 'alice', updatedAt);
+      const createdAt = nextTime();
+      add(churned, id, description, 'alice', createdAt);
       last.delete(id);
-      last.set(id, { description, updatedAt });
+      last.set(id, { description, createdAt });
     };
     for (let i = 0; i < 2000; i++) put(`e${i}`, describe(i, 0));
     for (let i = 0; i < 2000; i += 3) {
@@ -891,7 +891,7 @@ describe('updates', () => {
     }
     for (let i = 1; i < 2000; i += 5) put(`e${i}`, describe(i, 1));
     const fresh = createSearchIndex();
-    for (const [id, { description, updatedAt }] of last) add(fresh, id, description, 'alice', updatedAt);
+    for (const [id, { description, createdAt }] of last) add(fresh, id, description, 'alice', createdAt);
     assert.equal(churned.size, fresh.size);
     for (const text of ['alpha', 'beta converter', 'shared', '"pull request"', 'omega -gamma', 'entry', 'delt', 'gama', '']) {
       for (const filter of [undefined, { tags: ['t1'] }]) {
@@ -930,10 +930,10 @@ for (const [suffix, options] of [['', {}], [', with kept filter bitmaps', { filt
     const at = (iso: string) => Date.parse(iso);
     const health = (status: 'ok' | 'unreachable' | 'invalid', since: string) => ({ status, since, checkedAt: since, failures: status === 'ok' ? 0 : 1 });
     const grpc = [{ url: 'https://x.example.com/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' }];
-    index.upsert({ id: 'up', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat up', [], { interfaces: grpc }), health: health('ok', '2026-01-01T00:00:00Z') });
-    index.upsert({ id: 'down-long', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('unreachable', '2026-01-01T00:00:00Z'), drift: true });
-    index.upsert({ id: 'down-new', owner: 'bob', updatedAt: nextTime(), description: agent('Numbat down new', []), health: health('invalid', '2026-01-02T00:00:00Z') });
-    index.upsert({ id: 'unknown', owner: 'bob', updatedAt: nextTime(), description: agent('Numbat never checked', [], { interfaces: grpc }) });
+    index.upsert({ id: 'up', owner: 'alice', createdAt: nextTime(), description: agent('Numbat up', [], { interfaces: grpc }), health: health('ok', '2026-01-01T00:00:00Z') });
+    index.upsert({ id: 'down-long', owner: 'alice', createdAt: nextTime(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('unreachable', '2026-01-01T00:00:00Z'), drift: true });
+    index.upsert({ id: 'down-new', owner: 'bob', createdAt: nextTime(), description: agent('Numbat down new', []), health: health('invalid', '2026-01-02T00:00:00Z') });
+    index.upsert({ id: 'unknown', owner: 'bob', createdAt: nextTime(), description: agent('Numbat never checked', [], { interfaces: grpc }) });
     const ids = (filter?: SearchFilter, hideUnhealthyBefore?: number, text = 'numbat') =>
       index.search({ text, filter, offset: 0, limit: 50, hideUnhealthyBefore }).hits.map((h) => h.id).sort();
 
@@ -967,7 +967,7 @@ for (const [suffix, options] of [['', {}], [', with kept filter bitmaps', { filt
       assert.equal(hit.drift, true);
       // (Asked for again before the change: with bitmaps, its bitmap is kept from here on.)
       assert.deepEqual(ids({ health: 'ok' }), ['up']);
-      index.upsert({ id: 'down-long', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('ok', '2026-01-05T00:00:00Z') });
+      index.upsert({ id: 'down-long', owner: 'alice', createdAt: nextTime(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('ok', '2026-01-05T00:00:00Z') });
       assert.deepEqual(ids({ health: 'ok' }), ['down-long', 'up']);
       assert.deepEqual(ids(undefined, at('2026-01-03T00:00:00Z')), ['down-long', 'unknown', 'up']);
       index.remove('down-new');
@@ -985,7 +985,7 @@ describe('kept filter bitmaps of tags that share signature bits', () => {
       index.upsert({
         id: `a${t}`,
         owner: 'alice',
-        updatedAt: nextTime(),
+        createdAt: nextTime(),
         description: agent(`Quokka ${t}`, [
           { id: 'one', name: 'Quokka skill', tags: [`tag${t}`] },
           { id: 'two', name: 'Quokka skill', tags: ['shared'] },
@@ -1016,7 +1016,7 @@ describe('kept filter bitmaps within their byte budget', () => {
       const entry = {
         id: `w${t}`,
         owner: `owner${t % 7}`,
-        updatedAt: nextTime(),
+        createdAt: nextTime(),
         description: agent(`Wombat ${t}`, [{ id: 's', name: 'Wombat skill', tags: [`tag${t % 11}`] }], { streaming: t % 3 === 0 }),
       };
       for (const index of indexes) index.upsert(entry);
@@ -1107,13 +1107,13 @@ describe('kept unit verdicts of a skill-level filter', () => {
 
   it('stay true when the unit blocks move (compaction after many updates), past the kept ordinals too', () => {
     const { upsert, same } = pair();
-    const churn = (n: number) => ({ id: 'churn', owner: 'alice', updatedAt: nextTime(), description: agent(`Wombat ${n}`, skills('wombat', 1000, () => true)) });
+    const churn = (n: number) => ({ id: 'churn', owner: 'alice', createdAt: nextTime(), description: agent(`Wombat ${n}`, skills('wombat', 1000, () => true)) });
     // More entries than the changes below, so that the bitmap is brought up to date, not built anew.
-    for (let i = 0; i < 500; i++) upsert({ id: `other${i}`, owner: 'bob', updatedAt: nextTime(), description: agent(`Other ${i}`, []) });
+    for (let i = 0; i < 500; i++) upsert({ id: `other${i}`, owner: 'bob', createdAt: nextTime(), description: agent(`Other ${i}`, []) });
     upsert(churn(0));
     // One skill past the kept ordinals (tested each time), one within them (kept).
-    upsert({ id: 'keep', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat', skills('numbat', 1000, (k) => k === 500)) });
-    upsert({ id: 'few', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat few', skills('numbat', 8, (k) => k === 5)) });
+    upsert({ id: 'keep', owner: 'alice', createdAt: nextTime(), description: agent('Numbat', skills('numbat', 1000, (k) => k === 500)) });
+    upsert({ id: 'few', owner: 'alice', createdAt: nextTime(), description: agent('Numbat few', skills('numbat', 8, (k) => k === 5)) });
     // Kept from the second search on: the entries' verdicts are recorded.
     for (let r = 0; r < 3; r++) assert.ok(same('wombat').length > 0);
     assert.deepEqual(same('numbat'), ['few/s5', 'keep/s500']);
@@ -1126,13 +1126,13 @@ describe('kept unit verdicts of a skill-level filter', () => {
 
   it('are forgotten when an entry number is used again for another entry', () => {
     const { upsert, remove, same } = pair();
-    for (let i = 0; i < 50; i++) upsert({ id: `other${i}`, owner: 'bob', updatedAt: nextTime(), description: agent(`Other ${i}`, []) });
-    upsert({ id: 'a', owner: 'alice', updatedAt: nextTime(), description: agent('Wombat a', skills('wombat', 6, (k) => k === 1)) });
+    for (let i = 0; i < 50; i++) upsert({ id: `other${i}`, owner: 'bob', createdAt: nextTime(), description: agent(`Other ${i}`, []) });
+    upsert({ id: 'a', owner: 'alice', createdAt: nextTime(), description: agent('Wombat a', skills('wombat', 6, (k) => k === 1)) });
     // Kept from the second search on: a's verdicts are recorded (its skill s1 passes).
     for (let r = 0; r < 3; r++) assert.deepEqual(same('wombat'), ['a/s1']);
     // a's number has no postings left (short lists are compacted at once): b gets it.
     remove('a');
-    upsert({ id: 'b', owner: 'alice', updatedAt: nextTime(), description: agent('Wombat b', skills('wombat', 6, (k) => k === 3)) });
+    upsert({ id: 'b', owner: 'alice', createdAt: nextTime(), description: agent('Wombat b', skills('wombat', 6, (k) => k === 3)) });
     assert.deepEqual(same('wombat'), ['b/s3']);
   });
 });

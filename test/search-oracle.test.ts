@@ -317,7 +317,7 @@ class Oracle {
   listing(f: SearchFilter): string[] {
     const unitLevel = [f.tags, f.inputModes, f.outputModes].some((x) => x && x.length) || ['readOnly', 'destructive', 'idempotent', 'openWorld'].some((k) => f[k as keyof SearchFilter] !== undefined);
     const entries = [...this.entries.values()].sort(
-      (a, b) => Date.parse(b.entry.updatedAt) - Date.parse(a.entry.updatedAt) || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0),
+      (a, b) => Date.parse(b.entry.createdAt) - Date.parse(a.entry.createdAt) || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0),
     );
     const out: string[] = [];
     for (const { units } of entries) {
@@ -542,7 +542,7 @@ const sparseFilterArb: fc.Arbitrary<SearchFilter> = fc.oneof(
 );
 
 function entries(count: number, seed: number): IndexedEntry[] {
-  return generateEntries(count, seed).map((g, i) => ({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: withOddCapabilities(withTwoWordTags(describeGenerated(g), i), i) }));
+  return generateEntries(count, seed).map((g, i) => ({ id: g.id, owner: g.owner, createdAt: g.updatedAt, description: withOddCapabilities(withTwoWordTags(describeGenerated(g), i), i) }));
 }
 
 /**
@@ -563,7 +563,7 @@ function applyChanges(index: SearchIndex, oracle: Oracle, pool: IndexedEntry[], 
     // other ids (kept as text): ties in time then compare ids of both kinds with each other.
     const id = c.slot % 2 === 0 ? `0189${((c.slot * 7919) & 0xffff).toString(16).padStart(4, '0')}-ac96-774b-bcce-b302099a${c.slot.toString(16).padStart(4, '0')}` : `slot-${c.slot}`;
     if (c.kind === 'upsert') {
-      const e: IndexedEntry = { ...pool[c.source]!, id, updatedAt: new Date(Date.parse('2025-01-01T00:00:00Z') + c.minute * 60_000).toISOString() };
+      const e: IndexedEntry = { ...pool[c.source]!, id, createdAt: new Date(Date.parse('2025-01-01T00:00:00Z') + c.minute * 60_000).toISOString() };
       index.upsert(e);
       oracle.upsert(e);
     } else {
@@ -846,7 +846,7 @@ describe('a budget spent before a page of results was found', () => {
   // 800 entries sharing a word, oldest first (postings are read newest first); the 40 oldest
   // have an owner of their own, so the newest postings all belong to entries the filter leaves out.
   const data = entries(800, SEED + 41)
-    .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
     .map((e, i) => ({ ...e, owner: i < 40 ? 'owner-rare' : e.owner, description: { ...e.description, description: `${e.description.description ?? ''} lighthouse` } }));
   const built = (options: SearchIndexOptions): SearchIndex => {
     const index = createSearchIndex({ ...EXACT, ...options });
@@ -1059,7 +1059,7 @@ describe('the total limit (IndexPage.totalExact)', () => {
 
   it('an index loaded with a late arrival whose newer neighbour had left places what joins after it in time order', () => {
     const [a, b, c, d] = entries(4, SEED + 15);
-    const at = (e: IndexedEntry, minute: number): IndexedEntry => ({ ...e, updatedAt: new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString() });
+    const at = (e: IndexedEntry, minute: number): IndexedEntry => ({ ...e, createdAt: new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString() });
     const index = createSearchIndex(EXACT);
     index.upsert(at(a!, 10));
     index.upsert(at(b!, 30));

@@ -46,7 +46,7 @@ function agent(name: string, description: string, skills: Skill[]): EntryDescrip
 function build(entries: [string, EntryDescription][], options: SearchIndexOptions = {}): KeywordIndex {
   const index = createSearchIndex(options);
   // One timestamp: only relevance orders the hits.
-  for (const [id, description] of entries) index.upsert({ id, owner: 'o', updatedAt: '2025-01-01T00:00:00Z', description });
+  for (const [id, description] of entries) index.upsert({ id, owner: 'o', createdAt: '2025-01-01T00:00:00Z', description });
   return index;
 }
 

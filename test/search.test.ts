@@ -603,6 +603,42 @@ describe('paging and streaming', () => {
     assert.deepEqual(names(next), rest.slice(0, 2), 'the last hit shown updated (now first)');
   });
 
+  test('an entry updated between pages, its relevance unchanged, keeps its place: every entry once, with text and without', async () => {
+    // Ties in relevance were broken, and a search without text ordered, by the last change
+    // (updatedAt) newest first: an entry not shown yet whose version changed moved in front of
+    // the token and was never shown. Both now order by registration, newest first, as list does.
+    const card = (n: number, version: string) => ({
+      ...v1Card(`Tapir ${n}`, `https://tapir-${n}.example.org/a2a`),
+      version,
+      skills: [{ id: 's', name: 'Probe', description: 'Probes.', tags: ['tapirline'] }],
+    });
+    const register = async (n: number, version: string): Promise<string> => resultOf(await op(writer, { register: { agentCard: card(n, version) } })).id;
+    const ids: string[] = [];
+    for (let n = 0; n < 10; n++) ids.push(await register(n, '1.0.0'));
+    let release = 0;
+    for (const query of ['tapirline', '']) {
+      const ask = { query, filter: { tags: ['tapirline'] }, limit: 3 };
+      let page = await search(ask);
+      // Every hit ties: the same score for each, so only the tie-break orders them.
+      assert.equal(new Set(page.results.map((h: WireJson) => h.score)).size, 1, JSON.stringify(page.results));
+      const seen: string[] = page.results.map((h: WireJson) => h.id);
+      while (page.nextPageToken) {
+        // Before each later page, the version (nothing a search matches) of an entry not shown
+        // yet, and of one shown already, changes.
+        release++;
+        const unseen = ids.find((id) => !seen.includes(id));
+        if (unseen !== undefined) await register(ids.indexOf(unseen), `1.0.${release}`);
+        await register(ids.indexOf(seen.at(-1)!), `1.0.${release}`);
+        page = await search({ ...ask, pageToken: page.nextPageToken });
+        seen.push(...page.results.map((h: WireJson) => h.id));
+      }
+      assert.deepEqual([...seen].sort(), [...ids].sort(), `${JSON.stringify(query)}: each entry exactly once`);
+      // Newest registered first, as list orders: the updates moved nothing.
+      assert.deepEqual(seen, [...ids].reverse(), JSON.stringify(query));
+    }
+    for (const id of ids) resultOf(await op(writer, { unregister: { id } }));
+  });
+
   test('a page ending on two skills of one id (a duplicate-skill-id warning) does not show the last one again', async () => {
     const card = (n: number, skills: WireJson[]) => ({ ...v1Card(`Okapi ${n}`, `https://okapi-${n}.example.org/a2a`), skills });
     const skill = (id: string, name: string) => ({ id, name, description: 'Browses.', tags: ['okapiline'] });

@@ -285,7 +285,7 @@ export function describeGenerated(e: GeneratedEntry): EntryDescription {
 
 /** A generated entry as the registry hands it to the search index (its description through a JSON round trip, as stored). */
 export function indexedGenerated(g: GeneratedEntry): IndexedEntry {
-  return { id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: JSON.parse(JSON.stringify(describeGenerated(g))) as EntryDescription };
+  return { id: g.id, owner: g.owner, createdAt: g.updatedAt, description: JSON.parse(JSON.stringify(describeGenerated(g))) as EntryDescription };
 }
 
 export interface GeneratedQuery {

@@ -9,7 +9,8 @@
  *
  * Marks of both sides of the boundary: removing what a page showed (every hit of it, marks
  * included) leaves the next hits to find it by, and an update that moves the last hit shown far
- * up (newest first) is outvoted by the marks still either side. The window reaches a page and a
+ * (its relevance changed: ties are ordered by registration, which an update keeps) is outvoted
+ * by the marks still either side. The window reaches a page and a
  * few hits back, so a whole page removed is found, and a few hits on; the work per page grows
  * with the page, not with the catalog.
  */

@@ -2,8 +2,10 @@
  * Ranking and paging over candidate units.
  *
  * Total order (deterministic): relevance key desc (matched query words first, then the
- * field-weighted score), then the entry's updatedAt desc, then the entry id asc, then the
- * unit's position in its entry asc.
+ * field-weighted score), then the entry's createdAt desc (newest registered first, as `list`
+ * orders), then the entry id asc, then the unit's position in its entry asc. Ties are broken by
+ * what an update does not change, so an update that leaves an entry's relevance as it was keeps
+ * its place, and a search walked page by page meets it once (../registry/search-cursor.ts).
  *
  * Grouping (results per match): an entry contributes at most GROUP_LIMIT hits, its best ones in
  * that order; the last one shown carries `moreInEntry` (how many were folded). Results per entry
@@ -35,8 +37,8 @@ export interface RankContext {
   readonly hitsOf: (no: number) => number;
   /** Entry rows (./tables.ts): E_SHOWN (scratch). */
   readonly entryRows: Int32Array;
-  /** updatedAt by entry number. */
-  readonly updatedAt: Float64Array;
+  /** createdAt (registration time, ms) by entry number. */
+  readonly createdAt: Float64Array;
   /** How the ids of two entry numbers order as strings (./entry-ids.ts EntryIds.compare). */
   readonly compareIds: (a: number, b: number) => number;
 }
@@ -60,8 +62,8 @@ function before(ctx: RankContext, a: number, b: number): boolean {
   const ea = ua >>> ORD_BITS;
   const eb = ub >>> ORD_BITS;
   if (ea !== eb) {
-    const ta = ctx.updatedAt[ea]!;
-    const tb = ctx.updatedAt[eb]!;
+    const ta = ctx.createdAt[ea]!;
+    const tb = ctx.createdAt[eb]!;
     if (ta !== tb) return ta > tb;
     const byId = ctx.compareIds(ea, eb);
     return byId !== 0 ? byId < 0 : ea < eb;

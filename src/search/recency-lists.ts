@@ -1,6 +1,6 @@
 /**
- * Entries in the order a listing shows them (newest first: `updatedAt` descending, then id
- * ascending), for the whole index, per owner and per skill tag, so a listing (empty text) walks
+ * Entries in the order a listing shows them (newest registered first: `createdAt` descending,
+ * then id ascending, as storage lists them; an update keeps an entry's place), for the whole index, per owner and per skill tag, so a listing (empty text) walks
  * the newest entries first and stops once its page is full and its total has reached the
  * tracking limit, instead of visiting every entry (./search-index.ts `list`). The owner's or
  * the tag's list is walked instead of the whole index when the filter names one and it is
@@ -9,8 +9,8 @@
  * A list holds (entry number, generation) pairs. Leaving is lazy: every commit or removal of an
  * entry number bumps its generation, so a member whose generation is not its number's current
  * one is stale and skipped (a list mostly stale is compacted). Joining: an entry newer than the
- * list's newest is appended to its sorted main part (a live registry's registrations and
- * updates); an older one (a health change keeps the entry's time; an index loaded from storage
+ * list's newest is appended to its sorted main part (a live registry's registrations); an
+ * older one (an update or a health change keeps the entry's time; an index loaded from storage
  * in id order) goes into a small sorted side part, merged into the main part once it holds a
  * sixteenth as many (at most MAX_SIDE), so each costs a bounded share of one linear merge. A walk
  * merges the two by each side member's place in the main part, found when it joins (`sidePos`),
@@ -23,12 +23,12 @@
 import { Int32Pieces, concatenated, int32Part, part, type IndexState } from './index-state.js';
 import { S_CAPS_HI, S_CAPS_LO, S_HINTS, S_IN, S_OUT, S_SHIFT } from './tables.js';
 
-/** Ids by entry number (undefined: free), and updatedAt, attributes and signatures by entry number. */
+/** Ids by entry number (undefined: free), and createdAt, attributes and signatures by entry number. */
 export interface RecencySource {
   entryId(no: number): string | undefined;
   /** How the ids of two entry numbers order as strings, a free number's as '' (./entry-ids.ts compare). */
   compareIds(a: number, b: number): number;
-  updatedAt(): Float64Array;
+  createdAt(): Float64Array;
   attributes(): Int32Array;
   /** ./tables.ts `signatures` (S_SHIFT slots an entry). */
   signatures(): Int32Array;
@@ -88,7 +88,7 @@ export class RecencyList {
   private main: Int32Array<ArrayBuffer>;
   private length = 0;
   private side: Int32Array<ArrayBuffer> = new Int32Array(0);
-  /** The side members' updatedAt as they joined (a stale member's number may now hold another time). */
+  /** The side members' createdAt as they joined (a stale member's number may now hold another time). */
   private sideAts = new Float64Array(0);
   /**
    * By side member: how many main members are older (live ones; stale ones anywhere around), so
@@ -128,7 +128,7 @@ export class RecencyList {
 
   /** Entry number `no` (generation `g`, committed) joins. */
   add(no: number, g: number): void {
-    const at = this.src.updatedAt()[no]!;
+    const at = this.src.createdAt()[no]!;
     // The id's text only when the times tie (the newest member's may belong to an entry gone since).
     if ((this.length === 0 && this.sideLength === 0) || at > this.lastAt || (at === this.lastAt && (this.src.entryId(no) ?? '') < this.lastId)) {
       // (A list loaded from a saved state may have no room at all.)
@@ -201,7 +201,7 @@ export class RecencyList {
     const main = this.main;
     const w = this.width;
     const gen = this.gen();
-    const times = this.src.updatedAt();
+    const times = this.src.createdAt();
     let lo = 0;
     let hi = this.length;
     while (lo < hi) {
@@ -275,7 +275,7 @@ export class RecencyList {
 
   /** The newest member of the main part is `no` (undefined: none), whose time and id an `add` compares with. */
   private setLast(no: number | undefined): void {
-    this.lastAt = no === undefined ? -Infinity : this.src.updatedAt()[no]!;
+    this.lastAt = no === undefined ? -Infinity : this.src.createdAt()[no]!;
     this.lastId = no === undefined ? '' : this.src.entryId(no)!;
   }
 
@@ -389,7 +389,7 @@ export class RecencyLists {
    */
   inListingOrder(nos: readonly number[]): number[] {
     const n = nos.length;
-    const times = this.src.updatedAt();
+    const times = this.src.createdAt();
     const at = new Float64Array(n);
     let newest = -Infinity;
     let oldest = Infinity;
@@ -444,7 +444,7 @@ export class RecencyLists {
     return false;
   }
 
-  /** Entry number `no` (committed: its `updatedAt`, id and attributes set) joins the lists of its owner and tags. */
+  /** Entry number `no` (committed: its `createdAt`, id and attributes set) joins the lists of its owner and tags. */
   add(no: number, ownerId: number, tagIds: Iterable<number>): void {
     const g = this.bump(no);
     this.countAttributes(this.src.attributes()[no]!, 1);

@@ -43,7 +43,7 @@
  * reads the postings only of the entries that may still be on the page, so its page is the same
  * and its `total` a lower bound.
  *
- * Empty text lists what matches the filter, newest first (score 0, `match.fields` empty), by
+ * Empty text lists what matches the filter, newest registered first, as `list` orders (score 0, `match.fields` empty), by
  * walking the entries in that order (./recency-lists.ts: all of them, or the filter's owner's or
  * tag's when shorter) until the page is full and `totalLimit` hits are counted; past that limit
  * `total` is a lower bound (`totalExact` false), so a listing costs what it shows, not what the
@@ -477,7 +477,7 @@ export class PostingsIndex implements KeywordIndex {
   private readonly recency = new RecencyLists({
     entryId: (no) => this.store.ids.get(no),
     compareIds: this.compareIds,
-    updatedAt: () => this.tables.updatedAt,
+    createdAt: () => this.tables.createdAt,
     attributes: () => this.tables.entryAttr,
     signatures: () => this.tables.signatures,
   });
@@ -681,12 +681,12 @@ export class PostingsIndex implements KeywordIndex {
     const unitCount = Math.min(MAX_UNITS_PER_ENTRY, 1 + d.skills.length + d.tools.length);
     const lang = languageId(entry.language) ?? detectEntryLanguage(d);
     const { no, base } = this.store.allocate(unitCount);
-    const updatedAt = Date.parse(entry.updatedAt);
+    const createdAt = Date.parse(entry.createdAt);
     const record: EntryRecord = {
       no,
       id: entry.id,
       kind: d.kind,
-      updatedAt: Number.isFinite(updatedAt) ? updatedAt : 0,
+      createdAt: Number.isFinite(createdAt) ? createdAt : 0,
       name: d.name,
       description: d.description,
       interfaces: d.interfaces.map((i) => ({ ...i })),
@@ -1915,7 +1915,7 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   private rankContext(ids: Int32Array, keys: Float64Array, hitsOf: (entryNo: number) => number): RankContext {
-    return { ids, keys, hitsOf, entryRows: this.tables.entries, updatedAt: this.tables.updatedAt, compareIds: this.compareIds };
+    return { ids, keys, hitsOf, entryRows: this.tables.entries, createdAt: this.tables.createdAt, compareIds: this.compareIds };
   }
 
   /**
@@ -2053,7 +2053,7 @@ export class PostingsIndex implements KeywordIndex {
 
   /**
    * The live entries that may offer a capability `filter` asks for, in the order a walk of a
-   * recency list meets them (newest first: the later `updatedAt`, then the id that sorts first),
+   * recency list meets them (newest registered first: the later `createdAt`, then the id that sorts first),
    * when there are at most `atMost`; undefined otherwise (or when it asks for none). More of them
    * than the total limit is no reason to walk instead: read in this order they stop where the
    * walk would (once that many are counted), and the walk, meeting them among every other entry,

@@ -93,8 +93,11 @@ export const S_SHIFT = 3;
 export class Tables {
   entries: Int32Array = new Int32Array(0);
   signatures: Int32Array = new Int32Array(0);
-  /** By entry number: updatedAt in ms (ranking tie-break). */
-  updatedAt: Float64Array = new Float64Array(0);
+  /**
+   * By entry number: its registration time (createdAt) in ms: the ranking's tie-break and the
+   * recency lists' order, which an update does not change.
+   */
+  createdAt: Float64Array = new Float64Array(0);
   /** By entry number: M_LIVE | M_MCP | language (set by ./attributes.ts, cleared by ./entry-store.ts). */
   marks: Uint8Array = new Uint8Array(0);
   /**
@@ -125,9 +128,9 @@ export class Tables {
     const signatures = new Int32Array((n >> E_SHIFT) << S_SHIFT);
     signatures.set(this.signatures);
     this.signatures = signatures;
-    const updatedAt = new Float64Array(n >> E_SHIFT);
-    updatedAt.set(this.updatedAt);
-    this.updatedAt = updatedAt;
+    const createdAt = new Float64Array(n >> E_SHIFT);
+    createdAt.set(this.createdAt);
+    this.createdAt = createdAt;
     const marks = new Uint8Array(n >> E_SHIFT);
     marks.set(this.marks);
     this.marks = marks;
@@ -183,7 +186,7 @@ export class Tables {
   save(state: IndexState, entryBound: number, unitEnd: number): void {
     state.set('tables.entries', this.entries.slice(0, entryBound << E_SHIFT));
     state.set('tables.signatures', this.signatures.slice(0, entryBound << S_SHIFT));
-    state.set('tables.updatedAt', this.updatedAt.slice(0, entryBound));
+    state.set('tables.createdAt', this.createdAt.slice(0, entryBound));
     state.set('tables.unitAttr', this.unitAttr.slice(0, unitEnd));
     state.set('tables.unitPool', this.unitPool.slice(0, unitEnd));
     state.set('tables.unitWords', this.unitWords.slice(0, unitEnd));
@@ -192,14 +195,14 @@ export class Tables {
   load(state: IndexState): void {
     this.entries = part(state, 'tables.entries');
     this.signatures = part(state, 'tables.signatures');
-    this.updatedAt = part(state, 'tables.updatedAt');
+    this.createdAt = part(state, 'tables.createdAt');
     this.unitAttr = part(state, 'tables.unitAttr');
     this.unitPool = part(state, 'tables.unitPool');
     this.unitWords = part(state, 'tables.unitWords');
     // Derived from the rows (./attributes.ts load).
-    this.marks = new Uint8Array(this.updatedAt.length);
-    this.entryAttr = new Int32Array(this.updatedAt.length);
-    this.unitBase = new Int32Array(this.updatedAt.length);
+    this.marks = new Uint8Array(this.createdAt.length);
+    this.entryAttr = new Int32Array(this.createdAt.length);
+    this.unitBase = new Int32Array(this.createdAt.length);
     for (let no = 0; no < this.unitBase.length; no++) this.unitBase[no] = this.entries[(no << E_SHIFT) + E_BASE]!;
     // Search stamps of the saved searches mean nothing to this one's.
     this.resetEpochs();

@@ -12,8 +12,12 @@ import type { IndexState, SavedState } from './index-state.js';
 export interface IndexedEntry {
   id: string;
   owner: string;
-  /** ISO-8601; recency breaks score ties. */
-  updatedAt: string;
+  /**
+   * When it was registered (ISO-8601): newest first breaks score ties and orders a search
+   * without text, as `list` orders. Not its last change: an update must not move an entry past
+   * a page token's position.
+   */
+  createdAt: string;
   description: EntryDescription;
   /**
    * The language of its text, when declared (ISO 639-1 or a BCP 47 tag: `de`, `pt-BR`);
