@@ -236,6 +236,27 @@ describe('MCP tools', () => {
     assert.deepEqual(structured(await call('list_agents', {})), await a2a({ list: { filter: { kind: 'agent' } } }));
   });
 
+  test('search_agents without a query lists newest registered first, as list_agents, an update moving nothing; its description says so', async () => {
+    // It said "newest first" and ordered by the last change: an update put the older entry first.
+    const card = (name: string, version = '1.0.0') => ({
+      ...v1Card(name, `https://${name.toLowerCase().replace(' ', '-')}.example.org/a2a`),
+      version,
+      skills: [{ id: 's', name: 'Climb', description: 'Climbs.', tags: ['ibexline'] }],
+    });
+    const older = resultOf(await op(writer, { register: { agentCard: card('Ibex Older') } })).id;
+    const newer = resultOf(await op(writer, { register: { agentCard: card('Ibex Newer') } })).id;
+    resultOf(await op(writer, { register: { agentCard: card('Ibex Older', '1.0.1') } }));
+    const searched = structured(await call('search_agents', { filter: { tags: ['ibexline'] } })).results.map((h: WireJson) => h.id);
+    assert.deepEqual(searched, [newer, older]);
+    const listed = structured(await call('list_agents', { pageSize: 100 })).entries.map((e: WireJson) => e.id);
+    assert.deepEqual(listed.filter((id: string) => id === older || id === newer), searched);
+    const { tools } = await anonymous.listTools();
+    const described = (name: string): string => (tools.find((t) => t.name === name)!.inputSchema.properties as WireJson).query.description;
+    for (const name of ['search_agents', 'search_mcp_servers']) assert.match(described(name), /newest registered first/, name);
+    assert.match(tools.find((t) => t.name === 'list_agents')!.description!, /newest registered first/);
+    for (const id of [older, newer]) resultOf(await op(writer, { unregister: { id } }));
+  });
+
   test('validate_document gives the same errors, with paths and hints, as A2A validate and register', async () => {
     const broken = { ...v1Card(), skills: [{ id: 's', name: 'S', description: 'd', tags: 'finance' }], version: 3 };
     const verdict = structured(await call('validate_document', { agentCard: broken }));

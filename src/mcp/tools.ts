@@ -78,7 +78,7 @@ const queryArg = (maxQueryChars: number) =>
     .max(maxQueryChars)
     .optional()
     .describe(
-      'Keywords describing what you need, matched against names, descriptions, skills, tags and examples (agents) or tools (MCP servers); case and accents are ignored. Leave it out to list by filter alone, newest first.',
+      'Keywords describing what you need, matched against names, descriptions, skills, tags and examples (agents) or tools (MCP servers); case and accents are ignored. Leave it out to list by filter alone, newest registered first (as list_agents lists).',
     );
 const limit = searchArgs.limit.describe('Results per page, 1 to 100 (default 20).');
 const pageToken = searchArgs.pageToken.describe('nextPageToken of the previous answer, to get the next page of the same search.');
@@ -582,7 +582,7 @@ export function registerTools(server: McpServer, env: ToolEnv): ArgumentsCheck {
     {
       title: 'List A2A agents',
       description:
-        'Browse registered A2A agents page by page, newest first, without a query (names, ids, endpoints; no cards). Use search_agents to find agents for a task, and search_mcp_servers without a query to browse MCP servers.',
+        'Browse registered A2A agents page by page, newest registered first, without a query (names, ids, endpoints; no cards). Use search_agents to find agents for a task, and search_mcp_servers without a query to browse MCP servers.',
       inputSchema: inputs.list_agents,
       outputSchema: listOut,
       annotations: { title: 'List A2A agents', ...READ_ONLY },
