@@ -155,6 +155,9 @@ describe('MCP tools', () => {
       const tooLong = await call(name, { query: 'x'.repeat(51) }, client);
       assert.match(errorText(tooLong), new RegExp(`^BAD_REQUEST: The "${name}" arguments are not valid: /arguments/query: the query is 51 characters; the limit is 50 \\(REGISTRY_MAX_QUERY_CHARS\\)`), name);
       assert.equal(errorJson(tooLong).error.details[0].path, '/arguments/query', name);
+      // Characters as maxLength counts them, code points: 50 emoji are 50 (100 UTF-16 units).
+      assert.equal(structured(await call(name, { query: '🌤'.repeat(50) }, client)).total, 0, `${name}: 50 emoji`);
+      assert.match(errorText(await call(name, { query: '🌤'.repeat(51) }, client)), /the query is 51 characters; the limit is 50/, name);
     }
     // Each registry publishes its own limit (the schemas are kept per limit).
     assert.equal(queryOf((await anonymous.listTools()).tools, 'search_agents').maxLength, 1000);

@@ -686,6 +686,20 @@ describe('paging and streaming', () => {
     assert.equal(events.at(-1)!.statusUpdate.status.state, 'TASK_STATE_COMPLETED');
   });
 
+  test('the query limit counts characters as code points, as the MCP tools\' maxLength does: an emoji is one', async () => {
+    // "🌤".repeat(600) was refused as 1,200 characters (UTF-16 units) against the limit of 1,000.
+    for (const query of ['🌤'.repeat(600), '🌤'.repeat(1000), `${'天'.repeat(999)}🌤`]) {
+      assert.equal(typeof (await search({ query })).total, 'number', `${query.length} units`);
+      const ard = await fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: query } }) });
+      assert.equal(ard.status, 200, `ARD, ${query.length} units`);
+    }
+    const tooLong = errorOf(await op(reader, { search: { query: '🌤'.repeat(1001) } }));
+    assert.match(tooLong.message, /\/parts\/0\/data\/search\/query: the query is 1001 characters; the limit is 1000/);
+    const ard = await fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: '🌤'.repeat(1001) } }) });
+    assert.equal(ard.status, 400);
+    assert.match(((await ard.json()) as WireJson).message, /the query is 1001 characters; the limit is 1000/);
+  });
+
   test('a text-only message is a search for that text', async () => {
     const task = await send(reader, [textPart('Überweisung')]);
     assert.equal(resultOf(task).results[0].name, 'Überweisungsagent');

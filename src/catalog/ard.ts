@@ -16,7 +16,7 @@ import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/e
 import type { FailureFormatter } from '../http/errors.js';
 import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
-import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, searchSchema } from '../operations/request-schemas.js';
+import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, queryText, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { ACCEPTED_TYPES_SAID, kindsOfMediaTypes, type Site } from './vocabulary.js';
 
@@ -92,7 +92,7 @@ export const ardFailure: FailureFormatter = (failure) => {
 const ardSearchSchema = z.strictObject({
   query: z.strictObject({
     '@context': z.unknown().optional(),
-    text: z.string().max(MAX_QUERY_CHARS_CEILING),
+    text: queryText(MAX_QUERY_CHARS_CEILING),
     // The values are checked by searchFilterOf, after the keys: an unsupported key is answered
     // with the supported ones whatever its value, and a known key's wrong value with what it takes.
     filter: z.record(z.string().min(1).max(128), z.unknown()).optional(),

@@ -21,7 +21,7 @@ import { currentScope } from '../observability/request-scope.js';
 import type { Answer } from '../operations/answer.js';
 import type { Operation } from '../operations/operation.js';
 import { checkQueryLength, documentSubject, findingsSaid, registerSubject, zodFindings, type ParserLimits } from '../operations/request-parser.js';
-import { listSchema, searchSchema } from '../operations/request-schemas.js';
+import { listSchema, queryText, searchSchema } from '../operations/request-schemas.js';
 import type { OperationRunner } from '../operations/runner.js';
 
 /**
@@ -73,9 +73,7 @@ const listFilter = listArgs.filter.unwrap().shape;
  * default 1,000.
  */
 const queryArg = (maxQueryChars: number) =>
-  searchArgs.query
-    .unwrap()
-    .max(maxQueryChars)
+  queryText(maxQueryChars)
     .optional()
     .describe(
       'Keywords describing what you need, matched against names, descriptions, skills, tags and examples (agents) or tools (MCP servers); case and accents are ignored. Leave it out to list by filter alone, newest registered first (as list_agents lists).',

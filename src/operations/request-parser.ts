@@ -7,6 +7,7 @@ import type { Message, Part } from '@a2a-js/sdk';
 import type { z } from 'zod';
 import type { Finding } from '../contract/types.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
+import { codePointLength, codePointPrefix } from '../lib/code-points.js';
 import { isObject, quote } from '../lib/json.js';
 import { keysAt } from './schema-keys.js';
 import { compactJsonBytes, formatBytes } from '../validation/size.js';
@@ -303,8 +304,10 @@ function inlineSubject(
  */
 export function checkQueryLength(query: string | undefined, maxQueryChars: number | undefined, path: string, op = 'search'): void {
   const max = maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
-  if (query !== undefined && query.length > max) {
-    throw badRequest(`The "${op}" arguments are not valid: ${path}: the query is ${query.length} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS).`, [
+  // Characters as code points, as the MCP tools' published maxLength counts them (an emoji is one).
+  const chars = query === undefined ? 0 : codePointLength(query);
+  if (chars > max) {
+    throw badRequest(`The "${op}" arguments are not valid: ${path}: the query is ${chars} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS).`, [
       { path, message: `Too big: expected string to have <=${max} characters` },
     ]);
   }
@@ -461,7 +464,7 @@ export function parseRequest(message: Message | undefined, limits: ParseOptions)
     }
     const query = texts.join(' ').trim();
     if (!query) throw badRequest(`The message's text is empty. ${requestShapes(limits.generation)}`);
-    return { op: 'search', request: { query: query.slice(0, limits.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS) } };
+    return { op: 'search', request: { query: codePointPrefix(query, limits.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS) } };
   }
 
   const { name, args, index } = operation;

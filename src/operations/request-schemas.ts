@@ -4,6 +4,7 @@
  * names it rather than a silently ignored option.
  */
 import { z } from 'zod';
+import { codePointLength } from '../lib/code-points.js';
 
 /** Ceiling of REGISTRY_MAX_QUERY_CHARS; the configured limit itself is applied by the request parser. */
 export const MAX_QUERY_CHARS_CEILING = 10_000;
@@ -12,6 +13,20 @@ export const MAX_FILTER_VALUES = 20;
 /** Characters of one filter value (a tag, a media type, an owner), on every door. */
 export const MAX_FILTER_VALUE_CHARS = 200;
 const MAX_PAGE_TOKEN_CHARS = 512;
+
+/**
+ * A query's text, at most `max` characters counted as code points (../lib/code-points.ts), as the
+ * maxLength it is published with counts them: zod's max counts UTF-16 units, an emoji as two.
+ */
+export const queryText = (max: number) =>
+  z
+    .string()
+    .check((ctx) => {
+      if (codePointLength(ctx.value) > max) {
+        ctx.issues.push({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: ctx.value, message: `Too big: expected string to have <=${max} characters` });
+      }
+    })
+    .meta({ maxLength: max });
 
 const shortString = (max: number) => z.string().min(1).max(max);
 /**
@@ -26,7 +41,7 @@ const kind = z.enum(['agent', 'mcp-server']);
 const pageToken = z.string().min(1).max(MAX_PAGE_TOKEN_CHARS);
 
 export const searchSchema = z.strictObject({
-  query: z.string().max(MAX_QUERY_CHARS_CEILING).optional(),
+  query: queryText(MAX_QUERY_CHARS_CEILING).optional(),
   filter: z
     .strictObject({
       kind: kind.optional(),

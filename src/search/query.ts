@@ -19,12 +19,14 @@
  * MAX_QUERY_CHARS characters are read and at most MAX_CLAUSES clauses kept (each needs a bit in
  * the ranking's word sets).
  */
+import { codePointPrefix } from '../lib/code-points.js';
 import { FIELD_DESCRIPTION, FIELD_EXAMPLES, FIELD_NAME, FIELD_PROVIDER, FIELD_TAGS, FIELD_TITLE } from './fields.js';
 import { MAX_TERM_LENGTH, joinedReading, tokenize } from './text-encoder.js';
 
 /**
  * The most REGISTRY_MAX_QUERY_CHARS allows: the doors refuse a query longer than the operator's
- * limit, and the parser reads all of what they accept (it read 512 characters, so the words past
+ * limit, and the parser reads all of what they accept, characters counted as code points as the
+ * doors count them (it read 512 characters, so the words past
  * them in a longer query, 1,000 by default, were dropped without a word). Work stays bounded by
  * MAX_CLAUSES.
  */
@@ -213,7 +215,7 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   // “pull request” is a phrase as "pull request" is: it was two words, found apart and anywhere.
   // Full-width letters and signs are the ASCII ones (the words fold so anyway, ./text-encoder.ts):
   // `tags：finance` searched "tags" and "finance", `ＮＯＴ beta` the word "not".
-  const raw = typeof text === 'string' ? text.slice(0, MAX_QUERY_CHARS).replace(FULL_WIDTH_ASCII, halfWidth).replace(QUOTATION_MARKS, '"') : '';
+  const raw = typeof text === 'string' ? codePointPrefix(text, MAX_QUERY_CHARS).replace(FULL_WIDTH_ASCII, halfWidth).replace(QUOTATION_MARKS, '"') : '';
   if (!raw.trim()) return { hasText: false, clauses: [], excluded: [], words: [] };
   const clauses: ParsedClause[] = [];
   const excluded: ParsedClause[] = [];

@@ -325,8 +325,10 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     if (ignored.size > 0 || strayNumber) return;
     // Words longer than the registry searches: it would refuse them naming its wire request
     // (/parts/0/data/search/query). Said here, with the words kept in the box to shorten.
-    if (query.length > config.maxQueryChars) {
-      const message = `The search words are ${query.length.toLocaleString('en-US')} characters; this registry searches at most ${config.maxQueryChars.toLocaleString('en-US')}. Shorten them.`;
+    // Characters as the registry counts them: code points, so an emoji is one (its length is two).
+    const chars = [...query].length;
+    if (chars > config.maxQueryChars) {
+      const message = `The search words are ${chars.toLocaleString('en-US')} characters; this registry searches at most ${config.maxQueryChars.toLocaleString('en-US')}. Shorten them.`;
       setResult({ state: 'failed', error: new RegistryError('TOO_LONG', message) });
       return;
     }
