@@ -197,6 +197,11 @@ describe('MCP tools', () => {
     }
     const listed = structured(await call('list_agents', { pageSize: 1 }));
     assert.match(errorText(await call('list_agents', { pageSize: 1, health: 'ok', pageToken: listed.nextPageToken })), /^BAD_REQUEST: .*another list_agents call: send the same owner, mine, health and verified/);
+    // A token of the other kind of tool says whose it is (it said to send the same owner, mine, health and verified).
+    const searchToList = await call('list_agents', { pageSize: 1, pageToken: first.nextPageToken });
+    assert.match(errorText(searchToList), /^BAD_REQUEST: The pageToken is a nextPageToken of a search tool \(search_agents or search_mcp_servers\), not of list_agents: pass it to the tool whose answer gave it/);
+    assert.deepEqual(errorJson(searchToList).error.details.map((d: WireJson) => d.path), ['/arguments/pageToken']);
+    assert.match(errorText(await call('search_agents', { limit: 1, pageToken: listed.nextPageToken })), /^BAD_REQUEST: The pageToken is a nextPageToken of list_agents, not of search_agents/);
   });
 
   test('search_mcp_servers finds tools, filtered by their annotation hints', async () => {

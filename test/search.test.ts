@@ -542,6 +542,19 @@ describe('paging and streaming', () => {
     assert.deepEqual(later.details.map((d: WireJson) => d.path), ['/parts/1/data/list/pageToken']);
   });
 
+  test('a search\'s page token sent to list, or a list\'s to search, is refused saying whose it is', async () => {
+    // Both said "belongs to another query: send the same filter as the page it came from", which no filter could mend.
+    const searched = await search({ query: 'data', limit: 3 });
+    const toList = errorOf(await op(reader, { list: { pageSize: 3, pageToken: searched.nextPageToken } }));
+    assert.equal(toList.code, 'BAD_REQUEST');
+    assert.match(toList.message, /^The pageToken is a search's nextPageToken, not a list's: send it with search, the operation whose answer gave it, or leave it out/);
+    assert.deepEqual(toList.details.map((d: WireJson) => [d.path, d.rule]), [['/parts/0/data/list/pageToken', 'page-token-other-operation']]);
+    const listed = resultOf(await op(reader, { list: { pageSize: 1 } }));
+    const toSearch = errorOf(await op(reader, { search: { query: 'data', pageToken: listed.nextPageToken } }));
+    assert.match(toSearch.message, /^The pageToken is a list's nextPageToken, not a search's: send it with list, the operation whose answer gave it/);
+    assert.deepEqual(toSearch.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
+  });
+
   test('a page token starts after the last hit shown when entries are added or removed between pages', async () => {
     // Tokens held an offset alone: an entry registered above the page boundary showed the page's
     // last hit again on the next page, one removed above it skipped the next page's first hit.

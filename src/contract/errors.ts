@@ -38,6 +38,8 @@ export const STORAGE_UNAVAILABLE_RETRY_SECONDS = 5;
 
 /** The rule of the refusal of a pageToken sent with other arguments than the page it came from. */
 export const PAGE_TOKEN_OTHER_QUERY = 'page-token-other-query';
+/** The rule of the refusal of a pageToken another operation issued (a search's sent to list, or a list's to search). */
+export const PAGE_TOKEN_OTHER_OPERATION = 'page-token-other-operation';
 /** The rule of the refusal of a pageToken this registry did not issue (altered, truncated, made up). */
 export const PAGE_TOKEN_INVALID = 'page-token-invalid';
 /**

@@ -11,7 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../contract/caller.js';
-import { PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, badRequest, rootedAt } from '../contract/errors.js';
+import { PAGE_TOKEN_OTHER_OPERATION, PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, badRequest, rootedAt } from '../contract/errors.js';
 import type { EntryKind, EntryView, ErrorBody, Finding, SearchHit, SearchPage } from '../contract/types.js';
 import { OWN_KEY_SET, verifyingKeyText } from '../contract/verification.js';
 import { isObject } from '../lib/json.js';
@@ -361,9 +361,19 @@ async function attempt(env: ToolEnv, operation: () => Operation, argumentsOf: Ar
  * A pageToken sent with other arguments than the page it came from. The registry names the A2A
  * request's fields (resultsPer, which no tool has); the tool names its own arguments. A token the
  * registry did not issue is said in its words (nextPageToken is the tools' name too); either
- * refusal is at /arguments/pageToken (attempt() roots it).
+ * refusal is at /arguments/pageToken (attempt() roots it). A token of another operation (a search
+ * tool's sent to list_agents) is told so in the tools' words: A2A's names its operations.
  */
 function pageTokenRefusal(err: RegistryError, paging: Paging): RegistryError {
+  const other = err.details?.find((d) => d.rule === PAGE_TOKEN_OTHER_OPERATION);
+  if (other) {
+    const issuer = paging.tool === 'list_agents' ? 'a search tool (search_agents or search_mcp_servers)' : 'list_agents';
+    return new RegistryError(
+      'BAD_REQUEST',
+      `The pageToken is a nextPageToken of ${issuer}, not of ${paging.tool}: pass it to the tool whose answer gave it, or call ${paging.tool} without pageToken for its first page.`,
+      [{ path: '/arguments/pageToken', message: other.message, rule: PAGE_TOKEN_OTHER_OPERATION }],
+    );
+  }
   if (!err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY)) return err;
   return new RegistryError(
     'BAD_REQUEST',

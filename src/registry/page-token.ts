@@ -4,7 +4,10 @@
  * a clear BAD_REQUEST instead of silently paging somewhere else.
  */
 import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
-import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_QUERY, badArguments } from '../contract/errors.js';
+import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_OPERATION, PAGE_TOKEN_OTHER_QUERY, badArguments } from '../contract/errors.js';
+
+/** The operations that issue page tokens: a token is read back only by the one that issued it. */
+export type PagedOperation = 'search' | 'list';
 
 /**
  * The finding of a token this registry did not issue. Its rule lets a door whose requests carry the
@@ -30,17 +33,20 @@ export class PageTokens {
     return hash('sha256', JSON.stringify(request), 'base64url').slice(0, 16);
   }
 
-  issue(position: string, fingerprint: string): string {
-    const payload = Buffer.from(JSON.stringify({ p: position, f: fingerprint })).toString('base64url');
+  /** A token for `operation`'s next page, which names the operation so another can say whose it is. */
+  issue(position: string, fingerprint: string, operation: PagedOperation): string {
+    const payload = Buffer.from(JSON.stringify({ p: position, f: fingerprint, o: operation })).toString('base64url');
     return `${payload}.${this.sign(payload)}`;
   }
 
   /**
    * Returns the position, or throws BAD_REQUEST when the token is not one this registry issued for
    * this request. `boundTo` names the arguments the fingerprint covers, for the message: a page
-   * asked with another limit was told to send "the same query and filter", which it did.
+   * asked with another limit was told to send "the same query and filter", which it did. A token
+   * `operation` did not issue (a search's sent to list) says whose it is: the same arguments
+   * could never make it fit. (Tokens issued before they named their operation are told as before.)
    */
-  read(token: string, fingerprint: string, boundTo = 'query and filter'): string {
+  read(token: string, fingerprint: string, operation: PagedOperation, boundTo = 'query and filter'): string {
     const [payload, signature, extra] = token.split('.');
     const expected = payload ? this.sign(payload) : '';
     const valid =
@@ -56,7 +62,13 @@ export class PageTokens {
     } catch {
       throw notIssued();
     }
-    const { p, f } = (decoded ?? {}) as { p?: unknown; f?: unknown };
+    const { p, f, o } = (decoded ?? {}) as { p?: unknown; f?: unknown; o?: unknown };
+    if ((o === 'search' || o === 'list') && o !== operation) {
+      throw badArguments(
+        `The pageToken is a ${o}'s nextPageToken, not a ${operation}'s: send it with ${o}, the operation whose answer gave it, or leave it out for the first page of this ${operation}.`,
+        [{ path: '/pageToken', message: `issued by ${o}`, rule: PAGE_TOKEN_OTHER_OPERATION }],
+      );
+    }
     if (typeof p !== 'string' || f !== fingerprint) {
       throw badArguments(`The pageToken belongs to another query: send the same ${boundTo} as the page it came from, or leave it out for the first page.`, [
         // The rule lets a door that names the arguments otherwise (MCP tools) say it in its own words.

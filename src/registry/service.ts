@@ -529,7 +529,7 @@ export class RegistryService {
     // A token continues the order it was issued in; the default order's keep their old fingerprint.
     const orderBy = request.orderBy === 'updatedAt' ? request.orderBy : undefined;
     const fingerprint = PageTokens.fingerprint(['list', filter, ...(health ? [health] : []), ...(orderBy ? [orderBy] : [])]);
-    const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint, 'filter') : undefined;
+    const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint, 'list', 'filter') : undefined;
     const result = await this.stored(
       this.store.list({
         kind: filter.kind,
@@ -544,7 +544,7 @@ export class RegistryService {
       }),
     );
     const page: ListPage = { entries: result.entries.map((e) => toEntryView(e, request.withDocuments === true)) };
-    if (result.next) page.nextPageToken = this.pageTokens.issue(result.next, fingerprint);
+    if (result.next) page.nextPageToken = this.pageTokens.issue(result.next, fingerprint, 'list');
     return page;
   }
 
@@ -590,7 +590,7 @@ export class RegistryService {
     const kept = key === undefined ? undefined : this.searchCache.get(key, index, version!);
     if (kept) return kept;
     const fingerprint = PageTokens.fingerprint(asked);
-    const cursor = request.pageToken ? this.searchCursor(this.pageTokens.read(request.pageToken, fingerprint, 'query, filter, limit and resultsPer')) : { offset: 0, marks: [], next: [] };
+    const cursor = request.pageToken ? this.searchCursor(this.pageTokens.read(request.pageToken, fingerprint, 'search', 'query, filter, limit and resultsPer')) : { offset: 0, marks: [], next: [] };
     // A page is read with a little around it: after the first, to start after the last hit shown
     // wherever writes since have moved it; every page, to mark the hits after it (./search-cursor.ts).
     const window = windowOf(cursor, limit);
@@ -600,7 +600,7 @@ export class RegistryService {
     if (page.totalExact === false) result.totalExact = false;
     // More results: counted, or (a lower bound reached with a full page) maybe.
     const more = offset + hits.length < page.total || (page.totalExact === false && hits.length > 0 && hits.length === limit);
-    if (more) result.nextPageToken = this.pageTokens.issue(encodeCursor(offset + hits.length, hits, next, resultsPer), fingerprint);
+    if (more) result.nextPageToken = this.pageTokens.issue(encodeCursor(offset + hits.length, hits, next, resultsPer), fingerprint, 'search');
     return key === undefined ? result : this.searchCache.set(key, index, version!, result);
   }
 
