@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { SendMessageRequest, type AgentCard } from '@a2a-js/sdk';
 import Database from 'better-sqlite3';
 import { atRegistryUrl } from '../src/cli/client.js';
+import { typedArgumentsAt } from '../src/cli/output.js';
 import { resolveConnection } from '../src/cli/connection.js';
 import { buildProgram } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/config.js';
@@ -417,6 +418,37 @@ describe('a2a-registry against a registry', () => {
     const anonymous = await cli(['register', example('agent-card.json')], { env });
     assert.equal(anonymous.code, 1);
     assert.match(anonymous.stderr, /UNAUTHENTICATED/);
+  });
+
+  test('a refusal of what the user typed names the option or argument (--page-token, <id>, [words...]), never the request\'s /parts/0/data/... path, in text and --json', async () => {
+    const [lsText, lsJson, searchText, searchJson, longId, longQuery, both] = await Promise.all([
+      cli(['ls', '--page-token', 'garbage'], { env }),
+      cli(['ls', '--json', '--page-token', 'garbage'], { env }),
+      cli(['search', 'weather', '--page-token', 'garbage'], { env }),
+      cli(['search', 'weather', '--json', '--page-token', 'garbage'], { env }),
+      cli(['get', 'x'.repeat(300)], { env }),
+      cli(['search', 'y'.repeat(3000), '--json'], { env }),
+      cli(['ls', '--mine', '--owner', 'x'], { env: as('alice') }),
+    ]);
+    for (const r of [lsText, searchText]) {
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^ {2}error {3}--page-token: not a token this registry issued \[page-token-invalid\]$/m);
+    }
+    for (const r of [lsJson, searchJson]) assert.deepEqual(parse(r).error.details.map((d: { path: string }) => d.path), ['--page-token']);
+    // The registry's message names the path too ("... are not valid: /parts/0/data/get/id: ...").
+    assert.match(longId.stderr, /The "get" arguments are not valid: <id>: Too big/);
+    assert.match(longId.stderr, /^ {2}error {3}<id>: Too big/m);
+    assert.deepEqual(parse(longQuery).error.details.map((d: { path: string }) => d.path), ['[words...]']);
+    assert.match(parse(longQuery).error.message, /not valid: \[words\.\.\.\]: the query is 3000 characters/);
+    for (const r of [lsText, lsJson, searchText, searchJson, longId, longQuery]) assert.doesNotMatch(r.stdout + r.stderr, /\/parts\/|\/data\//);
+    // --mine beside --owner never reaches the registry; were it refused there, it is at the option.
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /option '--mine' cannot be used with option '--owner <principal>'/);
+    const ls = typedArgumentsAt({ operation: 'list', from: { '/filter/owner': '--owner', '/filter/mine': '--mine', '/filter': '(filter)' } });
+    assert.deepEqual(ls('/parts/0/data/list/filter/owner'), { typed: '--owner' });
+    assert.deepEqual(ls('/parts/2/data/list/filter/mine'), { typed: '--mine' });
+    assert.deepEqual(ls('/parts/0/data/list/filter/kind/x'), { typed: '(filter)' });
+    for (const other of ['/parts/0/data/lists/filter/owner', '/parts/0/data/search/filter/owner', '/filter/owner', '/parts/0/raw']) assert.equal(ls(other), undefined, other);
   });
 
   test('usage errors (exit 2), commander\'s and the CLI\'s own', async () => {
@@ -1369,6 +1401,9 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       assert.equal(noSource.code, 1, noSource.stderr);
       assert.match(noSource.stderr, /Register it by URL \(a2a-registry register --url https:\/\/\.\.\.\) or, for an MCP server, with a2a-registry register --fetch-tools --mcp-name <name> --mcp-url <url>, and/);
       assert.doesNotMatch(noSource.stderr, /\{"register"|"fetchTools"/);
+      // Named at the argument the user typed, not at the request's /parts/0/data/refresh/id.
+      assert.match(noSource.stderr, /^ {2}error {3}<id>: registered inline: no source to refresh from \[refresh-no-source\]$/m);
+      assert.deepEqual(parse(await cli(['refresh', inline.id, '--json'], { env })).error.details.map((d: { path: string }) => d.path), ['<id>']);
 
       const refused = await cli(['register', '--url', 'http://10.1.2.3/agent'], { env });
       assert.equal(refused.code, 1);

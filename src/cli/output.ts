@@ -192,10 +192,64 @@ export function fit(text: string, width: number, cut = true): string {
 // --- findings and failures -----------------------------------------------------------------
 
 /**
- * Where a finding's JSON Pointer is in the user's own file, or undefined when the finding is not
- * about a place in a file.
+ * A value the user typed on the command line, named as they typed it: an option (`--page-token`,
+ * `--mcp-url`) or an argument (`<id>`, `[words...]`).
  */
-export type Locate = (pointer: string) => SourceLocation | undefined;
+export interface TypedPlace {
+  typed: string;
+}
+
+/** Where a finding is in what the user gave: a place in their file, or an option or argument they typed. */
+export type Place = SourceLocation | TypedPlace;
+
+/**
+ * Where a finding's JSON Pointer is in what the user gave (their file, or their command line), or
+ * undefined when the finding is not about anything they gave.
+ */
+export type Locate = (pointer: string) => Place | undefined;
+
+const isTyped = (place: Place | undefined): place is TypedPlace => place !== undefined && 'typed' in place;
+
+/**
+ * The operation arguments a command sends from its options and arguments, each named as the
+ * user typed it: `{"/pageToken": "--page-token"}`. A pointer covers what is under it
+ * (`/filter/tags` is `/filter/tags/0` too). The registry names a refusal of them where its
+ * request has them (`/parts/0/data/list/pageToken`), a message part the user never wrote.
+ */
+export interface TypedArguments {
+  /** The operation the command sends, in a data part of its own ("list", "search", "refresh"). */
+  operation: string;
+  from: Readonly<Record<string, string>>;
+}
+
+/** Places the registry's paths into a command's operation arguments at the option or argument that gave each. */
+export function typedArgumentsAt({ operation, from }: TypedArguments): Locate {
+  const root = new RegExp(`^/parts/\\d+/data/${operation}(?=/|$)`);
+  // Longest first: /filter/owner before /filter.
+  const pointers = Object.keys(from).sort((a, b) => b.length - a.length);
+  return (path) => {
+    const at = root.exec(path);
+    if (!at) return undefined;
+    const inArguments = path.slice(at[0].length);
+    const pointer = pointers.find((p) => inArguments === p || inArguments.startsWith(`${p}/`));
+    return pointer === undefined ? undefined : { typed: from[pointer]! };
+  };
+}
+
+/**
+ * A registry's message names a finding by its path ("The \"get\" arguments are not valid:
+ * /parts/0/data/get/id: ..."); one the user typed is named as they typed it there too.
+ */
+export function typedMessage(message: string, findings: readonly Finding[], locate: Locate): string {
+  let text = message;
+  for (const f of findings) {
+    const place = f.path === '' ? undefined : locate(f.path);
+    if (!isTyped(place)) continue;
+    // The whole path only: /filter/tags is not the start of /filter/tagsets.
+    text = text.replace(new RegExp(`${f.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![^\\s:;,.)"])`, 'g'), place.typed);
+  }
+  return text;
+}
 
 /** "card.json:12:7", as compilers print it (editors and terminals make it a link). */
 export const formatLocation = (l: SourceLocation): string => (l.line === undefined ? l.file : `${l.file}:${l.line}:${l.column ?? 1}`);
@@ -207,7 +261,9 @@ export function formatFindings(findings: readonly Finding[], label: 'error' | 'w
   let text = '';
   for (const f of findings) {
     const where = locate?.(f.path);
-    text += `  ${colour(tag)} ${where ? `${s.bold(formatLocation(where))}  ` : ''}${f.path === '' ? '(document)' : f.path}: ${f.message}${f.rule ? s.dim(` [${f.rule}]`) : ''}\n`;
+    // A value typed on the command line is named as typed (`--mcp-url: ...`); a place in a file precedes the path.
+    const named = isTyped(where) ? where.typed : `${where ? `${s.bold(formatLocation(where))}  ` : ''}${f.path === '' ? '(document)' : f.path}`;
+    text += `  ${colour(tag)} ${named}: ${f.message}${f.rule ? s.dim(` [${f.rule}]`) : ''}\n`;
     if (f.hint) text += `  ${' '.repeat(tag.length)} ${s.dim('hint:')} ${f.hint}\n`;
   }
   return text;
@@ -227,7 +283,7 @@ export function reportFailure(
 ): number {
   const s = styles(o.color);
   if (failure instanceof RegistryDeclined) {
-    const { error } = failure;
+    const error = locate && failure.error.details ? { ...failure.error, message: typedMessage(failure.error.message, failure.error.details, locate) } : failure.error;
     if (json) printJson(o, { error: { ...(locate && error.details ? { ...error, details: error.details.map((d) => withLocation(d, locate)) } : error), ...extra }, state: failure.state });
     let text = `${s.red('declined')} ${s.bold(error.code)}: ${error.message}\n`;
     text += formatFindings(error.details ?? [], 'error', s, locate);
@@ -245,10 +301,14 @@ export function reportFailure(
   return EXIT_FAILED;
 }
 
-/** A finding with its `location` ({file, line, column}) for --json readers, when it points into a file. */
+/**
+ * A finding for --json readers: with its `location` ({file, line, column}) when it points into a
+ * file; at the option or argument as typed (its `path` "--page-token") when it came from one.
+ */
 export function withLocation<F extends Finding>(f: F, locate: Locate): F & { location?: SourceLocation } {
-  const location = locate(f.path);
-  return location ? { ...f, location } : f;
+  const place = locate(f.path);
+  if (isTyped(place)) return { ...f, path: place.typed };
+  return place ? { ...f, location: place } : f;
 }
 
 /** "1 entry", "2 entries", "1,000 documents": a count with its noun, singular or plural as it is. */

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import type { RegistryClient } from './client.js';
 import { BadConnectionOption, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, resolveConnection, type Connection } from './connection.js';
-import { defaultOutput, reportFailure, reportUsage, type Locate, type Output } from './output.js';
+import { defaultOutput, reportFailure, reportUsage, typedArgumentsAt, type Locate, type Output, type TypedArguments } from './output.js';
 
 /** Options every remote command sees: the program's (--registry, --token, --timeout) and its own --json. */
 export interface RemoteOptions {
@@ -25,6 +25,11 @@ export interface RemoteContext {
 export interface RemoteSettings {
   /** Places the registry's findings in the user's file (register). */
   locate?: Locate;
+  /**
+   * Which of the operation's arguments each option or argument of the command gives: a refusal
+   * of one is named as the user typed it (`--page-token`), not at the request's path.
+   */
+  arguments?: TypedArguments;
   /** A watch: its event stream outlives --timeout, which bounds every other answer whole. */
   openStreams?: boolean;
   /** --json prints JSON lines (a watch's events): a failure is one line too. */
@@ -50,7 +55,7 @@ export async function runRemote(command: Command, body: (ctx: RemoteContext) => 
     return await body({ client, out, json });
   } catch (err) {
     if (!(err instanceof RegistryDeclined || err instanceof RegistryUnreachable || err instanceof RegistryProtocolError)) throw err;
-    const code = reportFailure(err, out, json, settings.locate);
+    const code = reportFailure(err, out, json, settings.locate ?? (settings.arguments && typedArgumentsAt(settings.arguments)));
     if (err instanceof RegistryDeclined && err.error.code === 'UNAUTHENTICATED') out.err(tokenHint(connection));
     return code;
   }

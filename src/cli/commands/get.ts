@@ -8,7 +8,7 @@
 import { Command, Option } from 'commander';
 import type { EntryView } from '../../contract/types.js';
 import { dataPart, isObject, type JsonObject } from '../connection.js';
-import { EXIT_OK, countOf, printJson, styles, type Output } from '../output.js';
+import { EXIT_OK, countOf, printJson, styles, type Output, type TypedArguments } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
 import { intInRange } from './search.js';
@@ -73,6 +73,9 @@ export function describeEntry(e: EntryView, o: Output): string {
   return text + contents(e, o);
 }
 
+/** Where get's arguments come from on its command line. */
+const ARGUMENTS: TypedArguments = { operation: 'get', from: { '/id': '<id>', '/revision': '--revision' } };
+
 export function register(program: Command): void {
   program
     .command('get')
@@ -90,6 +93,6 @@ export function register(program: Command): void {
         else if (json) printJson(out, data);
         else out.out(describeEntry({ ...entry, interfaces: Array.isArray(entry.interfaces) ? entry.interfaces : [] }, out));
         return EXIT_OK;
-      });
+      }, { arguments: ARGUMENTS });
     });
 }

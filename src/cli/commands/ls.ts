@@ -8,7 +8,7 @@
 import { Command, Option } from 'commander';
 import type { EntryView, ListPage, ListRequest } from '../../contract/types.js';
 import { dataPart, isObject } from '../connection.js';
-import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
+import { EXIT_OK, Table, printJson, styles, type Output, type TypedArguments } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty, principal } from '../option-values.js';
 import { intInRange } from './search.js';
@@ -37,6 +37,20 @@ export function listRequest(o: LsOptions): ListRequest {
   if (o.pageToken) request.pageToken = o.pageToken;
   return request;
 }
+
+/** Where the list's arguments come from on ls's command line (as listRequest sends them). */
+const ARGUMENTS: TypedArguments = {
+  operation: 'list',
+  from: {
+    '/filter/kind': '--kind',
+    '/filter/owner': '--owner',
+    '/filter/mine': '--mine',
+    '/filter/health': '--health',
+    '/filter/verified': '--verified',
+    '/pageSize': '--limit',
+    '/pageToken': '--page-token',
+  },
+};
 
 const TABLE = [
   { title: 'NAME', width: 26, min: 14 },
@@ -84,6 +98,6 @@ export function register(program: Command): void {
         if (typeof data.nextPageToken === 'string') page.nextPageToken = data.nextPageToken;
         out.out(describePage(page, out));
         return EXIT_OK;
-      });
+      }, { arguments: ARGUMENTS });
     });
 }

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import type { RegistrationResult } from '../../contract/types.js';
 import { RegistryDeclined, dataPart, type JsonObject } from '../connection.js';
-import { EXIT_OK, printJson, styles } from '../output.js';
+import { EXIT_OK, printJson, styles, type TypedArguments } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
 
@@ -22,6 +22,9 @@ function inCommandTerms(err: RegistryDeclined): RegistryDeclined {
     .replace(/with "fetchTools": true/, 'with a2a-registry register --fetch-tools --mcp-name <name> --mcp-url <url>');
   return message === err.error.message ? err : new RegistryDeclined(err.state, { ...err.error, message });
 }
+
+/** Where refresh's arguments come from on its command line. */
+const ARGUMENTS: TypedArguments = { operation: 'refresh', from: { '/id': '<id>' } };
 
 export function register(program: Command): void {
   program
@@ -47,6 +50,6 @@ export function register(program: Command): void {
         const head = r.changed ? s.green(`✓ refreshed: revision ${r.revision ?? '?'}`) : s.green(`✓ unchanged ${s.dim(`(revision ${r.revision ?? '?'})`)}`);
         out.out(`${head}\n  id        ${id}\n${r.source ? `  source    ${r.source.url}\n` : ''}${r.health ? `  health    ${r.health.status}\n` : ''}`);
         return EXIT_OK;
-      });
+      }, { arguments: ARGUMENTS });
     });
 }

@@ -17,7 +17,7 @@ import { verifyingKeyText } from '../../contract/verification.js';
 import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../connection.js';
 import { FileTooLarge, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
-import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output, type TypedArguments } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
 import { DEFAULT_MAX_BYTES, detectKind, isAgentCardShaped, readProblem } from '../document-kind.js';
@@ -165,6 +165,19 @@ function describeValidation(v: ValidationResultBody, o: Output, locate: Locate):
 
 const findings = (v: unknown): Finding[] => (Array.isArray(v) ? v.filter(isObject).map((f) => f as unknown as Finding) : []);
 
+/** Where the arguments of a registration by reference (--url, --fetch-tools) come from on the command line. */
+const REFERENCE_ARGUMENTS: TypedArguments = {
+  operation: 'register',
+  from: {
+    '/url': '--url',
+    '/fetchTools': '--fetch-tools',
+    '/mcpServer/name': '--mcp-name',
+    '/mcpServer/url': '--mcp-url',
+    '/mcpServer/description': '--mcp-description',
+    '/mcpServer/version': '--mcp-version',
+  },
+};
+
 /** `register --url` / `--fetch-tools`: the registry fetches the document; nothing is read here. */
 function referenceOperation(file: string | undefined, options: RegisterOptions): JsonObject | undefined {
   if (options.url === undefined && !options.fetchTools) return undefined;
@@ -225,7 +238,7 @@ export function register(program: Command): void {
           if (json) printJson(out, data);
           else out.out(describeRegistration(r, { name: named, locate: () => undefined }, out));
           return EXIT_OK;
-        });
+        }, { arguments: REFERENCE_ARGUMENTS });
         return;
       }
       if (file === undefined) {

@@ -5,9 +5,12 @@
  */
 import type { Command } from 'commander';
 import { dataPart } from '../connection.js';
-import { EXIT_OK, printJson, styles } from '../output.js';
+import { EXIT_OK, printJson, styles, type TypedArguments } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
+
+/** Where unregister's arguments come from on rm's command line. */
+const ARGUMENTS: TypedArguments = { operation: 'unregister', from: { '/id': '<id>' } };
 
 export function register(program: Command): void {
   program
@@ -29,6 +32,6 @@ export function register(program: Command): void {
         const kind = data.kind === 'mcp-server' ? 'MCP server' : 'agent';
         out.out(`${s.green('✓ unregistered')} ${kind}${name} ${s.dim(`(${id}, revision ${String(data.revision ?? '?')})`)}\n`);
         return EXIT_OK;
-      });
+      }, { arguments: ARGUMENTS });
     });
 }

@@ -10,7 +10,7 @@ import type { SearchFilter, SearchHit, SearchMatch, SearchPage, SearchRequest } 
 
 type HealthFilter = NonNullable<SearchFilter['health']>;
 import { dataPart, isObject } from '../connection.js';
-import { EXIT_OK, Table, countOf, printJson, styles, type Output } from '../output.js';
+import { EXIT_OK, Table, countOf, printJson, styles, type Output, type TypedArguments } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
 import { totalText } from '../../lib/total-text.js';
@@ -141,6 +141,23 @@ function footer(page: Pick<SearchPage, 'total' | 'totalExact' | 'nextPageToken'>
   return text;
 }
 
+/** Where a search's (and a watch's) query and filter come from on the command line, as searchRequest sends them. */
+export const QUERY_ARGUMENTS: TypedArguments['from'] = {
+  '/query': '[words...]',
+  '/filter/tags': '--tag',
+  '/filter/kind': '--kind',
+  '/filter/protocolBinding': '--binding',
+  '/filter/protocolVersion': '--protocol-version',
+  '/filter/inputModes': '--input-mode',
+  '/filter/outputModes': '--output-mode',
+  '/filter/streaming': '--streaming/--no-streaming',
+  '/filter/readOnly': '--read-only',
+  '/filter/health': '--health',
+  '/filter/verified': '--verified',
+};
+
+const ARGUMENTS: TypedArguments = { operation: 'search', from: { ...QUERY_ARGUMENTS, '/limit': '--limit', '/pageToken': '--page-token' } };
+
 /** The filter options of a search (also a watch's). */
 export function filterOptions(command: Command): Command {
   return command
@@ -204,6 +221,6 @@ export function register(program: Command): void {
         if (json) printJson(out, { ...page, results: page.results.map(({ matches, ...hit }) => (matches?.length ? { ...hit, matches } : hit)) });
         else out.out(footer(page, page.results.length, out));
         return EXIT_OK;
-      });
+      }, { arguments: ARGUMENTS });
     });
 }

@@ -27,11 +27,11 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { WatchRequest } from '../../contract/types.js';
 import type { StreamObserver, TaskEnd } from '../client.js';
 import { dataPart, isObject, RegistryDeclined, RegistryProtocolError, RegistryUnreachable } from '../connection.js';
-import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, onClosedPipe, printJson, reportFailure, reportUsage, styles } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, onClosedPipe, printJson, reportFailure, reportUsage, styles, type TypedArguments } from '../output.js';
 import { nonEmpty } from '../option-values.js';
 import { runRemote } from '../remote.js';
 import { WatchRenewal } from '../watch-renewal.js';
-import { filterOptions, searchRequest } from './search.js';
+import { QUERY_ARGUMENTS, filterOptions, searchRequest } from './search.js';
 
 /** How long the command keeps trying to resume a watch whose stream was cut (a registry restart), unless --resume-for says. */
 const RESUME_FOR_SECONDS = 60;
@@ -114,6 +114,9 @@ function line(data: Record<string, unknown>): string {
       return `? ${JSON.stringify(data)}\n`;
   }
 }
+
+/** Where the watch's arguments come from on its command line. */
+const ARGUMENTS: TypedArguments = { operation: 'watch', from: { ...QUERY_ARGUMENTS, '/initial': '--no-initial' } };
 
 export function register(program: Command): void {
   filterOptions(
@@ -277,6 +280,6 @@ export function register(program: Command): void {
         } finally {
           renewal.stop(); // the watch refused, unreachable for good, or ended: nothing left to renew
         }
-      }, { openStreams: true, jsonLines: true });
+      }, { openStreams: true, jsonLines: true, arguments: ARGUMENTS });
     });
 }
