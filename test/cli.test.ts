@@ -263,6 +263,28 @@ describe('a2a-registry against a registry', () => {
     assert.equal(updated.code, 0, updated.stderr);
     assert.match(updated.stdout, /✓ updated MCP server "workspace-files"/);
     assert.match(updated.stdout, /revision +2/);
+    // The document's own URL is at its place in the file (a placeholder warning).
+    assert.match(updated.stdout, new RegExp(`warning ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+  /mcpServer/url: `));
+
+    // A value an option gave over the document's is named at the option, not at the document's line and column, as validate names it.
+    const [overText, overJson, toolspecText, empty] = await Promise.all([
+      cli(['register', '--dry-run', file, '--mcp-url', 'notaurl'], { env: as('alice') }),
+      cli(['register', '--dry-run', '--json', file, '--mcp-url', 'notaurl'], { env: as('alice') }),
+      cli(['register', '--dry-run', example('toolspec.json'), '--mcp-name', 'files', '--mcp-url', 'notaurl'], { env: as('alice') }),
+      cli(['register', '--dry-run', file, '--mcp-url', ''], { env: as('alice') }),
+    ]);
+    for (const r of [overText, toolspecText]) {
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^ {2}error {3}--mcp-url: must be an absolute http\(s\) URL; found "notaurl" \[pattern\]$/m);
+      assert.match(r.stderr, /not valid \(1 error\)\. --mcp-url: must be/);
+      assert.doesNotMatch(r.stderr, /\.json:\d+:\d+|\/mcpServer\/url/);
+    }
+    assert.deepEqual(parse(overJson).error.details.map((d: { path: string; location?: unknown }) => [d.path, d.location]), [['--mcp-url', undefined]]);
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /option '--mcp-url <url>' argument '' is invalid\. must not be empty/);
+    const validated = await cli(['validate', file, '--mcp-url', 'notaurl']);
+    assert.equal(validated.code, 1, 'validate lays the option over the document as register does');
+    assert.match(validated.stdout, /^ {2}error {3}--mcp-url: must be an absolute http\(s\) URL; found "notaurl" \[pattern\]$/m);
   });
 
   test('register --dry-run checks on the registry and stores nothing; stdin with "-"', async () => {

@@ -99,7 +99,7 @@ test('--max-bytes overrides the 10,240-byte default', () => {
   assert.match(tight.stdout, /602 bytes; the limit is 600 bytes/);
 });
 
-test('bare toolspec paths point into the file; --server-url/--server-name validate the metadata too', () => {
+test('bare toolspec paths point into the file; --mcp-url/--mcp-name (or their old names --server-url/--server-name) validate the metadata too', () => {
   const dir = tempDir('a2a-registry-cli-');
   const file = join(dir, 'toolspec.json');
   writeFileSync(file, JSON.stringify({ tools: [{ name: 'find', inputSchema: { type: 'string' } }] }));
@@ -108,9 +108,45 @@ test('bare toolspec paths point into the file; --server-url/--server-name valida
   const res = json(r).results[0]!;
   assert.equal(res.errors![0]!.path, '/tools/0/inputSchema/type');
   assert.equal(res.warnings![0]!.path, '/tools/0/description');
+  // A finding of a value an option gave is named at the option, as the user typed it.
   const withServer = cli(['validate', '--json', '--server-name', 'files', '--server-url', 'ftp://files', toolspec('slack.json')]);
   assert.equal(withServer.code, 1);
-  assert.equal(json(withServer).results[0]!.errors![0]!.path, '/mcpServer/url');
+  assert.equal(json(withServer).results[0]!.errors![0]!.path, '--server-url');
+  const withMcp = cli(['validate', '--json', '--mcp-name', 'files', '--mcp-url', 'ftp://files', toolspec('slack.json')]);
+  assert.equal(withMcp.code, 1);
+  assert.equal(json(withMcp).results[0]!.errors![0]!.path, '--mcp-url');
+});
+
+test('the --mcp-* options as register takes them: over a {"mcpServer", "toolspec"} document\'s server, never empty, a finding of their value at the option', () => {
+  const dir = tempDir('a2a-registry-cli-');
+  const wrapped = join(dir, 'wrapped.json');
+  writeFileSync(wrapped, JSON.stringify({ mcpServer: { name: 'files', url: 'https://files.acme.dev/mcp' }, toolspec: JSON.parse(readFileSync(toolspec('slack.json'), 'utf8')) }));
+  assert.equal(cli(['validate', wrapped]).code, 0);
+  // The options were ignored for such a document: it passed with a URL that is none.
+  const over = cli(['validate', wrapped, '--mcp-url', 'notaurl']);
+  assert.equal(over.code, 1, over.stdout);
+  assert.match(over.stdout, /^ {2}error {3}--mcp-url: must be an absolute http\(s\) URL; found "notaurl" \[pattern\]$/m);
+  assert.match(over.stdout, /not valid \(1 error\)\. --mcp-url: must be/);
+  assert.doesNotMatch(over.stdout, /wrapped\.json:\d+:\d+/, 'the value came from the option, not the file');
+  const overJson = json(cli(['validate', '--json', wrapped, '--mcp-url', 'notaurl', '--mcp-description', 'Files']));
+  assert.deepEqual(overJson.results[0]!.errors!.map((e) => e.path), ['--mcp-url']);
+  // The document's own name, under its own path in the file, beside an option's URL.
+  const named = json(cli(['validate', '--json', wrapped, '--server-url', 'ftp://files']));
+  assert.deepEqual(named.results[0]!.errors!.map((e) => e.path), ['--server-url']);
+  // An empty value is refused, as register refuses it: it would replace the document's.
+  for (const args of [['--mcp-url', ''], ['--mcp-name', ' '], ['--server-name', ''], ['--server-url', ''], ['--mcp-version', '']]) {
+    const r = cli(['validate', wrapped, ...args]);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}`);
+    assert.match(r.stderr, /must not be empty/);
+  }
+  assert.equal(cli(['validate', wrapped, '--mcp-url', 'https://a.example/mcp', '--server-url', 'https://b.example/mcp']).code, 2);
+  // A bare toolspec given half its server is a usage error, as register says it.
+  const half = cli(['validate', '--json', toolspec('slack.json'), '--mcp-url', 'https://files.acme.dev/mcp']);
+  assert.equal(half.code, 2);
+  assert.deepEqual(JSON.parse(half.stdout), { error: { code: 'USAGE', message: 'an MCP toolspec needs its server: give --mcp-name <name> and --mcp-url <url>' } });
+  const help = cli(['validate', '--help']).stdout;
+  for (const option of ['--mcp-name <name>', '--mcp-url <url>', '--mcp-description <text>', '--mcp-version <version>']) assert.ok(help.includes(option), option);
+  assert.doesNotMatch(help, /--server-/);
 });
 
 test('a saved tools/list response (JSON-RPC envelope) is checked as a toolspec, with the advice an uploaded toolspec.json gets', () => {

@@ -20,15 +20,12 @@ import { JsonSource, JsonSyntaxError } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output, type TypedArguments } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
+import { NEEDS_SERVER, locateServerOptions, mcpServerOptions, serverFromOptions, serverOver, type McpServerOptions } from '../mcp-server-options.js';
 import { DEFAULT_MAX_BYTES, detectKind, isAgentCardShaped, readProblem } from '../document-kind.js';
 
-interface RegisterOptions {
+interface RegisterOptions extends McpServerOptions {
   url?: string;
   fetchTools: boolean;
-  mcpName?: string;
-  mcpUrl?: string;
-  mcpDescription?: string;
-  mcpVersion?: string;
   dryRun: boolean;
   json: boolean;
 }
@@ -49,41 +46,34 @@ export class UsageError extends Error {}
 /**
  * Decides how to send a file. A card goes as agent-card.json. A toolspec goes as toolspec.json
  * with --mcp-* metadata beside it. A stored MCP document ({"mcpServer", "toolspec"}, what
- * `get --document` prints) is split the same way, its metadata overridden by any --mcp-* option,
- * so an entry read from one registry can be registered again as it is.
+ * `get --document` prints) is split the same way, its metadata overridden by any --mcp-* option
+ * (as `validate` lays them over it), so an entry read from one registry can be registered again
+ * as it is. A finding of a value an option gave is named at the option (`--mcp-url: ...`).
  */
-export function planUpload(source: JsonSource, bytes: Buffer, options: Omit<RegisterOptions, 'dryRun' | 'json' | 'url' | 'fetchTools'>): Upload {
+export function planUpload(source: JsonSource, bytes: Buffer, options: McpServerOptions): Upload {
   const doc = source.value;
-  const flags: JsonObject = {};
-  if (options.mcpName !== undefined) flags.name = options.mcpName;
-  if (options.mcpUrl !== undefined) flags.url = options.mcpUrl;
-  if (options.mcpDescription !== undefined) flags.description = options.mcpDescription;
-  if (options.mcpVersion !== undefined) flags.version = options.mcpVersion;
+  const flags = serverFromOptions(options);
   const kind = detectKind(doc);
   if (kind === 'mcp-server' && isObject(doc)) {
-    const mcpServer = { ...(isObject(doc.mcpServer) ? doc.mcpServer : {}), ...flags };
-    // The registry's paths (/toolspec/..., /mcpServer/...) are already paths into this file.
-    return withServer(Buffer.from(JSON.stringify(doc.toolspec)), mcpServer, (p) => source.locate(p));
+    // The registry's paths (/toolspec/..., /mcpServer/...) are already paths into this file, but for the options' values.
+    return withServer(Buffer.from(JSON.stringify(doc.toolspec)), serverOver(doc.mcpServer, options), locateServerOptions(options, (p) => source.locate(p)));
   }
   if (Object.keys(flags).length > 0 && isAgentCardShaped(doc)) {
     // It was sent as a toolspec: "/toolspec/tools: required field "tools" is missing" at card.json:1:1.
     throw new UsageError(`${source.file} is an A2A agent card: the --mcp-* options give an MCP toolspec its server; leave them out to register the card`);
   }
   if (Object.keys(flags).length > 0 || kind === 'mcp-toolspec') {
-    if (options.mcpName === undefined || options.mcpUrl === undefined) {
-      throw new UsageError('an MCP toolspec needs its server: give --mcp-name <name> and --mcp-url <url>');
-    }
-    // The file is the toolspec alone: /toolspec/tools/0 is /tools/0 in it; /mcpServer/... came from the flags.
-    return withServer(bytes, flags, (p) => (p === '' || p === '/toolspec' || p.startsWith('/toolspec/') ? source.locate(p.slice('/toolspec'.length)) : undefined));
+    if (options.mcpName === undefined || options.mcpUrl === undefined) throw new UsageError(NEEDS_SERVER);
+    // The file is the toolspec alone: /toolspec/tools/0 is /tools/0 in it; /mcpServer/... came from the options.
+    const inToolspec: Locate = (p) => (p === '' || p === '/toolspec' || p.startsWith('/toolspec/') ? source.locate(p.slice('/toolspec'.length)) : undefined);
+    return withServer(bytes, flags, locateServerOptions(options, inToolspec));
   }
   const name = isObject(doc) && typeof doc.name === 'string' ? doc.name : undefined;
   return { bytes, filename: 'agent-card.json', locate: (p) => source.locate(p), ...(name ? { name } : {}) };
 }
 
 function withServer(bytes: Buffer, mcpServer: JsonObject, locate: Locate): Upload {
-  if (typeof mcpServer.name !== 'string' || typeof mcpServer.url !== 'string') {
-    throw new UsageError('an MCP toolspec needs its server: give --mcp-name <name> and --mcp-url <url>');
-  }
+  if (typeof mcpServer.name !== 'string' || typeof mcpServer.url !== 'string') throw new UsageError(NEEDS_SERVER);
   return { bytes, filename: 'toolspec.json', mcpServer, name: mcpServer.name, locate };
 }
 
@@ -189,23 +179,24 @@ function referenceOperation(file: string | undefined, options: RegisterOptions):
     return { register: { url: options.url } };
   }
   if (options.mcpName === undefined || options.mcpUrl === undefined) throw new UsageError('--fetch-tools needs the server: give --mcp-name <name> and --mcp-url <url>');
-  const mcpServer: JsonObject = { name: options.mcpName, url: options.mcpUrl };
-  if (options.mcpDescription !== undefined) mcpServer.description = options.mcpDescription;
-  if (options.mcpVersion !== undefined) mcpServer.version = options.mcpVersion;
-  return { register: { mcpServer, fetchTools: true } };
+  return { register: { mcpServer: serverFromOptions(options), fetchTools: true } };
 }
 
 export function register(program: Command): void {
-  program
-    .command('register')
-    .description('register or update an A2A agent card, or an MCP server from its toolspec; or have the registry fetch them')
-    .argument('[file]', 'an agent card (v1.0 or v0.3), or a toolspec ({"tools": [...]}) with --mcp-name and --mcp-url; "-" reads stdin')
-    .option('--url <url>', 'have the registry fetch the agent card: a base URL (→ /.well-known/agent-card.json) or the card\'s URL', nonEmpty)
-    .option('--fetch-tools', 'have the registry list the MCP server\'s tools (tools/list) at --mcp-url', false)
-    .option('--mcp-name <name>', 'MCP server name (with a toolspec)')
-    .option('--mcp-url <url>', 'MCP server URL, its identity in the registry (with a toolspec)')
-    .option('--mcp-description <text>', 'MCP server description')
-    .option('--mcp-version <version>', 'MCP server version')
+  mcpServerOptions(
+    program
+      .command('register')
+      .description('register or update an A2A agent card, or an MCP server from its toolspec; or have the registry fetch them')
+      .argument('[file]', 'an agent card (v1.0 or v0.3), or a toolspec ({"tools": [...]}) with --mcp-name and --mcp-url; "-" reads stdin')
+      .option('--url <url>', 'have the registry fetch the agent card: a base URL (→ /.well-known/agent-card.json) or the card\'s URL', nonEmpty)
+      .option('--fetch-tools', 'have the registry list the MCP server\'s tools (tools/list) at --mcp-url', false),
+    {
+      name: 'MCP server name (with a toolspec; over a {"mcpServer", "toolspec"} document\'s)',
+      url: 'MCP server URL, its identity in the registry (with a toolspec; over a document\'s)',
+      description: 'MCP server description',
+      version: 'MCP server version',
+    },
+  )
     .option('--dry-run', 'let the registry check the document without storing it', false)
     .option('--json', 'print the registration result as JSON', false)
     .addHelpText(

@@ -5,8 +5,10 @@
  *
  * Sizes are measured as the registry measures an uploaded file: its bytes (for a combined
  * MCP document, the compact serialisation of its toolspec, as for a data part).
+ * The --mcp-* options give a toolspec its server, and are laid over a stored document's, as
+ * `register` takes them (./mcp-server-options.ts).
  * Exit code: 0 when every file is valid, 1 when any is invalid or not JSON (its line and column
- * are printed), 2 when a file cannot be read.
+ * are printed), 2 when a file cannot be read, or on usage errors.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Finding } from '../../contract/types.js';
@@ -14,16 +16,22 @@ import { isObject } from '../../lib/json.js';
 import { compactJsonBytes, createDocumentValidator, type DocumentValidator, type Verdict } from '../../validation/index.js';
 import { FileTooLarge, MAX_DOCUMENT_FILE_BYTES, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError, TEXT_AFTER_VALUE, type SourceLocation } from '../json-source.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, styles, withLocation, type Locate } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, printJson, styles, typedMessage, withLocation, type Locate } from '../output.js';
+import { NEEDS_SERVER, locateServerOptions, mcpServerOptions, serverFromOptions, serverOver, type McpServerOptions } from '../mcp-server-options.js';
+import { nonEmpty } from '../option-values.js';
 import { DEFAULT_MAX_BYTES, detectKind, readProblem, type DocumentKind } from '../document-kind.js';
 
-export interface ValidateOptions {
+export interface ValidateOptions extends McpServerOptions {
   json: boolean;
   maxBytes: number;
   warnInsecureHttp: boolean;
+  /** The names of --mcp-name and --mcp-url before they were register's (hidden; README documented them). */
   serverName?: string;
   serverUrl?: string;
 }
+
+/** A command line validate cannot run as given (a toolspec given half its server). */
+class UsageError extends Error {}
 
 /** Where output goes; injectable for tests. */
 export interface Io {
@@ -39,18 +47,20 @@ export type FileResult =
 /** A toolspec validated on its own still needs server metadata; this one is never reported on. */
 const STANDALONE_SERVER = { name: 'toolspec', url: 'https://mcp.server.invalid/mcp' };
 
-function validateDocument(validator: DocumentValidator, doc: unknown, bytes: number, opts: ValidateOptions): { kind: DocumentKind; verdict: Verdict } {
+function validateDocument(validator: DocumentValidator, doc: unknown, bytes: number, opts: McpServerOptions): { kind: DocumentKind; verdict: Verdict } {
   const kind = detectKind(doc);
   if (kind === 'agent') return { kind, verdict: validator.validateAgentCard(doc, bytes) };
   if (kind === 'mcp-server' && isObject(doc)) {
-    return { kind, verdict: validator.validateMcpServer(doc.mcpServer, doc.toolspec, compactJsonBytes(doc.toolspec)) };
+    // The options over the document's own server, as register sends it.
+    return { kind, verdict: validator.validateMcpServer(serverOver(doc.mcpServer, opts), doc.toolspec, compactJsonBytes(doc.toolspec)) };
   }
-  const given = opts.serverName !== undefined || opts.serverUrl !== undefined;
-  if (given) {
-    const server = { name: opts.serverName ?? '', url: opts.serverUrl ?? '' };
+  const server = serverFromOptions(opts);
+  if (Object.keys(server).length > 0) {
+    // As register refuses it: half a server is a usage mistake, not an empty name to report.
+    if (opts.mcpName === undefined || opts.mcpUrl === undefined) throw new UsageError(NEEDS_SERVER);
     return { kind, verdict: validator.validateMcpServer(server, doc, bytes) };
   }
-  // Without --server-name/--server-url only the toolspec is checked.
+  // Without --mcp-name/--mcp-url only the toolspec is checked.
   const verdict = validator.validateMcpServer(STANDALONE_SERVER, doc, bytes);
   const keep = (f: Finding): boolean => !f.path.startsWith('/mcpServer');
   return { kind, verdict: { ...verdict, errors: verdict.errors.filter(keep), warnings: verdict.warnings.filter(keep) } };
@@ -83,7 +93,11 @@ async function validateFile(validator: DocumentValidator, given: string, opts: V
     return { result: { file, valid: false, error: { code: 'NOT_JSON', message: err.message, location: err.location, ...(hint ? { hint } : {}) } } };
   }
   const { kind, verdict } = validateDocument(validator, source.value, buf.length, opts);
-  return { result: { file, documentKind: kind, ...(kind === 'mcp-toolspec' ? relativeToToolspec(verdict) : verdict) }, locate: (p) => source.locate(p) };
+  // A server field an option gave is named at the option (`--mcp-url: ...`), not in the file.
+  const oldNames = { ...(opts.serverName !== undefined ? { '--mcp-name': '--server-name' } : {}), ...(opts.serverUrl !== undefined ? { '--mcp-url': '--server-url' } : {}) };
+  const locate = locateServerOptions(opts, (p) => source.locate(p), oldNames);
+  if (kind !== 'mcp-toolspec') return { result: { file, documentKind: kind, ...inTypedTerms(verdict, locate) }, locate };
+  return { result: { file, documentKind: kind, ...inTypedTerms(relativeToToolspec(verdict), locate) }, locate };
 }
 
 /**
@@ -111,6 +125,11 @@ function relativeToToolspec(v: Verdict): Verdict {
   const out: Verdict = { ...v, errors: v.errors.map(finding), warnings: v.warnings.map(finding) };
   if (v.message !== undefined) out.message = text(v.message);
   return out;
+}
+
+/** The verdict's message names a finding of an option's value as the option ("--mcp-url: must be ..."), as its finding is. */
+function inTypedTerms(v: Verdict, locate: Locate): Verdict {
+  return v.message === undefined ? v : { ...v, message: typedMessage(v.message, [...v.errors, ...v.warnings], locate) };
 }
 
 // --- human output --------------------------------------------------------------------------
@@ -156,8 +175,16 @@ function jsonResult({ result, locate }: Checked): FileResult {
 /** Exit status: 2 when a file cannot be read (a usage mistake), else 1 when any document is invalid, else 0. */
 export async function runValidate(files: string[], opts: ValidateOptions, io: Io): Promise<number> {
   const validator = createDocumentValidator({ maxDocumentBytes: opts.maxBytes, warnInsecureHttp: opts.warnInsecureHttp, compileEagerly: false });
+  const given: ValidateOptions = { ...opts, mcpName: opts.mcpName ?? opts.serverName, mcpUrl: opts.mcpUrl ?? opts.serverUrl };
   const checked: Checked[] = [];
-  for (const file of files) checked.push(await validateFile(validator, file, opts));
+  try {
+    for (const file of files) checked.push(await validateFile(validator, file, given));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    if (opts.json) printJson(io, { error: { code: 'USAGE', message: err.message } });
+    io.err(`a2a-registry: ${err.message}\n`);
+    return EXIT_USAGE;
+  }
   const results = checked.map((c) => c.result);
   if (opts.json) {
     io.out(JSON.stringify({ valid: results.every((r) => r.valid), maxBytes: opts.maxBytes, results: checked.map(jsonResult) }, null, 2) + '\n');
@@ -182,19 +209,26 @@ export function defaultIo(): Io {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('validate')
     .description('check A2A agent cards and MCP toolspecs offline, with the registry\'s own rules')
     .argument('<file...>', 'JSON files: agent cards, toolspecs ({"tools": [...]}) or {"mcpServer", "toolspec"} documents; "-" reads stdin')
     .option('--json', 'print machine-readable results', false)
     .addOption(new Option('--max-bytes <n>', 'size limit of one document, in bytes').argParser(positiveInt).default(DEFAULT_MAX_BYTES))
-    .option('--warn-insecure-http', 'warn about plain-http URLs', false)
-    .option('--server-name <name>', 'MCP server name to validate with a toolspec')
-    .option('--server-url <url>', 'MCP server URL to validate with a toolspec')
+    .option('--warn-insecure-http', 'warn about plain-http URLs', false);
+  mcpServerOptions(command, {
+    name: 'MCP server name to validate with a toolspec (over a {"mcpServer", "toolspec"} document\'s)',
+    url: 'MCP server URL to validate with a toolspec (over a document\'s)',
+    description: 'MCP server description (over a document\'s)',
+    version: 'MCP server version (over a document\'s)',
+  })
+    // Their names before validate took register's; kept for scripts that use them.
+    .addOption(new Option('--server-name <name>').hideHelp().argParser(nonEmpty).conflicts('mcpName'))
+    .addOption(new Option('--server-url <url>').hideHelp().argParser(nonEmpty).conflicts('mcpUrl'))
     .addHelpText(
       'after',
       '\nExit status: 0 when every file is valid, 1 when any is invalid or not JSON, 2 when a file cannot be read or on usage errors.\n' +
-        'Examples:\n  a2a-registry validate .well-known/agent-card.json\n  a2a-registry validate --json --server-url https://mcp.acme.dev/mcp --server-name files toolspec.json',
+        'Examples:\n  a2a-registry validate .well-known/agent-card.json\n  a2a-registry validate --json --mcp-url https://mcp.acme.dev/mcp --mcp-name files toolspec.json',
     )
     .action(async (files: string[], options: ValidateOptions) => {
       process.exitCode = await runValidate(files, options, defaultIo());
