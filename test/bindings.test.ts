@@ -121,6 +121,10 @@ for (const binding of BINDINGS) {
       const both = errorOf(await send(alice, [textPart('my entries'), dataPart({ list: { filter: { mine: true, owner: 'bob' } } })]));
       assert.equal(both.code, 'BAD_REQUEST');
       assert.deepEqual(both.details.map((d: WireJson) => d.path), ['/parts/1/data/list/filter/owner']);
+      // A register's url that is no http(s) URL (it said /url, which reads as the card's own field).
+      const url = errorOf(await op(alice, { register: { url: 'notaurl' } }));
+      assert.equal(url.code, 'BAD_REQUEST');
+      assert.deepEqual(url.details.map((d: WireJson) => [d.path, d.message]), [['/parts/0/data/register/url', 'not an absolute http(s) URL']]);
       const token = errorOf(await op(anonymous, { search: { query: 'ledger', pageToken: 'garbage' } }));
       assert.deepEqual(token.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
       // A document's findings are its own paths, wherever the message carries it.

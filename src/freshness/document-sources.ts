@@ -8,6 +8,7 @@
  * the failure means for health (unreachable: nothing usable came back; invalid: a body came
  * back, but not a valid document).
  */
+import { badArguments } from '../contract/errors.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
 import { isObject } from '../lib/json.js';
@@ -78,7 +79,7 @@ export class FetchingDocumentSources implements DocumentSources {
 
   async resolve(reference: DocumentReference, signal?: AbortSignal): Promise<FetchedDocument> {
     if (reference.type === 'agent-card-url') {
-      const cardUrl = cardUrlFor(parseHttpUrl(reference.url, 'url', 'the agent card\'s URL, or its base URL').href);
+      const cardUrl = cardUrlFor(cardUrlArgument(reference.url).href);
       const doc = await this.fetchCard(cardUrl, 'agent-card', {}, signal);
       if (doc.notModified) throw new Error('unreachable: an unconditional request answered 304');
       return { subject: this.cardSubject(doc), source: sourceOf(doc, cardUrl.href) };
@@ -171,7 +172,7 @@ export class FetchingDocumentSources implements DocumentSources {
         { path: '/mcpServer/url', message: 'required' },
       ]);
     }
-    const url = parseHttpUrl(server.url, 'mcpServer/url', 'the MCP server\'s Streamable HTTP endpoint');
+    const url = serverUrl(server.url);
     // One deadline for the whole exchange: initialize, every page, the goodbye.
     const deadline = AbortSignal.timeout(this.options.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
@@ -284,16 +285,38 @@ function inStoredOrder(fetched: unknown[], stored: unknown): unknown[] {
   return [...ordered, ...byName.values()];
 }
 
-function parseHttpUrl(text: string, field: string, what: string): URL {
-  let url: URL | undefined;
+/**
+ * A register's `url` argument: refused as an argument of the operation (badArguments), which each
+ * door roots where its request has it (/parts/0/data/register/url, /arguments/url). Left at /url
+ * it read as the card's own `url` field, where a document's findings are named.
+ */
+function cardUrlArgument(text: string): URL {
+  const url = httpUrl(text);
+  if (!url) {
+    throw badArguments(`"url" must be an absolute http(s) URL: the agent card's URL, or its base URL (got "${text.slice(0, 200)}").`, [
+      { path: '/url', message: 'not an absolute http(s) URL' },
+    ]);
+  }
+  return url;
+}
+
+/** An absolute http(s) URL, or undefined. */
+function httpUrl(text: string): URL | undefined {
+  let url: URL;
   try {
     url = new URL(text);
   } catch {
-    url = undefined;
+    return undefined;
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new SourceFailure('BAD_REQUEST', `"${field}" must be an absolute http(s) URL: ${what} (got "${text.slice(0, 200)}").`, 'invalid', 'BAD_REQUEST', [
-      { path: `/${field}`, message: 'not an absolute http(s) URL' },
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+}
+
+/** The MCP server's URL in its document ({mcpServer, toolspec}), named at the document's path as its findings are. */
+function serverUrl(text: string): URL {
+  const url = httpUrl(text);
+  if (!url) {
+    throw new SourceFailure('BAD_REQUEST', `"mcpServer/url" must be an absolute http(s) URL: the MCP server's Streamable HTTP endpoint (got "${text.slice(0, 200)}").`, 'invalid', 'BAD_REQUEST', [
+      { path: '/mcpServer/url', message: 'not an absolute http(s) URL' },
     ]);
   }
   return url;
