@@ -213,17 +213,17 @@ describe('a push config for a task that has ended', () => {
   });
 });
 
-describe('the configs of a watch that has ended', () => {
-  /** A v0.3 JSON-RPC call (no A2A-Version header). */
-  async function rpc03(method: string, params: unknown): Promise<WireJson> {
-    const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...alice },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return (await res.json()) as WireJson;
-  }
+/** A v0.3 JSON-RPC call (no A2A-Version header), as alice. */
+async function rpc03(method: string, params: unknown): Promise<WireJson> {
+  const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...alice },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await res.json()) as WireJson;
+}
 
+describe('the configs of a watch that has ended', () => {
   test('are gone with it: a get says the task ended and its configs were removed (not TaskNotFound), a delete (cleanup) succeeds, on every binding', async () => {
     const taskId = await taskWithConfigs(['a', 'b', 'c', 'd']);
     assert.equal((await rpc('CancelTask', { id: taskId })).result?.status?.state, 'TASK_STATE_CANCELED');
@@ -272,16 +272,6 @@ describe('the configs of a watch that has ended', () => {
 });
 
 describe('GetTaskPushNotificationConfig by task id alone', () => {
-  /** A v0.3 JSON-RPC call (no A2A-Version header). */
-  async function rpc03(method: string, params: unknown): Promise<WireJson> {
-    const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...alice },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return (await res.json()) as WireJson;
-  }
-
   test('v0.3: the @a2a-js/sdk 0.3 client gets the config it set without an id, by the task id (TaskIdParams)', async () => {
     const taskId = await taskWithConfigs([]);
     const client = await new ClientFactory03(
