@@ -7,7 +7,7 @@
  */
 import type { Task } from '@a2a-js/sdk';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
-import type { AnswerLimit } from '../protocol/answer-size.js';
+import type { AnswerLimit } from '../contract/binding.js';
 
 /** gRPC's default grpc.max_receive_message_length. */
 export const GRPC_CLIENT_RECEIVE_BYTES = 4 * 1024 * 1024;

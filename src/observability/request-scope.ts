@@ -4,8 +4,7 @@
  * the operation and the final task state. One log line per request reads both.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { FileBytes } from '../operations/request-parser.js';
-import type { AnswerLimit } from '../protocol/answer-size.js';
+import type { AnswerLimit, FileBytes } from '../contract/binding.js';
 
 export interface RequestScope {
   requestId: string;

@@ -13,6 +13,7 @@ import { keysAt } from './schema-keys.js';
 import { compactJsonBytes, formatBytes } from '../validation/size.js';
 import { sizeAdvice } from '../validation/verdict.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
+import type { FileBytes } from '../contract/binding.js';
 import type { Subject } from '../contract/subject.js';
 import type { DocumentReference } from '../contract/freshness.js';
 import { OPERATION_NAMES, type Operation, type OperationName } from './operation.js';
@@ -36,13 +37,6 @@ export interface ParserLimits {
   /** Longest search query: a longer `query` is BAD_REQUEST; a longer text-only message is cut (default 1,000). */
   maxQueryChars?: number;
 }
-
-/**
- * How the request's binding carries a file part's bytes (`raw`; v0.3 `file.bytes`): base64 text in
- * JSON (JSON-RPC, HTTP+JSON), the bytes themselves in protobuf (gRPC). A message telling the
- * client how to send them says what to put there.
- */
-export type FileBytes = 'base64' | 'bytes';
 
 /**
  * The limits, the generation of the request (default v1.0): its error messages show that

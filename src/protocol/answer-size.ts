@@ -4,15 +4,9 @@
  * nextPageToken that continues at the first task left out, as the spec lets a server answer
  * fewer than asked. The JSON bindings have no such limit, and set none.
  */
-import type { ListTasksResponse, Task } from '@a2a-js/sdk';
+import type { ListTasksResponse } from '@a2a-js/sdk';
+import type { AnswerLimit } from '../contract/binding.js';
 import { pageTokenAfter } from '../tasks/registry-task-store.js';
-
-export interface AnswerLimit {
-  /** The largest answer the binding's clients take. */
-  maxBytes: number;
-  /** A task's size as the binding encodes it inside a list. */
-  encodedBytes: (task: Task) => number;
-}
 
 /** Room left for the page's other fields (nextPageToken, pageSize, totalSize: well under 1 KB). */
 const PAGE_FIELDS_BYTES = 1024;
