@@ -104,7 +104,14 @@ export async function holdTimers(page: Page, ms: number, name: string) {
  */
 export async function releaseTimers(page: Page, name: string, { setEarlier = false } = {}) {
   if (!setEarlier) {
-    await page.waitForFunction((n) => (window as unknown as Record<string, () => string[]>)[`${n}Held`]!().includes(window.location.search), name);
+    const heldHere = (n: string) => (window as unknown as Record<string, () => string[]>)[`${n}Held`]!().includes(window.location.search);
+    await page.waitForFunction(heldHere, name);
+    // Then once the page is idle, again: a change's effect that ran after the next change had
+    // written the URL set its pause at that URL too, and its cleanup (clearing it) and the next
+    // change's effect (setting the one to release) were still to run. Released then, the stale
+    // pause asked its search, which the cleanup aborted, and the one set after stayed held.
+    await page.evaluate(() => new Promise<void>((resolve) => requestIdleCallback(() => resolve(), { timeout: 2000 })));
+    await page.waitForFunction(heldHere, name);
   }
   await page.evaluate((n) => (window as unknown as Record<string, () => void>)[n]!(), name);
 }
