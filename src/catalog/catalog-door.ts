@@ -48,25 +48,38 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const CATALOG_CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
- * The catalog routes by path (case-insensitive, a trailing slash allowed, as express matches
- * them), named as their routes below are: for requests refused before a route matched.
+ * The catalog's routes (express paths), named once: mounted below, and matched by routeLabel for
+ * the requests refused before a route matched.
  */
-const CATALOG_ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^\/\.well-known\/ai-catalog\.json\/?$/i, '/.well-known/ai-catalog.json'],
-  [/^\/\.well-known\/ard\.json\/?$/i, '/.well-known/ard.json'],
-  [/^\/search\/?$/i, '/search'],
-  [/^\/explore\/?$/i, '/explore'],
-  [/^\/agents\/?$/i, '/agents'],
-  [/^\/agents\/[^/]+\/card\.json\/?$/i, '/agents/{id}/card.json'],
-  [/^\/agents\/[^/]+\/?$/i, '/agents/{ref}'],
-  [/^\/mcp-servers\/[^/]+\/document\.json\/?$/i, '/mcp-servers/{id}/document.json'],
-  [/^\/mcp-servers\/[^/]+\/server-card\.json\/?$/i, '/mcp-servers/{id}/server-card.json'],
-  [/^\/mcp\/server-card\/?$/i, MCP_SERVER_CARD_PATH],
-];
+const ROUTES = {
+  aiCatalog: AI_CATALOG_PATH,
+  ardManifest: ARD_MANIFEST_PATH,
+  search: '/search',
+  explore: '/explore',
+  agents: '/agents',
+  agentCard: '/agents/:id/card.json',
+  agent: '/agents/:ref',
+  mcpDocument: '/mcp-servers/:id/document.json',
+  mcpServerCard: '/mcp-servers/:id/server-card.json',
+  ownServerCard: MCP_SERVER_CARD_PATH,
+} as const;
+
+/** A route's metrics name: its parameters in braces ("/agents/{ref}"). */
+const routeName = (route: string): string => route.replace(/:(\w+)/g, '{$1}');
+
+/** A route's path as express matches it: case-insensitive, a trailing slash allowed, a parameter one whole segment. */
+function routePattern(route: string): RegExp {
+  const source = route
+    .split(/(:\w+)/)
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}\\/?$`, 'i');
+}
+const ROUTE_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = Object.values(ROUTES).map((route) => [routePattern(route), routeName(route)] as const);
 
 /**
  * Route → metrics label ("POST /search", "GET /agents/{ref}"), from the fixed set of routes
- * below: the route that answered, else the one the path names, with the request's method (a
+ * above: the route that answered, else the one the path names, with the request's method (a
  * method no route takes there is refused 405, and counted under it). A request refused before
  * a route matched (a 401, a 405, OPTIONS) was counted as "other", since req.route is set only once
  * one matches. A path of no route stays "other" (never the raw path: bounded cardinality).
@@ -74,9 +87,9 @@ const CATALOG_ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
 function routeLabel(req: Request): string {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
   const route = (req.route as { path?: unknown } | undefined)?.path;
-  if (typeof route === 'string') return `${method} ${route.replace(/:(\w+)/g, '{$1}')}`;
+  if (typeof route === 'string') return `${method} ${routeName(route)}`;
   const path = req.originalUrl.split('?', 1)[0]!;
-  const named = CATALOG_ROUTES.find(([pattern]) => pattern.test(path))?.[1];
+  const named = ROUTE_PATTERNS.find(([pattern]) => pattern.test(path))?.[1];
   return named === undefined ? 'other' : `${method} ${named}`;
 }
 
@@ -230,7 +243,7 @@ export const catalogDoor: Door = {
     const common: RequestHandler[] = [...counted, authenticate(core.authenticator, { publicRead: config.publicRead })];
     // Their preflights are answered before any route, ahead of the configured CORS (openReads above).
     app.use(openReadPaths(config.publicRead), openToAllOrigins);
-    app.use([AI_CATALOG_PATH, ARD_MANIFEST_PATH, '/search', '/explore', '/agents', '/mcp-servers'], common);
+    app.use([ROUTES.aiCatalog, ROUTES.ardManifest, ROUTES.search, ROUTES.explore, ROUTES.agents, '/mcp-servers'], common);
 
     // ---- the catalog / ARD manifest ----
     const servePage = (document: CatalogDocumentName, contentType: string) =>
@@ -247,13 +260,13 @@ export const catalogDoor: Door = {
         const built = config.publicRead ? await pages.getOrBuild(key, build) : await build();
         sendCacheable(req, res, { ...built, cacheControl, contentType });
       });
-    app.get(AI_CATALOG_PATH, servePage('ai-catalog', `${MEDIA_TYPES.catalog}; charset=utf-8`));
-    app.get(ARD_MANIFEST_PATH, servePage('ard', JSON_TYPE));
+    app.get(ROUTES.aiCatalog, servePage('ai-catalog', `${MEDIA_TYPES.catalog}; charset=utf-8`));
+    app.get(ROUTES.ardManifest, servePage('ard', JSON_TYPE));
 
     // ---- ARD API ----
     const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: SEARCH_BODY_TYPES });
     app.post(
-      '/search',
+      ROUTES.search,
       requireJsonSearch,
       json,
       bodyErrorHandler(log, 'POST /search takes {"query": {"text": "translate invoices"}, "pageSize": 10}'),
@@ -265,7 +278,7 @@ export const catalogDoor: Door = {
         res.json(ardSearchAnswer(site, search, page));
       }),
     );
-    app.post('/explore', (_req, res) => {
+    app.post(ROUTES.explore, (_req, res) => {
       const scope = currentScope();
       if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'UNIMPLEMENTED' });
       // The body is never read: closing spares draining one that may not end (as the 415 above).
@@ -273,7 +286,7 @@ export const catalogDoor: Door = {
       res.status(501).json({ errorCode: ardCodeForStatus(501), message: 'POST /explore (facets) is not implemented by this registry; use POST /search.' });
     });
     app.get(
-      '/agents',
+      ROUTES.agents,
       handle('list', async (req, res) => {
         const request = ardListOf(req.query);
         const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)).catch(NOT_ISSUED_LIST_TOKEN) : { entries: [] };
@@ -283,7 +296,7 @@ export const catalogDoor: Door = {
       }),
     );
     app.get(
-      '/agents/:ref',
+      ROUTES.agent,
       handle('get', async (req, res) => {
         // express decoded the path segment once, as ADR-0010 has it (%253A stays %3A).
         const ref = parseEntryRef(site, String(req.params.ref));
@@ -339,16 +352,16 @@ export const catalogDoor: Door = {
         const body = Buffer.from(JSON.stringify(render(view)));
         sendCacheable(req, res, { body, contentType, lastModified: new Date(view.updatedAt), cacheControl: revision === undefined ? cacheControl : immutable });
       });
-    app.get('/agents/:id/card.json', serveDocument('agent', `${MEDIA_TYPES.a2aAgentCard}; charset=utf-8`, (view) => view.document));
-    app.get('/mcp-servers/:id/document.json', serveDocument('mcp-server', JSON_TYPE, (view) => view.document));
-    app.get('/mcp-servers/:id/server-card.json', serveDocument('mcp-server', `${MEDIA_TYPES.mcpServerCard}; charset=utf-8`, serverCardOf));
+    app.get(ROUTES.agentCard, serveDocument('agent', `${MEDIA_TYPES.a2aAgentCard}; charset=utf-8`, (view) => view.document));
+    app.get(ROUTES.mcpDocument, serveDocument('mcp-server', JSON_TYPE, (view) => view.document));
+    app.get(ROUTES.mcpServerCard, serveDocument('mcp-server', `${MEDIA_TYPES.mcpServerCard}; charset=utf-8`, serverCardOf));
 
     // The registry's own MCP endpoint (a route of its own: /mcp itself belongs to the MCP door).
     // Open like the A2A card, on a closed registry too: it is how a client learns where to connect
     // (and that it then needs a token), and it says nothing about what is registered.
     const ownCard = Buffer.from(JSON.stringify(registryServerCard(site, MCP_PROTOCOL_VERSIONS)));
     app.get(
-      MCP_SERVER_CARD_PATH,
+      ROUTES.ownServerCard,
       counted,
       handle(undefined, async (req, res) => {
         sendCacheable(req, res, { body: ownCard, cacheControl: `public, max-age=${config.cardMaxAgeSeconds}`, contentType: `${MEDIA_TYPES.mcpServerCard}; charset=utf-8` });
