@@ -18,12 +18,13 @@ RUN apt-get update \
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-# The build: TypeScript needs every dependency's types, none of their native code.
+# The build (esbuild strips the types; CI's typecheck checks them): dev dependencies, none of their native code.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY web ./web
 # The build precompiles the validators from the JSON Schemas (src/validation/precompile.ts).

@@ -15,7 +15,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Entry points in the repository, relative to its root. */
 export const BUILT_MAIN = 'dist/src/main.js';
 export const BIN = 'bin/a2a-registry.js';
-/** The build step generating the precompiled validators (src/validation/precompile.ts). */
+/** The build steps `npm run build` runs first: the code (scripts/build-server.mjs), then the precompiled validators (src/validation/precompile.ts). */
+const BUILD_SERVER = 'scripts/build-server.mjs';
 const PRECOMPILE = 'dist/src/validation/precompile.js';
 
 let checked = false;
@@ -42,8 +43,7 @@ export function ensureBuilt(): void {
   if (checked) return;
   checked = true;
   if (builtAt() >= Math.max(newestSource(join(REPO_ROOT, 'src')), newestSource(join(REPO_ROOT, 'schemas')))) return;
-  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [BUILD_SERVER], { cwd: REPO_ROOT, stdio: 'inherit' });
   // The precompiled validators, as npm run build makes them; registries started in-process from
   // src/ load them too (a stale one is never used, only slower: src/validation/precompiled.ts).
   execFileSync(process.execPath, [PRECOMPILE], { cwd: REPO_ROOT, stdio: 'inherit' });
