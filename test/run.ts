@@ -44,10 +44,9 @@ if (named.length === 0 || args.some((arg) => arg.startsWith('-'))) {
 }
 /**
  * TEST_SKIP_FILES="test/web.test.ts test/web-forms.test.ts": files left out of this run. CI's second Node.js version
- * leaves out the web page's browser tests: the page is the same bundle on both, every server path
- * it uses is tested on both by the other files, and alone at the end of the run they cost the
- * two-version run about 100 s of its 20 minutes. A name that is not among the files is an error,
- * so a typo cannot skip nothing in silence.
+ * leaves out the web page's browser tests and the search index's and validators' in-memory tests
+ * (.ci/run says why). A name that is not among the files is an error, so a typo cannot skip
+ * nothing in silence.
  */
 const skipped = (process.env.TEST_SKIP_FILES ?? '').split(/[\s,]+/).filter(Boolean).map((file) => resolve(file));
 const unknown = skipped.filter((file) => !named.includes(file));
