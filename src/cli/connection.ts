@@ -13,6 +13,7 @@ import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
+import { httpFetch } from './http-fetch.js';
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -122,8 +123,6 @@ function networkReason(err: unknown): string {
   const code = networkCode(err);
   if (code) return NETWORK_REASONS[code]!;
   const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-  // undici refuses the ports browsers block (1, 25, 6000, ...) before connecting, saying only "bad port".
-  if (message === 'bad port') return 'fetch never connects to that port (one browsers block, such as 1, 25 or 6000); give the port the registry listens on';
   return oneLine(message, 120);
 }
 
@@ -240,7 +239,7 @@ export function registryFetch(connection: Connection): typeof fetch {
   return async (input, init) => {
     const controller = new AbortController();
     let answering = false;
-    // Once the headers are in, the body being read fails with this reason (undici rejects the read with it).
+    // Once the headers are in, the body being read fails with this reason (./http-fetch.ts errors it with it).
     const timer = setTimeout(
       () => controller.abort(answering ? new RegistryUnreachable(`cannot reach the registry at ${connection.url}: the answer was not complete within ${seconds} s`) : undefined),
       connection.timeoutMs,
@@ -250,7 +249,7 @@ export function registryFetch(connection: Connection): typeof fetch {
     const send = (): Promise<Response> => {
       const headers = new Headers(init?.headers);
       if (connection.token && !connection.adminTokenRefused) headers.set('authorization', `Bearer ${connection.token}`);
-      return fetch(input, { ...init, headers, signal: controller.signal });
+      return httpFetch(input, { ...init, headers, signal: controller.signal });
     };
     let response: Response;
     try {

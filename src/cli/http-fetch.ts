@@ -1,0 +1,92 @@
+/**
+ * The CLI's fetch: the Fetch API's request and Response, sent with node:http(s) instead of
+ * the global fetch. Each command is a process of its own, and the global fetch's first request
+ * costs about 0.2 s of CPU (undici's HTTP parser compiled from WebAssembly, on threads of its
+ * own), about half of what a command like `search` spends; node:http is already in the process.
+ * bench/cli-cpu.ts measures it.
+ *
+ * What the registry's client asks of a fetch, as fetch does it: the method, headers and a body
+ * (a string or bytes), an AbortSignal whose reason rejects the request, or errors the body being
+ * read, and a real Response whose body streams (SSE). Not done here, as the registry's client
+ * needs none of it: a Request object or a streamed body as input (handed to the global fetch),
+ * compressed answers (none is asked for: no Accept-Encoding), redirects of a POST (answered as
+ * they come; a GET follows up to 20, as fetch does).
+ */
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+
+type FetchInput = Parameters<typeof fetch>[0];
+type FetchInit = Parameters<typeof fetch>[1];
+
+/** Statuses whose answer has no body: a Response refuses one for them. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 20;
+
+export const httpFetch: typeof fetch = async (input: FetchInput, init?: FetchInit): Promise<Response> => {
+  const body = init?.body;
+  if (input instanceof Request || (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array))) {
+    return fetch(input, init);
+  }
+  const method = (init?.method ?? 'GET').toUpperCase();
+  const headers: Record<string, string> = {};
+  new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+  if (typeof body === 'string' || body instanceof Uint8Array) headers['content-length'] = String(Buffer.byteLength(body));
+  let url = new URL(String(input));
+  for (let redirects = 0; ; redirects++) {
+    const response = await send(url, method, headers, body ?? undefined, init?.signal ?? undefined);
+    const location = response.headers.get('location');
+    if (!REDIRECTS.has(response.status) || location === null || (method !== 'GET' && method !== 'HEAD') || init?.redirect === 'manual') return response;
+    await response.body?.cancel();
+    if (redirects === MAX_REDIRECTS || init?.redirect === 'error') throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') });
+    url = new URL(location, url);
+  }
+};
+
+async function send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<Response> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('fetch failed', { cause: new Error(`unknown scheme ${url.protocol}`) });
+  // Loaded when a request is sent: node:https (TLS) alone adds tens of milliseconds to every
+  // command, those that send nothing (--help, validate, sign) included.
+  const { request: newRequest } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise<Response>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const request = newRequest(url, { method, headers });
+    let answer: IncomingMessage | undefined;
+    // As fetch: before the answer the request rejects with the signal's reason, after it the body
+    // being read fails with it.
+    const abort = () => {
+      const reason: unknown = signal!.reason;
+      if (answer) answer.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+      else reject(reason);
+      request.destroy();
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+    request.on('error', (err) => {
+      signal?.removeEventListener('abort', abort);
+      if (!answer) reject(new TypeError('fetch failed', { cause: tlsNamed(err) }));
+    });
+    request.on('response', (res) => {
+      answer = res;
+      res.on('close', () => signal?.removeEventListener('abort', abort));
+      const status = res.statusCode ?? 0;
+      const hasBody = !NULL_BODY_STATUSES.has(status) && method !== 'HEAD';
+      if (!hasBody) res.resume();
+      const answerHeaders = new Headers();
+      for (let i = 0; i < res.rawHeaders.length; i += 2) answerHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+      resolve(new Response(hasBody ? (Readable.toWeb(res) as ReadableStream<Uint8Array>) : null, { status, statusText: res.statusMessage ?? '', headers: answerHeaders }));
+    });
+    request.end(body);
+  });
+}
+
+/**
+ * A TLS handshake that fails while the request is being written is "write EPROTO
+ * ...:SSL routines:...:wrong version number:...": named here by OpenSSL's reason, as Node names
+ * such a failure met while connecting (ERR_SSL_WRONG_VERSION_NUMBER) and as fetch reported it,
+ * so the CLI says what it means (an https:// URL for a plain-HTTP registry).
+ */
+function tlsNamed(err: NodeJS.ErrnoException): Error {
+  const reason = err.code === 'EPROTO' ? /:SSL routines:[^:]*:([^:]+):/.exec(err.message)?.[1] : undefined;
+  if (reason === undefined) return err;
+  return Object.assign(new Error(reason, { cause: err }), { code: `ERR_SSL_${reason.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}` });
+}

@@ -1,0 +1,97 @@
+/**
+ * The CLI's fetch over node:http (src/cli/http-fetch.ts) against a real server on 127.0.0.1:
+ * what the registry's client and the CLI's own checks ask of fetch. The commands themselves
+ * (errors, timeouts, streams, TLS) are driven through it by cli.test.ts.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { httpFetch } from '../src/cli/http-fetch.js';
+
+describe('the CLI\'s fetch (node:http)', () => {
+  let server: http.Server;
+  let base: string;
+  const seen: { method?: string; url?: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+  before(async () => {
+    server = http.createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (d: string) => (body += d));
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+        if (req.url === '/moved') return void res.writeHead(302, { location: '/card' }).end();
+        if (req.url === '/kept') return void res.writeHead(307, { location: '/card' }).end();
+        if (req.url === '/loop') return void res.writeHead(301, { location: '/loop' }).end();
+        if (req.url === '/empty') return void res.writeHead(204).end();
+        if (req.url === '/stall') {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          return void res.write('data: first\n\n');
+        }
+        res.writeHead(200, { 'content-type': 'application/json', 'x-two': ['a', 'b'] });
+        res.end(JSON.stringify({ method: req.method, url: req.url, body }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  test('a POST: method, headers and a string or bytes body with its length; the answer a Response (status, headers, JSON)', async () => {
+    for (const body of ['{"jsonrpc":"2.0"}', new TextEncoder().encode('{"é":1}')]) {
+      const response = await httpFetch(`${base}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' }, body });
+      assert.ok(response instanceof Response);
+      assert.equal(response.status, 200);
+      assert.equal(response.ok, true);
+      assert.equal(response.headers.get('content-type'), 'application/json');
+      assert.equal(response.headers.get('x-two'), 'a, b');
+      const sent = typeof body === 'string' ? body : new TextDecoder().decode(body);
+      assert.deepEqual(await response.json(), { method: 'POST', url: '/a2a/jsonrpc', body: sent });
+      const last = seen.at(-1)!;
+      assert.equal(last.headers.authorization, 'Bearer t');
+      assert.equal(last.headers['content-length'], String(Buffer.byteLength(sent)));
+    }
+  });
+
+  test('a GET follows a redirect, as fetch does (the card at another URL); a POST is answered with the redirect as it came; a loop ends', async () => {
+    const got = await httpFetch(`${base}/moved`);
+    assert.equal(got.status, 200);
+    assert.deepEqual(await got.json(), { method: 'GET', url: '/card', body: '' });
+    const posted = await httpFetch(`${base}/kept`, { method: 'POST', body: '{}' });
+    assert.equal(posted.status, 307);
+    assert.equal(posted.headers.get('location'), '/card');
+    await assert.rejects(httpFetch(`${base}/loop`), (err: Error) => err instanceof TypeError && /redirect count exceeded/.test(String((err.cause as Error).message)));
+  });
+
+  test('an answer without a body (204) has none', async () => {
+    const response = await httpFetch(`${base}/empty`);
+    assert.equal(response.status, 204);
+    assert.equal(response.body, null);
+  });
+
+  test('aborted before the answer: rejected with the signal\'s reason; after it: the body being read fails with that reason', async () => {
+    const early = new AbortController();
+    const reason = new Error('given up');
+    early.abort(reason);
+    await assert.rejects(httpFetch(`${base}/card`, { signal: early.signal }), (err) => err === reason);
+
+    const late = new AbortController();
+    const response = await httpFetch(`${base}/stall`, { signal: late.signal });
+    const reader = response.body!.getReader();
+    assert.equal(new TextDecoder().decode((await reader.read()).value), 'data: first\n\n');
+    const stalled = reader.read();
+    const timeout = new Error('the answer was not complete within 1 s');
+    late.abort(timeout);
+    await assert.rejects(stalled, (err) => err === timeout);
+  });
+
+  test('nothing listening: rejected as fetch is ("fetch failed"), the system\'s code in its cause', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await assert.rejects(httpFetch(`http://127.0.0.1:${port}/`), (err: Error) => err instanceof TypeError && err.message === 'fetch failed' && (err.cause as NodeJS.ErrnoException).code === 'ECONNREFUSED');
+  });
+});
