@@ -65,6 +65,23 @@ describe('the CLI\'s fetch (node:http)', () => {
     await assert.rejects(httpFetch(`${base}/loop`), (err: Error) => err instanceof TypeError && /redirect count exceeded/.test(String((err.cause as Error).message)));
   });
 
+  test('a redirect to another origin does not carry the bearer token on; one to the same origin does', async () => {
+    const other = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ authorization: req.headers.authorization ?? null })));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const away = http.createServer((_req, res) => res.writeHead(302, { location: `http://127.0.0.1:${(other.address() as AddressInfo).port}/card` }).end());
+    await new Promise<void>((resolve) => away.listen(0, '127.0.0.1', resolve));
+    try {
+      const response = await httpFetch(`http://127.0.0.1:${(away.address() as AddressInfo).port}/`, { headers: { authorization: 'Bearer secret' } });
+      assert.deepEqual(await response.json(), { authorization: null });
+      await httpFetch(`${base}/moved`, { headers: { authorization: 'Bearer secret' } });
+      assert.equal(seen.at(-1)!.url, '/card');
+      assert.equal(seen.at(-1)!.headers.authorization, 'Bearer secret');
+    } finally {
+      other.close();
+      away.close();
+    }
+  });
+
   test('an answer without a body (204) has none', async () => {
     const response = await httpFetch(`${base}/empty`);
     assert.equal(response.status, 204);

@@ -38,10 +38,18 @@ export const httpFetch: typeof fetch = async (input: FetchInput, init?: FetchIni
     const location = response.headers.get('location');
     if (!REDIRECTS.has(response.status) || location === null || (method !== 'GET' && method !== 'HEAD') || init?.redirect === 'manual') return response;
     await response.body?.cancel();
-    if (redirects === MAX_REDIRECTS || init?.redirect === 'error') throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') });
-    url = new URL(location, url);
+    if (init?.redirect === 'error') throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
+    if (redirects === MAX_REDIRECTS) throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') });
+    const next = new URL(location, url);
+    // As fetch: credentials are not sent on to another origin (the registry's token to whatever
+    // host a redirect names).
+    if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+    url = next;
   }
 };
+
+/** Headers a redirect to another origin does not carry on. */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
 
 async function send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<Response> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('fetch failed', { cause: new Error(`unknown scheme ${url.protocol}`) });
