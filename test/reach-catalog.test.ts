@@ -885,6 +885,8 @@ describe('access and limits, as on every door', () => {
     const answer = await getJson(`${registry.url}/.well-known/ai-catalog.json`, { authorization: 'Bearer not-a-token-000000000' });
     assertArdError(answer, 401, 'UNAUTHENTICATED', /not recognised/);
     assert.match(answer.res.headers.get('www-authenticate') ?? '', /^Bearer/);
+    // Readable by a page on another origin, as the document itself is.
+    assert.match(answer.res.headers.get('access-control-expose-headers') ?? '', /\bWWW-Authenticate\b/);
   });
 
   test('rate limits: the shared read budget, and the flood guard, answer 429 RATE_LIMIT_EXCEEDED with Retry-After', async () => {
@@ -903,5 +905,8 @@ describe('access and limits, as on every door', () => {
     }
     assert.ok(flood, 'the flood guard refused');
     assertArdError(flood, 429, 'RATE_LIMIT_EXCEEDED', /Too many requests from this address/);
+    // When to ask again is readable by a page on another origin, as the document itself is.
+    assert.equal(flood.res.headers.get('access-control-allow-origin'), '*');
+    assert.match(flood.res.headers.get('access-control-expose-headers') ?? '', /\bRetry-After\b/);
   });
 });

@@ -13,8 +13,12 @@
  */
 import express, { type RequestHandler } from 'express';
 
-/** What a reader of these documents may read from the answer besides the safelisted headers. */
-const EXPOSED_HEADERS = 'ETag, Last-Modified, X-Request-Id';
+/**
+ * What a reader of these documents may read from the answer besides the safelisted headers: the
+ * validators, the request's id, and when it is refused, when to ask again (429) and what
+ * credential is asked for (401, a token sent that the registry does not know).
+ */
+const EXPOSED_HEADERS = 'ETag, Last-Modified, X-Request-Id, Retry-After, WWW-Authenticate';
 /**
  * What a reader may send: the validators of a conditional GET, the cache directives of a
  * reload, and the A2A version header A2A clients add to every request.
