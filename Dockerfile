@@ -28,8 +28,9 @@ COPY scripts ./scripts
 COPY src ./src
 COPY web ./web
 # The build precompiles the validators from the JSON Schemas (src/validation/precompile.ts).
+# Its source maps stay behind, as in the npm package: they point at src/, which the image lacks.
 COPY schemas ./schemas
-RUN npm run build
+RUN npm run build && find dist -name '*.map' -delete
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \

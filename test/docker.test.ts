@@ -80,6 +80,9 @@ describe('Dockerfile', () => {
     assert.equal(imageEnv.PUBLIC_URL, undefined, 'the operator must say where the registry is reached');
     const copied = runtime.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     assert.ok(copied.some((c) => /^--from=build \S*dist\/web\s/.test(c)), `the image holds the built web page (dist/web): ${copied.join('; ')}`);
+    // No source maps: they point at src/, which the image does not hold (as the npm package).
+    const build = stages.find((stage) => stage.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args)));
+    assert.ok(build?.some((i) => i.keyword === 'RUN' && /npm run build && find dist -name '\*\.map' -delete/.test(i.args)), 'the build stage deletes the source maps before dist is copied');
     // Apache-2.0 §4(a): whoever gets the image gets the licence's text.
     assert.ok(copied.some((c) => !c.startsWith('--from') && c.split(/\s+/).slice(0, -1).includes('LICENSE')), `the image holds LICENSE: ${copied.join('; ')}`);
   });
