@@ -95,7 +95,7 @@ export function register(program: Command): void {
         return;
       }
       // Loaded here, not at the top: the other commands should not pay for the server's modules.
-      const { runServer } = await import('../../main.js');
+      const { runServer } = await import('../../run-server.js');
       try {
         await runServer(config);
         process.exitCode = EXIT_OK; // it keeps running; signals end it through runServer's handlers

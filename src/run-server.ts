@@ -1,0 +1,52 @@
+/**
+ * Runs a registry until a signal stops it: the logger, start-up (which a SIGTERM or SIGINT may
+ * give up), and a graceful stop on SIGTERM/SIGINT. `npm start` (main.ts) and `a2a-registry serve`
+ * call it with the configuration they loaded.
+ */
+import type { RegistryConfig } from './config/config.js';
+import { StartStopped } from './composition/open-storage.js';
+import { bridgeConsole } from './observability/console-bridge.js';
+import { exitOnceLogged } from './observability/log-destination.js';
+import { createLogger } from './observability/logger.js';
+import { startRegistry, type RunningRegistry } from './server.js';
+
+export async function runServer(config: RegistryConfig): Promise<void> {
+  const log = createLogger(config.logLevel);
+  bridgeConsole(log);
+  for (const warning of config.warnings ?? []) log.warn(warning);
+  // Handled from the start, not once started: opening storage may take long (a migration, a
+  // PostgreSQL replica waiting for its database), and meanwhile a SIGTERM killed the process
+  // without a word or, as PID 1 in a container (which has no default action for it), was ignored
+  // until Docker's SIGKILL. A stop asked for then gives the start up; exit 0 as for any asked-for stop.
+  const starting = new AbortController();
+  let registry: RunningRegistry | undefined;
+  let stopping: string | undefined;
+  const shutDown = (running: RunningRegistry, signal: string) => {
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    running.close().then(
+      () => exitOnceLogged(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        exitOnceLogged(1);
+      },
+    );
+  };
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = signal;
+    if (registry) shutDown(registry, signal);
+    else starting.abort();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  try {
+    registry = await startRegistry(config, log, { signal: starting.signal });
+  } catch (err) {
+    if (!(err instanceof StartStopped)) throw err;
+    log.info({ signal: stopping }, 'registry stopped before it was ready');
+    exitOnceLogged(0);
+    return;
+  }
+  // Asked to stop after storage opened: the start ran to its end, the registry stops as a running one does.
+  if (stopping) shutDown(registry, stopping);
+}
