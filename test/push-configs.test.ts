@@ -33,13 +33,33 @@ const HOOK = 'http://127.0.0.1:8/hook';
 const TASK_NOT_FOUND = -32001;
 const INVALID_PARAMS = -32602;
 
-async function rpc(method: string, params: unknown): Promise<WireJson> {
-  const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+interface RpcOptions {
+  /** A v0.3 request: without the A2A-Version header. */
+  legacy?: boolean;
+  /** The caller's headers (default alice's token; {} for none). */
+  as?: Record<string, string>;
+  id?: number;
+  signal?: AbortSignal;
+}
+
+/** A JSON-RPC request to the registry, its answer as it came (a stream's too). */
+function postRpc(method: string, params: unknown, { legacy = false, as = alice, id = 1, signal }: RpcOptions = {}): Promise<Response> {
+  return fetch(`${registry.url}/a2a/jsonrpc`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    headers: { 'content-type': 'application/json', ...(legacy ? {} : { 'A2A-Version': '1.0' }), ...as },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    signal,
   });
-  return (await res.json()) as WireJson;
+}
+
+/** A v1.0 JSON-RPC call as alice, its answer parsed. */
+async function rpc(method: string, params: unknown): Promise<WireJson> {
+  return (await (await postRpc(method, params)).json()) as WireJson;
+}
+
+/** A v0.3 JSON-RPC call (no A2A-Version header), as alice. */
+async function rpc03(method: string, params: unknown): Promise<WireJson> {
+  return (await (await postRpc(method, params, { legacy: true })).json()) as WireJson;
 }
 
 async function rest(method: string, path: string): Promise<{ status: number; body: WireJson | undefined }> {
@@ -54,17 +74,11 @@ async function rest(method: string, path: string): Promise<{ status: number; bod
  */
 async function openWatch(): Promise<string> {
   const stream = new AbortController();
-  const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'SendStreamingMessage',
-      params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { query: 'no-entry-matches-this-push-config-watch' } })] } },
-    }),
-    signal: stream.signal,
-  });
+  const res = await postRpc(
+    'SendStreamingMessage',
+    { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { query: 'no-entry-matches-this-push-config-watch' } })] } },
+    { signal: stream.signal },
+  );
   const reader = res.body!.getReader();
   let text = '';
   while (!/^data: .*\n/m.test(text)) text += new TextDecoder().decode((await reader.read()).value);
@@ -190,12 +204,7 @@ describe('a push config for a task that has ended', () => {
       assert.equal(res.status, 400, JSON.stringify(restBody));
       assert.equal(restBody.error.status, 'FAILED_PRECONDITION');
       assert.match(restBody.error.message, ended);
-      const legacy = await fetch(`${registry.url}/a2a/jsonrpc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...alice },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/set', params: { taskId, pushNotificationConfig: { url: HOOK, token: 't' } } }),
-      });
-      const legacyAnswer = (await legacy.json()) as WireJson;
+      const legacyAnswer = await rpc03('tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: HOOK, token: 't' } });
       assert.equal(legacyAnswer.error?.code, -32004, JSON.stringify(legacyAnswer));
       assert.match(legacyAnswer.error.message, ended);
       // Said in v0.3's terms: its message/send carries the config as configuration.pushNotificationConfig.
@@ -212,16 +221,6 @@ describe('a push config for a task that has ended', () => {
     assert.equal((await rpc('CreateTaskPushNotificationConfig', { taskId: open, id: 'kept', url: HOOK })).result?.id, 'kept');
   });
 });
-
-/** A v0.3 JSON-RPC call (no A2A-Version header), as alice. */
-async function rpc03(method: string, params: unknown): Promise<WireJson> {
-  const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...alice },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return (await res.json()) as WireJson;
-}
 
 describe('the configs of a watch that has ended', () => {
   test('are gone with it: a get says the task ended and its configs were removed (not TaskNotFound), a delete (cleanup) succeeds, on every binding', async () => {
@@ -334,11 +333,7 @@ describe('GetTaskPushNotificationConfig by task id alone', () => {
     const named = await rpc03('tasks/pushNotificationConfig/get', { id: taskId, pushNotificationConfigId: 'b-second' });
     assert.equal(named.result?.pushNotificationConfig?.id, 'b-second');
     // Another principal's task stays unknown.
-    const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS.bob}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/get', params: { id: taskId } }),
-    });
+    const res = await postRpc('tasks/pushNotificationConfig/get', { id: taskId }, { legacy: true, as: { authorization: `Bearer ${TOKENS.bob}` } });
     assert.equal(((await res.json()) as WireJson).error?.code, TASK_NOT_FOUND);
   });
 
@@ -490,21 +485,12 @@ describe('a request without the task or webhook it needs', () => {
     assert.equal(grpcAnswer.error?.code, grpc.status.INVALID_ARGUMENT, grpcAnswer.error?.message ?? 'no error');
     assert.deepEqual(errorInfoOf(grpcAnswer.error!)?.metadata, { field: 'id' });
     // v0.3 names a push config's task "id".
-    const legacy = await fetch(`${registry.url}/a2a/jsonrpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...alice },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/list', params: {} }),
-    });
-    const legacyAnswer = (await legacy.json()) as WireJson;
+    const legacyAnswer = await rpc03('tasks/pushNotificationConfig/list', {});
     // Pointed at v0.3's own method, not at SendMessage and ListTasks, which a v0.3 client does not have.
     assert.equal(legacyAnswer.error?.message, 'id is required: the id of the task (message/send answers with it).', JSON.stringify(legacyAnswer));
     // With the field, as on v1.0 (the SDK's v0.3 layer dropped the ErrorInfo: code and message only).
     assert.deepEqual(legacyAnswer.error.data?.[0]?.metadata, { field: 'id' }, JSON.stringify(legacyAnswer));
-    const unknownTask = await fetch(`${registry.url}/a2a/jsonrpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...alice },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/pushNotificationConfig/get', params: { id: crypto.randomUUID() } }),
-    });
+    const unknownTask = await postRpc('tasks/pushNotificationConfig/get', { id: crypto.randomUUID() }, { legacy: true, id: 2 });
     const notFound = ((await unknownTask.json()) as WireJson).error;
     assert.equal(notFound?.code, -32001, JSON.stringify(notFound));
     assert.equal(notFound.data?.[0]?.reason, 'TASK_NOT_FOUND');
@@ -552,12 +538,7 @@ describe('a push config whose string fields are numbers or booleans', () => {
       assert.equal(res.status, 400, `HTTP+JSON ${field}: ${JSON.stringify(body)}`);
       assert.equal(body.error.message, message(field, value));
     }
-    const legacy = await fetch(`${registry.url}/a2a/jsonrpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...alice },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/set', params: { taskId, pushNotificationConfig: { url: HOOK, token: 7 } } }),
-    });
-    const legacyAnswer = (await legacy.json()) as WireJson;
+    const legacyAnswer = await rpc03('tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: HOOK, token: 7 } });
     assert.equal(legacyAnswer.error?.code, INVALID_PARAMS, JSON.stringify(legacyAnswer));
     assert.equal(legacyAnswer.error.message, message('pushNotificationConfig.token', 7));
     assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
@@ -578,18 +559,9 @@ describe('the push config of a refused watch', () => {
     const hook = receiver.url;
     try {
       for (const method of ['SendMessage', 'SendStreamingMessage']) {
-        const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method,
-            params: {
-              message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { filter: { onwer: 'alice' } } })] },
-              configuration: { taskPushNotificationConfig: { url: hook, token: 'push-token' } },
-            },
-          }),
+        const res = await postRpc(method, {
+          message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { filter: { onwer: 'alice' } } })] },
+          configuration: { taskPushNotificationConfig: { url: hook, token: 'push-token' } },
         });
         const answer = await res.text();
         assert.match(answer, /TASK_STATE_REJECTED/, `${method}: ${answer.slice(0, 300)}`);
@@ -689,19 +661,14 @@ describe('push configs from a caller without a token', () => {
     const receiver = await webhook(() => 200);
     const hook = receiver.url;
     const anonymous = async (method: string, url: string): Promise<string> => {
-      const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method,
-          params: {
-            message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { query: 'weather' } })] },
-            configuration: { taskPushNotificationConfig: { url, token: 'chosen-by-anyone' } },
-          },
-        }),
-      });
+      const res = await postRpc(
+        method,
+        {
+          message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { query: 'weather' } })] },
+          configuration: { taskPushNotificationConfig: { url, token: 'chosen-by-anyone' } },
+        },
+        { as: {} },
+      );
       return res.text();
     };
     try {
