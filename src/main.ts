@@ -17,24 +17,24 @@ import { isMainModule } from './lib/entry-point.js';
 if (isMainModule(import.meta.url)) {
   module.enableCompileCache?.();
   const { ConfigError, loadConfig } = await import('./config/config.js');
+  /** Invalid configuration: one line, exit 2. */
+  const refuseIfConfigError = (err: unknown): void => {
+    if (!(err instanceof ConfigError)) return;
+    process.stderr.write(`a2a-registry: ${err.message}\n`);
+    process.exit(2);
+  };
   let config: RegistryConfig;
   try {
     config = loadConfig();
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`a2a-registry: ${err.message}\n`);
-      process.exit(2);
-    }
+    refuseIfConfigError(err);
     throw err;
   }
   const { runServer } = await import('./run-server.js');
   runServer(config).catch((err: unknown) => {
     // A setting found bad only once used (a file it names, HOST no address of this machine) is
     // invalid configuration all the same.
-    if (err instanceof ConfigError) {
-      process.stderr.write(`a2a-registry: ${err.message}\n`);
-      process.exit(2);
-    }
+    refuseIfConfigError(err);
     process.stderr.write(`a2a-registry: could not start: ${(err as Error).message}\n`);
     process.exit(1);
   });
