@@ -12,6 +12,9 @@ import { authFetch, dataPart, message, streamEventJson, type WireJson } from './
 import { BIN, ensureBuilt } from './built.js';
 import { REPO_ROOT, TOKENS } from './registry.js';
 
+/** How long a test waits for an event or a webhook request before it fails (see EventLog.waitFor). */
+const EVENT_DEADLINE_MS = 15_000;
+
 /** The events of one stream as they arrive, with a way to wait for one. */
 export class EventLog {
   readonly events: WireJson[] = [];
@@ -35,8 +38,12 @@ export class EventLog {
     this.done.catch(() => undefined);
   }
 
-  /** The first event (from `from` on) that satisfies `test`, waiting up to `ms` for it. */
-  async waitFor(test: (event: WireJson) => boolean, what: string, ms = 5000, from = 0): Promise<WireJson> {
+  /**
+   * The first event (from `from` on) that satisfies `test`, waiting up to `ms` for it. The
+   * deadline only ends a failing test: a passing one never waits for it, so it is generous
+   * enough for a machine whose cores other test files keep busy.
+   */
+  async waitFor(test: (event: WireJson) => boolean, what: string, ms = EVENT_DEADLINE_MS, from = 0): Promise<WireJson> {
     const deadline = Date.now() + ms;
     for (;;) {
       const found = this.events.slice(from).find(test);
@@ -109,7 +116,7 @@ export async function webhook(status: () => number, body?: string, delayMs = 0, 
     url,
     requests,
     async waitFor(test, what) {
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + EVENT_DEADLINE_MS;
       for (;;) {
         const found = requests.find((r) => test(r.body));
         if (found) return found.body;
