@@ -518,7 +518,7 @@ describe('a2a-registry against a registry', () => {
     assert.match(runs[8]!.stderr, /^a2a-registry: --registry \(or A2A_REGISTRY_URL\) is empty: an unset shell variable\?/);
     assert.equal(runs[13]!.stderr.split('\n')[0], "error: option '--limit <n>' argument '\\u001b[2J\\u001b]0;title\\u0007' is invalid. must be a whole number from 1 to 100");
     for (const r of runs) assert.doesNotMatch(r.stderr, TERMINAL_CONTROL);
-    assert.equal(runs[14]!.stderr, `a2a-registry: ${example('agent-card.json')} is an A2A agent card: the --mcp-* options give an MCP toolspec its server; leave them out to register the card\n`);
+    assert.equal(runs[14]!.stderr, `a2a-registry: ${example('agent-card.json')} is an A2A agent card, and --mcp-name and --mcp-url give an MCP toolspec its server: leave them out to register the card, or give the toolspec's file\n`);
     assert.match(runs[12]!.stderr, /option '--timeout <seconds>' argument '0\.05' is invalid\. must be a number of seconds from 0\.1 to 3600/);
     assert.equal(runs[15]!.stderr.split('\n')[0], `error: option '--owner <principal>' argument 'acme ' is invalid. "acme " begins or ends with whitespace, which no principal of REGISTRY_TOKENS has (they are trimmed; a quoting mistake?): remove it`);
     assert.match(runs[16]!.stderr, /^error: option '--owner <principal>' argument ' bob' is invalid\. " bob" begins or ends with whitespace/);

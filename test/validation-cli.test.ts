@@ -144,6 +144,20 @@ test('the --mcp-* options as register takes them: over a {"mcpServer", "toolspec
   const half = cli(['validate', '--json', toolspec('slack.json'), '--mcp-url', 'https://files.acme.dev/mcp']);
   assert.equal(half.code, 2);
   assert.deepEqual(JSON.parse(half.stdout), { error: { code: 'USAGE', message: 'an MCP toolspec needs its server: give --mcp-name <name> and --mcp-url <url>' } });
+  // Beside an agent card they are refused as register refuses them, each named as typed: the card
+  // was checked and said valid, the options not a word of, though the user believed them used.
+  const besideCard = cli(['validate', '--json', join(repo, 'examples', 'agent-card.json'), '--mcp-name', 'files', '--server-url', 'https://files.acme.dev/mcp']);
+  assert.equal(besideCard.code, 2, besideCard.stdout);
+  const message = `${join(repo, 'examples', 'agent-card.json')} is an A2A agent card, and --mcp-name and --server-url give an MCP toolspec its server: leave them out to validate the card, or give the toolspec's file`;
+  assert.deepEqual(JSON.parse(besideCard.stdout), { error: { code: 'USAGE', message } });
+  assert.equal(besideCard.stderr, `a2a-registry: ${message}\n`);
+  // A file that is no card beyond doubt (a toolspec with a "name" of its own) is the toolspec they
+  // go with, as register sends it; it was checked as an agent card, the options unused.
+  const nameInToolspec = join(dir, 'named-toolspec.json');
+  writeFileSync(nameInToolspec, JSON.stringify({ name: 'files', ...JSON.parse(readFileSync(toolspec('slack.json'), 'utf8')) }));
+  const asToolspec = json(cli(['validate', '--json', nameInToolspec, '--mcp-name', 'files', '--mcp-url', 'notaurl']));
+  assert.equal(asToolspec.results[0]!.documentKind, 'mcp-toolspec');
+  assert.deepEqual(asToolspec.results[0]!.errors!.map((e) => e.path), ['--mcp-url']);
   const help = cli(['validate', '--help']).stdout;
   for (const option of ['--mcp-name <name>', '--mcp-url <url>', '--mcp-description <text>', '--mcp-version <version>']) assert.ok(help.includes(option), option);
   assert.doesNotMatch(help, /--server-/);

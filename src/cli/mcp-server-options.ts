@@ -2,10 +2,12 @@
  * The --mcp-* options, which give an MCP toolspec its server (name, URL, description, version):
  * one set for `register` and `validate`, so both take the same names, refuse the same empty
  * values, lay them over a stored document's {"mcpServer"} the same way, and name a finding of
- * a value given here at its option. Loads nothing but commander: `validate` runs offline.
+ * a value given here at its option, and take a document beside them as the same kind (or refuse
+ * it alike). Loads nothing but commander and ./document-kind.ts: `validate` runs offline.
  */
 import { Option, type Command } from 'commander';
 import { isObject, type JsonObject } from '../lib/json.js';
+import { detectKind, isAgentCardShaped, type DocumentKind } from './document-kind.js';
 import { nonEmpty } from './option-values.js';
 import type { Locate } from './output.js';
 
@@ -25,6 +27,30 @@ const FIELDS = [
 ] as const;
 
 export const NEEDS_SERVER = 'an MCP toolspec needs its server: give --mcp-name <name> and --mcp-url <url>';
+
+/** --mcp-* options that cannot go with the document given: a usage error of register and validate alike. */
+export class ServerOptionsMisplaced extends Error {}
+
+/**
+ * What a document is taken as beside the --mcp-* options: what `register` sends it as and
+ * `validate` checks it as. A stored MCP document is one whatever the options; without them, what
+ * it holds says (detectKind). The options give a toolspec its server, so with any of them the
+ * document is the toolspec they go with, unless it is an agent card beyond doubt: then they are
+ * refused (ServerOptionsMisplaced), naming each as typed (`typedAs`: validate's old names).
+ * register sent such a card as a toolspec ("/toolspec/tools: required field "tools" is missing" at
+ * card.json:1:1) and validate checked the card without a word of them, though they were typed to be used.
+ */
+export function documentKindBeside(file: string, doc: unknown, options: McpServerOptions, command: 'register' | 'validate', typedAs: Readonly<Record<string, string>> = {}): DocumentKind {
+  const kind = detectKind(doc);
+  const given = FIELDS.filter(({ key }) => options[key] !== undefined).map(({ option }) => typedAs[option] ?? option);
+  if (kind === 'mcp-server' || given.length === 0) return kind;
+  if (isAgentCardShaped(doc)) {
+    const [them, give] = given.length === 1 ? ['it', 'gives'] : ['them', 'give'];
+    const named = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(', ')} and ${given.at(-1)!}`;
+    throw new ServerOptionsMisplaced(`${file} is an A2A agent card, and ${named} ${give} an MCP toolspec its server: leave ${them} out to ${command} the card, or give the toolspec's file`);
+  }
+  return 'mcp-toolspec';
+}
 
 /**
  * Adds the --mcp-* options. An empty value (`--mcp-url "$URL"` with the variable unset) is a

@@ -20,8 +20,8 @@ import { JsonSource, JsonSyntaxError } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output, type TypedArguments } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
-import { NEEDS_SERVER, locateServerOptions, mcpServerOptions, serverFromOptions, serverOver, type McpServerOptions } from '../mcp-server-options.js';
-import { DEFAULT_MAX_BYTES, detectKind, isAgentCardShaped, readProblem } from '../document-kind.js';
+import { NEEDS_SERVER, ServerOptionsMisplaced, documentKindBeside, locateServerOptions, mcpServerOptions, serverFromOptions, serverOver, type McpServerOptions } from '../mcp-server-options.js';
+import { DEFAULT_MAX_BYTES, readProblem } from '../document-kind.js';
 
 interface RegisterOptions extends McpServerOptions {
   url?: string;
@@ -52,21 +52,16 @@ export class UsageError extends Error {}
  */
 export function planUpload(source: JsonSource, bytes: Buffer, options: McpServerOptions): Upload {
   const doc = source.value;
-  const flags = serverFromOptions(options);
-  const kind = detectKind(doc);
+  const kind = documentKindBeside(source.file, doc, options, 'register');
   if (kind === 'mcp-server' && isObject(doc)) {
     // The registry's paths (/toolspec/..., /mcpServer/...) are already paths into this file, but for the options' values.
     return withServer(Buffer.from(JSON.stringify(doc.toolspec)), serverOver(doc.mcpServer, options), locateServerOptions(options, (p) => source.locate(p)));
   }
-  if (Object.keys(flags).length > 0 && isAgentCardShaped(doc)) {
-    // It was sent as a toolspec: "/toolspec/tools: required field "tools" is missing" at card.json:1:1.
-    throw new UsageError(`${source.file} is an A2A agent card: the --mcp-* options give an MCP toolspec its server; leave them out to register the card`);
-  }
-  if (Object.keys(flags).length > 0 || kind === 'mcp-toolspec') {
+  if (kind === 'mcp-toolspec') {
     if (options.mcpName === undefined || options.mcpUrl === undefined) throw new UsageError(NEEDS_SERVER);
     // The file is the toolspec alone: /toolspec/tools/0 is /tools/0 in it; /mcpServer/... came from the options.
     const inToolspec: Locate = (p) => (p === '' || p === '/toolspec' || p.startsWith('/toolspec/') ? source.locate(p.slice('/toolspec'.length)) : undefined);
-    return withServer(bytes, flags, locateServerOptions(options, inToolspec));
+    return withServer(bytes, serverFromOptions(options), locateServerOptions(options, inToolspec));
   }
   const name = isObject(doc) && typeof doc.name === 'string' ? doc.name : undefined;
   return { bytes, filename: 'agent-card.json', locate: (p) => source.locate(p), ...(name ? { name } : {}) };
@@ -254,7 +249,7 @@ export function register(program: Command): void {
       try {
         upload = planUpload(JsonSource.parse(inputName(file), bytes), bytes, options);
       } catch (err) {
-        if (err instanceof UsageError) {
+        if (err instanceof UsageError || err instanceof ServerOptionsMisplaced) {
           process.exitCode = reportUsage(o, options.json, 'USAGE', err.message);
           return;
         }

@@ -6,7 +6,8 @@
  * Sizes are measured as the registry measures an uploaded file: its bytes (for a combined
  * MCP document, the compact serialisation of its toolspec, as for a data part).
  * The --mcp-* options give a toolspec its server, and are laid over a stored document's, as
- * `register` takes them (./mcp-server-options.ts).
+ * `register` takes them (./mcp-server-options.ts): beside them a file is the toolspec they go
+ * with, and an agent card is a usage error, not checked as if they were not there.
  * Exit code: 0 when every file is valid, 1 when any is invalid or not JSON (its line and column
  * are printed), 2 when a file cannot be read, or on usage errors.
  */
@@ -17,9 +18,9 @@ import { compactJsonBytes, createDocumentValidator, type DocumentValidator, type
 import { FileTooLarge, MAX_DOCUMENT_FILE_BYTES, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError, TEXT_AFTER_VALUE, type SourceLocation } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, printJson, styles, typedMessage, withLocation, type Locate } from '../output.js';
-import { NEEDS_SERVER, locateServerOptions, mcpServerOptions, serverFromOptions, serverOver, type McpServerOptions } from '../mcp-server-options.js';
+import { NEEDS_SERVER, ServerOptionsMisplaced, documentKindBeside, locateServerOptions, mcpServerOptions, serverFromOptions, serverOver, type McpServerOptions } from '../mcp-server-options.js';
 import { nonEmpty } from '../option-values.js';
-import { DEFAULT_MAX_BYTES, detectKind, readProblem, type DocumentKind } from '../document-kind.js';
+import { DEFAULT_MAX_BYTES, readProblem, type DocumentKind } from '../document-kind.js';
 
 export interface ValidateOptions extends McpServerOptions {
   json: boolean;
@@ -30,7 +31,7 @@ export interface ValidateOptions extends McpServerOptions {
   serverUrl?: string;
 }
 
-/** A command line validate cannot run as given (a toolspec given half its server). */
+/** A command line validate cannot run as given (a toolspec given half its server; see also ServerOptionsMisplaced). */
 class UsageError extends Error {}
 
 /** Where output goes; injectable for tests. */
@@ -47,23 +48,23 @@ export type FileResult =
 /** A toolspec validated on its own still needs server metadata; this one is never reported on. */
 const STANDALONE_SERVER = { name: 'toolspec', url: 'https://mcp.server.invalid/mcp' };
 
-function validateDocument(validator: DocumentValidator, doc: unknown, bytes: number, opts: McpServerOptions): { kind: DocumentKind; verdict: Verdict } {
-  const kind = detectKind(doc);
-  if (kind === 'agent') return { kind, verdict: validator.validateAgentCard(doc, bytes) };
+/** A document of the kind register would send it as, beside these options (documentKindBeside). */
+function validateDocument(validator: DocumentValidator, kind: DocumentKind, doc: unknown, bytes: number, opts: McpServerOptions): Verdict {
+  if (kind === 'agent') return validator.validateAgentCard(doc, bytes);
   if (kind === 'mcp-server' && isObject(doc)) {
     // The options over the document's own server, as register sends it.
-    return { kind, verdict: validator.validateMcpServer(serverOver(doc.mcpServer, opts), doc.toolspec, compactJsonBytes(doc.toolspec)) };
+    return validator.validateMcpServer(serverOver(doc.mcpServer, opts), doc.toolspec, compactJsonBytes(doc.toolspec));
   }
   const server = serverFromOptions(opts);
   if (Object.keys(server).length > 0) {
     // As register refuses it: half a server is a usage mistake, not an empty name to report.
     if (opts.mcpName === undefined || opts.mcpUrl === undefined) throw new UsageError(NEEDS_SERVER);
-    return { kind, verdict: validator.validateMcpServer(server, doc, bytes) };
+    return validator.validateMcpServer(server, doc, bytes);
   }
   // Without --mcp-name/--mcp-url only the toolspec is checked.
   const verdict = validator.validateMcpServer(STANDALONE_SERVER, doc, bytes);
   const keep = (f: Finding): boolean => !f.path.startsWith('/mcpServer');
-  return { kind, verdict: { ...verdict, errors: verdict.errors.filter(keep), warnings: verdict.warnings.filter(keep) } };
+  return { ...verdict, errors: verdict.errors.filter(keep), warnings: verdict.warnings.filter(keep) };
 }
 
 interface Checked {
@@ -92,9 +93,10 @@ async function validateFile(validator: DocumentValidator, given: string, opts: V
     const hint = moreThanOneDocument(err) ? manyDocumentsHint(given) : undefined;
     return { result: { file, valid: false, error: { code: 'NOT_JSON', message: err.message, location: err.location, ...(hint ? { hint } : {}) } } };
   }
-  const { kind, verdict } = validateDocument(validator, source.value, buf.length, opts);
-  // A server field an option gave is named at the option (`--mcp-url: ...`), not in the file.
+  // A server field an option gave is named at the option (`--mcp-url: ...`), not in the file; an old name as typed.
   const oldNames = { ...(opts.serverName !== undefined ? { '--mcp-name': '--server-name' } : {}), ...(opts.serverUrl !== undefined ? { '--mcp-url': '--server-url' } : {}) };
+  const kind = documentKindBeside(file, source.value, opts, 'validate', oldNames);
+  const verdict = validateDocument(validator, kind, source.value, buf.length, opts);
   const locate = locateServerOptions(opts, (p) => source.locate(p), oldNames);
   if (kind !== 'mcp-toolspec') return { result: { file, documentKind: kind, ...inTypedTerms(verdict, locate) }, locate };
   return { result: { file, documentKind: kind, ...inTypedTerms(relativeToToolspec(verdict), locate) }, locate };
@@ -180,7 +182,7 @@ export async function runValidate(files: string[], opts: ValidateOptions, io: Io
   try {
     for (const file of files) checked.push(await validateFile(validator, file, given));
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
+    if (!(err instanceof UsageError || err instanceof ServerOptionsMisplaced)) throw err;
     if (opts.json) printJson(io, { error: { code: 'USAGE', message: err.message } });
     io.err(`a2a-registry: ${err.message}\n`);
     return EXIT_USAGE;
