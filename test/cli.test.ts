@@ -19,6 +19,7 @@ import { atRegistryUrl } from '../src/cli/client.js';
 import { typedArgumentsAt } from '../src/cli/output.js';
 import { resolveConnection } from '../src/cli/connection.js';
 import { buildProgram } from '../src/cli/main.js';
+import { searchArguments } from '../src/cli/commands/search.js';
 import { loadConfig } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -471,6 +472,12 @@ describe('a2a-registry against a registry', () => {
     assert.deepEqual(ls('/parts/2/data/list/filter/mine'), { typed: '--mine' });
     assert.deepEqual(ls('/parts/0/data/list/filter/kind/x'), { typed: '(filter)' });
     for (const other of ['/parts/0/data/lists/filter/owner', '/parts/0/data/search/filter/owner', '/filter/owner', '/parts/0/raw']) assert.equal(ls(other), undefined, other);
+    // Nor does this registry refuse a streaming filter the CLI sends (a boolean; a contradiction,
+    // --no-streaming --kind agent --read-only, matches nothing); another's refusal of it names the
+    // option typed, not "--streaming/--no-streaming".
+    const streaming = (o: { streaming: boolean }) => typedArgumentsAt(searchArguments({ json: false, ...o }))('/parts/0/data/search/filter/streaming');
+    assert.deepEqual(streaming({ streaming: false }), { typed: '--no-streaming' });
+    assert.deepEqual(streaming({ streaming: true }), { typed: '--streaming' });
   });
 
   test('usage errors (exit 2), commander\'s and the CLI\'s own', async () => {

@@ -15,7 +15,7 @@ import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
 import { totalText } from '../../lib/total-text.js';
 
-interface SearchOptions {
+export interface SearchOptions {
   tag?: string[];
   kind?: 'agent' | 'mcp-server';
   binding?: string;
@@ -141,8 +141,13 @@ function footer(page: Pick<SearchPage, 'total' | 'totalExact' | 'nextPageToken'>
   return text;
 }
 
-/** Where a search's (and a watch's) query and filter come from on the command line, as searchRequest sends them. */
-export const QUERY_ARGUMENTS: TypedArguments['from'] = {
+/**
+ * Where a search's (and a watch's) query and filter come from on the command line, as searchRequest
+ * sends them from these options. The streaming filter is named by the option that set it (the
+ * last of them typed, as commander reads them): a refusal of `"streaming": false` names
+ * --no-streaming, not "--streaming/--no-streaming", which the user never typed.
+ */
+export const queryArguments = (o: Pick<SearchOptions, 'streaming'>): TypedArguments['from'] => ({
   '/query': '[words...]',
   '/filter/tags': '--tag',
   '/filter/kind': '--kind',
@@ -150,13 +155,14 @@ export const QUERY_ARGUMENTS: TypedArguments['from'] = {
   '/filter/protocolVersion': '--protocol-version',
   '/filter/inputModes': '--input-mode',
   '/filter/outputModes': '--output-mode',
-  '/filter/streaming': '--streaming/--no-streaming',
+  '/filter/streaming': o.streaming === false ? '--no-streaming' : '--streaming',
   '/filter/readOnly': '--read-only',
   '/filter/health': '--health',
   '/filter/verified': '--verified',
-};
+});
 
-const ARGUMENTS: TypedArguments = { operation: 'search', from: { ...QUERY_ARGUMENTS, '/limit': '--limit', '/pageToken': '--page-token' } };
+/** Where a search's arguments come from on its command line. */
+export const searchArguments = (o: SearchOptions): TypedArguments => ({ operation: 'search', from: { ...queryArguments(o), '/limit': '--limit', '/pageToken': '--page-token' } });
 
 /** The filter options of a search (also a watch's). */
 export function filterOptions(command: Command): Command {
@@ -221,6 +227,6 @@ export function register(program: Command): void {
         if (json) printJson(out, { ...page, results: page.results.map(({ matches, ...hit }) => (matches?.length ? { ...hit, matches } : hit)) });
         else out.out(footer(page, page.results.length, out));
         return EXIT_OK;
-      }, { arguments: ARGUMENTS });
+      }, { arguments: searchArguments(options) });
     });
 }

@@ -31,7 +31,7 @@ import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, onClosedPipe, printJson, 
 import { nonEmpty } from '../option-values.js';
 import { runRemote } from '../remote.js';
 import { WatchRenewal } from '../watch-renewal.js';
-import { QUERY_ARGUMENTS, filterOptions, searchRequest } from './search.js';
+import { filterOptions, queryArguments, searchRequest } from './search.js';
 
 /** How long the command keeps trying to resume a watch whose stream was cut (a registry restart), unless --resume-for says. */
 const RESUME_FOR_SECONDS = 60;
@@ -116,7 +116,7 @@ function line(data: Record<string, unknown>): string {
 }
 
 /** Where the watch's arguments come from on its command line. */
-const ARGUMENTS: TypedArguments = { operation: 'watch', from: { ...QUERY_ARGUMENTS, '/initial': '--no-initial' } };
+const watchArguments = (o: Parameters<typeof queryArguments>[0]): TypedArguments => ({ operation: 'watch', from: { ...queryArguments(o), '/initial': '--no-initial' } });
 
 export function register(program: Command): void {
   filterOptions(
@@ -280,6 +280,6 @@ export function register(program: Command): void {
         } finally {
           renewal.stop(); // the watch refused, unreachable for good, or ended: nothing left to renew
         }
-      }, { openStreams: true, jsonLines: true, arguments: ARGUMENTS });
+      }, { openStreams: true, jsonLines: true, arguments: watchArguments(options) });
     });
 }
