@@ -43,7 +43,8 @@ const from = (address: string, token?: string) => metadata({ 'x-forwarded-for': 
 const search = (query: string) => [dataPart({ search: { query } })];
 
 before(async () => {
-  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_TRUST_PROXY: '1' });
+  // REGISTRY_FETCH_ALLOW: push configs name webhooks on 127.0.0.1 (nothing is sent to them).
+  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_TRUST_PROXY: '1', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
   raw = new RawA2AClient(grpcAddress(registry));
 });
 after(async () => {
@@ -236,6 +237,37 @@ describe('@a2a-js/sdk 0.3, a real v0.3 client', () => {
     assert.ok(events.some((e) => e.kind === 'artifact-update'));
     const last = events.at(-1)!;
     assert.ok(last.kind === 'status-update' && last.status.state === 'completed');
+  });
+
+  test('a watch\'s push configs: every answer names the config id where the v0.3 proto has it, name "tasks/{id}/pushNotificationConfigs/{configId}" and pushNotificationConfig.id ("…/undefined" is the SDK\'s own request)', async () => {
+    const alice = await client03(TOKENS.alice);
+    const hook = 'http://127.0.0.1:8/hook'; // REGISTRY_FETCH_ALLOW; a watch matching nothing sends it nothing
+    const watch = await alice.sendMessage({
+      message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data: { watch: { query: 'no-entry-matches-this-grpc03-watch' } } }] },
+      configuration: { pushNotificationConfig: { url: hook, token: 'own' } },
+    });
+    const taskId = (watch as Task03).id;
+    const legacy = new RawA2AClient(grpcAddress(registry), undefined, LegacyA2AService);
+    const asAlice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` }, null);
+    try {
+      assert.equal((await alice.setTaskPushNotificationConfig({ taskId, pushNotificationConfig: { id: 'named', url: `${hook}/named` } })).pushNotificationConfig.id, 'named');
+      const nameOf = (id: string) => `tasks/${taskId}/pushNotificationConfigs/${id}`;
+      type Named = { name: string; pushNotificationConfig: { id: string } };
+      const listed = (await legacy.unary('listTaskPushNotificationConfig', { parent: `tasks/${taskId}`, pageSize: 0, pageToken: '' }, asAlice())).value as { configs: Named[] };
+      // The config the watch was started with, set without an id, has the task's (as v0.3 JSON-RPC gives it).
+      assert.deepEqual(listed.configs.map((c) => [c.name, c.pushNotificationConfig.id]), [[nameOf(taskId), taskId], [nameOf('named'), 'named']]);
+      const got = (await legacy.unary('getTaskPushNotificationConfig', { name: nameOf('named') }, asAlice())).value as Named;
+      assert.deepEqual([got.name, got.pushNotificationConfig.id], [nameOf('named'), 'named']);
+      // The SDK's get takes the task id alone (Client.getTaskPushNotificationConfig(TaskIdParams)), and its gRPC transport
+      // asks for the name ".../pushNotificationConfigs/undefined" (ToProto.getTaskPushNotificationConfigParams reads
+      // pushNotificationConfigId), a config no task has; the task's own name gets the task's config.
+      await assert.rejects(alice.getTaskPushNotificationConfig({ id: taskId }), /id 'undefined' not found/);
+      const own = (await legacy.unary('getTaskPushNotificationConfig', { name: `tasks/${taskId}` }, asAlice())).value as Named;
+      assert.deepEqual([own.name, own.pushNotificationConfig.id], [nameOf(taskId), taskId]);
+    } finally {
+      legacy.close();
+      await alice.cancelTask({ id: taskId });
+    }
   });
 });
 
