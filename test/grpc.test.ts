@@ -412,6 +412,48 @@ describe('requests', () => {
     assert.equal(stateOf(await overGrpc(Buffer.from(utf8.toString('base64')))), 'TASK_STATE_REJECTED');
   });
 
+  test('the v0.3 service (a2a.v1) names parts as its proto does (content, file.fileWithUri, file.fileWithBytes, {"data": {"data": ...}}), as v0.3 JSON-RPC names them as its JSON does (it told a gRPC client of {"kind": "file", "file": {..., "bytes": "<base64>"}}, file.uri and /parts/0/raw)', async () => {
+    const legacy = new RawA2AClient(grpcAddress(registry), undefined, LegacyA2AService);
+    const send = (content: unknown[]) =>
+      legacy.unary('sendMessage', { request: { messageId: crypto.randomUUID(), contextId: '', taskId: '', role: 1, content, metadata: undefined, extensions: [] }, configuration: undefined, metadata: undefined }, metadata({}, null));
+    /** The error of the REJECTED task answered (v0.3 proto TaskState 7). */
+    const refusal = async (content: unknown[]): Promise<WireJson> => {
+      const answer = await send(content);
+      const task = (answer.value as { payload?: { value: WireJson } } | undefined)?.payload?.value;
+      assert.equal(task?.status?.state, 7, answer.error?.details ?? JSON.stringify(task?.status));
+      return task!.status.update.content.find((p: WireJson) => p.part.$case === 'data').part.value.data.error;
+    };
+    const file = (bytesOrUri: unknown) => ({ part: { $case: 'file', value: { file: bytesOrUri, mimeType: 'application/json' } }, metadata: undefined });
+    const data = (object: WireJson) => ({ part: { $case: 'data', value: { data: object } }, metadata: undefined });
+    try {
+      const uri = await refusal([file({ $case: 'fileWithUri', value: 'https://example.com/agent-card.json' })]);
+      assert.match(uri.message, /^Part 0 is a file part with file\.fileWithUri: .* Send the document's bytes in file\.fileWithBytes \(a file part \{"file": \{"fileWithBytes": <the document's bytes>, "mimeType": "application\/json"\}\}\)/);
+      const rpc = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'file', file: { uri: 'https://example.com/agent-card.json' } }] } } }),
+      });
+      const rpcSaid = ((await rpc.json()) as WireJson).result.status.message.parts.find((p: WireJson) => p.kind === 'data').data.error.message as string;
+      assert.match(rpcSaid, /^Part 0 is a file part with file\.uri: .* Send the document's bytes in file\.bytes \(a file part \{"kind": "file", "file": \{/);
+      // Finding paths point into the proto message: the file's bytes, a data part's object.
+      const deep = Buffer.from(`${'['.repeat(200)}${']'.repeat(200)}`);
+      assert.equal((await refusal([file({ $case: 'fileWithBytes', value: deep }), data({ validate: {} })])).details[0].path, '/content/0/file/fileWithBytes');
+      const unknown = await refusal([data({ serch: {} })]);
+      assert.equal(unknown.details[0].path, '/content/0/data/data/serch');
+      assert.match(unknown.message, /Send one data part \{"data": \{"data": \{<operation>: \{\.\.\.\}\}\}\} whose .*\(SendStreamingMessage, with a token\)\. A message with only a text part \(\{"text": "\.\.\."\}\) .* a file part \{"file": \{"fileWithBytes"/);
+      for (const said of [uri.message, unknown.message]) assert.doesNotMatch(said, /"kind"|"bytes"|file\.uri|base64/);
+      // Refused before the SDK, which said "Invalid part type" ("Invalid file part type"), naming nothing.
+      assert.match((await send([])).error!.details, /^The message has no parts: a message needs at least one part, e\.g\. \{"text": "weather"\} \(a search\) or \{"data": \{"data": \{"search": \{"query": "weather"\}\}\}\}/);
+      for (const empty of [{ part: undefined, metadata: undefined }, file(undefined)]) {
+        const answer = await send([empty]);
+        assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT);
+        assert.equal(answer.error!.details, 'Part 0 is empty: a part needs its content, the text of a text part, the data of a data part, or file.fileWithBytes of a file part.');
+      }
+    } finally {
+      legacy.close();
+    }
+  });
+
   test('a request without a message, or a message without messageId, is INVALID_ARGUMENT saying so and naming the field, as JSON-RPC (-32602) and HTTP+JSON (400) say', async () => {
     const noId = Message.fromJSON({ role: 'ROLE_USER', parts: [{ text: 'weather' }] });
     for (const [message, field, said] of [
