@@ -43,7 +43,8 @@ const from = (address: string, token?: string) => metadata({ 'x-forwarded-for': 
 const search = (query: string) => [dataPart({ search: { query } })];
 
 before(async () => {
-  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_TRUST_PROXY: '1' });
+  // REGISTRY_FETCH_ALLOW: push configs name webhooks on 127.0.0.1 (nothing is sent to them).
+  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_TRUST_PROXY: '1', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
   raw = new RawA2AClient(grpcAddress(registry));
 });
 after(async () => {
@@ -237,6 +238,37 @@ describe('@a2a-js/sdk 0.3, a real v0.3 client', () => {
     const last = events.at(-1)!;
     assert.ok(last.kind === 'status-update' && last.status.state === 'completed');
   });
+
+  test('a watch\'s push configs: every answer names the config id where the v0.3 proto has it, name "tasks/{id}/pushNotificationConfigs/{configId}" and pushNotificationConfig.id ("…/undefined" is the SDK\'s own request)', async () => {
+    const alice = await client03(TOKENS.alice);
+    const hook = 'http://127.0.0.1:8/hook'; // REGISTRY_FETCH_ALLOW; a watch matching nothing sends it nothing
+    const watch = await alice.sendMessage({
+      message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data: { watch: { query: 'no-entry-matches-this-grpc03-watch' } } }] },
+      configuration: { pushNotificationConfig: { url: hook, token: 'own' } },
+    });
+    const taskId = (watch as Task03).id;
+    const legacy = new RawA2AClient(grpcAddress(registry), undefined, LegacyA2AService);
+    const asAlice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` }, null);
+    try {
+      assert.equal((await alice.setTaskPushNotificationConfig({ taskId, pushNotificationConfig: { id: 'named', url: `${hook}/named` } })).pushNotificationConfig.id, 'named');
+      const nameOf = (id: string) => `tasks/${taskId}/pushNotificationConfigs/${id}`;
+      type Named = { name: string; pushNotificationConfig: { id: string } };
+      const listed = (await legacy.unary('listTaskPushNotificationConfig', { parent: `tasks/${taskId}`, pageSize: 0, pageToken: '' }, asAlice())).value as { configs: Named[] };
+      // The config the watch was started with, set without an id, has the task's (as v0.3 JSON-RPC gives it).
+      assert.deepEqual(listed.configs.map((c) => [c.name, c.pushNotificationConfig.id]), [[nameOf(taskId), taskId], [nameOf('named'), 'named']]);
+      const got = (await legacy.unary('getTaskPushNotificationConfig', { name: nameOf('named') }, asAlice())).value as Named;
+      assert.deepEqual([got.name, got.pushNotificationConfig.id], [nameOf('named'), 'named']);
+      // The SDK's get takes the task id alone (Client.getTaskPushNotificationConfig(TaskIdParams)), and its gRPC transport
+      // asks for the name ".../pushNotificationConfigs/undefined" (ToProto.getTaskPushNotificationConfigParams reads
+      // pushNotificationConfigId), a config no task has; the task's own name gets the task's config.
+      await assert.rejects(alice.getTaskPushNotificationConfig({ id: taskId }), /id 'undefined' not found/);
+      const own = (await legacy.unary('getTaskPushNotificationConfig', { name: `tasks/${taskId}` }, asAlice())).value as Named;
+      assert.deepEqual([own.name, own.pushNotificationConfig.id], [nameOf(taskId), taskId]);
+    } finally {
+      legacy.close();
+      await alice.cancelTask({ id: taskId });
+    }
+  });
 });
 
 describe('requests', () => {
@@ -378,6 +410,48 @@ describe('requests', () => {
     assert.equal(resultOf(await overJsonRpc(utf8)).valid, true);
     // The old hint, followed over gRPC: the base64 text as the bytes, which is no JSON.
     assert.equal(stateOf(await overGrpc(Buffer.from(utf8.toString('base64')))), 'TASK_STATE_REJECTED');
+  });
+
+  test('the v0.3 service (a2a.v1) names parts as its proto does (content, file.fileWithUri, file.fileWithBytes, {"data": {"data": ...}}), as v0.3 JSON-RPC names them as its JSON does (it told a gRPC client of {"kind": "file", "file": {..., "bytes": "<base64>"}}, file.uri and /parts/0/raw)', async () => {
+    const legacy = new RawA2AClient(grpcAddress(registry), undefined, LegacyA2AService);
+    const send = (content: unknown[]) =>
+      legacy.unary('sendMessage', { request: { messageId: crypto.randomUUID(), contextId: '', taskId: '', role: 1, content, metadata: undefined, extensions: [] }, configuration: undefined, metadata: undefined }, metadata({}, null));
+    /** The error of the REJECTED task answered (v0.3 proto TaskState 7). */
+    const refusal = async (content: unknown[]): Promise<WireJson> => {
+      const answer = await send(content);
+      const task = (answer.value as { payload?: { value: WireJson } } | undefined)?.payload?.value;
+      assert.equal(task?.status?.state, 7, answer.error?.details ?? JSON.stringify(task?.status));
+      return task!.status.update.content.find((p: WireJson) => p.part.$case === 'data').part.value.data.error;
+    };
+    const file = (bytesOrUri: unknown) => ({ part: { $case: 'file', value: { file: bytesOrUri, mimeType: 'application/json' } }, metadata: undefined });
+    const data = (object: WireJson) => ({ part: { $case: 'data', value: { data: object } }, metadata: undefined });
+    try {
+      const uri = await refusal([file({ $case: 'fileWithUri', value: 'https://example.com/agent-card.json' })]);
+      assert.match(uri.message, /^Part 0 is a file part with file\.fileWithUri: .* Send the document's bytes in file\.fileWithBytes \(a file part \{"file": \{"fileWithBytes": <the document's bytes>, "mimeType": "application\/json"\}\}\)/);
+      const rpc = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'file', file: { uri: 'https://example.com/agent-card.json' } }] } } }),
+      });
+      const rpcSaid = ((await rpc.json()) as WireJson).result.status.message.parts.find((p: WireJson) => p.kind === 'data').data.error.message as string;
+      assert.match(rpcSaid, /^Part 0 is a file part with file\.uri: .* Send the document's bytes in file\.bytes \(a file part \{"kind": "file", "file": \{/);
+      // Finding paths point into the proto message: the file's bytes, a data part's object.
+      const deep = Buffer.from(`${'['.repeat(200)}${']'.repeat(200)}`);
+      assert.equal((await refusal([file({ $case: 'fileWithBytes', value: deep }), data({ validate: {} })])).details[0].path, '/content/0/file/fileWithBytes');
+      const unknown = await refusal([data({ serch: {} })]);
+      assert.equal(unknown.details[0].path, '/content/0/data/data/serch');
+      assert.match(unknown.message, /Send one data part \{"data": \{"data": \{<operation>: \{\.\.\.\}\}\}\} whose .*\(SendStreamingMessage, with a token\)\. A message with only a text part \(\{"text": "\.\.\."\}\) .* a file part \{"file": \{"fileWithBytes"/);
+      for (const said of [uri.message, unknown.message]) assert.doesNotMatch(said, /"kind"|"bytes"|file\.uri|base64/);
+      // Refused before the SDK, which said "Invalid part type" ("Invalid file part type"), naming nothing.
+      assert.match((await send([])).error!.details, /^The message has no parts: a message needs at least one part, e\.g\. \{"text": "weather"\} \(a search\) or \{"data": \{"data": \{"search": \{"query": "weather"\}\}\}\}/);
+      for (const empty of [{ part: undefined, metadata: undefined }, file(undefined)]) {
+        const answer = await send([empty]);
+        assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT);
+        assert.equal(answer.error!.details, 'Part 0 is empty: a part needs its content, the text of a text part, the data of a data part, or file.fileWithBytes of a file part.');
+      }
+    } finally {
+      legacy.close();
+    }
   });
 
   test('a request without a message, or a message without messageId, is INVALID_ARGUMENT saying so and naming the field, as JSON-RPC (-32602) and HTTP+JSON (400) say', async () => {

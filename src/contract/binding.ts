@@ -7,11 +7,12 @@
 import type { Task } from '@a2a-js/sdk';
 
 /**
- * How the request's binding carries a file part's bytes (`raw`; v0.3 `file.bytes`): base64 text in
- * JSON (JSON-RPC, HTTP+JSON), the bytes themselves in protobuf (gRPC). A message telling the
- * client how to send them says what to put there.
+ * How the request's binding encodes its messages: JSON (JSON-RPC, HTTP+JSON) or protobuf (gRPC).
+ * A file part's bytes are base64 text in one and the bytes themselves in the other, and v0.3's
+ * parts have other names in each (operations/part-words.ts): messages telling a client how to
+ * send them say it as its binding has it.
  */
-export type FileBytes = 'base64' | 'bytes';
+export type MessageEncoding = 'json' | 'protobuf';
 
 /**
  * The size of an answer on a binding whose clients refuse large messages (gRPC's: see

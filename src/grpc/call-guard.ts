@@ -43,9 +43,9 @@ import { INTERNAL_MESSAGE } from '../http/security.js';
 import { valueNestsDeeperThan } from '../lib/json-depth.js';
 import { MAX_UNSENT_STREAM_MESSAGES, SLOW_READER } from '../lib/stream-backlog.js';
 import { refusalOfAnswer } from '../observability/metrics.js';
+import { partWords } from '../operations/part-words.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 import { missingLegacyGrpcMessageIn } from '../protocol/message-required.js';
-import { NEEDS_A_PART } from '../protocol/request-guard.js';
 import { negotiate, oneVersion, VERSION_PARAMETER } from '../protocol/versions.js';
 import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 import { metadataText } from './caller.js';
@@ -94,6 +94,15 @@ function messageParts(request: unknown): unknown[] | undefined {
   const r = request as { message?: { parts?: unknown }; request?: { content?: unknown } };
   const parts = r.message?.parts ?? r.request?.content; // lf.a2a.v1 message.parts; a2a.v1 (v0.3) request.content
   return Array.isArray(parts) ? parts : undefined;
+}
+
+/**
+ * A decoded v0.3 Part (a2a.v1) with no content: none of text, file and data, or a file part
+ * without its file (neither fileWithBytes nor fileWithUri).
+ */
+function isEmptyLegacyPart(part: unknown): boolean {
+  const content = (part as { part?: { $case?: string; value?: { file?: unknown } } } | null)?.part;
+  return content?.$case === undefined || (content.$case === 'file' && content.value?.file === undefined);
 }
 
 const SEND_METHODS = /\/(SendMessage|SendStreamingMessage)$/;
@@ -369,7 +378,7 @@ export class CallGuard {
           clientAddress: clientAddress(connection.remoteAddress, metadata.get('x-forwarded-for').map(String), this.trust),
           closed: closed?.signal,
           answerLimit: GRPC_ANSWER_LIMIT,
-          fileBytes: 'bytes',
+          encoding: 'protobuf',
         };
         scope = opened;
         this.admit(opened, metadata, method.path).then(
@@ -603,8 +612,15 @@ export class CallGuard {
     // Before the SDK's v0.3 reader too, which said "Invalid or missing task ID in: ..." naming no field and no form.
     const misnamed = legacyNameProblem(path, message);
     if (misnamed) return refusedAsTheSdkWould(misnamed, requestId);
-    if (SEND_METHODS.test(path) && messageParts(message)?.length === 0) {
-      return invalidArgument('INVALID_PARAMS', `The message has no parts: ${NEEDS_A_PART}.`, requestId);
+    if (SEND_METHODS.test(path)) {
+      // Told as the service's clients write parts (operations/part-words.ts): a v0.3 client was shown v1.0's JSON.
+      const legacy = path.startsWith(LEGACY_SERVICE_PATH);
+      const words = partWords(legacy ? 'v0.3' : 'v1.0', 'protobuf');
+      const parts = messageParts(message);
+      if (parts?.length === 0) return invalidArgument('INVALID_PARAMS', `The message has no parts: ${words.needsAPart}.`, requestId);
+      // Before the SDK's v0.3 reader, which said "Invalid part type" ("Invalid file part type"), naming neither the part nor what it lacks.
+      const empty = legacy && parts ? parts.findIndex(isEmptyLegacyPart) : -1;
+      if (empty >= 0) return invalidArgument('INVALID_PARAMS', words.emptyPart(empty), requestId);
     }
     return undefined;
   }

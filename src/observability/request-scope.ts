@@ -4,7 +4,7 @@
  * the operation and the final task state. One log line per request reads both.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AnswerLimit, FileBytes } from '../contract/binding.js';
+import type { AnswerLimit, MessageEncoding } from '../contract/binding.js';
 
 export interface RequestScope {
   requestId: string;
@@ -26,11 +26,10 @@ export interface RequestScope {
    */
   answerLimit?: AnswerLimit;
   /**
-   * How the binding carries a file part's bytes, for the messages that say how to send them
-   * (operations/request-parser.ts): the bytes themselves on gRPC (protobuf `bytes`); unset on
-   * the HTTP doors, whose JSON carries them as base64.
+   * How the binding encodes messages, for the messages that say how to write parts
+   * (operations/part-words.ts): protobuf on gRPC; unset on the HTTP doors, whose messages are JSON.
    */
-  fileBytes?: FileBytes;
+  encoding?: MessageEncoding;
   operation?: string;
   taskState?: string;
   errorCode?: string;

@@ -23,7 +23,7 @@ import { currentScope } from '../observability/request-scope.js';
 import { isStreamed, isWatch, type Answer, type StreamedAnswer, type WatchAnswer } from './answer.js';
 import type { OperationName } from './operation.js';
 import { operationArgumentsPath, parseRequest } from './request-parser.js';
-import type { MessageGeneration } from './request-schemas.js';
+import { partWords, type MessageGeneration } from './part-words.js';
 import type { OperationRunner } from './runner.js';
 import { describeHits, describeWatchEvent } from './summaries.js';
 import type { TaskPlacement } from './task-placement.js';
@@ -208,15 +208,16 @@ export class RegistryExecutor implements AgentExecutor {
     /** Where the message has the operation's arguments, for the registry's findings of them (relative to them). */
     let argumentsAt: string | undefined;
     try {
+      const generation = generationOf(ctx);
       const operation = parseRequest(ctx.userMessage, {
         maxDocumentBytes: this.options.maxDocumentBytes,
         maxJsonDepth: this.options.maxJsonDepth,
         maxQueryChars: this.options.maxQueryChars,
-        generation: generationOf(ctx),
-        fileBytes: scope?.fileBytes,
+        generation,
+        encoding: scope?.encoding,
       });
       if (scope) scope.operation = operation.op;
-      argumentsAt = operationArgumentsPath(ctx.userMessage, operation.op);
+      argumentsAt = operationArgumentsPath(ctx.userMessage, operation.op, partWords(generation, scope?.encoding));
       const tasks = this.tasks;
       const durable = DURABLE_OPERATIONS.has(operation.op);
       // A durable task is finished inside the write it acknowledges, when the store can write its

@@ -13,14 +13,12 @@ import { keysAt } from './schema-keys.js';
 import { compactJsonBytes, formatBytes } from '../validation/size.js';
 import { sizeAdvice } from '../validation/verdict.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
-import type { FileBytes } from '../contract/binding.js';
+import type { MessageEncoding } from '../contract/binding.js';
 import type { Subject } from '../contract/subject.js';
 import type { DocumentReference } from '../contract/freshness.js';
 import { OPERATION_NAMES, type Operation, type OperationName } from './operation.js';
+import { partWords, type MessageGeneration, type PartWords } from './part-words.js';
 import {
-  fileWords,
-  requestShapes,
-  type MessageGeneration,
   documentOperationSchema,
   getSchema,
   listSchema,
@@ -39,19 +37,16 @@ export interface ParserLimits {
 }
 
 /**
- * The limits, the generation of the request (default v1.0): its error messages show that
- * generation's parts, and how its binding carries a file's bytes (default base64).
+ * The limits, the generation of the request (default v1.0) and how its binding encodes it
+ * (default JSON): its error messages name its parts as that generation writes them on that
+ * binding (part-words.ts).
  */
 export interface ParseOptions extends ParserLimits {
   generation?: MessageGeneration;
-  fileBytes?: FileBytes;
+  encoding?: MessageEncoding;
 }
 
-/** How to send a JSON document as a file part's bytes, by how the binding carries them. */
-const FILE_BYTES_ADVICE: Record<FileBytes, string> = {
-  base64: 'upload the JSON document encoded as UTF-8, then base64',
-  bytes: 'send the JSON document encoded as UTF-8, its bytes as they are (protobuf bytes take no base64)',
-};
+const wordsFor = (options: ParseOptions): PartWords => partWords(options.generation, options.encoding);
 
 const DEFAULT_MAX_QUERY_CHARS = 1000;
 
@@ -125,18 +120,18 @@ function valueHint(issue: z.core.$ZodIssue, value: unknown): string | undefined 
 export const findingsSaid = (details: readonly Finding[]): string =>
   details.map((d) => `${d.path || '/'}: ${d.message}${d.hint ? ` (${d.hint.replace(/\.$/, '')})` : ''}`).join('; ');
 
-/** Where an operation's arguments sit in a message: error paths start here. */
-const argumentsPath = (op: OperationName, partIndex: number) => `/parts/${partIndex}/data/${op}`;
+/** Where an operation's arguments sit in a message (`/parts/0/data/search`, as `words` has it): error paths start here. */
+const argumentsPath = (words: PartWords, op: OperationName, partIndex: number) => `${words.dataAt(partIndex)}/${op}`;
 
 /**
- * Where the message's `op` has its arguments (`/parts/0/data/search`), for findings the registry
- * makes of them while running (a pageToken, a refresh's id), which it names relative to the
- * arguments (contract/errors.ts ArgumentsRefusal); undefined
+ * Where the message's `op` has its arguments (`/parts/0/data/search`, as `words` writes parts),
+ * for findings the registry makes of them while running (a pageToken, a refresh's id), which it
+ * names relative to the arguments (contract/errors.ts ArgumentsRefusal); undefined
  * when no data part holds it (an uploaded document alone). A message carries one operation.
  */
-export function operationArgumentsPath(message: Message | undefined, op: OperationName): string | undefined {
+export function operationArgumentsPath(message: Message | undefined, op: OperationName, words: PartWords = partWords()): string | undefined {
   const index = (message?.parts ?? []).findIndex((part) => part.content?.$case === 'data' && isObject(part.content.value) && Object.hasOwn(part.content.value, op));
-  return index < 0 ? undefined : argumentsPath(op, index);
+  return index < 0 ? undefined : argumentsPath(words, op, index);
 }
 
 /**
@@ -186,30 +181,31 @@ function compactBytesOf(raw: Buffer, maxJsonDepth: number | undefined): number |
 }
 
 function readFile(part: Part, raw: Buffer, index: number, limits: ParseOptions): UploadedFile {
+  const words = wordsFor(limits);
   const mediaType = part.mediaType.toLowerCase().split(';')[0]!.trim();
   if (!JSON_MEDIA_TYPES.has(mediaType)) {
-    const field = limits.generation === 'v0.3' ? 'file.mimeType' : 'mediaType'; // the SDK maps v0.3's file.mimeType to mediaType
-    throw badRequest(`File part ${index} has ${field} "${part.mediaType}"; documents must be "application/json".`);
+    // The SDK maps v0.3's file.mimeType to mediaType: named as the client sent it.
+    throw badRequest(`File part ${index} has ${words.mediaType} "${part.mediaType}"; documents must be "application/json".`);
   }
   if (raw.length > limits.maxDocumentBytes) {
     const label = `uploaded document "${part.filename || `part ${index}`}"`;
     const { message, hint } = sizeAdvice(label, raw.length, limits.maxDocumentBytes, compactBytesOf(raw, limits.maxJsonDepth));
     throw new RegistryError('TOO_LARGE', message, [
-      { path: `/parts/${index}/raw`, message: `${formatBytes(raw.length)} > ${formatBytes(limits.maxDocumentBytes)}`, hint },
+      { path: words.fileBytesAt(index), message: `${formatBytes(raw.length)} > ${formatBytes(limits.maxDocumentBytes)}`, hint },
     ]);
   }
   let text: string;
   try {
     text = utf8.decode(raw);
   } catch {
-    throw badRequest(`File part ${index} is not valid UTF-8 text; ${FILE_BYTES_ADVICE[limits.fileBytes ?? 'base64']}.`);
+    throw badRequest(`File part ${index} is not valid UTF-8 text; ${words.bytesAdvice}.`);
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // tolerate a byte-order mark
   if (limits.maxJsonDepth !== undefined && nestsDeeperThan(raw, limits.maxJsonDepth)) {
     throw new RegistryError(
       'TOO_LARGE',
       `The uploaded document "${part.filename || `part ${index}`}" nests deeper than ${limits.maxJsonDepth} levels; agent cards and toolspecs need a handful. Flatten it, then send it again.`,
-      [{ path: `/parts/${index}/raw`, message: `nested deeper than ${limits.maxJsonDepth} levels` }],
+      [{ path: words.fileBytesAt(index), message: `nested deeper than ${limits.maxJsonDepth} levels` }],
     );
   }
   let value: unknown;
@@ -272,7 +268,7 @@ function inlineSubject(
   const toolspec = file ? file.value : args.toolspec;
   if (toolspec === undefined) {
     const needs = args.mcpServer !== undefined ? 'a "toolspec" ({"tools": [...]})' : 'a document';
-    throw badRequest(`"${op}" needs ${needs}. ${requestShapes(limits.generation)}`, [{ path: base, message: `missing ${needs}` }]);
+    throw badRequest(`"${op}" needs ${needs}. ${wordsFor(limits).requestShapes}`, [{ path: base, message: `missing ${needs}` }]);
   }
   if (args.mcpServer === undefined && op === 'register') {
     throw badRequest(
@@ -380,8 +376,9 @@ function documentReference(
 
 /** Parses the message into one operation, or throws a BAD_REQUEST (or TOO_LARGE) RegistryError. */
 export function parseRequest(message: Message | undefined, limits: ParseOptions): Operation {
+  const words = wordsFor(limits);
   const parts = message?.parts ?? [];
-  if (parts.length === 0) throw badRequest(`The message has no parts. ${requestShapes(limits.generation)}`);
+  if (parts.length === 0) throw badRequest(`The message has no parts. ${words.requestShapes}`);
 
   const texts: string[] = [];
   const operations: { name: OperationName; args: unknown; index: number }[] = [];
@@ -395,11 +392,11 @@ export function parseRequest(message: Message | undefined, limits: ParseOptions)
         break;
       case 'data': {
         const data: unknown = content.value;
-        if (!isObject(data)) throw badRequest(`Data part ${index} is not a JSON object. ${requestShapes(limits.generation)}`);
+        if (!isObject(data)) throw badRequest(`Data part ${index} is not a JSON object. ${words.requestShapes}`);
         const keys = Object.keys(data);
         if (keys.length === 0) {
-          throw badRequest(`Data part ${index} is an empty object: it needs one operation key (${OPERATION_NAMES.join(', ')}). ${requestShapes(limits.generation)}`, [
-            { path: `/parts/${index}/data`, message: 'no operation' },
+          throw badRequest(`Data part ${index} is an empty object: it needs one operation key (${OPERATION_NAMES.join(', ')}). ${words.requestShapes}`, [
+            { path: words.dataAt(index), message: 'no operation' },
           ]);
         }
         const known = keys.filter((k): k is OperationName => (OPERATION_NAMES as readonly string[]).includes(k));
@@ -407,12 +404,12 @@ export function parseRequest(message: Message | undefined, limits: ParseOptions)
         // A renewal is no operation of its own: it goes on the open watch's task (message.taskId), which this message did not name.
         if (unknown.length === 1 && unknown[0] === 'renew') {
           throw badRequest(`Data part ${index} is {"renew": ...} without a task: a renewal is sent on the watch it renews, in a message whose taskId is the watch's task id ({"renew": {}}). To start a watch, send {"watch": {...}}.`, [
-            { path: `/parts/${index}/data/renew`, message: 'renew needs message.taskId' },
+            { path: `${words.dataAt(index)}/renew`, message: 'renew needs message.taskId' },
           ]);
         }
         if (unknown.length > 0) {
-          throw badRequest(`Data part ${index} has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}. ${requestShapes(limits.generation)}`, [
-            { path: `/parts/${index}/data/${unknown[0]}`, message: 'unknown operation' },
+          throw badRequest(`Data part ${index} has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}. ${words.requestShapes}`, [
+            { path: `${words.dataAt(index)}/${unknown[0]}`, message: 'unknown operation' },
           ]);
         }
         for (const name of known) operations.push({ name, args: data[name], index });
@@ -421,20 +418,16 @@ export function parseRequest(message: Message | undefined, limits: ParseOptions)
       case 'raw':
         files.push(readFile(part, content.value, index, limits));
         break;
-      // In the caller's generation's terms: v0.3 has no URL part (its SDK maps a file part with
-      // file.uri to one) and names a file's bytes file.bytes, not raw.
+      // In the caller's terms: v0.3 has no URL part (its SDK maps a file part with a URI to one)
+      // and names a file's bytes and URI in its file part (file.bytes in JSON, file.fileWithBytes over gRPC).
       case 'url':
         throw badRequest(
           limits.generation === 'v0.3'
-            ? `Part ${index} is a file part with file.uri: the registry does not fetch a file part's URI. Send the document's bytes in file.bytes (${fileWords('v0.3')}) or the document as a data part, or have the registry fetch an agent card with {"register": {"url": "https://..."}}.`
+            ? `Part ${index} is a file part with ${words.fileUri}: the registry does not fetch a file part's URI. Send the document's bytes in ${words.fileBytes} (${words.filePart}) or the document as a data part, or have the registry fetch an agent card with {"register": {"url": "https://..."}}.`
             : `Part ${index} is a URL part. Send the document as a data part or a file part with its bytes, or have the registry fetch an agent card with {"register": {"url": "https://..."}}.`,
         );
       default:
-        throw badRequest(
-          limits.generation === 'v0.3'
-            ? `Part ${index} is empty: a part needs its content, the text of a text part, the data of a data part, or file.bytes of a file part.`
-            : `Part ${index} is empty: a part needs one of text, data or raw.`,
-        );
+        throw badRequest(words.emptyPart(index));
     }
   });
 
@@ -454,10 +447,10 @@ export function parseRequest(message: Message | undefined, limits: ParseOptions)
           'A toolspec.json needs its server metadata beside it: a data part {"register": {"mcpServer": {"name": "...", "url": "https://..."}}}, or {"validate": {}} to only check it.',
         );
       }
-      return { op: 'register', subject: inlineSubject({}, file, 'register', argumentsPath('register', file.index), limits) };
+      return { op: 'register', subject: inlineSubject({}, file, 'register', argumentsPath(words, 'register', file.index), limits) };
     }
     const query = texts.join(' ').trim();
-    if (!query) throw badRequest(`The message's text is empty. ${requestShapes(limits.generation)}`);
+    if (!query) throw badRequest(`The message's text is empty. ${words.requestShapes}`);
     return { op: 'search', request: { query: codePointPrefix(query, limits.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS) } };
   }
 
@@ -468,33 +461,33 @@ export function parseRequest(message: Message | undefined, limits: ParseOptions)
   switch (name) {
     case 'register':
     case 'validate': {
-      const base = argumentsPath(name, index);
+      const base = argumentsPath(words, name, index);
       const documentArgs = parseArgs(documentOperationSchema, args, name, base);
       const reference = documentReference(documentArgs, file, name, base, limits);
       if (reference) return { op: 'register', subject: reference };
       return { op: name, subject: inlineSubject(documentArgs, file, name, base, limits) };
     }
     case 'search': {
-      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(name, index)}/query`, name);
-      const request = parseArgs(searchSchema, args, name, argumentsPath(name, index));
-      checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
+      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(words, name, index)}/query`, name);
+      const request = parseArgs(searchSchema, args, name, argumentsPath(words, name, index));
+      checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(words, name, index)}/query`);
       return { op: 'search', request };
     }
     case 'watch': {
-      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(name, index)}/query`, name);
-      const request = parseArgs(watchSchema, args, name, argumentsPath(name, index));
-      checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`, name);
+      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(words, name, index)}/query`, name);
+      const request = parseArgs(watchSchema, args, name, argumentsPath(words, name, index));
+      checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(words, name, index)}/query`, name);
       return { op: 'watch', request };
     }
     case 'get': {
-      const { id, revision } = parseArgs(getSchema, args, name, argumentsPath(name, index));
+      const { id, revision } = parseArgs(getSchema, args, name, argumentsPath(words, name, index));
       return revision === undefined ? { op: 'get', id } : { op: 'get', id, revision };
     }
     case 'list':
-      return { op: 'list', request: parseArgs(listSchema, args, name, argumentsPath(name, index)) };
+      return { op: 'list', request: parseArgs(listSchema, args, name, argumentsPath(words, name, index)) };
     case 'unregister':
-      return { op: 'unregister', id: parseArgs(unregisterSchema, args, name, argumentsPath(name, index)).id };
+      return { op: 'unregister', id: parseArgs(unregisterSchema, args, name, argumentsPath(words, name, index)).id };
     case 'refresh':
-      return { op: 'refresh', id: parseArgs(refreshSchema, args, name, argumentsPath(name, index)).id };
+      return { op: 'refresh', id: parseArgs(refreshSchema, args, name, argumentsPath(words, name, index)).id };
   }
 }

@@ -77,6 +77,7 @@ import { refusedConfigField, TERMINAL } from './watch-push.js';
 import type { WatchTasks } from './watch-task.js';
 import { resumeAfter } from './watch-resume.js';
 import { requireRenewal } from './watch-renew.js';
+import { partWords } from '../operations/part-words.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
@@ -490,7 +491,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   async #renew(params: SendMessageRequest, context: ServerCallContext): Promise<Task> {
     const message = params.message!;
     if (!message.messageId) throw new RequestMalformedError('message.messageId is required.');
-    requireRenewal(message);
+    requireRenewal(message, partWords(context.requestedVersion === LEGACY_VERSION ? 'v0.3' : 'v1.0', currentScope()?.encoding));
     const taskId = message.taskId;
     const current = await this.#tasks.load(taskId, context);
     if (!current) throw new TaskNotFoundError(`Task not found: ${taskId}`);

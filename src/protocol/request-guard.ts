@@ -16,6 +16,7 @@ import { notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest, namesVersion } from './versions.js';
 import { sendA2AError } from './a2a-errors.js';
 import { missingLegacyMessageIn, missingMessageIn } from './message-required.js';
+import { partWords } from '../operations/part-words.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_METHOD_NOT_FOUND = -32601;
@@ -90,17 +91,6 @@ export const isStrictBase64 = (s: string): boolean => (s.length % 4 === 0 && BAS
 /** The members of a v1.0 part's content oneof. */
 const PART_CONTENTS = ['text', 'raw', 'url', 'data'] as const;
 
-/** Why a message without parts is refused, on every binding (the gRPC door says it too). */
-export const NEEDS_A_PART =
-  'a message needs at least one part, e.g. {"text": "weather"} (a search) or {"data": {"search": {"query": "weather"}}, "mediaType": "application/json"} (any operation: register, validate, search, get, list, unregister, refresh)';
-
-/**
- * NEEDS_A_PART for a v0.3 request, whose parts say their `kind`: the v1.0 example, copied into
- * a v0.3 request, was refused next for having no "kind".
- */
-const NEEDS_A_PART_V03 =
-  'a message needs at least one part, e.g. {"kind": "text", "text": "weather"} (a search) or {"kind": "data", "data": {"search": {"query": "weather"}}} (any operation: register, validate, search, get, list, unregister, refresh)';
-
 /** What is wrong with a message's parts, or undefined. `at` is the path prefix for messages; `legacy`: a v0.3 request. */
 function partsProblem(message: unknown, at: string, legacy = false): string | undefined {
   if (!isObject(message)) return undefined; // the SDK reports a missing or non-object message itself
@@ -110,9 +100,11 @@ function partsProblem(message: unknown, at: string, legacy = false): string | un
   // Without its parts member (or null) too: ProtoJSON reads an absent or null repeated field as
   // the empty list, as gRPC's binary form has no other, and v0.3 requires `parts`. (Left to the
   // SDK, a v1.0 message without it was a REJECTED task, a v0.3 one an error naming no field.)
-  if (parts === undefined || parts === null) return `${at}.parts is missing: ${legacy ? NEEDS_A_PART_V03 : NEEDS_A_PART}`;
+  // Examples in the request's generation: v1.0's, copied into a v0.3 request, were refused next for having no "kind".
+  const needsAPart = partWords(legacy ? 'v0.3' : 'v1.0').needsAPart;
+  if (parts === undefined || parts === null) return `${at}.parts is missing: ${needsAPart}`;
   if (!Array.isArray(parts)) return `${at}.parts must be an array of parts`;
-  if (parts.length === 0) return `${at}.parts is empty: ${legacy ? NEEDS_A_PART_V03 : NEEDS_A_PART}`;
+  if (parts.length === 0) return `${at}.parts is empty: ${needsAPart}`;
   for (let i = 0; i < parts.length; i++) {
     const part: unknown = parts[i];
     const here = `${at}.parts[${i}]`;

@@ -11,6 +11,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { z } from 'zod';
 import { isObject } from '../lib/json.js';
 import { OPERATION_NAMES } from '../operations/operation.js';
+import { partWords, type PartWords } from '../operations/part-words.js';
 import { findingsSaid, zodFindings } from '../operations/request-parser.js';
 
 /** The renewal's arguments: none (the watch runs for its time to live from now, a setting of the registry's). */
@@ -20,8 +21,8 @@ const SHAPE = 'a renewal is one data part {"renew": {}} (the watch then runs for
 
 const PART_NAMES = { raw: 'a file part', url: 'a URL part' } as const;
 
-/** Refuses (invalid params) a message on a watch's task that is not exactly a renewal. */
-export function requireRenewal(message: Message): void {
+/** Refuses (invalid params) a message on a watch's task that is not exactly a renewal; `words`: how the client writes parts. */
+export function requireRenewal(message: Message, words: PartWords = partWords()): void {
   const operations: string[] = [];
   let renewAt = 0;
   let renewArgs: unknown;
@@ -46,7 +47,7 @@ export function requireRenewal(message: Message): void {
   }
   const parsed = renewSchema.safeParse(renewArgs);
   if (!parsed.success) {
-    const details = zodFindings(parsed.error, `/parts/${renewAt}/data/renew`, renewSchema, renewArgs);
+    const details = zodFindings(parsed.error, `${words.dataAt(renewAt)}/renew`, renewSchema, renewArgs);
     throw new RequestMalformedError(`The "renew" arguments are not valid: ${findingsSaid(details)}. Send {"renew": {}}.`);
   }
 }
