@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import type { Finding, ListOrder, ListRequest, SearchFilter, SearchHit, SearchPage, SearchRequest } from '../contract/types.js';
-import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
+import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
 import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
@@ -291,6 +291,55 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
   return matchable ? out : undefined;
 }
 
+// ---- page tokens ----
+
+/**
+ * What a door of this module says of a page token it refuses, in the words of its request, at the
+ * parameter that carried it. The registry's refusals say "pass the nextPageToken of the previous
+ * page" and name the A2A request's fields (limit, resultsPer), which no ARD request has, at
+ * /pageToken, which no GET /agents has.
+ */
+export interface TokenWords {
+  /** A token the registry did not issue, or cannot read (altered, truncated, made up). */
+  notIssued: string;
+  /** A token issued for other arguments. */
+  otherQuery: string;
+  /** Where the request has the token. */
+  path: string;
+}
+
+/** The details' messages, by rule. */
+const TOKEN_FINDINGS: Record<string, string> = {
+  [PAGE_TOKEN_INVALID]: 'not a position this registry issued',
+  [PAGE_TOKEN_OTHER_QUERY]: 'issued for another query',
+};
+
+/** The refusal of a page token under `rule` (PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_QUERY), in `words`. */
+export function tokenRefused(rule: string, words: TokenWords): RegistryError {
+  const message = rule === PAGE_TOKEN_OTHER_QUERY ? words.otherQuery : words.notIssued;
+  return badRequest(message, [{ path: words.path, message: TOKEN_FINDINGS[rule] ?? TOKEN_FINDINGS[PAGE_TOKEN_INVALID]!, rule }]);
+}
+
+/** `err` in `words` when it is the registry's refusal of a page token; any other error as it is. */
+export function tokenRefusalIn(err: unknown, words: TokenWords): unknown {
+  const rule = err instanceof RegistryError ? err.details?.find((d) => d.rule !== undefined && Object.hasOwn(TOKEN_FINDINGS, d.rule))?.rule : undefined;
+  return rule === undefined ? err : tokenRefused(rule, words);
+}
+
+/** POST /search's pageToken: one of its own answers' (the registry's token and the first page's best score). */
+export const ARD_SEARCH_TOKEN: TokenWords = {
+  notIssued: 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.',
+  otherQuery: 'The pageToken belongs to another search: send the same query (text and filter) and pageSize as the request whose answer gave it, or start again without pageToken.',
+  path: '/pageToken',
+};
+
+/** GET /agents' pageToken: the registry's list token. */
+export const ARD_LIST_TOKEN: TokenWords = {
+  notIssued: 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.',
+  otherQuery: 'The pageToken belongs to another listing: send the same filter and orderBy as the request whose answer gave it (pageSize may change), or start again without pageToken.',
+  path: '/query/pageToken',
+};
+
 interface ArdCursor {
   /** The registry's own page token. */
   t: string;
@@ -307,9 +356,8 @@ function decodeCursor(token: string): ArdCursor {
   } catch {
     // fall through
   }
-  throw badRequest('The pageToken was not issued by this registry for this search: send the query, filter and pageSize unchanged with the pageToken of the previous answer.', [
-    { path: '/pageToken', message: 'not a page token of this registry' },
-  ]);
+  // Refused as the registry refuses a token it cannot read (it had a refusal of its own, without the rule).
+  throw tokenRefused(PAGE_TOKEN_INVALID, ARD_SEARCH_TOKEN);
 }
 
 export interface ArdSearch {
@@ -370,17 +418,6 @@ function ardResultOf(site: Site, hit: SearchHit, best: number): ArdResult {
  * hit; later hits of an entry already shown on the page are dropped), ARD scores, and the next
  * page's token carrying the first page's best score.
  */
-/**
- * A pageToken sent with another query than the page it came from. The registry names the A2A
- * request's fields (limit, resultsPer: ARD has neither); this names ARD's.
- */
-export function ardPageTokenRefusal(err: unknown): unknown {
-  if (!(err instanceof RegistryError) || !err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY)) return err;
-  return badRequest('The pageToken belongs to another search: send the same query (text and filter) and pageSize as the request whose answer gave it, or start again without pageToken.', [
-    { path: '/pageToken', message: 'issued for another query', rule: PAGE_TOKEN_OTHER_QUERY },
-  ]);
-}
-
 export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage | undefined): ArdSearchAnswer {
   const answer: ArdSearchAnswer = { results: [] };
   if (search.federation === 'referrals') answer.referrals = []; // no upstream registries are configured
@@ -465,7 +502,8 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
   }
   const token = one('pageToken');
   if (token !== undefined) {
-    if (token.length === 0 || token.length > MAX_TOKEN_CHARS) throw badRequest('pageToken is not one this registry issued.', [{ path: '/query/pageToken', message: 'malformed' }]);
+    // No token the registry issues is empty or this long: refused as any other it did not issue.
+    if (token.length === 0 || token.length > MAX_TOKEN_CHARS) throw tokenRefused(PAGE_TOKEN_INVALID, ARD_LIST_TOKEN);
     request.pageToken = token;
   }
   const orderBy = one('orderBy');
