@@ -466,6 +466,17 @@ describe('ARD API', () => {
     const first = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1 });
     const other = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 2, pageToken: first.body.pageToken });
     assertArdError(other, 400, 'INVALID_ARGUMENT', /^The pageToken belongs to another search: send the same query \(text and filter\) and pageSize .* or start again without pageToken\.$/);
+    // A token of the other route says whose it is, as A2A's and MCP's do (each was told it was not issued).
+    const listed = await getJson(`${registry.url}/agents?pageSize=1`);
+    const listToSearch = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1, pageToken: listed.body.pageToken });
+    assertArdError(listToSearch, 400, 'INVALID_ARGUMENT', /^The pageToken is a listing's \(GET \/agents\), not POST \/search's: send it with the listing whose answer gave it, or start again without pageToken/);
+    assert.deepEqual(listToSearch.body.details, [{ path: '/pageToken', message: 'issued by list', rule: 'page-token-other-operation' }]);
+    const searchToList = await getJson(`${registry.url}/agents?pageSize=1&pageToken=${encodeURIComponent(first.body.pageToken)}`);
+    assertArdError(searchToList, 400, 'INVALID_ARGUMENT', /^The pageToken is a search's \(POST \/search\), not GET \/agents': send it with the search whose answer gave it, or start again without pageToken/);
+    assert.deepEqual(searchToList.body.details, [{ path: '/query/pageToken', message: 'issued by search', rule: 'page-token-other-operation' }]);
+    // The registry's own search token (A2A's nextPageToken) too, in this route's words at its parameter (A2A's, at /pageToken).
+    const a2aSearched = resultOf(await op(writer, { search: { query: 'invoice', limit: 1 } }));
+    assert.deepEqual((await getJson(`${registry.url}/agents?pageToken=${encodeURIComponent(a2aSearched.nextPageToken)}`)).body.details, searchToList.body.details);
   });
 
   test('POST /search filters: type, tags, publisher; federation modes', async () => {

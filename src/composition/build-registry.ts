@@ -62,6 +62,8 @@ export interface RegistryCore {
   /** Committed changes, local and from other replicas; the index and other derived views follow it. */
   feed: ChangeFeed;
   service: RegistryService;
+  /** The registry's page tokens, for a door whose own tokens wrap them (ARD's POST /search) to tell whose a token is. */
+  pageTokens: PageTokens;
   /** The operations as every door runs them: admission (rate limits), then the service. */
   operations: OperationRunner;
   /** Standing searches (watches) over the change feed. */
@@ -181,13 +183,14 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     // Precompiled by the build, or (schemas edited since, or no build) compiled now: and why.
     log.debug({ validators: validatorOrigins() }, 'JSON Schema validators');
     const secret = config.pageTokenSecret ?? `page-tokens:${[...tokens.keys()].sort().join(',')}`;
+    const pageTokens = new PageTokens(secret);
     const service = new RegistryService({
       store,
       index: indexes.create(),
       newIndex: indexes.create,
       validator,
       verifier: createSignatureVerifier(trustRoots),
-      pageTokens: new PageTokens(secret),
+      pageTokens,
       feed,
       publicRead: config.publicRead,
       sources,
@@ -350,6 +353,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       housekeeping,
       feed,
       service,
+      pageTokens,
       operations,
       watches,
       authenticator,

@@ -69,6 +69,16 @@ export class PageTokens {
   }
 
   /**
+   * The operation that issued `token`, when it is a page token this registry signed (undefined
+   * otherwise, and for tokens issued before they named their operation): for a door whose own
+   * tokens wrap the registry's (ARD's POST /search) to tell a token of the other operation from
+   * one it never issued.
+   */
+  issuer(token: string): PagedOperation | undefined {
+    return this.open(token)?.operation;
+  }
+
+  /**
    * The page a token holds, or undefined when it is no page token of this registry: the one rule
    * for every token that cannot be read, so each is refused alike (PAGE_TOKEN_INVALID). Not only
    * a signature that does not match: one of other characters than the signature's (whose UTF-8
