@@ -91,8 +91,13 @@ export interface RegistryCore {
    * not wait for it; tests and tools that need searches answered do.
    */
   indexReady: Promise<void>;
-  /** Why the core is not ready to serve (index loading, storage unreachable, replica behind), or undefined. */
+  /**
+   * Why the core is not ready to serve (index loading, storage unreachable, replica behind; no
+   * trusted key under REGISTRY_REQUIRE_VERIFIED), or undefined.
+   */
   notReady(): Promise<string | undefined>;
+  /** What /readyz says beside "ready": no trusted key to verify cards with (without REGISTRY_REQUIRE_VERIFIED), or nothing. */
+  warnings(): string[];
   /** Stops background work and closes storage. Doors must be closed first. */
   close(): Promise<void>;
 }
@@ -270,6 +275,12 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     );
     reevaluation = reevaluate;
     const roots = trustRoots;
+    // Trust roots configured that give no key (an allow-listed JWKS down or empty, a keys file
+    // emptied since start-up), said by /readyz as by the log. Under REGISTRY_REQUIRE_VERIFIED every
+    // agent is hidden and every registration refused meanwhile, the state a keys file alone may not
+    // start in (tellTrustRoots): not ready, as unwritable storage is though reads go on. Otherwise
+    // every card is registered unverified, the registry serving all else: ready, with a warning.
+    const withoutTrust = (): string | undefined => (roots.configured && roots.size === 0 ? withoutKeys(config) : undefined);
     trustRoots.onChange(() => {
       if (roots.size === 0) log.warn({ keys: 0, file: config.trust.keysFile, jku: config.trust.jkuUrls }, withoutKeys(config));
       reevaluate.wake();
@@ -380,8 +391,12 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
         const fault = await storageProbe.notReady();
         if (fault) return fault;
         if (!(await store.ping())) return `${store.engine} storage is unreachable`;
-        return follower?.notInStep;
+        return follower?.notInStep ?? (config.trust.requireVerified ? withoutTrust() : undefined);
       }),
+      warnings: () => {
+        const trust = config.trust.requireVerified ? undefined : withoutTrust();
+        return trust === undefined ? [] : [trust];
+      },
       close: () =>
         (closing ??= (async () => {
           await watches.close();
