@@ -99,6 +99,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
           if (draining) return 'shutting down';
           return (await core.notReady()) ?? mounted.map((door) => door.notReady?.()).find((reason) => reason !== undefined);
         },
+        warnings: () => core.warnings(),
       },
     });
     // Doors with listeners of their own bind first, so the card can name where they listen.

@@ -352,6 +352,13 @@ describe('large catalogs', () => {
     const signedForged = await getJson(`${big.url}/agents?pageToken=${encodeURIComponent(`${firstPage.body.pageToken.split('.')[0]}.forgedsignatureforgedsi`)}`);
     assertArdError(signedForged, 400, 'INVALID_ARGUMENT', ardMessage);
     assert.deepEqual(signedForged.body.details.map((d: WireJson) => d.path), ['/query/pageToken']);
+    // A signature of other characters (an internal error: timingSafeEqual threw on their longer
+    // UTF-8), and a token longer than any issued (no rule): the same detail as any token not issued.
+    for (const pageToken of [`${firstPage.body.pageToken.slice(0, -1)}é`, 'x'.repeat(3000)]) {
+      const unread = await getJson(`${big.url}/agents?pageToken=${encodeURIComponent(pageToken)}`);
+      assertArdError(unread, 400, 'INVALID_ARGUMENT', ardMessage);
+      assert.deepEqual(unread.body.details, [{ path: '/query/pageToken', message: 'not a position this registry issued', rule: 'page-token-invalid' }]);
+    }
     const otherListing = await getJson(`${big.url}/agents?pageSize=1&filter=${encodeURIComponent('verified = false')}&pageToken=${encodeURIComponent(firstPage.body.pageToken)}`);
     assertArdError(otherListing, 400, 'INVALID_ARGUMENT', /^The pageToken belongs to another listing: send the same filter and orderBy as the request whose answer gave it \(pageSize may change\), or start again without pageToken\.$/);
     assert.deepEqual(otherListing.body.details.map((d: WireJson) => d.path), ['/query/pageToken']);
@@ -459,6 +466,17 @@ describe('ARD API', () => {
     const first = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1 });
     const other = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 2, pageToken: first.body.pageToken });
     assertArdError(other, 400, 'INVALID_ARGUMENT', /^The pageToken belongs to another search: send the same query \(text and filter\) and pageSize .* or start again without pageToken\.$/);
+    // A token of the other route says whose it is, as A2A's and MCP's do (each was told it was not issued).
+    const listed = await getJson(`${registry.url}/agents?pageSize=1`);
+    const listToSearch = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1, pageToken: listed.body.pageToken });
+    assertArdError(listToSearch, 400, 'INVALID_ARGUMENT', /^The pageToken is a listing's \(GET \/agents\), not POST \/search's: send it with the listing whose answer gave it, or start again without pageToken/);
+    assert.deepEqual(listToSearch.body.details, [{ path: '/pageToken', message: 'issued by list', rule: 'page-token-other-operation' }]);
+    const searchToList = await getJson(`${registry.url}/agents?pageSize=1&pageToken=${encodeURIComponent(first.body.pageToken)}`);
+    assertArdError(searchToList, 400, 'INVALID_ARGUMENT', /^The pageToken is a search's \(POST \/search\), not GET \/agents': send it with the search whose answer gave it, or start again without pageToken/);
+    assert.deepEqual(searchToList.body.details, [{ path: '/query/pageToken', message: 'issued by search', rule: 'page-token-other-operation' }]);
+    // The registry's own search token (A2A's nextPageToken) too, in this route's words at its parameter (A2A's, at /pageToken).
+    const a2aSearched = resultOf(await op(writer, { search: { query: 'invoice', limit: 1 } }));
+    assert.deepEqual((await getJson(`${registry.url}/agents?pageToken=${encodeURIComponent(a2aSearched.nextPageToken)}`)).body.details, searchToList.body.details);
   });
 
   test('POST /search filters: type, tags, publisher; federation modes', async () => {
@@ -538,7 +556,14 @@ describe('ARD API', () => {
     assert.equal(quoted.body.details[0].hint, 'Write 5 without quotes.');
     assertArdError(await search({ query: { text: 'x', filter: { 'trustManifest.attestations.type': ['SOC2'] } } }), 400, 'INVALID_ARGUMENT', /not supported here\. Supported: type/);
     assertArdError(await search({ query: { text: 'x', filter: { protocolBinding: ['JSONRPC', 'GRPC'] } } }), 400, 'INVALID_ARGUMENT', /one value/);
-    assertArdError(await search({ query: { text: 'x' }, pageToken: 'bm9wZQ' }), 400, 'INVALID_ARGUMENT', /pageToken/);
+    // A token that does not decode (no cursor of this door, or one whose registry token is made up) has
+    // the detail of every token not issued (this door's own refusal had no rule, the other A2A's words).
+    const wrapped = (t: string) => Buffer.from(JSON.stringify({ t, b: 1 })).toString('base64url');
+    for (const pageToken of ['bm9wZQ', wrapped('garbage'), wrapped(`eyJwIjoxfQ.${'a'.repeat(21)}é`)]) {
+      const undecodable = await search({ query: { text: 'x' }, pageToken });
+      assertArdError(undecodable, 400, 'INVALID_ARGUMENT', /^The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page\.$/);
+      assert.deepEqual(undecodable.body.details, [{ path: '/pageToken', message: 'not a position this registry issued', rule: 'page-token-invalid' }], pageToken);
+    }
     assertArdError(await search({ query: { text: 'x'.repeat(1001) } }), 400, 'INVALID_ARGUMENT', /REGISTRY_MAX_QUERY_CHARS/);
     assertArdError(await search('{"query": '), 400, 'INVALID_ARGUMENT', /not valid JSON/);
     // JSON that is no object is shown this door's request (it was shown an A2A JSON-RPC SendMessage).

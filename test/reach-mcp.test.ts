@@ -196,6 +196,12 @@ describe('MCP tools', () => {
       assert.deepEqual(errorJson(refused).error.details.map((d: WireJson) => d.path), ['/arguments/pageToken']);
     }
     const listed = structured(await call('list_agents', { pageSize: 1 }));
+    // A signature of other characters was an internal error (timingSafeEqual threw on their longer UTF-8).
+    for (const [tool, token] of [['list_agents', listed.nextPageToken], ['search_agents', first.nextPageToken]] as const) {
+      const unread = await call(tool, { pageToken: `${token.slice(0, -1)}é` });
+      assert.match(errorText(unread), /^BAD_REQUEST: The pageToken is not valid: pass the nextPageToken of the previous page unchanged/);
+      assert.deepEqual(errorJson(unread).error.details, [{ path: '/arguments/pageToken', message: 'not a token this registry issued', rule: 'page-token-invalid' }]);
+    }
     assert.match(errorText(await call('list_agents', { pageSize: 1, health: 'ok', pageToken: listed.nextPageToken })), /^BAD_REQUEST: .*another list_agents call: send the same owner, mine, health and verified/);
     // A token of the other kind of tool says whose it is (it said to send the same owner, mine, health and verified).
     const searchToList = await call('list_agents', { pageSize: 1, pageToken: first.nextPageToken });

@@ -4,6 +4,7 @@
  * immediacy of changes and restarts.
  */
 import assert from 'node:assert/strict';
+import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -15,6 +16,8 @@ import { metricValue } from './support/metrics.js';
 import { CORPUS_DIR, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
+/** Known to the tests that sign what the registry would not. */
+const PAGE_TOKEN_SECRET = 'search-test-page-token-secret-0123456789';
 let writer: Client;
 let reader: Client;
 /** Accepted corpus agents: entry id -> card. */
@@ -51,7 +54,7 @@ function readCorpus(folder: string): { file: string; json: unknown }[] {
 }
 
 before(async () => {
-  registry = await startTestRegistry();
+  registry = await startTestRegistry({ REGISTRY_PAGE_TOKEN_SECRET: PAGE_TOKEN_SECRET });
   writer = await sdkClient(registry.url, { token: TOKENS.alice });
   reader = await sdkClient(registry.url);
   // Corpus documents far over the size limit are refused before they reach the executor (a
@@ -555,6 +558,40 @@ describe('paging and streaming', () => {
     assert.deepEqual(toSearch.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
   });
 
+  test('a page token that cannot be read is refused as one not issued, with its detail, on JSON-RPC and HTTP+JSON', async () => {
+    // Signed, yet no page: the secret lets this test sign what the registry never would.
+    const key = createHash('sha256').update(PAGE_TOKEN_SECRET).digest();
+    const signed = (content: unknown): string => {
+      const payload = Buffer.from(typeof content === 'string' ? content : JSON.stringify(content)).toString('base64url');
+      return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url').slice(0, 22)}`;
+    };
+    const searched = await search({ query: 'data', limit: 1 });
+    const listed = resultOf(await op(reader, { list: { pageSize: 1 } }));
+    const fingerprintOf = (token: string): string => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).f;
+    const rest = await sdkClient(registry.url, { binding: 'HTTP+JSON' });
+    const shapes: [operation: 'search' | 'list', token: string, was: string][] = [
+      // Signature characters outside base64url: timingSafeEqual threw on their longer UTF-8 (INTERNAL).
+      ['list', `${listed.nextPageToken.slice(0, -1)}é`, 'internal error'],
+      ['search', `${searched.nextPageToken.slice(0, -2)}\u{1F600}`, 'internal error'],
+      // A position the store never handed out (INTERNAL), a search cursor that does not decode (no details).
+      ['list', signed({ p: 'garbage', f: fingerprintOf(listed.nextPageToken), o: 'list' }), 'internal error'],
+      ['search', signed({ p: 'garbage', f: fingerprintOf(searched.nextPageToken), o: 'search' }), 'no details'],
+      // JSON that is no page: "belongs to another query".
+      ['list', signed(null), 'another query'],
+      ['search', signed([1]), 'another query'],
+      ['list', signed({ p: 7, f: fingerprintOf(listed.nextPageToken) }), 'another query'],
+      ['search', signed('not json'), 'refused so already'],
+    ];
+    for (const [operation, pageToken, was] of shapes) {
+      const args = operation === 'search' ? { query: 'data', limit: 1, pageToken } : { pageSize: 1, pageToken };
+      for (const client of [reader, rest]) {
+        const refused = errorOf(await op(client, { [operation]: args }));
+        assert.match(refused.message, /^The pageToken is not valid: pass the nextPageToken of the previous page unchanged/, `${operation} ${pageToken} (was: ${was})`);
+        assert.deepEqual(refused.details, [{ path: `/parts/0/data/${operation}/pageToken`, message: 'not a token this registry issued', rule: 'page-token-invalid' }]);
+      }
+    }
+  });
+
   test('a page token starts after the last hit shown when entries are added or removed between pages', async () => {
     // Tokens held an offset alone: an entry registered above the page boundary showed the page's
     // last hit again on the next page, one removed above it skipped the next page's first hit.
@@ -764,7 +801,7 @@ describe('freshness', () => {
     const queries = [{ query: 'weather' }, { query: 'data', filter: { kind: 'agent' } }, { query: '', filter: { readOnly: true } }];
     const before = await Promise.all(queries.map((q) => search({ ...q, limit: 50 })));
     await registry.close();
-    registry = await startTestRegistry({ REGISTRY_DATA_DIR: registry.dataDir });
+    registry = await startTestRegistry({ REGISTRY_DATA_DIR: registry.dataDir, REGISTRY_PAGE_TOKEN_SECRET: PAGE_TOKEN_SECRET });
     reader = await sdkClient(registry.url);
     const after = await Promise.all(queries.map((q) => search({ ...q, limit: 50 })));
     const strip = (p: WireJson) => p.results.map((h: WireJson) => [h.id, h.match.type, h.match.id, h.score]);

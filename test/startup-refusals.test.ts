@@ -209,7 +209,8 @@ test('REGISTRY_REQUIRE_VERIFIED with no usable trusted key: refused when only th
   );
 
   // An allow-listed JWKS that gives no key now (empty, or its server down) may give one later: warned.
-  const jwks = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end('{"keys":[]}'));
+  let served: unknown = { keys: [] };
+  const jwks = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify(served)));
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
   t.after(() => jwks.close());
   const jku = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
@@ -219,15 +220,31 @@ test('REGISTRY_REQUIRE_VERIFIED with no usable trusted key: refused when only th
     assert.equal(line?.level, 40, JSON.stringify(line));
     assert.equal(line?.keys, 0);
     assert.match(String(line?.msg), /^trust roots loaded, no trusted key: with REGISTRY_REQUIRE_VERIFIED=true every stored agent is hidden from discovery and every registration refused \(SIGNATURE_INVALID\) until an allow-listed JWKS \(REGISTRY_TRUSTED_JKU\) gives one$/);
+    // /readyz says it too (it said ready): not ready, as the keys file alone may not start so, until the JWKS gives a key.
+    const unready = await fetch(`${registry.url}/readyz`);
+    assert.equal(unready.status, 503);
+    assert.deepEqual(await unready.json(), { status: 'not ready', reason: String(line?.msg).replace(/^trust roots loaded, /, '') });
+    served = { keys: [(await generateSigningKey('ES256', 'later')).publicJwk] };
+    registry.child.kill('SIGHUP');
+    let ready: unknown;
+    for (let tries = 0; tries < 100 && (ready as { status?: string } | undefined)?.status !== 'ready'; tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      ready = await (await fetch(`${registry.url}/readyz`)).json();
+    }
+    assert.deepEqual(ready, { status: 'ready' });
   } finally {
     await registry.stop();
   }
-  // Without REGISTRY_REQUIRE_VERIFIED nothing is hidden, but no signature can verify: said too.
+  // Without REGISTRY_REQUIRE_VERIFIED nothing is hidden, but no signature can verify: said too, and
+  // by /readyz beside "ready" (it said nothing).
   const unverifying = await spawnRegistry({ REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_TRUSTED_KEYS: unsupported });
   try {
     const line = unverifying.logs.find((l) => String(l.msg).startsWith('trust roots loaded'));
     assert.equal(line?.level, 40, JSON.stringify(line));
     assert.match(String(line?.msg), /no card signature can verify \(every card is registered unverified\) until REGISTRY_TRUSTED_KEYS holds one$/);
+    const warned = await fetch(`${unverifying.url}/readyz`);
+    assert.equal(warned.status, 200);
+    assert.deepEqual(await warned.json(), { status: 'ready', warnings: [String(line?.msg).replace(/^trust roots loaded, /, '')] });
   } finally {
     await unverifying.stop();
   }

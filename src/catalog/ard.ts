@@ -12,8 +12,9 @@
  */
 import { z } from 'zod';
 import type { Finding, ListOrder, ListRequest, SearchFilter, SearchHit, SearchPage, SearchRequest } from '../contract/types.js';
-import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
+import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_OPERATION, PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
+import type { PagedOperation } from '../registry/page-token.js';
 import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
 import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, queryText, searchSchema } from '../operations/request-schemas.js';
@@ -291,6 +292,65 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
   return matchable ? out : undefined;
 }
 
+// ---- page tokens ----
+
+/**
+ * What a door of this module says of a page token it refuses, in the words of its request, at the
+ * parameter that carried it. The registry's refusals say "pass the nextPageToken of the previous
+ * page" and name the A2A request's fields (limit, resultsPer), which no ARD request has, at
+ * /pageToken, which no GET /agents has.
+ */
+export interface TokenWords {
+  /** A token the registry did not issue, or cannot read (altered, truncated, made up). */
+  notIssued: string;
+  /** A token issued for other arguments. */
+  otherQuery: string;
+  /** A token of the other operation (a search's sent to a listing, a listing's to a search). */
+  otherOperation: string;
+  /** Where the request has the token. */
+  path: string;
+}
+
+/** A refusal's message and its detail's, by rule. */
+const TOKEN_REFUSALS: Record<string, { said: (words: TokenWords) => string; finding: string }> = {
+  [PAGE_TOKEN_INVALID]: { said: (words) => words.notIssued, finding: 'not a position this registry issued' },
+  [PAGE_TOKEN_OTHER_QUERY]: { said: (words) => words.otherQuery, finding: 'issued for another query' },
+  [PAGE_TOKEN_OTHER_OPERATION]: { said: (words) => words.otherOperation, finding: 'issued by the other operation' },
+};
+
+/**
+ * The refusal of a page token under `rule` (PAGE_TOKEN_INVALID, _OTHER_QUERY, _OTHER_OPERATION),
+ * in `words`; `finding` is the detail's message when the registry's says more (whose token it is).
+ */
+export function tokenRefused(rule: string, words: TokenWords, finding?: string): RegistryError {
+  const refusal = TOKEN_REFUSALS[rule] ?? TOKEN_REFUSALS[PAGE_TOKEN_INVALID]!;
+  return badRequest(refusal.said(words), [{ path: words.path, message: finding ?? refusal.finding, rule }]);
+}
+
+/** `err` in `words` when it is the registry's refusal of a page token; any other error as it is. */
+export function tokenRefusalIn(err: unknown, words: TokenWords): unknown {
+  const found = err instanceof RegistryError ? err.details?.find((d) => d.rule !== undefined && Object.hasOwn(TOKEN_REFUSALS, d.rule)) : undefined;
+  if (found?.rule === undefined) return err;
+  // The registry's finding of a token of the other operation names it ("issued by search"), as A2A's and MCP's do.
+  return tokenRefused(found.rule, words, found.rule === PAGE_TOKEN_OTHER_OPERATION ? found.message : undefined);
+}
+
+/** POST /search's pageToken: one of its own answers' (the registry's token and the first page's best score). */
+export const ARD_SEARCH_TOKEN: TokenWords = {
+  notIssued: 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.',
+  otherQuery: 'The pageToken belongs to another search: send the same query (text and filter) and pageSize as the request whose answer gave it, or start again without pageToken.',
+  otherOperation: "The pageToken is a listing's (GET /agents), not POST /search's: send it with the listing whose answer gave it, or start again without pageToken for the first page of this search.",
+  path: '/pageToken',
+};
+
+/** GET /agents' pageToken: the registry's list token. */
+export const ARD_LIST_TOKEN: TokenWords = {
+  notIssued: 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.',
+  otherQuery: 'The pageToken belongs to another listing: send the same filter and orderBy as the request whose answer gave it (pageSize may change), or start again without pageToken.',
+  otherOperation: "The pageToken is a search's (POST /search), not GET /agents': send it with the search whose answer gave it, or start again without pageToken for the first page of this listing.",
+  path: '/query/pageToken',
+};
+
 interface ArdCursor {
   /** The registry's own page token. */
   t: string;
@@ -300,16 +360,30 @@ interface ArdCursor {
 
 const encodeCursor = (c: ArdCursor): string => Buffer.from(JSON.stringify(c)).toString('base64url');
 
-function decodeCursor(token: string): ArdCursor {
+/** The cursor a POST /search's pageToken holds, or undefined when the token is none. */
+function cursorOf(token: string): ArdCursor | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
     if (isObject(value) && typeof value.t === 'string' && typeof value.b === 'number' && Number.isFinite(value.b)) return { t: value.t, b: value.b };
   } catch {
-    // fall through
+    // none
   }
-  throw badRequest('The pageToken was not issued by this registry for this search: send the query, filter and pageSize unchanged with the pageToken of the previous answer.', [
-    { path: '/pageToken', message: 'not a page token of this registry' },
-  ]);
+  return undefined;
+}
+
+/** Which registry operation issued a token of the registry's (PageTokens.issuer), undefined when none did. */
+export type TokenIssuer = (token: string) => PagedOperation | undefined;
+
+/**
+ * POST /search's cursor. A token that is none is either a listing's (GET /agents' pageToken is the
+ * registry's list token), told whose it is (it was told it was not issued), or one the registry
+ * did not issue, refused as the registry refuses a token it cannot read.
+ */
+function decodeCursor(token: string, issuer: TokenIssuer): ArdCursor {
+  const cursor = cursorOf(token);
+  if (cursor) return cursor;
+  if (issuer(token) === 'list') throw tokenRefused(PAGE_TOKEN_OTHER_OPERATION, ARD_SEARCH_TOKEN, 'issued by list');
+  throw tokenRefused(PAGE_TOKEN_INVALID, ARD_SEARCH_TOKEN);
 }
 
 export interface ArdSearch {
@@ -321,7 +395,7 @@ export interface ArdSearch {
 }
 
 /** Reads a POST /search body; BAD_REQUEST (ARD: INVALID_ARGUMENT) with paths when it is not one. */
-export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number): ArdSearch {
+export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number, issuer: TokenIssuer): ArdSearch {
   const parsed = ardSearchSchema.safeParse(body ?? {});
   if (!parsed.success) throw invalidSearch(parsed.error, '', ardSearchSchema, body ?? {});
   const { query, federation = 'auto', pageSize = ARD_DEFAULT_PAGE_SIZE, pageToken } = parsed.data;
@@ -330,7 +404,7 @@ export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number): A
   checkQueryLength(text, maxQueryChars, '/query/text');
   const filter = searchFilterOf(site, query.filter ?? {});
   if (!filter) return { federation };
-  const cursor = pageToken === undefined ? undefined : decodeCursor(pageToken);
+  const cursor = pageToken === undefined ? undefined : decodeCursor(pageToken, issuer);
   const request: SearchRequest = { query: text, filter, limit: pageSize };
   if (cursor) request.pageToken = cursor.t;
   return { request, best: cursor?.b, federation };
@@ -370,17 +444,6 @@ function ardResultOf(site: Site, hit: SearchHit, best: number): ArdResult {
  * hit; later hits of an entry already shown on the page are dropped), ARD scores, and the next
  * page's token carrying the first page's best score.
  */
-/**
- * A pageToken sent with another query than the page it came from. The registry names the A2A
- * request's fields (limit, resultsPer: ARD has neither); this names ARD's.
- */
-export function ardPageTokenRefusal(err: unknown): unknown {
-  if (!(err instanceof RegistryError) || !err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY)) return err;
-  return badRequest('The pageToken belongs to another search: send the same query (text and filter) and pageSize as the request whose answer gave it, or start again without pageToken.', [
-    { path: '/pageToken', message: 'issued for another query', rule: PAGE_TOKEN_OTHER_QUERY },
-  ]);
-}
-
 export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage | undefined): ArdSearchAnswer {
   const answer: ArdSearchAnswer = { results: [] };
   if (search.federation === 'referrals') answer.referrals = []; // no upstream registries are configured
@@ -424,7 +487,7 @@ function ardListOrder(text: string): ListOrder {
  * Reads GET /agents' query (pageSize, pageToken, a filter of `type = '...'` and `verified = true`
  * clauses, orderBy); undefined when it can match nothing.
  */
-export function ardListOf(query: Record<string, unknown>): ListRequest | undefined {
+export function ardListOf(query: Record<string, unknown>, issuer: TokenIssuer): ListRequest | undefined {
   const one = (key: string): string | undefined => {
     const v = query[key];
     if (v === undefined) return undefined;
@@ -465,7 +528,12 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
   }
   const token = one('pageToken');
   if (token !== undefined) {
-    if (token.length === 0 || token.length > MAX_TOKEN_CHARS) throw badRequest('pageToken is not one this registry issued.', [{ path: '/query/pageToken', message: 'malformed' }]);
+    // No token the registry issues is empty or this long: refused as any other it did not issue.
+    if (token.length === 0 || token.length > MAX_TOKEN_CHARS) throw tokenRefused(PAGE_TOKEN_INVALID, ARD_LIST_TOKEN);
+    // A POST /search's pageToken wraps the registry's search token, which the list never sees:
+    // told whose it is (it was told it was not issued). The registry tells a bare one itself.
+    const cursor = cursorOf(token);
+    if (cursor && issuer(cursor.t) === 'search') throw tokenRefused(PAGE_TOKEN_OTHER_OPERATION, ARD_LIST_TOKEN, 'issued by search');
     request.pageToken = token;
   }
   const orderBy = one('orderBy');

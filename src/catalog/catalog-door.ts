@@ -24,7 +24,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Caller } from '../contract/caller.js';
-import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest, notFound } from '../contract/errors.js';
+import { RegistryError, badRequest, notFound } from '../contract/errors.js';
 import type { EntryKind, EntryView, ListPage, SearchPage } from '../contract/types.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
@@ -35,7 +35,7 @@ import { requestScope } from '../http/request-log.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
-import { ardErrorOf, ardFailure, ardListOf, ardPageTokenRefusal, ardSearchAnswer, ardSearchOf, ardCodeForStatus } from './ard.js';
+import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, tokenRefusalIn, type TokenIssuer, type TokenWords } from './ard.js';
 import { CATALOG_PAGE_SIZE, catalogDocument, catalogPageEntry, catalogPageOf, hostInfo } from './catalog.js';
 import { cardWithheld, catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
@@ -114,31 +114,19 @@ function sendError(res: Response, err: RegistryError): void {
 }
 
 /**
- * A page token the registry did not issue, or issued for another query, in the words of this
- * door's request, at the query parameter that carried it: the registry's message says to pass
- * "the nextPageToken of the previous page", a name neither the catalog (whose pages are addressed
- * by `page` and `after`) nor ARD (whose answers carry `pageToken`) has, and names its path
- * /pageToken, which no ARD request has (a malformed one was told /query/pageToken).
+ * The catalog page's `after` is the registry's list token: refused in the catalog's words (the
+ * registry says "pass the nextPageToken of the previous page", a name the catalog, whose pages are
+ * addressed by `page` and `after`, does not have), at the query parameter that carried it.
  */
-function refusedToken(said: { notIssued: string; otherQuery: string; path: string }): (err: unknown) => Promise<never> {
-  return (err) => {
-    const rule = err instanceof RegistryError ? err.details?.find((d) => d.rule === PAGE_TOKEN_INVALID || d.rule === PAGE_TOKEN_OTHER_QUERY)?.rule : undefined;
-    if (rule === undefined) return Promise.reject(err);
-    return Promise.reject(
-      rule === PAGE_TOKEN_INVALID
-        ? badRequest(said.notIssued, [{ path: said.path, message: 'not a position this registry issued', rule }])
-        : badRequest(said.otherQuery, [{ path: said.path, message: 'issued for another query', rule }]),
-    );
-  };
-}
 const AFTER_NOT_VALID = 'The catalog page\'s "after" is not valid: follow the url of the previous page\'s last entry (application/ai-catalog+json) unchanged, or leave page and after out for the first page.';
-const NOT_ISSUED_AFTER = refusedToken({ notIssued: AFTER_NOT_VALID, otherQuery: AFTER_NOT_VALID, path: '/query/after' });
-/** GET /agents (POST /search reads its own tokens: ard.ts). */
-const NOT_ISSUED_LIST_TOKEN = refusedToken({
-  notIssued: 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.',
-  otherQuery: 'The pageToken belongs to another listing: send the same filter and orderBy as the request whose answer gave it (pageSize may change), or start again without pageToken.',
-  path: '/query/pageToken',
-});
+/** Rejects with the registry's refusal of a page token in `words` (ard.ts), any other error as it is. */
+const refusedIn =
+  (words: TokenWords) =>
+  (err: unknown): Promise<never> =>
+    Promise.reject(tokenRefusalIn(err, words));
+const NOT_ISSUED_AFTER = refusedIn({ notIssued: AFTER_NOT_VALID, otherQuery: AFTER_NOT_VALID, otherOperation: AFTER_NOT_VALID, path: '/query/after' });
+const REFUSED_LIST_TOKEN = refusedIn(ARD_LIST_TOKEN);
+const REFUSED_SEARCH_TOKEN = refusedIn(ARD_SEARCH_TOKEN);
 
 /** Request bodies POST /search reads (those jsonBody parses). */
 const SEARCH_BODY_TYPES = ['application/json', 'application/*+json'];
@@ -216,6 +204,7 @@ export const catalogDoor: Door = {
     // A closed registry's answers depend on the token: no shared caches.
     const cacheControl = `${config.publicRead ? 'public' : 'private'}, max-age=${maxAge}`;
     const immutable = `${config.publicRead ? 'public' : 'private'}, max-age=31536000, immutable`;
+    const issuer: TokenIssuer = (token) => core.pageTokens.issuer(token);
     const pages = new FeedCache<{ body: Buffer; etag: string }>(core.feed, (v) => v.body.length, CATALOG_CACHE_BYTES);
 
     const answer = async <T>(operation: Operation, caller: Caller): Promise<T> =>
@@ -271,9 +260,9 @@ export const catalogDoor: Door = {
       json,
       bodyErrorHandler(log, 'POST /search takes {"query": {"text": "translate invoices"}, "pageSize": 10}'),
       handle('search', async (req, res) => {
-        const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars);
+        const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars, issuer);
         const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));
-        const page = searching ? await searching.catch((err: unknown) => Promise.reject(ardPageTokenRefusal(err))) : undefined;
+        const page = searching ? await searching.catch(REFUSED_SEARCH_TOKEN) : undefined;
         res.setHeader('Cache-Control', 'no-store');
         res.json(ardSearchAnswer(site, search, page));
       }),
@@ -288,8 +277,8 @@ export const catalogDoor: Door = {
     app.get(
       ROUTES.agents,
       handle('list', async (req, res) => {
-        const request = ardListOf(req.query);
-        const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)).catch(NOT_ISSUED_LIST_TOKEN) : { entries: [] };
+        const request = ardListOf(req.query, issuer);
+        const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)).catch(REFUSED_LIST_TOKEN) : { entries: [] };
         const body: { items: unknown[]; pageToken?: string } = { items: list.entries.map((view) => catalogEntryOf(site, view)) };
         if (list.nextPageToken) body.pageToken = list.nextPageToken;
         sendCacheable(req, res, { body: Buffer.from(JSON.stringify(body)), cacheControl, contentType: JSON_TYPE });

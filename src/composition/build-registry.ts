@@ -62,6 +62,8 @@ export interface RegistryCore {
   /** Committed changes, local and from other replicas; the index and other derived views follow it. */
   feed: ChangeFeed;
   service: RegistryService;
+  /** The registry's page tokens, for a door whose own tokens wrap them (ARD's POST /search) to tell whose a token is. */
+  pageTokens: PageTokens;
   /** The operations as every door runs them: admission (rate limits), then the service. */
   operations: OperationRunner;
   /** Standing searches (watches) over the change feed. */
@@ -89,8 +91,13 @@ export interface RegistryCore {
    * not wait for it; tests and tools that need searches answered do.
    */
   indexReady: Promise<void>;
-  /** Why the core is not ready to serve (index loading, storage unreachable, replica behind), or undefined. */
+  /**
+   * Why the core is not ready to serve (index loading, storage unreachable, replica behind; no
+   * trusted key under REGISTRY_REQUIRE_VERIFIED), or undefined.
+   */
   notReady(): Promise<string | undefined>;
+  /** What /readyz says beside "ready": no trusted key to verify cards with (without REGISTRY_REQUIRE_VERIFIED), or nothing. */
+  warnings(): string[];
   /** Stops background work and closes storage. Doors must be closed first. */
   close(): Promise<void>;
 }
@@ -181,13 +188,14 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     // Precompiled by the build, or (schemas edited since, or no build) compiled now: and why.
     log.debug({ validators: validatorOrigins() }, 'JSON Schema validators');
     const secret = config.pageTokenSecret ?? `page-tokens:${[...tokens.keys()].sort().join(',')}`;
+    const pageTokens = new PageTokens(secret);
     const service = new RegistryService({
       store,
       index: indexes.create(),
       newIndex: indexes.create,
       validator,
       verifier: createSignatureVerifier(trustRoots),
-      pageTokens: new PageTokens(secret),
+      pageTokens,
       feed,
       publicRead: config.publicRead,
       sources,
@@ -267,6 +275,12 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     );
     reevaluation = reevaluate;
     const roots = trustRoots;
+    // Trust roots configured that give no key (an allow-listed JWKS down or empty, a keys file
+    // emptied since start-up), said by /readyz as by the log. Under REGISTRY_REQUIRE_VERIFIED every
+    // agent is hidden and every registration refused meanwhile, the state a keys file alone may not
+    // start in (tellTrustRoots): not ready, as unwritable storage is though reads go on. Otherwise
+    // every card is registered unverified, the registry serving all else: ready, with a warning.
+    const withoutTrust = (): string | undefined => (roots.configured && roots.size === 0 ? withoutKeys(config) : undefined);
     trustRoots.onChange(() => {
       if (roots.size === 0) log.warn({ keys: 0, file: config.trust.keysFile, jku: config.trust.jkuUrls }, withoutKeys(config));
       reevaluate.wake();
@@ -350,6 +364,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       housekeeping,
       feed,
       service,
+      pageTokens,
       operations,
       watches,
       authenticator,
@@ -376,8 +391,12 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
         const fault = await storageProbe.notReady();
         if (fault) return fault;
         if (!(await store.ping())) return `${store.engine} storage is unreachable`;
-        return follower?.notInStep;
+        return follower?.notInStep ?? (config.trust.requireVerified ? withoutTrust() : undefined);
       }),
+      warnings: () => {
+        const trust = config.trust.requireVerified ? undefined : withoutTrust();
+        return trust === undefined ? [] : [trust];
+      },
       close: () =>
         (closing ??= (async () => {
           await watches.close();

@@ -16,6 +16,8 @@ import { securityHeaders, type SecurityOptions } from './security.js';
 export interface Readiness {
   /** Why the registry is not ready, or undefined when it is. */
   check(): Promise<string | undefined>;
+  /** What is wrong though the registry serves (no trusted key to verify cards with), said beside either answer. */
+  warnings(): string[];
 }
 
 export interface HttpAppDeps {
@@ -42,8 +44,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   });
   app.get('/readyz', async (_req, res) => {
     const reason = await deps.readiness.check().catch((err: unknown) => `readiness check failed: ${(err as Error).message}`);
-    if (reason) res.status(503).json({ status: 'not ready', reason });
-    else res.json({ status: 'ready' });
+    const warnings = deps.readiness.warnings();
+    const said = warnings.length > 0 ? { warnings } : {};
+    if (reason) res.status(503).json({ status: 'not ready', reason, ...said });
+    else res.json({ status: 'ready', ...said });
   });
   const guard = metricsGuard(deps.metricsAccess);
   // Counted against the address's budget like any door's request, before the token is checked: a

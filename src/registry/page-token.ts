@@ -5,17 +5,20 @@
  */
 import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_OPERATION, PAGE_TOKEN_OTHER_QUERY, badArguments } from '../contract/errors.js';
+import { isObject } from '../lib/json.js';
 
 /** The operations that issue page tokens: a token is read back only by the one that issued it. */
 export type PagedOperation = 'search' | 'list';
 
 /**
- * The finding of a token this registry did not issue. Its rule lets a door whose requests carry the
- * token under another name (the catalog's `after`, ARD's pageToken of the previous answer) say it
- * in its own words: the message names A2A's and MCP's nextPageToken. Its path is the arguments'
- * (/pageToken): each door roots it where its request has the token.
+ * The refusal of a token this registry did not issue, or whose position the operation cannot read
+ * (open() below; a store that never handed out the list's position; a search cursor that does not
+ * decode): every undecodable token is refused with it, on every door. Its rule lets a door whose
+ * requests carry the token under another name (the catalog's `after`, ARD's pageToken of the
+ * previous answer) say it in its own words: the message names A2A's and MCP's nextPageToken. Its
+ * path is the arguments' (/pageToken): each door roots it where its request has the token.
  */
-const notIssued = () =>
+export const pageTokenNotIssued = () =>
   badArguments('The pageToken is not valid: pass the nextPageToken of the previous page unchanged, or leave it out for the first page.', [
     { path: '/pageToken', message: 'not a token this registry issued', rule: PAGE_TOKEN_INVALID },
   ]);
@@ -47,35 +50,59 @@ export class PageTokens {
    * could never make it fit. (Tokens issued before they named their operation are told as before.)
    */
   read(token: string, fingerprint: string, operation: PagedOperation, boundTo = 'query and filter'): string {
-    const [payload, signature, extra] = token.split('.');
-    const expected = payload ? this.sign(payload) : '';
-    const valid =
-      payload !== undefined &&
-      signature !== undefined &&
-      extra === undefined &&
-      signature.length === expected.length &&
-      timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
-    if (!valid) throw notIssued();
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    } catch {
-      throw notIssued();
-    }
-    const { p, f, o } = (decoded ?? {}) as { p?: unknown; f?: unknown; o?: unknown };
-    if ((o === 'search' || o === 'list') && o !== operation) {
+    const page = this.open(token);
+    if (!page) throw pageTokenNotIssued();
+    if (page.operation !== undefined && page.operation !== operation) {
+      const o = page.operation;
       throw badArguments(
         `The pageToken is a ${o}'s nextPageToken, not a ${operation}'s: send it with ${o}, the operation whose answer gave it, or leave it out for the first page of this ${operation}.`,
         [{ path: '/pageToken', message: `issued by ${o}`, rule: PAGE_TOKEN_OTHER_OPERATION }],
       );
     }
-    if (typeof p !== 'string' || f !== fingerprint) {
+    if (page.fingerprint !== fingerprint) {
       throw badArguments(`The pageToken belongs to another query: send the same ${boundTo} as the page it came from, or leave it out for the first page.`, [
         // The rule lets a door that names the arguments otherwise (MCP tools) say it in its own words.
         { path: '/pageToken', message: 'issued for another query', rule: PAGE_TOKEN_OTHER_QUERY },
       ]);
     }
-    return p;
+    return page.position;
+  }
+
+  /**
+   * The operation that issued `token`, when it is a page token this registry signed (undefined
+   * otherwise, and for tokens issued before they named their operation): for a door whose own
+   * tokens wrap the registry's (ARD's POST /search) to tell a token of the other operation from
+   * one it never issued.
+   */
+  issuer(token: string): PagedOperation | undefined {
+    return this.open(token)?.operation;
+  }
+
+  /**
+   * The page a token holds, or undefined when it is no page token of this registry: the one rule
+   * for every token that cannot be read, so each is refused alike (PAGE_TOKEN_INVALID). Not only
+   * a signature that does not match: one of other characters than the signature's (whose UTF-8
+   * is longer than the expected signature, where timingSafeEqual throws: that was an internal
+   * error), or a signed payload that is no page (not JSON, or JSON without a position and a
+   * fingerprint: it was told "belongs to another query").
+   */
+  private open(token: string): { position: string; fingerprint: string; operation?: PagedOperation } | undefined {
+    const [payload, signature, extra] = token.split('.');
+    if (payload === undefined || signature === undefined || extra !== undefined) return undefined;
+    const given = Buffer.from(signature);
+    const expected = Buffer.from(this.sign(payload));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (!isObject(decoded)) return undefined;
+    const { p, f, o } = decoded;
+    if (typeof p !== 'string' || typeof f !== 'string') return undefined;
+    if (o === undefined) return { position: p, fingerprint: f };
+    return o === 'search' || o === 'list' ? { position: p, fingerprint: f, operation: o } : undefined;
   }
 
   private sign(payload: string): string {

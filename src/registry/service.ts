@@ -27,6 +27,7 @@ import { sameOutcome } from '../contract/verification.js';
 import type { IndexState, SavedState } from '../search/index-state.js';
 import type { IndexQuery, SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
+import { InvalidCursorError } from '../storage/common.js';
 import type { AcceptedUpsert, AcknowledgementRow, RegistryStore, StoredEntry, TaskRow, WriteQuota } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
 import { disclosedVerification, type DocumentVerifier } from '../validation/signature.js';
@@ -37,7 +38,7 @@ import { checkDocument, entryWriteOf, identityTaken, publishUpsert, registration
 import { urlTaken } from './endpoint-claims.js';
 import { toEntryView, toIndexedEntry } from './entries.js';
 import { FreshnessChecks, NO_FRESHNESS, type FreshnessSettings, type SourcedEntry } from './freshness.js';
-import { PageTokens } from './page-token.js';
+import { PageTokens, pageTokenNotIssued } from './page-token.js';
 import { ReservedEndpoints } from './reserved-endpoints.js';
 import { decodeCursor, encodeCursor, pageAfter, windowOf, type SearchCursor } from './search-cursor.js';
 import { SearchCache } from './search-cache.js';
@@ -542,7 +543,10 @@ export class RegistryService {
         limit: request.pageSize ?? DEFAULT_LIST_SIZE,
         after,
       }),
-    );
+    ).catch((error: unknown) => {
+      // A signed token whose position the store never handed out: refused as any token not issued (it was an internal error).
+      throw error instanceof InvalidCursorError ? pageTokenNotIssued() : error;
+    });
     const page: ListPage = { entries: result.entries.map((e) => toEntryView(e, request.withDocuments === true)) };
     if (result.next) page.nextPageToken = this.pageTokens.issue(result.next, fingerprint, 'list');
     return page;
@@ -607,7 +611,8 @@ export class RegistryService {
   /** The cursor a search's page token holds (signed, so only a position this registry wrote). */
   private searchCursor(position: string): SearchCursor {
     const cursor = decodeCursor(position);
-    if (!cursor) throw badRequest('The pageToken is not valid: pass the nextPageToken of the previous page unchanged, or leave it out for the first page.');
+    // Signed, yet no cursor (signed with the secret by someone else): refused as any token not issued, with its detail.
+    if (!cursor) throw pageTokenNotIssued();
     return cursor;
   }
 
