@@ -205,6 +205,25 @@ describe('JSON-RPC envelope', () => {
     // The v0.3 binding (no A2A-Version header) is guarded the same way.
     const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [null] } } });
     assert.equal(rpcError(await rawPost(`${registry.url}/a2a/jsonrpc`, legacy, { headers: { 'A2A-Version': '' } })).code, -32602);
+    // A v0.3 part without its kind's content is told what it lacks in v0.3's words: {"kind": "file"}
+    // was -32603 (the SDK's reader threw a TypeError), a file without bytes or URI named no part.
+    const lacking: Array<[WireJson, RegExp]> = [
+      [{ kind: 'file' }, /^params\.message\.parts\[0\] is a file part without its "file": send the document's bytes in file\.bytes \(a file part \{"kind": "file", "file": \{/],
+      [{ kind: 'file', file: null }, /is a file part without its "file"/],
+      [{ kind: 'file', file: 'x' }, /is a file part whose "file" is no object: send the document's bytes in file\.bytes/],
+      [{ kind: 'file', file: {} }, /is a file part with neither file\.bytes nor file\.uri: send/],
+      [{ kind: 'file', file: { name: 'agent-card.json', mimeType: 'application/json' } }, /with neither file\.bytes nor file\.uri/],
+      [{ kind: 'data' }, /is a data part without its "data": send a data part \{"kind": "data", "data": /],
+      [{ kind: 'text' }, /is a text part without its "text"/],
+    ];
+    for (const [part, message] of lacking) {
+      for (const method of ['message/send', 'message/stream']) {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [part] } } });
+        const error = rpcError(await rpc(body, { 'A2A-Version': '0.3' }));
+        assert.equal(error.code, -32602, `${method} ${JSON.stringify(part)}`);
+        assert.match(error.message, message, method);
+      }
+    }
   });
 
   test('a part with two contents of the oneof (text and data, raw and url) is -32602 / HTTP 400 naming them, never run as one of them', async () => {

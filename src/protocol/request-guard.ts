@@ -4,7 +4,8 @@
  * - while the body is read (http/json-body.ts): its declared length, nesting depth and UTF-8, on the raw bytes;
  * - after it is parsed: the JSON-RPC envelope (no batches, `jsonrpc`, `method` (one of the
  *   negotiated version's, or an error naming where it is), `id`, `params`)
- *   and the parts of a message (at least one; objects; `raw` / v0.3 `file.bytes` strict base64).
+ *   and the parts of a message (at least one; objects; `raw` / v0.3 `file.bytes` strict base64;
+ *   a v0.3 part with a `kind` it has and that kind's content).
  * Without these, `parts: [null]` or `raw: 5` end as -32603 with a JavaScript error message, a
  * deeply nested body overflows the stack inside the SDK, and invalid base64 is silently decoded
  * to garbage (Buffer.from ignores what it cannot read).
@@ -113,6 +114,8 @@ function partsProblem(message: unknown, at: string, legacy = false): string | un
         ? `${here} must be an object such as {"kind": "text", "text": "..."} or {"kind": "data", "data": {...}}`
         : `${here} must be an object such as {"text": "..."} or {"data": {...}, "mediaType": "application/json"}`;
     }
+    const legacyProblem = legacy ? legacyPartProblem(part, here) : undefined;
+    if (legacyProblem) return legacyProblem;
     if ('raw' in part && typeof part.raw !== 'string') return `${here}.raw must be a base64 string`;
     if (typeof part.raw === 'string' && !isStrictBase64(part.raw)) return `${here}.raw is not valid base64`;
     const file = part.file;
@@ -160,17 +163,36 @@ function outputModesProblem(configuration: unknown, at: string): string | undefi
 const LEGACY_PART_KINDS = new Set(['text', 'file', 'data']);
 
 /**
- * A v0.3 message part without a `kind` it knows, or undefined. The SDK said "Invalid v0.3 part
- * kind: undefined", which told a v1.0 client that forgot its A2A-Version header neither that its
- * request was read as v0.3 nor what to send.
+ * What is wrong with a v0.3 message part (an object) at `here`, or undefined:
+ * - a `kind` it does not know: the SDK said "Invalid v0.3 part kind: undefined", which told a
+ *   v1.0 client that forgot its A2A-Version header neither that its request was read as v0.3 nor
+ *   what to send;
+ * - no content for its kind (A2A 0.3 6.5: a text part's `text`, a data part's `data`, a file
+ *   part's `file` holding `bytes` or `uri`; null is none). The SDK's reader read
+ *   `{"kind": "file"}` as it reads a file, and its TypeError ended as -32603, an internal error;
+ *   a file without bytes or URI got "Invalid file part: missing `bytes` or `uri`" naming no part,
+ *   a data part without data an error about translating v1 parts. Worded as v0.3 writes parts
+ *   (operations/part-words.ts), as the gRPC guard words its v0.3 service's empty parts.
  */
-function legacyKindProblem(message: unknown, at: string): string | undefined {
-  if (!isObject(message) || !Array.isArray(message.parts)) return undefined;
-  const index = message.parts.findIndex((part) => isObject(part) && !(typeof part.kind === 'string' && LEGACY_PART_KINDS.has(part.kind)));
-  if (index < 0) return undefined;
-  const kind = (message.parts[index] as Record<string, unknown>).kind;
-  const what = kind === undefined ? 'has no "kind"' : `has kind ${JSON.stringify(String(kind).slice(0, 32))}`;
-  return `${at}.parts[${index}] ${what}: a v${LEGACY_VERSION} part is {"kind": "text", "text": ...}, {"kind": "file", "file": {...}} or {"kind": "data", "data": {...}}. This request is v${LEGACY_VERSION} (no A2A-Version header, or ${LEGACY_VERSION}); for v1.0 parts such as {"text": ...}, send "A2A-Version: 1.0" and call the v1.0 method (SendMessage, SendStreamingMessage)`;
+function legacyPartProblem(part: Record<string, unknown>, here: string): string | undefined {
+  const kind = part.kind;
+  if (!(typeof kind === 'string' && LEGACY_PART_KINDS.has(kind))) {
+    const what = kind === undefined ? 'has no "kind"' : `has kind ${JSON.stringify(String(kind).slice(0, 32))}`;
+    return `${here} ${what}: a v${LEGACY_VERSION} part is {"kind": "text", "text": ...}, {"kind": "file", "file": {...}} or {"kind": "data", "data": {...}}. This request is v${LEGACY_VERSION} (no A2A-Version header, or ${LEGACY_VERSION}); for v1.0 parts such as {"text": ...}, send "A2A-Version: 1.0" and call the v1.0 method (SendMessage, SendStreamingMessage)`;
+  }
+  const words = partWords('v0.3');
+  const present = (value: unknown): boolean => value !== undefined && value !== null;
+  if (kind === 'text') return present(part.text) ? undefined : `${here} is a text part without its "text": send ${words.textPart}`;
+  if (kind === 'data') return present(part.data) ? undefined : `${here} is a data part without its "data": send a data part ${words.dataPart}`;
+  const file = part.file;
+  const lacks = !present(file)
+    ? 'without its "file"'
+    : !isObject(file)
+      ? `whose "file" is no object`
+      : present(file.bytes) || present(file.uri)
+        ? undefined
+        : `with neither ${words.fileBytes} nor ${words.fileUri}`;
+  return lacks && `${here} is a file part ${lacks}: send the document's bytes in ${words.fileBytes} (${words.filePart})`;
 }
 
 /** Members that turn a parsed JSON object into something String() cannot convert. */
@@ -294,7 +316,6 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
     const legacy = V03_TO_V1.has(method);
     const problem =
       partsProblem(params.message, 'params.message', legacy) ??
-      (legacy ? legacyKindProblem(params.message, 'params.message') : undefined) ??
       outputModesProblem(params.configuration, 'params.configuration');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`, usableId);
   }
