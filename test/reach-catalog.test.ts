@@ -564,6 +564,12 @@ describe('ARD API', () => {
       assertArdError(undecodable, 400, 'INVALID_ARGUMENT', /^The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page\.$/);
       assert.deepEqual(undecodable.body.details, [{ path: '/pageToken', message: 'not a position this registry issued', rule: 'page-token-invalid' }], pageToken);
     }
+    // One empty or past the schema's 2,048 characters too, saying which (it was "Too small", without the rule).
+    for (const [pageToken, why] of [['', 'it is empty'], ['a'.repeat(2049), 'it is longer than 2048 characters, which no page token is']]) {
+      const outOfLimits = await search({ query: { text: 'x' }, pageToken });
+      assertArdError(outOfLimits, 400, 'INVALID_ARGUMENT', /^The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page\.$/);
+      assert.deepEqual(outOfLimits.body.details, [{ path: '/pageToken', message: `not a token this registry issued: ${why}`, rule: 'page-token-invalid' }]);
+    }
     assertArdError(await search({ query: { text: 'x'.repeat(1001) } }), 400, 'INVALID_ARGUMENT', /REGISTRY_MAX_QUERY_CHARS/);
     assertArdError(await search('{"query": '), 400, 'INVALID_ARGUMENT', /not valid JSON/);
     // JSON that is no object is shown this door's request (it was shown an A2A JSON-RPC SendMessage).

@@ -202,6 +202,8 @@ describe('MCP tools', () => {
       assert.match(errorText(unread), /^BAD_REQUEST: The pageToken is not valid: pass the nextPageToken of the previous page unchanged/);
       assert.deepEqual(errorJson(unread).error.details, [{ path: '/arguments/pageToken', message: 'not a token this registry issued', rule: 'page-token-invalid' }]);
     }
+    // An empty one too (a schema error without the rule, "Too small").
+    assert.deepEqual(errorJson(await call('list_agents', { pageToken: '' })).error.details.map((d: WireJson) => d.rule), ['page-token-invalid']);
     assert.match(errorText(await call('list_agents', { pageSize: 1, health: 'ok', pageToken: listed.nextPageToken })), /^BAD_REQUEST: .*another list_agents call: send the same owner, mine, health and verified/);
     // A token of the other kind of tool says whose it is (it said to send the same owner, mine, health and verified).
     const searchToList = await call('list_agents', { pageSize: 1, pageToken: first.nextPageToken });

@@ -592,6 +592,15 @@ describe('paging and streaming', () => {
     }
   });
 
+  test('an empty or overlong page token is refused as one not issued (page-token-invalid), saying what to send; it was a schema error, "Too small"', async () => {
+    for (const [operation, pageToken, why] of [['search', '', 'it is empty'], ['list', 'a'.repeat(513), 'it is longer than 512 characters, which no page token is']] as const) {
+      const refused = errorOf(await op(reader, { [operation]: { pageToken } }));
+      const advice = 'Pass the nextPageToken of the previous page unchanged, or leave it out for the first page.';
+      assert.deepEqual(refused.details, [{ path: `/parts/0/data/${operation}/pageToken`, message: `not a token this registry issued: ${why}`, hint: advice, rule: 'page-token-invalid' }]);
+      assert.match(refused.message, /\(Pass the nextPageToken of the previous page unchanged, or leave it out for the first page\)\.$/);
+    }
+  });
+
   test('a page token starts after the last hit shown when entries are added or removed between pages', async () => {
     // Tokens held an offset alone: an entry registered above the page boundary showed the page's
     // last hit again on the next page, one removed above it skipped the next page's first hit.

@@ -17,14 +17,15 @@ import type { FailureFormatter } from '../http/errors.js';
 import type { PagedOperation } from '../registry/page-token.js';
 import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
-import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, queryText, searchSchema } from '../operations/request-schemas.js';
+import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, pageTokenText, queryText, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { ACCEPTED_TYPES_SAID, kindsOfMediaTypes, type Site } from './vocabulary.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
 export const ARD_LIST_DEFAULT_PAGE_SIZE = 20;
 export const ARD_MAX_PAGE_SIZE = 100;
-const MAX_TOKEN_CHARS = 2048;
+/** This door's page tokens (POST /search's wraps the registry's token with a score; GET /agents' is the registry's), at most 2,048 characters. */
+const ardPageToken = pageTokenText(2048);
 
 // ---- errors ----
 
@@ -100,7 +101,7 @@ const ardSearchSchema = z.strictObject({
   }),
   federation: z.enum(['auto', 'referrals', 'none']).optional(),
   pageSize: z.number().int().min(1).max(ARD_MAX_PAGE_SIZE).optional(),
-  pageToken: z.string().min(1).max(MAX_TOKEN_CHARS).optional(),
+  pageToken: ardPageToken.optional(),
 });
 
 /** Filter keys this registry supports, with what each takes (for the error that lists them). */
@@ -397,7 +398,14 @@ export interface ArdSearch {
 /** Reads a POST /search body; BAD_REQUEST (ARD: INVALID_ARGUMENT) with paths when it is not one. */
 export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number, issuer: TokenIssuer): ArdSearch {
   const parsed = ardSearchSchema.safeParse(body ?? {});
-  if (!parsed.success) throw invalidSearch(parsed.error, '', ardSearchSchema, body ?? {});
+  if (!parsed.success) {
+    const refusal = invalidSearch(parsed.error, '', ardSearchSchema, body ?? {});
+    // A pageToken out of its schema's limits (empty, too long) is refused as any other this door
+    // cannot use, in its words, saying why (the schema's finding), as GET /agents refuses it: it
+    // was "Too small: expected string to have >=1 characters", without the rule.
+    const token = refusal.details?.find((d) => d.rule === PAGE_TOKEN_INVALID);
+    throw token ? tokenRefused(PAGE_TOKEN_INVALID, ARD_SEARCH_TOKEN, token.message) : refusal;
+  }
   const { query, federation = 'auto', pageSize = ARD_DEFAULT_PAGE_SIZE, pageToken } = parsed.data;
   const text = query.text.trim();
   if (!text) throw badRequest('query.text is required for a search: describe what you need, e.g. "translate invoices".', [{ path: '/query/text', message: 'empty' }]);
@@ -529,7 +537,7 @@ export function ardListOf(query: Record<string, unknown>, issuer: TokenIssuer): 
   const token = one('pageToken');
   if (token !== undefined) {
     // No token the registry issues is empty or this long: refused as any other it did not issue.
-    if (token.length === 0 || token.length > MAX_TOKEN_CHARS) throw tokenRefused(PAGE_TOKEN_INVALID, ARD_LIST_TOKEN);
+    if (!ardPageToken.safeParse(token).success) throw tokenRefused(PAGE_TOKEN_INVALID, ARD_LIST_TOKEN);
     // A POST /search's pageToken wraps the registry's search token, which the list never sees:
     // told whose it is (it was told it was not issued). The registry tells a bare one itself.
     const cursor = cursorOf(token);

@@ -9,7 +9,7 @@ import type { Finding } from '../contract/types.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
 import { codePointLength, codePointPrefix } from '../lib/code-points.js';
 import { isObject, quote } from '../lib/json.js';
-import { keysAt } from './schema-keys.js';
+import { keysAt, schemaAt } from './schema-keys.js';
 import { compactJsonBytes, formatBytes } from '../validation/size.js';
 import { sizeAdvice } from '../validation/verdict.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
@@ -21,6 +21,7 @@ import { partWords, type MessageGeneration, type PartWords } from './part-words.
 import {
   documentOperationSchema,
   getSchema,
+  issueFindings,
   listSchema,
   refreshSchema,
   searchSchema,
@@ -69,6 +70,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType, input?: unknown): Finding[] {
   return error.issues.slice(0, 20).map((issue) => {
     const path = [base, ...issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
+    // A schema that words its own issues (a pageToken's, with the rule of every unusable token).
+    const own = schema && ownFinding(schema, issue);
+    if (own) return { path, ...own };
     if (issue.code !== 'unrecognized_keys') {
       const hint = input === undefined ? undefined : valueHint(issue, valueAt(input, issue.path));
       return hint ? { path, message: issue.message, hint } : { path, message: issue.message };
@@ -82,6 +86,12 @@ export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType,
     // An object that takes no key ({"renew": {}}) says so, rather than an empty list.
     return { path, message, hint: accepted.length > 0 ? `Accepted keys here: ${accepted.join(', ')}.` : 'Accepted keys here: none; send an empty object, {}.' };
   });
+}
+
+/** The finding the schema at `issue`'s path makes of it (request-schemas.ts issueFindings), if it makes one. */
+function ownFinding(schema: z.ZodType, issue: z.core.$ZodIssue): Omit<Finding, 'path'> | undefined {
+  const at = schemaAt(schema, issue.path);
+  return at && issueFindings.get(at)?.finding(issue);
 }
 
 /** The value at a Zod issue's path in what was parsed (undefined where it leads nowhere). */

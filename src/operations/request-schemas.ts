@@ -4,7 +4,9 @@
  * names it rather than a silently ignored option.
  */
 import { z } from 'zod';
+import type { Finding } from '../contract/types.js';
 import { codePointLength } from '../lib/code-points.js';
+import { pageTokenOutOfLimits } from '../registry/page-token.js';
 
 /** Ceiling of REGISTRY_MAX_QUERY_CHARS; the configured limit itself is applied by the request parser. */
 export const MAX_QUERY_CHARS_CEILING = 10_000;
@@ -38,7 +40,26 @@ export const BLANK_FILTER_VALUE = 'must not be blank (only white space): give th
 const filterValue = (max: number) => shortString(max).refine((s) => s.trim() !== '', BLANK_FILTER_VALUE);
 const stringList = z.array(filterValue(MAX_FILTER_VALUE_CHARS)).min(1).max(MAX_FILTER_VALUES);
 const kind = z.enum(['agent', 'mcp-server']);
-const pageToken = z.string().min(1).max(MAX_PAGE_TOKEN_CHARS);
+
+/**
+ * Findings a schema makes of its own issues, in place of zod's words (zodFindings reads them, for
+ * the schema at an issue's path): a refusal with a rule elsewhere keeps it when the schema is first to see it.
+ */
+export const issueFindings = z.registry<{ finding: (issue: { code: string }) => Omit<Finding, 'path'> | undefined }>();
+
+/**
+ * A pageToken of at most `max` characters (a door whose tokens wrap the registry's takes longer
+ * ones: ARD's POST /search), none empty. Outside these limits it is no token this registry issued,
+ * refused as one (page-token.ts), on every door whose arguments this schema checks.
+ */
+export const pageTokenText = (max: number) => {
+  const token = z.string().min(1).max(max);
+  return token.register(issueFindings, {
+    finding: (issue) =>
+      issue.code === 'too_small' ? pageTokenOutOfLimits('it is empty') : issue.code === 'too_big' ? pageTokenOutOfLimits(`it is longer than ${max} characters, which no page token is`) : undefined,
+  });
+};
+const pageToken = pageTokenText(MAX_PAGE_TOKEN_CHARS);
 
 export const searchSchema = z.strictObject({
   query: queryText(MAX_QUERY_CHARS_CEILING).optional(),

@@ -5,6 +5,7 @@
  */
 import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_OPERATION, PAGE_TOKEN_OTHER_QUERY, badArguments } from '../contract/errors.js';
+import type { Finding } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
 
 /** The operations that issue page tokens: a token is read back only by the one that issued it. */
@@ -19,9 +20,24 @@ export type PagedOperation = 'search' | 'list';
  * path is the arguments' (/pageToken): each door roots it where its request has the token.
  */
 export const pageTokenNotIssued = () =>
-  badArguments('The pageToken is not valid: pass the nextPageToken of the previous page unchanged, or leave it out for the first page.', [
-    { path: '/pageToken', message: 'not a token this registry issued', rule: PAGE_TOKEN_INVALID },
-  ]);
+  badArguments(`The pageToken is not valid: ${PAGE_TOKEN_ADVICE}.`, [{ path: '/pageToken', message: NOT_ISSUED, rule: PAGE_TOKEN_INVALID }]);
+
+/** What a client sends instead of a token the registry cannot use. */
+const PAGE_TOKEN_ADVICE = 'pass the nextPageToken of the previous page unchanged, or leave it out for the first page';
+const NOT_ISSUED = 'not a token this registry issued';
+
+/**
+ * The finding (its path aside) of a pageToken its schema refuses (request-schemas.ts pageTokenText):
+ * empty, or longer than any this registry issues. No token it issued is either, so it is refused
+ * as one not issued, under the same rule, saying `why` and what to send: it was a schema error
+ * ("Too small: expected string to have >=1 characters") without the rule every other unusable
+ * token has, nor a word of what to do.
+ */
+export const pageTokenOutOfLimits = (why: string): Omit<Finding, 'path'> => ({
+  message: `${NOT_ISSUED}: ${why}`,
+  hint: `${PAGE_TOKEN_ADVICE[0]!.toUpperCase()}${PAGE_TOKEN_ADVICE.slice(1)}.`,
+  rule: PAGE_TOKEN_INVALID,
+});
 
 export class PageTokens {
   private readonly key: Buffer;
