@@ -477,6 +477,10 @@ describe('ARD API', () => {
     // The registry's own search token (A2A's nextPageToken) too, in this route's words at its parameter (A2A's, at /pageToken).
     const a2aSearched = resultOf(await op(writer, { search: { query: 'invoice', limit: 1 } }));
     assert.deepEqual((await getJson(`${registry.url}/agents?pageToken=${encodeURIComponent(a2aSearched.nextPageToken)}`)).body.details, searchToList.body.details);
+    // Sent to POST /search, it is told it is A2A's, not this route's (it was told it was not valid).
+    const a2aToSearch = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1, pageToken: a2aSearched.nextPageToken });
+    assertArdError(a2aToSearch, 400, 'INVALID_ARGUMENT', /^The pageToken is the nextPageToken of an A2A search \(or an MCP search tool's\), not a pageToken of POST \/search, .*send this search without pageToken for its first page/);
+    assert.deepEqual(a2aToSearch.body.details, [{ path: '/pageToken', message: "an A2A or MCP search's nextPageToken, not POST /search's", rule: 'page-token-invalid' }]);
   });
 
   test('POST /search filters: type, tags, publisher; federation modes', async () => {

@@ -376,14 +376,29 @@ function cursorOf(token: string): ArdCursor | undefined {
 export type TokenIssuer = (token: string) => PagedOperation | undefined;
 
 /**
+ * POST /search's refusal of a bare search token of the registry's (an A2A search's or an MCP search
+ * tool's nextPageToken): this door's wraps one with the first page's best score, which the bare
+ * one lacks, so its pages could not be scored alike. Not issued here (page-token-invalid), yet
+ * told whose it is: it was told only that it was not valid.
+ */
+const BARE_SEARCH_TOKEN: TokenWords = {
+  ...ARD_SEARCH_TOKEN,
+  notIssued:
+    "The pageToken is the nextPageToken of an A2A search (or an MCP search tool's), not a pageToken of POST /search, whose tokens also carry the first page's scores: send it with the search whose answer gave it, or send this search without pageToken for its first page and then the pageToken its answer gives.",
+};
+
+/**
  * POST /search's cursor. A token that is none is either a listing's (GET /agents' pageToken is the
- * registry's list token), told whose it is (it was told it was not issued), or one the registry
- * did not issue, refused as the registry refuses a token it cannot read.
+ * registry's list token), told whose it is (it was told it was not issued), a search's of the
+ * registry's other doors, told so too, or one the registry did not issue, refused as the registry
+ * refuses a token it cannot read.
  */
 function decodeCursor(token: string, issuer: TokenIssuer): ArdCursor {
   const cursor = cursorOf(token);
   if (cursor) return cursor;
-  if (issuer(token) === 'list') throw tokenRefused(PAGE_TOKEN_OTHER_OPERATION, ARD_SEARCH_TOKEN, 'issued by list');
+  const issuedBy = issuer(token);
+  if (issuedBy === 'list') throw tokenRefused(PAGE_TOKEN_OTHER_OPERATION, ARD_SEARCH_TOKEN, 'issued by list');
+  if (issuedBy === 'search') throw tokenRefused(PAGE_TOKEN_INVALID, BARE_SEARCH_TOKEN, "an A2A or MCP search's nextPageToken, not POST /search's");
   throw tokenRefused(PAGE_TOKEN_INVALID, ARD_SEARCH_TOKEN);
 }
 
