@@ -50,7 +50,7 @@ const idOf = (i: number): string => `00000000-0000-7000-8000-${i.toString(16).pa
 const entryOf = (i: number, description: IndexedEntry['description'], t: number): IndexedEntry => ({
   id: idOf(i),
   owner: `owner-${i % 1000}`,
-  createdAt: new Date(1.7e12 + t * 1000).toISOString(),
+  listSeq: t,
   description,
 });
 

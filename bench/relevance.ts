@@ -55,7 +55,8 @@ export interface Scores {
 /** Every benchmark document, as the registry would hand it to the index. */
 export function loadEntries(): IndexedEntry[] {
   const entries: IndexedEntry[] = [];
-  const at = '2026-01-01T00:00:00.000Z';
+  // One place in list's order for all (ties go by id), as when they shared a registration time.
+  const listSeq = 0;
   const rows = fs.readFileSync(path.join(DATA, 'corpus', 'entries.tsv'), 'utf8').trim().split('\n').slice(1);
   for (const row of rows) {
     const [id, file] = row.split('\t') as [string, string];
@@ -73,10 +74,10 @@ export function loadEntries(): IndexedEntry[] {
       const card = json as Record<string, unknown>;
       description = describeAgentCard(card, Array.isArray(card.supportedInterfaces) ? '1.0' : '0.3');
     }
-    entries.push({ id, owner: 'bench', createdAt: at, description });
+    entries.push({ id, owner: 'bench', listSeq, description });
   }
   const authored = JSON.parse(fs.readFileSync(path.join(DATA, 'authored', 'cards.json'), 'utf8')) as { id: string; card: unknown }[];
-  for (const { id, card } of authored) entries.push({ id, owner: 'bench', createdAt: at, description: describeAgentCard(card, '1.0') });
+  for (const { id, card } of authored) entries.push({ id, owner: 'bench', listSeq, description: describeAgentCard(card, '1.0') });
   return entries;
 }
 

@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import type { EntryDescription } from '../src/contract/description.js';
 import type { SearchFilter } from '../src/contract/types.js';
 import { atLeastOne } from './lib/args.js';
-import { generateQueries, indexedGenerated, streamEntries } from './lib/generate-entries.js';
+import { generateQueries, indexedGenerated, streamEntries, withTimes } from './lib/generate-entries.js';
 
 const { values } = parseArgs({
   options: {
@@ -69,7 +69,7 @@ interface Page {
 }
 interface Index {
   search(q: { text?: string; filter?: SearchFilter; offset: number; limit: number; resultsPer?: 'entry' | 'match' }): Page;
-  upsert(e: { id: string; owner: string; createdAt: string; description: EntryDescription }): void;
+  upsert(e: { id: string; owner: string; listSeq: number; createdAt: string; updatedAt: string; description: EntryDescription }): void;
   loadState?(state: Map<string, unknown>): void;
 }
 interface Modules {
@@ -100,7 +100,7 @@ async function answers(dir: string, options: object = {}): Promise<Page[][][]> {
     if (!saved.ok) throw new Error(`${args.file}: ${saved.reason}`);
     index.loadState!(saved.state);
   } else {
-    for (const g of streamEntries(args.size, args.seed)) index.upsert(indexedGenerated(g));
+    for (const g of streamEntries(args.size, args.seed)) index.upsert(withTimes(indexedGenerated(g)));
   }
   console.log(`  ${dir}${Object.keys(options).length ? ` ${JSON.stringify(options)}` : ''}: index ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return kinds.map(([, queries]) =>

@@ -38,7 +38,7 @@ import type { IndexPage, IndexQuery, IndexedEntry } from '../src/search/types.js
 import { isMainModule } from '../src/lib/entry-point.js';
 import { tokenize } from '../src/search/text-encoder.js';
 import { atLeastOne, positiveNumbers } from './lib/args.js';
-import { generateEntries, generateQueries, indexedGenerated, type GeneratedQuery } from './lib/generate-entries.js';
+import { generateEntries, generateQueries, indexedGenerated, withTimes, type GeneratedQuery } from './lib/generate-entries.js';
 
 export { generateEntries, streamEntries, describeGenerated, generateQueries } from './lib/generate-entries.js';
 
@@ -305,11 +305,11 @@ async function benchSize(size: number, args: Args): Promise<void> {
   const makers: { label: string; create: () => Searchable }[] = [];
   if (args.compare) {
     const mod = (await import(`${args.compare.replace(/\/$/, '')}/src/search/index.ts`)) as { createSearchIndex: () => Searchable };
-    // A checkout from before entries were indexed with their registration time (createdAt) reads
-    // the same time as updatedAt, so both indexes order ties alike.
+    // A checkout from before entries were indexed with their place in list's order reads it as
+    // their time (withTimes), so both indexes order ties alike.
     const withBothTimes = (index: Searchable): Searchable => ({
       search: (q) => index.search(q),
-      upsert: (e) => index.upsert({ ...e, updatedAt: e.createdAt } as IndexedEntry),
+      upsert: (e) => index.upsert(withTimes(e)),
       remove: (id) => index.remove(id),
       get size() {
         return index.size;

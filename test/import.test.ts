@@ -54,6 +54,42 @@ async function inTempDirs(body: (work: string, dataDir: string) => Promise<void>
   }
 }
 
+/**
+ * `count` cards saying "numbatline" alike (names of one length: one relevance for each), as one
+ * JSON-lines file: an import stores many of them within one millisecond (into PostgreSQL, a
+ * batch has one created_at), and their ids' order there is random (UUIDv7).
+ */
+function writeBatch(dir: string, count: number): string {
+  const file = path.join(dir, 'numbats.jsonl');
+  const card = (i: number) => ({
+    ...v1Card(`Numbat ${String(i).padStart(2, '0')}`, `https://numbat-${i}.example.org/a2a`),
+    description: 'Numbatline agent.',
+    skills: [{ id: 'dig', name: 'Dig', description: 'Digs.', tags: ['burrows'] }],
+  });
+  fs.writeFileSync(file, Array.from({ length: count }, (_, i) => JSON.stringify(card(i))).join('\n') + '\n');
+  return file;
+}
+
+/**
+ * `owner`'s entries come in searches as `list` shows them (newest registered first): a search
+ * without text lists them in that order, and the hits of `word` (every one of equal relevance)
+ * come in it. The index ordered entries of one millisecond by id.
+ */
+async function assertListOrder(client: Awaited<ReturnType<typeof sdkClient>>, owner: string, word: string): Promise<void> {
+  const listed: string[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = resultOf(await op(client, { list: { filter: { owner }, pageSize: 100, ...(pageToken ? { pageToken } : {}) } }));
+    listed.push(...(page.entries as WireJson[]).map((e) => e.id as string));
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  const searched = async (query: string): Promise<WireJson[]> => resultOf(await op(client, { search: { query, filter: { owner }, limit: 100 } })).results;
+  assert.deepEqual((await searched('')).map((h) => h.id), listed, 'a search without text lists as list does');
+  const hits = await searched(word);
+  assert.equal(new Set(hits.map((h) => h.score)).size, 1, 'every hit ties');
+  assert.deepEqual(hits.map((h) => h.id), listed.filter((id) => hits.some((h) => h.id === id)), `"${word}": ties as list orders them`);
+}
+
 /** A directory of cards (two JSON files) and a JSON-lines file with a bad line and a non-JSON line among good ones. */
 function writeSources(dir: string): { cards: string; lines: string } {
   const cards = path.join(dir, 'cards');
@@ -102,6 +138,7 @@ describe('import into SQLite', () => {
         ],
       );
       assert.ok(again.refusals[0]!.details.some((d) => d.location?.line === 2), 'findings carry their place in the file');
+      assert.equal(summaryOf(await runImport([writeBatch(work, 30)], { dataDir, json: true })).created, 30);
 
       const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
       try {
@@ -120,6 +157,8 @@ describe('import into SQLite', () => {
           assert.equal(entry.revision, 1);
         }
         assert.equal(resultOf(await op(client, { search: { query: 'badger' } })).results.length, 0);
+        // Indexed at start-up in list's order.
+        await assertListOrder(client, 'alice', 'numbatline');
         // The file's bytes are the stored document, as for an uploaded file.
         const alpaca = resultOf(await op(client, { search: { query: 'alpaca' } })).results[0];
         const stored = resultOf(await op(client, { get: { id: alpaca.id } }));
@@ -888,6 +927,12 @@ describe('import into PostgreSQL', () => {
       assert.equal(hits.length, 1, 'the running registry finds an imported entry');
       assert.equal(resultOf(await op(client, { get: { id: hits[0].id } })).owner, 'alice');
       assert.equal(resultOf(await op(client, { search: { query: 'hyrax' } })).results.length, 0);
+
+      // A batch stored in one statement, with one created_at: the replica's index orders it as list does.
+      assert.equal(summaryOf(await runImport([writeBatch(work, 30)], { databaseUrl, json: true })).created, 30);
+      const found = Date.now() + 10_000;
+      while (Date.now() < found && resultOf(await op(client, { search: { query: 'numbatline' } })).total < 30) await new Promise((r) => setTimeout(r, 50));
+      await assertListOrder(client, 'alice', 'numbatline');
 
       const again = summaryOf(await runImport([cards, lines], { databaseUrl, json: true }));
       assert.deepEqual([again.documents, again.imported, again.created, again.updated, again.unchanged, again.refused], [6, 4, 0, 0, 4, 2]);

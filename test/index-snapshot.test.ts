@@ -72,6 +72,25 @@ async function answers(registry: RunningRegistry): Promise<unknown[]> {
   return out;
 }
 
+/**
+ * Whether searches order as `list` does (newest registered first): a search without text lists
+ * the entries in list's order, and a text search's hits of equal relevance come in it. The
+ * entries here were stored in one burst, many in one millisecond: the index ordered those by
+ * their ids' random bits.
+ */
+async function assertListOrder(registry: RunningRegistry, when: string): Promise<void> {
+  const listed = (await registry.service.list({ pageSize: 100 }, ADMIN)).entries.map((e) => e.id);
+  const place = new Map(listed.map((id, i) => [id, i]));
+  const empty = await registry.service.search({ query: '', limit: 100 }, ADMIN);
+  assert.deepEqual(empty.results.map((h) => h.id), listed, `${when}: a search without text lists as list does`);
+  const hits = (await registry.service.search({ query: 'stored agent', limit: 100 }, ADMIN)).results;
+  const ties = hits.filter((h, i) => i > 0 && h.score === hits[i - 1]!.score);
+  assert.ok(ties.length > 10, `${when}: ${ties.length} ties`);
+  hits.forEach((h, i) => {
+    if (i > 0 && h.score === hits[i - 1]!.score) assert.ok(place.get(h.id)! > place.get(hits[i - 1]!.id)!, `${when}: ${h.name} before ${hits[i - 1]!.name}, as list orders them`);
+  });
+}
+
 /** Commits changes straight to storage, as while the registry is down. */
 async function changeWhileDown(change: (store: ReturnType<typeof createStore>) => Promise<void>): Promise<void> {
   const store = createStore({ dataDir });
@@ -96,6 +115,7 @@ test('a restart loads the saved index, replays the changes committed after it, a
   // First start: nothing saved yet, so every entry is indexed; shutdown saves the index.
   let { registry, messages } = await start();
   assert.ok(messages.some((m) => m.startsWith('no saved search index used (there is none)')), messages.join('\n'));
+  await assertListOrder(registry, 'indexed from storage');
   await stop(registry);
   assert.ok(fs.existsSync(snapshotFile));
 
@@ -109,6 +129,7 @@ test('a restart loads the saved index, replays the changes committed after it, a
   ({ registry, messages } = await start());
   assert.ok(messages.includes('search index loaded from its snapshot and the change log'), messages.join('\n'));
   const restored = await answers(registry);
+  await assertListOrder(registry, 'loaded from the snapshot');
   await stop(registry);
 
   // The same data re-indexed from scratch (snapshots off) answers the same.
@@ -171,7 +192,8 @@ test('an index saved while it goes on changing is written as it was when saved',
   const entry = (i: number, round: number) => ({
     id: `e${i}`,
     owner: 'alice',
-    createdAt: new Date(1.7e12 + round * 1e7 + i * 1000).toISOString(),
+    // A later round's place is newer, so its members are appended past the saved ends.
+    listSeq: round * 10_000 + i,
     description: describeAgentCard(v1Card(`Agent ${i} ${words[(i + round) % 3]}`, `https://a${i}.example.org/a2a`), '1.0'),
   });
   const live = createSearchIndex();

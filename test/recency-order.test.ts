@@ -1,8 +1,9 @@
 /**
  * RecencyLists.inListingOrder (src/search/recency-lists.ts): entry numbers put in the order a
- * walk of a recency list meets them (newest first, equal times by the id that sorts first), by
- * its native sort of numeric keys where the times allow it and by a comparison sort where they
- * do not (times not whole milliseconds, or spread too far for the keys to stay exact).
+ * walk of a recency list meets them (the larger place in list's order first, equal places by the
+ * id that sorts first), by its native sort of numeric keys where the places allow it and by a
+ * comparison sort where they do not (not whole numbers, or spread too far for the keys to stay
+ * exact). The places here are times in ms, many of them equal: the sort takes any numbers.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -15,7 +16,7 @@ function source(times: readonly number[], ids: readonly string[]): RecencySource
   return {
     entryId: (no) => ids[no],
     compareIds: (a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0),
-    createdAt: () => at,
+    listSeqs: () => at,
     attributes: () => new Int32Array(0),
     signatures: () => new Int32Array(0),
   };

@@ -46,11 +46,12 @@ function corpusToolspecs(): { file: string; doc: McpServerDocument }[] {
     });
 }
 
-let clock = Date.parse('2025-01-01T00:00:00Z');
-const nextTime = (): string => new Date((clock += 60_000)).toISOString();
+/** Places in list's order, as storage gives them: each new entry's the next. */
+let lastSeq = 0;
+const nextSeq = (): number => ++lastSeq;
 
-function add(index: SearchIndex, id: string, description: EntryDescription, owner = 'alice', createdAt = nextTime()): void {
-  index.upsert({ id, owner, createdAt, description });
+function add(index: SearchIndex, id: string, description: EntryDescription, owner = 'alice', listSeq = nextSeq()): void {
+  index.upsert({ id, owner, listSeq, description });
 }
 
 interface SkillInput {
@@ -323,10 +324,10 @@ describe('matching', () => {
   it('finds the names that are a capital letter or "IT": "R language", "IT helpdesk"', () => {
     const index = createSearchIndex();
     // Newer, so they came first when "R" and "IT" were no words and only the rest was searched.
-    add(index, 'r', agent('Stats', [{ id: 'fit', name: 'Fit models', description: 'Fits models in the R language.' }]), 'o', '2025-01-01T00:00:00Z');
-    add(index, 'it', agent('Desk', [{ id: 'desk', name: 'IT helpdesk', description: 'Resets passwords.' }]), 'o', '2025-01-01T00:00:00Z');
-    add(index, 'lang', agent('Tutor', [{ id: 'learn', name: 'Language tutor', description: 'Teaches a language.' }]), 'o', '2025-06-01T00:00:00Z');
-    add(index, 'hr', agent('People', [{ id: 'hr', name: 'HR helpdesk', description: 'Answers it all.' }]), 'o', '2025-06-01T00:00:00Z');
+    add(index, 'r', agent('Stats', [{ id: 'fit', name: 'Fit models', description: 'Fits models in the R language.' }]), 'o', 1);
+    add(index, 'it', agent('Desk', [{ id: 'desk', name: 'IT helpdesk', description: 'Resets passwords.' }]), 'o', 1);
+    add(index, 'lang', agent('Tutor', [{ id: 'learn', name: 'Language tutor', description: 'Teaches a language.' }]), 'o', 2);
+    add(index, 'hr', agent('People', [{ id: 'hr', name: 'HR helpdesk', description: 'Answers it all.' }]), 'o', 2);
     const first = (text: string) => search(index, text).hits[0]?.id;
     assert.equal(first('R language'), 'r');
     assert.equal(first('IT helpdesk'), 'it');
@@ -524,8 +525,8 @@ describe('matching', () => {
 describe('ranking', () => {
   it('orders name and tag matches above description above examples', () => {
     const index = createSearchIndex();
-    // Same recency for all, so only the fields decide.
-    const at = '2025-01-01T00:00:00Z';
+    // One place in list's order for all, so only the fields decide.
+    const at = 1;
     add(index, 'd-examples', agent('A', [{ id: 's', name: 'Alpha', examples: ['invoice please'] }]), 'o', at);
     add(index, 'c-description', agent('B', [{ id: 's', name: 'Beta', description: 'Handles every invoice' }]), 'o', at);
     add(index, 'b-tags', agent('C', [{ id: 's', name: 'Gamma', tags: ['invoice'] }]), 'o', at);
@@ -571,7 +572,7 @@ describe('ranking', () => {
 
   it('ranks the entry whose whole name the query is first, a name with a repeated word too ("Echo Echo Agent")', () => {
     const index = createSearchIndex();
-    const at = '2025-01-01T00:00:00Z';
+    const at = 1;
     add(index, 'b-echo-echo', agent('Echo Echo Agent', [{ id: 's', name: 'Repeat' }], { description: 'Repeats what it hears.' }), 'o', at);
     // Its name is the query's words once each: the query's repeated word was dropped before the
     // whole name was looked up, so this one got the exact-name term instead.
@@ -583,7 +584,7 @@ describe('ranking', () => {
 
   it('ranks the entry whose whole name the query is first, case aside, when its name has a capital letter or "IT" of its own ("R Studio")', () => {
     const index = createSearchIndex();
-    const at = '2025-01-01T00:00:00Z';
+    const at = 1;
     add(index, 'b-r-studio', agent('R Studio', [{ id: 's', name: 'Notebooks' }], { description: 'Notebooks for statistics.' }), 'o', at);
     add(index, 'c-it-desk', agent('IT Desk', [{ id: 's', name: 'Tickets' }], { description: 'Opens tickets.' }), 'o', at);
     add(index, 'a-studio', agent('Studio Suite', [{ id: 'studio', name: 'Studio', description: 'Studio desk for the studio', tags: ['studio', 'desk'] }], { description: 'Studio desk.' }), 'o', at);
@@ -594,13 +595,18 @@ describe('ranking', () => {
     assert.equal(first('it desk'), 'c-it-desk');
   });
 
-  it('breaks ties by recency, then by id', () => {
+  it('breaks ties by the place in list\'s order, newest registered first whatever the ids, then (one place: never from storage) by id', () => {
     const index = createSearchIndex();
-    add(index, 'old', agent('Old', [{ id: 's', name: 'Forecast' }]), 'o', '2024-01-01T00:00:00Z');
-    add(index, 'new', agent('New', [{ id: 's', name: 'Forecast' }]), 'o', '2025-01-01T00:00:00Z');
-    add(index, 'b-same', agent('Same', [{ id: 's', name: 'Forecast' }]), 'o', '2024-06-01T00:00:00Z');
-    add(index, 'a-same', agent('Same', [{ id: 's', name: 'Forecast' }]), 'o', '2024-06-01T00:00:00Z');
-    assert.deepEqual(search(index, 'forecast ').hits.map((h) => h.id), ['new', 'a-same', 'b-same', 'old']);
+    add(index, 'old', agent('Old', [{ id: 's', name: 'Forecast' }]), 'o', 1);
+    add(index, 'new', agent('New', [{ id: 's', name: 'Forecast' }]), 'o', 10);
+    add(index, 'b-same', agent('Same', [{ id: 's', name: 'Forecast' }]), 'o', 5);
+    add(index, 'a-same', agent('Same', [{ id: 's', name: 'Forecast' }]), 'o', 5);
+    // Registered one after the other (as in one millisecond): the later first, though its id sorts last.
+    add(index, 'z-second', agent('Second', [{ id: 's', name: 'Forecast' }]), 'o', 8);
+    add(index, 'a-first', agent('First', [{ id: 's', name: 'Forecast' }]), 'o', 7);
+    const order = ['new', 'z-second', 'a-first', 'a-same', 'b-same', 'old'];
+    assert.deepEqual(search(index, 'forecast ').hits.map((h) => h.id), order);
+    assert.deepEqual(search(index, '').hits.map((h) => h.id), order, 'a search without text lists in the same order');
   });
 });
 
@@ -877,12 +883,12 @@ describe('updates', () => {
         { id: 'k', name: `${words[(i + round) % 5]} converter`, tags: [`t${i % 3}`], description: `shared words ${words[(i * 7) % 5]} pull request` },
       ]);
     const churned = createSearchIndex();
-    const last = new Map<string, { description: EntryDescription; createdAt: string }>();
+    const last = new Map<string, { description: EntryDescription; listSeq: number }>();
     const put = (id: string, description: EntryDescription): void => {
-      const createdAt = nextTime();
-      add(churned, id, description, 'alice', createdAt);
+      const listSeq = nextSeq();
+      add(churned, id, description, 'alice', listSeq);
       last.delete(id);
-      last.set(id, { description, createdAt });
+      last.set(id, { description, listSeq });
     };
     for (let i = 0; i < 2000; i++) put(`e${i}`, describe(i, 0));
     for (let i = 0; i < 2000; i += 3) {
@@ -891,7 +897,7 @@ describe('updates', () => {
     }
     for (let i = 1; i < 2000; i += 5) put(`e${i}`, describe(i, 1));
     const fresh = createSearchIndex();
-    for (const [id, { description, createdAt }] of last) add(fresh, id, description, 'alice', createdAt);
+    for (const [id, { description, listSeq }] of last) add(fresh, id, description, 'alice', listSeq);
     assert.equal(churned.size, fresh.size);
     for (const text of ['alpha', 'beta converter', 'shared', '"pull request"', 'omega -gamma', 'entry', 'delt', 'gama', '']) {
       for (const filter of [undefined, { tags: ['t1'] }]) {
@@ -930,10 +936,10 @@ for (const [suffix, options] of [['', {}], [', with kept filter bitmaps', { filt
     const at = (iso: string) => Date.parse(iso);
     const health = (status: 'ok' | 'unreachable' | 'invalid', since: string) => ({ status, since, checkedAt: since, failures: status === 'ok' ? 0 : 1 });
     const grpc = [{ url: 'https://x.example.com/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' }];
-    index.upsert({ id: 'up', owner: 'alice', createdAt: nextTime(), description: agent('Numbat up', [], { interfaces: grpc }), health: health('ok', '2026-01-01T00:00:00Z') });
-    index.upsert({ id: 'down-long', owner: 'alice', createdAt: nextTime(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('unreachable', '2026-01-01T00:00:00Z'), drift: true });
-    index.upsert({ id: 'down-new', owner: 'bob', createdAt: nextTime(), description: agent('Numbat down new', []), health: health('invalid', '2026-01-02T00:00:00Z') });
-    index.upsert({ id: 'unknown', owner: 'bob', createdAt: nextTime(), description: agent('Numbat never checked', [], { interfaces: grpc }) });
+    index.upsert({ id: 'up', owner: 'alice', listSeq: nextSeq(), description: agent('Numbat up', [], { interfaces: grpc }), health: health('ok', '2026-01-01T00:00:00Z') });
+    index.upsert({ id: 'down-long', owner: 'alice', listSeq: nextSeq(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('unreachable', '2026-01-01T00:00:00Z'), drift: true });
+    index.upsert({ id: 'down-new', owner: 'bob', listSeq: nextSeq(), description: agent('Numbat down new', []), health: health('invalid', '2026-01-02T00:00:00Z') });
+    index.upsert({ id: 'unknown', owner: 'bob', listSeq: nextSeq(), description: agent('Numbat never checked', [], { interfaces: grpc }) });
     const ids = (filter?: SearchFilter, hideUnhealthyBefore?: number, text = 'numbat') =>
       index.search({ text, filter, offset: 0, limit: 50, hideUnhealthyBefore }).hits.map((h) => h.id).sort();
 
@@ -967,7 +973,7 @@ for (const [suffix, options] of [['', {}], [', with kept filter bitmaps', { filt
       assert.equal(hit.drift, true);
       // (Asked for again before the change: with bitmaps, its bitmap is kept from here on.)
       assert.deepEqual(ids({ health: 'ok' }), ['up']);
-      index.upsert({ id: 'down-long', owner: 'alice', createdAt: nextTime(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('ok', '2026-01-05T00:00:00Z') });
+      index.upsert({ id: 'down-long', owner: 'alice', listSeq: nextSeq(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('ok', '2026-01-05T00:00:00Z') });
       assert.deepEqual(ids({ health: 'ok' }), ['down-long', 'up']);
       assert.deepEqual(ids(undefined, at('2026-01-03T00:00:00Z')), ['down-long', 'unknown', 'up']);
       index.remove('down-new');
@@ -985,7 +991,7 @@ describe('kept filter bitmaps of tags that share signature bits', () => {
       index.upsert({
         id: `a${t}`,
         owner: 'alice',
-        createdAt: nextTime(),
+        listSeq: nextSeq(),
         description: agent(`Quokka ${t}`, [
           { id: 'one', name: 'Quokka skill', tags: [`tag${t}`] },
           { id: 'two', name: 'Quokka skill', tags: ['shared'] },
@@ -1016,7 +1022,7 @@ describe('kept filter bitmaps within their byte budget', () => {
       const entry = {
         id: `w${t}`,
         owner: `owner${t % 7}`,
-        createdAt: nextTime(),
+        listSeq: nextSeq(),
         description: agent(`Wombat ${t}`, [{ id: 's', name: 'Wombat skill', tags: [`tag${t % 11}`] }], { streaming: t % 3 === 0 }),
       };
       for (const index of indexes) index.upsert(entry);
@@ -1107,13 +1113,13 @@ describe('kept unit verdicts of a skill-level filter', () => {
 
   it('stay true when the unit blocks move (compaction after many updates), past the kept ordinals too', () => {
     const { upsert, same } = pair();
-    const churn = (n: number) => ({ id: 'churn', owner: 'alice', createdAt: nextTime(), description: agent(`Wombat ${n}`, skills('wombat', 1000, () => true)) });
+    const churn = (n: number) => ({ id: 'churn', owner: 'alice', listSeq: nextSeq(), description: agent(`Wombat ${n}`, skills('wombat', 1000, () => true)) });
     // More entries than the changes below, so that the bitmap is brought up to date, not built anew.
-    for (let i = 0; i < 500; i++) upsert({ id: `other${i}`, owner: 'bob', createdAt: nextTime(), description: agent(`Other ${i}`, []) });
+    for (let i = 0; i < 500; i++) upsert({ id: `other${i}`, owner: 'bob', listSeq: nextSeq(), description: agent(`Other ${i}`, []) });
     upsert(churn(0));
     // One skill past the kept ordinals (tested each time), one within them (kept).
-    upsert({ id: 'keep', owner: 'alice', createdAt: nextTime(), description: agent('Numbat', skills('numbat', 1000, (k) => k === 500)) });
-    upsert({ id: 'few', owner: 'alice', createdAt: nextTime(), description: agent('Numbat few', skills('numbat', 8, (k) => k === 5)) });
+    upsert({ id: 'keep', owner: 'alice', listSeq: nextSeq(), description: agent('Numbat', skills('numbat', 1000, (k) => k === 500)) });
+    upsert({ id: 'few', owner: 'alice', listSeq: nextSeq(), description: agent('Numbat few', skills('numbat', 8, (k) => k === 5)) });
     // Kept from the second search on: the entries' verdicts are recorded.
     for (let r = 0; r < 3; r++) assert.ok(same('wombat').length > 0);
     assert.deepEqual(same('numbat'), ['few/s5', 'keep/s500']);
@@ -1126,13 +1132,13 @@ describe('kept unit verdicts of a skill-level filter', () => {
 
   it('are forgotten when an entry number is used again for another entry', () => {
     const { upsert, remove, same } = pair();
-    for (let i = 0; i < 50; i++) upsert({ id: `other${i}`, owner: 'bob', createdAt: nextTime(), description: agent(`Other ${i}`, []) });
-    upsert({ id: 'a', owner: 'alice', createdAt: nextTime(), description: agent('Wombat a', skills('wombat', 6, (k) => k === 1)) });
+    for (let i = 0; i < 50; i++) upsert({ id: `other${i}`, owner: 'bob', listSeq: nextSeq(), description: agent(`Other ${i}`, []) });
+    upsert({ id: 'a', owner: 'alice', listSeq: nextSeq(), description: agent('Wombat a', skills('wombat', 6, (k) => k === 1)) });
     // Kept from the second search on: a's verdicts are recorded (its skill s1 passes).
     for (let r = 0; r < 3; r++) assert.deepEqual(same('wombat'), ['a/s1']);
     // a's number has no postings left (short lists are compacted at once): b gets it.
     remove('a');
-    upsert({ id: 'b', owner: 'alice', createdAt: nextTime(), description: agent('Wombat b', skills('wombat', 6, (k) => k === 3)) });
+    upsert({ id: 'b', owner: 'alice', listSeq: nextSeq(), description: agent('Wombat b', skills('wombat', 6, (k) => k === 3)) });
     assert.deepEqual(same('wombat'), ['b/s3']);
   });
 });

@@ -316,9 +316,9 @@ class Oracle {
   /** Empty text: the exact expected listing. */
   listing(f: SearchFilter): string[] {
     const unitLevel = [f.tags, f.inputModes, f.outputModes].some((x) => x && x.length) || ['readOnly', 'destructive', 'idempotent', 'openWorld'].some((k) => f[k as keyof SearchFilter] !== undefined);
-    const entries = [...this.entries.values()].sort(
-      (a, b) => Date.parse(b.entry.createdAt) - Date.parse(a.entry.createdAt) || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0),
-    );
+    // Newest registered first, as `list` orders: the larger place in its order (list_seq); two
+    // entries given one place (storage never gives them) by id.
+    const entries = [...this.entries.values()].sort((a, b) => b.entry.listSeq - a.entry.listSeq || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0));
     const out: string[] = [];
     for (const { units } of entries) {
       if (!unitLevel) {
@@ -377,6 +377,7 @@ function checkAgainstOracle(index: SearchIndex, oracle: Oracle, words: string[],
     assert.equal(h.kind, m.unit.entry.description.kind);
     shown.set(h.id, [...(shown.get(h.id) ?? []), h]);
   }
+  checkTies(hits.map((h) => expected.get(keyOf(h))!.unit), ctx);
   for (const [id, n] of perEntry) {
     const mine = shown.get(id) ?? [];
     assert.equal(mine.length, Math.min(GROUP, n), `hits shown for ${id}, ${ctx}`);
@@ -388,6 +389,24 @@ function checkAgainstOracle(index: SearchIndex, oracle: Oracle, words: string[],
     for (const m of expected.values()) {
       if (m.unit.entry.id === id && !shownKeys.has(m.unit.key)) assert.ok(m.words <= worstShown, `${m.unit.key} folded although better, ${ctx}`);
     }
+  }
+}
+
+/**
+ * Hits of units alike (one pool entry's in two slots: the same texts, so the same relevance) come
+ * newest registered first, as `list` orders (the larger place; the same place by id).
+ */
+function checkTies(units: readonly OracleUnit[], ctx: string): void {
+  const seen = new Map<EntryDescription, Map<number, IndexedEntry>>();
+  for (const u of units) {
+    const alike = seen.get(u.entry.description) ?? new Map<number, IndexedEntry>();
+    seen.set(u.entry.description, alike);
+    const before = alike.get(u.ordinal);
+    if (before) {
+      const inOrder = before.listSeq > u.entry.listSeq || (before.listSeq === u.entry.listSeq && before.id < u.entry.id);
+      assert.ok(inOrder, `tie order: ${u.key} (place ${u.entry.listSeq}) after ${before.id} (place ${before.listSeq}), ${ctx}`);
+    }
+    alike.set(u.ordinal, u.entry);
   }
 }
 
@@ -418,6 +437,7 @@ function checkPerEntry(index: SearchIndex, oracle: Oracle, words: string[], filt
     assert.equal(h.moreInEntry ?? 0, Math.max(0, units.length - 1 - MAX_MATCHES_PER_HIT), `moreInEntry of ${h.id}, ${ctx}`);
     for (const o of others) assert.ok(expected.has(o) && o !== keyOf(h), `${o} listed under matches, ${ctx}`);
   }
+  checkTies(hits.map((h) => expected.get(keyOf(h))!.unit), ctx);
 }
 
 /**
@@ -541,13 +561,18 @@ const sparseFilterArb: fc.Arbitrary<SearchFilter> = fc.oneof(
   { weight: 1, arbitrary: filterArb },
 );
 
+/** Generated entries, their places in list's order their times in ms (random order: they arrive out of it). */
 function entries(count: number, seed: number): IndexedEntry[] {
-  return generateEntries(count, seed).map((g, i) => ({ id: g.id, owner: g.owner, createdAt: g.updatedAt, description: withOddCapabilities(withTwoWordTags(describeGenerated(g), i), i) }));
+  return generateEntries(count, seed).map((g, i) => ({ id: g.id, owner: g.owner, listSeq: Date.parse(g.updatedAt), description: withOddCapabilities(withTwoWordTags(describeGenerated(g), i), i) }));
 }
 
 /**
- * Random changes to 60 slots: an upsert puts entry `source` of a 300-entry pool in slot `slot`,
- * updated `minute` minutes after 2025-01-01 (minutes below `minutes`); a removal empties the slot.
+ * Random changes to 60 slots: an upsert puts entry `source` of a 300-entry pool in slot `slot`;
+ * a removal empties the slot. An entry new in its slot is registered in minute `minute` (at most
+ * `minutes`), and gets the place in list's order such a registration gets: after every earlier
+ * one of its minute (PLACES_A_MINUTE a minute), whatever its id; an update keeps the place, as
+ * storage does. Many share a minute, and their ids do not follow their places: an order by time,
+ * then id (the index's before SNAPSHOT_FORMAT 22) is not list's.
  */
 const changeArb = (minutes: number) =>
   fc.oneof(
@@ -555,15 +580,19 @@ const changeArb = (minutes: number) =>
     fc.record({ kind: fc.constant('remove' as const), slot: fc.integer({ min: 0, max: 59 }) }),
   );
 type Change = { kind: 'upsert'; slot: number; source: number; minute: number } | { kind: 'remove'; slot: number };
+const PLACES_A_MINUTE = 4096;
+/** Registrations so far (changeArb's new entries), for their places within their minute. */
+let registrations = 0;
 
 /** Applies `changes` (changeArb's) to the index and the oracle alike. */
 function applyChanges(index: SearchIndex, oracle: Oracle, pool: IndexedEntry[], changes: readonly Change[]): void {
   for (const c of changes) {
     // Half the slots have UUIDs as the registry's ids are (kept as bytes: src/search/entry-ids.ts), half
-    // other ids (kept as text): ties in time then compare ids of both kinds with each other.
+    // other ids (kept as text): two places alike (a minute's 4,097th registration) then compare ids of both kinds.
     const id = c.slot % 2 === 0 ? `0189${((c.slot * 7919) & 0xffff).toString(16).padStart(4, '0')}-ac96-774b-bcce-b302099a${c.slot.toString(16).padStart(4, '0')}` : `slot-${c.slot}`;
     if (c.kind === 'upsert') {
-      const e: IndexedEntry = { ...pool[c.source]!, id, createdAt: new Date(Date.parse('2025-01-01T00:00:00Z') + c.minute * 60_000).toISOString() };
+      const listSeq = oracle.entries.get(id)?.entry.listSeq ?? c.minute * PLACES_A_MINUTE + (registrations++ % PLACES_A_MINUTE);
+      const e: IndexedEntry = { ...pool[c.source]!, id, listSeq };
       index.upsert(e);
       oracle.upsert(e);
     } else {
@@ -632,7 +661,9 @@ describe('search index vs a plain scan, under upserts and removals', () => {
     const index = createSearchIndex({ ...EXACT, maxPostings: 1e9, maxCandidates: 1e9 });
     const oracle = new Oracle();
     fc.assert(
-      fc.property(fc.array(changeArb(1e6), { minLength: 1, maxLength: 40 }), queryArb, sparseFilterArb, (changes, q, f) => {
+      // Twenty minutes: many registrations in each, among them one pool entry's in two slots,
+      // whose hits tie (checkTies); their ids do not follow their places.
+      fc.property(fc.array(changeArb(20), { minLength: 1, maxLength: 40 }), queryArb, sparseFilterArb, (changes, q, f) => {
         applyChanges(index, oracle, pool, changes);
         assert.equal(index.size, oracle.entries.size);
         checkAgainstOracle(index, oracle, q, f, 25);
@@ -662,7 +693,7 @@ describe('listings by capabilities, from the entries offering them (src/search/c
     const oracle = new Oracle();
     let round = 0;
     fc.assert(
-      // Five distinct minutes: many equal times, ordered by id.
+      // Six minutes: many registrations in each, ordered by their places in it, not by their ids.
       fc.property(fc.array(changeArb(5), { minLength: 1, maxLength: 40 }), capabilityFilterArb, fc.integer({ min: 3, max: 40 }), (changes, f, pageSize) => {
         applyChanges(index, oracle, pool, changes);
         checkListing(index, oracle, f, pageSize);
@@ -846,7 +877,7 @@ describe('a budget spent before a page of results was found', () => {
   // 800 entries sharing a word, oldest first (postings are read newest first); the 40 oldest
   // have an owner of their own, so the newest postings all belong to entries the filter leaves out.
   const data = entries(800, SEED + 41)
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+    .sort((a, b) => a.listSeq - b.listSeq)
     .map((e, i) => ({ ...e, owner: i < 40 ? 'owner-rare' : e.owner, description: { ...e.description, description: `${e.description.description ?? ''} lighthouse` } }));
   const built = (options: SearchIndexOptions): SearchIndex => {
     const index = createSearchIndex({ ...EXACT, ...options });
@@ -1057,9 +1088,9 @@ describe('the total limit (IndexPage.totalExact)', () => {
     );
   });
 
-  it('an index loaded with a late arrival whose newer neighbour had left places what joins after it in time order', () => {
+  it('an index loaded with a late arrival whose newer neighbour had left places what joins after it in list\'s order', () => {
     const [a, b, c, d] = entries(4, SEED + 15);
-    const at = (e: IndexedEntry, minute: number): IndexedEntry => ({ ...e, createdAt: new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString() });
+    const at = (e: IndexedEntry, place: number): IndexedEntry => ({ ...e, listSeq: place });
     const index = createSearchIndex(EXACT);
     index.upsert(at(a!, 10));
     index.upsert(at(b!, 30));

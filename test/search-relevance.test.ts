@@ -45,8 +45,8 @@ function agent(name: string, description: string, skills: Skill[]): EntryDescrip
 
 function build(entries: [string, EntryDescription][], options: SearchIndexOptions = {}): KeywordIndex {
   const index = createSearchIndex(options);
-  // One timestamp: only relevance orders the hits.
-  for (const [id, description] of entries) index.upsert({ id, owner: 'o', createdAt: '2025-01-01T00:00:00Z', description });
+  // One place in list's order: only relevance (then the id) orders the hits.
+  for (const [id, description] of entries) index.upsert({ id, owner: 'o', listSeq: 0, description });
   return index;
 }
 

@@ -698,6 +698,29 @@ describe('paging and streaming', () => {
     for (const id of ids) resultOf(await op(writer, { unregister: { id } }));
   });
 
+  test('entries registered at once (some in one millisecond) come as list shows them, newest registered first, with text and without; an update moves none', async () => {
+    // Within one millisecond the index ordered ties by id, whose bits there are random (UUIDv7),
+    // where list orders by registration (list_seq). How many share one here depends on the
+    // machine; import.test and index-snapshot.test store whole batches within one.
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    const card = (n: number, version: string) => ({
+      ...v1Card(`Wallaby ${n}`, `https://wallaby-${n}.example.org/a2a`),
+      version,
+      skills: [{ id: 's', name: 'Hop', description: 'Hops.', tags: ['wallabyline'] }],
+    });
+    const register = async (n: number, version: string): Promise<string> => resultOf(await op(bob, { register: { agentCard: card(n, version) } })).id;
+    const ids = await Promise.all(Array.from({ length: 40 }, (_, n) => register(n, '1.0.0')));
+    await register(5, '1.0.1');
+    const listed = (resultOf(await op(bob, { list: { filter: { owner: 'bob' }, pageSize: 100 } })).entries as WireJson[]).map((e) => e.id);
+    assert.deepEqual([...listed].sort(), [...ids].sort());
+    for (const query of ['', 'wallabyline']) {
+      const hits = await allHits({ query, filter: { owner: 'bob' } });
+      assert.equal(new Set(hits.map((h) => h.score)).size, 1, 'every hit ties');
+      assert.deepEqual(hits.map((h) => h.id), listed, JSON.stringify(query));
+    }
+    for (const id of ids) resultOf(await op(bob, { unregister: { id } }));
+  });
+
   test('a page ending on two skills of one id (a duplicate-skill-id warning) does not show the last one again', async () => {
     const card = (n: number, skills: WireJson[]) => ({ ...v1Card(`Okapi ${n}`, `https://okapi-${n}.example.org/a2a`), skills });
     const skill = (id: string, name: string) => ({ id, name, description: 'Browses.', tags: ['okapiline'] });

@@ -476,6 +476,10 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.equal((await store.list({ limit: 5 })).entries.length, 5);
       const updated = first.entries.find((e) => e.identityUrl === 'https://list.example.com/0');
       assert.equal(updated?.revision, 2, 'list returns current revisions');
+      // Each entry's place in that order (the search index orders by it), kept by an update.
+      const places = first.entries.map((e) => e.listSeq);
+      assert.ok(places.every((p, i) => Number.isSafeInteger(p) && (i === 0 || p < places[i - 1]!)), places.join(', '));
+      assert.equal(updated?.listSeq, created[0]!.listSeq);
 
       const mcp = await listAll(store, { kind: 'mcp-server' }, 3);
       assert.deepEqual(mcp.map((e) => e.id), newestFirst.filter((id) => created.find((e) => e.id === id)!.kind === 'mcp-server'));

@@ -283,9 +283,23 @@ export function describeGenerated(e: GeneratedEntry): EntryDescription {
   return e.kind === 'agent' ? describeAgentCard(e.document, '1.0') : describeMcpServer(e.document);
 }
 
-/** A generated entry as the registry hands it to the search index (its description through a JSON round trip, as stored). */
+/**
+ * A generated entry as the registry hands it to the search index (its description through a JSON
+ * round trip, as stored). Its place in list's order is its time in ms, so the entries come in
+ * random order, as before (where the index took the time itself).
+ */
 export function indexedGenerated(g: GeneratedEntry): IndexedEntry {
-  return { id: g.id, owner: g.owner, createdAt: g.updatedAt, description: JSON.parse(JSON.stringify(describeGenerated(g))) as EntryDescription };
+  return { id: g.id, owner: g.owner, listSeq: Date.parse(g.updatedAt), description: JSON.parse(JSON.stringify(describeGenerated(g))) as EntryDescription };
+}
+
+/**
+ * An entry as an older checkout's index takes it (bench/search.ts and bench/search-agreement.ts
+ * --compare): the place in list's order as the time it ordered by, registration (createdAt) or
+ * last change (updatedAt) before that, so both versions order ties alike.
+ */
+export function withTimes<T extends IndexedEntry>(e: T): T & { createdAt: string; updatedAt: string } {
+  const at = new Date(e.listSeq).toISOString();
+  return { ...e, createdAt: at, updatedAt: at };
 }
 
 export interface GeneratedQuery {

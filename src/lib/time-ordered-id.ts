@@ -2,8 +2,11 @@
  * Time-ordered UUIDs (v7) for ids that key B-trees: a new row goes at the end of its id-keyed
  * indexes instead of on a random page each. For an entry that is most of what a bulk import's
  * inserts cost once the database outgrows the page cache; for a registration's task it is two
- * index pages fewer written per commit (the task's key and its context's). 74 of the 128 bits
- * stay random, so an id is still unguessable; what it shows is when it was made.
+ * index pages fewer written per commit (the task's key and its context's). 73 of the 128 bits
+ * stay random (uuid's 32-bit counter field, given our random bytes, is 31 random bits and a 0),
+ * so an id is still unguessable; what it shows is when it was made. Ids of one millisecond are
+ * in random order: nothing is ordered by them (search ties go by list_seq, as `list` orders:
+ * ../search/ranking.ts).
  */
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';

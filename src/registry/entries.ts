@@ -22,7 +22,7 @@ export function describeStored(entry: StoredEntry, document: unknown = JSON.pars
 
 /** What the index keeps of an entry; `description` when the caller already built it. */
 export function toIndexedEntry(entry: StoredEntry, description: EntryDescription = describeStored(entry)): IndexedEntry {
-  const indexed: IndexedEntry = { id: entry.id, owner: entry.owner, createdAt: entry.createdAt, description };
+  const indexed: IndexedEntry = { id: entry.id, owner: entry.owner, listSeq: entry.listSeq, description };
   if (entry.health) indexed.health = entry.health;
   if (entry.drift !== undefined) indexed.drift = entry.drift;
   if (entry.source) indexed.source = entry.source;

@@ -61,8 +61,8 @@ export interface EntryRecord {
   readonly no: number;
   readonly id: string;
   readonly kind: EntryKind;
-  /** When it was registered: milliseconds since the epoch (0 when unparseable). */
-  readonly createdAt: number;
+  /** Its place in `list`'s order (IndexedEntry.listSeq). */
+  readonly listSeq: number;
   readonly name: string;
   readonly description: string;
   readonly interfaces: readonly EntryInterface[];
@@ -90,7 +90,7 @@ type Packed = [
   skills: string[],
   tools: string[],
   kind: EntryKind,
-  createdAt: number,
+  listSeq: number,
   name: string,
   description: string,
   interfaces: readonly PackedInterface[],
@@ -127,7 +127,7 @@ function pack(r: EntryRecord): string {
     r.skills.flatMap((k) => [k.id, k.name]),
     r.tools.map((t) => t.name),
     r.kind,
-    r.createdAt,
+    r.listSeq,
     r.name,
     r.description,
     r.interfaces.map(packInterface),
@@ -145,14 +145,14 @@ function pack(r: EntryRecord): string {
 }
 
 function unpack(no: number, id: string, text: string): EntryRecord {
-  const [skills, tools, kind, createdAt, name, description, interfaces, language, unitCount, verified, kid, health, drift, source, jwks] = JSON.parse(text) as Packed;
+  const [skills, tools, kind, listSeq, name, description, interfaces, language, unitCount, verified, kid, health, drift, source, jwks] = JSON.parse(text) as Packed;
   const skillRecords: SkillRecord[] = [];
   for (let i = 0; i < skills.length; i += 2) skillRecords.push({ id: skills[i]!, name: skills[i + 1]! });
   return {
     no,
     id,
     kind,
-    createdAt,
+    listSeq,
     name,
     description,
     interfaces: interfaces.map(unpackInterface),
@@ -329,7 +329,7 @@ export class EntryStore {
     this.ids.set(record.no, record.id);
     this.packed[record.no] = pack(record);
     this.decoded = undefined;
-    this.tables.createdAt[record.no] = record.createdAt;
+    this.tables.listSeq[record.no] = record.listSeq;
     this.liveUnitCount += record.unitCount;
   }
 

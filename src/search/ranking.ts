@@ -2,10 +2,22 @@
  * Ranking and paging over candidate units.
  *
  * Total order (deterministic): relevance key desc (matched query words first, then the
- * field-weighted score), then the entry's createdAt desc (newest registered first, as `list`
- * orders), then the entry id asc, then the unit's position in its entry asc. Ties are broken by
- * what an update does not change, so an update that leaves an entry's relevance as it was keeps
- * its place, and a search walked page by page meets it once (../registry/search-cursor.ts).
+ * field-weighted score), then the entry's place in `list`'s order desc (its `list_seq`: newest
+ * registered first, exactly as `list` orders), then the entry id asc and the entry number asc
+ * (reached only by entries given the same place, which storage never gives), then the unit's
+ * position in its entry asc. Ties are broken by what an update does not change, so an update that
+ * leaves an entry's relevance as it was keeps its place, and a search walked page by page meets
+ * it once (../registry/search-cursor.ts).
+ *
+ * The place is storage's own sequence, not the registration time and id: entries created in
+ * one millisecond (a registration burst; a PostgreSQL import batch shares one `created_at`) went
+ * by their UUIDv7 ids' random bits. Ids made strictly increasing within a process (a monotonic
+ * v7, ties to the larger id) would not do either: they follow list_seq only where one step takes
+ * both, and a PostgreSQL write takes its id and time before its claims and its list_seq at the
+ * insert (concurrent registrations swap), replicas and an `a2a-registry import` process make
+ * ids and times of their own, and entries stored before would keep their random order. list_seq
+ * is what `list` orders by, comes with every row read, and takes the 8 bytes an entry the time
+ * took: no memory added, and ids keep their 73 random bits (../lib/time-ordered-id.ts).
  *
  * Grouping (results per match): an entry contributes at most GROUP_LIMIT hits, its best ones in
  * that order; the last one shown carries `moreInEntry` (how many were folded). Results per entry
@@ -37,8 +49,8 @@ export interface RankContext {
   readonly hitsOf: (no: number) => number;
   /** Entry rows (./tables.ts): E_SHOWN (scratch). */
   readonly entryRows: Int32Array;
-  /** createdAt (registration time, ms) by entry number. */
-  readonly createdAt: Float64Array;
+  /** The place in `list`'s order (larger: newer) by entry number. */
+  readonly listSeq: Float64Array;
   /** How the ids of two entry numbers order as strings (./entry-ids.ts EntryIds.compare). */
   readonly compareIds: (a: number, b: number) => number;
 }
@@ -62,8 +74,8 @@ function before(ctx: RankContext, a: number, b: number): boolean {
   const ea = ua >>> ORD_BITS;
   const eb = ub >>> ORD_BITS;
   if (ea !== eb) {
-    const ta = ctx.createdAt[ea]!;
-    const tb = ctx.createdAt[eb]!;
+    const ta = ctx.listSeq[ea]!;
+    const tb = ctx.listSeq[eb]!;
     if (ta !== tb) return ta > tb;
     const byId = ctx.compareIds(ea, eb);
     return byId !== 0 ? byId < 0 : ea < eb;

@@ -1,21 +1,23 @@
 /**
- * Entries in the order a listing shows them (newest registered first: `createdAt` descending,
- * then id ascending, as storage lists them; an update keeps an entry's place), for the whole index, per owner and per skill tag, so a listing (empty text) walks
- * the newest entries first and stops once its page is full and its total has reached the
- * tracking limit, instead of visiting every entry (./search-index.ts `list`). The owner's or
- * the tag's list is walked instead of the whole index when the filter names one and it is
- * shorter: a selective filter then costs what it selects.
+ * Entries in the order a listing shows them (newest registered first: the entry's place in
+ * `list`'s order, `listSeq`, descending, as storage lists them; an update keeps an entry's place;
+ * no two entries share a place, and two that did would go by id), for the whole index, per owner
+ * and per skill tag, so a listing (empty text) walks the newest entries first and stops once its
+ * page is full and its total has reached the tracking limit, instead of visiting every entry
+ * (./search-index.ts `list`). The owner's or the tag's list is walked instead of the whole index
+ * when the filter names one and it is shorter: a selective filter then costs what it selects.
  *
  * A list holds (entry number, generation) pairs. Leaving is lazy: every commit or removal of an
  * entry number bumps its generation, so a member whose generation is not its number's current
  * one is stale and skipped (a list mostly stale is compacted). Joining: an entry newer than the
- * list's newest is appended to its sorted main part (a live registry's registrations); an
- * older one (an update or a health change keeps the entry's time; an index loaded from storage
- * in id order) goes into a small sorted side part, merged into the main part once it holds a
- * sixteenth as many (at most MAX_SIDE), so each costs a bounded share of one linear merge. A walk
- * merges the two by each side member's place in the main part, found when it joins (`sidePos`),
- * so it reads no time or id by entry number: comparing times there made a listing at 1,000,000
- * entries three times slower whenever the list had a side part.
+ * list's newest is appended to its sorted main part (a live registry's registrations, an index
+ * loaded from storage in list's order); an older one (an update or a health change keeps the
+ * entry's place; on PostgreSQL, a write committed after one with a later place) goes into a
+ * small sorted side part, merged into the main part once it holds a sixteenth as many (at most
+ * MAX_SIDE), so each costs a bounded share of one linear merge. A walk merges the two by each
+ * side member's place in the main part, found when it joins (`sidePos`), so it reads no place or
+ * id by entry number: comparing places there made a listing at 1,000,000 entries three times
+ * slower whenever the list had a side part.
  *
  * Saved with the index as they are (members, side parts, generations: RecencyLists.save), so
  * a saved index loads without sorting its entries again (3-4 s of start-up at 1,000,000).
@@ -23,12 +25,13 @@
 import { Int32Pieces, concatenated, int32Part, part, type IndexState } from './index-state.js';
 import { S_CAPS_HI, S_CAPS_LO, S_HINTS, S_IN, S_OUT, S_SHIFT } from './tables.js';
 
-/** Ids by entry number (undefined: free), and createdAt, attributes and signatures by entry number. */
+/** Ids by entry number (undefined: free), and list places, attributes and signatures by entry number. */
 export interface RecencySource {
   entryId(no: number): string | undefined;
   /** How the ids of two entry numbers order as strings, a free number's as '' (./entry-ids.ts compare). */
   compareIds(a: number, b: number): number;
-  createdAt(): Float64Array;
+  /** By entry number: its place in `list`'s order (StoredEntry.listSeq; larger is newer). */
+  listSeqs(): Float64Array;
   attributes(): Int32Array;
   /** ./tables.ts `signatures` (S_SHIFT slots an entry). */
   signatures(): Int32Array;
@@ -69,11 +72,11 @@ const PLAIN_FIELDS = 3;
 const SIGNATURE_FIELDS = 6;
 const CAPABILITY_FIELDS = 8;
 
-/** Before in listing order (newer, or as new with the smaller id). */
-const newer = (atA: number, idA: string, atB: number, idB: string): boolean => atA > atB || (atA === atB && idA < idB);
+/** Before in listing order (newer: the larger list place, or the same with the smaller id). */
+const newer = (seqA: number, idA: string, seqB: number, idB: string): boolean => seqA > seqB || (seqA === seqB && idA < idB);
 /** `newer` for the ids entry numbers `noA` and `noB` hold, compared without making their text. */
-const newerThan = (src: RecencySource, atA: number, noA: number, atB: number, noB: number): boolean =>
-  atA > atB || (atA === atB && src.compareIds(noA, noB) < 0);
+const newerThan = (src: RecencySource, seqA: number, noA: number, seqB: number, noB: number): boolean =>
+  seqA > seqB || (seqA === seqB && src.compareIds(noA, noB) < 0);
 
 /**
  * One list: a sorted main part (oldest first) and a sorted side part of late arrivals. Each
@@ -88,8 +91,8 @@ export class RecencyList {
   private main: Int32Array<ArrayBuffer>;
   private length = 0;
   private side: Int32Array<ArrayBuffer> = new Int32Array(0);
-  /** The side members' createdAt as they joined (a stale member's number may now hold another time). */
-  private sideAts = new Float64Array(0);
+  /** The side members' list places as they joined (a stale member's number may now hold another entry's). */
+  private sideSeqs = new Float64Array(0);
   /**
    * By side member: how many main members are older (live ones; stale ones anywhere around), so
    * a walk shows main members from that index up before it. The main part only grows at its
@@ -98,7 +101,7 @@ export class RecencyList {
   private sidePos = new Int32Array(0);
   private sideLength = 0;
   private stale = 0;
-  private lastAt = -Infinity;
+  private lastSeq = -Infinity;
   private lastId = '';
 
   constructor(
@@ -128,17 +131,17 @@ export class RecencyList {
 
   /** Entry number `no` (generation `g`, committed) joins. */
   add(no: number, g: number): void {
-    const at = this.src.createdAt()[no]!;
-    // The id's text only when the times tie (the newest member's may belong to an entry gone since).
-    if ((this.length === 0 && this.sideLength === 0) || at > this.lastAt || (at === this.lastAt && (this.src.entryId(no) ?? '') < this.lastId)) {
+    const seq = this.src.listSeqs()[no]!;
+    // The id's text only when the places tie (the newest member's may belong to an entry gone since).
+    if ((this.length === 0 && this.sideLength === 0) || seq > this.lastSeq || (seq === this.lastSeq && (this.src.entryId(no) ?? '') < this.lastId)) {
       // (A list loaded from a saved state may have no room at all.)
       if ((this.length + 1) * this.width > this.main.length) this.main = grow(this.main, Math.max(4 * this.width, this.main.length * 2));
       this.fill(this.main, this.length++, no, g);
-      this.lastAt = at;
+      this.lastSeq = seq;
       this.lastId = this.src.entryId(no)!;
       return;
     }
-    this.insertSide(no, g, at);
+    this.insertSide(no, g, seq);
     if (this.sideLength > Math.min(MAX_SIDE, Math.max(MIN_SIDE, this.length >>> 4))) this.merge();
   }
 
@@ -148,11 +151,11 @@ export class RecencyList {
   }
 
   /** The list as it is now: views of its parts (copy them before the list changes) and its count of stale members. */
-  saved(): { main: Int32Array; side: Int32Array; sideAts: Float64Array; stale: number } {
+  saved(): { main: Int32Array; side: Int32Array; sideSeqs: Float64Array; stale: number } {
     return {
       main: this.main.subarray(0, this.length * this.width),
       side: this.side.subarray(0, this.sideLength * this.width),
-      sideAts: this.sideAts.subarray(0, this.sideLength),
+      sideSeqs: this.sideSeqs.subarray(0, this.sideLength),
       stale: this.stale,
     };
   }
@@ -161,16 +164,16 @@ export class RecencyList {
    * Takes over saved parts (into an empty list; the generations loaded first). `main` may be a
    * view of a larger array: a join past its end grows it into an array of its own.
    */
-  restore(main: Int32Array<ArrayBuffer>, side: Int32Array<ArrayBuffer>, sideAts: Float64Array<ArrayBuffer>, stale: number): void {
+  restore(main: Int32Array<ArrayBuffer>, side: Int32Array<ArrayBuffer>, sideSeqs: Float64Array<ArrayBuffer>, stale: number): void {
     const w = this.width;
     this.main = main;
     this.length = main.length / w;
     this.side = side;
-    this.sideAts = sideAts;
-    this.sideLength = sideAts.length;
+    this.sideSeqs = sideSeqs;
+    this.sideLength = sideSeqs.length;
     this.stale = stale;
     // A join compares with the newest live member of the main part (the newest one may have
-    // left, and its number now hold another entry, of another time)...
+    // left, and its number now hold another entry, of another place)...
     const gen = this.gen();
     let i = this.length - 1;
     while (i >= 0 && gen[main[i * w + F_NO]!] !== main[i * w + F_GEN]) i--;
@@ -179,29 +182,29 @@ export class RecencyList {
     // than every side member, as their places need.
     this.sidePos = new Int32Array(this.sideLength);
     for (let j = 0; j < this.sideLength; j++) {
-      const at = sideAts[j]!;
+      const seq = sideSeqs[j]!;
       const no = side[j * w + F_NO]!;
-      this.sidePos[j] = this.placeInMain(at, no);
-      if (at < this.lastAt) continue;
+      this.sidePos[j] = this.placeInMain(seq, no);
+      if (seq < this.lastSeq) continue;
       const id = this.src.entryId(no) ?? '';
-      if (newer(at, id, this.lastAt, this.lastId)) {
-        this.lastAt = at;
+      if (newer(seq, id, this.lastSeq, this.lastId)) {
+        this.lastSeq = seq;
         this.lastId = id;
       }
     }
   }
 
   /**
-   * How many main members are older than (`at`, the id entry number `of` holds): the index of the
+   * How many main members are older than (`seq`, the id entry number `of` holds): the index of the
    * oldest live main member newer than it, or the main part's length. A binary search on the live
    * members, each probe taking the nearest live member at or below it (stale members' numbers
-   * may hold other times). Ids are compared by entry number, without their text.
+   * may hold other places). Ids are compared by entry number, without their text.
    */
-  private placeInMain(at: number, of: number): number {
+  private placeInMain(seq: number, of: number): number {
     const main = this.main;
     const w = this.width;
     const gen = this.gen();
-    const times = this.src.createdAt();
+    const seqs = this.src.listSeqs();
     let lo = 0;
     let hi = this.length;
     while (lo < hi) {
@@ -210,7 +213,7 @@ export class RecencyList {
       while (k >= lo && gen[main[k * w + F_NO]!] !== main[k * w + F_GEN]) k--;
       const no = k >= lo ? main[k * w + F_NO]! : -1;
       // No live member from lo to mid, or an older one: the place is above mid.
-      if (no < 0 || !newerThan(this.src, times[no]!, no, at, of)) lo = mid + 1;
+      if (no < 0 || !newerThan(this.src, seqs[no]!, no, seq, of)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -273,20 +276,20 @@ export class RecencyList {
     writeMember(a, i * this.width, no, g, this.src.attributes(), this.withSignatures ? this.src.signatures() : undefined, this.withCapabilities);
   }
 
-  /** The newest member of the main part is `no` (undefined: none), whose time and id an `add` compares with. */
+  /** The newest member of the main part is `no` (undefined: none), whose place and id an `add` compares with. */
   private setLast(no: number | undefined): void {
-    this.lastAt = no === undefined ? -Infinity : this.src.createdAt()[no]!;
+    this.lastSeq = no === undefined ? -Infinity : this.src.listSeqs()[no]!;
     this.lastId = no === undefined ? '' : this.src.entryId(no)!;
   }
 
-  private insertSide(no: number, g: number, at: number): void {
+  private insertSide(no: number, g: number, seq: number): void {
     const w = this.width;
-    if (this.sideLength === this.sideAts.length) {
+    if (this.sideLength === this.sideSeqs.length) {
       const size = Math.max(16, this.sideLength * 2);
       this.side = grow(this.side, size * w);
-      const ats = new Float64Array(size);
-      ats.set(this.sideAts);
-      this.sideAts = ats;
+      const seqs = new Float64Array(size);
+      seqs.set(this.sideSeqs);
+      this.sideSeqs = seqs;
       this.sidePos = grow(this.sidePos, size);
     }
     // Binary search for the first member newer than the new one (oldest first).
@@ -294,15 +297,15 @@ export class RecencyList {
     let hi = this.sideLength;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (newerThan(this.src, this.sideAts[mid]!, this.side[mid * w + F_NO]!, at, no)) hi = mid;
+      if (newerThan(this.src, this.sideSeqs[mid]!, this.side[mid * w + F_NO]!, seq, no)) hi = mid;
       else lo = mid + 1;
     }
     this.side.copyWithin((lo + 1) * w, lo * w, this.sideLength * w);
-    this.sideAts.copyWithin(lo + 1, lo, this.sideLength);
+    this.sideSeqs.copyWithin(lo + 1, lo, this.sideLength);
     this.sidePos.copyWithin(lo + 1, lo, this.sideLength);
     this.fill(this.side, lo, no, g);
-    this.sideAts[lo] = at;
-    this.sidePos[lo] = this.placeInMain(at, no);
+    this.sideSeqs[lo] = seq;
+    this.sidePos[lo] = this.placeInMain(seq, no);
     this.sideLength++;
   }
 
@@ -323,7 +326,7 @@ export class RecencyList {
     this.length = 0;
     for (const no of nos) this.fill(this.main, this.length++, no, gen[no]!);
     this.side = new Int32Array(0);
-    this.sideAts = new Float64Array(0);
+    this.sideSeqs = new Float64Array(0);
     this.sidePos = new Int32Array(0);
     this.sideLength = 0;
     this.stale = 0;
@@ -384,41 +387,41 @@ export class RecencyLists {
 
   /**
    * Entry numbers `nos` (live ones) in listing order, as a walk of a list meets them: newest
-   * first, as new with the id that sorts first (`newerThan`). Their times are copied side by side
+   * first, as new with the id that sorts first (`newerThan`). Their places are copied side by side
    * first, so the sort reads them in cache rather than at random in the table.
    */
   inListingOrder(nos: readonly number[]): number[] {
     const n = nos.length;
-    const times = this.src.createdAt();
-    const at = new Float64Array(n);
+    const table = this.src.listSeqs();
+    const seqs = new Float64Array(n);
     let newest = -Infinity;
     let oldest = Infinity;
     let whole = true;
     for (let i = 0; i < n; i++) {
-      const t = times[nos[i]!]!;
-      at[i] = t;
+      const t = table[nos[i]!]!;
+      seqs[i] = t;
       if (t > newest) newest = t;
       if (t < oldest) oldest = t;
       whole &&= Number.isInteger(t);
     }
     // The listing order of positions i and j (`newerThan`, the one definition of it).
     const inOrder = (i: number, j: number): number =>
-      newerThan(this.src, at[i]!, nos[i]!, at[j]!, nos[j]!) ? -1 : newerThan(this.src, at[j]!, nos[j]!, at[i]!, nos[i]!) ? 1 : 0;
+      newerThan(this.src, seqs[i]!, nos[i]!, seqs[j]!, nos[j]!) ? -1 : newerThan(this.src, seqs[j]!, nos[j]!, seqs[i]!, nos[i]!) ? 1 : 0;
     // Room for a position below each key's age.
     const room = 2 ** Math.ceil(Math.log2(n + 1));
     if (n < 2 || !whole || !Number.isSafeInteger((newest - oldest + 1) * room)) return Array.from(nos.keys()).sort(inOrder).map((i) => nos[i]!);
-    // A number per entry, its age against the newest (whole milliseconds) above its position,
-    // sorted natively, then only equal times compared (at 1M: 57,000 entries 37-40 -> 15-21 ms,
+    // A number per entry, its age against the newest (whole places) above its position,
+    // sorted natively, then only equal places compared (at 1M: 57,000 entries 37-40 -> 15-21 ms,
     // 13,000 6.6-6.8 -> 2.3-3.2 ms against the comparison of every pair).
     const keys = new Float64Array(n);
-    for (let i = 0; i < n; i++) keys[i] = (newest - at[i]!) * room + i;
+    for (let i = 0; i < n; i++) keys[i] = (newest - seqs[i]!) * room + i;
     keys.sort();
     const order = new Array<number>(n);
     for (let k = 0; k < n; k++) order[k] = keys[k]! % room;
-    // Equal times: the id that sorts first first.
+    // Equal places: the id that sorts first first.
     for (let k = 0; k < n; ) {
       let end = k + 1;
-      while (end < n && at[order[end]!] === at[order[k]!]) end++;
+      while (end < n && seqs[order[end]!] === seqs[order[k]!]) end++;
       if (end - k > 1) {
         const run = order.slice(k, end).sort(inOrder);
         for (let r = 0; r < run.length; r++) order[k + r] = run[r]!;
@@ -444,7 +447,7 @@ export class RecencyLists {
     return false;
   }
 
-  /** Entry number `no` (committed: its `createdAt`, id and attributes set) joins the lists of its owner and tags. */
+  /** Entry number `no` (committed: its list place, id and attributes set) joins the lists of its owner and tags. */
   add(no: number, ownerId: number, tagIds: Iterable<number>): void {
     const g = this.bump(no);
     this.countAttributes(this.src.attributes()[no]!, 1);
@@ -477,7 +480,7 @@ export class RecencyLists {
     saveLists(state, 'recency.tags', this.byTag);
   }
 
-  /** Takes over a saved state (into empty lists; the entries' ids, times and attributes loaded). */
+  /** Takes over a saved state (into empty lists; the entries' ids, places and attributes loaded). */
   load(state: IndexState): void {
     if (this.all.size > 0) throw new Error('RecencyLists: a saved state loads only into empty lists');
     this.gen = part<Int32Array<ArrayBuffer>>(state, 'recency.generations');
@@ -508,29 +511,29 @@ export class RecencyLists {
 /**
  * Saves `lists` (by id; undefined: none) as four parts: `<name>.shape` (per id: main members,
  * -1 for no list, side members, stale members), and their main parts, side parts and side
- * times, each concatenated in id order. The main parts are shared (Int32Pieces: copying them
+ * places, each concatenated in id order. The main parts are shared (Int32Pieces: copying them
  * held the event loop for about a second at 1,000,000 entries), the rest copied.
  */
 function saveLists(state: IndexState, name: string, lists: readonly (RecencyList | undefined)[]): void {
   const shape = new Int32Array(lists.length * 3).fill(-1);
   const mains: Int32Array[] = [];
   const sides: Int32Array[] = [];
-  const ats: Float64Array[] = [];
+  const seqs: Float64Array[] = [];
   lists.forEach((list, id) => {
     if (!list) return;
     const v = list.saved();
     shape[id * 3] = v.main.length / list.fieldsPerMember;
-    shape[id * 3 + 1] = v.sideAts.length;
+    shape[id * 3 + 1] = v.sideSeqs.length;
     shape[id * 3 + 2] = v.stale;
     mains.push(v.main);
-    if (v.sideAts.length === 0) return;
+    if (v.sideSeqs.length === 0) return;
     sides.push(v.side);
-    ats.push(v.sideAts);
+    seqs.push(v.sideSeqs);
   });
   state.set(`${name}.shape`, shape);
   state.set(`${name}.main`, new Int32Pieces(mains));
   state.set(`${name}.side`, new Int32Pieces(sides).joined());
-  state.set(`${name}.sideAts`, concatenated(ats, new Float64Array(ats.reduce((n, a) => n + a.length, 0))));
+  state.set(`${name}.sideSeqs`, concatenated(seqs, new Float64Array(seqs.reduce((n, a) => n + a.length, 0))));
 }
 
 /** Loads lists saved by saveLists, each into the empty list `make(id)` returns. */
@@ -538,7 +541,7 @@ function loadLists(state: IndexState, name: string, make: (id: number) => Recenc
   const shape = part<Int32Array>(state, `${name}.shape`);
   const main = int32Part(state, `${name}.main`);
   const side = part<Int32Array<ArrayBuffer>>(state, `${name}.side`);
-  const ats = part<Float64Array<ArrayBuffer>>(state, `${name}.sideAts`);
+  const seqs = part<Float64Array<ArrayBuffer>>(state, `${name}.sideSeqs`);
   let m = 0;
   let s = 0;
   let a = 0;
@@ -549,7 +552,7 @@ function loadLists(state: IndexState, name: string, make: (id: number) => Recenc
     const w = list.fieldsPerMember;
     const sideMembers = shape[id * 3 + 1]!;
     // Side parts shift in place as members join: each its own array.
-    list.restore(main.subarray(m, (m += members * w)), side.slice(s, (s += sideMembers * w)), ats.slice(a, (a += sideMembers)), shape[id * 3 + 2]!);
+    list.restore(main.subarray(m, (m += members * w)), side.slice(s, (s += sideMembers * w)), seqs.slice(a, (a += sideMembers)), shape[id * 3 + 2]!);
   }
-  if (m !== main.length || s !== side.length || a !== ats.length) throw new Error(`the saved index's ${name} lists do not match their shape`);
+  if (m !== main.length || s !== side.length || a !== seqs.length) throw new Error(`the saved index's ${name} lists do not match their shape`);
 }

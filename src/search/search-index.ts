@@ -477,7 +477,7 @@ export class PostingsIndex implements KeywordIndex {
   private readonly recency = new RecencyLists({
     entryId: (no) => this.store.ids.get(no),
     compareIds: this.compareIds,
-    createdAt: () => this.tables.createdAt,
+    listSeqs: () => this.tables.listSeq,
     attributes: () => this.tables.entryAttr,
     signatures: () => this.tables.signatures,
   });
@@ -681,12 +681,11 @@ export class PostingsIndex implements KeywordIndex {
     const unitCount = Math.min(MAX_UNITS_PER_ENTRY, 1 + d.skills.length + d.tools.length);
     const lang = languageId(entry.language) ?? detectEntryLanguage(d);
     const { no, base } = this.store.allocate(unitCount);
-    const createdAt = Date.parse(entry.createdAt);
     const record: EntryRecord = {
       no,
       id: entry.id,
       kind: d.kind,
-      createdAt: Number.isFinite(createdAt) ? createdAt : 0,
+      listSeq: entry.listSeq,
       name: d.name,
       description: d.description,
       interfaces: d.interfaces.map((i) => ({ ...i })),
@@ -1915,7 +1914,7 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   private rankContext(ids: Int32Array, keys: Float64Array, hitsOf: (entryNo: number) => number): RankContext {
-    return { ids, keys, hitsOf, entryRows: this.tables.entries, createdAt: this.tables.createdAt, compareIds: this.compareIds };
+    return { ids, keys, hitsOf, entryRows: this.tables.entries, listSeq: this.tables.listSeq, compareIds: this.compareIds };
   }
 
   /**
@@ -2053,7 +2052,7 @@ export class PostingsIndex implements KeywordIndex {
 
   /**
    * The live entries that may offer a capability `filter` asks for, in the order a walk of a
-   * recency list meets them (newest registered first: the later `createdAt`, then the id that sorts first),
+   * recency list meets them (newest registered first: the larger `listSeq`, as `list` orders),
    * when there are at most `atMost`; undefined otherwise (or when it asks for none). More of them
    * than the total limit is no reason to walk instead: read in this order they stop where the
    * walk would (once that many are counted), and the walk, meeting them among every other entry,

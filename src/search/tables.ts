@@ -94,10 +94,11 @@ export class Tables {
   entries: Int32Array = new Int32Array(0);
   signatures: Int32Array = new Int32Array(0);
   /**
-   * By entry number: its registration time (createdAt) in ms: the ranking's tie-break and the
-   * recency lists' order, which an update does not change.
+   * By entry number: its place in `list`'s order (IndexedEntry.listSeq): the ranking's tie-break
+   * and the recency lists' order, which an update does not change. (It held the registration
+   * time in ms before SNAPSHOT_FORMAT 22, in the same 8 bytes.)
    */
-  createdAt: Float64Array = new Float64Array(0);
+  listSeq: Float64Array = new Float64Array(0);
   /** By entry number: M_LIVE | M_MCP | language (set by ./attributes.ts, cleared by ./entry-store.ts). */
   marks: Uint8Array = new Uint8Array(0);
   /**
@@ -128,9 +129,9 @@ export class Tables {
     const signatures = new Int32Array((n >> E_SHIFT) << S_SHIFT);
     signatures.set(this.signatures);
     this.signatures = signatures;
-    const createdAt = new Float64Array(n >> E_SHIFT);
-    createdAt.set(this.createdAt);
-    this.createdAt = createdAt;
+    const listSeq = new Float64Array(n >> E_SHIFT);
+    listSeq.set(this.listSeq);
+    this.listSeq = listSeq;
     const marks = new Uint8Array(n >> E_SHIFT);
     marks.set(this.marks);
     this.marks = marks;
@@ -186,7 +187,7 @@ export class Tables {
   save(state: IndexState, entryBound: number, unitEnd: number): void {
     state.set('tables.entries', this.entries.slice(0, entryBound << E_SHIFT));
     state.set('tables.signatures', this.signatures.slice(0, entryBound << S_SHIFT));
-    state.set('tables.createdAt', this.createdAt.slice(0, entryBound));
+    state.set('tables.listSeq', this.listSeq.slice(0, entryBound));
     state.set('tables.unitAttr', this.unitAttr.slice(0, unitEnd));
     state.set('tables.unitPool', this.unitPool.slice(0, unitEnd));
     state.set('tables.unitWords', this.unitWords.slice(0, unitEnd));
@@ -195,14 +196,14 @@ export class Tables {
   load(state: IndexState): void {
     this.entries = part(state, 'tables.entries');
     this.signatures = part(state, 'tables.signatures');
-    this.createdAt = part(state, 'tables.createdAt');
+    this.listSeq = part(state, 'tables.listSeq');
     this.unitAttr = part(state, 'tables.unitAttr');
     this.unitPool = part(state, 'tables.unitPool');
     this.unitWords = part(state, 'tables.unitWords');
     // Derived from the rows (./attributes.ts load).
-    this.marks = new Uint8Array(this.createdAt.length);
-    this.entryAttr = new Int32Array(this.createdAt.length);
-    this.unitBase = new Int32Array(this.createdAt.length);
+    this.marks = new Uint8Array(this.listSeq.length);
+    this.entryAttr = new Int32Array(this.listSeq.length);
+    this.unitBase = new Int32Array(this.listSeq.length);
     for (let no = 0; no < this.unitBase.length; no++) this.unitBase[no] = this.entries[(no << E_SHIFT) + E_BASE]!;
     // Search stamps of the saved searches mean nothing to this one's.
     this.resetEpochs();

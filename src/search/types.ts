@@ -13,11 +13,12 @@ export interface IndexedEntry {
   id: string;
   owner: string;
   /**
-   * When it was registered (ISO-8601): newest first breaks score ties and orders a search
-   * without text, as `list` orders. Not its last change: an update must not move an entry past
+   * Its place in `list`'s order (StoredEntry.listSeq, storage's list_seq; larger is newer, no two
+   * entries share one): newest first breaks score ties and orders a search without text, exactly
+   * as `list` orders. Set once, when the entry is created: an update must not move an entry past
    * a page token's position.
    */
-  createdAt: string;
+  listSeq: number;
   description: EntryDescription;
   /**
    * The language of its text, when declared (ISO 639-1 or a BCP 47 tag: `de`, `pt-BR`);

@@ -194,6 +194,8 @@ export interface EntryRowFields {
   owner: string;
   identity_url: string;
   created_at: string | Date;
+  /** PostgreSQL: a bigint, as text. */
+  list_seq: number | string;
   revision: number | string;
   name: string;
   description: string;
@@ -318,6 +320,7 @@ export function rowToEntry(row: EntryRowFields): StoredEntry {
     revision: Number(row.revision),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.revision_created_at),
+    listSeq: Number(row.list_seq),
     identityUrl: row.identity_url,
     interfaces: JSON.parse(row.interfaces) as EntryInterface[],
     contentHash: row.content_hash,
@@ -348,10 +351,10 @@ export function rowToEntry(row: EntryRowFields): StoredEntry {
 
 /**
  * A new entry as `rowToEntry` would read it back right after its insert, from what was written:
- * revision 1, created and updated `at`, no freshness record (a write that carries one is read
- * back instead: what its columns make of it is rowToEntry's to say).
+ * revision 1, created and updated `at`, at `listSeq` in list's order, no freshness record (a
+ * write that carries one is read back instead: what its columns make of it is rowToEntry's to say).
  */
-export function insertedEntry(id: string, write: EntryWrite, owner: string, at: string): StoredEntry {
+export function insertedEntry(id: string, write: EntryWrite, owner: string, at: string, listSeq: number): StoredEntry {
   const entry: StoredEntry = {
     id,
     kind: write.kind,
@@ -361,6 +364,7 @@ export function insertedEntry(id: string, write: EntryWrite, owner: string, at: 
     revision: 1,
     createdAt: at,
     updatedAt: at,
+    listSeq,
     identityUrl: write.identityUrl,
     interfaces: write.interfaces,
     contentHash: write.contentHash,

@@ -32,6 +32,11 @@ export interface StoredEntry {
   /** ISO-8601 timestamps. createdAt is the entry's, updatedAt this revision's. */
   createdAt: string;
   updatedAt: string;
+  /**
+   * Its place in `list`'s order (the `list_seq` column): set when the entry is created, never
+   * changed, larger for the newer; no two entries share one. The search index orders ties by it.
+   */
+  listSeq: number;
   protocolVersion?: string;
   /** The URL that makes two registrations "the same agent" (primary interface / server URL). */
   identityUrl: string;

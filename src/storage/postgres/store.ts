@@ -784,12 +784,12 @@ export class PostgresStore implements RegistryStore {
     if (!seen && (await this.#storedUnderOtherSpelling(db, [write], claimedAnew))) throw new Rollback(undefined);
     const inserted =
       identity !== write.identityUrl
-        ? { rowCount: 0 }
-        : await db.query<{ id: string }>(
+        ? { rowCount: 0, rows: [] }
+        : await db.query<{ list_seq: string }>(
             `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at, trust_keyset)
              VALUES ($1, $2, $3, $4, 1, $5, $5, $6)
              ON CONFLICT (kind, identity_url) DO NOTHING
-             RETURNING id`,
+             RETURNING list_seq`,
             [id, write.kind, write.identityUrl, actor.principal, now, trustKeyset(write)],
           );
     if (inserted.rowCount === 1) {
@@ -801,7 +801,7 @@ export class PostgresStore implements RegistryStore {
       await this.#setEntryUrls(db, id, write.urls);
       await this.#upserted(db, id, deferred);
       // Without a freshness record the new entry is what was written: no round trip to read it back.
-      const entry = write.freshness ? (await this.#current(db, id))! : insertedEntry(id, write, actor.principal, now.toISOString());
+      const entry = write.freshness ? (await this.#current(db, id))! : insertedEntry(id, write, actor.principal, now.toISOString(), Number(inserted.rows[0]!.list_seq));
       return { status: 'created', entry };
     }
 

@@ -889,7 +889,7 @@ export class SqliteStore implements RegistryStore {
       this.#insertRevision(db, id, 1, write, actor.principal, now);
       // A new entry uses no URL yet: nothing to drop or release.
       this.#useUrls(db, id, write.urls);
-      if (!write.freshness) return { status: 'created', id, entry: insertedEntry(id, write, actor.principal, now) };
+      if (!write.freshness) return { status: 'created', id, entry: insertedEntry(id, write, actor.principal, now, seq) };
       this.#writeFreshness(db, id, write.freshness);
       return { status: 'created', id };
     }
