@@ -5,9 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { httpFetch } from '../src/cli/http-fetch.js';
+import { RegistryUnreachable, registryFetch } from '../src/cli/connection.js';
+import { UnusableAnswer, httpFetch } from '../src/cli/http-fetch.js';
+
+/** A server that answers every request with `bytes` as they are, whatever HTTP would allow; closed by the returned function. */
+async function rawServer(bytes: string): Promise<{ url: string; close: () => void }> {
+  const server = net.createServer((socket) => socket.once('data', () => socket.end(bytes)));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
 
 describe('the CLI\'s fetch (node:http)', () => {
   let server: http.Server;
@@ -110,5 +118,36 @@ describe('the CLI\'s fetch (node:http)', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     await assert.rejects(httpFetch(`http://127.0.0.1:${port}/`), (err: Error) => err instanceof TypeError && err.message === 'fetch failed' && (err.cause as NodeJS.ErrnoException).code === 'ECONNREFUSED');
+  });
+
+  test('a status HTTP has not (600, 999; a 101 with no upgrade asked for) rejects the fetch, naming it; the CLI says no registry answered there', async () => {
+    const answers = {
+      'HTTP 600 Weird': 'HTTP/1.1 600 Weird\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}',
+      'HTTP 101 Switching Protocols': 'HTTP/1.1 101 Switching Protocols\r\n\r\n',
+      'HTTP 999 Odd': 'HTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\nHTTP/1.1 999 Odd\r\ncontent-length: 0\r\n\r\n',
+    };
+    for (const [status, bytes] of Object.entries(answers)) {
+      const raw = await rawServer(bytes);
+      try {
+        // It was a RangeError thrown in node:http's 'response' handler: uncaught, the process ended with its stack.
+        await assert.rejects(httpFetch(`${raw.url}/a2a/jsonrpc`, { method: 'POST', body: '{}' }), (err: Error) => {
+          assert.ok(err instanceof TypeError && err.message === 'fetch failed', String(err));
+          assert.ok(err.cause instanceof UnusableAnswer, String(err.cause));
+          assert.equal(err.cause.message, `${status}, which is no HTTP status (200 to 599)`);
+          return true;
+        });
+        const fetchCard = registryFetch({ url: raw.url, tokenSource: 'none', timeoutMs: 5000 });
+        await assert.rejects(fetchCard(`${raw.url}/.well-known/agent-card.json`), (err: Error) => {
+          assert.ok(err instanceof RegistryUnreachable, String(err));
+          assert.equal(
+            err.message,
+            `no A2A registry at ${raw.url} (GET /.well-known/agent-card.json was answered ${status}, which is no HTTP status (200 to 599)); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`,
+          );
+          return true;
+        });
+      } finally {
+        raw.close();
+      }
+    }
   });
 });

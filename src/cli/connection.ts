@@ -13,7 +13,7 @@ import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
-import { httpFetch } from './http-fetch.js';
+import { UnusableAnswer, httpFetch } from './http-fetch.js';
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -268,13 +268,15 @@ export function registryFetch(connection: Connection): typeof fetch {
     } catch (err) {
       clearTimeout(timer);
       if (err instanceof RegistryDeclined || outer?.aborted) throw err;
+      const unusable = causeOf(err, UnusableAnswer);
+      if (unusable) throw new RegistryUnreachable(notARegistry(connection.url, input, init?.method, oneLine(unusable.message, 200)), { cause: err });
       const reason = controller.signal.aborted ? `no answer within ${seconds} s` : networkReason(err);
       throw new RegistryUnreachable(`cannot reach the registry at ${connection.url}: ${reason}`, { cause: err });
     }
     if (!registryAnswer(response)) {
       clearTimeout(timer);
       await response.body?.cancel().catch(() => undefined);
-      throw new RegistryUnreachable(notARegistry(connection.url, input, init?.method, response));
+      throw new RegistryUnreachable(notARegistry(connection.url, input, init?.method, `${httpStatus(response)}, ${contentKind(response)}, not the registry's JSON`));
     }
     answering = true;
     if (connection.openStreams && response.headers.get('content-type')?.startsWith('text/event-stream')) clearTimeout(timer);
@@ -298,9 +300,10 @@ function registryAnswer(response: Response): boolean {
 
 /**
  * "no A2A registry at <url> (POST /a2a/jsonrpc was answered HTTP 501 Unsupported method, text/html,
- * not the registry's JSON); check --registry": what answered, never its page (raw HTML was printed).
+ * not the registry's JSON); check --registry": what answered (`answered`), never its page (raw
+ * HTML was printed).
  */
-function notARegistry(url: string, input: Parameters<typeof fetch>[0], method: string | undefined, response: Response): string {
+function notARegistry(url: string, input: Parameters<typeof fetch>[0], method: string | undefined, answered: string): string {
   const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
   let where: string;
   try {
@@ -308,10 +311,22 @@ function notARegistry(url: string, input: Parameters<typeof fetch>[0], method: s
   } catch {
     where = target;
   }
-  const status = `HTTP ${response.status}${response.statusText ? ` ${oneLine(response.statusText, 60)}` : ''}`;
+  return `no A2A registry at ${url} (${method ?? 'GET'} ${where} was answered ${answered}); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`;
+}
+
+const httpStatus = (response: Response): string => `HTTP ${response.status}${response.statusText ? ` ${oneLine(response.statusText, 60)}` : ''}`;
+
+function contentKind(response: Response): string {
   const type = response.headers.get('content-type');
-  const kind = type ? oneLine(type.split(';')[0]!, 60) : 'no content type';
-  return `no A2A registry at ${url} (${method ?? 'GET'} ${where} was answered ${status}, ${kind}, not the registry's JSON); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`;
+  return type ? oneLine(type.split(';')[0]!, 60) : 'no content type';
+}
+
+/** The first error of class `type` in `err`'s chain of causes. */
+function causeOf<T extends Error>(err: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof type) return e;
+  }
+  return undefined;
 }
 
 /** A request that can be sent again as it was: its body (a JSON-RPC request, a string) was not a stream consumed by the first. */

@@ -7,7 +7,9 @@
  *
  * What the registry's client asks of a fetch, as fetch does it: the method, headers and a body
  * (a string or bytes), an AbortSignal whose reason rejects the request, or errors the body being
- * read, and a real Response whose body streams (SSE). Not done here, as the registry's client
+ * read, and a real Response whose body streams (SSE). An answer no Response can hold (a status
+ * HTTP has not, such as 600, or a 101 nothing asked for) rejects the fetch, its cause an
+ * UnusableAnswer naming it. Not done here, as the registry's client
  * needs none of it: a Request object or a streamed body as input (handed to the global fetch),
  * compressed answers (none is asked for: no Accept-Encoding), redirects of a POST (answered as
  * they come; a GET follows up to 20, as fetch does).
@@ -48,6 +50,13 @@ export const httpFetch: typeof fetch = async (input: FetchInput, init?: FetchIni
   }
 };
 
+/**
+ * An answer that came but that no Response can hold (a status HTTP has not): the cause of the
+ * fetch's rejection, its message what came ("HTTP 600 Weird, which is no HTTP status (200 to
+ * 599)"), for the caller to say where it came from.
+ */
+export class UnusableAnswer extends Error {}
+
 /** Headers a redirect to another origin does not carry on. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
 
@@ -77,11 +86,24 @@ async function send(url: URL, method: string, headers: Record<string, string>, b
       answer = res;
       res.on('close', () => signal?.removeEventListener('abort', abort));
       const status = res.statusCode ?? 0;
+      // Thrown here, in an event handler, an error would end the process: every answer that no
+      // Response can hold rejects the fetch instead.
+      const unusable = (cause: Error): void => {
+        res.destroy();
+        reject(new TypeError('fetch failed', { cause }));
+      };
+      // A status HTTP has not (600, 999), or an interim one as the answer (a 101 with no upgrade
+      // asked for): a Response takes 200 to 599 only (its constructor throws a RangeError).
+      if (status < 200 || status > 599) return unusable(new UnusableAnswer(`HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}, which is no HTTP status (200 to 599)`));
       const hasBody = !NULL_BODY_STATUSES.has(status) && method !== 'HEAD';
       if (!hasBody) res.resume();
-      const answerHeaders = new Headers();
-      for (let i = 0; i < res.rawHeaders.length; i += 2) answerHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-      resolve(new Response(hasBody ? (Readable.toWeb(res) as ReadableStream<Uint8Array>) : null, { status, statusText: res.statusMessage ?? '', headers: answerHeaders }));
+      try {
+        const answerHeaders = new Headers();
+        for (let i = 0; i < res.rawHeaders.length; i += 2) answerHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        resolve(new Response(hasBody ? (Readable.toWeb(res) as ReadableStream<Uint8Array>) : null, { status, statusText: res.statusMessage ?? '', headers: answerHeaders }));
+      } catch (err) {
+        unusable(err as Error);
+      }
     });
     request.end(body);
   });
