@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { RegistryUnreachable, registryFetch } from '../src/cli/connection.js';
-import { UnusableAnswer, httpFetch } from '../src/cli/http-fetch.js';
+import { RegistryDeclined, RegistryUnreachable, registryFetch, type Connection } from '../src/cli/connection.js';
+import { RedirectRefused, UnusableAnswer, httpFetch } from '../src/cli/http-fetch.js';
 
 /** A server that answers every request with `bytes` as they are, whatever HTTP would allow; closed by the returned function. */
 async function rawServer(bytes: string): Promise<{ url: string; close: () => void }> {
@@ -29,6 +29,8 @@ describe('the CLI\'s fetch (node:http)', () => {
         seen.push({ method: req.method, url: req.url, headers: req.headers, body });
         if (req.url === '/moved') return void res.writeHead(302, { location: '/card' }).end();
         if (req.url === '/kept') return void res.writeHead(307, { location: '/card' }).end();
+        if (req.url === '/permanent') return void res.writeHead(308, { location: '/card' }).end();
+        if (req.url === '/see-other') return void res.writeHead(303, { location: '/card' }).end();
         if (req.url === '/loop') return void res.writeHead(301, { location: '/loop' }).end();
         if (req.url === '/empty') return void res.writeHead(204).end();
         if (req.url === '/stall') {
@@ -63,27 +65,76 @@ describe('the CLI\'s fetch (node:http)', () => {
     }
   });
 
-  test('a GET follows a redirect, as fetch does (the card at another URL); a POST is answered with the redirect as it came; a loop ends', async () => {
+  test('a GET follows a redirect, as fetch does (the card at another URL), its Response\'s url where it was answered; a loop ends', async () => {
     const got = await httpFetch(`${base}/moved`);
     assert.equal(got.status, 200);
     assert.deepEqual(await got.json(), { method: 'GET', url: '/card', body: '' });
-    const posted = await httpFetch(`${base}/kept`, { method: 'POST', body: '{}' });
-    assert.equal(posted.status, 307);
-    assert.equal(posted.headers.get('location'), '/card');
+    assert.equal(got.redirected, true);
+    assert.equal(got.url, `${base}/card`);
+    const direct = await httpFetch(`${base}/card`);
+    await direct.body?.cancel();
+    assert.equal(direct.redirected, false);
+    assert.equal(direct.url, `${base}/card`);
     await assert.rejects(httpFetch(`${base}/loop`), (err: Error) => err instanceof TypeError && /redirect count exceeded/.test(String((err.cause as Error).message)));
   });
 
-  test('a redirect to another origin does not carry the bearer token on; one to the same origin does', async () => {
-    const other = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ authorization: req.headers.authorization ?? null })));
+  test('a POST answered 307 or 308 (Caddy\'s http -> https redirect) is sent on with its method and body, as fetch does; 301, 302 or 303, which fetch sends on as a bodiless GET, is refused naming where it pointed', async () => {
+    for (const path of ['/kept', '/permanent']) {
+      const posted = await httpFetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0"}' });
+      assert.equal(posted.status, 200, path);
+      assert.deepEqual(await posted.json(), { method: 'POST', url: '/card', body: '{"jsonrpc":"2.0"}' }, path);
+      assert.equal(seen.at(-1)!.headers['content-length'], '17');
+    }
+    for (const path of ['/moved', '/see-other']) {
+      await assert.rejects(httpFetch(`${base}${path}`, { method: 'POST', body: '{}' }), (err: Error) => {
+        assert.ok(err instanceof TypeError && err.cause instanceof RedirectRefused, String(err));
+        assert.equal(err.cause.location, `${base}/card`);
+        assert.match(err.cause.message, /^POST answered HTTP 30[23], a redirect to http:\/\/127\.0\.0\.1:\d+\/card that would be followed as a GET without the request's body$/);
+        return true;
+      });
+    }
+    // Told to the CLI's user with the URL to give instead.
+    const post = registryFetch({ url: base, tokenSource: 'none', timeoutMs: 5000 });
+    await assert.rejects(post(`${base}/see-other`, { method: 'POST', body: '{}' }), {
+      constructor: RegistryUnreachable,
+      message: `cannot reach the registry at ${base}: POST /see-other was redirected (HTTP 303) to ${base}/card, where a JSON-RPC request would arrive as a GET without its body: give ${base}/card as --registry or A2A_REGISTRY_URL`,
+    });
+    // redirect: 'manual' has it as it came, redirect: 'error' rejects at it.
+    const manual = await httpFetch(`${base}/kept`, { method: 'POST', body: '{}', redirect: 'manual' });
+    assert.equal(manual.status, 307);
+    assert.equal(manual.headers.get('location'), '/card');
+    await assert.rejects(httpFetch(`${base}/kept`, { method: 'POST', body: '{}', redirect: 'error' }), (err: Error) => /unexpected redirect/.test(String((err.cause as Error).message)));
+  });
+
+  test('a redirect to another origin does not carry the bearer token on (a POST keeps its body); one to the same origin does; the CLI then knows the registry saw no token', async () => {
+    const other = http.createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (d: string) => (body += d));
+      req.on('end', () => {
+        const status = req.url === '/a2a/jsonrpc' && !req.headers.authorization ? 401 : 200;
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ authorization: req.headers.authorization ?? null, body }));
+      });
+    });
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
-    const away = http.createServer((_req, res) => res.writeHead(302, { location: `http://127.0.0.1:${(other.address() as AddressInfo).port}/card` }).end());
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const away = http.createServer((req, res) => res.writeHead(308, { location: `${otherUrl}${req.url}` }).end());
     await new Promise<void>((resolve) => away.listen(0, '127.0.0.1', resolve));
+    const awayUrl = `http://127.0.0.1:${(away.address() as AddressInfo).port}`;
     try {
-      const response = await httpFetch(`http://127.0.0.1:${(away.address() as AddressInfo).port}/`, { headers: { authorization: 'Bearer secret' } });
-      assert.deepEqual(await response.json(), { authorization: null });
+      const response = await httpFetch(`${awayUrl}/card`, { headers: { authorization: 'Bearer secret' } });
+      assert.deepEqual(await response.json(), { authorization: null, body: '' });
+      const posted = await httpFetch(`${awayUrl}/card`, { method: 'POST', headers: { authorization: 'Bearer secret' }, body: '{"a":1}' });
+      assert.deepEqual(await posted.json(), { authorization: null, body: '{"a":1}' });
       await httpFetch(`${base}/moved`, { headers: { authorization: 'Bearer secret' } });
       assert.equal(seen.at(-1)!.url, '/card');
       assert.equal(seen.at(-1)!.headers.authorization, 'Bearer secret');
+      // A write through an http -> https redirect: the registry saw no token, which the CLI's hint then says (remote.ts), not that the token is wrong.
+      const connection: Connection = { url: awayUrl, token: 'secret', tokenSource: 'option', timeoutMs: 5000 };
+      await assert.rejects(registryFetch(connection)(`${awayUrl}/a2a/jsonrpc`, { method: 'POST', body: '{}' }), (err: Error) => err instanceof RegistryDeclined && err.error.code === 'UNAUTHENTICATED');
+      assert.equal(connection.tokenLeftAt, otherUrl);
+      const sameOrigin: Connection = { url: base, token: 'secret', tokenSource: 'option', timeoutMs: 5000 };
+      await (await registryFetch(sameOrigin)(`${base}/moved`)).body?.cancel();
+      assert.equal(sameOrigin.tokenLeftAt, undefined);
     } finally {
       other.close();
       away.close();

@@ -13,7 +13,7 @@ import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
-import { UnusableAnswer, httpFetch } from './http-fetch.js';
+import { RedirectRefused, UnusableAnswer, httpFetch } from './http-fetch.js';
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -151,6 +151,12 @@ export interface Connection {
    * not read it: the CLI run as another user than the registry's), for the hint after a refusal.
    */
   unreadableTokenFile?: string;
+  /**
+   * Set by the fetch when a request carrying the token was redirected to another origin (an
+   * http:// URL the registry's proxy sends on to https://): the registry's base URL there. As
+   * fetch does, the token is not sent on to another origin, so the registry saw none.
+   */
+  tokenLeftAt?: string;
   timeoutMs: number;
   /** A watch: its event stream stays open past the timeout (which still bounds the wait for its headers). */
   openStreams?: boolean;
@@ -264,12 +270,20 @@ export function registryFetch(connection: Connection): typeof fetch {
         await response.body?.cancel();
         response = await send();
       }
+      connection.tokenLeftAt ??= tokenLeftBehind(connection, input, response);
       if (response.status === 401 || response.status === 429) throw await refusedAtDoor(response);
     } catch (err) {
       clearTimeout(timer);
       if (err instanceof RegistryDeclined || outer?.aborted) throw err;
       const unusable = causeOf(err, UnusableAnswer);
       if (unusable) throw new RegistryUnreachable(notARegistry(connection.url, input, init?.method, oneLine(unusable.message, 200)), { cause: err });
+      const redirect = causeOf(err, RedirectRefused);
+      if (redirect) {
+        throw new RegistryUnreachable(
+          `cannot reach the registry at ${connection.url}: ${redirect.method} ${pathOf(input)} was redirected (HTTP ${redirect.status}) to ${redirect.location}, where a JSON-RPC request would arrive as a GET without its body: give ${registryBase(new URL(redirect.location))} as --registry or A2A_REGISTRY_URL`,
+          { cause: err },
+        );
+      }
       const reason = controller.signal.aborted ? `no answer within ${seconds} s` : networkReason(err);
       throw new RegistryUnreachable(`cannot reach the registry at ${connection.url}: ${reason}`, { cause: err });
     }
@@ -304,14 +318,33 @@ function registryAnswer(response: Response): boolean {
  * HTML was printed).
  */
 function notARegistry(url: string, input: Parameters<typeof fetch>[0], method: string | undefined, answered: string): string {
-  const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-  let where: string;
+  return `no A2A registry at ${url} (${method ?? 'GET'} ${pathOf(input)} was answered ${answered}); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`;
+}
+
+const urlOf = (input: Parameters<typeof fetch>[0]): string => (typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+
+/** The path a request was sent to ("/a2a/jsonrpc"), for messages. */
+function pathOf(input: Parameters<typeof fetch>[0]): string {
   try {
-    where = new URL(target).pathname;
+    return new URL(urlOf(input)).pathname;
   } catch {
-    where = target;
+    return urlOf(input);
   }
-  return `no A2A registry at ${url} (${method ?? 'GET'} ${where} was answered ${answered}); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`;
+}
+
+/**
+ * The registry's base URL at the origin a request was redirected to (http -> https is another),
+ * which its bearer token was not sent on to; undefined when it sent none or was answered at the
+ * origin it was sent to.
+ */
+function tokenLeftBehind(connection: Connection, input: Parameters<typeof fetch>[0], response: Response): string | undefined {
+  if (!connection.token || connection.adminTokenRefused || !response.redirected) return undefined;
+  try {
+    const at = new URL(response.url);
+    return at.origin !== new URL(urlOf(input)).origin ? registryBase(at) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const httpStatus = (response: Response): string => `HTTP ${response.status}${response.statusText ? ` ${oneLine(response.statusText, 60)}` : ''}`;

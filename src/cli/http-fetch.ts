@@ -7,12 +7,23 @@
  *
  * What the registry's client asks of a fetch, as fetch does it: the method, headers and a body
  * (a string or bytes), an AbortSignal whose reason rejects the request, or errors the body being
- * read, and a real Response whose body streams (SSE). An answer no Response can hold (a status
+ * read, and a real Response whose body streams (SSE), its `url` and `redirected` as fetch sets
+ * them. An answer no Response can hold (a status
  * HTTP has not, such as 600, or a 101 nothing asked for) rejects the fetch, its cause an
- * UnusableAnswer naming it. Not done here, as the registry's client
- * needs none of it: a Request object or a streamed body as input (handed to the global fetch),
- * compressed answers (none is asked for: no Accept-Encoding), redirects of a POST (answered as
- * they come; a GET follows up to 20, as fetch does).
+ * UnusableAnswer naming it.
+ *
+ * Redirects are followed as fetch follows them (WHATWG fetch, "HTTP-redirect fetch"), up to 20:
+ * a GET or HEAD whatever the status; a POST answered 307 or 308 (Caddy's http -> https redirect)
+ * is sent on with its method and body, which are in memory. Sent to another origin (http -> https
+ * is one), a redirected request leaves its credentials behind (Authorization: the registry's
+ * token). Where fetch would send a POST on as a GET without its body (301, 302, 303) it is
+ * refused instead, the rejection's cause a RedirectRefused naming the Location: a JSON-RPC
+ * request sent on as a bodiless GET reaches nothing that can answer it. `redirect: 'manual'`
+ * gives the redirect as it came, `redirect: 'error'` rejects at the first.
+ *
+ * Not done here, as the registry's client needs none of it: a Request object or a streamed body
+ * as input (handed to the global fetch, which refuses to send a streamed body on at a redirect,
+ * having none left to send); compressed answers (none is asked for: no Accept-Encoding).
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
@@ -38,11 +49,12 @@ export const httpFetch: typeof fetch = async (input: FetchInput, init?: FetchIni
   for (let redirects = 0; ; redirects++) {
     const response = await send(url, method, headers, body ?? undefined, init?.signal ?? undefined);
     const location = response.headers.get('location');
-    if (!REDIRECTS.has(response.status) || location === null || (method !== 'GET' && method !== 'HEAD') || init?.redirect === 'manual') return response;
+    if (!REDIRECTS.has(response.status) || location === null || init?.redirect === 'manual') return answeredAt(response, url, redirects > 0);
     await response.body?.cancel();
     if (init?.redirect === 'error') throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
     if (redirects === MAX_REDIRECTS) throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') });
     const next = new URL(location, url);
+    if (becomesGet(response.status, method)) throw new TypeError('fetch failed', { cause: new RedirectRefused(method, response.status, next.href) });
     // As fetch: credentials are not sent on to another origin (the registry's token to whatever
     // host a redirect names).
     if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
@@ -56,6 +68,28 @@ export const httpFetch: typeof fetch = async (input: FetchInput, init?: FetchIni
  * 599)"), for the caller to say where it came from.
  */
 export class UnusableAnswer extends Error {}
+
+/** As fetch's: the Response's `url` is where it was answered, `redirected` whether a redirect led there. */
+function answeredAt(response: Response, url: URL, redirected: boolean): Response {
+  return Object.defineProperties(response, { url: { value: url.href }, redirected: { value: redirected } });
+}
+
+/** Where fetch sends a request on as a GET without its body: a POST answered 301 or 302, anything but a GET or HEAD answered 303. */
+const becomesGet = (status: number, method: string): boolean => (status === 303 && method !== 'GET' && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST');
+
+/**
+ * A redirect that fetch would follow as a GET without the request's body (a POST answered 301,
+ * 302 or 303), refused: the cause of the fetch's rejection, naming where it pointed.
+ */
+export class RedirectRefused extends Error {
+  constructor(
+    readonly method: string,
+    readonly status: number,
+    readonly location: string,
+  ) {
+    super(`${method} answered HTTP ${status}, a redirect to ${location} that would be followed as a GET without the request's body`);
+  }
+}
 
 /** Headers a redirect to another origin does not carry on. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
