@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import zlib from 'node:zlib';
 import { RegistryDeclined, RegistryUnreachable, registryFetch, type Connection } from '../src/cli/connection.js';
-import { RedirectRefused, UnusableAnswer, httpFetch } from '../src/cli/http-fetch.js';
+import { RedirectRefused, httpFetch } from '../src/cli/http-fetch.js';
+import { UnusableAnswer } from '../src/cli/unusable-answer.js';
 
 /** A server that answers every request with `bytes` as they are, whatever HTTP would allow; closed by the returned function. */
 async function rawServer(bytes: string): Promise<{ url: string; close: () => void }> {
@@ -199,6 +201,67 @@ describe('the CLI\'s fetch (node:http)', () => {
       } finally {
         raw.close();
       }
+    }
+  });
+
+  test('a compressed answer, which it does not ask for (no Accept-Encoding) but a proxy may send all the same, is decoded as fetch decodes it: gzip, deflate (zlib or raw), br, several in turn; an event stream still streams', async () => {
+    const json = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { name: 'é'.repeat(2000) } });
+    const encoded: Record<string, Buffer> = {
+      gzip: zlib.gzipSync(json),
+      'x-gzip': zlib.gzipSync(json),
+      deflate: zlib.deflateSync(json),
+      'Deflate ': zlib.deflateRawSync(json),
+      br: zlib.brotliCompressSync(json),
+      'gzip, br': zlib.brotliCompressSync(zlib.gzipSync(json)),
+      'identity, gzip': zlib.gzipSync(json),
+    };
+    let acceptEncoding: string | undefined = 'unset';
+    const compressing = http.createServer((req, res) => {
+      acceptEncoding = req.headers['accept-encoding'];
+      const coding = decodeURIComponent(req.url!.slice(1));
+      if (coding === 'stream') {
+        // An event stream through a compressing proxy: each event flushed as it comes.
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+        const gzip = zlib.createGzip();
+        gzip.pipe(res);
+        gzip.write('data: {"first":true}\n\n');
+        return void gzip.flush();
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding }).end(encoded[coding] ?? Buffer.from(json));
+    });
+    await new Promise<void>((resolve) => compressing.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(compressing.address() as AddressInfo).port}`;
+    try {
+      for (const coding of Object.keys(encoded)) {
+        const response = await httpFetch(`${at}/${encodeURIComponent(coding)}`, { method: 'POST', body: '{}' });
+        assert.equal(await response.text(), json, coding);
+      }
+      assert.equal(acceptEncoding, undefined, 'no Accept-Encoding is sent');
+      const controller = new AbortController();
+      const stream = await httpFetch(`${at}/stream`, { method: 'POST', body: '{}', signal: controller.signal });
+      const reader = stream.body!.getReader();
+      assert.equal(new TextDecoder().decode((await reader.read()).value), 'data: {"first":true}\n\n', 'the first event, the stream still open');
+      const next = reader.read();
+      const timeout = new Error('the answer was not complete within 1 s');
+      controller.abort(timeout);
+      await assert.rejects(next, (err) => err === timeout);
+      // A coding it cannot decode: named, not JSON.parse's "Unexpected token" over the bytes.
+      await assert.rejects(httpFetch(`${at}/zstd`, { method: 'POST', body: '{}' }), (err: Error) => {
+        assert.ok(err.cause instanceof UnusableAnswer, String(err.cause));
+        assert.equal(err.cause.message, 'compressed as zstd (Content-Encoding), which the CLI cannot decode (it decodes gzip, deflate and br)');
+        return true;
+      });
+      const fetchCard = registryFetch({ url: at, tokenSource: 'none', timeoutMs: 5000 });
+      await assert.rejects(fetchCard(`${at}/compress`), {
+        constructor: RegistryUnreachable,
+        message: `no A2A registry at ${at} (GET /compress was answered compressed as compress (Content-Encoding), which the CLI cannot decode (it decodes gzip, deflate and br)); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`,
+      });
+      // Bytes that are not the coding they claim: the body being read fails, saying so.
+      const damaged = await httpFetch(`${at}/gzip,%20gzip`);
+      await assert.rejects(damaged.text(), { constructor: UnusableAnswer, message: 'gzip-compressed (Content-Encoding) with bytes that do not decode (incorrect header check)' });
+    } finally {
+      compressing.closeAllConnections();
+      compressing.close();
     }
   });
 });

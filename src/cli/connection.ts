@@ -13,7 +13,8 @@ import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
-import { RedirectRefused, UnusableAnswer, httpFetch } from './http-fetch.js';
+import { RedirectRefused, httpFetch } from './http-fetch.js';
+import { UnusableAnswer } from './unusable-answer.js';
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_TIMEOUT_SECONDS = 30;

@@ -21,12 +21,18 @@
  * request sent on as a bodiless GET reaches nothing that can answer it. `redirect: 'manual'`
  * gives the redirect as it came, `redirect: 'error'` rejects at the first.
  *
+ * A compressed answer (gzip, deflate, br), which the CLI does not ask for but a proxy may send all
+ * the same, is decoded as fetch decodes it (./content-codings.ts); one in another coding (zstd)
+ * rejects the fetch, an UnusableAnswer naming the coding.
+ *
  * Not done here, as the registry's client needs none of it: a Request object or a streamed body
  * as input (handed to the global fetch, which refuses to send a streamed body on at a redirect,
- * having none left to send); compressed answers (none is asked for: no Accept-Encoding).
+ * having none left to send).
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { contentCodings, decodedBody, undecodable } from './content-codings.js';
+import { UnusableAnswer } from './unusable-answer.js';
 
 type FetchInput = Parameters<typeof fetch>[0];
 type FetchInit = Parameters<typeof fetch>[1];
@@ -61,13 +67,6 @@ export const httpFetch: typeof fetch = async (input: FetchInput, init?: FetchIni
     url = next;
   }
 };
-
-/**
- * An answer that came but that no Response can hold (a status HTTP has not): the cause of the
- * fetch's rejection, its message what came ("HTTP 600 Weird, which is no HTTP status (200 to
- * 599)"), for the caller to say where it came from.
- */
-export class UnusableAnswer extends Error {}
 
 /** As fetch's: the Response's `url` is where it was answered, `redirected` whether a redirect led there. */
 function answeredAt(response: Response, url: URL, redirected: boolean): Response {
@@ -130,14 +129,26 @@ async function send(url: URL, method: string, headers: Record<string, string>, b
       // asked for): a Response takes 200 to 599 only (its constructor throws a RangeError).
       if (status < 200 || status > 599) return unusable(new UnusableAnswer(`HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}, which is no HTTP status (200 to 599)`));
       const hasBody = !NULL_BODY_STATUSES.has(status) && method !== 'HEAD';
-      if (!hasBody) res.resume();
-      try {
-        const answerHeaders = new Headers();
-        for (let i = 0; i < res.rawHeaders.length; i += 2) answerHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-        resolve(new Response(hasBody ? (Readable.toWeb(res) as ReadableStream<Uint8Array>) : null, { status, statusText: res.statusMessage ?? '', headers: answerHeaders }));
-      } catch (err) {
-        unusable(err as Error);
+      const respond = (body: Readable | null): void => {
+        try {
+          const answerHeaders = new Headers();
+          for (let i = 0; i < res.rawHeaders.length; i += 2) answerHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+          resolve(new Response(body ? (Readable.toWeb(body) as ReadableStream<Uint8Array>) : null, { status, statusText: res.statusMessage ?? '', headers: answerHeaders }));
+        } catch (err) {
+          unusable(err as Error);
+        }
+      };
+      if (!hasBody) {
+        res.resume();
+        return respond(null);
       }
+      // A compressed answer, though none was asked for (./content-codings.ts); a redirect's body
+      // is not read, as fetch does not decode it.
+      const codings = REDIRECTS.has(status) && res.headers.location !== undefined ? [] : contentCodings(res.headers['content-encoding']);
+      if (codings.length === 0) return respond(res);
+      const why = undecodable(codings);
+      if (why !== undefined) return unusable(new UnusableAnswer(why));
+      decodedBody(res, codings).then(respond, unusable);
     });
     request.end(body);
   });
