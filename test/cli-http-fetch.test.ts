@@ -4,6 +4,7 @@
  * (errors, timeouts, streams, TLS) are driven through it by cli.test.ts.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -65,6 +66,20 @@ describe('the CLI\'s fetch (node:http)', () => {
       assert.equal(last.headers.authorization, 'Bearer t');
       assert.equal(last.headers['content-length'], String(Buffer.byteLength(sent)));
     }
+  });
+
+  test('it names itself (User-Agent: WAF rules refuse requests without one) unless told otherwise; the CLI asks for JSON where the SDK names no type (the card), and keeps the type it names', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    await (await httpFetch(`${base}/card`)).body?.cancel();
+    assert.equal(seen.at(-1)!.headers['user-agent'], `a2a-agent-registry/${version} (cli)`);
+    await (await httpFetch(`${base}/card`, { headers: { 'User-Agent': 'probe/1' } })).body?.cancel();
+    assert.equal(seen.at(-1)!.headers['user-agent'], 'probe/1');
+    const cliFetch = registryFetch({ url: base, tokenSource: 'none', timeoutMs: 5000 });
+    await (await cliFetch(`${base}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).body?.cancel();
+    assert.equal(seen.at(-1)!.headers.accept, 'application/json');
+    assert.equal(seen.at(-1)!.headers['user-agent'], `a2a-agent-registry/${version} (cli)`);
+    await (await cliFetch(`${base}/a2a/jsonrpc`, { method: 'POST', headers: { Accept: 'text/event-stream' }, body: '{}' })).body?.cancel();
+    assert.equal(seen.at(-1)!.headers.accept, 'text/event-stream');
   });
 
   test('a GET follows a redirect, as fetch does (the card at another URL), its Response\'s url where it was answered; a loop ends', async () => {

@@ -255,6 +255,10 @@ export function registryFetch(connection: Connection): typeof fetch {
     if (outer) outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
     const send = (): Promise<Response> => {
       const headers = new Headers(init?.headers);
+      // Every answer the CLI reads from a registry is JSON: the card's GET, which names no type,
+      // says so (a server or proxy choosing by Accept answers it JSON rather than a web page). The
+      // SDK's transports name theirs (the JSON-RPC and event-stream types), which stay.
+      if (!headers.has('accept')) headers.set('accept', 'application/json');
       if (connection.token && !connection.adminTokenRefused) headers.set('authorization', `Bearer ${connection.token}`);
       return httpFetch(input, { ...init, headers, signal: controller.signal });
     };

@@ -5,7 +5,8 @@
  * own), about half of what a command like `search` spends; node:http is already in the process.
  * bench/cli-cpu.ts measures it.
  *
- * What the registry's client asks of a fetch, as fetch does it: the method, headers and a body
+ * What the registry's client asks of a fetch, as fetch does it: the method, headers (and a
+ * User-Agent when they name none, "a2a-agent-registry/<version> (cli)") and a body
  * (a string or bytes), an AbortSignal whose reason rejects the request, or errors the body being
  * read, and a real Response whose body streams (SSE), its `url` and `redirected` as fetch sets
  * them. An answer no Response can hold (a status
@@ -33,6 +34,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { contentCodings, decodedBody, undecodable } from './content-codings.js';
 import { UnusableAnswer } from './unusable-answer.js';
+import { readPackageVersion } from '../lib/package-info.js';
 
 type FetchInput = Parameters<typeof fetch>[0];
 type FetchInit = Parameters<typeof fetch>[1];
@@ -50,6 +52,7 @@ export const httpFetch: typeof fetch = async (input: FetchInput, init?: FetchIni
   const method = (init?.method ?? 'GET').toUpperCase();
   const headers: Record<string, string> = {};
   new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+  headers['user-agent'] ??= cliUserAgent();
   if (typeof body === 'string' || body instanceof Uint8Array) headers['content-length'] = String(Buffer.byteLength(body));
   let url = new URL(String(input));
   for (let redirects = 0; ; redirects++) {
@@ -67,6 +70,15 @@ export const httpFetch: typeof fetch = async (input: FetchInput, init?: FetchIni
     url = next;
   }
 };
+
+/**
+ * The CLI names itself, as fetch did ("node"): firewalls in front of a registry (WAF rules) refuse
+ * requests without a User-Agent, and the registry's operator can tell the CLI's requests apart.
+ * Named as the registry's own outbound requests are (a2a-agent-registry/<version> (+<its URL>),
+ * `import`'s (import)).
+ */
+let userAgent: string | undefined;
+const cliUserAgent = (): string => (userAgent ??= `a2a-agent-registry/${readPackageVersion()} (cli)`);
 
 /** As fetch's: the Response's `url` is where it was answered, `redirected` whether a redirect led there. */
 function answeredAt(response: Response, url: URL, redirected: boolean): Response {
