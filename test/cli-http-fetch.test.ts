@@ -9,9 +9,11 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
-import { RegistryDeclined, RegistryUnreachable, registryFetch, type Connection } from '../src/cli/connection.js';
+import { RegistryClient } from '../src/cli/client.js';
+import { RegistryDeclined, RegistryUnreachable, dataPart, registryFetch, type Connection } from '../src/cli/connection.js';
 import { RedirectRefused, httpFetch } from '../src/cli/http-fetch.js';
 import { UnusableAnswer } from '../src/cli/unusable-answer.js';
+import { v1Card } from './support/documents.js';
 
 /** A server that answers every request with `bytes` as they are, whatever HTTP would allow; closed by the returned function. */
 async function rawServer(bytes: string): Promise<{ url: string; close: () => void }> {
@@ -277,6 +279,47 @@ describe('the CLI\'s fetch (node:http)', () => {
     } finally {
       compressing.closeAllConnections();
       compressing.close();
+    }
+  });
+
+  test('a connection cut mid-answer (the card, a POST; a length given or chunked) is a registry that cannot be reached, exit 3 (scripts retry it), through the SDK as through the fetch; a compressed body that does not decode, an answer from no registry', async () => {
+    let at = '';
+    // Under /whole a registry whose card comes whole and whose answers are cut; under /cut, its card cut too.
+    const cutting = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/gzip') return void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end('{"not":"gzip"}');
+        const card = req.url!.endsWith('/.well-known/agent-card.json');
+        const json = card ? JSON.stringify(v1Card('Cut Registry', `${at}/whole/a2a/jsonrpc`)) : `{"jsonrpc":"2.0","id":1,"result":{"padding":"${'x'.repeat(4000)}"}}`;
+        res.writeHead(200, { 'content-type': 'application/json', ...(req.url!.endsWith('chunked') ? {} : { 'content-length': Buffer.byteLength(json) }) });
+        if (card && req.url!.startsWith('/whole/')) return void res.end(json);
+        res.write(json.slice(0, 100));
+        setTimeout(() => res.socket?.destroy(), 20);
+      });
+    });
+    await new Promise<void>((resolve) => cutting.listen(0, '127.0.0.1', resolve));
+    at = `http://127.0.0.1:${(cutting.address() as AddressInfo).port}`;
+    const cut = (url: string) => `cannot reach the registry at ${url}: the connection closed mid-answer (connection reset)`;
+    try {
+      const cliFetch = registryFetch({ url: at, tokenSource: 'none', timeoutMs: 5000 });
+      for (const path of ['/cut/.well-known/agent-card.json', '/card-chunked']) {
+        await assert.rejects(async () => (await cliFetch(`${at}${path}`)).json(), { constructor: RegistryUnreachable, message: cut(at) }, path);
+      }
+      for (const path of ['/a2a/jsonrpc', '/a2a/jsonrpc-chunked']) {
+        await assert.rejects(async () => (await cliFetch(`${at}${path}`, { method: 'POST', body: '{}' })).json(), { constructor: RegistryUnreachable, message: cut(at) }, path);
+      }
+      await assert.rejects(async () => (await cliFetch(`${at}/gzip`)).json(), {
+        constructor: RegistryUnreachable,
+        message: `no A2A registry at ${at} (GET /gzip was answered gzip-compressed (Content-Encoding) with bytes that do not decode (incorrect header check)); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`,
+      });
+      // Through the SDK, as a command meets it: it was "no A2A registry at … (aborted)", and for a
+      // POST "the registry answered with an error: aborted" (exit 1).
+      await assert.rejects(RegistryClient.connect({ url: `${at}/cut`, tokenSource: 'none', timeoutMs: 5000 }), { constructor: RegistryUnreachable, message: cut(`${at}/cut`) });
+      const client = await RegistryClient.connect({ url: `${at}/whole`, tokenSource: 'none', timeoutMs: 5000 });
+      await assert.rejects(client.send([dataPart({ get: { id: 'x' } })]), { constructor: RegistryUnreachable, message: cut(`${at}/whole`) });
+    } finally {
+      cutting.closeAllConnections();
+      cutting.close();
     }
   });
 });

@@ -302,8 +302,40 @@ export function registryFetch(connection: Connection): typeof fetch {
     // Left to fire on a body read in full long before: aborting a finished answer does nothing,
     // and an unreferenced timer never keeps the command from exiting.
     else timer.unref();
-    return response;
+    return withBodyFailures(response, (err) => {
+      // The timeout's (RegistryUnreachable already), or an abort the caller asked for: as they came.
+      if (err instanceof RegistryUnreachable || outer?.aborted) return err;
+      // Bytes that are no answer (compressed ones that do not decode): as when found before the body.
+      if (err instanceof UnusableAnswer) return new RegistryUnreachable(notARegistry(connection.url, input, init?.method, oneLine(err.message, 200)), { cause: err });
+      return new RegistryUnreachable(`cannot reach the registry at ${connection.url}: the connection closed mid-answer (${networkReason(err)})`, { cause: err });
+    });
   };
+}
+
+/**
+ * `response`, whose body, when reading it fails, fails with `told(error)`. Whatever fails while a
+ * body is read is the connection (cut: node:http's "aborted", ECONNRESET; a TLS error) unless it
+ * is the CLI's own doing, and is told as a registry that cannot be reached, exit 3, which scripts
+ * retry: it was node:http's "aborted", which reached the user as an error the registry answered
+ * ("the registry answered with an error: aborted", exit 1) or as no registry at all.
+ */
+function withBodyFailures(response: Response, told: (err: unknown) => unknown): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (err) {
+        controller.error(told(err));
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const wrapped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return Object.defineProperties(wrapped, { url: { value: response.url }, redirected: { value: response.redirected } });
 }
 
 /**
