@@ -50,11 +50,17 @@ export function serveEnvironment(options: ServeOptions, env: NodeJS.ProcessEnv):
   return merged;
 }
 
-/** "PORT must be..." becomes "--port (PORT) must be..." when the value came from the flag: a configuration or start-up message. */
+/**
+ * "PORT must be..." becomes "--port (PORT) must be..." when the value came from the flag: a
+ * configuration or start-up message. Every mention, the first as "--host (HOST)", the others as
+ * the flag: "set HOST to one of its addresses" told to set what the flag overrides.
+ */
 export function nameFlags(message: string, options: ServeOptions): string {
   let text = message;
   for (const [key, variable, flag] of FLAG_VARIABLES) {
-    if (options[key] !== undefined) text = text.replace(new RegExp(`\\b${variable}\\b`), `${flag} (${variable})`);
+    if (options[key] === undefined) continue;
+    let named = 0;
+    text = text.replace(new RegExp(`\\b${variable}\\b`, 'g'), () => (named++ === 0 ? `${flag} (${variable})` : flag));
   }
   return text;
 }
