@@ -6,12 +6,11 @@
  * bench/cli-cpu.ts measures it.
  *
  * What the registry's client asks of a fetch, as fetch does it: the method, headers (and a
- * User-Agent when they name none, "a2a-agent-registry/<version> (cli)") and a body
- * (a string or bytes), an AbortSignal whose reason rejects the request, or errors the body being
- * read, and a real Response whose body streams (SSE), its `url` and `redirected` as fetch sets
- * them. An answer no Response can hold (a status
- * HTTP has not, such as 600, or a 101 nothing asked for) rejects the fetch, its cause an
- * UnusableAnswer naming it.
+ * User-Agent when they name none, "a2a-agent-registry/<version> (cli)") and a body (a string or
+ * bytes), an AbortSignal whose reason rejects the request, or errors the body being read, and a
+ * real Response whose body streams (SSE), its `url` and `redirected` as fetch sets them. An
+ * answer no Response can hold (a status HTTP has not, such as 600, or a 101 nothing asked for)
+ * rejects the fetch, its cause an UnusableAnswer naming it.
  *
  * Redirects are followed as fetch follows them (WHATWG fetch, "HTTP-redirect fetch"), up to 20:
  * a GET or HEAD whatever the status; a POST answered 307 or 308 (Caddy's http -> https redirect)
