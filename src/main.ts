@@ -1,6 +1,7 @@
 /**
  * `npm start`: load the configuration from the environment, start the registry, stop it
- * gracefully on SIGTERM/SIGINT. Invalid configuration stops start-up with one clear line.
+ * gracefully on SIGTERM/SIGINT (caught from the first line: ./stop-signals.ts). Invalid
+ * configuration stops start-up with one clear line.
  *
  * The registry's modules are loaded only once the configuration is known to be good (a refusal
  * costs a fifth of a second, not a second of loading the server first), and after Node's module
@@ -12,9 +13,13 @@
 import module from 'node:module';
 import type { RegistryConfig } from './config/config.js';
 import { isMainModule } from './lib/entry-point.js';
+import { catchStopSignals } from './stop-signals.js';
 
 // `npm start`, `npm run dev` (tsx), however the path to it is spelt; an import of this file (none is meant: `a2a-registry serve` calls run-server.ts) starts nothing.
 if (isMainModule(import.meta.url)) {
+  // First: a SIGTERM while the rest loads is kept for run-server.ts, not Node's default action
+  // (143 without a word, or nothing at all as PID 1 in a container).
+  catchStopSignals();
   module.enableCompileCache?.();
   const { ConfigError, loadConfig } = await import('./config/config.js');
   /** Invalid configuration: one line, exit 2. */

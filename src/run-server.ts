@@ -9,6 +9,7 @@ import { bridgeConsole } from './observability/console-bridge.js';
 import { exitOnceLogged } from './observability/log-destination.js';
 import { createLogger } from './observability/logger.js';
 import { startRegistry, type RunningRegistry } from './server.js';
+import { catchStopSignals } from './stop-signals.js';
 
 export async function runServer(config: RegistryConfig): Promise<void> {
   const log = createLogger(config.logLevel);
@@ -17,7 +18,8 @@ export async function runServer(config: RegistryConfig): Promise<void> {
   // Handled from the start, not once started: opening storage may take long (a migration, a
   // PostgreSQL replica waiting for its database), and meanwhile a SIGTERM killed the process
   // without a word or, as PID 1 in a container (which has no default action for it), was ignored
-  // until Docker's SIGKILL. A stop asked for then gives the start up; exit 0 as for any asked-for stop.
+  // until Docker's SIGKILL. A stop asked for then gives the start up; exit 0 as for any asked-for
+  // stop. The handlers are ./stop-signals.ts's, installed before this module was loaded.
   const starting = new AbortController();
   let registry: RunningRegistry | undefined;
   let stopping: string | undefined;
@@ -37,9 +39,15 @@ export async function runServer(config: RegistryConfig): Promise<void> {
     if (registry) shutDown(registry, signal);
     else starting.abort();
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  // At once if one came while the registry's modules loaded (main.ts and serve catch them from
+  // their first line): the start is then given up before anything opens. A signal reaches its
+  // handler only when the event loop next polls, which loading modules does not let it do (nor a
+  // start on SQLite, whose opening is synchronous: it ran to its end, then stopped): one turn of
+  // the loop first.
+  catchStopSignals().onStop(stop);
+  await new Promise((resolve) => setImmediate(resolve));
   try {
+    if (starting.signal.aborted) throw new StartStopped();
     registry = await startRegistry(config, log, { signal: starting.signal });
   } catch (err) {
     if (!(err instanceof StartStopped)) throw err;

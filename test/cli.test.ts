@@ -20,6 +20,7 @@ import { typedArgumentsAt } from '../src/cli/output.js';
 import { resolveConnection } from '../src/cli/connection.js';
 import { buildProgram } from '../src/cli/main.js';
 import { searchArguments } from '../src/cli/commands/search.js';
+import { nameFlags } from '../src/cli/commands/serve.js';
 import { loadConfig } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -1152,7 +1153,12 @@ describe('a2a-registry serve', () => {
     // names that cannot be read, are settings to fix all the same (exit 2): "could not start" (exit 1).
     const noHost = await cli(['serve', '--host', '999.1.1.1', '--port', '0', '--data-dir', tempDir()]);
     assert.equal(noHost.code, 2, noHost.stderr);
-    assert.match(noHost.stderr, /^a2a-registry: invalid configuration: --host \(HOST\) 999\.1\.1\.1 is no name this machine can resolve: set HOST to an address of this machine/);
+    // Every mention names the flag: "set HOST to ..." told to set what --host overrides.
+    assert.match(noHost.stderr, /^a2a-registry: invalid configuration: --host \(HOST\) 999\.1\.1\.1 is no name this machine can resolve: set --host to an address of this machine/);
+    assert.equal(
+      nameFlags('invalid configuration: HOST 10.9.9.9 is no address of this machine: set HOST to one of its addresses (127.0.0.1, or 0.0.0.0 for every interface)', { host: '10.9.9.9' }),
+      'invalid configuration: --host (HOST) 10.9.9.9 is no address of this machine: set --host to one of its addresses (127.0.0.1, or 0.0.0.0 for every interface)',
+    );
     const noKeys = await cli(['serve', '--port', '0', '--data-dir', tempDir(), '--json'], { env: { REGISTRY_TRUSTED_KEYS: '/nonexistent-a2a-registry/keys.json' } });
     assert.equal(noKeys.code, 2, noKeys.stderr);
     assert.equal(noKeys.stderr.split('\n').length, 2, noKeys.stderr);

@@ -11,12 +11,16 @@
  * A SIGTERM or SIGINT while storage waits to open (the built registry, as `npm start` runs it, a
  * replica whose database is not reachable yet) stops it at once, exit 0, saying it stopped before
  * it was ready: the handlers were installed only once started, so the signal killed it without a
- * word, or was ignored by the registry as PID 1 in a container until Docker's SIGKILL.
+ * word, or was ignored by the registry as PID 1 in a container until Docker's SIGKILL. So does
+ * one while `npm start` or `a2a-registry serve` still loads the registry's modules, before
+ * storage is even asked for.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
 import net from 'node:net';
@@ -26,7 +30,7 @@ import { StartStopped, openStorage } from '../src/composition/open-storage.js';
 import { createLogger } from '../src/observability/logger.js';
 import { MIGRATION_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import type { RegistryStore } from '../src/storage/types.js';
-import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
+import { BIN, BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
 import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { usePostgres } from './support/postgres.js';
@@ -217,6 +221,62 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       assert.ok(took < 3000, `stopped in ${Math.round(took)} ms`);
       assert.equal(messages.at(-1), 'registry stopped before it was ready');
       await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), 'nothing listens any more');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+}
+
+// Handled from the first line of `npm start` and of `a2a-registry serve`, not only once run-server.ts
+// is loaded, half a second or more later: meanwhile a SIGTERM ended the process with 143 and no
+// word or, as PID 1 in a container, was dropped, the registry starting anyway.
+for (const [how, entry] of [
+  ['npm start (dist/src/main.js)', [BUILT_MAIN]],
+  ['a2a-registry serve', [BIN, 'serve']],
+] as const) {
+  test(`SIGTERM while ${how} loads the registry's modules ends the start before anything opens, exit 0, saying it stopped before it was ready`, async () => {
+    ensureBuilt();
+    const dataDir = tempDir();
+    // A loader hook in the registry's process holds its import of run-server.js (the module that
+    // stops it on a signal) until a byte comes on standard input, having said so on standard
+    // error: the signal is sent while the registry's modules load, where none was handled.
+    const hook = path.join(tempDir(), 'hold-run-server.mjs');
+    fs.writeFileSync(
+      hook,
+      `import { registerHooks } from 'node:module'; import { readSync, writeSync } from 'node:fs';\n` +
+        `registerHooks({ resolve(specifier, context, next) {\n` +
+        `  if (specifier.endsWith('/run-server.js')) { writeSync(2, 'importing run-server.js\\n'); readSync(0, Buffer.alloc(1)); }\n` +
+        `  return next(specifier, context);\n` +
+        `} });\n`,
+    );
+    const [script, ...args] = entry;
+    const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, path.join(REPO_ROOT, script), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: TOKENS_ENV },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    try {
+      const lines: { msg?: unknown; signal?: unknown }[] = [];
+      readline.createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line) as { msg?: unknown }));
+      const exited = new Promise<number | string>((resolve) => child.on('exit', (code, sig) => resolve(code ?? sig ?? -1)));
+      const outputEnded = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      let stderr = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+          stderr += d;
+          if (stderr.includes('importing run-server.js\n')) resolve();
+        });
+        void exited.then((code) => reject(new Error(`exited (${code}) before importing run-server.js: ${stderr}`)));
+      });
+      child.kill('SIGTERM');
+      child.stdin!.end('\n'); // the import goes on
+      const code = await Promise.race([exited, delay(10_000).then(() => 'still running 10 s after the signal')]);
+      await outputEnded;
+      assert.equal(code, 0, `a stop asked for: ${JSON.stringify(lines)} ${stderr}`);
+      assert.equal(lines.at(-1)?.msg, 'registry stopped before it was ready');
+      assert.equal(lines.at(-1)?.signal, 'SIGTERM');
+      assert.ok(!lines.some((line) => line.msg === 'registry listening'), 'it never listened');
+      assert.ok(!fs.existsSync(path.join(dataDir, 'registry.db')), 'its storage was never opened');
     } finally {
       child.kill('SIGKILL');
     }

@@ -13,7 +13,8 @@ import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
-import { httpFetch } from './http-fetch.js';
+import { RedirectRefused, httpFetch } from './http-fetch.js';
+import { UnusableAnswer } from './unusable-answer.js';
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -151,6 +152,12 @@ export interface Connection {
    * not read it: the CLI run as another user than the registry's), for the hint after a refusal.
    */
   unreadableTokenFile?: string;
+  /**
+   * Set by the fetch when a request carrying the token was redirected to another origin (an
+   * http:// URL the registry's proxy sends on to https://): the registry's base URL there. As
+   * fetch does, the token is not sent on to another origin, so the registry saw none.
+   */
+  tokenLeftAt?: string;
   timeoutMs: number;
   /** A watch: its event stream stays open past the timeout (which still bounds the wait for its headers). */
   openStreams?: boolean;
@@ -248,6 +255,10 @@ export function registryFetch(connection: Connection): typeof fetch {
     if (outer) outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
     const send = (): Promise<Response> => {
       const headers = new Headers(init?.headers);
+      // Every answer the CLI reads from a registry is JSON: the card's GET, which names no type,
+      // says so (a server or proxy choosing by Accept answers it JSON rather than a web page). The
+      // SDK's transports name theirs (the JSON-RPC and event-stream types), which stay.
+      if (!headers.has('accept')) headers.set('accept', 'application/json');
       if (connection.token && !connection.adminTokenRefused) headers.set('authorization', `Bearer ${connection.token}`);
       return httpFetch(input, { ...init, headers, signal: controller.signal });
     };
@@ -264,25 +275,67 @@ export function registryFetch(connection: Connection): typeof fetch {
         await response.body?.cancel();
         response = await send();
       }
+      connection.tokenLeftAt ??= tokenLeftBehind(connection, input, response);
       if (response.status === 401 || response.status === 429) throw await refusedAtDoor(response);
     } catch (err) {
       clearTimeout(timer);
       if (err instanceof RegistryDeclined || outer?.aborted) throw err;
+      const unusable = causeOf(err, UnusableAnswer);
+      if (unusable) throw new RegistryUnreachable(notARegistry(connection.url, input, init?.method, oneLine(unusable.message, 200)), { cause: err });
+      const redirect = causeOf(err, RedirectRefused);
+      if (redirect) {
+        throw new RegistryUnreachable(
+          `cannot reach the registry at ${connection.url}: ${redirect.method} ${pathOf(input)} was redirected (HTTP ${redirect.status}) to ${redirect.location}, where a JSON-RPC request would arrive as a GET without its body: give ${registryBase(new URL(redirect.location))} as --registry or A2A_REGISTRY_URL`,
+          { cause: err },
+        );
+      }
       const reason = controller.signal.aborted ? `no answer within ${seconds} s` : networkReason(err);
       throw new RegistryUnreachable(`cannot reach the registry at ${connection.url}: ${reason}`, { cause: err });
     }
     if (!registryAnswer(response)) {
       clearTimeout(timer);
       await response.body?.cancel().catch(() => undefined);
-      throw new RegistryUnreachable(notARegistry(connection.url, input, init?.method, response));
+      throw new RegistryUnreachable(notARegistry(connection.url, input, init?.method, `${httpStatus(response)}, ${contentKind(response)}, not the registry's JSON`));
     }
     answering = true;
     if (connection.openStreams && response.headers.get('content-type')?.startsWith('text/event-stream')) clearTimeout(timer);
     // Left to fire on a body read in full long before: aborting a finished answer does nothing,
     // and an unreferenced timer never keeps the command from exiting.
     else timer.unref();
-    return response;
+    return withBodyFailures(response, (err) => {
+      // The timeout's (RegistryUnreachable already), or an abort the caller asked for: as they came.
+      if (err instanceof RegistryUnreachable || outer?.aborted) return err;
+      // Bytes that are no answer (compressed ones that do not decode): as when found before the body.
+      if (err instanceof UnusableAnswer) return new RegistryUnreachable(notARegistry(connection.url, input, init?.method, oneLine(err.message, 200)), { cause: err });
+      return new RegistryUnreachable(`cannot reach the registry at ${connection.url}: the connection closed mid-answer (${networkReason(err)})`, { cause: err });
+    });
   };
+}
+
+/**
+ * `response`, whose body, when reading it fails, fails with `told(error)`. Whatever fails while a
+ * body is read is the connection (cut: node:http's "aborted", ECONNRESET; a TLS error) unless it
+ * is the CLI's own doing, and is told as a registry that cannot be reached, exit 3, which scripts
+ * retry: it was node:http's "aborted", which reached the user as an error the registry answered
+ * ("the registry answered with an error: aborted", exit 1) or as no registry at all.
+ */
+function withBodyFailures(response: Response, told: (err: unknown) => unknown): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (err) {
+        controller.error(told(err));
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const wrapped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return Object.defineProperties(wrapped, { url: { value: response.url }, redirected: { value: response.redirected } });
 }
 
 /**
@@ -298,20 +351,52 @@ function registryAnswer(response: Response): boolean {
 
 /**
  * "no A2A registry at <url> (POST /a2a/jsonrpc was answered HTTP 501 Unsupported method, text/html,
- * not the registry's JSON); check --registry": what answered, never its page (raw HTML was printed).
+ * not the registry's JSON); check --registry": what answered (`answered`), never its page (raw
+ * HTML was printed).
  */
-function notARegistry(url: string, input: Parameters<typeof fetch>[0], method: string | undefined, response: Response): string {
-  const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-  let where: string;
+function notARegistry(url: string, input: Parameters<typeof fetch>[0], method: string | undefined, answered: string): string {
+  return `no A2A registry at ${url} (${method ?? 'GET'} ${pathOf(input)} was answered ${answered}); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`;
+}
+
+const urlOf = (input: Parameters<typeof fetch>[0]): string => (typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+
+/** The path a request was sent to ("/a2a/jsonrpc"), for messages. */
+function pathOf(input: Parameters<typeof fetch>[0]): string {
   try {
-    where = new URL(target).pathname;
+    return new URL(urlOf(input)).pathname;
   } catch {
-    where = target;
+    return urlOf(input);
   }
-  const status = `HTTP ${response.status}${response.statusText ? ` ${oneLine(response.statusText, 60)}` : ''}`;
+}
+
+/**
+ * The registry's base URL at the origin a request was redirected to (http -> https is another),
+ * which its bearer token was not sent on to; undefined when it sent none or was answered at the
+ * origin it was sent to.
+ */
+function tokenLeftBehind(connection: Connection, input: Parameters<typeof fetch>[0], response: Response): string | undefined {
+  if (!connection.token || connection.adminTokenRefused || !response.redirected) return undefined;
+  try {
+    const at = new URL(response.url);
+    return at.origin !== new URL(urlOf(input)).origin ? registryBase(at) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const httpStatus = (response: Response): string => `HTTP ${response.status}${response.statusText ? ` ${oneLine(response.statusText, 60)}` : ''}`;
+
+function contentKind(response: Response): string {
   const type = response.headers.get('content-type');
-  const kind = type ? oneLine(type.split(';')[0]!, 60) : 'no content type';
-  return `no A2A registry at ${url} (${method ?? 'GET'} ${where} was answered ${status}, ${kind}, not the registry's JSON); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`;
+  return type ? oneLine(type.split(';')[0]!, 60) : 'no content type';
+}
+
+/** The first error of class `type` in `err`'s chain of causes. */
+function causeOf<T extends Error>(err: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof type) return e;
+  }
+  return undefined;
 }
 
 /** A request that can be sent again as it was: its body (a JSON-RPC request, a string) was not a stream consumed by the first. */

@@ -7,7 +7,7 @@
  * a backup that is not a registry's database), or something is in the way (a running registry);
  * 2 usage: unknown option, missing argument, a value out of range, a file that cannot be read
  * (not there, a folder, permission), a file in the way without --force, an unusable --registry;
- * 3 the registry could not be reached (connection refused, DNS, timeout, no registry at the URL).
+ * 3 the registry could not be reached (connection refused, DNS, timeout, the connection closed mid-answer, no registry at the URL).
  *
  * The commands that talk to a registry are A2A clients of it (src/cli/client.ts) and share the
  * global options --registry, --token and --timeout.

@@ -62,6 +62,9 @@ export async function runRemote(command: Command, body: (ctx: RemoteContext) => 
 }
 
 function tokenHint(connection: Connection): string {
+  if (connection.tokenLeftAt) {
+    return `The token was not sent: the request was redirected to ${connection.tokenLeftAt}, another origin, which a token is never sent on to; give ${connection.tokenLeftAt} as --registry or A2A_REGISTRY_URL.\n`;
+  }
   if (connection.tokenSource === 'admin-token-file') {
     // Refused, the request went again without it (reads need none): this one needs a token.
     return 'The admin token from the data directory was sent and not accepted: the registry uses other tokens (REGISTRY_TOKENS); give yours with --token or A2A_REGISTRY_TOKEN.\n';

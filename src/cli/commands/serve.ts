@@ -7,9 +7,10 @@
  * unreachable PostgreSQL is waited for, not a failure).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ConfigError, loadConfig, type RegistryConfig } from '../../config/config.js';
+import type { RegistryConfig } from '../../config/config.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson } from '../output.js';
 import { nonEmpty } from '../option-values.js';
+import { catchStopSignals } from '../../stop-signals.js';
 
 interface ServeOptions {
   port?: number;
@@ -50,11 +51,17 @@ export function serveEnvironment(options: ServeOptions, env: NodeJS.ProcessEnv):
   return merged;
 }
 
-/** "PORT must be..." becomes "--port (PORT) must be..." when the value came from the flag: a configuration or start-up message. */
+/**
+ * "PORT must be..." becomes "--port (PORT) must be..." when the value came from the flag: a
+ * configuration or start-up message. Every mention, the first as "--host (HOST)", the others as
+ * the flag: "set HOST to one of its addresses" told to set what the flag overrides.
+ */
 export function nameFlags(message: string, options: ServeOptions): string {
   let text = message;
   for (const [key, variable, flag] of FLAG_VARIABLES) {
-    if (options[key] !== undefined) text = text.replace(new RegExp(`\\b${variable}\\b`), `${flag} (${variable})`);
+    if (options[key] === undefined) continue;
+    let named = 0;
+    text = text.replace(new RegExp(`\\b${variable}\\b`, 'g'), () => (named++ === 0 ? `${flag} (${variable})` : flag));
   }
   return text;
 }
@@ -83,6 +90,10 @@ export function register(program: Command): void {
         'Example:\n  REGISTRY_TOKENS=alice:$(openssl rand -hex 16) a2a-registry serve --port 9000 --data-dir /var/lib/a2a-registry',
     )
     .action(async (options: ServeOptions) => {
+      // First, as npm start does: a SIGTERM while the registry's modules load (the configuration's
+      // included, loaded here for that) ends the start.
+      catchStopSignals();
+      const { ConfigError, loadConfig } = await import('../../config/config.js');
       let config: RegistryConfig;
       try {
         config = loadConfig(serveEnvironment(options, process.env));
