@@ -590,6 +590,13 @@ describe('paging and streaming', () => {
         assert.deepEqual(refused.details, [{ path: `/parts/0/data/${operation}/pageToken`, message: 'not a token this registry issued', rule: 'page-token-invalid' }]);
       }
     }
+    // A most-recently-changed position past 9999-12-31, which no write has: PostgreSQL cannot
+    // read its time (INTERNAL there), SQLite answered an empty page. Refused alike on both.
+    const byChange = resultOf(await op(reader, { list: { pageSize: 1, orderBy: 'updatedAt' } }));
+    const issued = JSON.parse(Buffer.from(byChange.nextPageToken.split('.')[0]!, 'base64url').toString());
+    const farOff = signed({ ...issued, p: Buffer.from('v2.999999999999999.1').toString('base64url') });
+    const refused = errorOf(await op(reader, { list: { pageSize: 1, orderBy: 'updatedAt', pageToken: farOff } }));
+    assert.deepEqual(refused.details, [{ path: '/parts/0/data/list/pageToken', message: 'not a token this registry issued', rule: 'page-token-invalid' }]);
   });
 
   test('an empty or overlong page token is refused as one not issued (page-token-invalid), saying what to send; it was a schema error, "Too small"', async () => {
