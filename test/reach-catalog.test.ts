@@ -353,11 +353,16 @@ describe('large catalogs', () => {
     assertArdError(signedForged, 400, 'INVALID_ARGUMENT', ardMessage);
     assert.deepEqual(signedForged.body.details.map((d: WireJson) => d.path), ['/query/pageToken']);
     // A signature of other characters (an internal error: timingSafeEqual threw on their longer
-    // UTF-8), and a token longer than any issued (no rule): the same detail as any token not issued.
-    for (const pageToken of [`${firstPage.body.pageToken.slice(0, -1)}é`, 'x'.repeat(3000)]) {
+    // UTF-8), and a token empty or longer than any issued (no rule): refused as any token not
+    // issued, the last two saying which, as POST /search says it (their detail said only "not a position").
+    for (const [pageToken, detail] of [
+      [`${firstPage.body.pageToken.slice(0, -1)}é`, 'not a position this registry issued'],
+      ['', 'not a token this registry issued: it is empty'],
+      ['x'.repeat(3000), 'not a token this registry issued: it is longer than 2048 characters, which no page token is'],
+    ] as const) {
       const unread = await getJson(`${big.url}/agents?pageToken=${encodeURIComponent(pageToken)}`);
       assertArdError(unread, 400, 'INVALID_ARGUMENT', ardMessage);
-      assert.deepEqual(unread.body.details, [{ path: '/query/pageToken', message: 'not a position this registry issued', rule: 'page-token-invalid' }]);
+      assert.deepEqual(unread.body.details, [{ path: '/query/pageToken', message: detail, rule: 'page-token-invalid' }]);
     }
     const otherListing = await getJson(`${big.url}/agents?pageSize=1&filter=${encodeURIComponent('verified = false')}&pageToken=${encodeURIComponent(firstPage.body.pageToken)}`);
     assertArdError(otherListing, 400, 'INVALID_ARGUMENT', /^The pageToken belongs to another listing: send the same filter and orderBy as the request whose answer gave it \(pageSize may change\), or start again without pageToken\.$/);

@@ -328,6 +328,16 @@ export function tokenRefused(rule: string, words: TokenWords, finding?: string):
   return badRequest(refusal.said(words), [{ path: words.path, message: finding ?? refusal.finding, rule }]);
 }
 
+/**
+ * Why `token` is no token the registry issued by its length alone (empty, or longer than
+ * `schema`, a pageTokenText, takes), as the schema's finding says it; undefined within the limits.
+ * Each door refuses it in its own words with this detail, as POST /search's schema refuses it.
+ */
+export function tokenOutOfLimits(schema: z.ZodType, token: string): string | undefined {
+  const checked = schema.safeParse(token);
+  return checked.success ? undefined : zodFindings(checked.error, '', schema)[0]?.message;
+}
+
 /** `err` in `words` when it is the registry's refusal of a page token; any other error as it is. */
 export function tokenRefusalIn(err: unknown, words: TokenWords): unknown {
   const found = err instanceof RegistryError ? err.details?.find((d) => d.rule !== undefined && Object.hasOwn(TOKEN_REFUSALS, d.rule)) : undefined;
@@ -551,8 +561,10 @@ export function ardListOf(query: Record<string, unknown>, issuer: TokenIssuer): 
   }
   const token = one('pageToken');
   if (token !== undefined) {
-    // No token the registry issues is empty or this long: refused as any other it did not issue.
-    if (!ardPageToken.safeParse(token).success) throw tokenRefused(PAGE_TOKEN_INVALID, ARD_LIST_TOKEN);
+    // No token the registry issues is empty or this long: refused as any other it did not issue,
+    // its detail saying which, as POST /search says it (it said "not a position this registry issued").
+    const outOfLimits = tokenOutOfLimits(ardPageToken, token);
+    if (outOfLimits) throw tokenRefused(PAGE_TOKEN_INVALID, ARD_LIST_TOKEN, outOfLimits);
     // A POST /search's pageToken wraps the registry's search token, which the list never sees:
     // told whose it is (it was told it was not issued). The registry tells a bare one itself.
     const cursor = cursorOf(token);
