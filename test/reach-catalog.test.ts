@@ -338,6 +338,19 @@ describe('large catalogs', () => {
     const forged = pageIds[0]!.replace(/:[^:]+$/, ':forged');
     assertArdError(await getJson(`${big.url}/agents/${encodeURIComponent(forged)}`), 404, 'NOT_FOUND', /no catalog page/);
     assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2`), 400, 'INVALID_ARGUMENT', /"page" .* and "after" together/);
+    // Both given, one of them wrong: each says which (they were told "page and after must come together", and no rule).
+    const afterRefused = /^The catalog page's "after" is not valid: follow the url of the previous page's last entry \(application\/ai-catalog\+json\) unchanged, or leave page and after out for the first page\.$/;
+    for (const [after, detail] of [['', 'it is empty'], ['a'.repeat(513), 'it is longer than 512 characters, which no page token is']]) {
+      const outOfLimits = await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&after=${after}`);
+      assertArdError(outOfLimits, 400, 'INVALID_ARGUMENT', afterRefused);
+      assert.deepEqual(outOfLimits.body.details, [{ path: '/query/after', message: `not a token this registry issued: ${detail}`, rule: 'page-token-invalid' }]);
+    }
+    for (const page of ['0', '1', 'abc', '2.0', '10000000']) {
+      const badPage = await getJson(`${big.url}/.well-known/ard.json?page=${page}&after=x`);
+      assertArdError(badPage, 400, 'INVALID_ARGUMENT', new RegExp(`^"page" is the number of a catalog page after the first: a whole number from 2 to 1000000, in digits \\(got "${page.replace('.', '\\.')}"\\)\\. Follow the url`));
+      assert.deepEqual(badPage.body.details.map((d: WireJson) => [d.path, d.message]), [['/query/page', 'not 2..1000000']]);
+    }
+    assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&page=3&after=x`), 400, 'INVALID_ARGUMENT', /^"page" is given more than once/);
     // In the catalog's words (it said "The pageToken is not valid: pass the nextPageToken ...",
     // names the catalog does not have), and the ARD list's (whose answers carry pageToken).
     const forgedAfter = await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&after=forged`);

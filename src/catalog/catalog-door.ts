@@ -36,7 +36,7 @@ import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
 import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, tokenRefusalIn, type TokenIssuer, type TokenWords } from './ard.js';
-import { CATALOG_PAGE_SIZE, catalogDocument, catalogPageEntry, catalogPageOf, hostInfo } from './catalog.js';
+import { CATALOG_AFTER, CATALOG_PAGE_SIZE, catalogDocument, catalogPageEntry, catalogPageOf, hostInfo } from './catalog.js';
 import { cardWithheld, catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
 import { CATALOG_DOCUMENTS, MEDIA_TYPES, documentPaths, entryUrn, parseEntryRef, registryUrn, urnPublisher, type CatalogDocumentName, type Site } from './vocabulary.js';
@@ -113,18 +113,12 @@ function sendError(res: Response, err: RegistryError): void {
   res.status(status).json(body);
 }
 
-/**
- * The catalog page's `after` is the registry's list token: refused in the catalog's words (the
- * registry says "pass the nextPageToken of the previous page", a name the catalog, whose pages are
- * addressed by `page` and `after`, does not have), at the query parameter that carried it.
- */
-const AFTER_NOT_VALID = 'The catalog page\'s "after" is not valid: follow the url of the previous page\'s last entry (application/ai-catalog+json) unchanged, or leave page and after out for the first page.';
 /** Rejects with the registry's refusal of a page token in `words` (ard.ts), any other error as it is. */
 const refusedIn =
   (words: TokenWords) =>
   (err: unknown): Promise<never> =>
     Promise.reject(tokenRefusalIn(err, words));
-const NOT_ISSUED_AFTER = refusedIn({ notIssued: AFTER_NOT_VALID, otherQuery: AFTER_NOT_VALID, otherOperation: AFTER_NOT_VALID, path: '/query/after' });
+const NOT_ISSUED_AFTER = refusedIn(CATALOG_AFTER);
 const REFUSED_LIST_TOKEN = refusedIn(ARD_LIST_TOKEN);
 const REFUSED_SEARCH_TOKEN = refusedIn(ARD_SEARCH_TOKEN);
 
