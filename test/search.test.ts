@@ -534,6 +534,12 @@ describe('paging and streaming', () => {
       // Where the message has it, as every other finding of the arguments (it said /pageToken).
       assert.deepEqual(refused.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
     }
+    // Issued for this search with another filter kind: the finding says which (MCP's search tools,
+    // which each add their kind, tell from it whose the token is).
+    const ofKind = await search({ query: 'data', limit: 1, filter: { kind: 'agent' } });
+    const otherKind = errorOf(await op(reader, { search: { query: 'data', limit: 1, filter: { kind: 'mcp-server' }, pageToken: ofKind.nextPageToken } }));
+    assert.match(otherKind.message, /send the same query, filter, limit and resultsPer as the page it came from/);
+    assert.deepEqual(otherKind.details, [{ path: '/parts/0/data/search/pageToken', message: 'issued for this search with filter kind "agent"', rule: 'page-token-other-query' }]);
     const made = errorOf(await op(reader, { search: { query: 'data', pageToken: 'garbage' } }));
     assert.match(made.message, /^The pageToken is not valid/);
     assert.deepEqual(made.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);

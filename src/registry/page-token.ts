@@ -39,6 +39,13 @@ export const pageTokenOutOfLimits = (why: string): Omit<Finding, 'path'> => ({
   rule: PAGE_TOKEN_INVALID,
 });
 
+/**
+ * The finding of a search's token issued for the same search with filter kind `kind` (rule
+ * page-token-other-query): the MCP search tools each add their kind to the filter, and tell from
+ * it which tool's a token is (mcp/tools.ts).
+ */
+export const issuedForKind = (kind: string): string => `issued for this search with filter kind "${kind}"`;
+
 export class PageTokens {
   private readonly key: Buffer;
 
@@ -82,6 +89,11 @@ export class PageTokens {
       ]);
     }
     return page.position;
+  }
+
+  /** Whether `token` is a page token this registry signed for the request of `fingerprint`. */
+  issuedFor(token: string, fingerprint: string): boolean {
+    return this.open(token)?.fingerprint === fingerprint;
   }
 
   /**
