@@ -499,6 +499,19 @@ describe('ARD API', () => {
     const a2aToSearch = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1, pageToken: a2aSearched.nextPageToken });
     assertArdError(a2aToSearch, 400, 'INVALID_ARGUMENT', /^The pageToken is the nextPageToken of an A2A search \(or an MCP search tool's\), not a pageToken of POST \/search, .*send this search without pageToken for its first page/);
     assert.deepEqual(a2aToSearch.body.details, [{ path: '/pageToken', message: "an A2A or MCP search's nextPageToken, not POST /search's", rule: 'page-token-invalid' }]);
+    // Altered anywhere, a token is refused as not issued: the first page's best score beside the
+    // registry's token was not signed, and 0, -5 or 1e308 was taken and changed the later pages'
+    // scores; a space or newline added was skipped by base64url decoding, and the token read.
+    const [payload, ...signature] = first.body.pageToken.split('.');
+    const cursor = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const withBest = (b: number) => [Buffer.from(JSON.stringify({ ...cursor, b })).toString('base64url'), ...signature].join('.');
+    for (const pageToken of [withBest(0), withBest(-5), withBest(1e308), ` ${first.body.pageToken}`, `${first.body.pageToken} `, `${first.body.pageToken}\n`]) {
+      const altered = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1, pageToken });
+      assertArdError(altered, 400, 'INVALID_ARGUMENT', /^The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page\.$/);
+      assert.deepEqual(altered.body.details, [{ path: '/pageToken', message: 'not a position this registry issued', rule: 'page-token-invalid' }], JSON.stringify(pageToken));
+    }
+    // Unaltered, it goes on (the whole of it signed, still well within ARD's 2,048 characters).
+    assert.equal((await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1, pageToken: first.body.pageToken })).res.status, 200);
   });
 
   test('POST /search filters: type, tags, publisher; federation modes', async () => {
