@@ -215,6 +215,14 @@ describe('JSON-RPC envelope', () => {
       [{ kind: 'file', file: { name: 'agent-card.json', mimeType: 'application/json' } }, /with neither file\.bytes nor file\.uri/],
       [{ kind: 'data' }, /is a data part without its "data": send a data part \{"kind": "data", "data": /],
       [{ kind: 'text' }, /is a text part without its "text"/],
+      // A file's strings that are none, as v1.0's filename and mediaType are refused: a mimeType or
+      // name of 5 was -32603 (the parser's toLowerCase), a uri of 5 told that URIs are not fetched.
+      [{ kind: 'file', file: { bytes: 'e30=', mimeType: 5 } }, /^params\.message\.parts\[0\]\.file\.mimeType must be a string\.$/],
+      [{ kind: 'file', file: { bytes: 'e30=', mimeType: {} } }, /^params\.message\.parts\[0\]\.file\.mimeType must be a string\.$/],
+      [{ kind: 'file', file: { bytes: 'e30=', name: 5 } }, /^params\.message\.parts\[0\]\.file\.name must be a string\.$/],
+      [{ kind: 'file', file: { bytes: 'e30=', name: ['agent-card.json'] } }, /^params\.message\.parts\[0\]\.file\.name must be a string\.$/],
+      [{ kind: 'file', file: { uri: 5 } }, /^params\.message\.parts\[0\]\.file\.uri must be a string\.$/],
+      [{ kind: 'file', file: { uri: 'https://example.org/a.json', mimeType: true } }, /^params\.message\.parts\[0\]\.file\.mimeType must be a string\.$/],
     ];
     for (const [part, message] of lacking) {
       for (const method of ['message/send', 'message/stream']) {
@@ -224,6 +232,11 @@ describe('JSON-RPC envelope', () => {
         assert.match(error.message, message, method);
       }
     }
+    // null is no name or media type, as the SDK's reader reads it: the card is validated.
+    const card = Buffer.from(JSON.stringify(v1Card('Null Name Agent', 'https://null-name.example.org/a2a'))).toString('base64');
+    const nulls = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'file', file: { bytes: card, name: null, mimeType: null } }, { kind: 'data', data: { validate: {} } }] } } });
+    const validated = (await rpc(nulls, { 'A2A-Version': '0.3' })).json!;
+    assert.equal(validated.result?.status?.state, 'completed', JSON.stringify(validated).slice(0, 300));
   });
 
   test('a part with two contents of the oneof (text and data, raw and url) is -32602 / HTTP 400 naming them, never run as one of them', async () => {

@@ -338,6 +338,19 @@ describe('large catalogs', () => {
     const forged = pageIds[0]!.replace(/:[^:]+$/, ':forged');
     assertArdError(await getJson(`${big.url}/agents/${encodeURIComponent(forged)}`), 404, 'NOT_FOUND', /no catalog page/);
     assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2`), 400, 'INVALID_ARGUMENT', /"page" .* and "after" together/);
+    // Both given, one of them wrong: each says which (they were told "page and after must come together", and no rule).
+    const afterRefused = /^The catalog page's "after" is not valid: follow the url of the previous page's last entry \(application\/ai-catalog\+json\) unchanged, or leave page and after out for the first page\.$/;
+    for (const [after, detail] of [['', 'it is empty'], ['a'.repeat(513), 'it is longer than 512 characters, which no page token is']]) {
+      const outOfLimits = await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&after=${after}`);
+      assertArdError(outOfLimits, 400, 'INVALID_ARGUMENT', afterRefused);
+      assert.deepEqual(outOfLimits.body.details, [{ path: '/query/after', message: `not a token this registry issued: ${detail}`, rule: 'page-token-invalid' }]);
+    }
+    for (const page of ['0', '1', 'abc', '2.0', '10000000']) {
+      const badPage = await getJson(`${big.url}/.well-known/ard.json?page=${page}&after=x`);
+      assertArdError(badPage, 400, 'INVALID_ARGUMENT', new RegExp(`^"page" is the number of a catalog page after the first: a whole number from 2 to 1000000, in digits \\(got "${page.replace('.', '\\.')}"\\)\\. Follow the url`));
+      assert.deepEqual(badPage.body.details.map((d: WireJson) => [d.path, d.message]), [['/query/page', 'not 2..1000000']]);
+    }
+    assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&page=3&after=x`), 400, 'INVALID_ARGUMENT', /^"page" is given more than once/);
     // In the catalog's words (it said "The pageToken is not valid: pass the nextPageToken ...",
     // names the catalog does not have), and the ARD list's (whose answers carry pageToken).
     const forgedAfter = await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&after=forged`);
@@ -353,11 +366,16 @@ describe('large catalogs', () => {
     assertArdError(signedForged, 400, 'INVALID_ARGUMENT', ardMessage);
     assert.deepEqual(signedForged.body.details.map((d: WireJson) => d.path), ['/query/pageToken']);
     // A signature of other characters (an internal error: timingSafeEqual threw on their longer
-    // UTF-8), and a token longer than any issued (no rule): the same detail as any token not issued.
-    for (const pageToken of [`${firstPage.body.pageToken.slice(0, -1)}é`, 'x'.repeat(3000)]) {
+    // UTF-8), and a token empty or longer than any issued (no rule): refused as any token not
+    // issued, the last two saying which, as POST /search says it (their detail said only "not a position").
+    for (const [pageToken, detail] of [
+      [`${firstPage.body.pageToken.slice(0, -1)}é`, 'not a position this registry issued'],
+      ['', 'not a token this registry issued: it is empty'],
+      ['x'.repeat(3000), 'not a token this registry issued: it is longer than 2048 characters, which no page token is'],
+    ] as const) {
       const unread = await getJson(`${big.url}/agents?pageToken=${encodeURIComponent(pageToken)}`);
       assertArdError(unread, 400, 'INVALID_ARGUMENT', ardMessage);
-      assert.deepEqual(unread.body.details, [{ path: '/query/pageToken', message: 'not a position this registry issued', rule: 'page-token-invalid' }]);
+      assert.deepEqual(unread.body.details, [{ path: '/query/pageToken', message: detail, rule: 'page-token-invalid' }]);
     }
     const otherListing = await getJson(`${big.url}/agents?pageSize=1&filter=${encodeURIComponent('verified = false')}&pageToken=${encodeURIComponent(firstPage.body.pageToken)}`);
     assertArdError(otherListing, 400, 'INVALID_ARGUMENT', /^The pageToken belongs to another listing: send the same filter and orderBy as the request whose answer gave it \(pageSize may change\), or start again without pageToken\.$/);
@@ -481,6 +499,19 @@ describe('ARD API', () => {
     const a2aToSearch = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1, pageToken: a2aSearched.nextPageToken });
     assertArdError(a2aToSearch, 400, 'INVALID_ARGUMENT', /^The pageToken is the nextPageToken of an A2A search \(or an MCP search tool's\), not a pageToken of POST \/search, .*send this search without pageToken for its first page/);
     assert.deepEqual(a2aToSearch.body.details, [{ path: '/pageToken', message: "an A2A or MCP search's nextPageToken, not POST /search's", rule: 'page-token-invalid' }]);
+    // Altered anywhere, a token is refused as not issued: the first page's best score beside the
+    // registry's token was not signed, and 0, -5 or 1e308 was taken and changed the later pages'
+    // scores; a space or newline added was skipped by base64url decoding, and the token read.
+    const [payload, ...signature] = first.body.pageToken.split('.');
+    const cursor = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const withBest = (b: number) => [Buffer.from(JSON.stringify({ ...cursor, b })).toString('base64url'), ...signature].join('.');
+    for (const pageToken of [withBest(0), withBest(-5), withBest(1e308), ` ${first.body.pageToken}`, `${first.body.pageToken} `, `${first.body.pageToken}\n`]) {
+      const altered = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1, pageToken });
+      assertArdError(altered, 400, 'INVALID_ARGUMENT', /^The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page\.$/);
+      assert.deepEqual(altered.body.details, [{ path: '/pageToken', message: 'not a position this registry issued', rule: 'page-token-invalid' }], JSON.stringify(pageToken));
+    }
+    // Unaltered, it goes on (the whole of it signed, still well within ARD's 2,048 characters).
+    assert.equal((await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1, pageToken: first.body.pageToken })).res.status, 200);
   });
 
   test('POST /search filters: type, tags, publisher; federation modes', async () => {

@@ -190,7 +190,24 @@ describe('MCP tools', () => {
     const other = errorText(await call('search_agents', { filter: { tags: ['tax'] }, limit: 1, pageToken: first.nextPageToken }));
     assert.match(other, /^BAD_REQUEST: The pageToken belongs to another search_agents call: send the same query, filter and limit as the call whose answer gave it, or start again without pageToken\./);
     assert.doesNotMatch(other, /resultsPer/);
-    assert.match(errorText(await call('search_mcp_servers', { limit: 1, pageToken: first.nextPageToken })), /another search_mcp_servers call/);
+    // One search tool's token sent to the other, with the same query and limit, says whose it is (it
+    // was told to send the same query, filter and limit, which it had: the tool adds its kind to
+    // the filter); with other arguments too, it is another call's.
+    const agentsToServers = await call('search_mcp_servers', { limit: 1, pageToken: first.nextPageToken });
+    assert.match(errorText(agentsToServers), /^BAD_REQUEST: The pageToken is a nextPageToken of search_agents, not of search_mcp_servers: pass it to the tool whose answer gave it, or call search_mcp_servers without pageToken for its first page\./);
+    assert.deepEqual(errorJson(agentsToServers).error.details, [{ path: '/arguments/pageToken', message: 'issued for this search with filter kind "agent"', rule: 'page-token-other-query' }]);
+    assert.match(errorText(await call('search_mcp_servers', { limit: 2, pageToken: first.nextPageToken })), /^BAD_REQUEST: The pageToken belongs to another search_mcp_servers call/);
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    const filesTwo = resultOf(await op(bob, { register: { mcpServer: mcpServer('files-two', 'https://mcp.example.org/files-two/mcp'), toolspec: toolspec() } })).id;
+    try {
+      const servers = structured(await call('search_mcp_servers', { query: 'workspace', limit: 1 }));
+      assert.ok(servers.nextPageToken);
+      const serversToAgents = await call('search_agents', { query: 'workspace', limit: 1, pageToken: servers.nextPageToken });
+      assert.match(errorText(serversToAgents), /^BAD_REQUEST: The pageToken is a nextPageToken of search_mcp_servers, not of search_agents: pass it to the tool whose answer gave it/);
+      assert.deepEqual(errorJson(serversToAgents).error.details.map((d: WireJson) => d.message), ['issued for this search with filter kind "mcp-server"']);
+    } finally {
+      resultOf(await op(bob, { unregister: { id: filesTwo } }));
+    }
     // A token the registry did not issue is named where the call has it, as every finding of a tool's arguments (it said /pageToken).
     for (const refused of [await call('search_agents', { pageToken: 'garbage' }), await call('list_agents', { pageToken: 'garbage' }), await call('search_agents', { filter: { tags: ['tax'] }, limit: 1, pageToken: first.nextPageToken })]) {
       assert.deepEqual(errorJson(refused).error.details.map((d: WireJson) => d.path), ['/arguments/pageToken']);

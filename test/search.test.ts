@@ -534,6 +534,12 @@ describe('paging and streaming', () => {
       // Where the message has it, as every other finding of the arguments (it said /pageToken).
       assert.deepEqual(refused.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
     }
+    // Issued for this search with another filter kind: the finding says which (MCP's search tools,
+    // which each add their kind, tell from it whose the token is).
+    const ofKind = await search({ query: 'data', limit: 1, filter: { kind: 'agent' } });
+    const otherKind = errorOf(await op(reader, { search: { query: 'data', limit: 1, filter: { kind: 'mcp-server' }, pageToken: ofKind.nextPageToken } }));
+    assert.match(otherKind.message, /send the same query, filter, limit and resultsPer as the page it came from/);
+    assert.deepEqual(otherKind.details, [{ path: '/parts/0/data/search/pageToken', message: 'issued for this search with filter kind "agent"', rule: 'page-token-other-query' }]);
     const made = errorOf(await op(reader, { search: { query: 'data', pageToken: 'garbage' } }));
     assert.match(made.message, /^The pageToken is not valid/);
     assert.deepEqual(made.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
@@ -590,6 +596,13 @@ describe('paging and streaming', () => {
         assert.deepEqual(refused.details, [{ path: `/parts/0/data/${operation}/pageToken`, message: 'not a token this registry issued', rule: 'page-token-invalid' }]);
       }
     }
+    // A most-recently-changed position past 9999-12-31, which no write has: PostgreSQL cannot
+    // read its time (INTERNAL there), SQLite answered an empty page. Refused alike on both.
+    const byChange = resultOf(await op(reader, { list: { pageSize: 1, orderBy: 'updatedAt' } }));
+    const issued = JSON.parse(Buffer.from(byChange.nextPageToken.split('.')[0]!, 'base64url').toString());
+    const farOff = signed({ ...issued, p: Buffer.from('v2.999999999999999.1').toString('base64url') });
+    const refused = errorOf(await op(reader, { list: { pageSize: 1, orderBy: 'updatedAt', pageToken: farOff } }));
+    assert.deepEqual(refused.details, [{ path: '/parts/0/data/list/pageToken', message: 'not a token this registry issued', rule: 'page-token-invalid' }]);
   });
 
   test('an empty or overlong page token is refused as one not issued (page-token-invalid), saying what to send; it was a schema error, "Too small"', async () => {

@@ -534,6 +534,17 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       const byChange = await store.list({ limit: 3, orderBy: 'updatedAt' });
       await assert.rejects(store.list({ limit: 3, orderBy: 'updatedAt', after: byCreation.next! }), InvalidCursorError);
       await assert.rejects(store.list({ limit: 3, after: byChange.next! }), InvalidCursorError);
+
+      // A position past 9999-12-31 is none a write made (updated_at has a four-digit year), and
+      // PostgreSQL cannot read its time: it was an internal error there, an empty page on SQLite.
+      const cursorOf = (text: string) => Buffer.from(text).toString('base64url');
+      const latest = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+      for (const text of ['v2.999999999999999.1', `v2.${latest + 1}.1`, 'v2.300000000000000.9']) {
+        await assert.rejects(store.list({ limit: 3, orderBy: 'updatedAt', after: cursorOf(text) }), InvalidCursorError, text);
+      }
+      // The latest time and the earliest are read: every entry is before the one, none before the other.
+      assert.equal((await store.list({ limit: 100, orderBy: 'updatedAt', after: cursorOf(`v2.${latest}.1`) })).entries.length, created.length);
+      assert.deepEqual((await store.list({ limit: 100, orderBy: 'updatedAt', after: cursorOf('v2.0.1') })).entries, []);
     });
 
     test('removes: owner yes, others forbidden, admin yes, unknown not found', async (t) => {

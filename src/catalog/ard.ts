@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { Finding, ListOrder, ListRequest, SearchFilter, SearchHit, SearchPage, SearchRequest } from '../contract/types.js';
 import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_OPERATION, PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
-import type { PagedOperation } from '../registry/page-token.js';
+import type { PageTokens } from '../registry/page-token.js';
 import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
 import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, pageTokenText, queryText, searchSchema } from '../operations/request-schemas.js';
@@ -328,6 +328,16 @@ export function tokenRefused(rule: string, words: TokenWords, finding?: string):
   return badRequest(refusal.said(words), [{ path: words.path, message: finding ?? refusal.finding, rule }]);
 }
 
+/**
+ * Why `token` is no token the registry issued by its length alone (empty, or longer than
+ * `schema`, a pageTokenText, takes), as the schema's finding says it; undefined within the limits.
+ * Each door refuses it in its own words with this detail, as POST /search's schema refuses it.
+ */
+export function tokenOutOfLimits(schema: z.ZodType, token: string): string | undefined {
+  const checked = schema.safeParse(token);
+  return checked.success ? undefined : zodFindings(checked.error, '', schema)[0]?.message;
+}
+
 /** `err` in `words` when it is the registry's refusal of a page token; any other error as it is. */
 export function tokenRefusalIn(err: unknown, words: TokenWords): unknown {
   const found = err instanceof RegistryError ? err.details?.find((d) => d.rule !== undefined && Object.hasOwn(TOKEN_REFUSALS, d.rule)) : undefined;
@@ -359,21 +369,27 @@ interface ArdCursor {
   b: number;
 }
 
-const encodeCursor = (c: ArdCursor): string => Buffer.from(JSON.stringify(c)).toString('base64url');
+/**
+ * The registry's page tokens as ARD's routes use them: whose a token of the registry's is
+ * (issuer), and POST /search's own, sealed with the registry's signature (seal, unseal).
+ */
+export type ArdTokens = Pick<PageTokens, 'issuer' | 'seal' | 'unseal'>;
+
+/** What POST /search's tokens are sealed for (PageTokens.seal): no other token's signature is. */
+const SEARCH_CURSOR = 'ard-search';
+
+/**
+ * POST /search's pageToken: the cursor signed as a whole. It was base64url JSON, the registry's
+ * token signed inside it but the score beside it not: an altered score (0, -5, 1e308) was taken,
+ * and changed every later page's scores, and a token with a space added was read as it was.
+ */
+const encodeCursor = (c: ArdCursor, tokens: ArdTokens): string => tokens.seal(SEARCH_CURSOR, c);
 
 /** The cursor a POST /search's pageToken holds, or undefined when the token is none. */
-function cursorOf(token: string): ArdCursor | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (isObject(value) && typeof value.t === 'string' && typeof value.b === 'number' && Number.isFinite(value.b)) return { t: value.t, b: value.b };
-  } catch {
-    // none
-  }
-  return undefined;
+function cursorOf(token: string, tokens: ArdTokens): ArdCursor | undefined {
+  const value = tokens.unseal(SEARCH_CURSOR, token);
+  return isObject(value) && typeof value.t === 'string' && typeof value.b === 'number' && Number.isFinite(value.b) ? { t: value.t, b: value.b } : undefined;
 }
-
-/** Which registry operation issued a token of the registry's (PageTokens.issuer), undefined when none did. */
-export type TokenIssuer = (token: string) => PagedOperation | undefined;
 
 /**
  * POST /search's refusal of a bare search token of the registry's (an A2A search's or an MCP search
@@ -393,10 +409,10 @@ const BARE_SEARCH_TOKEN: TokenWords = {
  * registry's other doors, told so too, or one the registry did not issue, refused as the registry
  * refuses a token it cannot read.
  */
-function decodeCursor(token: string, issuer: TokenIssuer): ArdCursor {
-  const cursor = cursorOf(token);
+function decodeCursor(token: string, tokens: ArdTokens): ArdCursor {
+  const cursor = cursorOf(token, tokens);
   if (cursor) return cursor;
-  const issuedBy = issuer(token);
+  const issuedBy = tokens.issuer(token);
   if (issuedBy === 'list') throw tokenRefused(PAGE_TOKEN_OTHER_OPERATION, ARD_SEARCH_TOKEN, 'issued by list');
   if (issuedBy === 'search') throw tokenRefused(PAGE_TOKEN_INVALID, BARE_SEARCH_TOKEN, "an A2A or MCP search's nextPageToken, not POST /search's");
   throw tokenRefused(PAGE_TOKEN_INVALID, ARD_SEARCH_TOKEN);
@@ -411,7 +427,7 @@ export interface ArdSearch {
 }
 
 /** Reads a POST /search body; BAD_REQUEST (ARD: INVALID_ARGUMENT) with paths when it is not one. */
-export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number, issuer: TokenIssuer): ArdSearch {
+export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number, tokens: ArdTokens): ArdSearch {
   const parsed = ardSearchSchema.safeParse(body ?? {});
   if (!parsed.success) {
     const refusal = invalidSearch(parsed.error, '', ardSearchSchema, body ?? {});
@@ -427,7 +443,7 @@ export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number, is
   checkQueryLength(text, maxQueryChars, '/query/text');
   const filter = searchFilterOf(site, query.filter ?? {});
   if (!filter) return { federation };
-  const cursor = pageToken === undefined ? undefined : decodeCursor(pageToken, issuer);
+  const cursor = pageToken === undefined ? undefined : decodeCursor(pageToken, tokens);
   const request: SearchRequest = { query: text, filter, limit: pageSize };
   if (cursor) request.pageToken = cursor.t;
   return { request, best: cursor?.b, federation };
@@ -467,7 +483,7 @@ function ardResultOf(site: Site, hit: SearchHit, best: number): ArdResult {
  * hit; later hits of an entry already shown on the page are dropped), ARD scores, and the next
  * page's token carrying the first page's best score.
  */
-export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage | undefined): ArdSearchAnswer {
+export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage | undefined, tokens: ArdTokens): ArdSearchAnswer {
   const answer: ArdSearchAnswer = { results: [] };
   if (search.federation === 'referrals') answer.referrals = []; // no upstream registries are configured
   if (!page) return answer;
@@ -478,7 +494,7 @@ export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage 
     seen.add(hit.id);
     answer.results.push(ardResultOf(site, hit, best));
   }
-  if (page.nextPageToken) answer.pageToken = encodeCursor({ t: page.nextPageToken, b: best });
+  if (page.nextPageToken) answer.pageToken = encodeCursor({ t: page.nextPageToken, b: best }, tokens);
   return answer;
 }
 
@@ -510,7 +526,7 @@ function ardListOrder(text: string): ListOrder {
  * Reads GET /agents' query (pageSize, pageToken, a filter of `type = '...'` and `verified = true`
  * clauses, orderBy); undefined when it can match nothing.
  */
-export function ardListOf(query: Record<string, unknown>, issuer: TokenIssuer): ListRequest | undefined {
+export function ardListOf(query: Record<string, unknown>, tokens: ArdTokens): ListRequest | undefined {
   const one = (key: string): string | undefined => {
     const v = query[key];
     if (v === undefined) return undefined;
@@ -551,12 +567,14 @@ export function ardListOf(query: Record<string, unknown>, issuer: TokenIssuer): 
   }
   const token = one('pageToken');
   if (token !== undefined) {
-    // No token the registry issues is empty or this long: refused as any other it did not issue.
-    if (!ardPageToken.safeParse(token).success) throw tokenRefused(PAGE_TOKEN_INVALID, ARD_LIST_TOKEN);
+    // No token the registry issues is empty or this long: refused as any other it did not issue,
+    // its detail saying which, as POST /search says it (it said "not a position this registry issued").
+    const outOfLimits = tokenOutOfLimits(ardPageToken, token);
+    if (outOfLimits) throw tokenRefused(PAGE_TOKEN_INVALID, ARD_LIST_TOKEN, outOfLimits);
     // A POST /search's pageToken wraps the registry's search token, which the list never sees:
     // told whose it is (it was told it was not issued). The registry tells a bare one itself.
-    const cursor = cursorOf(token);
-    if (cursor && issuer(cursor.t) === 'search') throw tokenRefused(PAGE_TOKEN_OTHER_OPERATION, ARD_LIST_TOKEN, 'issued by search');
+    const cursor = cursorOf(token, tokens);
+    if (cursor && tokens.issuer(cursor.t) === 'search') throw tokenRefused(PAGE_TOKEN_OTHER_OPERATION, ARD_LIST_TOKEN, 'issued by search');
     request.pageToken = token;
   }
   const orderBy = one('orderBy');

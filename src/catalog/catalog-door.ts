@@ -35,8 +35,8 @@ import { requestScope } from '../http/request-log.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
-import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, tokenRefusalIn, type TokenIssuer, type TokenWords } from './ard.js';
-import { CATALOG_PAGE_SIZE, catalogDocument, catalogPageEntry, catalogPageOf, hostInfo } from './catalog.js';
+import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, tokenRefusalIn, type TokenWords } from './ard.js';
+import { CATALOG_AFTER, CATALOG_PAGE_SIZE, catalogDocument, catalogPageEntry, catalogPageOf, hostInfo } from './catalog.js';
 import { cardWithheld, catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
 import { CATALOG_DOCUMENTS, MEDIA_TYPES, documentPaths, entryUrn, parseEntryRef, registryUrn, urnPublisher, type CatalogDocumentName, type Site } from './vocabulary.js';
@@ -113,18 +113,12 @@ function sendError(res: Response, err: RegistryError): void {
   res.status(status).json(body);
 }
 
-/**
- * The catalog page's `after` is the registry's list token: refused in the catalog's words (the
- * registry says "pass the nextPageToken of the previous page", a name the catalog, whose pages are
- * addressed by `page` and `after`, does not have), at the query parameter that carried it.
- */
-const AFTER_NOT_VALID = 'The catalog page\'s "after" is not valid: follow the url of the previous page\'s last entry (application/ai-catalog+json) unchanged, or leave page and after out for the first page.';
 /** Rejects with the registry's refusal of a page token in `words` (ard.ts), any other error as it is. */
 const refusedIn =
   (words: TokenWords) =>
   (err: unknown): Promise<never> =>
     Promise.reject(tokenRefusalIn(err, words));
-const NOT_ISSUED_AFTER = refusedIn({ notIssued: AFTER_NOT_VALID, otherQuery: AFTER_NOT_VALID, otherOperation: AFTER_NOT_VALID, path: '/query/after' });
+const NOT_ISSUED_AFTER = refusedIn(CATALOG_AFTER);
 const REFUSED_LIST_TOKEN = refusedIn(ARD_LIST_TOKEN);
 const REFUSED_SEARCH_TOKEN = refusedIn(ARD_SEARCH_TOKEN);
 
@@ -204,7 +198,6 @@ export const catalogDoor: Door = {
     // A closed registry's answers depend on the token: no shared caches.
     const cacheControl = `${config.publicRead ? 'public' : 'private'}, max-age=${maxAge}`;
     const immutable = `${config.publicRead ? 'public' : 'private'}, max-age=31536000, immutable`;
-    const issuer: TokenIssuer = (token) => core.pageTokens.issuer(token);
     const pages = new FeedCache<{ body: Buffer; etag: string }>(core.feed, (v) => v.body.length, CATALOG_CACHE_BYTES);
 
     const answer = async <T>(operation: Operation, caller: Caller): Promise<T> =>
@@ -260,11 +253,11 @@ export const catalogDoor: Door = {
       json,
       bodyErrorHandler(log, 'POST /search takes {"query": {"text": "translate invoices"}, "pageSize": 10}'),
       handle('search', async (req, res) => {
-        const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars, issuer);
+        const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars, core.pageTokens);
         const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));
         const page = searching ? await searching.catch(REFUSED_SEARCH_TOKEN) : undefined;
         res.setHeader('Cache-Control', 'no-store');
-        res.json(ardSearchAnswer(site, search, page));
+        res.json(ardSearchAnswer(site, search, page, core.pageTokens));
       }),
     );
     app.post(ROUTES.explore, (_req, res) => {
@@ -277,7 +270,7 @@ export const catalogDoor: Door = {
     app.get(
       ROUTES.agents,
       handle('list', async (req, res) => {
-        const request = ardListOf(req.query, issuer);
+        const request = ardListOf(req.query, core.pageTokens);
         const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)).catch(REFUSED_LIST_TOKEN) : { entries: [] };
         const body: { items: unknown[]; pageToken?: string } = { items: list.entries.map((view) => catalogEntryOf(site, view)) };
         if (list.nextPageToken) body.pageToken = list.nextPageToken;

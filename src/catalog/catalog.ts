@@ -10,7 +10,9 @@
  * entries were registered in between (an entry updated during a walk moves to page 1).
  */
 import type { EntryView } from '../contract/types.js';
-import { badRequest } from '../contract/errors.js';
+import { PAGE_TOKEN_INVALID, badRequest } from '../contract/errors.js';
+import { pageToken } from '../operations/request-schemas.js';
+import { tokenOutOfLimits, tokenRefused, type TokenWords } from './ard.js';
 import { catalogEntryOf, registryEntries, type CatalogEntry } from './entries.js';
 import { CATALOG_DOCUMENTS, MEDIA_TYPES, catalogPageUrn, type CatalogDocumentName, type Site } from './vocabulary.js';
 
@@ -18,7 +20,6 @@ export const CATALOG_SPEC_VERSION = '1.0';
 /** Entries per page: the most one `list` answers. */
 export const CATALOG_PAGE_SIZE = 100;
 const MAX_PAGE = 1_000_000;
-const MAX_CURSOR_CHARS = 512;
 
 export interface HostInfo {
   displayName: string;
@@ -35,16 +36,47 @@ export interface AiCatalog {
 /** Which page: the first, or page N continuing after a list position. */
 export type CatalogPage = { page: 1 } | { page: number; after: string };
 
-/** Reads `?page=N&after=...` (both, or neither for page 1); BAD_REQUEST otherwise. */
+/** How to reach a page of the catalog after the first. */
+const FOLLOW_THE_LINK = 'Follow the url of the last entry (application/ai-catalog+json) of the previous page.';
+const AFTER_NOT_VALID = 'The catalog page\'s "after" is not valid: follow the url of the previous page\'s last entry (application/ai-catalog+json) unchanged, or leave page and after out for the first page.';
+
+/**
+ * The catalog page's `after` is the registry's list token: refused in the catalog's words (the
+ * registry says "pass the nextPageToken of the previous page", a name the catalog, whose pages are
+ * addressed by `page` and `after`, does not have), at the query parameter that carried it.
+ */
+export const CATALOG_AFTER: TokenWords = { notIssued: AFTER_NOT_VALID, otherQuery: AFTER_NOT_VALID, otherOperation: AFTER_NOT_VALID, path: '/query/after' };
+
+/**
+ * Reads `?page=N&after=...` (both, or neither for page 1); BAD_REQUEST otherwise, saying which is
+ * wrong: one without the other; a `page` that is no number from 2 (its own message, at
+ * /query/page); an `after` empty or longer than any token, which is no token the registry issued
+ * (page-token-invalid, its detail saying which, as the other doors say it). All were told "page
+ * and after must come together", though both had come.
+ */
 export function catalogPageOf(query: Record<string, unknown>): CatalogPage {
   const { page, after } = query;
   if (page === undefined && after === undefined) return { page: 1 };
-  const n = typeof page === 'string' && /^[0-9]{1,7}$/.test(page) ? Number(page) : NaN;
-  if (!(n >= 2 && n <= MAX_PAGE) || typeof after !== 'string' || after.length === 0 || after.length > MAX_CURSOR_CHARS) {
+  if (page === undefined || after === undefined) {
     throw badRequest('A catalog page is addressed by "page" (2 or more) and "after" together, exactly as the previous page links to it; leave both out for the first page.', [
-      { path: '/query', message: 'page and after must come together', hint: 'Follow the url of the last entry (application/ai-catalog+json) of the previous page.' },
+      { path: '/query', message: `${page === undefined ? '"after" without "page"' : '"page" without "after"'}: page and after must come together`, hint: FOLLOW_THE_LINK },
     ]);
   }
+  if (typeof page !== 'string' || typeof after !== 'string') {
+    const repeated = typeof page !== 'string' ? 'page' : 'after';
+    throw badRequest(`"${repeated}" is given more than once: a catalog page is addressed by one "page" and one "after", exactly as the previous page links to it.`, [
+      { path: `/query/${repeated}`, message: 'repeated', hint: FOLLOW_THE_LINK },
+    ]);
+  }
+  const n = /^[0-9]{1,7}$/.test(page) ? Number(page) : NaN;
+  if (!(n >= 2 && n <= MAX_PAGE)) {
+    throw badRequest(
+      `"page" is the number of a catalog page after the first: a whole number from 2 to ${MAX_PAGE}, in digits (got ${JSON.stringify(page.slice(0, 20))}). Follow the url of the previous page's last entry (application/ai-catalog+json) unchanged, or leave page and after out for the first page.`,
+      [{ path: '/query/page', message: `not 2..${MAX_PAGE}`, hint: FOLLOW_THE_LINK }],
+    );
+  }
+  const outOfLimits = tokenOutOfLimits(pageToken, after);
+  if (outOfLimits) throw tokenRefused(PAGE_TOKEN_INVALID, CATALOG_AFTER, outOfLimits);
   return { page: n, after };
 }
 

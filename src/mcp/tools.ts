@@ -22,6 +22,7 @@ import type { Answer } from '../operations/answer.js';
 import type { Operation } from '../operations/operation.js';
 import { checkQueryLength, documentSubject, findingsSaid, registerSubject, zodFindings, type ParserLimits } from '../operations/request-parser.js';
 import { listSchema, queryText, searchSchema } from '../operations/request-schemas.js';
+import { issuedForKind } from '../registry/page-token.js';
 import type { OperationRunner } from '../operations/runner.js';
 
 /**
@@ -357,28 +358,39 @@ async function attempt(env: ToolEnv, operation: () => Operation, argumentsOf: Ar
   }
 }
 
+/** The search tool of each kind: each adds its kind to the search's filter. */
+const SEARCH_TOOL_OF: Record<EntryKind, string> = { agent: 'search_agents', 'mcp-server': 'search_mcp_servers' };
+
 /**
  * A pageToken sent with other arguments than the page it came from. The registry names the A2A
  * request's fields (resultsPer, which no tool has); the tool names its own arguments. A token the
  * registry did not issue is said in its words (nextPageToken is the tools' name too); either
- * refusal is at /arguments/pageToken (attempt() roots it). A token of another operation (a search
- * tool's sent to list_agents) is told so in the tools' words: A2A's names its operations.
+ * refusal is at /arguments/pageToken (attempt() roots it). A token of another tool is told whose
+ * it is, in the tools' words: a search tool's sent to list_agents (A2A's names its operations),
+ * and one search tool's sent to the other, which the registry finds issued for the same search
+ * with the other tool's kind in its filter (issuedForKind): it was told to send the same query,
+ * filter and limit, which it had.
  */
 function pageTokenRefusal(err: RegistryError, paging: Paging): RegistryError {
   const other = err.details?.find((d) => d.rule === PAGE_TOKEN_OTHER_OPERATION);
-  if (other) {
-    const issuer = paging.tool === 'list_agents' ? 'a search tool (search_agents or search_mcp_servers)' : 'list_agents';
-    return new RegistryError(
-      'BAD_REQUEST',
-      `The pageToken is a nextPageToken of ${issuer}, not of ${paging.tool}: pass it to the tool whose answer gave it, or call ${paging.tool} without pageToken for its first page.`,
-      [{ path: '/arguments/pageToken', message: other.message, rule: PAGE_TOKEN_OTHER_OPERATION }],
-    );
-  }
-  if (!err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY)) return err;
+  if (other) return otherToolRefusal(paging.tool === 'list_agents' ? 'a search tool (search_agents or search_mcp_servers)' : 'list_agents', paging.tool, other);
+  const query = err.details?.find((d) => d.rule === PAGE_TOKEN_OTHER_QUERY);
+  if (!query) return err;
+  const issuer = Object.entries(SEARCH_TOOL_OF).find(([kind]) => query.message === issuedForKind(kind))?.[1];
+  if (issuer !== undefined && issuer !== paging.tool) return otherToolRefusal(issuer, paging.tool, query);
   return new RegistryError(
     'BAD_REQUEST',
     `The pageToken belongs to another ${paging.tool} call: send the same ${paging.boundTo} as the call whose answer gave it, or start again without pageToken.`,
     [{ path: '/arguments/pageToken', message: `issued for other ${paging.boundTo}`, rule: PAGE_TOKEN_OTHER_QUERY }],
+  );
+}
+
+/** The refusal of a pageToken `issuer` (a tool, or which tools) gave, sent to `tool`; `finding` is the registry's. */
+function otherToolRefusal(issuer: string, tool: string, finding: Finding): RegistryError {
+  return new RegistryError(
+    'BAD_REQUEST',
+    `The pageToken is a nextPageToken of ${issuer}, not of ${tool}: pass it to the tool whose answer gave it, or call ${tool} without pageToken for its first page.`,
+    [{ path: '/arguments/pageToken', message: finding.message, rule: finding.rule }],
   );
 }
 
@@ -518,7 +530,7 @@ export function registerTools(server: McpServer, env: ToolEnv): ArgumentsCheck {
       env,
       () => ({ op: 'search', request: { query: args.query, filter: { ...args.filter, kind }, limit: args.limit, pageToken: args.pageToken } }),
       (answer) => result(answer.data, searchText(dataOf<SearchPage>(answer), kind === 'agent' ? 'agents' : 'MCP servers')),
-      paged({ tool: kind === 'agent' ? 'search_agents' : 'search_mcp_servers', boundTo: 'query, filter and limit' }),
+      paged({ tool: SEARCH_TOOL_OF[kind], boundTo: 'query, filter and limit' }),
     );
 
   const get = (kind: EntryKind, args: { id: string; revision?: number }): Promise<CallToolResult> =>

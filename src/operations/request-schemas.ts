@@ -59,7 +59,8 @@ export const pageTokenText = (max: number) => {
       issue.code === 'too_small' ? pageTokenOutOfLimits('it is empty') : issue.code === 'too_big' ? pageTokenOutOfLimits(`it is longer than ${max} characters, which no page token is`) : undefined,
   });
 };
-const pageToken = pageTokenText(MAX_PAGE_TOKEN_CHARS);
+/** The registry's own page tokens: A2A's and MCP's pageToken, the AI Catalog's `after`. */
+export const pageToken = pageTokenText(MAX_PAGE_TOKEN_CHARS);
 
 export const searchSchema = z.strictObject({
   query: queryText(MAX_QUERY_CHARS_CEILING).optional(),

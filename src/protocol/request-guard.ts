@@ -5,7 +5,7 @@
  * - after it is parsed: the JSON-RPC envelope (no batches, `jsonrpc`, `method` (one of the
  *   negotiated version's, or an error naming where it is), `id`, `params`)
  *   and the parts of a message (at least one; objects; `raw` / v0.3 `file.bytes` strict base64;
- *   a v0.3 part with a `kind` it has and that kind's content).
+ *   a v0.3 part with a `kind` it has, that kind's content, and its file's strings).
  * Without these, `parts: [null]` or `raw: 5` end as -32603 with a JavaScript error message, a
  * deeply nested body overflows the stack inside the SDK, and invalid base64 is silently decoded
  * to garbage (Buffer.from ignores what it cannot read).
@@ -161,6 +161,8 @@ function outputModesProblem(configuration: unknown, at: string): string | undefi
 
 /** The kinds of a v0.3 part (A2A 0.3 6.5). */
 const LEGACY_PART_KINDS = new Set(['text', 'file', 'data']);
+/** The string members of a v0.3 file (FileWithBytes / FileWithUri) besides its bytes. */
+const LEGACY_FILE_STRINGS = ['name', 'mimeType', 'uri'] as const;
 
 /**
  * What is wrong with a v0.3 message part (an object) at `here`, or undefined:
@@ -172,7 +174,8 @@ const LEGACY_PART_KINDS = new Set(['text', 'file', 'data']);
  *   `{"kind": "file"}` as it reads a file, and its TypeError ended as -32603, an internal error;
  *   a file without bytes or URI got "Invalid file part: missing `bytes` or `uri`" naming no part,
  *   a data part without data an error about translating v1 parts. Worded as v0.3 writes parts
- *   (operations/part-words.ts), as the gRPC guard words its v0.3 service's empty parts.
+ *   (operations/part-words.ts), as the gRPC guard words its v0.3 service's empty parts;
+ * - a file's name, mimeType or uri that is no string.
  */
 function legacyPartProblem(part: Record<string, unknown>, here: string): string | undefined {
   const kind = part.kind;
@@ -185,14 +188,16 @@ function legacyPartProblem(part: Record<string, unknown>, here: string): string 
   if (kind === 'text') return present(part.text) ? undefined : `${here} is a text part without its "text": send ${words.textPart}`;
   if (kind === 'data') return present(part.data) ? undefined : `${here} is a data part without its "data": send a data part ${words.dataPart}`;
   const file = part.file;
-  const lacks = !present(file)
-    ? 'without its "file"'
-    : !isObject(file)
-      ? `whose "file" is no object`
-      : present(file.bytes) || present(file.uri)
-        ? undefined
-        : `with neither ${words.fileBytes} nor ${words.fileUri}`;
-  return lacks && `${here} is a file part ${lacks}: send the document's bytes in ${words.fileBytes} (${words.filePart})`;
+  const lacks = (what: string) => `${here} is a file part ${what}: send the document's bytes in ${words.fileBytes} (${words.filePart})`;
+  if (!present(file)) return lacks('without its "file"');
+  if (!isObject(file)) return lacks(`whose "file" is no object`);
+  if (!present(file.bytes) && !present(file.uri)) return lacks(`with neither ${words.fileBytes} nor ${words.fileUri}`);
+  // The file's strings, as v1.0's filename, mediaType and url are checked (partsProblem): the
+  // SDK's reader hands name and mimeType on as they are, and the parser's toLowerCase() of a
+  // number ended as -32603; a URI of 5 was told the registry does not fetch URIs. (null is none,
+  // as the reader reads it; `bytes` is checked beside v1.0's `raw`.)
+  const notString = LEGACY_FILE_STRINGS.find((key) => present(file[key]) && typeof file[key] !== 'string');
+  return notString && `${here}.file.${notString} must be a string`;
 }
 
 /** Members that turn a parsed JSON object into something String() cannot convert. */

@@ -39,6 +39,13 @@ export const pageTokenOutOfLimits = (why: string): Omit<Finding, 'path'> => ({
   rule: PAGE_TOKEN_INVALID,
 });
 
+/**
+ * The finding of a search's token issued for the same search with filter kind `kind` (rule
+ * page-token-other-query): the MCP search tools each add their kind to the filter, and tell from
+ * it which tool's a token is (mcp/tools.ts).
+ */
+export const issuedForKind = (kind: string): string => `issued for this search with filter kind "${kind}"`;
+
 export class PageTokens {
   private readonly key: Buffer;
 
@@ -84,6 +91,11 @@ export class PageTokens {
     return page.position;
   }
 
+  /** Whether `token` is a page token this registry signed for the request of `fingerprint`. */
+  issuedFor(token: string, fingerprint: string): boolean {
+    return this.open(token)?.fingerprint === fingerprint;
+  }
+
   /**
    * The operation that issued `token`, when it is a page token this registry signed (undefined
    * otherwise, and for tokens issued before they named their operation): for a door whose own
@@ -103,22 +115,48 @@ export class PageTokens {
    * fingerprint: it was told "belongs to another query").
    */
   private open(token: string): { position: string; fingerprint: string; operation?: PagedOperation } | undefined {
-    const [payload, signature, extra] = token.split('.');
-    if (payload === undefined || signature === undefined || extra !== undefined) return undefined;
-    const given = Buffer.from(signature);
-    const expected = Buffer.from(this.sign(payload));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    } catch {
-      return undefined;
-    }
+    const decoded = this.verified(token);
     if (!isObject(decoded)) return undefined;
     const { p, f, o } = decoded;
     if (typeof p !== 'string' || typeof f !== 'string') return undefined;
     if (o === undefined) return { position: p, fingerprint: f };
     return o === 'search' || o === 'list' ? { position: p, fingerprint: f, operation: o } : undefined;
+  }
+
+  /**
+   * A door's own token, which wraps the registry's with what the door needs beside it (ARD's POST
+   * /search: the first page's best score): `content` as JSON, signed as the registry's tokens are,
+   * for `purpose` (which no registry token's signature is made for, so neither reads as the other).
+   * Any change to it, the content beside the registry's token included, or a character added
+   * (whitespace, which base64url decoding skipped), fails its signature: it was plain base64url,
+   * and an altered score was taken.
+   */
+  seal(purpose: string, content: unknown): string {
+    const payload = Buffer.from(JSON.stringify(content)).toString('base64url');
+    return `${payload}.${this.sign(`${purpose}:${payload}`)}`;
+  }
+
+  /** What seal() put in `token` for `purpose`, or undefined when it is no token sealed for it. */
+  unseal(purpose: string, token: string): unknown {
+    return this.verified(token, purpose);
+  }
+
+  /**
+   * The JSON a token signed by this registry carries (for `purpose`, a sealed one; else a page
+   * token), or undefined. A signature of other characters than base64url's is refused by its
+   * length, before timingSafeEqual, which throws on its longer UTF-8 (that was an internal error).
+   */
+  private verified(token: string, purpose?: string): unknown {
+    const [payload, signature, extra] = token.split('.');
+    if (payload === undefined || signature === undefined || extra !== undefined) return undefined;
+    const given = Buffer.from(signature);
+    const expected = Buffer.from(this.sign(purpose === undefined ? payload : `${purpose}:${payload}`));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    try {
+      return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      return undefined;
+    }
   }
 
   private sign(payload: string): string {

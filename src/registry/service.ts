@@ -19,7 +19,7 @@ import type {
   ValidationResultBody,
   WatchRequest,
 } from '../contract/types.js';
-import { REFRESH_NO_SOURCE, RegistryError, STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS, badArguments, badRequest, notFound } from '../contract/errors.js';
+import { PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS, badArguments, badRequest, notFound } from '../contract/errors.js';
 import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
@@ -27,7 +27,7 @@ import { sameOutcome } from '../contract/verification.js';
 import type { IndexState, SavedState } from '../search/index-state.js';
 import type { IndexQuery, SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
-import { InvalidCursorError } from '../storage/common.js';
+import { ENTRY_KINDS, InvalidCursorError } from '../storage/common.js';
 import type { AcceptedUpsert, AcknowledgementRow, RegistryStore, StoredEntry, TaskRow, WriteQuota } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
 import { disclosedVerification, type DocumentVerifier } from '../validation/signature.js';
@@ -38,7 +38,7 @@ import { checkDocument, entryWriteOf, identityTaken, publishUpsert, registration
 import { urlTaken } from './endpoint-claims.js';
 import { toEntryView, toIndexedEntry } from './entries.js';
 import { FreshnessChecks, NO_FRESHNESS, type FreshnessSettings, type SourcedEntry } from './freshness.js';
-import { PageTokens, pageTokenNotIssued } from './page-token.js';
+import { PageTokens, issuedForKind, pageTokenNotIssued } from './page-token.js';
 import { ReservedEndpoints } from './reserved-endpoints.js';
 import { decodeCursor, encodeCursor, pageAfter, windowOf, type SearchCursor } from './search-cursor.js';
 import { SearchCache } from './search-cache.js';
@@ -115,6 +115,9 @@ interface IndexLoading {
  * whatever was typed after it.
  */
 const queryTextOf = (query: string | undefined): string => (query ?? '').trimStart();
+
+/** What a search's page tokens are bound to (their fingerprint): the search, its text, filter, limit and resultsPer. */
+type SearchAsked = [operation: 'search', text: string, filter: SearchFilter, limit: number, resultsPer: string];
 
 export class RegistryService {
   private readonly store: RegistryStore;
@@ -585,7 +588,7 @@ export class RegistryService {
     const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
     const text = queryTextOf(request.query);
     const resultsPer = request.resultsPer ?? 'entry';
-    const asked = ['search', text, request.filter ?? {}, limit, resultsPer];
+    const asked: SearchAsked = ['search', text, request.filter ?? {}, limit, resultsPer];
     // The index this search runs on, and its version: an answer kept with them is still right.
     const index = this.index;
     const version = this.hideUnhealthyAfterMs === undefined && this.searchCache.enabled ? index.resultsVersion : undefined;
@@ -594,7 +597,7 @@ export class RegistryService {
     const kept = key === undefined ? undefined : this.searchCache.get(key, index, version!);
     if (kept) return kept;
     const fingerprint = PageTokens.fingerprint(asked);
-    const cursor = request.pageToken ? this.searchCursor(this.pageTokens.read(request.pageToken, fingerprint, 'search', 'query, filter, limit and resultsPer')) : { offset: 0, marks: [], next: [] };
+    const cursor = request.pageToken ? this.searchCursor(this.searchPosition(request.pageToken, fingerprint, asked)) : { offset: 0, marks: [], next: [] };
     // A page is read with a little around it: after the first, to start after the last hit shown
     // wherever writes since have moved it; every page, to mark the hits after it (./search-cursor.ts).
     const window = windowOf(cursor, limit);
@@ -606,6 +609,25 @@ export class RegistryService {
     const more = offset + hits.length < page.total || (page.totalExact === false && hits.length > 0 && hits.length === limit);
     if (more) result.nextPageToken = this.pageTokens.issue(encodeCursor(offset + hits.length, hits, next, resultsPer), fingerprint, 'search');
     return key === undefined ? result : this.searchCache.set(key, index, version!, result);
+  }
+
+  /**
+   * The position a search's page token holds (PageTokens.read, `fingerprint` being `asked`'s). A
+   * token refused as another query's that this search with another filter kind would take says so
+   * in its finding (issuedForKind): the MCP search tools each add their kind to the filter, so one
+   * tool's token sent to the other with the same query and limit was told to send the same query,
+   * filter and limit, which it had, and the tool can now say whose the token is.
+   */
+  private searchPosition(token: string, fingerprint: string, asked: SearchAsked): string {
+    try {
+      return this.pageTokens.read(token, fingerprint, 'search', 'query, filter, limit and resultsPer');
+    } catch (err) {
+      const [operation, text, filter, ...rest] = asked;
+      const otherQuery = err instanceof RegistryError && err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY);
+      const kind = otherQuery ? ENTRY_KINDS.find((k) => k !== filter.kind && this.pageTokens.issuedFor(token, PageTokens.fingerprint([operation, text, { ...filter, kind: k }, ...rest]))) : undefined;
+      if (kind === undefined) throw err;
+      throw badArguments((err as RegistryError).message, [{ path: '/pageToken', message: issuedForKind(kind), rule: PAGE_TOKEN_OTHER_QUERY }]);
+    }
   }
 
   /** The cursor a search's page token holds (signed, so only a position this registry wrote). */

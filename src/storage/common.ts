@@ -86,12 +86,21 @@ export function encodeUpdatedCursor(position: UpdatedPosition): string {
   return Buffer.from(`v2.${Date.parse(position.updatedAt)}.${position.listSeq}`, 'utf8').toString('base64url');
 }
 
+/**
+ * The latest time a position may hold: 9999-12-31T23:59:59.999Z. Entries' updated_at are written
+ * as ISO 8601 with a four-digit year; a later time is written with a six-digit one
+ * ("+033658-09-27T01:46:39.999Z"), which no write of the registry made, and which PostgreSQL
+ * cannot read ("time zone displacement out of range", an internal error where SQLite answered an
+ * empty page): such a position was never issued, on either engine.
+ */
+const LATEST_POSITION_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export function decodeUpdatedCursor(after: string): UpdatedPosition {
   const text = Buffer.from(after, 'base64url').toString('utf8');
   const match = /^v2\.(\d{1,15})\.(\d{1,15})$/.exec(text);
-  const time = match ? new Date(Number(match[1])) : undefined;
-  if (!match || !time || Number.isNaN(time.getTime())) throw new InvalidCursorError();
-  return { updatedAt: time.toISOString(), listSeq: Number(match[2]) };
+  const ms = match ? Number(match[1]) : Number.NaN;
+  if (!match || !(ms <= LATEST_POSITION_MS)) throw new InvalidCursorError();
+  return { updatedAt: new Date(ms).toISOString(), listSeq: Number(match[2]) };
 }
 
 /** How a store writes a parameter of the given type into its SQL (a placeholder, cast where the engine needs it). */
