@@ -237,6 +237,20 @@ describe('JSON-RPC envelope', () => {
     const nulls = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'file', file: { bytes: card, name: null, mimeType: null } }, { kind: 'data', data: { validate: {} } }] } } });
     const validated = (await rpc(nulls, { 'A2A-Version': '0.3' })).json!;
     assert.equal(validated.result?.status?.state, 'completed', JSON.stringify(validated).slice(0, 300));
+    // Metadata (a Struct; a v0.3 map) that is no object: the SDK carried "x" along without a word.
+    const metadata: Array<[string, WireJson, RegExp]> = [
+      ['SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'weather', metadata: 'x' }] } }, /^params\.message\.parts\[0\]\.metadata must be a JSON object \(or left out\), not string\.$/],
+      ['SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', metadata: 5, parts: [{ text: 'weather' }] } }, /^params\.message\.metadata must be a JSON object \(or left out\), not number\.$/],
+      ['SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'weather' }] }, metadata: [] }, /^params\.metadata must be a JSON object \(or left out\), not an array\.$/],
+      ['message/send', { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'weather', metadata: true }] } }, /^params\.message\.parts\[0\]\.metadata must be a JSON object/],
+    ];
+    for (const [method, params, message] of metadata) {
+      const error = rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), method === 'message/send' ? { 'A2A-Version': '0.3' } : {}));
+      assert.equal(error.code, -32602, JSON.stringify(params));
+      assert.match(error.message, message);
+    }
+    const withMetadata = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', metadata: { trace: 'a' }, parts: [{ text: 'weather', metadata: null }] }, metadata: {} } });
+    assert.equal((await rpc(withMetadata)).json!.result?.task?.status?.state, 'TASK_STATE_COMPLETED');
   });
 
   test('a part with two contents of the oneof (text and data, raw and url) is -32602 / HTTP 400 naming them, never run as one of them', async () => {
@@ -300,6 +314,9 @@ describe('JSON-RPC envelope', () => {
     const answer = await rest('/message:send', JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [null, { raw: 5 }] } }));
     assert.equal(answer.status, 400);
     assert.match(answer.json!.error.message, /parts\[0\] must be an object/);
+    const metadata = await rest('/message:send', JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'weather' }] }, metadata: 'x' }));
+    assert.equal(metadata.status, 400, metadata.text);
+    assert.match(metadata.json!.error.message, /^metadata must be a JSON object \(or left out\), not string\.$/);
   });
 });
 

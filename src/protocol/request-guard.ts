@@ -142,8 +142,19 @@ function partsProblem(message: unknown, at: string, legacy = false): string | un
     if (!legacy && part.file !== undefined && PART_CONTENTS.every((key) => part[key] === undefined || part[key] === null)) {
       return `${here} is a v${LEGACY_VERSION} file part ("file"), and this request is v1.0: a v1.0 part carries a file as {"raw": "<base64>", "filename": "agent-card.json", "mediaType": "application/json"}, or {"url": "https://..."}`;
     }
+    const partMetadata = metadataProblem(part.metadata, `${here}.metadata`);
+    if (partMetadata) return partMetadata;
   }
-  return undefined;
+  return metadataProblem(message.metadata, `${at}.metadata`);
+}
+
+/**
+ * A `metadata` (a request's, its message's, a part's) that is no JSON object, or undefined. It is
+ * a google.protobuf.Struct in v1.0 (a map in v0.3), which ProtoJSON refuses as any other value;
+ * the SDK carried "x" or 5 along, and the client never learned that its metadata was not read.
+ */
+function metadataProblem(value: unknown, path: string): string | undefined {
+  return value === undefined || value === null || isObject(value) ? undefined : `${path} must be a JSON object (or left out), not ${Array.isArray(value) ? 'an array' : typeof value}`;
 }
 
 /**
@@ -321,7 +332,8 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
     const legacy = V03_TO_V1.has(method);
     const problem =
       partsProblem(params.message, 'params.message', legacy) ??
-      outputModesProblem(params.configuration, 'params.configuration');
+      outputModesProblem(params.configuration, 'params.configuration') ??
+      metadataProblem(params.metadata, 'params.metadata');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`, usableId);
   }
   const trap = conversionTrap(params, 'params');
@@ -465,7 +477,7 @@ export const restShapeGuard: RequestHandler = (req, res, next) => {
     // Before the SDK's HTTP+JSON reader, which refuses these naming no field.
     const missing = missingMessageIn(req.body);
     if (missing) return sendA2AError(req, res, 'HTTP+JSON', missing);
-    const problem = partsProblem(req.body.message, 'message') ?? outputModesProblem(req.body.configuration, 'configuration');
+    const problem = partsProblem(req.body.message, 'message') ?? outputModesProblem(req.body.configuration, 'configuration') ?? metadataProblem(req.body.metadata, 'metadata');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`);
   }
   const trap = conversionTrap(req.body, 'body');
