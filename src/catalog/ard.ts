@@ -346,9 +346,12 @@ export function tokenRefusalIn(err: unknown, words: TokenWords): unknown {
   return tokenRefused(found.rule, words, found.rule === PAGE_TOKEN_OTHER_OPERATION ? found.message : undefined);
 }
 
+/** A token neither ARD route can read, told alike by both (each answer carries its next page's `pageToken`). */
+const ARD_TOKEN_NOT_ISSUED = 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.';
+
 /** POST /search's pageToken: one of its own answers' (the registry's token and the first page's best score). */
 export const ARD_SEARCH_TOKEN: TokenWords = {
-  notIssued: 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.',
+  notIssued: ARD_TOKEN_NOT_ISSUED,
   otherQuery: 'The pageToken belongs to another search: send the same query (text and filter) and pageSize as the request whose answer gave it, or start again without pageToken.',
   otherOperation: "The pageToken is a listing's (GET /agents), not POST /search's: send it with the listing whose answer gave it, or start again without pageToken for the first page of this search.",
   path: '/pageToken',
@@ -356,7 +359,7 @@ export const ARD_SEARCH_TOKEN: TokenWords = {
 
 /** GET /agents' pageToken: the registry's list token. */
 export const ARD_LIST_TOKEN: TokenWords = {
-  notIssued: 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.',
+  notIssued: ARD_TOKEN_NOT_ISSUED,
   otherQuery: 'The pageToken belongs to another listing: send the same filter and orderBy as the request whose answer gave it (pageSize may change), or start again without pageToken.',
   otherOperation: "The pageToken is a search's (POST /search), not GET /agents': send it with the search whose answer gave it, or start again without pageToken for the first page of this listing.",
   path: '/query/pageToken',

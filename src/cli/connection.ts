@@ -13,7 +13,7 @@ import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
-import { RedirectRefused, httpFetch } from './http-fetch.js';
+import { RedirectRefused, answeredAt, httpFetch } from './http-fetch.js';
 import { UnusableAnswer } from './unusable-answer.js';
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
@@ -334,8 +334,7 @@ function withBodyFailures(response: Response, told: (err: unknown) => unknown): 
     },
     cancel: (reason) => reader.cancel(reason),
   });
-  const wrapped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  return Object.defineProperties(wrapped, { url: { value: response.url }, redirected: { value: response.redirected } });
+  return answeredAt(new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }), response.url, response.redirected);
 }
 
 /**

@@ -57,7 +57,7 @@ export const httpFetch: typeof fetch = async (input: FetchInput, init?: FetchIni
   for (let redirects = 0; ; redirects++) {
     const response = await send(url, method, headers, body ?? undefined, init?.signal ?? undefined);
     const location = response.headers.get('location');
-    if (!REDIRECTS.has(response.status) || location === null || init?.redirect === 'manual') return answeredAt(response, url, redirects > 0);
+    if (!REDIRECTS.has(response.status) || location === null || init?.redirect === 'manual') return answeredAt(response, url.href, redirects > 0);
     await response.body?.cancel();
     if (init?.redirect === 'error') throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
     if (redirects === MAX_REDIRECTS) throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') });
@@ -80,8 +80,8 @@ let userAgent: string | undefined;
 const cliUserAgent = (): string => (userAgent ??= `a2a-agent-registry/${readPackageVersion()} (cli)`);
 
 /** As fetch's: the Response's `url` is where it was answered, `redirected` whether a redirect led there. */
-function answeredAt(response: Response, url: URL, redirected: boolean): Response {
-  return Object.defineProperties(response, { url: { value: url.href }, redirected: { value: redirected } });
+export function answeredAt(response: Response, url: string, redirected: boolean): Response {
+  return Object.defineProperties(response, { url: { value: url }, redirected: { value: redirected } });
 }
 
 /** Where fetch sends a request on as a GET without its body: a POST answered 301 or 302, anything but a GET or HEAD answered 303. */

@@ -61,8 +61,7 @@ export class PageTokens {
 
   /** A token for `operation`'s next page, which names the operation so another can say whose it is. */
   issue(position: string, fingerprint: string, operation: PagedOperation): string {
-    const payload = Buffer.from(JSON.stringify({ p: position, f: fingerprint, o: operation })).toString('base64url');
-    return `${payload}.${this.sign(payload)}`;
+    return this.signed({ p: position, f: fingerprint, o: operation });
   }
 
   /**
@@ -132,8 +131,7 @@ export class PageTokens {
    * and an altered score was taken.
    */
   seal(purpose: string, content: unknown): string {
-    const payload = Buffer.from(JSON.stringify(content)).toString('base64url');
-    return `${payload}.${this.sign(`${purpose}:${payload}`)}`;
+    return this.signed(content, purpose);
   }
 
   /** What seal() put in `token` for `purpose`, or undefined when it is no token sealed for it. */
@@ -150,13 +148,24 @@ export class PageTokens {
     const [payload, signature, extra] = token.split('.');
     if (payload === undefined || signature === undefined || extra !== undefined) return undefined;
     const given = Buffer.from(signature);
-    const expected = Buffer.from(this.sign(purpose === undefined ? payload : `${purpose}:${payload}`));
+    const expected = Buffer.from(this.signatureOf(payload, purpose));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     try {
       return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     } catch {
       return undefined;
     }
+  }
+
+  /** `content` as a token: its JSON in base64url, then its signature (for `purpose`, a sealed one; else a page token). verified() reads it. */
+  private signed(content: unknown, purpose?: string): string {
+    const payload = Buffer.from(JSON.stringify(content)).toString('base64url');
+    return `${payload}.${this.signatureOf(payload, purpose)}`;
+  }
+
+  /** The signature of `payload`: a sealed token's is made for its purpose, so that no page token's signature is one of it. */
+  private signatureOf(payload: string, purpose?: string): string {
+    return this.sign(purpose === undefined ? payload : `${purpose}:${payload}`);
   }
 
   private sign(payload: string): string {
