@@ -16,7 +16,8 @@
  * processes inherit this one's flags (`--import tsx`). After the summary it prints the slowest
  * files (the time of their tests, their process's start-up not counted) so the order stays right.
  */
-import { resolve, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve, relative } from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 
@@ -32,6 +33,16 @@ if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   process.exit(2);
 }
 const SLOWEST_SHOWN = 15;
+
+/**
+ * The test files' processes keep their compiled code in Node's compile cache, as the CLI and the
+ * built registry already do (in the same os.tmpdir()/node-compile-cache): each file loads the
+ * registry's sources anew, and about a tenth of that load's CPU was compiling them again.
+ * NODE_DISABLE_COMPILE_CACHE=1 or a NODE_COMPILE_CACHE of one's own wins.
+ */
+if (process.env.NODE_COMPILE_CACHE === undefined && process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
+  process.env.NODE_COMPILE_CACHE = join(tmpdir(), 'node-compile-cache');
+}
 
 const args = process.argv.slice(2);
 const named = [...new Set(args.map((file) => resolve(file)))];
