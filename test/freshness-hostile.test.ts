@@ -169,6 +169,30 @@ describe('hostile servers cost at most one timeout', () => {
   });
 });
 
+describe('a card whose body does not decompress as its Content-Encoding declares', () => {
+  test('is declined as no valid document, saying which coding and how to mend it; a refresh finds the entry invalid, not unreachable', async () => {
+    const card = v1Card('Labelled Agent', 'https://agents.example.org/labelled/a2a');
+    const url = `${local}/labelled/.well-known/agent-card.json`;
+    // Sent uncompressed under Content-Encoding: gzip (a server or proxy that labels what it did not compress).
+    serveCard(origin, card, '/labelled', { 'content-encoding': 'gzip' });
+    const error = errorOf(await op(alice, { register: { url } }));
+    assert.equal(error.code, 'VALIDATION_FAILED', JSON.stringify(error));
+    assert.equal(error.details[0].rule, 'invalid-json');
+    assert.match(error.message, /answered with Content-Encoding: gzip, but its body is not valid gzip \(incorrect header check, Z_DATA_ERROR\): the server must send the body compressed as its Content-Encoding declares, or send it uncompressed without that header/);
+
+    serveCard(origin, card, '/labelled');
+    const { id } = resultOf(await op(alice, { register: { url } }));
+    serveCard(origin, { ...card, description: 'Changed, and labelled gzip.' }, '/labelled', { 'content-encoding': 'gzip' });
+    makeDue(registry.dataDir, id);
+    await registry.refresher!.runOnce();
+    const entry = resultOf(await op(anonymous, { get: { id } }));
+    assert.equal(entry.health.status, 'invalid');
+    assert.equal(entry.health.reason, 'invalid-json');
+    assert.match(entry.health.message, /is not valid gzip/);
+    assert.equal(entry.revision, 1);
+  });
+});
+
 describe('the refresh loop never holds up requests', () => {
   test('while every source hangs, searches answer at once; each hanging source costs one timeout', async () => {
     const ids: string[] = [];

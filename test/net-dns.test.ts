@@ -22,7 +22,10 @@ before(async () => {
   [dns, origin] = await Promise.all([startDnsServer(), startOrigin()]);
   dns.set('agent.test', ['127.0.0.1']);
   dns.set('silent.test', 'silent');
+  // Some forwarders and firewalls drop AAAA queries.
+  dns.set('no-aaaa.test', ['127.0.0.1'], { silent: ['AAAA'] });
   origin.json('/.well-known/agent-card.json', v1Card('DNS Agent', 'https://dns-agent.example.org/a2a'));
+  origin.json('/no-aaaa/.well-known/agent-card.json', v1Card('No AAAA Agent', 'https://no-aaaa.example.org/a2a'));
 });
 after(async () => {
   await Promise.all([dns.close(), origin.close()]);
@@ -62,6 +65,41 @@ describe('REGISTRY_DNS_SERVERS', () => {
     assert.equal(mcp.code, 'FETCH_FAILED');
     assert.match(mcp.message, /looking up silent\.test took longer than (0\.\d|1) s, past the request's deadline of 1000 ms/);
     assert.equal(mcp.details[0].rule, 'timeout');
+  });
+
+  test('a name whose AAAA query goes unanswered is fetched at its A records, after a short wait for the AAAA, not at the deadline', async () => {
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const started = Date.now();
+    const result = await registerByUrl(alice, `http://no-aaaa.test:${origin.port}/no-aaaa`);
+    const ms = Date.now() - started;
+    assert.equal(result.created, true);
+    assert.equal(result.source.url, `http://no-aaaa.test:${origin.port}/no-aaaa/.well-known/agent-card.json`);
+    assert.ok(dns.questions.some((q) => q.name === 'no-aaaa.test' && q.type === 'AAAA'), 'the AAAA records were asked for');
+    // Well within the 1 s deadline it waited for until the AAAA answer that never came.
+    assert.ok(ms < 900, `registered after ${ms} ms`);
+  });
+
+  test("the other family's answer, when it comes within the short wait, is checked like the first's; one later than that is not used", async () => {
+    // A comes at once, AAAA (a private address) 30 ms later: the name resolves inside too, and is refused.
+    dns.set('late-private.test', ['127.0.0.1', 'fd12:3456::1'], { lateMs: { AAAA: 30 } });
+    // AAAA (the same) 3 s later, past the wait and the deadline: the name's addresses are its A records.
+    dns.set('later-private.test', ['127.0.0.1', 'fd12:3456::1'], { lateMs: { AAAA: 3000 } });
+    const f = new GuardedFetcher({ maxBytes: 10_240, timeoutMs: 1000, allow: AllowList.parse('127.0.0.1'), dnsServers: [dns.address] });
+    try {
+      const refused = await f.check(`http://late-private.test:${origin.port}/`, { purpose: 'agent-card' }).then(
+        () => assert.fail('a name with a private address is refused'),
+        (error: unknown) => error,
+      );
+      assert.ok(refused instanceof FetchError, String(refused));
+      assert.equal(refused.reason, 'private');
+      assert.match(refused.message, /late-private\.test resolves to a private-network address/);
+      const started = Date.now();
+      const doc = await f.getJson(`http://later-private.test:${origin.port}/.well-known/agent-card.json`, { purpose: 'agent-card' });
+      assert.equal(doc.notModified, false);
+      assert.ok(Date.now() - started < 900, `fetched after ${Date.now() - started} ms`);
+    } finally {
+      await f.close();
+    }
   });
 
   test('localhost is the loopback address without asking the servers (an embeddings service at http://localhost keeps working)', async () => {

@@ -500,6 +500,37 @@ describe('getJson', () => {
     assert.match(gone.message, /answered HTTP 410 Gone/);
   });
 
+  test('a body that does not decompress as its Content-Encoding declares is invalid-json, naming the coding and the fix, not a connection failure', async () => {
+    const card = '{"name":"Plain Agent"}';
+    const cases: [path: string, coding: string, body: Buffer, named: string][] = [
+      // The commonest: a server (or a proxy) that labels an uncompressed body.
+      ['/plain-gzip', 'gzip', Buffer.from(card), 'gzip'],
+      ['/plain-x-gzip', 'x-gzip', Buffer.from(card), 'gzip'],
+      // Its checksum altered (a plain body may read as raw deflate that decodes to junk, which is then not UTF-8).
+      ['/bad-deflate', 'deflate', Buffer.from(zlib.deflateSync(card).map((byte, i, all) => (i === all.length - 1 ? byte ^ 1 : byte))), 'deflate'],
+      ['/plain-br', 'br', Buffer.from(card), 'brotli \\(br\\)'],
+      ['/gzip-then-junk', 'gzip', Buffer.concat([zlib.gzipSync(card), Buffer.from('junk')]), 'gzip'],
+    ];
+    for (const [path, coding, body, named] of cases) {
+      origin.route(path, (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding }).end(body));
+      events = [];
+      const error = await refusal(fetcher().getJson(at('agent.test', path), { purpose: 'refresh' }));
+      assert.equal(error.reason, 'invalid-json', `${path}: ${error.message}`);
+      assert.match(
+        error.message,
+        new RegExp(`answered with Content-Encoding: ${coding}, but its body is not valid ${named} \\([^)]*(Z_DATA_ERROR|ERR__ERROR_FORMAT_\\w+)\\): the server must send the body compressed as its Content-Encoding declares, or send it uncompressed without that header$`),
+        path,
+      );
+      assert.deepEqual(events.map((e) => e.reason), ['invalid-json'], `${path}: the metric's reason`);
+    }
+    // The same through the fetch function (an MCP server's answer), when its body is read.
+    const response = await fetcher().fetchFunction({ purpose: 'mcp' })(at('agent.test', '/plain-gzip'));
+    await assert.rejects(response.text(), (error: Error) => error instanceof FetchError && error.reason === 'invalid-json' && /is not valid gzip/.test(error.message));
+    // A coding undici does not know is passed as it came: a JSON body still reads.
+    origin.route('/unknown-coding', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'x-unknown' }).end(card));
+    assert.deepEqual((await fetcher().getJson(at('agent.test', '/unknown-coding'), { purpose: 'agent-card' }) as { value: unknown }).value, { name: 'Plain Agent' });
+  });
+
   test('conditional requests: ETag and Last-Modified sent back, 304 answers notModified', async () => {
     const lastModified = 'Tue, 01 Dec 2026 10:00:00 GMT';
     origin.route('/conditional', (req, res) => {

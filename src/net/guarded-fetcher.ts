@@ -345,7 +345,7 @@ export class GuardedFetcher implements Fetcher {
         const { response, url: finalUrl } = await this.exchange(parseUrl(state.url), request, deadline, state, mode, options.purpose);
         checkDeclaredLength(response, finalUrl, maxBytes);
         const body = response.body && !NULL_BODY_STATUSES.has(response.status)
-          ? guardedStream(response.body as ReadableStream<Uint8Array>, finalUrl, maxBytes, deadline, finish)
+          ? guardedStream(response.body as ReadableStream<Uint8Array>, finalUrl, maxBytes, deadline, response.headers.get('content-encoding') ?? undefined, finish)
           : null;
         if (!body) finish();
         const answer = new Response(body, { status: response.status, statusText: response.statusText, headers: headerPairs(response.headers) });
@@ -603,7 +603,7 @@ async function readAll(response: UndiciResponse, url: URL, maxBytes: number, dea
       chunks.push(value);
     }
   } catch (error) {
-    throw toFetchError(error, url.href, deadline);
+    throw toFetchError(error, url.href, deadline, response.headers.get('content-encoding') ?? undefined);
   }
   return Buffer.concat(chunks, total);
 }
@@ -612,12 +612,14 @@ async function readAll(response: UndiciResponse, url: URL, maxBytes: number, dea
  * The body passed through a byte counter, for callers that read it themselves (fetchFunction):
  * past `maxBytes` the source is cancelled (the server's connection closes) and the stream errors
  * with `too-large`. `done` is called once, when the body ends, fails or is cancelled by its reader.
+ * `contentEncoding` is the answer's, for a body that does not decompress as it declares.
  */
 function guardedStream(
   source: ReadableStream<Uint8Array>,
   url: URL,
   maxBytes: number,
   deadline: Deadline,
+  contentEncoding: string | undefined,
   done: (error?: unknown) => FetchError | undefined,
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
@@ -627,7 +629,7 @@ function guardedStream(
     if (finished) return error;
     finished = true;
     if (error !== undefined) {
-      const translated = toFetchError(error, url.href, deadline);
+      const translated = toFetchError(error, url.href, deadline, contentEncoding);
       return done(translated) ?? translated;
     }
     done();
@@ -698,14 +700,60 @@ const FAILURE_WORDING: Record<string, string> = {
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
-/** Maps an undici/Node/DOM error to a FetchError with the reason a metric and a person need. */
-function toFetchError(error: unknown, url: string, deadline: Deadline): FetchError {
+/**
+ * Whether Node's decompressor refused the body's bytes: undici undoes a Content-Encoding of gzip
+ * (x-gzip), deflate, br and, where Node has it, zstd with node:zlib, and its errors are theirs
+ * (the server's bytes are not what the header says; not a connection failure). zlib says
+ * Z_DATA_ERROR for bytes that are not that format (a body sent uncompressed, a bad checksum,
+ * junk after the end) and Z_NEED_DICT for a deflate stream made with a preset dictionary, which
+ * HTTP has no way to give; undici reads with Z_SYNC_FLUSH, so a body that ends early is no error
+ * there, but zstd says Z_BUF_ERROR. Brotli's are ERR__ERROR_FORMAT_* (and a dictionary it was
+ * not given), zstd's ZSTD_error_*. Running out of memory is the registry's, not the body's.
+ */
+function isUndecodableBody(code: string): boolean {
+  if (code === 'Z_DATA_ERROR' || code === 'Z_NEED_DICT' || code === 'Z_BUF_ERROR') return true;
+  if (code.startsWith('ERR__ERROR_FORMAT_') || code === 'ERR__ERROR_DICTIONARY_NOT_SET') return true;
+  return code.startsWith('ZSTD_error_') && code !== 'ZSTD_error_memory_allocation';
+}
+
+/** What a content coding's bytes are called, where its token is not the name people know. */
+const CODING_NAMES: Record<string, string> = { 'x-gzip': 'gzip', br: 'brotli (br)' };
+
+/**
+ * A body that does not decompress as its Content-Encoding declares: the server answered, with
+ * no valid document (invalid-json, as a body that is not UTF-8 text), and its message says which
+ * coding and how to mend it. The commonest cause is a body sent uncompressed under the header.
+ */
+function undecodableBody(error: unknown, url: string, code: string, contentEncoding: string | undefined): FetchError {
+  const codings = (contentEncoding ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  const cause = (error instanceof Error && error.cause instanceof Error ? error.cause : error) as { message?: unknown };
+  const said = typeof cause.message === 'string' && cause.message !== '' ? `${cause.message}, ${code}` : code;
+  const declared = contentEncoding ? `Content-Encoding: ${contentEncoding.trim()}` : 'a Content-Encoding';
+  const what = codings.length === 1 ? `is not valid ${CODING_NAMES[codings[0]!] ?? codings[0]}` : 'does not decompress as that header declares';
+  return new FetchError(
+    'invalid-json',
+    url,
+    `${url} answered with ${declared}, but its body ${what} (${said}): the server must send the body compressed as its Content-Encoding declares, or send it uncompressed without that header`,
+    { cause: error },
+  );
+}
+
+/**
+ * Maps an undici/Node/DOM error to a FetchError with the reason a metric and a person need.
+ * `contentEncoding` is the answer's, when the error came while its body was read.
+ */
+function toFetchError(error: unknown, url: string, deadline: Deadline, contentEncoding?: string): FetchError {
   if (error instanceof FetchError) return error;
   if (deadline.timedOut) {
     return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`, { cause: error });
   }
   if (deadline.callerAborted) return new FetchError('aborted', url, `the request to ${url} was cancelled`, { cause: error });
   const code = errorCode(error);
+  if (code && isUndecodableBody(code)) return undecodableBody(error, url, code, contentEncoding);
   if (code && TIMEOUT_CODES.has(code)) {
     return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (${code})`, { cause: error });
   }
