@@ -462,6 +462,46 @@ describe('refresh', () => {
     assert.equal(entry.health.status, 'unreachable');
   });
 
+  test('a refresh cut short by the registry\'s own shutdown records nothing: the entry keeps its health and stays in search', async () => {
+    // Its fetch outlasts the grace period: shutdown closes the outbound guard under it (reason
+    // "shutdown"). That was recorded as the source's failure (unreachable, reason shutdown), and
+    // with REGISTRY_HIDE_UNHEALTHY_SECONDS the healthy entry left search after the restart.
+    const dataDir = tempDir();
+    const settings = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_REFRESH_SECONDS: '0' };
+    const card = v1Card('Shutdown Cut Agent', 'https://agents.example.org/shutdown-cut/a2a');
+    serveCard(card, '/shutdown-cut');
+    const stopping = await startTestRegistry({ ...settings, REGISTRY_SHUTDOWN_GRACE_SECONDS: '1' });
+    let id = '';
+    let health: WireJson;
+    try {
+      const owner = await sdkClient(stopping.url, { token: TOKENS.alice });
+      id = resultOf(await op(owner, { register: { url: `${origin.url}/shutdown-cut` } })).id;
+      health = resultOf(await op(owner, { get: { id } })).health;
+      assert.equal(health.status, 'ok');
+      let asked = false;
+      origin.route('/shutdown-cut/.well-known/agent-card.json', (_req, res) => {
+        asked = true;
+        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card)), 2500);
+      });
+      const refreshing = op(owner, { refresh: { id } }).catch((error: unknown) => error);
+      await waitFor(() => asked, 'the refresh\'s fetch');
+      await stopping.close();
+      await refreshing;
+    } finally {
+      await stopping.close();
+    }
+    const again = await startTestRegistry({ ...settings, REGISTRY_HIDE_UNHEALTHY_SECONDS: '1' });
+    try {
+      const reader = await sdkClient(again.url);
+      assert.deepEqual(resultOf(await op(reader, { get: { id } })).health, health, 'the health the last real check left');
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.ok(resultOf(await op(reader, { search: { query: card.name } })).results.some((h: WireJson) => h.id === id), 'still found');
+    } finally {
+      await again.close();
+      removeTempDir(dataDir);
+    }
+  });
+
   test('an MCP server registered with fetchTools is refreshed with tools/list', async () => {
     const server = await startMcpServer({ tools: sampleTools(3, 'alpha') });
     try {
