@@ -411,6 +411,7 @@ describe('refresh', () => {
     entry = await get(id);
     assert.equal(entry.health.failures, 2);
     assert.equal(entry.health.since, since, 'since: when the status began');
+    assert.equal(entry.health.failingSince, since, 'failingSince: when the failures began');
 
     origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(503).end());
     makeDue(id);
@@ -420,6 +421,8 @@ describe('refresh', () => {
     assert.equal(entry.health.failures, 3);
     assert.equal(entry.health.reason, 'http-status');
     assert.match(entry.health.message, /answered HTTP 503/);
+    assert.notEqual(entry.health.since, since, 'another status, another since');
+    assert.equal(entry.health.failingSince, since, 'the same run of failures');
 
     serveCard(card, base);
     makeDue(id);
@@ -427,6 +430,7 @@ describe('refresh', () => {
     entry = await get(id);
     assert.equal(entry.health.status, 'ok');
     assert.equal(entry.health.failures, 0);
+    assert.equal(entry.health.failingSince, undefined);
     assert.equal(entry.health.reason, undefined);
     assert.equal(entry.drift, false);
     assert.equal(entry.revision, 1);

@@ -16,7 +16,7 @@
 import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 import { RegistryError, notFound } from '../contract/errors.js';
 import type { EntryDescription } from '../contract/description.js';
-import type { EntryHealth, EntrySource } from '../contract/freshness.js';
+import { failingSince, type EntryHealth, type EntrySource } from '../contract/freshness.js';
 import type { RegistrationResult } from '../contract/types.js';
 import { sameJson } from '../lib/canonical-json.js';
 import { sameOutcome } from '../contract/verification.js';
@@ -253,9 +253,10 @@ export class FreshnessChecks {
    */
   #checkWhenHidden(health: EntryHealth, next: string): string {
     const hideAfter = this.settings.hideUnhealthyAfterMs;
-    if (hideAfter === undefined || health.status === 'ok') return next;
-    // Hidden once `since` is strictly before now - hideAfter (search's hideUnhealthyBefore): 1 ms after.
-    const hiddenAt = Date.parse(health.since) + hideAfter + 1;
+    const unhealthySince = failingSince(health);
+    if (hideAfter === undefined || unhealthySince === undefined) return next;
+    // Hidden once its failures began strictly before now - hideAfter (search's hideUnhealthyBefore): 1 ms after.
+    const hiddenAt = Date.parse(unhealthySince) + hideAfter + 1;
     return hiddenAt > Date.now() && hiddenAt < Date.parse(next) ? new Date(hiddenAt).toISOString() : next;
   }
 
