@@ -1430,6 +1430,11 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       const listed = parse(await cli(['ls', '--health', 'unreachable', '--json'], { env }));
       assert.deepEqual(listed.entries.map((e: { id: string }) => e.id), [id]);
       assert.equal((await cli(['ls', '--health', 'fine'], { env })).code, 2);
+      // Another kind of failure: another status since now, and the run of failures since the first.
+      origin.route('/cli/.well-known/agent-card.json', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'));
+      assert.equal((await cli(['refresh', id], { env })).code, 1);
+      const run = /health +unreachable since (\S+)/.exec(shown.stdout)![1]!;
+      assert.match((await cli(['get', id], { env })).stdout, new RegExp(`health +invalid since (?!${run})\\S+ \\(checked \\S+\\), 2 failed checks in a row since ${run}: .*text/html`));
 
       // An entry registered inline: the advice is the command that registers by URL, not the A2A request.
       const inline = resultOf(await op(await sdkClient(registry.url, { token: TOKENS.alice }), { register: { agentCard: v1Card('Inline For CLI', 'https://cli-inline.example.org/a2a') } }));

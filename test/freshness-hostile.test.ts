@@ -14,7 +14,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
-import { makeDue, serveCard, setStoredIdentity } from './support/freshness.js';
+import { makeDue, nextCheckAt, serveCard, setStoredIdentity } from './support/freshness.js';
 import { mcpServer, toolspec, v1Card } from './support/documents.js';
 import { errorOf, op, registerByUrl, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { eventually } from './support/eventually.js';
@@ -384,5 +384,54 @@ describe('REGISTRY_HIDE_UNHEALTHY_SECONDS', () => {
     // Listing is not searching: list shows every entry.
     const listed = resultOf(await op(anonymous, { list: { pageSize: 100 } })).entries.map((e: WireJson) => e.id);
     assert.ok(listed.includes(down));
+  });
+
+  test('failures of alternating kinds are one run: the entry is hidden 6 s after the first, though its status changed just now', async () => {
+    // Its source answers an HTML page (invalid), then 503 (unreachable), then HTML again: its
+    // status, and health.since with it, changed at every check. Hiding counted from since, so
+    // such an entry was never hidden, while one answering 404 every time was.
+    serveCard(origin, v1Card('Quokka Flapper', 'https://agents.example.org/quokka-flapper/a2a'), '/quokka-flapper');
+    const id = resultOf(await op(alice, { register: { url: `${local}/quokka-flapper` } })).id;
+    const answer = (status: number, type: string) =>
+      origin.route('/quokka-flapper/.well-known/agent-card.json', (_req, res) => void res.writeHead(status, { 'content-type': type }).end('<html></html>'));
+    const refreshed = async (status: number, type: string): Promise<WireJson> => {
+      answer(status, type);
+      await op(alice, { refresh: { id } });
+      return resultOf(await op(anonymous, { get: { id } })).health;
+    };
+    const found = async (filter?: WireJson) =>
+      resultOf(await op(anonymous, { search: { query: 'quokka flapper', ...(filter ? { filter } : {}) } })).results.some((h: WireJson) => h.id === id);
+
+    const first = await refreshed(200, 'text/html');
+    assert.equal(first.status, 'invalid');
+    assert.equal(first.failingSince, first.since, 'the run begins with the first failure');
+    await new Promise((resolve) => setTimeout(resolve, 3200));
+    const second = await refreshed(503, 'text/plain');
+    assert.equal(second.status, 'unreachable');
+    assert.equal(second.failures, 2);
+    assert.notEqual(second.since, first.since, 'since: when this status began');
+    assert.equal(second.failingSince, first.failingSince, 'failingSince: when the run of failures began');
+    assert.ok(await found(), 'unhealthy for 3 s: still shown');
+    // Checked again as it passes the limit (so standing searches are told it left), counted from the run's start too.
+    assert.equal(nextCheckAt(registry.dataDir, id), new Date(Date.parse(first.failingSince) + 6001).toISOString());
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(first.failingSince) + 6200 - Date.now())));
+    const third = await refreshed(200, 'text/html');
+    assert.equal(third.status, 'invalid');
+    assert.ok(third.failures >= 3, 'the loop may have checked it as it passed the limit, too');
+    assert.equal(third.failingSince, first.failingSince);
+    assert.ok(Date.now() - Date.parse(third.since) < 6000, 'its status began under 6 s ago');
+    assert.ok(!(await found()), 'failing for over 6 s: hidden');
+    assert.ok(await found({ health: 'any' }));
+
+    // An ok check ends the run: the next failure begins another.
+    serveCard(origin, v1Card('Quokka Flapper', 'https://agents.example.org/quokka-flapper/a2a'), '/quokka-flapper');
+    await op(alice, { refresh: { id } });
+    const healthy = resultOf(await op(anonymous, { get: { id } })).health;
+    assert.equal(healthy.status, 'ok');
+    assert.equal(healthy.failingSince, undefined);
+    const again = await refreshed(503, 'text/plain');
+    assert.equal(again.failures, 1);
+    assert.equal(again.failingSince, again.since);
+    assert.ok(await found(), 'a new run: shown');
   });
 });

@@ -411,6 +411,7 @@ describe('refresh', () => {
     entry = await get(id);
     assert.equal(entry.health.failures, 2);
     assert.equal(entry.health.since, since, 'since: when the status began');
+    assert.equal(entry.health.failingSince, since, 'failingSince: when the failures began');
 
     origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(503).end());
     makeDue(id);
@@ -420,6 +421,8 @@ describe('refresh', () => {
     assert.equal(entry.health.failures, 3);
     assert.equal(entry.health.reason, 'http-status');
     assert.match(entry.health.message, /answered HTTP 503/);
+    assert.notEqual(entry.health.since, since, 'another status, another since');
+    assert.equal(entry.health.failingSince, since, 'the same run of failures');
 
     serveCard(card, base);
     makeDue(id);
@@ -427,6 +430,7 @@ describe('refresh', () => {
     entry = await get(id);
     assert.equal(entry.health.status, 'ok');
     assert.equal(entry.health.failures, 0);
+    assert.equal(entry.health.failingSince, undefined);
     assert.equal(entry.health.reason, undefined);
     assert.equal(entry.drift, false);
     assert.equal(entry.revision, 1);
@@ -460,6 +464,46 @@ describe('refresh', () => {
     const entry = await get(id);
     assert.equal(entry.revision, 2);
     assert.equal(entry.health.status, 'unreachable');
+  });
+
+  test('a refresh cut short by the registry\'s own shutdown records nothing: the entry keeps its health and stays in search', async () => {
+    // Its fetch outlasts the grace period: shutdown closes the outbound guard under it (reason
+    // "shutdown"). That was recorded as the source's failure (unreachable, reason shutdown), and
+    // with REGISTRY_HIDE_UNHEALTHY_SECONDS the healthy entry left search after the restart.
+    const dataDir = tempDir();
+    const settings = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_REFRESH_SECONDS: '0' };
+    const card = v1Card('Shutdown Cut Agent', 'https://agents.example.org/shutdown-cut/a2a');
+    serveCard(card, '/shutdown-cut');
+    const stopping = await startTestRegistry({ ...settings, REGISTRY_SHUTDOWN_GRACE_SECONDS: '1' });
+    let id = '';
+    let health: WireJson;
+    try {
+      const owner = await sdkClient(stopping.url, { token: TOKENS.alice });
+      id = resultOf(await op(owner, { register: { url: `${origin.url}/shutdown-cut` } })).id;
+      health = resultOf(await op(owner, { get: { id } })).health;
+      assert.equal(health.status, 'ok');
+      let asked = false;
+      origin.route('/shutdown-cut/.well-known/agent-card.json', (_req, res) => {
+        asked = true;
+        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card)), 2500);
+      });
+      const refreshing = op(owner, { refresh: { id } }).catch((error: unknown) => error);
+      await waitFor(() => asked, 'the refresh\'s fetch');
+      await stopping.close();
+      await refreshing;
+    } finally {
+      await stopping.close();
+    }
+    const again = await startTestRegistry({ ...settings, REGISTRY_HIDE_UNHEALTHY_SECONDS: '1' });
+    try {
+      const reader = await sdkClient(again.url);
+      assert.deepEqual(resultOf(await op(reader, { get: { id } })).health, health, 'the health the last real check left');
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.ok(resultOf(await op(reader, { search: { query: card.name } })).results.some((h: WireJson) => h.id === id), 'still found');
+    } finally {
+      await again.close();
+      removeTempDir(dataDir);
+    }
   });
 
   test('an MCP server registered with fetchTools is refreshed with tools/list', async () => {

@@ -979,6 +979,17 @@ for (const [suffix, options] of [['', {}], [', with kept filter bitmaps', { filt
       index.remove('down-new');
       assert.deepEqual(ids({ health: 'invalid' }), []);
     });
+
+    it('hides by when the failures began, whatever their kinds, not by when the status changed', () => {
+      // Invalid since the 2nd, failing since the 1st (unreachable then).
+      const flapping = { ...health('invalid', '2026-01-02T00:00:00Z'), failures: 3, failingSince: '2026-01-01T00:00:00Z' };
+      index.upsert({ id: 'flapping', owner: 'alice', listSeq: nextSeq(), description: agent('Numbat flapping', []), health: flapping });
+      const cutoff = at('2026-01-01T12:00:00Z');
+      assert.deepEqual(ids(undefined, cutoff), ['down-long', 'unknown', 'up']);
+      assert.deepEqual(ids({ health: 'invalid' }, cutoff), ['flapping']);
+      assert.deepEqual(index.search({ text: 'numbat flapping', offset: 0, limit: 1, filter: { health: 'any' } }).hits[0]!.health, flapping);
+      index.remove('flapping');
+    });
   });
 }
 

@@ -249,6 +249,41 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.ok((await store.lastChangeSeq()) > seq);
     });
 
+    test('freshness: a failing record keeps when its run of failures began; one stored before there was one reads it as its since', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      const created = await store.upsert(entryWrite('agent', 'https://run.example.com/a2a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      const id = created.entry.id;
+      const [t0, t1, t2] = ['2026-12-01T10:00:00.000Z', '2026-12-01T11:00:00.000Z', '2026-12-01T12:00:00.000Z'];
+      // Invalid, then unreachable: another status since t1, the same run since t0.
+      const unreachable = { ...health('unreachable', t1, 2), failingSince: t0 };
+      assert.equal((await store.recordCheck(id, { health: unreachable, drift: false }))?.change, 'logged');
+      assert.deepEqual((await store.get(id))?.health, unreachable);
+      // Only the run's start moved (no release writes that, but readers would see it): logged.
+      assert.equal((await store.recordCheck(id, { health: { ...unreachable, failingSince: t1 }, drift: false }))?.change, 'logged');
+      const ok = health('ok', t2);
+      await store.recordCheck(id, { health: ok, drift: false });
+      assert.deepEqual((await store.get(id))?.health, ok, 'ok: no run of failures');
+      const raw = async () => (await target.raw(`SELECT failing_since AS f, health_since AS s FROM entry_freshness`)) as { f: string | Date | null; s: string | Date }[];
+      assert.deepEqual((await raw()).map((r) => r.f), [null]);
+
+      // A failing record as a release before this column left it: the migration gives its run the
+      // record's since, and a record read without one (written beside it by such a release) has it too.
+      await store.recordCheck(id, { health: { ...health('invalid', t2, 1), failingSince: t2 }, drift: true });
+      await store.close();
+      const version = (engine.name === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS).find((m) => m.name === 'health failing since')!.version;
+      await target.raw('ALTER TABLE entry_freshness DROP COLUMN failing_since');
+      await target.raw(`DELETE FROM registry_migrations WHERE version >= ${version}`);
+      const upgraded = target.makeStore();
+      await upgraded.open();
+      t.after(() => upgraded.close());
+      const [row] = await raw();
+      assert.equal(new Date(row!.f!).toISOString(), t2, 'filled in from health_since');
+      assert.deepEqual((await upgraded.get(id))?.health, { ...health('invalid', t2, 1), failingSince: t2 });
+      await target.raw('UPDATE entry_freshness SET failing_since = NULL');
+      assert.equal((await upgraded.get(id))?.health?.failingSince, t2, 'read as its since');
+    });
+
     test('revise: the next revision from a refresh, same owner, identity may move; stale, conflict, not found', async (t) => {
       const { store } = await openFresh(t, engine);
       const first = await store.upsert(entryWrite('agent', 'https://r.example.com/a2a', '1'), actor('alice'));

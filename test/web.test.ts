@@ -745,6 +745,19 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(facts, /503/, 'the reason the check failed');
       await screenshot(page, 'entry-unreachable');
       await assertAccessible(page, 'an entry with source and health');
+
+      // Another kind of failure (a web page where the card was): a new status, the same run of failures.
+      const lighthouseCard = '/lighthouse/.well-known/agent-card.json';
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      origin.route(lighthouseCard, (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'));
+      await op(alice, { refresh: { id: ids.lighthouse } });
+      await page.reload();
+      await page.locator('h1', { hasText: 'Harbour Lighthouse Agent' }).waitFor();
+      const flipped = (await page.locator('.entry-head dl.facts').textContent()) ?? '';
+      assert.match(flipped, /Invalid live document since .*, 2 failed checks in a row since .*; last checked/);
+      // Dark again, as the other tests know it.
+      origin.route(lighthouseCard, (_req, res) => void res.writeHead(503).end());
+      await op(alice, { refresh: { id: ids.lighthouse } });
     });
   });
 

@@ -18,10 +18,27 @@ export interface EntryHealth {
   since: string;
   /** Consecutive failed checks (0 when ok). */
   failures: number;
+  /**
+   * Not ok: since when the checks have failed without a break, whatever the kind of each failure
+   * (the first of `failures`). It is `since`, unless the failures changed kind (invalid, then
+   * unreachable): `since` moves with the status, this stays. How long an entry has been
+   * unhealthy (REGISTRY_HIDE_UNHEALTHY_SECONDS) counts from it.
+   */
+  failingSince?: string;
   /** Why the last check failed: a short machine-readable reason (timeout, http-status, VALIDATION_FAILED, ...). */
   reason?: string;
   /** What went wrong, for people. */
   message?: string;
+}
+
+/**
+ * Since when an unhealthy entry's checks have failed without a break: its `failingSince`, or
+ * `since` for health recorded without one (the run began with its status, as far as anything
+ * recorded says). Undefined when the entry is healthy, or was never checked.
+ */
+export function failingSince(health: Pick<EntryHealth, 'status' | 'since' | 'failingSince'> | undefined): string | undefined {
+  if (!health || health.status === 'ok') return undefined;
+  return health.failingSince ?? health.since;
 }
 
 /** Where the registry fetched an entry's document (registered by URL, or an MCP server's tools/list). */

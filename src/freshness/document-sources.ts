@@ -14,7 +14,7 @@ import type { Subject } from '../contract/subject.js';
 import { isObject } from '../lib/json.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
 import { FetchError, type Fetcher, type FetchFailureReason, type FetchFunction, type FetchPurpose, type JsonDocument } from '../net/index.js';
-import { SourceFailure, type DocumentSources, type FetchedDocument, type ProbedCard, type Refetched } from '../registry/document-sources.js';
+import { SHUTDOWN_REASON, SourceFailure, type DocumentSources, type FetchedDocument, type ProbedCard, type Refetched } from '../registry/document-sources.js';
 import type { StoredEntry } from '../storage/types.js';
 import { formatBytes } from '../validation/size.js';
 import { listMcpTools, ToolListError } from './mcp-tools.js';
@@ -233,7 +233,7 @@ export class FetchingDocumentSources implements DocumentSources {
       return new SourceFailure('FETCH_FAILED', `Could not get the ${what} at ${url}: ${message}.`, 'unreachable', 'protocol', [{ path: '', message, rule: 'protocol' }]);
     }
     const reason = fetchError.reason;
-    if (reason === 'shutdown') {
+    if (reason === SHUTDOWN_REASON) {
       // The registry's own doing: not the agent's FETCH_FAILED.
       return new SourceFailure('UNAVAILABLE', `The registry is shutting down: the fetch of the ${what} at ${url} was cut short. Send the request again (to another replica, or once it is back).`, 'unreachable', reason, [
         { path: '', message: fetchError.message, rule: reason },

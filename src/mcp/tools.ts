@@ -207,6 +207,7 @@ const healthOut = z
     checkedAt: z.string(),
     since: z.string(),
     failures: z.number().int(),
+    failingSince: z.string().optional(),
     reason: z.string().optional(),
     message: z.string().optional(),
   })

@@ -51,4 +51,15 @@ export class SourceFailure extends RegistryError {
   ) {
     super(code, message, details);
   }
+
+  /**
+   * The registry's own shutdown cut the fetch short (the outbound guard closing under it, reason
+   * `shutdown`): nothing the source did, so nothing to record in the entry's health.
+   */
+  get cutByShutdown(): boolean {
+    return this.reason === SHUTDOWN_REASON;
+  }
 }
+
+/** The reason of a fetch the registry's shutdown cut short (src/net's FetchFailureReason of the same name). */
+export const SHUTDOWN_REASON = 'shutdown';

@@ -16,7 +16,7 @@
 import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 import { RegistryError, notFound } from '../contract/errors.js';
 import type { EntryDescription } from '../contract/description.js';
-import type { EntryHealth, EntrySource } from '../contract/freshness.js';
+import { failingSince, type EntryHealth, type EntrySource } from '../contract/freshness.js';
 import type { RegistrationResult } from '../contract/types.js';
 import { sameJson } from '../lib/canonical-json.js';
 import { sameOutcome } from '../contract/verification.js';
@@ -188,8 +188,10 @@ export class FreshnessChecks {
         }
       }
     } catch (error) {
-      // Not the source's doing (a bug, or the registry shutting down): nothing to record.
-      if (!(error instanceof RegistryError) || signal?.aborted) throw error;
+      // Not the source's doing (a bug, or the registry shutting down: the loop's stop, or the
+      // outbound guard closing under a `refresh` someone asked for): nothing to record. The
+      // caller of `refresh` is told (UNAVAILABLE, send it again); the entry keeps its health.
+      if (!(error instanceof RegistryError) || signal?.aborted || (error instanceof SourceFailure && error.cutByShutdown)) throw error;
       // Keep the last good revision and the validators it came with (the failed document's
       // ETag would make the next conditional request answer 304 for it); record why it failed.
       const status = error instanceof SourceFailure ? error.health : 'invalid';
@@ -224,7 +226,7 @@ export class FreshnessChecks {
         ? { status: 'ok' }
         : { status: 'invalid', reason: verdict.errorCode ?? 'VALIDATION_FAILED', message: `The card at ${live.url} is not valid: ${verdict.message ?? 'see the validate operation'}` };
     } catch (error) {
-      if (!(error instanceof SourceFailure) || signal?.aborted) throw error;
+      if (!(error instanceof SourceFailure) || signal?.aborted || error.cutByShutdown) throw error;
       finding = { status: error.health, reason: error.reason, message: error.message };
     }
     await this.record(entry, this.after(entry, undefined, finding, drift));
@@ -251,9 +253,10 @@ export class FreshnessChecks {
    */
   #checkWhenHidden(health: EntryHealth, next: string): string {
     const hideAfter = this.settings.hideUnhealthyAfterMs;
-    if (hideAfter === undefined || health.status === 'ok') return next;
-    // Hidden once `since` is strictly before now - hideAfter (search's hideUnhealthyBefore): 1 ms after.
-    const hiddenAt = Date.parse(health.since) + hideAfter + 1;
+    const unhealthySince = failingSince(health);
+    if (hideAfter === undefined || unhealthySince === undefined) return next;
+    // Hidden once its failures began strictly before now - hideAfter (search's hideUnhealthyBefore): 1 ms after.
+    const hiddenAt = Date.parse(unhealthySince) + hideAfter + 1;
     return hiddenAt > Date.now() && hiddenAt < Date.parse(next) ? new Date(hiddenAt).toISOString() : next;
   }
 

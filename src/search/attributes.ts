@@ -15,7 +15,7 @@
  * than half of it belongs to removed units.
  */
 import type { EntryInterface } from '../contract/types.js';
-import type { EntryHealth } from '../contract/freshness.js';
+import { failingSince, type EntryHealth } from '../contract/freshness.js';
 import { E_ATTR, E_COUNT, E_OWNER, E_PROFILE, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, S_CAPS_HI, S_CAPS_LO, S_CAPS_MORE, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
 import { capabilitySignature } from './capability-bits.js';
 import { part, type IndexState } from './index-state.js';
@@ -134,7 +134,10 @@ export class Attributes {
   readonly modes = new Dictionary();
   private readonly profileIds = new Dictionary();
   readonly profiles: InterfaceProfile[] = [];
-  /** Entry number → since when it has been unhealthy (ms), for entries whose health is not ok. */
+  /**
+   * Entry number → since when it has been unhealthy (ms: its failed checks' run, whatever their
+   * kinds, health.failingSince), for entries whose health is not ok.
+   */
   readonly unhealthySince = new Map<number, number>();
 
   constructor(readonly tables: Tables) {}
@@ -197,7 +200,7 @@ export class Attributes {
     interfaces: readonly EntryInterface[],
     generation: string | undefined,
     language: number,
-    health?: Pick<EntryHealth, 'status' | 'since'>,
+    health?: Pick<EntryHealth, 'status' | 'since' | 'failingSince'>,
   ): void {
     const row = no << E_SHIFT;
     const e = this.tables.entries;
@@ -215,7 +218,8 @@ export class Attributes {
       (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT) |
       ((language & A_LANG_MASK) << A_LANG_SHIFT) |
       (healthCode << A_HEALTH_SHIFT);
-    if (health && health.status !== 'ok') this.unhealthySince.set(no, Date.parse(health.since) || 0);
+    const unhealthySince = failingSince(health);
+    if (unhealthySince !== undefined) this.unhealthySince.set(no, Date.parse(unhealthySince) || 0);
     else this.unhealthySince.delete(no);
     this.tables.marks[no] = markOf(e[row + E_ATTR]!);
     this.tables.setAttr(no, e[row + E_ATTR]!);

@@ -23,7 +23,7 @@ import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
 import { makeDirectories } from '../lib/make-directories.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
-export const SNAPSHOT_FORMAT = 22;
+export const SNAPSHOT_FORMAT = 23;
 const MAGIC = 'a2a-registry search index\n';
 const END = '\u0000end';
 

@@ -3,7 +3,7 @@
  * what a row means, what a cursor looks like, or which tasks count as finished.
  */
 import type { EntryInterface, EntryKind, ListOrder } from '../contract/types.js';
-import type { EntryHealth, HealthStatus } from '../contract/freshness.js';
+import { failingSince, type EntryHealth, type HealthStatus } from '../contract/freshness.js';
 import type { EntryWrite, FreshnessWrite, StoredEntry, UrlTakenOutcome, WatchRowUpdate } from './types.js';
 import type { CardVerification } from '../contract/verification.js';
 import { sameJson } from '../lib/canonical-json.js';
@@ -185,7 +185,7 @@ export const ENTRY_COLUMNS = `
   r.revision, r.name, r.description, r.protocol_version, r.interfaces,
   r.document_text, r.content_hash, r.created_at AS revision_created_at, r.origin AS revision_origin, r.verification,
   f.source_url, f.fetched_at, f.etag, f.last_modified, f.health_status, f.checked_at, f.health_since,
-  f.failures, f.health_reason, f.health_message, f.drift`;
+  f.failures, f.health_reason, f.health_message, f.drift, f.failing_since`;
 
 /** The current revision of each entry, with its freshness record. */
 export const CURRENT_JOIN = `entries e JOIN entry_revisions r
@@ -226,6 +226,7 @@ export interface EntryRowFields {
   health_message: string | null;
   /** SQLite: 0/1; PostgreSQL: boolean. */
   drift: number | boolean | null;
+  failing_since: string | Date | null;
   verification: string | null;
 }
 
@@ -281,6 +282,13 @@ export const TASKS_UNDER_NO_TENANT = `
   UPDATE push_notification_configs SET tenant = '' WHERE tenant <> '';
   UPDATE watches SET tenant = '' WHERE tenant <> '';
 `;
+
+/**
+ * The data step of the migration that adds `failing_since` (SQLite 14, PostgreSQL 13), for both
+ * engines: a failing entry's record stored before began its run of failures with its status, as
+ * far as anything recorded says. Part of shipped migrations: never edit it.
+ */
+export const FAILING_SINCE_BACKFILL = `UPDATE entry_freshness SET failing_since = health_since WHERE health_status IN ('unreachable', 'invalid') AND failing_since IS NULL`;
 
 /**
  * The migration that adds `trust_keyset` (SQLite 7, PostgreSQL 6), for both engines. Part of
@@ -349,6 +357,9 @@ export function rowToEntry(row: EntryRowFields): StoredEntry {
       since: iso(row.health_since),
       failures: Number(row.failures ?? 0),
     };
+    // Failing: since when its checks have. A record without it (inserted by a release before
+    // it, still running beside this one on PostgreSQL) has its run begin with its status.
+    if (health.status !== 'ok') health.failingSince = row.failing_since !== null ? iso(row.failing_since) : health.since;
     if (row.health_reason !== null) health.reason = row.health_reason;
     if (row.health_message !== null) health.message = row.health_message;
     entry.health = health;
@@ -402,12 +413,13 @@ export function freshnessValues(f: FreshnessWrite): (string | number | null)[] {
     f.health?.message ?? null,
     f.drift === undefined ? null : f.drift ? 1 : 0,
     f.nextCheckAt ?? null,
+    failingSince(f.health) ?? null,
   ];
 }
 
 export const FRESHNESS_COLUMNS = [
   'source_url', 'fetched_at', 'etag', 'last_modified', 'health_status', 'checked_at', 'health_since',
-  'failures', 'health_reason', 'health_message', 'drift', 'next_check_at',
+  'failures', 'health_reason', 'health_message', 'drift', 'next_check_at', 'failing_since',
 ] as const;
 
 /**
@@ -436,6 +448,7 @@ export function freshnessVisiblyChanged(before: StoredEntry, after: FreshnessWri
     (before.source?.url ?? null) !== (a.source?.url ?? null) ||
     (hb?.status ?? null) !== (ha?.status ?? null) ||
     (hb?.since ?? null) !== (ha?.since ?? null) ||
+    (hb?.failingSince ?? null) !== (ha?.failingSince ?? null) ||
     (hb?.failures ?? 0) !== (ha?.failures ?? 0) ||
     (hb?.reason ?? null) !== (ha?.reason ?? null) ||
     (before.drift ?? null) !== (a.drift ?? null)

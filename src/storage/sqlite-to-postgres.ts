@@ -206,8 +206,8 @@ const COPIES: readonly TableCopy[] = [
   },
   {
     table: 'entry_freshness',
-    columns: ['entry_id', 'source_url', 'fetched_at', 'etag', 'last_modified', 'health_status', 'checked_at', 'health_since', 'failures', 'health_reason', 'health_message', 'drift', 'next_check_at'],
-    types: ['uuid', 'text', 'timestamptz', 'text', 'text', 'text', 'timestamptz', 'timestamptz', 'integer', 'text', 'text', 'boolean', 'timestamptz'],
+    columns: ['entry_id', 'source_url', 'fetched_at', 'etag', 'last_modified', 'health_status', 'checked_at', 'health_since', 'failures', 'health_reason', 'health_message', 'drift', 'next_check_at', 'failing_since'],
+    types: ['uuid', 'text', 'timestamptz', 'text', 'text', 'text', 'timestamptz', 'timestamptz', 'integer', 'text', 'text', 'boolean', 'timestamptz', 'timestamptz'],
     key: ['entry_id'],
     convert: { drift: bool },
   },

@@ -172,8 +172,8 @@ export type ReviseOutcome =
 export interface CheckOutcome {
   entry: StoredEntry;
   /**
-   * 'logged': something others see changed (status, since, failures, drift, source URL) and a
-   * change was recorded; 'quiet': only times and validators moved (checkedAt, fetchedAt, etag).
+   * 'logged': something others see changed (status, since, failures, failingSince, drift, source
+   * URL) and a change was recorded; 'quiet': only times and validators moved (checkedAt, fetchedAt, etag).
    */
   change: 'logged' | 'quiet';
 }

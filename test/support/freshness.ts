@@ -26,6 +26,17 @@ export function makeDue(dataDir: string, ...ids: string[]): void {
   }
 }
 
+/** When the SQLite registry in `dataDir` checks the entry next (undefined: never by itself). */
+export function nextCheckAt(dataDir: string, id: string): string | undefined {
+  const db = new Database(path.join(dataDir, 'registry.db'), { readonly: true });
+  try {
+    const row = db.prepare('SELECT next_check_at AS at FROM entry_freshness WHERE entry_id = ?').get(id) as { at: string | null } | undefined;
+    return row?.at ?? undefined;
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * Gives a stopped or running SQLite registry's entry another stored identity URL, as an earlier
  * release may have stored one it no longer accepts (an unfilled template, "{BASE_URL}/a2a").

@@ -66,7 +66,9 @@ export function describeEntry(e: EntryView, o: Output): string {
   });
   if (e.source) text += `  source      ${e.source.url} ${s.dim(`(fetched ${e.source.fetchedAt})`)}\n`;
   if (e.health) {
-    const failing = e.health.status === 'ok' ? '' : `, ${countOf(e.health.failures, 'failed check')} in a row${e.health.message ? `: ${e.health.message}` : ''}`;
+    // Failures of several kinds (invalid, then unreachable): the run began before this status.
+    const run = e.health.failingSince && e.health.failingSince !== e.health.since ? ` since ${e.health.failingSince}` : '';
+    const failing = e.health.status === 'ok' ? '' : `, ${countOf(e.health.failures, 'failed check')} in a row${run}${e.health.message ? `: ${e.health.message}` : ''}`;
     text += `  health      ${e.health.status} since ${e.health.since} ${s.dim(`(checked ${e.health.checkedAt})`)}${failing}\n`;
   }
   if (e.drift) text += `  drift       the live document differs from this revision\n`;

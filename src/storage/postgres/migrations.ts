@@ -8,7 +8,7 @@
  * Migrations are append-only: never edit one that has shipped, add the next version.
  */
 import type pg from 'pg';
-import { SchemaTooNewError, TASKS_UNDER_NO_TENANT, trustKeysetMigration } from '../common.js';
+import { FAILING_SINCE_BACKFILL, SchemaTooNewError, TASKS_UNDER_NO_TENANT, trustKeysetMigration } from '../common.js';
 import { planUrlBackfill, type BackfillEntry } from '../url-backfill.js';
 
 export interface PostgresMigration {
@@ -326,6 +326,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'tasks under no tenant',
     // As SQLite's version 13: tasks, push configs and watches stored under a tenant move to "".
     sql: TASKS_UNDER_NO_TENANT,
+  },
+
+  // ---- health: since when an entry's checks have failed without a break, whatever their kinds ----
+  {
+    version: 13,
+    name: 'health failing since',
+    // As SQLite's version 14: where the run of failures began; a failing row stored before began
+    // it with its status.
+    sql: `
+      ALTER TABLE entry_freshness ADD COLUMN IF NOT EXISTS failing_since timestamptz;
+      ${FAILING_SINCE_BACKFILL};
+    `,
   },
 ];
 

@@ -7,7 +7,7 @@
  * add the next version instead.
  */
 import type Database from 'better-sqlite3';
-import { SchemaTooNewError, TASKS_UNDER_NO_TENANT, trustKeysetMigration } from '../common.js';
+import { FAILING_SINCE_BACKFILL, SchemaTooNewError, TASKS_UNDER_NO_TENANT, trustKeysetMigration } from '../common.js';
 import { planUrlBackfill, type BackfillEntry } from '../url-backfill.js';
 
 export interface SqliteMigration {
@@ -316,6 +316,22 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 13,
     name: 'tasks under no tenant',
     sql: TASKS_UNDER_NO_TENANT,
+  },
+
+  // ---- health: since when an entry's checks have failed without a break, whatever their kinds ----
+  {
+    version: 14,
+    name: 'health failing since',
+    // health_since moves with the status (invalid, then unreachable, then invalid again);
+    // failing_since is where the run of failures began (REGISTRY_HIDE_UNHEALTHY_SECONDS counts
+    // from it). A failing row stored before began its run with its status, as far as anything
+    // recorded says. The column is added where it is missing (SQLite has no ADD COLUMN IF NOT
+    // EXISTS): a database taken back to an earlier version (tests do) has it already.
+    run: (db) => {
+      const columns = db.prepare('PRAGMA table_info(entry_freshness)').all() as { name: string }[];
+      if (!columns.some((c) => c.name === 'failing_since')) db.exec('ALTER TABLE entry_freshness ADD COLUMN failing_since TEXT');
+      db.exec(FAILING_SINCE_BACKFILL);
+    },
   },
 ];
 

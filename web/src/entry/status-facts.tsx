@@ -49,7 +49,9 @@ export function StatusFacts({ entry }: { entry: EntryView }) {
           <dt>Health</dt>
           <dd>
             {HEALTH_LABEL[health.status as keyof typeof HEALTH_LABEL] ?? health.status} since {formatDate(health.since)}
-            {health.failures > 0 && `, ${health.failures} failed check${health.failures === 1 ? '' : 's'}`}; last checked {formatDate(health.checkedAt)}
+            {health.failures > 0 && `, ${health.failures} failed check${health.failures === 1 ? '' : 's'}`}
+            {/* Failures of several kinds (invalid, then unreachable): the run began before this status. */}
+            {health.failingSince && health.failingSince !== health.since && ` in a row since ${formatDate(health.failingSince)}`}; last checked {formatDate(health.checkedAt)}
             {health.message && <span class="muted"> ({health.message})</span>}
             {entry.drift === true && <>. The live document differs from the revision stored here.</>}
           </dd>
