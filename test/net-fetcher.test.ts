@@ -2,12 +2,14 @@
  * The outbound guard (src/net) against real servers on 127.0.0.1: which addresses it refuses
  * (every range, as URL literals and as DNS answers from a resolver hook — nothing here resolves a
  * real name), that the connection goes to the address it checked, redirects, the deadline, the
- * body cap, JSON-only answers, conditional requests, the fetch-compatible function and POSTs.
+ * body cap, the content codings asked for and refused, JSON-only answers, conditional requests,
+ * the fetch-compatible function and POSTs.
  * The outbound tripwire stops and records any connection to a non-loopback address, and every
  * test ends by asserting there was none.
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import fs from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { fetch as undiciFetch } from 'undici';
@@ -44,6 +46,38 @@ const fetcher = (options: Partial<ConstructorParameters<typeof GuardedFetcher>[0
   new GuardedFetcher({ maxBytes: 10_240, timeoutMs: 2000, allow: AllowList.parse('agent.test,other.test'), resolve: resolveTest, observer, ...options });
 
 const at = (host: string, path: string): string => `http://${host}:${origin.port}${path}`;
+
+/**
+ * A zstd frame of `content` whose header declares a 128 MB window (window log 27, the most
+ * node:zlib's decoder takes by default) and no content size, so a decoder must reserve the whole
+ * window; zlib's own compressor declares the size of what it compresses in one call, and a window
+ * no larger. Raw blocks (RFC 8878, 3.1.1).
+ */
+function zstdFrame(content: Buffer): Buffer {
+  const header = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, (27 - 10) << 3]);
+  const blocks: Buffer[] = [];
+  for (let at = 0; at === 0 || at < content.length; at += 65_536) {
+    const piece = content.subarray(at, at + 65_536);
+    const last = at + 65_536 >= content.length ? 1 : 0;
+    const word = last | (piece.length << 3);
+    blocks.push(Buffer.from([word & 0xff, (word >> 8) & 0xff, word >> 16]), piece);
+  }
+  return Buffer.concat([header, ...blocks]);
+}
+
+/** Why the memory of a zstd answer cannot be measured here, if it cannot. */
+function zstdSkip(): string | false {
+  if (!('zstdDecompressSync' in zlib)) return "node:zlib has no zstd before Node 22.15: undici passes a zstd body undecoded, so no decoder would reserve its window";
+  if (!fs.existsSync('/proc/self/status')) return "the process's address space is read from /proc/self/status (Linux)";
+  return false;
+}
+
+/** The process's address space (Linux's VmSize), resident memory and array buffers, in bytes. */
+function memory(): { reserved: number; rss: number; arrayBuffers: number } {
+  const { rss, arrayBuffers } = process.memoryUsage();
+  const size = /^VmSize:\s+(\d+) kB$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+  return { reserved: Number(size?.[1] ?? NaN) * 1024, rss, arrayBuffers };
+}
 
 async function refusal(promise: Promise<unknown>): Promise<FetchError> {
   try {
@@ -526,9 +560,116 @@ describe('getJson', () => {
     // The same through the fetch function (an MCP server's answer), when its body is read.
     const response = await fetcher().fetchFunction({ purpose: 'mcp' })(at('agent.test', '/plain-gzip'));
     await assert.rejects(response.text(), (error: Error) => error instanceof FetchError && error.reason === 'invalid-json' && /is not valid gzip/.test(error.message));
-    // A coding undici does not know is passed as it came: a JSON body still reads.
-    origin.route('/unknown-coding', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'x-unknown' }).end(card));
-    assert.deepEqual((await fetcher().getJson(at('agent.test', '/unknown-coding'), { purpose: 'agent-card' }) as { value: unknown }).value, { name: 'Plain Agent' });
+  });
+
+  test('the registry asks for gzip, deflate and br, on every path and every hop, and answers in them are decoded', async () => {
+    const card = { name: 'Compressed Agent' };
+    const text = JSON.stringify(card);
+    const bodies: [coding: string, body: Buffer][] = [
+      ['gzip', zlib.gzipSync(text)],
+      ['x-gzip', zlib.gzipSync(text)],
+      ['deflate', zlib.deflateSync(text)],
+      ['br', zlib.brotliCompressSync(text)],
+      ['identity', Buffer.from(text)],
+      // Applied in order: gzip first, then br.
+      ['gzip, br', zlib.brotliCompressSync(zlib.gzipSync(text))],
+      ['BR', zlib.brotliCompressSync(text)],
+    ];
+    const f = fetcher();
+    for (const [coding, body] of bodies) {
+      const path = `/coded-${coding.replace(/\W+/g, '-')}`;
+      origin.route(path, (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding }).end(body));
+      assert.deepEqual((await f.getJson(at('agent.test', path), { purpose: 'agent-card' }) as { value: unknown }).value, card, coding);
+      assert.deepEqual(await (await f.fetchFunction({ purpose: 'mcp' })(at('agent.test', path))).json(), card, `${coding} through the fetch function`);
+    }
+    // What each request asked for: the registry's codings, a redirect's hop too, whatever a caller set.
+    origin.route('/moved-coded', (_req, res) => void res.writeHead(302, { location: '/coded-gzip' }).end());
+    origin.route('/hook-coded', (_req, res) => void res.writeHead(204).end());
+    origin.requests.length = 0;
+    await f.getJson(at('agent.test', '/moved-coded'), { purpose: 'agent-card' });
+    await f.fetchFunction({ purpose: 'mcp', headers: { 'Accept-Encoding': 'zstd' } })(at('agent.test', '/coded-br'), { method: 'POST', body: '{}' });
+    await f.postJson(at('agent.test', '/hook-coded'), {}, { purpose: 'webhook' });
+    assert.deepEqual(
+      origin.requests.map((r) => [r.path, r.headers['accept-encoding']]),
+      [['/moved-coded', 'gzip, deflate, br'], ['/coded-gzip', 'gzip, deflate, br'], ['/coded-br', 'gzip, deflate, br'], ['/hook-coded', 'gzip, deflate, br']],
+    );
+  });
+
+  test('an answer in another coding (zstd, whose frame may ask for a 128 MB window) is refused at its headers as invalid-json, saying what to send, on every path', async () => {
+    const card = Buffer.from('{"name":"Zstd Agent"}');
+    // A frame zlib decodes (where it has zstd): undici's fetch would read it.
+    if ('zstdDecompressSync' in zlib) assert.deepEqual(zlib.zstdDecompressSync(zstdFrame(card)), card);
+    origin.route('/zstd', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'zstd' }).end(zstdFrame(card)));
+    const f = fetcher();
+    events = [];
+    const error = await refusal(f.getJson(at('agent.test', '/zstd'), { purpose: 'refresh' }));
+    assert.equal(error.reason, 'invalid-json');
+    assert.equal(
+      error.message,
+      `${at('agent.test', '/zstd')} answered with Content-Encoding: zstd, which the registry does not decode (decoding zstd can take up to 128 MB of memory, whatever the body's size): send the body compressed with gzip, deflate or br, or uncompressed (the registry asks with Accept-Encoding: gzip, deflate, br)`,
+    );
+    assert.deepEqual(events.map((e) => e.reason), ['invalid-json'], "the metric's reason");
+    // An MCP server's answer (the fetch function rejects before any body), a webhook's (whose body is never read, but would be decoded).
+    const mcp = await refusal(f.fetchFunction({ purpose: 'mcp' })(at('agent.test', '/zstd'), { method: 'POST', body: '{}' }));
+    assert.equal(mcp.reason, 'invalid-json');
+    assert.match(mcp.message, /answered with Content-Encoding: zstd, which the registry does not decode/);
+    const hook = await refusal(f.postJson(at('agent.test', '/zstd'), {}, { purpose: 'webhook' }));
+    assert.equal(hook.reason, 'invalid-json');
+    // Any coding other than gzip (x-gzip), deflate, br and identity: one undici passed undecoded was read as it came.
+    const others: [coding: string, said: string][] = [
+      ['x-unknown', 'x-unknown, which the registry does not decode: send'],
+      ['compress', 'compress, which the registry does not decode: send'],
+      ['gzip, ZSTD', "gzip, ZSTD, and the registry does not decode zstd (decoding zstd can take up to 128 MB of memory, whatever the body's size): send"],
+      ['gzip,gzip,gzip,gzip,gzip,gzip', 'gzip,gzip,gzip,gzip,gzip,gzip, compressed 6 times over, more than the 5 codings the registry decodes: send'],
+    ];
+    for (const [coding, said] of others) {
+      origin.route('/other-coding', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding }).end(card));
+      const other = await refusal(f.getJson(at('agent.test', '/other-coding'), { purpose: 'agent-card' }));
+      assert.equal(other.reason, 'invalid-json', coding);
+      assert.ok(other.message.includes(`answered with Content-Encoding: ${said} the body compressed with gzip, deflate or br, or uncompressed`), other.message);
+    }
+    // An answer whose body is not decoded passes: a 304 (a refresh's notModified), a HEAD's.
+    origin.route('/zstd-conditional', (req, res) => {
+      if (req.method === 'HEAD' || req.headers['if-none-match'] === '"z"') return void res.writeHead(req.method === 'HEAD' ? 200 : 304, { etag: '"z"', 'content-encoding': 'zstd' }).end();
+      res.writeHead(200, { 'content-type': 'application/json', etag: '"z"' }).end(card);
+    });
+    assert.equal((await f.getJson(at('agent.test', '/zstd-conditional'), { purpose: 'refresh', ifNoneMatch: '"z"' })).notModified, true);
+    assert.equal((await f.fetchFunction({ purpose: 'mcp' })(at('agent.test', '/zstd-conditional'), { method: 'HEAD' })).status, 200);
+  });
+
+  test('an answer declaring a 128 MB zstd window reserves no memory: refused before a byte of its body is decoded', { skip: zstdSkip() }, async () => {
+    const header = zstdFrame(Buffer.alloc(1000, 0x20)).subarray(0, 100);
+    let closed = 0;
+    origin.route('/zstd-window', (req, res) => {
+      res.on('close', () => closed++);
+      // The frame's header, then its block's first bytes, and the rest never: an answer that would hold its decoder until the deadline.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'zstd' }).write(header);
+    });
+    const f = fetcher({ timeoutMs: 3000 });
+    // Every decoder the registry uses, and zlib's threads, made before measuring.
+    origin.route('/warm', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(zlib.gzipSync('{}')));
+    await f.getJson(at('agent.test', '/warm'), { purpose: 'refresh' });
+    const before = memory();
+    const hits = origin.hits.get('/zstd-window') ?? 0;
+    const requests = 16;
+    const pending = Promise.allSettled(Array.from({ length: requests }, () => f.getJson(at('agent.test', '/zstd-window'), { purpose: 'refresh' })));
+    // Measured once all are refused or, were they not, while their bodies are held open.
+    await Promise.race([pending, waitFor(() => origin.hits.get('/zstd-window') === hits + requests, 'the requests').then(() => new Promise((resolve) => setTimeout(resolve, 500)))]);
+    const during = memory();
+    const results = await pending;
+    await f.close();
+    const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+    // A window is reserved when the frame's header is read (128 MB of address space each; 2 GB
+    // for the 16) and written only as the body decodes: resident memory alone would not show it.
+    // The bound is 4 windows: the process's own threads and heaps move its address space too.
+    assert.ok(during.reserved - before.reserved < 4 * 128 * 2 ** 20, `address space grew by ${mb(during.reserved - before.reserved)}`);
+    assert.ok(during.rss - before.rss < 32 * 2 ** 20, `resident memory grew by ${mb(during.rss - before.rss)}`);
+    assert.ok(during.arrayBuffers - before.arrayBuffers < 8 * 2 ** 20, `array buffers grew by ${mb(during.arrayBuffers - before.arrayBuffers)}`);
+    for (const result of results) {
+      assert.equal(result.status, 'rejected');
+      assert.equal((result.reason as FetchError).reason, 'invalid-json');
+    }
+    await waitFor(() => closed === requests, 'the registry to close each connection');
   });
 
   test('conditional requests: ETag and Last-Modified sent back, 304 answers notModified', async () => {

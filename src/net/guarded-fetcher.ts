@@ -13,6 +13,7 @@ import type { Response as UndiciResponse } from 'undici';
 import { AllowList, describeAddress, parseAddress, restrictedRange, RULE_WORDING, normaliseHost } from './address-policy.js';
 import { LookupLimiter, NETWORK_LOOKUP_SLOTS, serversResolver, systemLookupSlots, systemResolver, type Resolver } from './dns.js';
 import { PinnedAgents, loadUndici, type CheckedAddress } from './pinned-agents.js';
+import { ACCEPT_ENCODING, codingRefusal, refusedCodingIn } from './content-codings.js';
 import { otherThanUtf8 } from '../lib/charset.js';
 import {
   FetchError,
@@ -371,7 +372,9 @@ export class GuardedFetcher implements Fetcher {
     purpose: FetchPurpose,
   ): Promise<Exchange> {
     let url = first;
-    let current: HopRequest = { ...request, headers: { 'user-agent': this.userAgent, ...request.headers } };
+    // The codings asked for are the registry's, whatever a caller set: an answer in another is
+    // refused at its headers (content-codings.ts). Setting it leaves undici's decoding as it is.
+    let current: HopRequest = { ...request, headers: { 'user-agent': this.userAgent, ...request.headers, 'accept-encoding': ACCEPT_ENCODING } };
     for (let hop = 0; ; hop++) {
       state.url = url.href;
       const addresses = await this.admit(url, deadline, purpose);
@@ -702,18 +705,17 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 
 /**
  * Whether Node's decompressor refused the body's bytes: undici undoes a Content-Encoding of gzip
- * (x-gzip), deflate, br and, where Node has it, zstd with node:zlib, and its errors are theirs
- * (the server's bytes are not what the header says; not a connection failure). zlib says
- * Z_DATA_ERROR for bytes that are not that format (a body sent uncompressed, a bad checksum,
- * junk after the end) and Z_NEED_DICT for a deflate stream made with a preset dictionary, which
- * HTTP has no way to give; undici reads with Z_SYNC_FLUSH, so a body that ends early is no error
- * there, but zstd says Z_BUF_ERROR. Brotli's are ERR__ERROR_FORMAT_* (and a dictionary it was
- * not given), zstd's ZSTD_error_*. Running out of memory is the registry's, not the body's.
+ * (x-gzip), deflate and br with node:zlib (zstd, and any other coding, is refused at the answer's
+ * headers: content-codings.ts), and its errors are theirs (the server's bytes are not what the
+ * header says; not a connection failure). zlib says Z_DATA_ERROR for bytes that are not that
+ * format (a body sent uncompressed, a bad checksum, junk after the end) and Z_NEED_DICT for a
+ * deflate stream made with a preset dictionary, which HTTP has no way to give; undici reads with
+ * Z_SYNC_FLUSH, so a body that ends early is no error. Brotli's are ERR__ERROR_FORMAT_* (and a
+ * dictionary it was not given). Running out of memory is the registry's, not the body's.
  */
 function isUndecodableBody(code: string): boolean {
-  if (code === 'Z_DATA_ERROR' || code === 'Z_NEED_DICT' || code === 'Z_BUF_ERROR') return true;
-  if (code.startsWith('ERR__ERROR_FORMAT_') || code === 'ERR__ERROR_DICTIONARY_NOT_SET') return true;
-  return code.startsWith('ZSTD_error_') && code !== 'ZSTD_error_memory_allocation';
+  if (code === 'Z_DATA_ERROR' || code === 'Z_NEED_DICT') return true;
+  return code.startsWith('ERR__ERROR_FORMAT_') || code === 'ERR__ERROR_DICTIONARY_NOT_SET';
 }
 
 /** What a content coding's bytes are called, where its token is not the name people know. */
@@ -748,6 +750,8 @@ function undecodableBody(error: unknown, url: string, code: string, contentEncod
  */
 function toFetchError(error: unknown, url: string, deadline: Deadline, contentEncoding?: string): FetchError {
   if (error instanceof FetchError) return error;
+  const refusedCoding = refusedCodingIn(error);
+  if (refusedCoding) return codingRefusal(refusedCoding, url);
   if (deadline.timedOut) {
     return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`, { cause: error });
   }

@@ -7,10 +7,14 @@
  * kept for reuse (keep-alive: a refresh round fetching many cards from one origin does not pay a
  * new connection each time) while the same host resolves to the same checked addresses; a new
  * answer gets its own Agent. The least recently used are closed beyond `max`.
+ *
+ * Requests go through each Agent composed with the content-coding guard (content-codings.ts),
+ * which refuses an answer in a coding the registry does not decode before its body is read.
  */
 import type { LookupAddress, LookupOneOptions } from 'node:dns';
-import type { Agent } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { normaliseHost } from './address-policy.js';
+import { refuseUntakenCodings } from './content-codings.js';
 
 let undici: Promise<typeof import('undici')> | undefined;
 /** undici, imported on first use: loading it takes a second or more on a busy machine, and a registry that fetches nothing should not start slower for it. */
@@ -27,9 +31,15 @@ export interface PinnedAgentsOptions {
   max?: number;
 }
 
+/** An Agent, closed by the pool, and what requests are sent through: it with the coding guard. */
+interface Pinned {
+  agent: Agent;
+  dispatcher: Dispatcher;
+}
+
 export class PinnedAgents {
   /** Insertion order is recency order: a used Agent is moved to the end. */
-  private readonly agents = new Map<string, Agent>();
+  private readonly agents = new Map<string, Pinned>();
   private readonly max: number;
 
   constructor(private readonly options: PinnedAgentsOptions) {
@@ -42,32 +52,34 @@ export class PinnedAgents {
    * connect timeout is an Agent's, shared by every request on it, and an Agent made with the
    * fetcher's default cut a request given a longer deadline (the embeddings service's 10 s) at
    * the default while it connected; requests with another deadline get an Agent of their own.
+   * The answer is the dispatcher to send through (the Agent with the content-coding guard).
    */
-  async for(url: URL, addresses: readonly CheckedAddress[], deadlineMs: number): Promise<Agent> {
+  async for(url: URL, addresses: readonly CheckedAddress[], deadlineMs: number): Promise<Dispatcher> {
     // Loaded before the lookup below, which then runs without a pause: two concurrent calls for
     // one key cannot both miss and create two Agents.
     const { Agent: AgentClass } = await loadUndici();
     const key = `${url.protocol}//${url.host}|${addresses.map((a) => a.address).sort().join(',')}|${deadlineMs}`;
-    let agent = this.agents.get(key);
-    if (agent) {
+    let pinned = this.agents.get(key);
+    if (pinned) {
       this.agents.delete(key);
     } else {
-      agent = this.create(url, addresses, deadlineMs, AgentClass);
+      const agent = this.create(url, addresses, deadlineMs, AgentClass);
+      pinned = { agent, dispatcher: agent.compose(refuseUntakenCodings) };
       while (this.agents.size >= this.max) {
-        const [oldest, old] = this.agents.entries().next().value as [string, Agent];
+        const [oldest, old] = this.agents.entries().next().value as [string, Pinned];
         this.agents.delete(oldest);
         // In-flight requests on it finish; then it closes.
-        old.close().catch(() => undefined);
+        old.agent.close().catch(() => undefined);
       }
     }
-    this.agents.set(key, agent);
-    return agent;
+    this.agents.set(key, pinned);
+    return pinned.dispatcher;
   }
 
   async close(): Promise<void> {
     const all = [...this.agents.values()];
     this.agents.clear();
-    await Promise.all(all.map((agent) => agent.destroy().catch(() => undefined)));
+    await Promise.all(all.map(({ agent }) => agent.destroy().catch(() => undefined)));
   }
 
   private create(url: URL, addresses: readonly CheckedAddress[], connectTimeoutMs: number, AgentClass: typeof Agent): Agent {
