@@ -295,6 +295,52 @@ describe('request ids in the logs', () => {
   });
 });
 
+describe('a request line says what the metrics count', () => {
+  /** The request line of the request sent with X-Request-Id `id`, once written. */
+  const lineOf = async (id: string): Promise<Record<string, unknown>> => {
+    await eventually(async () => logs.some((l) => l.requestId === id && l.msg === 'request'), `the request line of ${id}`);
+    return logs.find((l) => l.requestId === id && l.msg === 'request')!;
+  };
+
+  test('a protocol error answered carries the code its metric counts (a failed GetTask is no success), and an HTTP+JSON line names its route, not the path sent', async () => {
+    const counted = async (labels: string) => sample(await metrics(), 'registry_requests_total', labels);
+    const calls = [
+      ['GetTask', { id: 'nope' }],
+      ['CancelTask', { id: 'nope' }],
+      ['GetTaskPushNotificationConfig', { taskId: 'nope', id: 'config' }],
+    ] as const;
+    for (const [method, params] of calls) {
+      const labels = `method="${method}",operation="none",outcome="ERROR",code="-32001"`;
+      const before = await counted(labels);
+      const answer = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), { ...alice, 'x-request-id': `req-code-${method}` });
+      assert.equal(answer.json!.error.code, -32001, method);
+      assert.equal(await counted(labels), before + 1, labels);
+      const line = await lineOf(`req-code-${method}`);
+      assert.deepEqual([line.status, line.method, line.errorCode], [200, method, '-32001'], JSON.stringify(line));
+    }
+    // The path as sent can be long and is the caller's to choose: the line names the route, as the metric label does (ids and tenant out).
+    const routes = [
+      ['req-code-rest', `/tasks/${'x'.repeat(2000)}`, 'GET /tasks/{id}'],
+      ['req-code-rest-tenant', '/acme/tasks/nope/pushNotificationConfigs/config', 'GET /tasks/{id}/pushNotificationConfigs'],
+    ] as const;
+    for (const [id, path, route] of routes) {
+      const labels = `method="${route}",operation="none",outcome="ERROR",code="-32001"`;
+      const before = await counted(labels);
+      const res = await fetch(`${registry.url}/a2a/rest${path}`, { headers: { 'A2A-Version': '1.0', ...alice, 'x-request-id': id } });
+      assert.equal(res.status, 404, path);
+      assert.equal(((await res.json()) as WireJson).error.details[0].reason, 'TASK_NOT_FOUND');
+      assert.equal(await counted(labels), before + 1, labels);
+      const line = await lineOf(id);
+      assert.deepEqual([line.status, line.method, line.errorCode], [404, route, '-32001'], JSON.stringify(line));
+    }
+    // A success names no code.
+    const listed = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }), { ...alice, 'x-request-id': 'req-code-ok' });
+    assert.ok(listed.json!.result, listed.text);
+    const ok = await lineOf('req-code-ok');
+    assert.deepEqual([ok.status, ok.method, ok.errorCode], [200, 'ListTasks', undefined], JSON.stringify(ok));
+  });
+});
+
 describe('security headers and CORS', () => {
   test('helmet headers on every kind of answer; no X-Powered-By', async () => {
     const answers = [

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../observability/logger.js';
+import { answeredStatus, callOutcome, requestOutcome } from '../observability/request-outcome.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 
 /** How a door names a request: its method (JSON-RPC method, REST route, tool...) and whether it streams. */
@@ -84,31 +85,31 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
       },
     };
     res.locals.scope = scope; // for the metrics middleware, which runs outside this async scope
-    res.on('close', () => {
+    const logLine = () => {
       gone = true;
       closed?.abort(CLIENT_GONE);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       // An answer that never ended (the client went away, or shutdown cut the connection) has no
-      // status: res.statusCode is whatever it was set to, 200 by default, which read as answered.
-      // The metrics count it ABORTED unless its task ended first.
-      const answered = res.writableFinished;
+      // status; the metrics count it ABORTED unless its task ended first. The outcome's code is
+      // the one the metrics count the request under (request-outcome.ts).
+      const status = answeredStatus(res);
       const line = {
         requestId,
         http: `${req.method} ${loggableUrl(req.originalUrl)}`,
-        status: answered ? res.statusCode : undefined,
-        aborted: answered ? undefined : true,
+        status,
+        aborted: status === undefined ? true : undefined,
         method: scope.method,
         operation: scope.operation,
         taskState: scope.taskState,
-        // A refusal answered before any executor or guard named one (a body that did not parse) still says why.
-        errorCode: scope.errorCode ?? (res.locals as { failureReason?: string }).failureReason,
+        errorCode: requestOutcome(res, scope).code,
         // A batch's calls, each as a single request's line names it.
-        calls: scope.calls?.map(({ scope: call }) => ({ method: call.method, operation: call.operation, taskState: call.taskState, errorCode: call.errorCode })),
+        calls: scope.calls?.map(({ scope: call }) => ({ method: call.method, operation: call.operation, taskState: call.taskState, errorCode: callOutcome(res, call).code })),
         durationMs: Math.round(durationMs * 100) / 100,
       };
       if (req.path === '/healthz' || req.path === '/readyz') log.debug(line, 'request');
       else log.info(line, 'request');
-    });
+    };
+    res.on('close', logLine);
     runInScope(scope, next);
   };
 }
