@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../observability/logger.js';
-import { answeredStatus, callOutcome, requestOutcome } from '../observability/request-outcome.js';
+import { answeredStatus, arrivalOf, callOutcome, requestOutcome } from '../observability/request-outcome.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 
 /** How a door names a request: its method (JSON-RPC method, REST route, tool...) and whether it streams. */
@@ -62,7 +62,7 @@ export function requestIdOf(req: Request, res: Response): string {
 /** Opens a request scope and writes one log line when the response ends. */
 export function requestScope(log: Logger, name: RequestNamer = byRoute): RequestHandler {
   return (req, res, next) => {
-    const started = process.hrtime.bigint();
+    const started = arrivalOf(res);
     const requestId = requestIdOf(req, res);
     res.setHeader('X-Request-Id', requestId);
     const { method, streaming } = name(req);
@@ -109,7 +109,10 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
       if (req.path === '/healthz' || req.path === '/readyz') log.debug(line, 'request');
       else log.info(line, 'request');
     };
-    res.on('close', logLine);
+    // A scope opened for a request whose connection is already gone (a body error handler's,
+    // after the client left mid-body) would wait for a 'close' that has been emitted.
+    if (res.closed) logLine();
+    else res.on('close', logLine);
     runInScope(scope, next);
   };
 }
@@ -118,13 +121,13 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
  * `handler` (a door's body error handler) run inside a request scope of its own. A door whose
  * scope opens after its body parser (it names requests by their JSON-RPC method) otherwise
  * answered a body that did not parse, was too large or had the wrong type with no X-Request-Id
- * and no log line at all: the one kind of request an operator could not see.
+ * and no log line at all, and logged no body that never came in full: the kinds of request an
+ * operator could not see.
  */
 export function scopedErrorHandler(log: Logger, name: RequestNamer, handler: ErrorRequestHandler): ErrorRequestHandler {
   const scope = requestScope(log, name);
-  return (err, req, res, next) => {
-    // A client that went away mid-body gets no answer: a line would show it as a 200.
-    if ((err as { type?: unknown } | undefined)?.type === 'request.aborted') return handler(err, req, res, next);
-    scope(req, res, () => handler(err, req, res, next));
-  };
+  // A body that never arrived in full (the client went away mid-body, the server cut it at
+  // REGISTRY_REQUEST_TIMEOUT_SECONDS, shutdown cut the connection) is logged too: "aborted", or
+  // the 408 the server answered. It went unlogged, and only the metrics counted it.
+  return (err, req, res, next) => scope(req, res, () => handler(err, req, res, next));
 }

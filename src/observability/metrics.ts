@@ -14,7 +14,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { FetchEvent, FetchObserver } from '../net/index.js';
 import { OPERATION_NAMES } from '../operations/operation.js';
 import type { DocumentValidator, Verdict } from '../validation/types.js';
-import { callOutcome, requestOutcome, taskOutcome, taskStateCounts, type RequestOutcome } from './request-outcome.js';
+import { arrivalOf, callOutcome, requestOutcome, taskOutcome, taskStateCounts, type RequestOutcome } from './request-outcome.js';
 import type { RequestScope } from './request-scope.js';
 
 export interface MetricsSources {
@@ -312,7 +312,7 @@ export class RegistryMetrics {
     const door = options.door ?? 'a2a';
     const label = options.method ?? methodLabel;
     return (req, res, next) => {
-      const started = process.hrtime.bigint();
+      const started = arrivalOf(res);
       res.once('close', () => {
         const scope = (res.locals as { scope?: RequestScope }).scope;
         if (scope?.calls?.length) {

@@ -21,11 +21,45 @@ export interface RequestOutcome {
 }
 
 /**
+ * When the request arrived, noted by the first who asks: the metrics middleware, mounted first on
+ * each door. The log line's duration then measures what the latency metric does, the body's
+ * arrival included; a JSON-RPC line, whose scope opens once the body is read, left it out (a
+ * request cut at REGISTRY_REQUEST_TIMEOUT_SECONDS took under a millisecond).
+ */
+export function arrivalOf(res: Response): bigint {
+  const locals = res.locals as { arrivedAt?: bigint };
+  return (locals.arrivedAt ??= process.hrtime.bigint());
+}
+
+/** What Node's HTTP server itself wrote on a connection, in place of the answer of the request in flight. */
+interface ServerAnswer {
+  status: number;
+  reason: string;
+}
+
+/** Keyed by socket: Node's HTTP server answers a request it cuts (clientError) on the socket, not through its response. */
+const serverAnswers = new WeakMap<object, ServerAnswer>();
+
+/**
+ * Records that the server answered the request in flight on `socket` itself, with `status`
+ * (a 408 to a request whose body had not arrived within REGISTRY_REQUEST_TIMEOUT_SECONDS), for
+ * its log line and metrics: its response never ended, so it read as a client gone away.
+ */
+export function noteServerAnswer(socket: object, status: number, reason: string): void {
+  serverAnswers.set(socket, { status, reason });
+}
+
+const serverAnswerTo = (res: Response): ServerAnswer | undefined => (res.req?.socket ? serverAnswers.get(res.req.socket) : undefined);
+
+/**
  * The HTTP status the request was answered with; undefined when no answer ended (the client went
  * away, or shutdown cut the connection): res.statusCode is whatever it was set to then, 200 by
  * default, which read as answered.
  */
-export const answeredStatus = (res: Response): number | undefined => (res.writableFinished ? res.statusCode : undefined);
+export function answeredStatus(res: Response): number | undefined {
+  if (res.writableFinished) return res.statusCode;
+  return serverAnswerTo(res)?.status;
+}
 
 /** The task state the executor left in the scope, with its error code; undefined before a task existed. */
 export function taskOutcome(scope: RequestScope | undefined): RequestOutcome | undefined {
@@ -43,11 +77,14 @@ export function taskOutcome(scope: RequestScope | undefined): RequestOutcome | u
 export const taskStateCounts = (scope: RequestScope | undefined, answeredError: boolean): boolean => !answeredError || scope?.errorCode !== undefined;
 
 /**
- * What happened to the answer itself: none that ended (the client went away, or the registry cut
- * the connection for the reason it named: SLOW_READER), an error status, or an answer.
+ * What happened to the answer itself: the server's own answer to a request it cut (REFUSED
+ * REQUEST_TIMEOUT), none that ended (the client went away, or the registry cut the connection
+ * for the reason it named: SLOW_READER), an error status, or an answer.
  */
 function answerOutcome(res: Response, scope: RequestScope | undefined): RequestOutcome {
   if (res.writableFinished) return { outcome: res.statusCode >= 400 ? 'ERROR' : 'OK' };
+  const server = serverAnswerTo(res);
+  if (server) return { outcome: 'REFUSED', code: server.reason };
   return { outcome: 'ABORTED', code: scope?.errorCode || undefined };
 }
 
