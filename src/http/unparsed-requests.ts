@@ -53,8 +53,14 @@ export function unparsedRequestAnswer(code: string | undefined): SocketAnswer {
  */
 export function answerUnparsedRequests(server: http.Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    // As Node's default: answer only a socket that can still take one and has had none begun.
-    if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
+    // As Node's default: answer only a socket that can still take one, and on which no answer has
+    // begun (the answer in flight's headers not sent). Node's own handler reads the connection's
+    // current response (socket._httpMessage: null once an answer ended, undefined before any);
+    // without it, a socket that has written nothing. Asking the latter alone, a keep-alive
+    // connection's second request cut for its slow body got no 408, its first answer written.
+    const current = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+    const begun = current ? current.headersSent : current === undefined && (socket as Duplex & { bytesWritten?: number }).bytesWritten !== 0;
+    if (socket.writable && !begun) {
       const answer = unparsedRequestAnswer(err.code);
       socket.write(answer.text);
       // Sent only if the system took it whole: destroying the socket drops what still waits. A
