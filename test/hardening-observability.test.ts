@@ -335,6 +335,11 @@ describe('a request line says what the metrics count', () => {
       const line = await lineOf(id);
       assert.deepEqual([line.status, line.method, line.errorCode], [404, route, '-32001'], JSON.stringify(line));
     }
+    // An unknown JSON-RPC method is the caller's to make long too: the line keeps its first 64 characters, as the MCP door's.
+    const unknown = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: `NoSuchMethod${'x'.repeat(5000)}`, params: {} }), { ...alice, 'x-request-id': 'req-code-unknown' });
+    assert.equal(unknown.json!.error.code, -32601);
+    const refused = await lineOf('req-code-unknown');
+    assert.deepEqual([refused.method, refused.errorCode], [`NoSuchMethod${'x'.repeat(52)}`, 'METHOD_NOT_FOUND'], JSON.stringify(refused).slice(0, 300));
     // A success names no code.
     const listed = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }), { ...alice, 'x-request-id': 'req-code-ok' });
     assert.ok(listed.json!.result, listed.text);

@@ -43,11 +43,15 @@ export const CARD_PATH = '/.well-known/agent-card.json';
 
 const STREAMING_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
 
-/** JSON-RPC requests are named by their method (a body with none, by the HTTP method and path). */
+/**
+ * JSON-RPC requests are named by their method (a body with none, by the HTTP method and path),
+ * its first 64 characters, as the MCP door names its calls: the longest method is 35, and an
+ * unknown one is the caller's to make as long as the body limit lets it.
+ */
 const nameJsonRpcRequest: RequestNamer = (req) => {
   const body: unknown = req.body;
   const rpcMethod = body && typeof body === 'object' && 'method' in body && typeof body.method === 'string' ? body.method : undefined;
-  return { method: rpcMethod ?? `${req.method} ${req.path}`, streaming: rpcMethod !== undefined && STREAMING_METHODS.has(rpcMethod) };
+  return { method: rpcMethod?.slice(0, 64) ?? `${req.method} ${req.path}`, streaming: rpcMethod !== undefined && STREAMING_METHODS.has(rpcMethod) };
 };
 
 /** HTTP+JSON requests are named by their route, as their metric label (`GET /tasks/{id}`): not by the path sent. */
