@@ -44,6 +44,17 @@ describe('connection limits', () => {
     assert.ok(ms >= 1500 && ms < 4000, `cut off after ${Math.round(ms)} ms`);
   });
 
+  test('a request cut for its slow body on a reused keep-alive connection gets its 408 too, after the first answer', async () => {
+    // The answer was written only on a connection that had written nothing: the second request was cut without a word.
+    const c = await connect(registry.url);
+    c.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    while (!c.received().includes('\r\n\r\n')) await new Promise((r) => setTimeout(r, 20));
+    c.socket.write(`POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`);
+    const ms = await c.closed;
+    assert.match(c.received(), /^HTTP\/1\.1 200 [\s\S]*\r\n\r\n[\s\S]*HTTP\/1\.1 408 Request Timeout\r\nConnection: close\r\n\r\n$/);
+    assert.ok(ms >= 1500 && ms < 4000, `cut off after ${Math.round(ms)} ms`);
+  });
+
   test('headers sent a byte at a time are cut off within the headers timeout', async () => {
     const c = await connect(registry.url);
     trickle(c.socket, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n', 100);

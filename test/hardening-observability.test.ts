@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskState } from '@a2a-js/sdk';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config/config.js';
@@ -15,6 +16,7 @@ import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
 import { sdkClient, type WireJson } from './support/client.js';
 import { eventually } from './support/eventually.js';
+import { connect } from './support/raw-connection.js';
 import { sendWithPush, webhook } from './support/watch-stream.js';
 import { TOKENS, TOKENS_ENV, startTestRegistry, tempDir } from './support/registry.js';
 import { assertNoInternals, assertWellFormedJsonRpcAnswer, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
@@ -292,6 +294,94 @@ describe('request ids in the logs', () => {
     assert.equal(lines[0]!.level, 50);
     assert.match(String(lines[0]!.msg), /Error during SSE streaming \(request 7\)/);
     assert.equal(lines[1]!.requestId, undefined);
+  });
+});
+
+describe('a request line says what the metrics count', () => {
+  /** The request line of the request sent with X-Request-Id `id`, once written. */
+  const lineOf = async (id: string): Promise<Record<string, unknown>> => {
+    await eventually(async () => logs.some((l) => l.requestId === id && l.msg === 'request'), `the request line of ${id}`);
+    return logs.find((l) => l.requestId === id && l.msg === 'request')!;
+  };
+
+  test('a protocol error answered carries the code its metric counts (a failed GetTask is no success), and an HTTP+JSON line names its route, not the path sent', async () => {
+    const counted = async (labels: string) => sample(await metrics(), 'registry_requests_total', labels);
+    const calls = [
+      ['GetTask', { id: 'nope' }],
+      ['CancelTask', { id: 'nope' }],
+      ['GetTaskPushNotificationConfig', { taskId: 'nope', id: 'config' }],
+    ] as const;
+    for (const [method, params] of calls) {
+      const labels = `method="${method}",operation="none",outcome="ERROR",code="-32001"`;
+      const before = await counted(labels);
+      const answer = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), { ...alice, 'x-request-id': `req-code-${method}` });
+      assert.equal(answer.json!.error.code, -32001, method);
+      assert.equal(await counted(labels), before + 1, labels);
+      const line = await lineOf(`req-code-${method}`);
+      assert.deepEqual([line.status, line.method, line.errorCode], [200, method, '-32001'], JSON.stringify(line));
+    }
+    // The path as sent can be long and is the caller's to choose: the line names the route, as the metric label does (ids and tenant out).
+    const routes = [
+      ['req-code-rest', `/tasks/${'x'.repeat(2000)}`, 'GET /tasks/{id}'],
+      ['req-code-rest-tenant', '/acme/tasks/nope/pushNotificationConfigs/config', 'GET /tasks/{id}/pushNotificationConfigs'],
+    ] as const;
+    for (const [id, path, route] of routes) {
+      const labels = `method="${route}",operation="none",outcome="ERROR",code="-32001"`;
+      const before = await counted(labels);
+      const res = await fetch(`${registry.url}/a2a/rest${path}`, { headers: { 'A2A-Version': '1.0', ...alice, 'x-request-id': id } });
+      assert.equal(res.status, 404, path);
+      assert.equal(((await res.json()) as WireJson).error.details[0].reason, 'TASK_NOT_FOUND');
+      assert.equal(await counted(labels), before + 1, labels);
+      const line = await lineOf(id);
+      assert.deepEqual([line.status, line.method, line.errorCode], [404, route, '-32001'], JSON.stringify(line));
+    }
+    // An unknown JSON-RPC method is the caller's to make long too: the line keeps its first 64 characters, as the MCP door's.
+    const unknown = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: `NoSuchMethod${'x'.repeat(5000)}`, params: {} }), { ...alice, 'x-request-id': 'req-code-unknown' });
+    assert.equal(unknown.json!.error.code, -32601);
+    const refused = await lineOf('req-code-unknown');
+    assert.deepEqual([refused.method, refused.errorCode], [`NoSuchMethod${'x'.repeat(52)}`, 'METHOD_NOT_FOUND'], JSON.stringify(refused).slice(0, 300));
+    // A success names no code.
+    const listed = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }), { ...alice, 'x-request-id': 'req-code-ok' });
+    assert.ok(listed.json!.result, listed.text);
+    const ok = await lineOf('req-code-ok');
+    assert.deepEqual([ok.status, ok.method, ok.errorCode], [200, 'ListTasks', undefined], JSON.stringify(ok));
+  });
+
+  test('a request whose body never arrives in full is logged on every door that reads one: "aborted" when its client goes away, 408 REQUEST_TIMEOUT when the server cuts it at REGISTRY_REQUEST_TIMEOUT_SECONDS, as the metrics count it', async (t) => {
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: tempDir(), REGISTRY_RATE_LIMITS: 'false', REGISTRY_REQUEST_TIMEOUT_SECONDS: '2' });
+    const slow = await startRegistry(config, createLogger('info', capture));
+    t.after(() => slow.close());
+    await slow.ready;
+    const host = new URL(slow.url).host;
+    // Each path reads the body before naming the request (JSON-RPC, MCP) or after (HTTP+JSON, the catalog's search).
+    const paths = ['/a2a/jsonrpc', '/a2a/rest/message:send', '/mcp', '/search'];
+    /** Headers announcing 100 bytes of body, and 10 of them. */
+    const partial = (path: string, id: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nA2A-Version: 1.0\r\n` +
+      `Authorization: Bearer ${TOKENS.alice}\r\nX-Request-Id: ${id}\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`;
+    await Promise.all(
+      paths.map(async (path, i) => {
+        // The client goes away mid-body: nothing is answered, so the line has no status.
+        const gone = await connect(slow.url);
+        gone.socket.write(partial(path, `req-gone-${i}`));
+        await sleep(300);
+        gone.socket.destroy();
+        const left = await lineOf(`req-gone-${i}`);
+        assert.deepEqual([left.aborted, left.status, left.errorCode], [true, undefined, undefined], `${path}: ${JSON.stringify(left)}`);
+        // The server cuts a body that has not come within the request timeout, and answers 408: the line says so.
+        const cut = await connect(slow.url);
+        cut.socket.write(partial(path, `req-cut-${i}`));
+        await cut.closed;
+        assert.match(cut.received(), /^HTTP\/1\.1 408 /, path);
+        const timedOut = await lineOf(`req-cut-${i}`);
+        assert.deepEqual([timedOut.aborted, timedOut.status, timedOut.errorCode], [undefined, 408, 'REQUEST_TIMEOUT'], `${path}: ${JSON.stringify(timedOut)}`);
+        // Its duration is the request's, from its arrival (a JSON-RPC line's began once the body was read: under a millisecond).
+        assert.ok(Number(timedOut.durationMs) >= 1500, `${path}: ${JSON.stringify(timedOut)}`);
+      }),
+    );
+    const text = await metrics(slow.url);
+    assert.equal(sample(text, 'registry_requests_total', 'outcome="ABORTED"'), paths.length, text);
+    assert.equal(sample(text, 'registry_requests_total', 'outcome="REFUSED",code="REQUEST_TIMEOUT"'), paths.length, text);
   });
 });
 

@@ -259,7 +259,7 @@ test('`npm start` stopped by a SIGTERM to npm: the registry gets it, drains and 
   }
 });
 
-test('a request never answered is logged as aborted, without a status: a client that went away, and a registration by URL cut by shutdown, which is not the agent\'s FETCH_FAILED', async (t) => {
+test('a request never answered is logged as aborted, without a status: a client that went away, and a registration by URL (and a JSON-RPC body not all come) cut by shutdown, which is not the agent\'s FETCH_FAILED', async (t) => {
   // An agent's server that takes its time: the registration's fetch is in flight meanwhile.
   const slow = http.createServer((_req, res) => void setTimeout(() => res.setHeader('content-type', 'application/json').end('{}'), 4000));
   await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
@@ -292,6 +292,11 @@ test('a request never answered is logged as aborted, without a status: a client 
   // 200, REJECTED FETCH_FAILED, blaming the agent's server for the registry's own shutdown.
   await sleep(3800); // the first fetch has ended
   const cut = registerByUrl();
+  // And a JSON-RPC request whose body has not all come (it is named once read): it went unlogged.
+  const unread = await connect(registry.url);
+  unread.socket.write(
+    `POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nX-Request-Id: req-unread-body\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`,
+  );
   await sleep(500);
   assert.equal(await registry.stop(), 0);
   await cut;
@@ -300,4 +305,8 @@ test('a request never answered is logged as aborted, without a status: a client 
   assert.equal(line?.status, undefined, JSON.stringify(line));
   assert.notEqual(line?.errorCode, 'FETCH_FAILED', JSON.stringify(line));
   if (line?.errorCode !== undefined) assert.equal(line.errorCode, 'UNAVAILABLE', JSON.stringify(line));
+  await unread.closed;
+  const unreadLine = registry.logs.find((l) => l.msg === 'request' && l.requestId === 'req-unread-body');
+  assert.equal(unreadLine?.aborted, true, JSON.stringify(unreadLine));
+  assert.equal(unreadLine?.status, undefined, JSON.stringify(unreadLine));
 });

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../observability/logger.js';
+import { answeredStatus, arrivalOf, callOutcome, requestOutcome } from '../observability/request-outcome.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 
 /** How a door names a request: its method (JSON-RPC method, REST route, tool...) and whether it streams. */
@@ -61,7 +62,7 @@ export function requestIdOf(req: Request, res: Response): string {
 /** Opens a request scope and writes one log line when the response ends. */
 export function requestScope(log: Logger, name: RequestNamer = byRoute): RequestHandler {
   return (req, res, next) => {
-    const started = process.hrtime.bigint();
+    const started = arrivalOf(res);
     const requestId = requestIdOf(req, res);
     res.setHeader('X-Request-Id', requestId);
     const { method, streaming } = name(req);
@@ -84,31 +85,34 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
       },
     };
     res.locals.scope = scope; // for the metrics middleware, which runs outside this async scope
-    res.on('close', () => {
+    const logLine = () => {
       gone = true;
       closed?.abort(CLIENT_GONE);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       // An answer that never ended (the client went away, or shutdown cut the connection) has no
-      // status: res.statusCode is whatever it was set to, 200 by default, which read as answered.
-      // The metrics count it ABORTED unless its task ended first.
-      const answered = res.writableFinished;
+      // status; the metrics count it ABORTED unless its task ended first. The outcome's code is
+      // the one the metrics count the request under (request-outcome.ts).
+      const status = answeredStatus(res);
       const line = {
         requestId,
         http: `${req.method} ${loggableUrl(req.originalUrl)}`,
-        status: answered ? res.statusCode : undefined,
-        aborted: answered ? undefined : true,
+        status,
+        aborted: status === undefined ? true : undefined,
         method: scope.method,
         operation: scope.operation,
         taskState: scope.taskState,
-        // A refusal answered before any executor or guard named one (a body that did not parse) still says why.
-        errorCode: scope.errorCode ?? (res.locals as { failureReason?: string }).failureReason,
+        errorCode: requestOutcome(res, scope).code,
         // A batch's calls, each as a single request's line names it.
-        calls: scope.calls?.map(({ scope: call }) => ({ method: call.method, operation: call.operation, taskState: call.taskState, errorCode: call.errorCode })),
+        calls: scope.calls?.map(({ scope: call }) => ({ method: call.method, operation: call.operation, taskState: call.taskState, errorCode: callOutcome(res, call).code })),
         durationMs: Math.round(durationMs * 100) / 100,
       };
       if (req.path === '/healthz' || req.path === '/readyz') log.debug(line, 'request');
       else log.info(line, 'request');
-    });
+    };
+    // A scope opened for a request whose connection is already gone (a body error handler's,
+    // after the client left mid-body) would wait for a 'close' that has been emitted.
+    if (res.closed) logLine();
+    else res.on('close', logLine);
     runInScope(scope, next);
   };
 }
@@ -117,13 +121,13 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
  * `handler` (a door's body error handler) run inside a request scope of its own. A door whose
  * scope opens after its body parser (it names requests by their JSON-RPC method) otherwise
  * answered a body that did not parse, was too large or had the wrong type with no X-Request-Id
- * and no log line at all: the one kind of request an operator could not see.
+ * and no log line at all, and logged no body that never came in full: the kinds of request an
+ * operator could not see.
  */
 export function scopedErrorHandler(log: Logger, name: RequestNamer, handler: ErrorRequestHandler): ErrorRequestHandler {
   const scope = requestScope(log, name);
-  return (err, req, res, next) => {
-    // A client that went away mid-body gets no answer: a line would show it as a 200.
-    if ((err as { type?: unknown } | undefined)?.type === 'request.aborted') return handler(err, req, res, next);
-    scope(req, res, () => handler(err, req, res, next));
-  };
+  // A body that never arrived in full (the client went away mid-body, the server cut it at
+  // REGISTRY_REQUEST_TIMEOUT_SECONDS, shutdown cut the connection) is logged too: "aborted", or
+  // the 408 the server answered. It went unlogged, and only the metrics counted it.
+  return (err, req, res, next) => scope(req, res, () => handler(err, req, res, next));
 }

@@ -9,37 +9,65 @@
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { noteServerAnswer } from '../observability/request-outcome.js';
+
+/** An answer written on the socket, and the status and reason the request in flight, if any, is logged and counted with. */
+interface SocketAnswer {
+  text: string;
+  status: number;
+  reason: string;
+}
 
 /** Node's own answers (lib/_http_server.js), for the cases answered as it answers them. */
-const BARE: Record<string, string> = {
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n',
-  ERR_HTTP_REQUEST_TIMEOUT: 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n',
+const BARE: Record<string, SocketAnswer> = {
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: { text: 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n', status: 413, reason: 'REQUEST_TOO_LARGE' },
+  ERR_HTTP_REQUEST_TIMEOUT: { text: 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n', status: 408, reason: 'REQUEST_TIMEOUT' },
 };
-const BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
+const BAD_REQUEST: SocketAnswer = { text: 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n', status: 400, reason: 'BAD_REQUEST' };
 
-function jsonAnswer(status: number, reason: string, grpcStatus: string, message: string): string {
+function jsonAnswer(status: number, statusText: string, grpcStatus: string, reason: string, message: string): SocketAnswer {
   const body = JSON.stringify({ error: { code: status, status: grpcStatus, message } });
-  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  const text = `HTTP/1.1 ${status} ${statusText}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  return { text, status, reason };
 }
 
 /** The answer to a request the parser refused with `code`. */
-export function unparsedRequestAnswer(code: string | undefined): string {
+export function unparsedRequestAnswer(code: string | undefined): SocketAnswer {
   if (code === 'HPE_HEADER_OVERFLOW') {
     return jsonAnswer(
       431,
       'Request Header Fields Too Large',
       'INVALID_ARGUMENT',
+      'REQUEST_TOO_LARGE',
       `The request line (URL) and headers together exceed ${http.maxHeaderSize} bytes, the most this server reads. Shorten the URL's query (a JSON-RPC request carries its parameters in the body instead) or drop oversized headers.`,
     );
   }
   return (code !== undefined && BARE[code]) || BAD_REQUEST;
 }
 
-/** Installs the answers on `server`, in place of Node's default 'clientError' handling. */
+/**
+ * Installs the answers on `server`, in place of Node's default 'clientError' handling. A request
+ * whose headers had arrived (its body had not, in full, within REGISTRY_REQUEST_TIMEOUT_SECONDS)
+ * is then in flight: the answer is noted for its log line and metrics, which would otherwise
+ * take its response, never ended, for a client gone away.
+ */
 export function answerUnparsedRequests(server: http.Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    // As Node's default: answer only a socket that can still take one and has had none begun.
-    if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) socket.write(unparsedRequestAnswer(err.code));
+    // As Node's default: answer only a socket that can still take one, and on which no answer has
+    // begun (the answer in flight's headers not sent). Node's own handler reads the connection's
+    // current response (socket._httpMessage: null once an answer ended, undefined before any);
+    // without it, a socket that has written nothing. Asking the latter alone, a keep-alive
+    // connection's second request cut for its slow body got no 408, its first answer written.
+    const current = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+    const begun = current ? current.headersSent : current === undefined && (socket as Duplex & { bytesWritten?: number }).bytesWritten !== 0;
+    if (socket.writable && !begun) {
+      const answer = unparsedRequestAnswer(err.code);
+      socket.write(answer.text);
+      // Sent only if the system took it whole: destroying the socket drops what still waits. A
+      // client that ended its side mid-request (the parser's end-of-stream error) has gone: its
+      // request is logged aborted, as one whose connection was cut.
+      if (socket.writableLength === 0 && err.code !== 'HPE_INVALID_EOF_STATE') noteServerAnswer(socket, answer.status, answer.reason);
+    }
     socket.destroy(err);
   });
 }

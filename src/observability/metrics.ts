@@ -14,6 +14,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { FetchEvent, FetchObserver } from '../net/index.js';
 import { OPERATION_NAMES } from '../operations/operation.js';
 import type { DocumentValidator, Verdict } from '../validation/types.js';
+import { arrivalOf, callOutcome, requestOutcome, taskOutcome, taskStateCounts, type RequestOutcome } from './request-outcome.js';
 import type { RequestScope } from './request-scope.js';
 
 export interface MetricsSources {
@@ -61,20 +62,24 @@ function restRoute(path: string): string {
   return 'other';
 }
 
+/**
+ * An HTTP+JSON request's method and route, ids and tenants taken out (`GET /tasks/{id}`): its
+ * metric label, and the `method` of its log line, where the path as sent (as long as a client
+ * makes it) was.
+ */
+export const restMethodOf = (req: Request): string => `${req.method} ${restRoute(req.path)}`;
+
 /** A bounded label for the request's method: the JSON-RPC method, or the REST route. */
 export function methodLabel(req: Request, scope: RequestScope | undefined): string {
   if (req.baseUrl.endsWith('/jsonrpc')) {
     const method = scope?.method;
     return method && JSONRPC_METHODS.has(method) ? method : 'other';
   }
-  return `${req.method} ${restRoute(req.path)}`;
+  return restMethodOf(req);
 }
 
-/** Codes are short upper-case words or JSON-RPC numbers; anything else becomes "other". */
-const codeLabel = (code: unknown): string =>
-  (typeof code === 'string' && /^[A-Z_]{1,32}$/.test(code)) || (typeof code === 'number' && Number.isInteger(code) && Math.abs(code) < 100000)
-    ? String(code)
-    : 'other';
+/** Codes are short upper-case words or JSON-RPC numbers (written in digits); anything else becomes "other". */
+const codeLabel = (code: string): string => (/^(?:[A-Z_]{1,32}|-?\d{1,5})$/.test(code) ? code : 'other');
 
 /**
  * The refusal an error answer counts as (outcome REFUSED, code the reason) rather than an error:
@@ -86,46 +91,15 @@ const codeLabel = (code: unknown): string =>
  */
 export const refusalOfAnswer = (reason: string | undefined): string | undefined => (reason === 'INVALID_PARAMS' ? reason : undefined);
 
-/** The task state the executor left in the scope, with its error code; undefined before a task existed. */
-function taskOutcome(scope: RequestScope | undefined): { outcome: string; code: string } | undefined {
-  if (!scope?.taskState) return undefined;
-  return { outcome: codeLabel(scope.taskState), code: scope.errorCode ? codeLabel(scope.errorCode) : 'none' };
-}
-
 /**
- * Whether the task state the executor left is the request's outcome: unless the answer was an
- * error and the executor named no failure of its own. A stream that broke after the operation
- * completed (its task could not be stored: an `event: error` -32603 ends it) was counted
- * COMPLETED; the error the client got is the outcome then. A failure the executor named
- * (FAILED STORAGE_UNAVAILABLE, which the answer's -32603 only repeats) says more.
+ * The labels of what a request came to (request-outcome.ts, which its log line tells too): a code
+ * from a fixed set, `none` for none, and `other` for an error answer that named no code (not its
+ * HTTP status, which the label never carries).
  */
-const taskStateCounts = (scope: RequestScope | undefined, answeredError: boolean): boolean => !answeredError || scope?.errorCode !== undefined;
-
-/** What happened to the request: its task state, or why it was refused before a task existed. */
-function outcomeOf(res: Response, scope: RequestScope | undefined): { outcome: string; code: string } {
-  const locals = res.locals as { failureReason?: string; rpcErrorCode?: number };
-  const task = taskOutcome(scope);
-  if (task && taskStateCounts(scope, locals.rpcErrorCode !== undefined)) return task;
-  if (locals.failureReason) return { outcome: 'REFUSED', code: codeLabel(locals.failureReason) };
-  if (locals.rpcErrorCode !== undefined) return { outcome: 'ERROR', code: codeLabel(locals.rpcErrorCode) };
-  return answerOutcome(res);
-}
-
-/**
- * What happened to the answer itself: none that ended (the client went away), an error status,
- * or an answer. An error answer that named no code is `other`: not its HTTP status, which the
- * label never carries.
- */
-function answerOutcome(res: Response): { outcome: string; code: string } {
-  if (!res.writableFinished) return { outcome: 'ABORTED', code: 'none' };
-  return res.statusCode >= 400 ? { outcome: 'ERROR', code: 'other' } : { outcome: 'OK', code: 'none' };
-}
-
-/**
- * What happened to one call of a batch: its own task state (a refusal the door or the SDK answered
- * is recorded there too), else what happened to the answer they share.
- */
-const callOutcome = (res: Response, call: RequestScope): { outcome: string; code: string } => taskOutcome(call) ?? answerOutcome(res);
+const outcomeLabels = ({ outcome, code }: RequestOutcome): { outcome: string; code: string } => ({
+  outcome: codeLabel(outcome),
+  code: code !== undefined ? codeLabel(code) : outcome === 'ERROR' ? 'other' : 'none',
+});
 
 export class RegistryMetrics {
   readonly registry = new Registry();
@@ -338,14 +312,14 @@ export class RegistryMetrics {
     const door = options.door ?? 'a2a';
     const label = options.method ?? methodLabel;
     return (req, res, next) => {
-      const started = process.hrtime.bigint();
+      const started = arrivalOf(res);
       res.once('close', () => {
         const scope = (res.locals as { scope?: RequestScope }).scope;
         if (scope?.calls?.length) {
-          for (const call of scope.calls) this.count(call.label, call.scope, callOutcome(res, call.scope), started, door);
+          for (const call of scope.calls) this.count(call.label, call.scope, outcomeLabels(callOutcome(res, call.scope)), started, door);
           return;
         }
-        this.count(label(req, scope), scope, outcomeOf(res, scope), started, door);
+        this.count(label(req, scope), scope, outcomeLabels(requestOutcome(res, scope)), started, door);
       });
       next();
     };
@@ -354,14 +328,13 @@ export class RegistryMetrics {
   /**
    * Counts one call of a door outside express (gRPC) when it ends, started at `started`
    * (process.hrtime.bigint()). `method` comes from the door's fixed set of names; the outcome is
-   * the task state the executor left in the scope, else `ended` (REFUSED, ERROR or OK, with a code;
-   * without one `none`, as the HTTP doors count a success: codeLabel would make the word "other").
+   * the task state the executor left in the scope, else `ended` (REFUSED or ERROR with a code, OK
+   * or ABORTED without one: `none`, as the HTTP doors count a success).
    */
-  countCall(door: string, method: string, scope: RequestScope | undefined, ended: { outcome: string; code?: string }, started: bigint): void {
-    const code = ended.code === undefined ? 'none' : codeLabel(ended.code);
+  countCall(door: string, method: string, scope: RequestScope | undefined, ended: RequestOutcome, started: bigint): void {
     const task = taskOutcome(scope);
-    const outcome = task && taskStateCounts(scope, ended.outcome === 'ERROR') ? task : { outcome: codeLabel(ended.outcome), code };
-    this.count(method, scope, outcome, started, door);
+    const outcome = task && taskStateCounts(scope, ended.outcome === 'ERROR') ? task : ended;
+    this.count(method, scope, outcomeLabels(outcome), started, door);
   }
 
   private count(method: string, scope: RequestScope | undefined, outcome: { outcome: string; code: string }, started: bigint, door: string): void {

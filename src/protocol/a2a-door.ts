@@ -21,6 +21,7 @@ import { cutSlowReaders } from '../http/slow-readers.js';
 import { sseHeartbeat } from '../http/sse-heartbeat.js';
 import { openToAllOrigins } from '../http/open-reads.js';
 import { answerSanitizer } from '../http/security.js';
+import { restMethodOf } from '../observability/metrics.js';
 import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
 import { a2aRequestHandler } from './request-handler.js';
@@ -42,15 +43,19 @@ export const CARD_PATH = '/.well-known/agent-card.json';
 
 const STREAMING_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
 
-/** JSON-RPC requests are named by their method, REST ones by their route. */
-const nameA2ARequest: RequestNamer = (req) => {
+/**
+ * JSON-RPC requests are named by their method (a body with none, by the HTTP method and path),
+ * its first 64 characters, as the MCP door names its calls: the longest method is 35, and an
+ * unknown one is the caller's to make as long as the body limit lets it.
+ */
+const nameJsonRpcRequest: RequestNamer = (req) => {
   const body: unknown = req.body;
   const rpcMethod = body && typeof body === 'object' && 'method' in body && typeof body.method === 'string' ? body.method : undefined;
-  return {
-    method: rpcMethod ?? `${req.method} ${req.path}`,
-    streaming: rpcMethod ? STREAMING_METHODS.has(rpcMethod) : /:(stream|subscribe)$/.test(req.path),
-  };
+  return { method: rpcMethod?.slice(0, 64) ?? `${req.method} ${req.path}`, streaming: rpcMethod !== undefined && STREAMING_METHODS.has(rpcMethod) };
 };
+
+/** HTTP+JSON requests are named by their route, as their metric label (`GET /tasks/{id}`): not by the path sent. */
+const nameRestRequest: RequestNamer = (req) => ({ method: restMethodOf(req), streaming: /:(stream|subscribe)$/.test(req.path) });
 
 export const a2aDoor: Door = {
   name: 'a2a',
@@ -94,10 +99,10 @@ export const a2aDoor: Door = {
         metrics.middleware(),
         abuse.floodGuard(),
         // A method or path the endpoint does not take needs no body: refused before it is read.
-        jsonRpcRouteGuard(requestScope(log, nameA2ARequest)),
+        jsonRpcRouteGuard(requestScope(log, nameJsonRpcRequest)),
         rpcJson,
-        scopedErrorHandler(log, nameA2ARequest, bodyErrorHandler(log)),
-        requestScope(log, nameA2ARequest),
+        scopedErrorHandler(log, nameJsonRpcRequest, bodyErrorHandler(log)),
+        requestScope(log, nameJsonRpcRequest),
         ...limits,
         jsonRpcEndpointOnly,
         negotiateVersion('JSONRPC', [...getSupportedVersions(sdkCard, 'JSONRPC')]),
@@ -121,7 +126,7 @@ export const a2aDoor: Door = {
       handlerChain([
         metrics.middleware(),
         abuse.floodGuard(),
-        requestScope(log, nameA2ARequest),
+        requestScope(log, nameRestRequest),
         ...limits,
         restAnswerMediaType,
         // A wrong method or path has no version to negotiate (as on paths no route takes: versions.ts).
