@@ -21,6 +21,9 @@
  * - REGISTRY_TRUST_PROXY: digits are a hop count (100, 010 were taken for IP addresses);
  *   what is neither a count nor an address in its usual notation (0x10, 10.1) is refused.
  *
+ * - DATABASE_URL with whitespace around it: refused as the path settings are (it was refused as
+ *   no postgres:// URL, and shown without the whitespace, its password masked).
+ *
  * And what is not refused but said: a misspelt REGISTRY_ setting, with the setting it likely meant.
  */
 import assert from 'node:assert/strict';
@@ -281,4 +284,14 @@ test('a REGISTRY_ variable that is no setting is a start-up warning naming the s
   assert.equal(guessFor('REGISTRY_PROBES'), 'REGISTRY_PROBE');
   assert.equal(guessFor('REGISTRY_GRPC_PORT'), 'GRPC_PORT');
   assert.equal(guessFor('REGISTRY_X'), undefined);
+});
+
+test('a DATABASE_URL with whitespace around it is refused as the path settings are, and shown with it (masking the password had dropped it, showing a valid URL)', () => {
+  for (const url of [' postgres://registry:secret@127.0.0.1:5432/registry', 'postgres://registry:secret@127.0.0.1:5432/registry\n']) {
+    assert.equal(
+      refusedConfig({ DATABASE_URL: url }),
+      `invalid configuration: DATABASE_URL begins or ends with whitespace, which no URL holds (a quoting mistake?): remove it (got "${url.replace('secret', '***')}")`,
+    );
+  }
+  assert.match(refusedConfig({ DATABASE_URL: 'mysql://registry:secret@db/registry' }), /^invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL \(leave it unset for SQLite\) \(got "mysql:\/\/registry:\*\*\*@db\/registry"\)$/);
 });

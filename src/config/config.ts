@@ -281,15 +281,22 @@ export function unpresentableToken(token: string): string | undefined {
 }
 
 /**
- * A file or directory path. One beginning or ending with whitespace (`REGISTRY_DATA_DIR: " /data"`
- * in a compose file) named another place, relative to the working directory: the database was
- * written there, beside the volume meant for it, and lost with the container.
+ * A value that begins or ends with whitespace (`REGISTRY_DATA_DIR: " /data"` in a compose file) is
+ * a quoting mistake: refused, saying so and what it `would` have done.
+ */
+const noWhitespaceAround = (v: string): boolean => v.trim() === v;
+const whitespaceAround = (would: string) => ({ message: `begins or ends with whitespace, which ${would} (a quoting mistake?): remove it` });
+
+/**
+ * A file or directory path. One beginning or ending with whitespace named another place,
+ * relative to the working directory: the database was written there, beside the volume meant
+ * for it, and lost with the container.
  */
 const pathSetting = () =>
   z
     .string()
     .min(1)
-    .refine((v) => v.trim() === v, { message: 'begins or ends with whitespace, which would name another file or directory (a quoting mistake?): remove it' });
+    .refine(noWhitespaceAround, whitespaceAround('would name another file or directory'));
 
 const tokensSchema = z
   .string()
@@ -339,6 +346,9 @@ const envSchema = z.object({
   REGISTRY_DATA_DIR: pathSetting().default('./data'),
   DATABASE_URL: z
     .string()
+    // Checked first: " postgres://..." was "must be a postgres:// or postgresql:// URL", shown as
+    // one (the password masked, the space lost with it).
+    .refine(noWhitespaceAround, whitespaceAround('no URL holds'))
     .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
     // Otherwise the first connection failed with a bare "Invalid URL", after start-up had begun.
     .refine((url) => URL.canParse(url), {
@@ -704,8 +714,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     const value = String(cleaned[name] ?? '');
     // A URL's password (DATABASE_URL, user:pass@ or ?password=) is never shown either; nor is a
     // value that is no URL but may hold one (user:pass@..., ...?password=...): where its secret
-    // ends cannot be told.
-    const safe = withoutPassword(value) ?? (/[@?]/.test(value) ? undefined : value);
+    // ends cannot be told. Whitespace around it is shown as it was (masking re-writes the URL
+    // without it, and a refusal of that whitespace then showed a valid URL).
+    const [, before, url, after] = /^(\s*)(.*?)(\s*)$/s.exec(value)!;
+    const masked = withoutPassword(url!);
+    const safe = masked !== undefined ? `${before}${masked}${after}` : /[@?]/.test(value) ? undefined : value;
     const shown = SECRET_VARIABLES.has(name) || safe === undefined ? '' : ` (got "${safe}")`;
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
