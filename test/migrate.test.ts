@@ -201,8 +201,16 @@ describe('migrate SQLite to PostgreSQL', () => {
     process.env.REGISTRY_DATA_DIR = '';
     try {
       const unset = await migrate({ to: 'postgres://127.0.0.1:1/x' });
+      const data = path.resolve('data');
       // Whatever ./data is where the tests run (absent, or a folder another run left), it is ./data that is read.
-      assert.match(unset.err, /^a2a-registry: (there is no registry data directory or database at \.\/data:|\.\/data holds no registry database|PostgreSQL at postgres:\/\/127\.0\.0\.1:1\/x cannot be reached)/);
+      assert.ok(
+        [`a2a-registry: there is no registry data directory or database at ${data}:`, `a2a-registry: ${data} holds no registry database`, 'a2a-registry: PostgreSQL at postgres://127.0.0.1:1/x cannot be reached'].some((said) => unset.err.startsWith(said)),
+        unset.err,
+      );
+      // Its flag given, the variable is not read: neither said nor checked.
+      process.env.REGISTRY_DATA_DIR = ' /data';
+      assert.match((await migrate({ from: path.join(work, 'nowhere'), to: 'postgres://127.0.0.1:1/x' })).err, /^a2a-registry: there is no registry data directory or database at .*nowhere/);
+      assert.match((await migrate({ to: 'postgres://127.0.0.1:1/x' })).err, /^a2a-registry: invalid configuration: REGISTRY_DATA_DIR begins or ends with whitespace/);
     } finally {
       if (dataDir === undefined) delete process.env.REGISTRY_DATA_DIR;
       else process.env.REGISTRY_DATA_DIR = dataDir;

@@ -703,10 +703,26 @@ function loopbackPublicUrl(publicUrl: string | undefined, host: string): string[
   ];
 }
 
-/** Parses the environment; throws ConfigError with one line naming the first bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
-  // Empty strings mean "unset": `FOO= npm start` should not be an error.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+/** The environment as parsed: each setting's value, or its default. */
+type Env = z.infer<typeof envSchema>;
+
+/** A variable the registry reads. */
+export type SettingName = keyof Env;
+
+/** Every setting, in the order the schema lists them (the first bad one is the one named). */
+const SETTINGS = Object.keys(envSchema.shape) as SettingName[];
+
+/**
+ * The settings `names` of `env`, parsed and checked. Every loader reads the environment through
+ * here, each only the settings it uses: a command is not refused over a setting it has no use
+ * for (`backup` over HOST=0.0.0.0 without PUBLIC_URL, as the container image sets HOST). Throws
+ * ConfigError naming the first bad one. An empty variable is unset: `FOO= npm start` should not
+ * be an error.
+ */
+function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): Pick<Env, K> {
+  const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '';
+  // The settings not read are left out: the schema gives them their defaults, which it does not check.
+  const cleaned = Object.fromEntries(names.filter(given).map((name) => [name, env[name]]));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -722,10 +738,106 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     const shown = SECRET_VARIABLES.has(name) || safe === undefined ? '' : ` (got "${safe}")`;
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+/** Where the entries are: the data directory (SQLite's file, and the registry's other files) and DATABASE_URL. */
+export interface StorageLocation {
+  dataDir: string;
+  /** postgres://... selects PostgreSQL; absent means the embedded SQLite in dataDir. */
+  databaseUrl?: string;
+  /** Things to tell the user, as the registry says them at start-up. */
+  warnings?: string[];
+}
+
+/**
+ * REGISTRY_DATA_DIR and DATABASE_URL alone, as the registry reads them: for the commands that
+ * work on its storage without serving it (backup, restore, migrate).
+ */
+export function loadStorageLocation(env: NodeJS.ProcessEnv = process.env): StorageLocation {
+  const e = readSettings(env, ['REGISTRY_DATA_DIR', 'DATABASE_URL']);
+  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: e.DATABASE_URL };
+}
+
+/** What `a2a-registry import` reads: the storage, and the checks of a registration. */
+export interface ImportConfig extends Pick<RegistryConfig, 'dataDir' | 'databaseUrl' | 'sqliteLockWaitMs' | 'maxDocumentBytes' | 'maxBodyBytes' | 'warnInsecureHttp' | 'fetch'> {
+  quota: Pick<RegistryConfig['quota'], 'maxRevisions'>;
+  trust: Pick<TrustConfig, 'keysFile' | 'jkuUrls' | 'jkuScope' | 'requireVerified'>;
+  warnings?: string[];
+}
+
+const IMPORT_SETTINGS = [
+  'PUBLIC_URL',
+  'REGISTRY_DATA_DIR',
+  'DATABASE_URL',
+  'REGISTRY_SQLITE_LOCK_WAIT_MS',
+  'REGISTRY_MAX_DOCUMENT_BYTES',
+  'REGISTRY_MAX_BODY_BYTES',
+  'REGISTRY_MAX_REVISIONS',
+  'REGISTRY_FETCH_ALLOW',
+  'REGISTRY_FETCH_TIMEOUT_MS',
+  'REGISTRY_DNS_SERVERS',
+  'REGISTRY_TRUSTED_KEYS',
+  'REGISTRY_TRUSTED_JKU',
+  'REGISTRY_TRUSTED_JKU_SCOPE',
+  'REGISTRY_REQUIRE_VERIFIED',
+] as const satisfies readonly SettingName[];
+
+/**
+ * The settings `a2a-registry import` uses, as the registry reads them; not HOST, PORT, the
+ * tokens or any other the registry needs to serve. PUBLIC_URL only for its scheme: documents'
+ * http: URLs are warned about where the registry's own is https, as the registry does.
+ */
+export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportConfig {
+  const e = readSettings(env, IMPORT_SETTINGS);
+  requireTrustRoots(e);
+  return {
+    dataDir: path.resolve(e.REGISTRY_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
+    ...bodyLimits(e),
+    warnInsecureHttp: e.PUBLIC_URL?.startsWith('https:') ?? false,
+    quota: { maxRevisions: e.REGISTRY_MAX_REVISIONS },
+    trust: {
+      keysFile: e.REGISTRY_TRUSTED_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_TRUSTED_KEYS),
+      jkuUrls: e.REGISTRY_TRUSTED_JKU ?? [],
+      jkuScope: e.REGISTRY_TRUSTED_JKU_SCOPE,
+      requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
+    },
+    fetch: fetchSettings(e),
+    warnings: plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []),
+  };
+}
+
+function requireTrustRoots(e: Pick<Env, 'REGISTRY_REQUIRE_VERIFIED' | 'REGISTRY_TRUSTED_KEYS' | 'REGISTRY_TRUSTED_JKU'>): void {
   if (e.REGISTRY_REQUIRE_VERIFIED && !e.REGISTRY_TRUSTED_KEYS && !e.REGISTRY_TRUSTED_JKU?.length) {
     throw new ConfigError('invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs trusted keys: set REGISTRY_TRUSTED_KEYS (a JWKS file) or REGISTRY_TRUSTED_JKU (JWKS URLs)');
   }
+}
+
+/** The document and request body limits, the second derived from the first unless given, and refused below what the first needs. */
+function bodyLimits(e: Pick<Env, 'REGISTRY_MAX_DOCUMENT_BYTES' | 'REGISTRY_MAX_BODY_BYTES'>): { maxDocumentBytes: number; maxBodyBytes: number } {
+  // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
+  const maxBodyBytes = e.REGISTRY_MAX_BODY_BYTES ?? Math.max(64 * 1024, e.REGISTRY_MAX_DOCUMENT_BYTES * 4 + 16 * 1024);
+  // A body limit below that would refuse documents the document limit accepts, with a 413 that
+  // tells the sender their document is too large: refuse the setting instead.
+  const minBodyBytes = Math.ceil(e.REGISTRY_MAX_DOCUMENT_BYTES / 3) * 4 + 4096;
+  if (maxBodyBytes < minBodyBytes) {
+    throw new ConfigError(
+      `invalid configuration: REGISTRY_MAX_BODY_BYTES must be at least ${minBodyBytes} (got "${maxBodyBytes}"): a document of REGISTRY_MAX_DOCUMENT_BYTES (${e.REGISTRY_MAX_DOCUMENT_BYTES}) travels base64-encoded, 4/3 of its size plus the message around it; raise it, or lower REGISTRY_MAX_DOCUMENT_BYTES`,
+    );
+  }
+  return { maxDocumentBytes: e.REGISTRY_MAX_DOCUMENT_BYTES, maxBodyBytes };
+}
+
+function fetchSettings(e: Pick<Env, 'REGISTRY_FETCH_ALLOW' | 'REGISTRY_FETCH_TIMEOUT_MS' | 'REGISTRY_DNS_SERVERS'>): FetchConfig {
+  return { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS, ...(e.REGISTRY_DNS_SERVERS ? { dnsServers: e.REGISTRY_DNS_SERVERS } : {}) };
+}
+
+/** Parses the environment, every setting of the registry; throws ConfigError with one line naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
+  const e = readSettings(env, SETTINGS);
+  requireTrustRoots(e);
   // Probes run on the refresh loop, which REGISTRY_REFRESH_SECONDS=0 turns off: probing nothing,
   // without a word, is not what the operator asked for.
   if (e.REGISTRY_PROBE && e.REGISTRY_REFRESH_SECONDS === 0) {
@@ -752,16 +864,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   const publicUrl = resolvePublicUrl(e.PUBLIC_URL, e.HOST, e.PORT);
   embeddingsUrlWithoutCredentials(e.REGISTRY_EMBEDDINGS_URL);
   const tokens = withAdminToken(e.REGISTRY_TOKENS, adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE));
-  // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
-  const maxBodyBytes = e.REGISTRY_MAX_BODY_BYTES ?? Math.max(64 * 1024, e.REGISTRY_MAX_DOCUMENT_BYTES * 4 + 16 * 1024);
-  // A body limit below that would refuse documents the document limit accepts, with a 413 that
-  // tells the sender their document is too large: refuse the setting instead.
-  const minBodyBytes = Math.ceil(e.REGISTRY_MAX_DOCUMENT_BYTES / 3) * 4 + 4096;
-  if (maxBodyBytes < minBodyBytes) {
-    throw new ConfigError(
-      `invalid configuration: REGISTRY_MAX_BODY_BYTES must be at least ${minBodyBytes} (got "${maxBodyBytes}"): a document of REGISTRY_MAX_DOCUMENT_BYTES (${e.REGISTRY_MAX_DOCUMENT_BYTES}) travels base64-encoded, 4/3 of its size plus the message around it; raise it, or lower REGISTRY_MAX_DOCUMENT_BYTES`,
-    );
-  }
+  const { maxDocumentBytes, maxBodyBytes } = bodyLimits(e);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -771,7 +874,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
     tokens,
     publicRead: e.REGISTRY_PUBLIC_READ,
-    maxDocumentBytes: e.REGISTRY_MAX_DOCUMENT_BYTES,
+    maxDocumentBytes,
     maxBodyBytes,
     logLevel: e.LOG_LEVEL,
     cardMaxAgeSeconds: e.REGISTRY_CARD_MAX_AGE,
@@ -804,7 +907,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
     watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, maxTracked: e.REGISTRY_WATCH_MAX_MATCHES, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000) },
-    fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS, ...(e.REGISTRY_DNS_SERVERS ? { dnsServers: e.REGISTRY_DNS_SERVERS } : {}) },
+    fetch: fetchSettings(e),
     search: {
       synonymsFile: e.REGISTRY_SYNONYMS === undefined ? undefined : path.resolve(e.REGISTRY_SYNONYMS),
       embeddings:
