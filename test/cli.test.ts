@@ -1590,11 +1590,11 @@ describe('backup', () => {
     }
   });
 
-  test('backup and restore read REGISTRY_DATA_DIR and DATABASE_URL alone: the image\'s HOST=0.0.0.0 without PUBLIC_URL, a bad PORT or a missing REGISTRY_ADMIN_TOKEN_FILE, which only serving needs, do not stop them', async () => {
+  test('backup and restore read REGISTRY_DATA_DIR and DATABASE_URL alone: the image\'s HOST=0.0.0.0 without PUBLIC_URL, a bad PORT or a missing REGISTRY_ADMIN_TOKEN_FILE, which only serving needs, do not stop them; an empty DATABASE_URL is said', async () => {
     // In this process (the commands' own functions): what is tested is which settings they read.
     const registry = await startTestRegistry();
     const file = path.join(tempDir('a2a-registry-backup-'), 'b1.db');
-    const serverOnly: Record<string, string | undefined> = { HOST: '0.0.0.0', PUBLIC_URL: undefined, PORT: 'abc', REGISTRY_ADMIN_TOKEN_FILE: '/missing/admin-token', DATABASE_URL: undefined, REGISTRY_DATA_DIR: undefined };
+    const serverOnly: Record<string, string | undefined> = { HOST: '0.0.0.0', PUBLIC_URL: undefined, PORT: 'abc', REGISTRY_ADMIN_TOKEN_FILE: '/missing/admin-token', DATABASE_URL: '', REGISTRY_DATA_DIR: undefined };
     const saved = Object.fromEntries(Object.keys(serverOnly).map((name) => [name, process.env[name]]));
     const setEnv = (values: Record<string, string | undefined>): void => {
       for (const [name, value] of Object.entries(values)) {
@@ -1610,13 +1610,14 @@ describe('backup', () => {
     setEnv(serverOnly);
     try {
       assert.throws(() => loadConfig(), /invalid configuration: PORT must be a port number/, 'the registry itself refuses to serve so');
+      const emptyDatabaseUrl = `a2a-registry: warning: DATABASE_URL is set but empty: taken as unset, so SQLite in ${registry.dataDir} (an unset shell variable?)\n`;
       const backedUp = await run((o) => backupCommand(file, { dataDir: registry.dataDir, force: false, json: false }, o));
       assert.equal(backedUp.code, 0, backedUp.err);
-      assert.equal(backedUp.err, '');
+      assert.equal(backedUp.err, emptyDatabaseUrl);
       await registry.close();
       const restored = await run((o) => restoreCommand(file, { dataDir: registry.dataDir, force: true, json: true }, o));
       assert.equal(restored.code, 0, restored.err);
-      assert.equal(restored.err, '');
+      assert.equal(restored.err, emptyDatabaseUrl);
       // What they read is checked as the registry checks it.
       process.env.REGISTRY_DATA_DIR = ` ${registry.dataDir}`;
       const spaced = await run((o) => backupCommand(path.join(path.dirname(file), 'b2.db'), { force: false, json: false }, o));

@@ -602,9 +602,9 @@ describe('import into SQLite', () => {
       }
     }));
 
-  test('reads the settings it uses alone: the image\'s HOST=0.0.0.0 without PUBLIC_URL, a bad PORT or a missing REGISTRY_ADMIN_TOKEN_FILE, which only serving needs, do not stop it', () =>
+  test('reads the settings it uses alone: the image\'s HOST=0.0.0.0 without PUBLIC_URL, a bad PORT or a missing REGISTRY_ADMIN_TOKEN_FILE, which only serving needs, do not stop it; an empty DATABASE_URL is said', () =>
     inTempDirs(async (work, dataDir) => {
-      const serverOnly: Record<string, string | undefined> = { HOST: '0.0.0.0', PUBLIC_URL: undefined, PORT: 'abc', REGISTRY_ADMIN_TOKEN_FILE: '/missing/admin-token', DATABASE_URL: undefined };
+      const serverOnly: Record<string, string | undefined> = { HOST: '0.0.0.0', PUBLIC_URL: undefined, PORT: 'abc', REGISTRY_ADMIN_TOKEN_FILE: '/missing/admin-token', DATABASE_URL: '' };
       const saved = Object.fromEntries(Object.keys(serverOnly).map((name) => [name, process.env[name]]));
       const setEnv = (values: Record<string, string | undefined>): void => {
         for (const [name, value] of Object.entries(values)) {
@@ -619,7 +619,7 @@ describe('import into SQLite', () => {
         const run = await runImport([card], { dataDir, json: true });
         assert.equal(run.code, 0, run.err);
         assert.equal(summaryOf(run).created, 1);
-        assert.equal(run.err, '');
+        assert.equal(run.err, `a2a-registry: warning: DATABASE_URL is set but empty: taken as unset, so SQLite in ${dataDir} (an unset shell variable?)\n`);
       } finally {
         setEnv(saved);
       }

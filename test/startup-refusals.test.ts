@@ -24,7 +24,8 @@
  * - DATABASE_URL with whitespace around it: refused as the path settings are (it was refused as
  *   no postgres:// URL, and shown without the whitespace, its password masked).
  *
- * And what is not refused but said: a misspelt REGISTRY_ setting, with the setting it likely meant.
+ * And what is not refused but said: a misspelt REGISTRY_ setting, with the setting it likely meant;
+ * a variable set but empty (taken as unset), with what is taken instead.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -266,10 +267,20 @@ test('REGISTRY_TRUST_PROXY: digits are a hop count (100 and 010 were addresses);
   assertRefused(await startRefused({ REGISTRY_TRUST_PROXY: '0x10' }), 2, /^a2a-registry: invalid configuration: REGISTRY_TRUST_PROXY "0x10" is no proxy address .*\(got "0x10"\)\n$/);
 });
 
-test('a REGISTRY_ variable that is no setting is a start-up warning naming the setting meant, also one without the prefix (REGISTRY_PORT: PORT, not REGISTRY_PROBE)', async () => {
-  const registry = await spawnRegistry({ REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_PORT: '9000', REGISTRY_HOST: '0.0.0.0', REGISTRY_PUBLIC_URL: 'https://reg.example.com', REGISTRY_PUBLIC_REED: 'false', REGISTRY_PASSWORD: 'x' });
+test('a REGISTRY_ variable that is no setting is a start-up warning naming the setting meant, also one without the prefix (REGISTRY_PORT: PORT, not REGISTRY_PROBE); so is an empty variable', async () => {
+  const registry = await spawnRegistry({
+    REGISTRY_TOKENS: TOKENS_ENV,
+    REGISTRY_PORT: '9000',
+    REGISTRY_HOST: '0.0.0.0',
+    REGISTRY_PUBLIC_URL: 'https://reg.example.com',
+    REGISTRY_PUBLIC_REED: 'false',
+    REGISTRY_PASSWORD: 'x',
+    DATABASE_URL: '',
+  });
   try {
     const warnings = registry.logs.filter((l) => l.level === 40).map((l) => String(l.msg));
+    // Logged as the other start-up warnings (the texts: the test below).
+    assert.ok(warnings.some((w) => w.startsWith('DATABASE_URL is set but empty: taken as unset, so SQLite in ')), JSON.stringify(warnings));
     const said = (name: string): string | undefined => warnings.find((w) => w.startsWith(`${name} is not a setting of the registry and is ignored`));
     for (const [name, meant] of [['REGISTRY_PORT', 'PORT'], ['REGISTRY_HOST', 'HOST'], ['REGISTRY_PUBLIC_URL', 'PUBLIC_URL'], ['REGISTRY_PUBLIC_REED', 'REGISTRY_PUBLIC_READ']] as const) {
       assert.match(said(name) ?? `nothing: ${JSON.stringify(warnings)}`, new RegExp(`ignored \\(did you mean ${meant}\\?\\); the settings are listed`), name);
@@ -284,6 +295,21 @@ test('a REGISTRY_ variable that is no setting is a start-up warning naming the s
   assert.equal(guessFor('REGISTRY_PROBES'), 'REGISTRY_PROBE');
   assert.equal(guessFor('REGISTRY_GRPC_PORT'), 'GRPC_PORT');
   assert.equal(guessFor('REGISTRY_X'), undefined);
+});
+
+test('a variable set but empty is unset, as docker compose\'s FOO=${FOO} sets it, and said at start-up with what is taken instead (DATABASE_URL="$PG_URL" with PG_URL unset stored on SQLite without a word)', () => {
+  const warnings = (env: Record<string, string>) => loadConfig(env).warnings ?? [];
+  const saidOf = (name: string, takes: string) => `${name} is set but empty: taken as unset, so ${takes} (an unset shell variable?)`;
+  const replica = loadConfig({ REGISTRY_DATA_DIR: '/srv/registry', DATABASE_URL: '' });
+  assert.equal(replica.databaseUrl, undefined);
+  assert.deepEqual(replica.warnings, [saidOf('DATABASE_URL', 'SQLite in /srv/registry')]);
+  const closed = loadConfig({ REGISTRY_PUBLIC_READ: '' });
+  assert.equal(closed.publicRead, true);
+  assert.deepEqual(closed.warnings, [saidOf('REGISTRY_PUBLIC_READ', 'its default, true: anyone may read the registry without a token')]);
+  assert.deepEqual(warnings({ REGISTRY_ADMIN_TOKEN_FILE: '' }), [saidOf('REGISTRY_ADMIN_TOKEN_FILE', 'no admin token from it')]);
+  assert.deepEqual(warnings({ REGISTRY_DATA_DIR: '' }), [saidOf('REGISTRY_DATA_DIR', `its default, ./data (${path.resolve('data')})`)]);
+  assert.deepEqual(warnings({ PORT: '', GRPC_PORT: '' }), [saidOf('PORT', 'its default, 8080'), saidOf('GRPC_PORT', 'no gRPC is served')]);
+  assert.deepEqual(warnings({ REGISTRY_PUBLIC_READ: 'false' }), [], 'a value given: nothing to say');
 });
 
 test('a DATABASE_URL with whitespace around it is refused as the path settings are, and shown with it (masking the password had dropped it, showing a valid URL)', () => {

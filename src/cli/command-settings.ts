@@ -4,7 +4,8 @@
  * settings that command uses, as the registry reads them, with the command's flags over the
  * variables they stand for. One way for all of them: a bad setting is a usage error (naming the
  * flag where one gave the value), and what the registry says at start-up about the settings read
- * (an allow-listed JWKS URL over plain http) is said on standard error before the command runs.
+ * (a variable given empty, taken as unset; an allow-listed JWKS URL over plain http) is said on
+ * standard error before the command runs.
  */
 import { ConfigError } from '../config/config-error.js';
 import { styles, type Output } from './output.js';

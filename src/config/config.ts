@@ -712,14 +712,63 @@ export type SettingName = keyof Env;
 /** Every setting, in the order the schema lists them (the first bad one is the one named). */
 const SETTINGS = Object.keys(envSchema.shape) as SettingName[];
 
+/** Settings without a default: unset is a meaning of its own (off, or derived from another). */
+type OptionalSetting = { [K in SettingName]-?: undefined extends Env[K] ? K : never }[SettingName];
+
 /**
- * The settings `names` of `env`, parsed and checked. Every loader reads the environment through
- * here, each only the settings it uses: a command is not refused over a setting it has no use
- * for (`backup` over HOST=0.0.0.0 without PUBLIC_URL, as the container image sets HOST). Throws
- * ConfigError naming the first bad one. An empty variable is unset: `FOO= npm start` should not
- * be an error.
+ * What each setting without a default means unset, as the warning about one given empty says it
+ * ("... taken as unset, so <this>"); the others say their default. Every such setting is here
+ * (the type asks for each).
  */
-function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): Pick<Env, K> {
+const UNSET_MEANS: Record<OptionalSetting, string | ((e: Partial<Env>) => string)> = {
+  PUBLIC_URL: 'it is made of HOST and PORT',
+  GRPC_PORT: 'no gRPC is served',
+  PUBLIC_GRPC_URL: "the card advertises PUBLIC_URL's host with GRPC_PORT",
+  DATABASE_URL: (e) => `SQLite in ${path.resolve(e.REGISTRY_DATA_DIR ?? './data')}`,
+  REGISTRY_ADMIN_TOKEN: 'no admin token from it',
+  REGISTRY_ADMIN_TOKEN_FILE: 'no admin token from it',
+  REGISTRY_MAX_BODY_BYTES: 'its default, 4 × REGISTRY_MAX_DOCUMENT_BYTES + 16 KB (at least 64 KB)',
+  REGISTRY_MCP_ALLOWED_HOSTS: "the MCP endpoint answers PUBLIC_URL's host only",
+  REGISTRY_HEADERS_TIMEOUT_SECONDS: 'its default, 10 (at most REGISTRY_REQUEST_TIMEOUT_SECONDS)',
+  REGISTRY_PAGE_TOKEN_SECRET: 'page tokens are signed with a secret derived from the tokens',
+  REGISTRY_CORS_ORIGINS: 'CORS is off',
+  REGISTRY_METRICS_TOKEN: '/metrics needs no token of its own',
+  REGISTRY_FETCH_ALLOW: 'no host is exempt from the outbound address rules',
+  REGISTRY_DNS_SERVERS: 'the system resolver',
+  REGISTRY_SYNONYMS: 'no synonym file',
+  REGISTRY_EMBEDDINGS_URL: 'hybrid ranking is off',
+  REGISTRY_EMBEDDINGS_KEY: 'no key is sent to the embeddings service',
+  REGISTRY_EMBEDDINGS_DIMENSIONS: "the model's own dimensions",
+  REGISTRY_INDEX_SNAPSHOT_DIR: 'the index is saved in the data directory',
+  REGISTRY_HIDE_UNHEALTHY_SECONDS: 'unhealthy entries stay in search results',
+  REGISTRY_TRUSTED_KEYS: 'no trusted keys file',
+  REGISTRY_TRUSTED_JKU: 'no allow-listed JWKS URL',
+  REGISTRY_SIGNING_KEY: "the registry's card is not signed",
+};
+
+/** After "taken as unset, so": what the setting is without a value. */
+function unsetMeaning(name: SettingName, e: Partial<Env>): string {
+  if (name in UNSET_MEANS) {
+    const means = UNSET_MEANS[name as OptionalSetting];
+    return typeof means === 'string' ? means : means(e);
+  }
+  if (name === 'REGISTRY_DATA_DIR') return `its default, ./data (${path.resolve('./data')})`;
+  if (name === 'REGISTRY_TOKENS') return 'no principal has a token from it';
+  if (name === 'REGISTRY_PUBLIC_READ') return 'its default, true: anyone may read the registry without a token';
+  const value: unknown = envSchema.shape[name].parse(undefined);
+  return `its default, ${String(value)}`;
+}
+
+/**
+ * The settings `names` of `env`, parsed and checked, with what start-up says about them. Every
+ * loader reads the environment through here, each only the settings it uses: a command is not
+ * refused over a setting it has no use for (`backup` over HOST=0.0.0.0 without PUBLIC_URL, as
+ * the container image sets HOST). Throws ConfigError naming the first bad one.
+ *
+ * An empty variable is unset (docker compose's `FOO=${FOO}` sets FOO empty when the shell has
+ * none), but said: DATABASE_URL="$PG_URL" with PG_URL unset stored on SQLite, without a word.
+ */
+function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): { e: Pick<Env, K>; warnings: string[] } {
   const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '';
   // The settings not read are left out: the schema gives them their defaults, which it does not check.
   const cleaned = Object.fromEntries(names.filter(given).map((name) => [name, env[name]]));
@@ -738,7 +787,11 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
     const shown = SECRET_VARIABLES.has(name) || safe === undefined ? '' : ` (got "${safe}")`;
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
-  return parsed.data;
+  const e: Pick<Env, K> = parsed.data;
+  const warnings = names
+    .filter((name) => env[name] === '')
+    .map((name) => `${name} is set but empty: taken as unset, so ${unsetMeaning(name, e)} (an unset shell variable?)`);
+  return { e, warnings };
 }
 
 /** Where the entries are: the data directory (SQLite's file, and the registry's other files) and DATABASE_URL. */
@@ -746,8 +799,8 @@ export interface StorageLocation {
   dataDir: string;
   /** postgres://... selects PostgreSQL; absent means the embedded SQLite in dataDir. */
   databaseUrl?: string;
-  /** Things to tell the user, as the registry says them at start-up. */
-  warnings?: string[];
+  /** Things to tell the user (an empty variable taken as unset). */
+  warnings: string[];
 }
 
 /**
@@ -755,8 +808,8 @@ export interface StorageLocation {
  * work on its storage without serving it (backup, restore, migrate).
  */
 export function loadStorageLocation(env: NodeJS.ProcessEnv = process.env): StorageLocation {
-  const e = readSettings(env, ['REGISTRY_DATA_DIR', 'DATABASE_URL']);
-  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: e.DATABASE_URL };
+  const { e, warnings } = readSettings(env, ['REGISTRY_DATA_DIR', 'DATABASE_URL']);
+  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: e.DATABASE_URL, warnings };
 }
 
 /** What `a2a-registry import` reads: the storage, and the checks of a registration. */
@@ -789,7 +842,7 @@ const IMPORT_SETTINGS = [
  * http: URLs are warned about where the registry's own is https, as the registry does.
  */
 export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportConfig {
-  const e = readSettings(env, IMPORT_SETTINGS);
+  const { e, warnings } = readSettings(env, IMPORT_SETTINGS);
   requireTrustRoots(e);
   return {
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
@@ -805,7 +858,7 @@ export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportCo
       requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
     },
     fetch: fetchSettings(e),
-    warnings: plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []),
+    warnings: [...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? [])],
   };
 }
 
@@ -836,7 +889,7 @@ function fetchSettings(e: Pick<Env, 'REGISTRY_FETCH_ALLOW' | 'REGISTRY_FETCH_TIM
 
 /** Parses the environment, every setting of the registry; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
-  const e = readSettings(env, SETTINGS);
+  const { e, warnings } = readSettings(env, SETTINGS);
   requireTrustRoots(e);
   // Probes run on the refresh loop, which REGISTRY_REFRESH_SECONDS=0 turns off: probing nothing,
   // without a word, is not what the operator asked for.
@@ -934,6 +987,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
-    warnings: [...unknownSettings(env), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
+    warnings: [...unknownSettings(env), ...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
   };
 }

@@ -63,7 +63,7 @@ function progressPrinter(o: Output): (p: MigrationProgress) => void {
 
 export async function migrateCommand(options: MigrateOptions, o: Output): Promise<number> {
   // REGISTRY_DATA_DIR and DATABASE_URL as the registry, backup and import read them (an empty one
-  // is unset; " /data" refused), each only where its flag is not given: a flag stands for it.
+  // is unset, said; " /data" refused), each only where its flag is not given: a flag stands for it.
   const env = { ...process.env };
   if (options.from !== undefined) delete env.REGISTRY_DATA_DIR;
   if (options.to !== undefined) delete env.DATABASE_URL;
