@@ -760,6 +760,72 @@ function unsetMeaning(name: SettingName, e: Partial<Env>): string {
 }
 
 /**
+ * Settings that act only beside another, or only without one: given where it is not as they
+ * need, they change nothing, which start-up says (a warning, not a refusal: nothing is served
+ * otherwise than the operator could expect). One that would publish what is not served is
+ * refused instead (PUBLIC_GRPC_URL without GRPC_PORT, in loadConfig).
+ */
+interface DependentSettings {
+  settings: readonly SettingName[];
+  /** The settings `inEffect` reads: the rule holds where a command reads them all. */
+  on: readonly SettingName[];
+  inEffect(e: Partial<Env>): boolean;
+  /** Why they change nothing, after "has no effect". */
+  why: string;
+  /** What to set instead of unsetting it, if anything. */
+  fix?: string;
+}
+
+const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
+  {
+    settings: ['REGISTRY_EMBEDDINGS_MODEL', 'REGISTRY_EMBEDDINGS_KEY', 'REGISTRY_EMBEDDINGS_DIMENSIONS'],
+    on: ['REGISTRY_EMBEDDINGS_URL'],
+    inEffect: (e) => e.REGISTRY_EMBEDDINGS_URL !== undefined,
+    why: 'without REGISTRY_EMBEDDINGS_URL, the embeddings service of hybrid ranking (off without it)',
+    fix: 'set REGISTRY_EMBEDDINGS_URL',
+  },
+  {
+    settings: ['REGISTRY_TRUSTED_JKU_REFRESH_SECONDS', 'REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS', 'REGISTRY_TRUSTED_JKU_SCOPE'],
+    on: ['REGISTRY_TRUSTED_JKU'],
+    inEffect: (e) => (e.REGISTRY_TRUSTED_JKU?.length ?? 0) > 0,
+    why: 'without REGISTRY_TRUSTED_JKU, the allow-listed JWKS URLs it is about',
+    fix: 'list them in REGISTRY_TRUSTED_JKU',
+  },
+  {
+    settings: ['REGISTRY_SQLITE_LOCK_WAIT_MS'],
+    on: ['DATABASE_URL'],
+    inEffect: (e) => e.DATABASE_URL === undefined,
+    why: "with DATABASE_URL: it is SQLite's, and DATABASE_URL stores the entries in PostgreSQL",
+  },
+  {
+    settings: ['REGISTRY_RATE_WRITES_PER_MINUTE', 'REGISTRY_RATE_READS_PER_MINUTE', 'REGISTRY_RATE_REQUESTS_PER_MINUTE', 'REGISTRY_MAX_STREAMS_PER_CLIENT'],
+    on: ['REGISTRY_RATE_LIMITS'],
+    inEffect: (e) => e.REGISTRY_RATE_LIMITS !== false,
+    why: 'with REGISTRY_RATE_LIMITS=false, which turns every rate limit and the stream cap off',
+    fix: 'set REGISTRY_RATE_LIMITS=true',
+  },
+  {
+    settings: ['REGISTRY_INDEX_SNAPSHOT_DIR', 'REGISTRY_INDEX_SNAPSHOT_SECONDS'],
+    on: ['REGISTRY_EMBEDDINGS_URL'],
+    inEffect: (e) => e.REGISTRY_EMBEDDINGS_URL === undefined,
+    why: 'with REGISTRY_EMBEDDINGS_URL: with hybrid ranking the search index is never saved, it is built at every start',
+  },
+  {
+    settings: ['REGISTRY_INDEX_SNAPSHOT_DIR'],
+    on: ['REGISTRY_INDEX_SNAPSHOT_SECONDS'],
+    inEffect: (e) => e.REGISTRY_INDEX_SNAPSHOT_SECONDS !== 0,
+    why: 'with REGISTRY_INDEX_SNAPSHOT_SECONDS=0, which turns the saved index off',
+    fix: 'set REGISTRY_INDEX_SNAPSHOT_SECONDS to how often to save it (e.g. 600)',
+  },
+  {
+    settings: ['REGISTRY_SEARCH_CACHE_ENTRIES'],
+    on: ['REGISTRY_EMBEDDINGS_URL', 'REGISTRY_HIDE_UNHEALTHY_SECONDS'],
+    inEffect: (e) => e.REGISTRY_EMBEDDINGS_URL === undefined && e.REGISTRY_HIDE_UNHEALTHY_SECONDS === undefined,
+    why: 'with REGISTRY_EMBEDDINGS_URL or REGISTRY_HIDE_UNHEALTHY_SECONDS, whose answers change while the index does not: no search is cached',
+  },
+];
+
+/**
  * The settings `names` of `env`, parsed and checked, with what start-up says about them. Every
  * loader reads the environment through here, each only the settings it uses: a command is not
  * refused over a setting it has no use for (`backup` over HOST=0.0.0.0 without PUBLIC_URL, as
@@ -788,9 +854,17 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
   const e: Pick<Env, K> = parsed.data;
-  const warnings = names
-    .filter((name) => env[name] === '')
-    .map((name) => `${name} is set but empty: taken as unset, so ${unsetMeaning(name, e)} (an unset shell variable?)`);
+  const read = new Set<SettingName>(names);
+  const warnings: string[] = [];
+  for (const name of names) {
+    if (env[name] === '') {
+      warnings.push(`${name} is set but empty: taken as unset, so ${unsetMeaning(name, e)} (an unset shell variable?)`);
+      continue;
+    }
+    if (!given(name)) continue;
+    const idle = DEPENDENT_SETTINGS.find((d) => d.settings.includes(name) && d.on.every((other) => read.has(other)) && !d.inEffect(e));
+    if (idle) warnings.push(`${name} is set but has no effect ${idle.why}: ${idle.fix ? `${idle.fix}, or unset ${name}` : `unset ${name}`}`);
+  }
   return { e, warnings };
 }
 
