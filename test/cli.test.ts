@@ -16,11 +16,13 @@ import { after, before, describe, test } from 'node:test';
 import { SendMessageRequest, type AgentCard } from '@a2a-js/sdk';
 import Database from 'better-sqlite3';
 import { atRegistryUrl } from '../src/cli/client.js';
-import { typedArgumentsAt } from '../src/cli/output.js';
+import { typedArgumentsAt, type Output } from '../src/cli/output.js';
 import { resolveConnection } from '../src/cli/connection.js';
 import { buildProgram } from '../src/cli/main.js';
 import { searchArguments } from '../src/cli/commands/search.js';
 import { nameFlags } from '../src/cli/commands/serve.js';
+import { backupCommand } from '../src/cli/commands/backup.js';
+import { restoreCommand } from '../src/cli/commands/restore.js';
 import { loadConfig } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -1589,6 +1591,45 @@ describe('backup', () => {
       for (let n = 0; n < 110; n++) assert.ok(names.has(`Backed up agent ${n}`), `agent ${n}`);
     } finally {
       await restored?.close();
+      await registry.close();
+    }
+  });
+
+  test('backup and restore read REGISTRY_DATA_DIR and DATABASE_URL alone: the image\'s HOST=0.0.0.0 without PUBLIC_URL, a bad PORT or a missing REGISTRY_ADMIN_TOKEN_FILE, which only serving needs, do not stop them; an empty DATABASE_URL is said', async () => {
+    // In this process (the commands' own functions): what is tested is which settings they read.
+    const registry = await startTestRegistry();
+    const file = path.join(tempDir('a2a-registry-backup-'), 'b1.db');
+    const serverOnly: Record<string, string | undefined> = { HOST: '0.0.0.0', PUBLIC_URL: undefined, PORT: 'abc', REGISTRY_ADMIN_TOKEN_FILE: '/missing/admin-token', DATABASE_URL: '', REGISTRY_DATA_DIR: undefined };
+    const saved = Object.fromEntries(Object.keys(serverOnly).map((name) => [name, process.env[name]]));
+    const setEnv = (values: Record<string, string | undefined>): void => {
+      for (const [name, value] of Object.entries(values)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    };
+    const run = async (command: (o: Output) => Promise<number>): Promise<{ code: number; err: string }> => {
+      let err = '';
+      const code = await command({ out: () => undefined, err: (text) => (err += text), color: false });
+      return { code, err };
+    };
+    setEnv(serverOnly);
+    try {
+      assert.throws(() => loadConfig(), /invalid configuration: PORT must be a port number/, 'the registry itself refuses to serve so');
+      const emptyDatabaseUrl = `a2a-registry: warning: DATABASE_URL is set but empty: taken as unset, so SQLite in ${registry.dataDir} (an unset shell variable?)\n`;
+      const backedUp = await run((o) => backupCommand(file, { dataDir: registry.dataDir, force: false, json: false }, o));
+      assert.equal(backedUp.code, 0, backedUp.err);
+      assert.equal(backedUp.err, emptyDatabaseUrl);
+      await registry.close();
+      const restored = await run((o) => restoreCommand(file, { dataDir: registry.dataDir, force: true, json: true }, o));
+      assert.equal(restored.code, 0, restored.err);
+      assert.equal(restored.err, emptyDatabaseUrl);
+      // What they read is checked as the registry checks it.
+      process.env.REGISTRY_DATA_DIR = ` ${registry.dataDir}`;
+      const spaced = await run((o) => backupCommand(path.join(path.dirname(file), 'b2.db'), { force: false, json: false }, o));
+      assert.equal(spaced.code, 2);
+      assert.match(spaced.err, /^a2a-registry: invalid configuration: REGISTRY_DATA_DIR begins or ends with whitespace/m);
+    } finally {
+      setEnv(saved);
       await registry.close();
     }
   });

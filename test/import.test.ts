@@ -602,6 +602,29 @@ describe('import into SQLite', () => {
       }
     }));
 
+  test('reads the settings it uses alone: the image\'s HOST=0.0.0.0 without PUBLIC_URL, a bad PORT or a missing REGISTRY_ADMIN_TOKEN_FILE, which only serving needs, do not stop it; an empty DATABASE_URL is said', () =>
+    inTempDirs(async (work, dataDir) => {
+      const serverOnly: Record<string, string | undefined> = { HOST: '0.0.0.0', PUBLIC_URL: undefined, PORT: 'abc', REGISTRY_ADMIN_TOKEN_FILE: '/missing/admin-token', DATABASE_URL: '' };
+      const saved = Object.fromEntries(Object.keys(serverOnly).map((name) => [name, process.env[name]]));
+      const setEnv = (values: Record<string, string | undefined>): void => {
+        for (const [name, value] of Object.entries(values)) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+      };
+      setEnv(serverOnly);
+      try {
+        const card = path.join(work, 'gnu.json');
+        fs.writeFileSync(card, JSON.stringify(v1Card('Gnu Tracker', 'https://gnu.example.org/a2a')));
+        const run = await runImport([card], { dataDir, json: true });
+        assert.equal(run.code, 0, run.err);
+        assert.equal(summaryOf(run).created, 1);
+        assert.equal(run.err, `a2a-registry: warning: DATABASE_URL is set but empty: taken as unset, so SQLite in ${dataDir} (an unset shell variable?)\n`);
+      } finally {
+        setEnv(saved);
+      }
+    }));
+
   test('exempt from the entry quota (REGISTRY_MAX_ENTRIES_PER_OWNER), as an admin is, whatever --owner; REGISTRY_MAX_REVISIONS caps the revisions kept', () =>
     inTempDirs(async (work, dataDir) => {
       const saved = { entries: process.env.REGISTRY_MAX_ENTRIES_PER_OWNER, revisions: process.env.REGISTRY_MAX_REVISIONS };

@@ -196,13 +196,24 @@ describe('migrate SQLite to PostgreSQL', () => {
     const missing = await migrate({ from: path.join(work, 'nowhere'), to: 'postgres://127.0.0.1:1/x' });
     assert.equal(missing.code, 2);
     assert.match(missing.err, /there is no registry data directory or database at .*nowhere/);
-    // REGISTRY_DATA_DIR= (empty) is unset, as for the registry and backup: ./data, not the path "".
+    // REGISTRY_DATA_DIR= (empty) is unset, as for the registry and backup: ./data, not the path "",
+    // and said as they say it.
     const dataDir = process.env.REGISTRY_DATA_DIR;
     process.env.REGISTRY_DATA_DIR = '';
     try {
       const unset = await migrate({ to: 'postgres://127.0.0.1:1/x' });
+      const data = path.resolve('data');
+      const [warning, ...rest] = unset.err.split('\n');
+      assert.equal(warning, `a2a-registry: warning: REGISTRY_DATA_DIR is set but empty: taken as unset, so its default, ./data (${data}) (an unset shell variable?)`);
       // Whatever ./data is where the tests run (absent, or a folder another run left), it is ./data that is read.
-      assert.match(unset.err, /^a2a-registry: (there is no registry data directory or database at \.\/data:|\.\/data holds no registry database|PostgreSQL at postgres:\/\/127\.0\.0\.1:1\/x cannot be reached)/);
+      assert.ok(
+        [`a2a-registry: there is no registry data directory or database at ${data}:`, `a2a-registry: ${data} holds no registry database`, 'a2a-registry: PostgreSQL at postgres://127.0.0.1:1/x cannot be reached'].some((said) => rest.join('\n').startsWith(said)),
+        unset.err,
+      );
+      // Its flag given, the variable is not read: neither said nor checked.
+      process.env.REGISTRY_DATA_DIR = ' /data';
+      assert.match((await migrate({ from: path.join(work, 'nowhere'), to: 'postgres://127.0.0.1:1/x' })).err, /^a2a-registry: there is no registry data directory or database at .*nowhere/);
+      assert.match((await migrate({ to: 'postgres://127.0.0.1:1/x' })).err, /^a2a-registry: invalid configuration: REGISTRY_DATA_DIR begins or ends with whitespace/);
     } finally {
       if (dataDir === undefined) delete process.env.REGISTRY_DATA_DIR;
       else process.env.REGISTRY_DATA_DIR = dataDir;

@@ -21,7 +21,12 @@
  * - REGISTRY_TRUST_PROXY: digits are a hop count (100, 010 were taken for IP addresses);
  *   what is neither a count nor an address in its usual notation (0x10, 10.1) is refused.
  *
- * And what is not refused but said: a misspelt REGISTRY_ setting, with the setting it likely meant.
+ * - DATABASE_URL with whitespace around it: refused as the path settings are (it was refused as
+ *   no postgres:// URL, and shown without the whitespace, its password masked).
+ *
+ * And what is not refused but said: a misspelt REGISTRY_ setting, with the setting it likely meant;
+ * a variable set but empty (taken as unset), with what is taken instead; a setting without the
+ * one it needs (REGISTRY_EMBEDDINGS_KEY without REGISTRY_EMBEDDINGS_URL), which has no effect.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -263,10 +268,23 @@ test('REGISTRY_TRUST_PROXY: digits are a hop count (100 and 010 were addresses);
   assertRefused(await startRefused({ REGISTRY_TRUST_PROXY: '0x10' }), 2, /^a2a-registry: invalid configuration: REGISTRY_TRUST_PROXY "0x10" is no proxy address .*\(got "0x10"\)\n$/);
 });
 
-test('a REGISTRY_ variable that is no setting is a start-up warning naming the setting meant, also one without the prefix (REGISTRY_PORT: PORT, not REGISTRY_PROBE)', async () => {
-  const registry = await spawnRegistry({ REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_PORT: '9000', REGISTRY_HOST: '0.0.0.0', REGISTRY_PUBLIC_URL: 'https://reg.example.com', REGISTRY_PUBLIC_REED: 'false', REGISTRY_PASSWORD: 'x' });
+test('a REGISTRY_ variable that is no setting is a start-up warning naming the setting meant, also one without the prefix (REGISTRY_PORT: PORT, not REGISTRY_PROBE); so are an empty variable and a setting without the one it needs', async () => {
+  const registry = await spawnRegistry({
+    REGISTRY_TOKENS: TOKENS_ENV,
+    REGISTRY_PORT: '9000',
+    REGISTRY_HOST: '0.0.0.0',
+    REGISTRY_PUBLIC_URL: 'https://reg.example.com',
+    REGISTRY_PUBLIC_REED: 'false',
+    REGISTRY_PASSWORD: 'x',
+    DATABASE_URL: '',
+    REGISTRY_EMBEDDINGS_KEY: 'embeddings-key-never-shown',
+  });
   try {
     const warnings = registry.logs.filter((l) => l.level === 40).map((l) => String(l.msg));
+    // Logged as the other start-up warnings (the texts: the tests below).
+    assert.ok(warnings.some((w) => w.startsWith('DATABASE_URL is set but empty: taken as unset, so SQLite in ')), JSON.stringify(warnings));
+    assert.ok(warnings.some((w) => w.startsWith('REGISTRY_EMBEDDINGS_KEY is set but has no effect without REGISTRY_EMBEDDINGS_URL')), JSON.stringify(warnings));
+    assert.ok(!JSON.stringify(registry.logs).includes('embeddings-key-never-shown'), 'values are never shown');
     const said = (name: string): string | undefined => warnings.find((w) => w.startsWith(`${name} is not a setting of the registry and is ignored`));
     for (const [name, meant] of [['REGISTRY_PORT', 'PORT'], ['REGISTRY_HOST', 'HOST'], ['REGISTRY_PUBLIC_URL', 'PUBLIC_URL'], ['REGISTRY_PUBLIC_REED', 'REGISTRY_PUBLIC_READ']] as const) {
       assert.match(said(name) ?? `nothing: ${JSON.stringify(warnings)}`, new RegExp(`ignored \\(did you mean ${meant}\\?\\); the settings are listed`), name);
@@ -281,4 +299,64 @@ test('a REGISTRY_ variable that is no setting is a start-up warning naming the s
   assert.equal(guessFor('REGISTRY_PROBES'), 'REGISTRY_PROBE');
   assert.equal(guessFor('REGISTRY_GRPC_PORT'), 'GRPC_PORT');
   assert.equal(guessFor('REGISTRY_X'), undefined);
+});
+
+test('a variable set but empty is unset, as docker compose\'s FOO=${FOO} sets it, and said at start-up with what is taken instead (DATABASE_URL="$PG_URL" with PG_URL unset stored on SQLite without a word)', () => {
+  const warnings = (env: Record<string, string>) => loadConfig(env).warnings ?? [];
+  const saidOf = (name: string, takes: string) => `${name} is set but empty: taken as unset, so ${takes} (an unset shell variable?)`;
+  const replica = loadConfig({ REGISTRY_DATA_DIR: '/srv/registry', DATABASE_URL: '' });
+  assert.equal(replica.databaseUrl, undefined);
+  assert.deepEqual(replica.warnings, [saidOf('DATABASE_URL', 'SQLite in /srv/registry')]);
+  const closed = loadConfig({ REGISTRY_PUBLIC_READ: '' });
+  assert.equal(closed.publicRead, true);
+  assert.deepEqual(closed.warnings, [saidOf('REGISTRY_PUBLIC_READ', 'its default, true: anyone may read the registry without a token')]);
+  assert.deepEqual(warnings({ REGISTRY_ADMIN_TOKEN_FILE: '' }), [saidOf('REGISTRY_ADMIN_TOKEN_FILE', 'no admin token from it')]);
+  assert.deepEqual(warnings({ REGISTRY_DATA_DIR: '' }), [saidOf('REGISTRY_DATA_DIR', `its default, ./data (${path.resolve('data')})`)]);
+  assert.deepEqual(warnings({ PORT: '', GRPC_PORT: '' }), [saidOf('PORT', 'its default, 8080'), saidOf('GRPC_PORT', 'no gRPC is served')]);
+  assert.deepEqual(warnings({ REGISTRY_PUBLIC_READ: 'false' }), [], 'a value given: nothing to say');
+});
+
+test('a setting that acts only beside another (or only without one) is a start-up warning where that one is not as it needs: it has no effect', () => {
+  const warnings = (env: Record<string, string>) => loadConfig(env).warnings ?? [];
+  assert.deepEqual(warnings({ REGISTRY_EMBEDDINGS_KEY: 'embeddings-key-0123456789' }), [
+    'REGISTRY_EMBEDDINGS_KEY is set but has no effect without REGISTRY_EMBEDDINGS_URL, the embeddings service of hybrid ranking (off without it): set REGISTRY_EMBEDDINGS_URL, or unset REGISTRY_EMBEDDINGS_KEY',
+  ]);
+  const embeddings = { REGISTRY_EMBEDDINGS_URL: 'https://embeddings.example.com/v1' };
+  const jku = { REGISTRY_TRUSTED_JKU: 'https://keys.example.com/jwks.json' };
+  // [a setting, its value, the setting it needs (or the one it does not go with), the environment where it acts]
+  for (const [name, value, needs, acts] of [
+    ['REGISTRY_EMBEDDINGS_MODEL', 'text-embedding-3-large', 'without REGISTRY_EMBEDDINGS_URL', embeddings],
+    ['REGISTRY_EMBEDDINGS_DIMENSIONS', '256', 'without REGISTRY_EMBEDDINGS_URL', embeddings],
+    ['REGISTRY_TRUSTED_JKU_SCOPE', 'site', 'without REGISTRY_TRUSTED_JKU', jku],
+    ['REGISTRY_TRUSTED_JKU_REFRESH_SECONDS', '600', 'without REGISTRY_TRUSTED_JKU', jku],
+    ['REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS', '600', 'without REGISTRY_TRUSTED_JKU', jku],
+  ] as const) {
+    assert.match(warnings({ [name]: value }).join('\n'), new RegExp(`^${name} is set but has no effect ${needs}\\b[^\\n]*, or unset ${name}$`), name);
+    assert.deepEqual(warnings({ ...acts, [name]: value }), [], `${name} beside what it needs`);
+  }
+  for (const [env, said] of [
+    [{ DATABASE_URL: 'postgres://registry@db/registry', REGISTRY_SQLITE_LOCK_WAIT_MS: '100' }, /^REGISTRY_SQLITE_LOCK_WAIT_MS is set but has no effect with DATABASE_URL: it is SQLite's/],
+    [{ REGISTRY_RATE_LIMITS: 'false', REGISTRY_RATE_WRITES_PER_MINUTE: '10' }, /^REGISTRY_RATE_WRITES_PER_MINUTE is set but has no effect with REGISTRY_RATE_LIMITS=false.*: set REGISTRY_RATE_LIMITS=true, or unset REGISTRY_RATE_WRITES_PER_MINUTE$/],
+    [{ REGISTRY_RATE_LIMITS: 'false', REGISTRY_MAX_STREAMS_PER_CLIENT: '2' }, /^REGISTRY_MAX_STREAMS_PER_CLIENT is set but has no effect with REGISTRY_RATE_LIMITS=false/],
+    [{ REGISTRY_INDEX_SNAPSHOT_SECONDS: '0', REGISTRY_INDEX_SNAPSHOT_DIR: '/srv/index' }, /^REGISTRY_INDEX_SNAPSHOT_DIR is set but has no effect with REGISTRY_INDEX_SNAPSHOT_SECONDS=0/],
+    [{ ...embeddings, REGISTRY_INDEX_SNAPSHOT_SECONDS: '60' }, /^REGISTRY_INDEX_SNAPSHOT_SECONDS is set but has no effect with REGISTRY_EMBEDDINGS_URL: with hybrid ranking the search index is never saved/],
+    [{ REGISTRY_HIDE_UNHEALTHY_SECONDS: '3600', REGISTRY_SEARCH_CACHE_ENTRIES: '50' }, /^REGISTRY_SEARCH_CACHE_ENTRIES is set but has no effect with REGISTRY_EMBEDDINGS_URL or REGISTRY_HIDE_UNHEALTHY_SECONDS/],
+  ] as const) {
+    const given = warnings(env);
+    assert.equal(given.length, 1, given.join('\n'));
+    assert.match(given[0]!, said);
+  }
+  assert.deepEqual(warnings({ REGISTRY_SQLITE_LOCK_WAIT_MS: '100', REGISTRY_RATE_WRITES_PER_MINUTE: '10', REGISTRY_INDEX_SNAPSHOT_DIR: '/srv/index', REGISTRY_SEARCH_CACHE_ENTRIES: '50' }), [], 'each where it acts');
+  // One that would publish what is not served stays refused.
+  assert.match(refusedConfig({ PUBLIC_GRPC_URL: 'grpc.example.com:443' }), /^invalid configuration: PUBLIC_GRPC_URL is set but GRPC_PORT is not/);
+});
+
+test('a DATABASE_URL with whitespace around it is refused as the path settings are, and shown with it (masking the password had dropped it, showing a valid URL)', () => {
+  for (const url of [' postgres://registry:secret@127.0.0.1:5432/registry', 'postgres://registry:secret@127.0.0.1:5432/registry\n']) {
+    assert.equal(
+      refusedConfig({ DATABASE_URL: url }),
+      `invalid configuration: DATABASE_URL begins or ends with whitespace, which no URL holds (a quoting mistake?): remove it (got "${url.replace('secret', '***')}")`,
+    );
+  }
+  assert.match(refusedConfig({ DATABASE_URL: 'mysql://registry:secret@db/registry' }), /^invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL \(leave it unset for SQLite\) \(got "mysql:\/\/registry:\*\*\*@db\/registry"\)$/);
 });

@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { importChecksSettings, openImportChecks } from '../composition/importer.js';
-import type { RegistryConfig } from '../config/config.js';
+import type { ImportConfig } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { SourceDocument } from './import-sources.js';
 import { prepareDocuments, type Prepared } from './import-preparation.js';
@@ -21,7 +21,7 @@ export interface Preparer {
 }
 
 /** A worker thread when more than one core is available (or as `thread` says), the main thread otherwise. */
-export async function openPreparer(config: RegistryConfig, log: Logger, thread: 'worker' | 'main' = availableParallelism() > 1 ? 'worker' : 'main'): Promise<Preparer> {
+export async function openPreparer(config: ImportConfig, log: Logger, thread: 'worker' | 'main' = availableParallelism() > 1 ? 'worker' : 'main'): Promise<Preparer> {
   if (thread === 'worker') return WorkerPreparer.open(config);
   const opened = await openImportChecks(importChecksSettings(config), log);
   return {
@@ -47,7 +47,7 @@ class WorkerPreparer implements Preparer {
     worker.on('exit', () => this.#fail(new Error('the import worker thread ended')));
   }
 
-  static async open(config: RegistryConfig): Promise<WorkerPreparer> {
+  static async open(config: ImportConfig): Promise<WorkerPreparer> {
     const worker = new Worker(new URL('./import-worker.js', import.meta.url), { workerData: { settings: importChecksSettings(config) } satisfies ImportWorkerData });
     // Its checks are open (trust roots read) before the first batch goes in.
     await new Promise<void>((resolve, reject) => {

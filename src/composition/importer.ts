@@ -7,7 +7,7 @@
  * The checks are built from plain settings (`ImportChecksSettings`), so a worker thread can build
  * its own copy from the same settings (src/cli/import-worker.ts).
  */
-import type { RegistryConfig } from '../config/config.js';
+import type { ImportConfig } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import { AllowList, GuardedFetcher } from '../net/index.js';
 import { readPackageVersion } from '../lib/package-info.js';
@@ -45,7 +45,7 @@ export interface ImportChecksSettings {
   dnsServers?: string[];
 }
 
-export function importChecksSettings(config: RegistryConfig): ImportChecksSettings {
+export function importChecksSettings(config: ImportConfig): ImportChecksSettings {
   return {
     maxDocumentBytes: config.maxDocumentBytes,
     warnInsecureHttp: config.warnInsecureHttp,
@@ -79,7 +79,7 @@ export async function openImportChecks(settings: ImportChecksSettings, log: Logg
 }
 
 /** The storage side: entries written as `owner`'s. */
-export async function openImporter(config: RegistryConfig, log: Logger, owner: string): Promise<OpenedImporter> {
+export async function openImporter(config: ImportConfig, log: Logger, owner: string): Promise<OpenedImporter> {
   const store: RegistryStore = createStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

@@ -281,15 +281,22 @@ export function unpresentableToken(token: string): string | undefined {
 }
 
 /**
- * A file or directory path. One beginning or ending with whitespace (`REGISTRY_DATA_DIR: " /data"`
- * in a compose file) named another place, relative to the working directory: the database was
- * written there, beside the volume meant for it, and lost with the container.
+ * A value that begins or ends with whitespace (`REGISTRY_DATA_DIR: " /data"` in a compose file) is
+ * a quoting mistake: refused, saying so and what it `would` have done.
+ */
+const noWhitespaceAround = (v: string): boolean => v.trim() === v;
+const whitespaceAround = (would: string) => ({ message: `begins or ends with whitespace, which ${would} (a quoting mistake?): remove it` });
+
+/**
+ * A file or directory path. One beginning or ending with whitespace named another place,
+ * relative to the working directory: the database was written there, beside the volume meant
+ * for it, and lost with the container.
  */
 const pathSetting = () =>
   z
     .string()
     .min(1)
-    .refine((v) => v.trim() === v, { message: 'begins or ends with whitespace, which would name another file or directory (a quoting mistake?): remove it' });
+    .refine(noWhitespaceAround, whitespaceAround('would name another file or directory'));
 
 const tokensSchema = z
   .string()
@@ -339,6 +346,9 @@ const envSchema = z.object({
   REGISTRY_DATA_DIR: pathSetting().default('./data'),
   DATABASE_URL: z
     .string()
+    // Checked first: " postgres://..." was "must be a postgres:// or postgresql:// URL", shown as
+    // one (the password masked, the space lost with it).
+    .refine(noWhitespaceAround, whitespaceAround('no URL holds'))
     .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
     // Otherwise the first connection failed with a bare "Invalid URL", after start-up had begun.
     .refine((url) => URL.canParse(url), {
@@ -693,10 +703,141 @@ function loopbackPublicUrl(publicUrl: string | undefined, host: string): string[
   ];
 }
 
-/** Parses the environment; throws ConfigError with one line naming the first bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
-  // Empty strings mean "unset": `FOO= npm start` should not be an error.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+/** The environment as parsed: each setting's value, or its default. */
+type Env = z.infer<typeof envSchema>;
+
+/** A variable the registry reads. */
+export type SettingName = keyof Env;
+
+/** Every setting, in the order the schema lists them (the first bad one is the one named). */
+const SETTINGS = Object.keys(envSchema.shape) as SettingName[];
+
+/** Settings without a default: unset is a meaning of its own (off, or derived from another). */
+type OptionalSetting = { [K in SettingName]-?: undefined extends Env[K] ? K : never }[SettingName];
+
+/**
+ * What each setting without a default means unset, as the warning about one given empty says it
+ * ("... taken as unset, so <this>"); the others say their default. Every such setting is here
+ * (the type asks for each).
+ */
+const UNSET_MEANS: Record<OptionalSetting, string | ((e: Partial<Env>) => string)> = {
+  PUBLIC_URL: 'it is made of HOST and PORT',
+  GRPC_PORT: 'no gRPC is served',
+  PUBLIC_GRPC_URL: "the card advertises PUBLIC_URL's host with GRPC_PORT",
+  DATABASE_URL: (e) => `SQLite in ${path.resolve(e.REGISTRY_DATA_DIR ?? './data')}`,
+  REGISTRY_ADMIN_TOKEN: 'no admin token from it',
+  REGISTRY_ADMIN_TOKEN_FILE: 'no admin token from it',
+  REGISTRY_MAX_BODY_BYTES: 'its default, 4 × REGISTRY_MAX_DOCUMENT_BYTES + 16 KB (at least 64 KB)',
+  REGISTRY_MCP_ALLOWED_HOSTS: "the MCP endpoint answers PUBLIC_URL's host only",
+  REGISTRY_HEADERS_TIMEOUT_SECONDS: 'its default, 10 (at most REGISTRY_REQUEST_TIMEOUT_SECONDS)',
+  REGISTRY_PAGE_TOKEN_SECRET: 'page tokens are signed with a secret derived from the tokens',
+  REGISTRY_CORS_ORIGINS: 'CORS is off',
+  REGISTRY_METRICS_TOKEN: '/metrics needs no token of its own',
+  REGISTRY_FETCH_ALLOW: 'no host is exempt from the outbound address rules',
+  REGISTRY_DNS_SERVERS: 'the system resolver',
+  REGISTRY_SYNONYMS: 'no synonym file',
+  REGISTRY_EMBEDDINGS_URL: 'hybrid ranking is off',
+  REGISTRY_EMBEDDINGS_KEY: 'no key is sent to the embeddings service',
+  REGISTRY_EMBEDDINGS_DIMENSIONS: "the model's own dimensions",
+  REGISTRY_INDEX_SNAPSHOT_DIR: 'the index is saved in the data directory',
+  REGISTRY_HIDE_UNHEALTHY_SECONDS: 'unhealthy entries stay in search results',
+  REGISTRY_TRUSTED_KEYS: 'no trusted keys file',
+  REGISTRY_TRUSTED_JKU: 'no allow-listed JWKS URL',
+  REGISTRY_SIGNING_KEY: "the registry's card is not signed",
+};
+
+/** After "taken as unset, so": what the setting is without a value. */
+function unsetMeaning(name: SettingName, e: Partial<Env>): string {
+  if (name in UNSET_MEANS) {
+    const means = UNSET_MEANS[name as OptionalSetting];
+    return typeof means === 'string' ? means : means(e);
+  }
+  if (name === 'REGISTRY_DATA_DIR') return `its default, ./data (${path.resolve('./data')})`;
+  if (name === 'REGISTRY_TOKENS') return 'no principal has a token from it';
+  if (name === 'REGISTRY_PUBLIC_READ') return 'its default, true: anyone may read the registry without a token';
+  const value: unknown = envSchema.shape[name].parse(undefined);
+  return `its default, ${String(value)}`;
+}
+
+/**
+ * Settings that act only beside another, or only without one: given where it is not as they
+ * need, they change nothing, which start-up says (a warning, not a refusal: nothing is served
+ * otherwise than the operator could expect). One that would publish what is not served is
+ * refused instead (PUBLIC_GRPC_URL without GRPC_PORT, in loadConfig).
+ */
+interface DependentSettings {
+  settings: readonly SettingName[];
+  /** The settings `inEffect` reads: the rule holds where a command reads them all. */
+  on: readonly SettingName[];
+  inEffect(e: Partial<Env>): boolean;
+  /** Why they change nothing, after "has no effect". */
+  why: string;
+  /** What to set instead of unsetting it, if anything. */
+  fix?: string;
+}
+
+const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
+  {
+    settings: ['REGISTRY_EMBEDDINGS_MODEL', 'REGISTRY_EMBEDDINGS_KEY', 'REGISTRY_EMBEDDINGS_DIMENSIONS'],
+    on: ['REGISTRY_EMBEDDINGS_URL'],
+    inEffect: (e) => e.REGISTRY_EMBEDDINGS_URL !== undefined,
+    why: 'without REGISTRY_EMBEDDINGS_URL, the embeddings service of hybrid ranking (off without it)',
+    fix: 'set REGISTRY_EMBEDDINGS_URL',
+  },
+  {
+    settings: ['REGISTRY_TRUSTED_JKU_REFRESH_SECONDS', 'REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS', 'REGISTRY_TRUSTED_JKU_SCOPE'],
+    on: ['REGISTRY_TRUSTED_JKU'],
+    inEffect: (e) => (e.REGISTRY_TRUSTED_JKU?.length ?? 0) > 0,
+    why: 'without REGISTRY_TRUSTED_JKU, the allow-listed JWKS URLs it is about',
+    fix: 'list them in REGISTRY_TRUSTED_JKU',
+  },
+  {
+    settings: ['REGISTRY_SQLITE_LOCK_WAIT_MS'],
+    on: ['DATABASE_URL'],
+    inEffect: (e) => e.DATABASE_URL === undefined,
+    why: "with DATABASE_URL: it is SQLite's, and DATABASE_URL stores the entries in PostgreSQL",
+  },
+  {
+    settings: ['REGISTRY_RATE_WRITES_PER_MINUTE', 'REGISTRY_RATE_READS_PER_MINUTE', 'REGISTRY_RATE_REQUESTS_PER_MINUTE', 'REGISTRY_MAX_STREAMS_PER_CLIENT'],
+    on: ['REGISTRY_RATE_LIMITS'],
+    inEffect: (e) => e.REGISTRY_RATE_LIMITS !== false,
+    why: 'with REGISTRY_RATE_LIMITS=false, which turns every rate limit and the stream cap off',
+    fix: 'set REGISTRY_RATE_LIMITS=true',
+  },
+  {
+    settings: ['REGISTRY_INDEX_SNAPSHOT_DIR', 'REGISTRY_INDEX_SNAPSHOT_SECONDS'],
+    on: ['REGISTRY_EMBEDDINGS_URL'],
+    inEffect: (e) => e.REGISTRY_EMBEDDINGS_URL === undefined,
+    why: 'with REGISTRY_EMBEDDINGS_URL: with hybrid ranking the search index is never saved, it is built at every start',
+  },
+  {
+    settings: ['REGISTRY_INDEX_SNAPSHOT_DIR'],
+    on: ['REGISTRY_INDEX_SNAPSHOT_SECONDS'],
+    inEffect: (e) => e.REGISTRY_INDEX_SNAPSHOT_SECONDS !== 0,
+    why: 'with REGISTRY_INDEX_SNAPSHOT_SECONDS=0, which turns the saved index off',
+    fix: 'set REGISTRY_INDEX_SNAPSHOT_SECONDS to how often to save it (e.g. 600)',
+  },
+  {
+    settings: ['REGISTRY_SEARCH_CACHE_ENTRIES'],
+    on: ['REGISTRY_EMBEDDINGS_URL', 'REGISTRY_HIDE_UNHEALTHY_SECONDS'],
+    inEffect: (e) => e.REGISTRY_EMBEDDINGS_URL === undefined && e.REGISTRY_HIDE_UNHEALTHY_SECONDS === undefined,
+    why: 'with REGISTRY_EMBEDDINGS_URL or REGISTRY_HIDE_UNHEALTHY_SECONDS, whose answers change while the index does not: no search is cached',
+  },
+];
+
+/**
+ * The settings `names` of `env`, parsed and checked, with what start-up says about them. Every
+ * loader reads the environment through here, each only the settings it uses: a command is not
+ * refused over a setting it has no use for (`backup` over HOST=0.0.0.0 without PUBLIC_URL, as
+ * the container image sets HOST). Throws ConfigError naming the first bad one.
+ *
+ * An empty variable is unset (docker compose's `FOO=${FOO}` sets FOO empty when the shell has
+ * none), but said: DATABASE_URL="$PG_URL" with PG_URL unset stored on SQLite, without a word.
+ */
+function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): { e: Pick<Env, K>; warnings: string[] } {
+  const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '';
+  // The settings not read are left out: the schema gives them their defaults, which it does not check.
+  const cleaned = Object.fromEntries(names.filter(given).map((name) => [name, env[name]]));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -704,15 +845,126 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     const value = String(cleaned[name] ?? '');
     // A URL's password (DATABASE_URL, user:pass@ or ?password=) is never shown either; nor is a
     // value that is no URL but may hold one (user:pass@..., ...?password=...): where its secret
-    // ends cannot be told.
-    const safe = withoutPassword(value) ?? (/[@?]/.test(value) ? undefined : value);
+    // ends cannot be told. Whitespace around it is shown as it was (masking re-writes the URL
+    // without it, and a refusal of that whitespace then showed a valid URL).
+    const [, before, url, after] = /^(\s*)(.*?)(\s*)$/s.exec(value)!;
+    const masked = withoutPassword(url!);
+    const safe = masked !== undefined ? `${before}${masked}${after}` : /[@?]/.test(value) ? undefined : value;
     const shown = SECRET_VARIABLES.has(name) || safe === undefined ? '' : ` (got "${safe}")`;
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
-  const e = parsed.data;
+  const e: Pick<Env, K> = parsed.data;
+  const read = new Set<SettingName>(names);
+  const warnings: string[] = [];
+  for (const name of names) {
+    if (env[name] === '') {
+      warnings.push(`${name} is set but empty: taken as unset, so ${unsetMeaning(name, e)} (an unset shell variable?)`);
+      continue;
+    }
+    if (!given(name)) continue;
+    const idle = DEPENDENT_SETTINGS.find((d) => d.settings.includes(name) && d.on.every((other) => read.has(other)) && !d.inEffect(e));
+    if (idle) warnings.push(`${name} is set but has no effect ${idle.why}: ${idle.fix ? `${idle.fix}, or unset ${name}` : `unset ${name}`}`);
+  }
+  return { e, warnings };
+}
+
+/** Where the entries are: the data directory (SQLite's file, and the registry's other files) and DATABASE_URL. */
+export interface StorageLocation {
+  dataDir: string;
+  /** postgres://... selects PostgreSQL; absent means the embedded SQLite in dataDir. */
+  databaseUrl?: string;
+  /** Things to tell the user (an empty variable taken as unset). */
+  warnings: string[];
+}
+
+/**
+ * REGISTRY_DATA_DIR and DATABASE_URL alone, as the registry reads them: for the commands that
+ * work on its storage without serving it (backup, restore, migrate).
+ */
+export function loadStorageLocation(env: NodeJS.ProcessEnv = process.env): StorageLocation {
+  const { e, warnings } = readSettings(env, ['REGISTRY_DATA_DIR', 'DATABASE_URL']);
+  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: e.DATABASE_URL, warnings };
+}
+
+/** What `a2a-registry import` reads: the storage, and the checks of a registration. */
+export interface ImportConfig extends Pick<RegistryConfig, 'dataDir' | 'databaseUrl' | 'sqliteLockWaitMs' | 'maxDocumentBytes' | 'maxBodyBytes' | 'warnInsecureHttp' | 'fetch'> {
+  quota: Pick<RegistryConfig['quota'], 'maxRevisions'>;
+  trust: Pick<TrustConfig, 'keysFile' | 'jkuUrls' | 'jkuScope' | 'requireVerified'>;
+  warnings?: string[];
+}
+
+const IMPORT_SETTINGS = [
+  'PUBLIC_URL',
+  'REGISTRY_DATA_DIR',
+  'DATABASE_URL',
+  'REGISTRY_SQLITE_LOCK_WAIT_MS',
+  'REGISTRY_MAX_DOCUMENT_BYTES',
+  'REGISTRY_MAX_BODY_BYTES',
+  'REGISTRY_MAX_REVISIONS',
+  'REGISTRY_FETCH_ALLOW',
+  'REGISTRY_FETCH_TIMEOUT_MS',
+  'REGISTRY_DNS_SERVERS',
+  'REGISTRY_TRUSTED_KEYS',
+  'REGISTRY_TRUSTED_JKU',
+  'REGISTRY_TRUSTED_JKU_SCOPE',
+  'REGISTRY_REQUIRE_VERIFIED',
+] as const satisfies readonly SettingName[];
+
+/**
+ * The settings `a2a-registry import` uses, as the registry reads them; not HOST, PORT, the
+ * tokens or any other the registry needs to serve. PUBLIC_URL only for its scheme: documents'
+ * http: URLs are warned about where the registry's own is https, as the registry does.
+ */
+export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportConfig {
+  const { e, warnings } = readSettings(env, IMPORT_SETTINGS);
+  requireTrustRoots(e);
+  return {
+    dataDir: path.resolve(e.REGISTRY_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
+    ...bodyLimits(e),
+    warnInsecureHttp: e.PUBLIC_URL?.startsWith('https:') ?? false,
+    quota: { maxRevisions: e.REGISTRY_MAX_REVISIONS },
+    trust: {
+      keysFile: e.REGISTRY_TRUSTED_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_TRUSTED_KEYS),
+      jkuUrls: e.REGISTRY_TRUSTED_JKU ?? [],
+      jkuScope: e.REGISTRY_TRUSTED_JKU_SCOPE,
+      requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
+    },
+    fetch: fetchSettings(e),
+    warnings: [...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? [])],
+  };
+}
+
+function requireTrustRoots(e: Pick<Env, 'REGISTRY_REQUIRE_VERIFIED' | 'REGISTRY_TRUSTED_KEYS' | 'REGISTRY_TRUSTED_JKU'>): void {
   if (e.REGISTRY_REQUIRE_VERIFIED && !e.REGISTRY_TRUSTED_KEYS && !e.REGISTRY_TRUSTED_JKU?.length) {
     throw new ConfigError('invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs trusted keys: set REGISTRY_TRUSTED_KEYS (a JWKS file) or REGISTRY_TRUSTED_JKU (JWKS URLs)');
   }
+}
+
+/** The document and request body limits, the second derived from the first unless given, and refused below what the first needs. */
+function bodyLimits(e: Pick<Env, 'REGISTRY_MAX_DOCUMENT_BYTES' | 'REGISTRY_MAX_BODY_BYTES'>): { maxDocumentBytes: number; maxBodyBytes: number } {
+  // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
+  const maxBodyBytes = e.REGISTRY_MAX_BODY_BYTES ?? Math.max(64 * 1024, e.REGISTRY_MAX_DOCUMENT_BYTES * 4 + 16 * 1024);
+  // A body limit below that would refuse documents the document limit accepts, with a 413 that
+  // tells the sender their document is too large: refuse the setting instead.
+  const minBodyBytes = Math.ceil(e.REGISTRY_MAX_DOCUMENT_BYTES / 3) * 4 + 4096;
+  if (maxBodyBytes < minBodyBytes) {
+    throw new ConfigError(
+      `invalid configuration: REGISTRY_MAX_BODY_BYTES must be at least ${minBodyBytes} (got "${maxBodyBytes}"): a document of REGISTRY_MAX_DOCUMENT_BYTES (${e.REGISTRY_MAX_DOCUMENT_BYTES}) travels base64-encoded, 4/3 of its size plus the message around it; raise it, or lower REGISTRY_MAX_DOCUMENT_BYTES`,
+    );
+  }
+  return { maxDocumentBytes: e.REGISTRY_MAX_DOCUMENT_BYTES, maxBodyBytes };
+}
+
+function fetchSettings(e: Pick<Env, 'REGISTRY_FETCH_ALLOW' | 'REGISTRY_FETCH_TIMEOUT_MS' | 'REGISTRY_DNS_SERVERS'>): FetchConfig {
+  return { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS, ...(e.REGISTRY_DNS_SERVERS ? { dnsServers: e.REGISTRY_DNS_SERVERS } : {}) };
+}
+
+/** Parses the environment, every setting of the registry; throws ConfigError with one line naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
+  const { e, warnings } = readSettings(env, SETTINGS);
+  requireTrustRoots(e);
   // Probes run on the refresh loop, which REGISTRY_REFRESH_SECONDS=0 turns off: probing nothing,
   // without a word, is not what the operator asked for.
   if (e.REGISTRY_PROBE && e.REGISTRY_REFRESH_SECONDS === 0) {
@@ -739,16 +991,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   const publicUrl = resolvePublicUrl(e.PUBLIC_URL, e.HOST, e.PORT);
   embeddingsUrlWithoutCredentials(e.REGISTRY_EMBEDDINGS_URL);
   const tokens = withAdminToken(e.REGISTRY_TOKENS, adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE));
-  // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
-  const maxBodyBytes = e.REGISTRY_MAX_BODY_BYTES ?? Math.max(64 * 1024, e.REGISTRY_MAX_DOCUMENT_BYTES * 4 + 16 * 1024);
-  // A body limit below that would refuse documents the document limit accepts, with a 413 that
-  // tells the sender their document is too large: refuse the setting instead.
-  const minBodyBytes = Math.ceil(e.REGISTRY_MAX_DOCUMENT_BYTES / 3) * 4 + 4096;
-  if (maxBodyBytes < minBodyBytes) {
-    throw new ConfigError(
-      `invalid configuration: REGISTRY_MAX_BODY_BYTES must be at least ${minBodyBytes} (got "${maxBodyBytes}"): a document of REGISTRY_MAX_DOCUMENT_BYTES (${e.REGISTRY_MAX_DOCUMENT_BYTES}) travels base64-encoded, 4/3 of its size plus the message around it; raise it, or lower REGISTRY_MAX_DOCUMENT_BYTES`,
-    );
-  }
+  const { maxDocumentBytes, maxBodyBytes } = bodyLimits(e);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -758,7 +1001,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
     tokens,
     publicRead: e.REGISTRY_PUBLIC_READ,
-    maxDocumentBytes: e.REGISTRY_MAX_DOCUMENT_BYTES,
+    maxDocumentBytes,
     maxBodyBytes,
     logLevel: e.LOG_LEVEL,
     cardMaxAgeSeconds: e.REGISTRY_CARD_MAX_AGE,
@@ -791,7 +1034,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
     watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, maxTracked: e.REGISTRY_WATCH_MAX_MATCHES, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000) },
-    fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS, ...(e.REGISTRY_DNS_SERVERS ? { dnsServers: e.REGISTRY_DNS_SERVERS } : {}) },
+    fetch: fetchSettings(e),
     search: {
       synonymsFile: e.REGISTRY_SYNONYMS === undefined ? undefined : path.resolve(e.REGISTRY_SYNONYMS),
       embeddings:
@@ -818,6 +1061,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
-    warnings: [...unknownSettings(env), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
+    warnings: [...unknownSettings(env), ...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
   };
 }

@@ -10,12 +10,12 @@
  */
 import { Command } from 'commander';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../config/config.js';
+import { loadStorageLocation } from '../../config/config.js';
 import { isPostgresUrl, sqliteFile } from '../../storage/locations.js';
 import { BackupError, BackupInterrupted, backupSqlite, type SqliteBackup } from '../../storage/sqlite/backup.js';
 import { interruption, signalOf, type Interruption } from '../interruption.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
-import { nameFlags, serveEnvironment } from './serve.js';
+import { commandSettings } from '../command-settings.js';
 import { nonEmpty } from '../option-values.js';
 
 interface BackupOptions {
@@ -40,20 +40,18 @@ function formatBackup(b: SqliteBackup, source: string, seconds: number, o: Outpu
 
 /**
  * The SQLite database a command works on (REGISTRY_DATA_DIR/registry.db, or --data-dir's), or
- * the usage message: configuration that does not load, or DATABASE_URL naming PostgreSQL, whose
- * own tool (`postgresTool`) does the job.
+ * the usage message: REGISTRY_DATA_DIR or DATABASE_URL not valid, or DATABASE_URL naming
+ * PostgreSQL, whose own tool (`postgresTool`) does the job. Only those two are read: a restore
+ * run as a one-off container has the image's HOST=0.0.0.0 and no PUBLIC_URL, which the registry
+ * needs to serve, not this command.
  */
-export function sqliteDatabase(dataDirOption: string | undefined, postgresTool: string): { database: string } | { usage: string } {
-  try {
-    const config = loadConfig(serveEnvironment({ dataDir: dataDirOption }, process.env));
-    if (isPostgresUrl(config.databaseUrl)) {
-      return { usage: `DATABASE_URL is set: the entries are in PostgreSQL, which this command does not handle. Use ${postgresTool}, or unset DATABASE_URL to work on the SQLite database` };
-    }
-    return { database: sqliteFile(config.dataDir) };
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return { usage: nameFlags(err.message, { dataDir: dataDirOption }) };
+export function sqliteDatabase(dataDirOption: string | undefined, postgresTool: string, o: Output): { database: string } | { usage: string } {
+  const location = commandSettings(loadStorageLocation, { dataDir: dataDirOption }, o);
+  if ('usage' in location) return location;
+  if (isPostgresUrl(location.databaseUrl)) {
+    return { usage: `DATABASE_URL is set: the entries are in PostgreSQL, which this command does not handle. Use ${postgresTool}, or unset DATABASE_URL to work on the SQLite database` };
   }
+  return { database: sqliteFile(location.dataDir) };
 }
 
 /**
@@ -77,7 +75,7 @@ export function reportBackupError(o: Output, json: boolean, err: unknown, what: 
 }
 
 export async function backupCommand(file: string, options: BackupOptions, o: Output): Promise<number> {
-  const target = sqliteDatabase(options.dataDir, 'pg_dump (pg_dump --format=custom --file=registry.dump "$DATABASE_URL")');
+  const target = sqliteDatabase(options.dataDir, 'pg_dump (pg_dump --format=custom --file=registry.dump "$DATABASE_URL")', o);
   if ('usage' in target) return reportUsage(o, options.json, 'USAGE', target.usage);
   const source = target.database;
   const started = Date.now();

@@ -19,7 +19,7 @@
  * and ends as the signal does (130, 143).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ConfigError, loadConfig, ADMIN_PRINCIPAL, type RegistryConfig } from '../../config/config.js';
+import { loadImportConfig, ADMIN_PRINCIPAL, type ImportConfig } from '../../config/config.js';
 import type { PreparedDocument } from '../../registry/bulk-import.js';
 import { createLogger } from '../../observability/logger.js';
 import { StorageUnavailableError, postgresFault, sqliteFault } from '../../storage/faults.js';
@@ -27,7 +27,8 @@ import { listSources, readDocuments, SourceError, type SourceDocument } from '..
 import { refusalOf, type Refusal } from '../import-preparation.js';
 import type { Preparer } from '../import-preparers.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
-import { nameFlags, serveEnvironment } from './serve.js';
+import { commandSettings } from '../command-settings.js';
+import { nameFlags } from './serve.js';
 import { nonEmpty, principal } from '../option-values.js';
 import { withoutPassword } from '../../lib/url-password.js';
 import { interruption, signalOf } from '../interruption.js';
@@ -114,7 +115,7 @@ export interface RunImportOptions {
  * a failure once storing began (or an interruption) an ImportStopped.
  */
 export async function runImport(
-  config: RegistryConfig,
+  config: ImportConfig,
   sources: readonly string[],
   options: RunImportOptions,
   onRefusal: (r: Refusal) => void | Promise<void> = () => undefined,
@@ -369,13 +370,8 @@ export function register(program: Command): void {
 }
 
 export async function importCommand(sources: string[], options: ImportOptions, o: Output): Promise<number> {
-  let config: RegistryConfig;
-  try {
-    config = loadConfig(serveEnvironment({ dataDir: options.dataDir, databaseUrl: options.databaseUrl }, process.env));
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return reportUsage(o, options.json, 'USAGE', nameFlags(err.message, { dataDir: options.dataDir, databaseUrl: options.databaseUrl }));
-  }
+  const config = commandSettings(loadImportConfig, { dataDir: options.dataDir, databaseUrl: options.databaseUrl }, o);
+  if ('usage' in config) return reportUsage(o, options.json, 'USAGE', config.usage);
   const contradiction = dataDirIgnored(options, config);
   if (contradiction) return reportUsage(o, options.json, 'USAGE', contradiction);
   const report = options.json ? new JsonReport(o) : undefined;
@@ -416,7 +412,7 @@ export async function importCommand(sources: string[], options: ImportOptions, o
  * environment beside DATABASE_URL is a deployment's configuration (the replicas' snapshot and
  * token directory), not a contradiction: the import goes to PostgreSQL, as the summary says.
  */
-function dataDirIgnored(options: Pick<ImportOptions, 'dataDir' | 'databaseUrl'>, config: RegistryConfig): string | undefined {
+function dataDirIgnored(options: Pick<ImportOptions, 'dataDir' | 'databaseUrl'>, config: ImportConfig): string | undefined {
   if (options.dataDir === undefined || config.databaseUrl === undefined) return undefined;
   const url = options.databaseUrl === undefined ? 'DATABASE_URL' : '--database-url';
   const unset = options.databaseUrl === undefined ? 'unset DATABASE_URL' : 'drop --database-url';

@@ -13,6 +13,8 @@
  */
 import { Command, Option } from 'commander';
 import { isPostgresUrl } from '../../storage/locations.js';
+import { loadStorageLocation } from '../../config/config.js';
+import { commandSettings } from '../command-settings.js';
 import { MigrationError, migrateSqliteToPostgres, redactUrl, type MigrationProgress, type MigrationSummary } from '../../storage/sqlite-to-postgres.js';
 import { positiveInt } from './import.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, printJson, reportUsage, styles, type Output } from '../output.js';
@@ -60,10 +62,15 @@ function progressPrinter(o: Output): (p: MigrationProgress) => void {
 }
 
 export async function migrateCommand(options: MigrateOptions, o: Output): Promise<number> {
-  // An empty REGISTRY_DATA_DIR is unset, as for the registry, backup and import (loadConfig):
-  // migrate read it as the path "", "no registry data directory or database at : ...".
-  const from = options.from ?? (process.env.REGISTRY_DATA_DIR || './data');
-  const to = options.to ?? process.env.DATABASE_URL;
+  // REGISTRY_DATA_DIR and DATABASE_URL as the registry, backup and import read them (an empty one
+  // is unset, said; " /data" refused), each only where its flag is not given: a flag stands for it.
+  const env = { ...process.env };
+  if (options.from !== undefined) delete env.REGISTRY_DATA_DIR;
+  if (options.to !== undefined) delete env.DATABASE_URL;
+  const location = commandSettings(loadStorageLocation, {}, o, env);
+  if ('usage' in location) return reportUsage(o, options.json, 'USAGE', location.usage);
+  const from = options.from ?? location.dataDir;
+  const to = options.to ?? location.databaseUrl;
   if (to === undefined || to.trim() === '') return reportUsage(o, options.json, 'USAGE', 'say where to: --to postgres://user:password@host:5432/database (or set DATABASE_URL)');
   if (!isPostgresUrl(to)) return reportUsage(o, options.json, 'USAGE', `--to must be a postgres:// or postgresql:// URL, not ${redactUrl(to)}`);
   if (!URL.canParse(to.trim())) {

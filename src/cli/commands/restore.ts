@@ -33,7 +33,7 @@ function formatRestore(r: SqliteRestore, backup: string, o: Output): string {
 }
 
 export async function restoreCommand(file: string, options: RestoreOptions, o: Output): Promise<number> {
-  const target = sqliteDatabase(options.dataDir, 'pg_restore (pg_restore --clean --if-exists --dbname="$DATABASE_URL" registry.dump, every replica stopped)');
+  const target = sqliteDatabase(options.dataDir, 'pg_restore (pg_restore --clean --if-exists --dbname="$DATABASE_URL" registry.dump, every replica stopped)', o);
   if ('usage' in target) return reportUsage(o, options.json, 'USAGE', target.usage);
   let restored: SqliteRestore;
   const stop = interruption();

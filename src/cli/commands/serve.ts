@@ -12,7 +12,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson } from '../o
 import { nonEmpty } from '../option-values.js';
 import { catchStopSignals } from '../../stop-signals.js';
 
-interface ServeOptions {
+export interface ServeOptions {
   port?: number;
   host?: string;
   dataDir?: string;
