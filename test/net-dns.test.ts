@@ -25,7 +25,11 @@ before(async () => {
   // Some forwarders and firewalls drop AAAA queries.
   dns.set('no-aaaa.test', ['127.0.0.1'], { silent: ['AAAA'] });
   origin.json('/.well-known/agent-card.json', v1Card('DNS Agent', 'https://dns-agent.example.org/a2a'));
+  // AAAA answers at once, A 400 ms later (past the 250 ms AAAA is given once A has come); the
+  // origin listens on IPv4 only, so the name is reachable at its A record alone.
+  dns.set('v6-first.test', ['127.0.0.1', '::1'], { lateMs: { A: 400 } });
   origin.json('/no-aaaa/.well-known/agent-card.json', v1Card('No AAAA Agent', 'https://no-aaaa.example.org/a2a'));
+  origin.json('/v6-first/.well-known/agent-card.json', v1Card('V6 First Agent', 'https://v6-first.example.org/a2a'));
 });
 after(async () => {
   await Promise.all([dns.close(), origin.close()]);
@@ -34,7 +38,7 @@ after(async () => {
 describe('REGISTRY_DNS_SERVERS', () => {
   let registry: TestRegistry;
   before(async () => {
-    registry = await startTestRegistry({ REGISTRY_DNS_SERVERS: dns.address, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_FETCH_TIMEOUT_MS: '1000' });
+    registry = await startTestRegistry({ REGISTRY_DNS_SERVERS: dns.address, REGISTRY_FETCH_ALLOW: '127.0.0.1,::1', REGISTRY_FETCH_TIMEOUT_MS: '1000' });
   });
   after(async () => {
     await registry.close();
@@ -77,6 +81,15 @@ describe('REGISTRY_DNS_SERVERS', () => {
     assert.ok(dns.questions.some((q) => q.name === 'no-aaaa.test' && q.type === 'AAAA'), 'the AAAA records were asked for');
     // Well within the 1 s deadline it waited for until the AAAA answer that never came.
     assert.ok(ms < 900, `registered after ${ms} ms`);
+  });
+
+  test('a name whose AAAA answers before its A records is fetched at its A records: the short wait is for AAAA only, A is waited for', async () => {
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    // Given up on 250 ms after the AAAA answer, the A record was dropped and ::1 alone connected to: ECONNREFUSED.
+    const result = await registerByUrl(alice, `http://v6-first.test:${origin.port}/v6-first`);
+    assert.equal(result.created, true);
+    assert.equal(result.source.url, `http://v6-first.test:${origin.port}/v6-first/.well-known/agent-card.json`);
+    assert.ok(dns.questions.some((q) => q.name === 'v6-first.test' && q.type === 'A'), 'the A records were asked for');
   });
 
   test("the other family's answer, when it comes within the short wait, is checked like the first's; one later than that is not used", async () => {

@@ -62,26 +62,31 @@ const LOCALHOST = /(^|\.)localhost$/;
 const LOOPBACK = ['127.0.0.1', '::1'] as const;
 
 /**
- * How long the other family's answer is waited for once one family has answered with addresses.
- * Both queries go to the same server at once, so their answers normally come within milliseconds
- * of each other; one still missing after this is slow or will never come (some forwarders and
- * firewalls drop AAAA queries), and waiting for it until the request's deadline made a name whose
- * A records answer unfetchable. Happy Eyeballs v2 waits 50 ms for AAAA once A has come (RFC 8305
- * §3, its Resolution Delay); longer here, because Happy Eyeballs still connects to a family that
- * comes late while here it is not used at all, and a server recursing for the two records
- * separately may answer them some way apart; yet small beside a request's deadline (5 s).
+ * How long the AAAA answer is waited for once the A records have answered with addresses. Both
+ * queries go to the same server at once, so their answers normally come within milliseconds of
+ * each other; an AAAA answer still missing after this is slow or will never come (some forwarders
+ * and firewalls drop AAAA queries), and waiting for it until the request's deadline made a name
+ * whose A records answer unfetchable. Happy Eyeballs v2 waits 50 ms for AAAA once A has come
+ * (RFC 8305 §3, its Resolution Delay); longer here, because Happy Eyeballs still connects to a
+ * family that comes late while here it is not used at all, and a server recursing for the two
+ * records separately may answer them some way apart; yet small beside a request's deadline (5 s).
+ *
+ * Only AAAA, as in Happy Eyeballs: when AAAA answers first, A is waited for (until the request's
+ * deadline). An origin with AAAA records often still listens on IPv4 only, or is not reachable
+ * over IPv6 from here: given up on 250 ms after the AAAA answer, a name whose A answer came later
+ * was connected to over IPv6 alone, and refused.
  */
-export const OTHER_FAMILY_GRACE_MS = 250;
+export const AAAA_GRACE_MS = 250;
 
 /**
  * Asks `servers` (c-ares, in order, as resolv.conf's nameservers are) for a name's A and AAAA
  * records. /etc/hosts is not read; `localhost` is still the loopback addresses (an embeddings
  * service at http://localhost:11434 keeps working). The query is cancelled when `signal` aborts.
  *
- * Once one family has answered with addresses, the other is waited for OTHER_FAMILY_GRACE_MS more
- * and then cancelled: the name's addresses are those of the families that answered by then, as if
- * the other had no records. An answer that would come later is not added to them: the guard
- * checks every address returned, and connects only to those.
+ * Once the A records have answered with addresses, AAAA is waited for AAAA_GRACE_MS more and then
+ * cancelled: the name's addresses are then its A records, as if it had no AAAA records. An AAAA
+ * answer that would come later is not added to them: the guard checks every address returned, and
+ * connects only to those. AAAA answering first does not shorten the wait for A.
  */
 export function serversResolver(servers: readonly string[]): Resolver {
   return async (host, signal) => {
@@ -95,20 +100,21 @@ export function serversResolver(servers: readonly string[]): Resolver {
     // A then AAAA, each filled in when its query settles.
     const answers: (PromiseSettledResult<string[]> | undefined)[] = [undefined, undefined];
     try {
-      let answered: () => void = () => undefined;
-      const someAddresses = new Promise<void>((resolve) => (answered = resolve));
+      let ipv4Answered: () => void = () => undefined;
+      const ipv4Addresses = new Promise<void>((resolve) => (ipv4Answered = resolve));
       const queries = [resolver.resolve4(host), resolver.resolve6(host)].map((query, family) =>
         query.then(
           (value) => {
             answers[family] = { status: 'fulfilled', value };
-            if (value.length > 0) answered();
+            if (family === 0 && value.length > 0) ipv4Answered();
           },
           (reason: unknown) => void (answers[family] = { status: 'rejected', reason }),
         ),
       );
       const both = Promise.all(queries);
-      await Promise.race([both, someAddresses]);
-      if (answers.includes(undefined)) await Promise.race([both, new Promise<void>((resolve) => (grace = setTimeout(resolve, OTHER_FAMILY_GRACE_MS)))]);
+      await Promise.race([both, ipv4Addresses]);
+      // A has answered with addresses; AAAA, if still missing, gets its grace.
+      if (answers.includes(undefined)) await Promise.race([both, new Promise<void>((resolve) => (grace = setTimeout(resolve, AAAA_GRACE_MS)))]);
       const addresses = answers.flatMap((a) => (a?.status === 'fulfilled' ? a.value : []));
       const failures = answers.flatMap((a) => (a?.status === 'rejected' ? [a.reason as NodeJS.ErrnoException] : []));
       if (addresses.length > 0 || failures.length === 0) return addresses;
@@ -117,7 +123,7 @@ export function serversResolver(servers: readonly string[]): Resolver {
     } finally {
       clearTimeout(grace);
       signal?.removeEventListener('abort', cancel);
-      // The family not waited for: its query is not left to c-ares' retries.
+      // The AAAA query given up on: not left to c-ares' retries.
       if (answers.includes(undefined)) resolver.cancel();
     }
   };
