@@ -21,6 +21,8 @@ import { DELETE_BATCH_ROWS, InvalidCursorError, SchemaTooNewError } from '../src
 import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 import { otherSpellings } from '../src/lib/endpoint-url.js';
+import { nextHealth } from '../src/registry/health.js';
+import type { HealthStatus } from '../src/contract/freshness.js';
 
 interface Target {
   /** A new store instance on this test's database (not yet opened). */
@@ -282,6 +284,75 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual((await upgraded.get(id))?.health, { ...health('invalid', t2, 1), failingSince: t2 });
       await target.raw('UPDATE entry_freshness SET failing_since = NULL');
       assert.equal((await upgraded.get(id))?.health?.failingSince, t2, 'read as its since');
+    });
+
+    test('freshness: checks recorded through the store keep one run of failures across kinds, which only an ok ends', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const created = await store.upsert(entryWrite('agent', 'https://kinds.example.com/a2a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      const id = created.entry.id;
+      // What the checks find, each a minute after the last, and the run each belongs to.
+      const steps: [HealthStatus, number | undefined][] = [
+        ['ok', undefined], ['invalid', 1], ['unreachable', 1], ['unreachable', 1], ['invalid', 1], ['ok', undefined], ['unreachable', 6], ['invalid', 6],
+      ];
+      const at = (minute: number) => new Date(Date.UTC(2026, 11, 1, 10, minute)).toISOString();
+      for (const [i, [status, runFrom]] of steps.entries()) {
+        const previous = (await store.get(id))?.health;
+        const next = nextHealth(previous, { status, ...(status === 'ok' ? {} : { reason: 'timeout' }) }, at(i));
+        await store.recordCheck(id, { health: next, drift: false });
+        const read = (await store.get(id))?.health;
+        assert.deepEqual(read, next, `check ${i}: read back as written`);
+        assert.equal(read?.failingSince, runFrom === undefined ? undefined : at(runFrom), `check ${i} (${status})`);
+      }
+    });
+
+    test('freshness: a release before failing_since, recording checks beside this one (PostgreSQL), leaves no stale run of failures', async (t) => {
+      // One process holds a SQLite file, so two releases never write one at once.
+      if (engine.name !== 'postgres') return t.skip('PostgreSQL only: replicas of two releases share a database');
+      const { target, store } = await openFresh(t, engine);
+      const created = await store.upsert(entryWrite('agent', 'https://older.example.com/a2a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      const id = created.entry.id;
+      const at = (minute: number) => new Date(Date.UTC(2026, 11, 1, 10, minute)).toISOString();
+      // The previous release's write: its upsert sets its own columns, never failing_since.
+      const olderRelease = async (h: ReturnType<typeof health>) => {
+        const values: Record<string, string | number | boolean | null> = {
+          health_status: h.status, checked_at: h.checkedAt, health_since: h.since, failures: h.failures,
+          health_reason: h.reason ?? null, health_message: h.message ?? null, drift: false,
+        };
+        const literal = (v: string | number | boolean | null) => (typeof v === 'string' ? `'${v}'` : String(v));
+        const columns = Object.keys(values).join(', ');
+        await target.raw(
+          `INSERT INTO entry_freshness (entry_id, ${columns}) VALUES ('${id}', ${Object.values(values).map(literal).join(', ')})
+           ON CONFLICT (entry_id) DO UPDATE SET (${columns}) = (${Object.keys(values).map((c) => `EXCLUDED.${c}`).join(', ')})`,
+        );
+      };
+      const stored = async () => {
+        const [row] = (await target.raw(`SELECT failing_since AS f FROM entry_freshness WHERE entry_id = '${id}'`)) as { f: Date | null }[];
+        return row!.f === null ? null : row!.f.toISOString();
+      };
+
+      // This release records a failure: its run begins.
+      await store.recordCheck(id, { health: nextHealth(undefined, { status: 'invalid', reason: 'timeout' }, at(1)), drift: false });
+      assert.equal((await store.get(id))?.health?.failingSince, at(1));
+      // The older one records an ok check, which ends the run, then a failure, which begins another.
+      await olderRelease(health('ok', at(2)));
+      assert.equal(await stored(), null, 'ok: no run of failures');
+      await olderRelease(health('unreachable', at(3), 1));
+      assert.equal(await stored(), at(3), 'the first failure of a run begins it');
+      assert.deepEqual((await store.get(id))?.health, { ...health('unreachable', at(3), 1), failingSince: at(3) });
+      await olderRelease(health('unreachable', at(3), 2, at(4)));
+      assert.deepEqual((await store.get(id))?.health, { ...health('unreachable', at(3), 2, at(4)), failingSince: at(3) }, 'a later one keeps it');
+      // This release carries it on, through a change of kind.
+      const next = nextHealth((await store.get(id))?.health, { status: 'invalid', reason: 'timeout' }, at(5));
+      assert.equal(next.failingSince, at(3));
+      await store.recordCheck(id, { health: next, drift: false });
+      assert.deepEqual((await store.get(id))?.health, next);
+      // A record the older release inserts: a run begun with its status.
+      await target.raw(`DELETE FROM entry_freshness WHERE entry_id = '${id}'`);
+      await olderRelease(health('invalid', at(6), 1));
+      assert.equal(await stored(), at(6));
+      assert.equal((await store.get(id))?.health?.failingSince, at(6));
     });
 
     test('revise: the next revision from a refresh, same owner, identity may move; stale, conflict, not found', async (t) => {

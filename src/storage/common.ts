@@ -357,9 +357,12 @@ export function rowToEntry(row: EntryRowFields): StoredEntry {
       since: iso(row.health_since),
       failures: Number(row.failures ?? 0),
     };
-    // Failing: since when its checks have. A record without it (inserted by a release before
-    // it, still running beside this one on PostgreSQL) has its run begin with its status.
-    if (health.status !== 'ok') health.failingSince = row.failing_since !== null ? iso(row.failing_since) : health.since;
+    // Failing: since when its checks have, by nextHealth's rule, which PostgreSQL's trigger keeps
+    // on every write (migration 13): the first failure of a run (failures 1) began it with its
+    // status, as did a record without one (inserted by a release before it, running beside this
+    // one on PostgreSQL); a later failure keeps the run's start as stored. Read so on SQLite
+    // too, where no trigger keeps the column.
+    if (health.status !== 'ok') health.failingSince = row.failing_since !== null && health.failures > 1 ? iso(row.failing_since) : health.since;
     if (row.health_reason !== null) health.reason = row.health_reason;
     if (row.health_message !== null) health.message = row.health_message;
     entry.health = health;

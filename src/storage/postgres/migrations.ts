@@ -334,9 +334,36 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'health failing since',
     // As SQLite's version 14: where the run of failures began; a failing row stored before began
     // it with its status.
+    //
+    // The trigger keeps the column true whoever writes the row. In a rolling upgrade a release
+    // before this one runs beside it on the same database, and its upsert sets its own columns
+    // only: after it records an ok check, then a failure, the row would keep the run's start this
+    // release wrote before the ok, and the entry be hidden (REGISTRY_HIDE_UNHEALTHY_SECONDS) after
+    // a single failure. The rule is nextHealth's (src/registry/health.ts), read from the columns
+    // every release writes: not failing, no run; the first failure of a run (failures, which
+    // counts the run across kinds, is 1) begins it at its status's since; a later one keeps the
+    // run's start as written, or, where an older release left the row, as it was. SQLite needs
+    // none: one process holds its file, so two releases never write it at once (rowToEntry reads
+    // by the same rule on both).
     sql: `
       ALTER TABLE entry_freshness ADD COLUMN IF NOT EXISTS failing_since timestamptz;
       ${FAILING_SINCE_BACKFILL};
+
+      CREATE OR REPLACE FUNCTION registry_failing_since() RETURNS trigger
+      LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF NEW.health_status IS NULL OR NEW.health_status NOT IN ('unreachable', 'invalid') THEN
+          NEW.failing_since := NULL;
+        ELSIF NEW.failures <= 1 OR NEW.failing_since IS NULL THEN
+          NEW.failing_since := NEW.health_since;
+        END IF;
+        RETURN NEW;
+      END
+      $fn$;
+      -- A database taken back to an earlier version runs this again.
+      DROP TRIGGER IF EXISTS entry_freshness_failing_since ON entry_freshness;
+      CREATE TRIGGER entry_freshness_failing_since BEFORE INSERT OR UPDATE ON entry_freshness
+        FOR EACH ROW EXECUTE FUNCTION registry_failing_since();
     `,
   },
 ];
