@@ -193,6 +193,36 @@ describe('a card whose body does not decompress as its Content-Encoding declares
   });
 });
 
+describe('a card in a Content-Encoding the registry does not decode', () => {
+  test('zstd on a 200 is declined saying what to send; a misconfigured coding (none, utf-8) registers, read as sent; a 404 in zstd is http-status, the entry unreachable', async () => {
+    const card = v1Card('Coded Agent', 'https://agents.example.org/coded/a2a');
+    const url = `${local}/coded/.well-known/agent-card.json`;
+    serveCard(origin, card, '/coded', { 'content-encoding': 'zstd' });
+    const error = errorOf(await op(alice, { register: { url } }));
+    assert.equal(error.code, 'VALIDATION_FAILED', JSON.stringify(error));
+    assert.equal(error.details[0].rule, 'invalid-json');
+    assert.match(error.message, /answered with Content-Encoding: zstd, which the registry does not decode \(decoding zstd can take up to 128 MB of memory, whatever the body's size\): send the body compressed with gzip, deflate or br, or uncompressed/);
+
+    // Servers that label what they did not compress: undici never decoded these, and they registered (before, refused as zstd was).
+    let id = '';
+    for (const [i, coding] of ['none', 'utf-8'].entries()) {
+      serveCard(origin, { ...card, description: `Labelled ${coding}.` }, '/coded', { 'content-encoding': coding });
+      const registered = resultOf(await op(alice, { register: { url } }));
+      // Each a new revision: the body as sent, read.
+      assert.deepEqual([registered.revision, registered.changed, registered.health.status], [i + 1, true, 'ok'], coding);
+      id = registered.id;
+    }
+
+    // A 404 is a 404, whatever its coding: the entry unreachable (before, invalid-json).
+    origin.route('/coded/.well-known/agent-card.json', (_req, res) => void res.writeHead(404, { 'content-type': 'text/html', 'content-encoding': 'zstd' }).end('<h1>Not Found</h1>'));
+    makeDue(registry.dataDir, id);
+    await registry.refresher!.runOnce();
+    const entry = resultOf(await op(anonymous, { get: { id } }));
+    assert.equal(entry.health.status, 'unreachable');
+    assert.equal(entry.health.reason, 'http-status');
+  });
+});
+
 describe('the refresh loop never holds up requests', () => {
   test('while every source hangs, searches answer at once; each hanging source costs one timeout', async () => {
     const ids: string[] = [];

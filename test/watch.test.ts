@@ -800,6 +800,30 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
     }
   });
 
+  test('push: a webhook that accepts in a Content-Encoding the registry does not decode (zstd, a misconfigured none) has each notification delivered once', async () => {
+    // Before, the guard refused such an answer at its headers, a 2xx included, and the
+    // notification was sent again and again: a 2xx is a delivery, its body unread.
+    const zstd = await webhook(() => 200, 'not read', 0, { 'content-encoding': 'zstd' });
+    const none = await webhook(() => 200, 'not read', 0, { 'content-encoding': 'none' });
+    try {
+      const tasks = [];
+      for (const hook of [zstd, none]) tasks.push(await sendWithPush(bob, { filter: { tags: ['push-coded'] } }, { url: hook.url, token: 't' }));
+      for (const hook of [zstd, none]) await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', `initial matches pushed to ${hook === zstd ? 'zstd' : 'none'}`);
+      // Retries would have come 250 ms and more apart: give them the time to show.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.equal(zstd.requests.length, 1, 'the initial matches once, in zstd');
+      assert.equal(none.requests.length, 1, 'the initial matches once, in "none"');
+      for (const task of tasks) {
+        const current = (await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson;
+        assert.equal(current.status?.state, TaskState.TASK_STATE_WORKING);
+        await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      }
+    } finally {
+      await zstd.close();
+      await none.close();
+    }
+  });
+
   test('push: a slow webhook delays only itself: the other webhooks of the watch get each event at once, each in order', async () => {
     // 1 s an answer: before, every webhook of the watch waited for it, event after event.
     const slow = await webhook(() => 200, undefined, 1000);

@@ -27,8 +27,9 @@
  *   lookup), each within the request's deadline; or the operator's DNS servers (REGISTRY_DNS_SERVERS).
  * - **Body cap** (default: the document size limit): a declared Content-Length above it is refused
  *   before reading, and a body that grows past it is cut off.
- * - **Content codings**: `Accept-Encoding: gzip, deflate, br`; an answer in another coding (zstd,
- *   whose decoder may reserve 128 MB) is refused at its headers, unread (content-codings.ts).
+ * - **Content codings**: `Accept-Encoding: gzip, deflate, br`; an answer in zstd (whose decoder
+ *   may reserve 128 MB) is never decoded: its status stands, and its body, if read as a document,
+ *   is refused unread (content-codings.ts).
  * - Refusals happen **before any connection** is made and throw a `FetchError` whose `reason`
  *   names the rule (a metric label too); its message says what to change.
  *

@@ -13,7 +13,7 @@ import type { Response as UndiciResponse } from 'undici';
 import { AllowList, describeAddress, parseAddress, restrictedRange, RULE_WORDING, normaliseHost } from './address-policy.js';
 import { LookupLimiter, NETWORK_LOOKUP_SLOTS, serversResolver, systemLookupSlots, systemResolver, type Resolver } from './dns.js';
 import { PinnedAgents, loadUndici, type CheckedAddress } from './pinned-agents.js';
-import { ACCEPT_ENCODING, codingRefusal, refusedCodingIn } from './content-codings.js';
+import { ACCEPT_ENCODING, codingRefusal, REFUSED_CODING_HEADER, refusedCodingOf } from './content-codings.js';
 import { otherThanUtf8 } from '../lib/charset.js';
 import {
   FetchError,
@@ -246,6 +246,7 @@ export class GuardedFetcher implements Fetcher {
           return { notModified: true, status: 304, url: finalUrl.href, etag, lastModified };
         }
         expectSuccess(response, finalUrl);
+        expectReadableCoding(response, finalUrl);
         const contentType = response.headers.get('content-type') ?? '';
         if (!isJsonMediaType(contentType)) {
           throw new FetchError(
@@ -344,10 +345,14 @@ export class GuardedFetcher implements Fetcher {
         const request = await toHopRequest(input, init, { ...lowerKeys(options.headers) });
         const mode = init?.redirect ?? (input instanceof Request ? input.redirect : 'follow');
         const { response, url: finalUrl } = await this.exchange(parseUrl(state.url), request, deadline, state, mode, options.purpose);
-        checkDeclaredLength(response, finalUrl, maxBytes);
-        const body = response.body && !NULL_BODY_STATUSES.has(response.status)
-          ? guardedStream(response.body as ReadableStream<Uint8Array>, finalUrl, maxBytes, deadline, response.headers.get('content-encoding') ?? undefined, finish)
-          : null;
+        const refusedCoding = refusedCodingOf(response.headers);
+        if (!refusedCoding) checkDeclaredLength(response, finalUrl, maxBytes);
+        const source = response.body && !NULL_BODY_STATUSES.has(response.status) ? (response.body as ReadableStream<Uint8Array>) : null;
+        const body = !source
+          ? null
+          : refusedCoding
+            ? refusedBody(source, codingRefusal(refusedCoding, finalUrl.href), finish)
+            : guardedStream(source, finalUrl, maxBytes, deadline, response.headers.get('content-encoding') ?? undefined, finish);
         if (!body) finish();
         const answer = new Response(body, { status: response.status, statusText: response.statusText, headers: headerPairs(response.headers) });
         Object.defineProperty(answer, 'url', { value: finalUrl.href });
@@ -372,8 +377,8 @@ export class GuardedFetcher implements Fetcher {
     purpose: FetchPurpose,
   ): Promise<Exchange> {
     let url = first;
-    // The codings asked for are the registry's, whatever a caller set: an answer in another is
-    // refused at its headers (content-codings.ts). Setting it leaves undici's decoding as it is.
+    // The codings asked for are the registry's, whatever a caller set: an answer in zstd is not
+    // decoded, its body refused if read (content-codings.ts). Setting it leaves undici's decoding as it is.
     let current: HopRequest = { ...request, headers: { 'user-agent': this.userAgent, ...request.headers, 'accept-encoding': ACCEPT_ENCODING } };
     for (let hop = 0; ; hop++) {
       state.url = url.href;
@@ -537,8 +542,9 @@ function headerPairsToRecord(headers: HeadersInit | undefined): Record<string, s
   return Object.fromEntries(new Headers(headers).entries());
 }
 
+/** An answer's headers as the server sent them: a Content-Encoding the guard hid from fetch is put back. */
 function headerPairs(headers: UndiciResponse['headers']): [string, string][] {
-  return [...headers.entries()];
+  return [...headers.entries()].map(([name, value]) => [name === REFUSED_CODING_HEADER ? 'content-encoding' : name, value]);
 }
 
 function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
@@ -571,6 +577,15 @@ function expectNoRedirect(response: UndiciResponse, url: URL): void {
 function expectSuccess(response: UndiciResponse, url: URL): void {
   if (response.status >= 200 && response.status < 300) return;
   throw new FetchError('http-status', url.href, `${url.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`, { status: response.status });
+}
+
+/**
+ * A body in a coding the guard refused (content-codings.ts) is not read as a document: its status
+ * was what a caller that does not read it needed (a webhook's 2xx, a redirect, a 404).
+ */
+function expectReadableCoding(response: UndiciResponse, url: URL): void {
+  const refusal = refusedCodingOf(response.headers);
+  if (refusal) throw codingRefusal(refusal, url.href);
 }
 
 /** application/json, or any application/<something>+json (jwk-set+json, problem+json, ...). */
@@ -666,6 +681,34 @@ function guardedStream(
   });
 }
 
+/**
+ * The body of an answer in a coding the guard refused, for callers that read it themselves
+ * (fetchFunction): its first read fails with `refusal` (the server's connection closed, no byte of
+ * it read); cancelled unread, it is no failure. `done` is called once, as for guardedStream.
+ */
+function refusedBody(source: ReadableStream<Uint8Array>, refusal: FetchError, done: (error?: unknown) => FetchError | undefined): ReadableStream<Uint8Array> {
+  let finished = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (finished) return;
+        finished = true;
+        await source.cancel(refusal).catch(() => undefined);
+        controller.error(done(refusal) ?? refusal);
+      },
+      async cancel(reason) {
+        if (!finished) {
+          finished = true;
+          done();
+        }
+        await source.cancel(reason).catch(() => undefined);
+      },
+    },
+    // Pulled only when read: a body left unread, or cancelled, is not refused.
+    { highWaterMark: 0 },
+  );
+}
+
 function decodeUtf8(bytes: Uint8Array, url: URL): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -705,8 +748,8 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 
 /**
  * Whether Node's decompressor refused the body's bytes: undici undoes a Content-Encoding of gzip
- * (x-gzip), deflate and br with node:zlib (zstd, and any other coding, is refused at the answer's
- * headers: content-codings.ts), and its errors are theirs (the server's bytes are not what the
+ * (x-gzip), deflate and br with node:zlib (zstd is kept from it, its body refused unread:
+ * content-codings.ts), and its errors are theirs (the server's bytes are not what the
  * header says; not a connection failure). zlib says Z_DATA_ERROR for bytes that are not that
  * format (a body sent uncompressed, a bad checksum, junk after the end) and Z_NEED_DICT for a
  * deflate stream made with a preset dictionary, which HTTP has no way to give; undici reads with
@@ -750,8 +793,6 @@ function undecodableBody(error: unknown, url: string, code: string, contentEncod
  */
 function toFetchError(error: unknown, url: string, deadline: Deadline, contentEncoding?: string): FetchError {
   if (error instanceof FetchError) return error;
-  const refusedCoding = refusedCodingIn(error);
-  if (refusedCoding) return codingRefusal(refusedCoding, url);
   if (deadline.timedOut) {
     return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`, { cause: error });
   }

@@ -9,12 +9,12 @@
  * answer gets its own Agent. The least recently used are closed beyond `max`.
  *
  * Requests go through each Agent composed with the content-coding guard (content-codings.ts),
- * which refuses an answer in a coding the registry does not decode before its body is read.
+ * which keeps undici's fetch from decoding an answer in zstd (its body refused if it is read).
  */
 import type { LookupAddress, LookupOneOptions } from 'node:dns';
 import type { Agent, Dispatcher } from 'undici';
 import { normaliseHost } from './address-policy.js';
-import { refuseUntakenCodings } from './content-codings.js';
+import { hideRefusedCodings } from './content-codings.js';
 
 let undici: Promise<typeof import('undici')> | undefined;
 /** undici, imported on first use: loading it takes a second or more on a busy machine, and a registry that fetches nothing should not start slower for it. */
@@ -64,7 +64,7 @@ export class PinnedAgents {
       this.agents.delete(key);
     } else {
       const agent = this.create(url, addresses, deadlineMs, AgentClass);
-      pinned = { agent, dispatcher: agent.compose(refuseUntakenCodings) };
+      pinned = { agent, dispatcher: agent.compose(hideRefusedCodings) };
       while (this.agents.size >= this.max) {
         const [oldest, old] = this.agents.entries().next().value as [string, Pinned];
         this.agents.delete(oldest);
