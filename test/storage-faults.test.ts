@@ -22,7 +22,7 @@ import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
 import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
-import { TOKENS, TOKENS_ENV, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, spawnRegistry, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
 import { fill, mountTmpfs } from './support/tmpfs.js';
 import { sendWithPush, webhook } from './support/watch-stream.js';
@@ -99,7 +99,7 @@ function assertRefused(answers: Awaited<ReturnType<typeof registerBoth>>, why: R
   assert.equal(answers.rest.json!.error.details[0].domain, 'a2a-registry');
 }
 
-async function readiness(registry: TestRegistry): Promise<{ status: number; reason?: string }> {
+async function readiness(registry: { url: string }): Promise<{ status: number; reason?: string }> {
   const res = await fetch(`${registry.url}/readyz`);
   const body = (await res.json()) as { reason?: string };
   return { status: res.status, reason: body.reason };
@@ -256,6 +256,60 @@ describe('SQLite storage faults', () => {
     for (const id of ids) assert.equal(resultOf(await op(reader, { get: { id } })).id, id, `acknowledged ${id} survived`);
   });
 
+  test('the write-ahead log deleted or replaced under the running registry: the database re-created from the open connection, every acknowledged write kept through a SIGKILL', async () => {
+    const dataDir = tempDir('registry-wal-deleted-');
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: TOKENS_ENV };
+    const wal = path.join(dataDir, 'registry.db-wal');
+    const registry = await spawnRegistry(env);
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const register = async (name: string) => op(alice, { register: { agentCard: v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) } });
+    const recreations = () => registry.logs.filter((l) => String(l.msg).startsWith("the database's write-ahead log was")).map((l) => String(l.msg));
+    const pastCheckpoint = () => new Promise((r) => setTimeout(r, 1000));
+    const kept = resultOf(await register('Wal Kept')).id;
+    const dropped = resultOf(await register('Wal Dropped')).id;
+    // Past the background checkpoint (250 ms after a write): what follows lives in the log alone.
+    await pastCheckpoint();
+    fs.rmSync(wal);
+    // SQLite goes on appending to the deleted log's inode: without the check these were
+    // acknowledged, and gone (the unregistered entry back) after the kill below.
+    const added = resultOf(await register('Wal Added')).id;
+    assert.equal(stateOf(await op(alice, { unregister: { id: dropped } })), 'TASK_STATE_COMPLETED');
+    assert.equal(recreations().length, 1, 'the re-creation is logged');
+    assert.match(recreations()[0]!, /log was deleted while the registry was running; the database was re-created from the open connection/);
+    assert.ok(fs.existsSync(wal), 'a new log beside the re-created database');
+
+    // Another file where the log is: the same (it would be replayed on the database at the next start).
+    await pastCheckpoint();
+    fs.writeFileSync(`${wal}.other`, 'not this database\'s log');
+    fs.renameSync(`${wal}.other`, wal);
+    const replacedAt = resultOf(await register('Wal Replaced')).id;
+    assert.equal(recreations().length, 2);
+    assert.match(recreations()[1]!, /log was replaced by another file \(removed\)/);
+    assert.notEqual(fs.readFileSync(wal, 'utf8'), "not this database's log");
+
+    // No false alarm: checkpoints (the background thread's connection re-opened) keep the new log.
+    await pastCheckpoint();
+    const later = resultOf(await register('Wal Later')).id;
+    await pastCheckpoint();
+    const last = resultOf(await register('Wal Last')).id;
+    assert.equal(recreations().length, 2, 'nothing re-created in normal operation');
+    assert.equal((await readiness(registry)).status, 200);
+    // Within the checkpoint's delay of the last write.
+    registry.child.kill('SIGKILL');
+    await registry.exited;
+
+    const restarted = await spawnRegistry(env);
+    try {
+      const reader = await sdkClient(restarted.url, { token: TOKENS.alice });
+      const listed = resultOf(await op(reader, { list: {} })).entries.map((e: WireJson) => e.id);
+      for (const id of [kept, added, replacedAt, later, last]) assert.ok(listed.includes(id), `acknowledged ${id} survived`);
+      assert.ok(!listed.includes(dropped), 'the acknowledged unregistration survived');
+    } finally {
+      await restarted.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('a write refused as STORAGE_UNAVAILABLE (a protocol error, not a task) leaves no task behind for GetTask or ListTasks, on every binding and streamed', async (t) => {
     const parent = tempDir('registry-refused-tasks-');
     const dataDir = path.join(parent, 'data');
@@ -385,6 +439,26 @@ describe('SQLite storage faults', () => {
       await store.close().catch(() => undefined);
       for (const extra of ['-wal', '-shm']) fs.rmSync(`${file}${extra}`, { force: true });
     }
+  });
+
+  test('the write-ahead log deleted under a process writing beside the registry (an import): its writes refused, named', async (t) => {
+    const dir = tempDir('registry-wal-import-');
+    const file = path.join(dir, 'registry.db');
+    const store = new SqliteStore({ file });
+    t.after(async () => {
+      await store.close().catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await store.open();
+    await store.upsert(entryWrite('agent', 'https://wal-import.example.com/a'), actor('alice'));
+    fs.rmSync(`${file}-wal`);
+    // Not re-created: a registry beside it may be writing the same file.
+    await assert.rejects(store.upsert(entryWrite('agent', 'https://wal-import-again.example.com/a'), actor('alice')), (error: Error) => {
+      assert.ok(error instanceof StorageUnavailableError);
+      assert.equal(error.fault.code, 'WAL_LOST');
+      assert.match(error.message, /write-ahead log \(registry\.db-wal\) was deleted while this process was writing to it; what it wrote since the last checkpoint went with it$/);
+      return true;
+    });
   });
 
   test('a write refused after its commit: its change stays pending (watch positions and the saved index stop before it) until it is published', async (t) => {

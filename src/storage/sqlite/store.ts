@@ -19,14 +19,18 @@
  * StorageUnavailableError. A database file deleted under the running process is noticed after
  * each commit (SQLite itself would keep writing to the unlinked inode, and everything would be
  * lost at the next start): the store re-creates the file from its open connection (VACUUM
- * INTO), so nothing acknowledged is lost, or refuses to acknowledge if it cannot.
+ * INTO), so nothing acknowledged is lost, or refuses to acknowledge if it cannot. Its write-ahead
+ * log (registry.db-wal) is watched the same way: SQLite keeps appending to a deleted log's
+ * unlinked inode, and every commit since the last checkpoint would be lost with the process, so
+ * a deleted log (or one replaced by another file) is dealt with the same way: the database
+ * re-created from the connection, which still reads the unlinked log, with a new log.
  *
  * Space: incremental auto-vacuum (migration 3) and a bounded WAL, checkpointed by a background
  * thread (checkpointer.ts) rather than inside COMMIT; `reclaimSpace` gives freed pages back to
  * the file system after pruning.
  */
 import { chmodSync, openSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
@@ -201,7 +205,9 @@ export class SqliteStore implements RegistryStore {
   #processLock: Database.Database | undefined;
   #db: Database.Database | undefined;
   /** The file the connection has open (device and inode), to notice it being deleted or replaced. */
-  #identity: { dev: number; ino: number } | undefined;
+  #identity: FileIdentity | undefined;
+  /** Its write-ahead log as the connection opened it, likewise (undefined until it exists). */
+  #walIdentity: FileIdentity | undefined;
   #closed = false;
   #checkpointer: BackgroundCheckpointer | undefined;
   /** The WAL's descriptor (see #walDescriptor), descriptors to close once no sync uses them, and syncs running. */
@@ -276,6 +282,7 @@ export class SqliteStore implements RegistryStore {
       throw this.#openError(error);
     }
     this.#identity = identityOf(this.#file);
+    this.#walIdentity = identityOf(`${this.#file}-wal`);
     this.#checkpointer = new BackgroundCheckpointer(this.#file, this.#busyTimeoutMs, (failure) => this.#checkpointFailed(failure));
     // What the last run's closing checkpoint could not fold in (a full disk) is tried now, so a
     // start on a disk that cannot take it says so before any write does.
@@ -545,28 +552,64 @@ export class SqliteStore implements RegistryStore {
   }
 
   /**
-   * Runs after every commit, before it is acknowledged. If the file was deleted, the commit went
-   * to an unlinked inode that vanishes with the process: re-create the file from the connection
-   * and acknowledge, or refuse to acknowledge.
+   * How the path of the write-ahead log differs from the log the connection writes: 'deleted',
+   * 'replaced' (another file there), or undefined (the same file). SQLite keeps its log open, at
+   * the same inode, as long as the connection is open: a checkpoint (PASSIVE by the background
+   * thread, TRUNCATE at close) and journal_size_limit truncate it in place, and it is deleted
+   * only when the last connection closes. A log that did not exist yet when the connection
+   * opened is taken as it first appears.
+   */
+  #walMoved(): WalLoss | undefined {
+    const now = identityOf(`${this.#file}-wal`);
+    if (this.#walIdentity === undefined) {
+      this.#walIdentity = now;
+      return undefined;
+    }
+    if (now === undefined) return 'deleted';
+    return now.dev !== this.#walIdentity.dev || now.ino !== this.#walIdentity.ino ? 'replaced' : undefined;
+  }
+
+  /**
+   * Runs after every commit, before it is acknowledged. If the file or its write-ahead log was
+   * deleted, the commit went to an unlinked inode that vanishes with the process: re-create the
+   * file from the connection and acknowledge, or refuse to acknowledge. A log replaced by another
+   * file is one deleted too (most often the background checkpointer's connection, opened after
+   * the deletion, made a new empty one): the connection still writes the unlinked one, and the
+   * other file, replayed on the database at the next start, could only damage it.
    */
   #checkFileIdentity(): void {
-    if (!this.#fileMoved()) return;
+    if (this.#fileMoved()) return this.#recreate(undefined);
+    const wal = this.#walMoved();
+    if (wal) this.#recreate(wal);
+  }
+
+  /** Re-creates the database file from the connection (`wal`: its log was lost, else the file itself), or refuses. */
+  #recreate(wal: WalLoss | undefined): void {
     const db = this.#requireDb();
     try {
-      this.#restoreFile(db);
+      this.#restoreFile(db, wal);
     } catch (error) {
       if (error instanceof StorageUnavailableError) throw error;
-      throw this.#faults.record(storageFault('missing', 'ENOENT', `the database file was deleted and cannot be re-created (${(error as Error).message.slice(0, 120)})`));
+      const what = wal ? `the database's write-ahead log (${basename(this.#file)}-wal) was ${WAL_LOSSES[wal]}` : 'the database file was deleted';
+      throw this.#faults.record(storageFault('missing', 'ENOENT', `${what} and cannot be re-created (${(error as Error).message.slice(0, 120)})`));
     }
   }
 
   /**
-   * Writes the open connection's database (WAL included) to the configured path, then switches
-   * to that file. Refuses if another file now sits at the path (it may be a restored backup:
-   * the operator decides, by restarting).
+   * Writes the open connection's database (WAL included: the connection reads the log it has
+   * open, deleted or not) to the configured path, then switches to that file. Refuses if another
+   * file now sits at the database's path (it may be a restored backup: the operator decides, by
+   * restarting). With its log lost (`wal`), the database file is still there and is replaced by
+   * the copy, and whatever is at the log's path removed: only by a serving registry, the one
+   * process on the file (an import's copy would drop what the registry beside it writes meanwhile).
    */
-  #restoreFile(db: Database.Database): void {
-    if (identityOf(this.#file) !== undefined) {
+  #restoreFile(db: Database.Database, wal?: WalLoss): void {
+    if (wal && !this.#singleProcess) {
+      throw this.#faults.record(
+        storageFault('missing', 'WAL_LOST', `the database's write-ahead log (${basename(this.#file)}-wal) was ${WAL_LOSSES[wal]} while this process was writing to it; what it wrote since the last checkpoint went with it`),
+      );
+    }
+    if (!wal && identityOf(this.#file) !== undefined) {
       // Not a serving registry (an import): there is no registry of its to restart, and what it
       // wrote is in the file it had open, wherever that went.
       const replaced = this.#singleProcess
@@ -580,7 +623,11 @@ export class SqliteStore implements RegistryStore {
     try {
       db.prepare('VACUUM INTO ?').run(temporary);
       chmodSync(temporary, PRIVATE_FILE_MODE);
+      // On disk before it takes the database's place (with the log lost, over a file that holds
+      // all but the last commits).
+      syncFile(temporary);
       renameSync(temporary, this.#file);
+      syncFile(dirname(this.#file));
     } catch (error) {
       // A copy that failed half way (often: the disk is full) is no use, and as large as the database.
       rmSync(temporary, { force: true });
@@ -593,10 +640,12 @@ export class SqliteStore implements RegistryStore {
     ensureIncrementalAutoVacuum(next);
     if (this.#db === db) this.#db = next;
     this.#identity = identityOf(this.#file);
+    this.#walIdentity = identityOf(`${this.#file}-wal`);
     this.#retireWal();
     this.#checkpointer?.reopen();
     db.close();
-    this.#notice('the database file was deleted while the registry was running; it was re-created from the open connection', { file: this.#file });
+    if (!wal) this.#notice('the database file was deleted while the registry was running; it was re-created from the open connection', { file: this.#file });
+    else this.#notice(`the database's write-ahead log was ${WAL_LOSSES[wal]} while the registry was running; the database was re-created from the open connection, which still read the log it had open`, { file: this.#file, wal: `${this.#file}-wal` });
   }
 
   async probeWrites(): Promise<boolean> {
@@ -1281,12 +1330,31 @@ export class SqliteStore implements RegistryStore {
 }
 
 /** The device and inode at `file`, or undefined when nothing is there (or its directory is not one). */
-function identityOf(file: string): { dev: number; ino: number } | undefined {
+/** How the write-ahead log the connection writes left its path, and in words. */
+type WalLoss = 'deleted' | 'replaced';
+const WAL_LOSSES: Record<WalLoss, string> = { deleted: 'deleted', replaced: 'replaced by another file (removed)' };
+
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+function identityOf(file: string): FileIdentity | undefined {
   try {
     const stats = statSync(file, { throwIfNoEntry: false });
     return stats ? { dev: stats.dev, ino: stats.ino } : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** fsyncs a file or a directory by its path. */
+function syncFile(file: string): void {
+  const fd = openSync(file, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
