@@ -208,6 +208,46 @@ describe('import into SQLite', () => {
     }
   });
 
+  test('two documents of one identity (under any of its spellings) in one import: the later is refused naming both lines, so importing again changes nothing', () =>
+    inTempDirs(async (work, dataDir) => {
+      const lines = path.join(work, 'twice.jsonl');
+      fs.writeFileSync(
+        lines,
+        [
+          v1Card('Gooda Agent', 'https://gooda.example.org/a2a'),
+          v1Card('Other Agent', 'https://other.example.org/a2a'),
+          { ...v1Card('Gooda Agent', 'https://gooda.example.org/a2a'), version: '2.0.0' },
+          // Its http spelling: a registration of it updates the https entry.
+          v1Card('Gooda Again', 'http://gooda.example.org/a2a'),
+        ]
+          .map((card) => JSON.stringify(card))
+          .join('\n') + '\n',
+      );
+      // Two a batch: the first copy in another batch than the later ones, which share one.
+      const first = await runImport([lines], { dataDir, batchSize: 2 });
+      assert.equal(first.code, 1, 'refused, as other refusals are');
+      assert.match(first.err, /✗ refused .*twice\.jsonl:3: DUPLICATE_IDENTITY\n {2}.*twice\.jsonl:3: the same agent \(https:\/\/gooda\.example\.org\/a2a\) as line 1 of this import: one document per identity; remove one of them\./);
+      assert.match(first.err, /twice\.jsonl:4: the same agent \(http:\/\/gooda\.example\.org\/a2a\) as line 1 of this import/);
+      assert.match(first.out, /2 created, 0 updated, 0 unchanged, 2 refused/);
+      const revisions = (): number => {
+        const db = new Database(path.join(dataDir, 'registry.db'), { readonly: true });
+        try {
+          return (db.prepare('SELECT count(*) AS n FROM entry_revisions').get() as { n: number }).n;
+        } finally {
+          db.close();
+        }
+      };
+      const stored = revisions();
+      assert.equal(stored, 2);
+      // It was "0 created, 2 updated": the later copy, then the first again, each a revision, every run.
+      const again = await runImport([lines], { dataDir, batchSize: 2, json: true });
+      assert.equal(again.code, 1);
+      const summary = summaryOf(again);
+      assert.deepEqual([summary.created, summary.updated, summary.unchanged, summary.refused], [0, 0, 2, 2]);
+      assert.deepEqual(summary.refusals.map((r) => [r.line, r.code]), [[3, 'DUPLICATE_IDENTITY'], [4, 'DUPLICATE_IDENTITY']]);
+      assert.equal(revisions(), stored, 'nothing written');
+    }));
+
   test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters)', async () => {
     const work = tempDir();
     const dataDir = tempDir();
@@ -751,7 +791,9 @@ describe('import beside a running SQLite registry', () => {
       const file = path.join(work, 'bulk.jsonl');
       const count = 20_000;
       const lines = Array.from({ length: count }, (_, i) => JSON.stringify(v1Card(`Bulk Agent ${i}`, `https://bulk-${i}.example.org/a2a`)));
-      // One agent twice, at the end of the first batch and at the start of the second: the later line wins, as it is later in the input.
+      // One agent twice, at the end of the first batch and at the start of the second: the earlier
+      // line is stored and the later refused, whichever batch is stored first (the later line used
+      // to be stored over it, a revision more at every run of the same import).
       const twice = (description: string) => JSON.stringify({ ...v1Card('Twice Agent', 'https://twice.example.org/a2a'), description });
       lines[4999] = twice('The earlier line.');
       lines[5000] = twice('The later line.');
@@ -761,7 +803,8 @@ describe('import beside a running SQLite registry', () => {
       const child = spawn(process.execPath, [BIN, 'import', '--json', '--batch-size', '5000', '--data-dir', dataDir, '--owner', 'alice', file], { cwd: REPO_ROOT, stdio: 'pipe' });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.stdout.resume();
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
       let running = true;
       void exited.then(() => (running = false));
@@ -786,14 +829,17 @@ describe('import beside a running SQLite registry', () => {
           }
         })(),
       ]);
-      assert.equal(await exited, 0, stderr);
+      assert.equal(await exited, 1, stderr);
+      const summary = JSON.parse(stdout) as ImportJson;
+      assert.deepEqual(summary.refusals.map((r) => [r.line, r.code]), [[5001, 'DUPLICATE_IDENTITY']]);
+      assert.equal(summary.created, count - 1);
       assert.ok(answered.health > 0 && answered.search > 0, `answered during the import: ${JSON.stringify(answered)}`);
       assert.ok(registrations.length >= 3, `registrations were tried during the import (${registrations.length})`);
       for (const task of registrations) assert.equal(task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(task.status));
       const db = new Database(path.join(dataDir, 'registry.db'), { readonly: true });
       try {
-        const latest = db.prepare(`SELECT document_text FROM entry_revisions WHERE document_text LIKE '%Twice Agent%' ORDER BY revision DESC LIMIT 1`).get() as { document_text: string };
-        assert.equal((JSON.parse(latest.document_text) as { description: string }).description, 'The later line.');
+        const stored = db.prepare(`SELECT document_text FROM entry_revisions WHERE document_text LIKE '%Twice Agent%'`).all() as { document_text: string }[];
+        assert.deepEqual(stored.map((r) => (JSON.parse(r.document_text) as { description: string }).description), ['The earlier line.']);
       } finally {
         db.close();
       }

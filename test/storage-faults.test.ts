@@ -12,6 +12,7 @@
  * - PostgreSQL, read-only and unreachable: for real (default_transaction_read_only, a stopped server).
  */
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -35,6 +36,8 @@ import { FaultState, StorageUnavailableError } from '../src/storage/faults.js';
 import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
+/** A file's SHA-256 (comparing the bytes of two large files, assert prints a diff of gigabytes). */
+const digestOf = (file: string): string => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 const sendMessage = (parts: unknown[]) =>
   JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts } } });
 const registerPart = (name: string) => ({ data: { register: { agentCard: v1Card(name, `https://${name.toLowerCase().replace(/\W+/g, '-')}.example.org/a2a`) } }, mediaType: 'application/json' });
@@ -411,6 +414,89 @@ describe('SQLite storage faults', () => {
       return true;
     });
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
+  });
+
+  test('an emptied (0-byte) database file where a registry had data: the registry does not start, names the file, what is wrong and what to do, and leaves the saved index; a new data directory with an empty or no file starts', async (t) => {
+    const dataDir = tempDir('registry-emptied-');
+    t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const first = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    try {
+      const alice = await sdkClient(first.url, { token: TOKENS.alice });
+      resultOf(await op(alice, { register: { agentCard: v1Card('Emptied One', 'https://emptied-one.example.org/a2a') } }));
+    } finally {
+      await first.close();
+    }
+    const file = path.join(dataDir, 'registry.db');
+    const snapshot = path.join(dataDir, 'search-index.snapshot');
+    const saved = digestOf(snapshot);
+    // As a failed copy, a full disk or a truncation leaves it.
+    fs.truncateSync(file, 0);
+    for (const extra of ['-wal', '-shm']) fs.rmSync(`${file}${extra}`, { force: true });
+    const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // It started empty and saved its empty index over this one, the last trace of the data.
+    // A registry that starts all the same is closed, or the test would wait for it.
+    const refusal = () => startTestRegistry({ REGISTRY_DATA_DIR: dataDir }).then((started) => started.close());
+    await assert.rejects(refusal(), (error: Error) => {
+      assert.match(error.message, new RegExp(`^the database file ${escaped(file)} is empty \\(0 bytes\\), but the saved search index ${escaped(snapshot)} is of a database whose change log had reached position [1-9]\\d* \\(1 entry, saved `));
+      assert.match(error.message, /a failed copy, a full disk or a truncation/);
+      assert.match(error.message, new RegExp(`Restore the database from a backup \\(a2a-registry restore --force <backup>\\), or, to start with an empty registry on purpose, remove ${escaped(file)} and ${escaped(snapshot)}\\.$`));
+      return true;
+    });
+    assert.equal(fs.statSync(file).size, 0, 'the database file is as it was');
+    assert.equal(digestOf(snapshot), saved, 'the saved index is as it was');
+
+    // A write-ahead log with something in it is evidence too: SQLite would delete it.
+    fs.rmSync(snapshot);
+    fs.writeFileSync(`${file}-wal`, Buffer.alloc(4096, 1));
+    await assert.rejects(refusal(), /is empty \(0 bytes\), but its write-ahead log .*registry\.db-wal holds 4096 bytes .* remove .*registry\.db and .*registry\.db-wal\.$/);
+    assert.equal(fs.statSync(`${file}-wal`).size, 4096, 'the write-ahead log is as it was');
+
+    // A new data directory: an empty file (created, never written) and no file at all both start.
+    fs.rmSync(`${file}-wal`);
+    for (const make of [() => fs.truncateSync(file, 0), () => fs.rmSync(file)]) {
+      make();
+      const fresh = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+      await fresh.close();
+    }
+  });
+
+  test('a saved index this database did not load is not written over while nothing is indexed; one it saved is removed once its entries are deleted', async (t) => {
+    const dataDir = tempDir('registry-unsaved-');
+    t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const snapshot = path.join(dataDir, 'search-index.snapshot');
+    const first = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    try {
+      const alice = await sdkClient(first.url, { token: TOKENS.alice });
+      resultOf(await op(alice, { register: { agentCard: v1Card('Unsaved One', 'https://unsaved-one.example.org/a2a') } }));
+    } finally {
+      await first.close();
+    }
+    const saved = digestOf(snapshot);
+    // The database gone (not emptied): a new one starts, the index saved beside the old one is not its own.
+    for (const extra of ['', '-wal', '-shm']) fs.rmSync(path.join(dataDir, `registry.db${extra}`), { force: true });
+    const second = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    await second.close();
+    assert.equal(digestOf(snapshot), saved, 'not written over by an empty index (it wrote entries:0 over it)');
+
+    // Its own saved index, its entries deleted since: removed, not left holding them.
+    fs.rmSync(snapshot);
+    let id: string;
+    const third = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    try {
+      const alice = await sdkClient(third.url, { token: TOKENS.alice });
+      id = String(resultOf(await op(alice, { register: { agentCard: v1Card('Unsaved Two', 'https://unsaved-two.example.org/a2a') } })).id);
+    } finally {
+      await third.close();
+    }
+    assert.ok(fs.existsSync(snapshot), 'saved at shutdown');
+    const fourth = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    try {
+      const alice = await sdkClient(fourth.url, { token: TOKENS.alice });
+      assert.equal(resultOf(await op(alice, { unregister: { id } })).deleted, true);
+    } finally {
+      await fourth.close();
+    }
+    assert.ok(!fs.existsSync(snapshot), 'the index of deleted entries is not kept');
   });
 
   test('the database file replaced under a store: a registry is told to restart, a process writing beside it (an import) that what it wrote went with the file it had open', async (t) => {

@@ -16,7 +16,7 @@ import { OperationRunner } from '../operations/runner.js';
 import { DEFAULT_WATCH_LIMITS, WatchHub } from '../subscriptions/watch-hub.js';
 import { ChangeFeed } from '../registry/change-feed.js';
 import { IndexFollower } from '../registry/index-follower.js';
-import { IndexSnapshots, prepareSnapshotDir, saveFailure } from '../registry/index-snapshots.js';
+import { IndexSnapshots, SNAPSHOT_FILE, prepareSnapshotDir, saveFailure } from '../registry/index-snapshots.js';
 import { SearchCache } from '../registry/search-cache.js';
 import { PageTokens } from '../registry/page-token.js';
 import { RegistryService } from '../registry/service.js';
@@ -27,6 +27,7 @@ import { Synonyms } from '../search/synonyms.js';
 import { parseSettingFileSync, readSettingFile } from '../config/setting-files.js';
 import { ConfigError } from '../config/config-error.js';
 import { createStore } from '../storage/create-store.js';
+import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
 import type { RegistryStore } from '../storage/types.js';
 import { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { CoalescedTask } from '../lib/coalesced-task.js';
@@ -41,6 +42,7 @@ import { RefreshLoop } from '../freshness/refresh-loop.js';
 import { createSignatureVerifier } from '../validation/signature.js';
 import { Housekeeping, StorageProbe } from './maintenance.js';
 import { openStorage, type StorageOpening } from './open-storage.js';
+import { refuseEmptiedDatabase } from './emptied-database.js';
 
 const SEARCH_CHUNK_SIZE = 5;
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
@@ -123,6 +125,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
   // start-up with nothing to undo and the data directory untouched.
   const signingKey = config.trust.signingKeyFile ? await loadRegistrySigningKey(config.trust.signingKeyFile) : undefined;
   const synonyms = loadSynonyms(config.search.synonymsFile, log);
+  // SQLite would open an empty file where the data was as a new database (./emptied-database.ts).
+  if (!isPostgresUrl(config.databaseUrl)) await refuseEmptiedDatabase(sqliteFile(config.dataDir), path.join(config.search.snapshotDir, SNAPSHOT_FILE));
   const store = createStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

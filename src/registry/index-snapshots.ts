@@ -72,6 +72,8 @@ export class IndexSnapshots {
   private savedAt = -1;
   /** How far the PostgreSQL follower has applied the change log, once it runs. */
   private appliedThrough: (() => number) | undefined;
+  /** The file holds this database's index: loaded at start-up, or saved since. */
+  private fileIsOurs = false;
 
   constructor(
     private readonly store: RegistryStore,
@@ -117,6 +119,7 @@ export class IndexSnapshots {
       this.log.info({ file: this.file, reason: restored.reason }, `no saved search index used (${restored.reason}): indexing every entry`);
       return undefined;
     }
+    this.fileIsOurs = true;
     // Changes replayed make the saved one stale: save again at the next chance.
     if (restored.seq === meta?.seq) this.savedAt = this.feed.version;
     this.log.info(
@@ -179,11 +182,20 @@ export class IndexSnapshots {
   }
 
   private async write(): Promise<void> {
-    // An empty index is rebuilt in no time: a registry that has indexed nothing and saved nothing
-    // yet (a fresh data directory, a replica's first start on an empty database) writes no file.
-    // One saved earlier is replaced, so it never outlives the entries it held.
-    if (this.service.indexSize === 0 && !fs.existsSync(this.file)) {
-      this.savedAt = this.feed.version;
+    // An empty index is rebuilt in no time: a registry whose index holds nothing (a fresh data
+    // directory, a replica's first start on an empty database, every entry deleted) writes no file.
+    // One it loaded or saved held entries deleted since: it is removed, so it never outlives them.
+    // Any other is left as it is (another database's, a damaged one): it may be the last trace of
+    // data this database lost (an emptied registry.db: ../composition/emptied-database.ts), and the
+    // first save of an index that holds something replaces it.
+    if (this.service.indexSize === 0) {
+      const version = this.feed.version;
+      if (this.fileIsOurs) {
+        await fs.promises.rm(this.file, { force: true });
+        this.fileIsOurs = false;
+        this.log.info({ file: this.file }, 'search index snapshot removed: the index holds no entry');
+      }
+      this.savedAt = version;
       return;
     }
     const started = Date.now();
@@ -207,6 +219,7 @@ export class IndexSnapshots {
       saved.release();
     }
     this.savedAt = version;
+    this.fileIsOurs = true;
     this.log.info({ file: this.file, entries, seq, bytes, copyMs: copiedMs, ms: Date.now() - started }, 'search index saved');
   }
 }

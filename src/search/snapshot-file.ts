@@ -207,6 +207,19 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/**
+ * The meta of a snapshot (its first section: a few bytes read, the rest left unread), or
+ * undefined when there is none or it cannot be read as one.
+ */
+export async function readSnapshotMeta(file: string): Promise<SnapshotMeta | undefined> {
+  let meta: SnapshotMeta | undefined;
+  await readIndexSnapshot(file, (m) => {
+    meta = m;
+    return 'only its meta was asked for';
+  });
+  return meta;
+}
+
 /** Why a snapshot cannot be used, or its meta and state. */
 export type SnapshotRead = { ok: true; meta: SnapshotMeta; state: IndexState } | { ok: false; reason: string };
 

@@ -5,7 +5,8 @@
  * the checks of an online registration (validator, signatures, identity and URL claims,
  * ownership, revisions kept; no entry quota, as for an admin: see src/registry/bulk-import.ts). Each document's kind is detected from its
  * content, as `validate` does. A refused document is reported (file:line, path, message, hint)
- * and skipped; re-importing the same documents changes nothing ("unchanged").
+ * and skipped; re-importing the same documents changes nothing ("unchanged"), so a document whose
+ * identity an earlier one of the import has is refused (../import-identities.ts).
  *
  * It writes to storage, not through a running registry: on PostgreSQL, running replicas pick the
  * entries up live from the change log; on SQLite, (re)start the registry after the import (a
@@ -25,6 +26,7 @@ import { createLogger } from '../../observability/logger.js';
 import { StorageUnavailableError, postgresFault, sqliteFault } from '../../storage/faults.js';
 import { listSources, readDocuments, SourceError, type SourceDocument } from '../import-sources.js';
 import { refusalOf, type Refusal } from '../import-preparation.js';
+import { ImportIdentities } from '../import-identities.js';
 import type { Preparer } from '../import-preparers.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { commandSettings } from '../command-settings.js';
@@ -165,9 +167,16 @@ export async function runImport(
    * a batch's refusals are reported after those of the batch before, so they come in input order.
    */
   let before: Promise<void> = Promise.resolve();
+  /** The identities the documents so far took: a later one with the same is refused (./import-identities.ts). */
+  const identities = new ImportIdentities();
+  /** The batch before the next one has taken its identities (batches are checked in parallel: taken in input order). */
+  let identitiesBefore: Promise<void> = Promise.resolve();
   /** A batch: checked (in the worker thread, while earlier batches are stored), then stored in one transaction. */
   const flush = (docs: SourceDocument[], first: number): void => {
     const turn = before;
+    const identitiesTurn = identitiesBefore;
+    let identitiesTaken = (): void => undefined;
+    identitiesBefore = new Promise<void>((resolve) => (identitiesTaken = resolve));
     const refused: { n: number; refusal: Refusal }[] = [];
     const refuse = (n: number, r: Refusal): void => {
       summary.refused++;
@@ -177,13 +186,16 @@ export async function runImport(
       .prepare(docs)
       .then(async (prepared) => {
         if (opened.engine === 'sqlite') await turn;
+        await identitiesTurn;
         // An earlier batch failed: the import stops there, leaving no gap before what follows.
         if (failure) return;
         const ready: { n: number; doc: SourceDocument; document: PreparedDocument }[] = [];
         prepared.forEach((p, i) => {
-          if ('refusal' in p) refuse(first + i, p.refusal);
-          else ready.push({ n: first + i, doc: docs[i]!, document: p.ready });
+          const repeated = 'refusal' in p ? p.refusal : identities.take(docs[i]!, p.ready.write);
+          if (repeated) refuse(first + i, repeated);
+          else if ('ready' in p) ready.push({ n: first + i, doc: docs[i]!, document: p.ready });
         });
+        identitiesTaken();
         // A transaction may store the first documents only (SQLite bounds how long it holds the
         // lock a running registry waits for): the rest go in the next, each counted once committed.
         // Interrupted, no next one begins.
@@ -200,7 +212,9 @@ export async function runImport(
       })
       .catch((error: unknown) => {
         failure ??= { error };
-      });
+      })
+      // Failed or stopped before, the batches after it are not kept waiting.
+      .finally(() => identitiesTaken());
     const done = Promise.all([turn, work]).then(async () => {
       // Waited for (its reader taking what was printed): the batch is not done before.
       for (const r of refused.sort((a, b) => a.n - b.n)) await onRefusal(r.refusal);
@@ -357,7 +371,8 @@ export function register(program: Command): void {
       'after',
       '\nDocuments are checked exactly as a registration is (REGISTRY_MAX_DOCUMENT_BYTES, REGISTRY_TRUSTED_KEYS, REGISTRY_REQUIRE_VERIFIED... apply;\n' +
         'REGISTRY_MAX_REVISIONS too, but no entry quota: an import is the operator\'s, exempt as an admin is);\n' +
-        'a refused document is reported with its file and line and skipped. Importing the same documents again changes nothing.\n' +
+        'a refused document is reported with its file and line and skipped. Importing the same documents again changes nothing\n' +
+        '(one document per identity: a later one with the identity of an earlier one is refused as DUPLICATE_IDENTITY).\n' +
         'SQLite: restart the registry afterwards (it reads the entries at start-up). PostgreSQL: running replicas see them at once.\n' +
         'Exit status: 0 every document stored, 1 any refused or not JSON, or storage failed (the documents stored before stay stored: run it again), 2 usage or an unreadable source;\n' +
         'Ctrl-C (130) or SIGTERM (143) stops it once the transactions under way have committed, and says how many documents were stored.\n' +
