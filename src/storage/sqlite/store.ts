@@ -1329,7 +1329,6 @@ export class SqliteStore implements RegistryStore {
   }
 }
 
-/** The device and inode at `file`, or undefined when nothing is there (or its directory is not one). */
 /** How the write-ahead log the connection writes left its path, and in words. */
 type WalLoss = 'deleted' | 'replaced';
 const WAL_LOSSES: Record<WalLoss, string> = { deleted: 'deleted', replaced: 'replaced by another file (removed)' };
@@ -1339,6 +1338,7 @@ interface FileIdentity {
   ino: number;
 }
 
+/** The device and inode at `file`, or undefined when nothing is there (or its directory is not one). */
 function identityOf(file: string): FileIdentity | undefined {
   try {
     const stats = statSync(file, { throwIfNoEntry: false });
