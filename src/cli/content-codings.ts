@@ -10,25 +10,10 @@
  * compress whatever the request says: such an answer is decoded here, zlib loaded only then.
  */
 import { Transform, pipeline, type Readable } from 'node:stream';
+import { DECODED_CODINGS, MAX_CODINGS } from '../lib/content-codings.js';
 import { UnusableAnswer } from './unusable-answer.js';
 
 type Zlib = typeof import('node:zlib');
-
-/** The codings undone here: those fetch undoes. */
-const DECODED_CODINGS: ReadonlySet<string> = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
-
-/** More codings than this on one body is no real answer (fetch refuses them too): each one costs a decoder. */
-const MAX_CODINGS = 5;
-
-/** The codings of a Content-Encoding header in the order they were applied, `identity` (none) left out. */
-export function contentCodings(header: string | undefined): string[] {
-  if (header === undefined) return [];
-  return header
-    .toLowerCase()
-    .split(',')
-    .map((coding) => coding.trim())
-    .filter((coding) => coding !== '' && coding !== 'identity');
-}
 
 /** Why a body in these codings cannot be decoded ("compressed as zstd ..."), or undefined when it can. */
 export function undecodable(codings: readonly string[]): string | undefined {

@@ -31,7 +31,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { contentCodings, decodedBody, undecodable } from './content-codings.js';
+import { contentCodings } from '../lib/content-codings.js';
+import { decodedBody, undecodable } from './content-codings.js';
 import { UnusableAnswer } from './unusable-answer.js';
 import { readPackageVersion } from '../lib/package-info.js';
 

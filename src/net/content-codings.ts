@@ -26,6 +26,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { DECODED_CODINGS, MAX_CODINGS } from '../lib/content-codings.js';
 import { FetchError } from './fetcher.js';
 
 /** What the registry asks for, for http and https alike (undici's fetch asks for br over https only). */
@@ -37,11 +38,6 @@ export const ACCEPT_ENCODING = 'gzip, deflate, br';
  */
 export const REFUSED_CODING_HEADER = 'x-a2a-registry-refused-content-encoding';
 
-/** The codings undici's fetch decodes and the registry takes (x-gzip is gzip's old name). */
-const DECODED_CODINGS: ReadonlySet<string> = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
-
-/** undici's fetch refuses more codings than this on one body (each one a decoder). */
-const MAX_CODINGS = 5;
 
 /** An answer whose Content-Encoding the guard refused; `why` says it in a clause that follows the header. */
 export class RefusedContentCoding extends Error {

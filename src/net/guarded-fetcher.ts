@@ -15,6 +15,7 @@ import { LookupLimiter, NETWORK_LOOKUP_SLOTS, serversResolver, systemLookupSlots
 import { PinnedAgents, loadUndici, type CheckedAddress } from './pinned-agents.js';
 import { ACCEPT_ENCODING, codingRefusal, REFUSED_CODING_HEADER, refusedCodingOf } from './content-codings.js';
 import { otherThanUtf8 } from '../lib/charset.js';
+import { contentCodings } from '../lib/content-codings.js';
 import {
   FetchError,
   type FetchFailureReason,
@@ -770,11 +771,7 @@ const CODING_NAMES: Record<string, string> = { 'x-gzip': 'gzip', br: 'brotli (br
  * coding and how to mend it. The commonest cause is a body sent uncompressed under the header.
  */
 function undecodableBody(error: unknown, url: string, code: string, contentEncoding: string | undefined): FetchError {
-  const codings = (contentEncoding ?? '')
-    .toLowerCase()
-    .split(',')
-    .map((coding) => coding.trim())
-    .filter((coding) => coding !== '' && coding !== 'identity');
+  const codings = contentCodings(contentEncoding);
   const cause = (error instanceof Error && error.cause instanceof Error ? error.cause : error) as { message?: unknown };
   const said = typeof cause.message === 'string' && cause.message !== '' ? `${cause.message}, ${code}` : code;
   const declared = contentEncoding ? `Content-Encoding: ${contentEncoding.trim()}` : 'a Content-Encoding';
