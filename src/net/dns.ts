@@ -97,26 +97,23 @@ export function serversResolver(servers: readonly string[]): Resolver {
     if (signal?.aborted) throw signal.reason;
     signal?.addEventListener('abort', cancel, { once: true });
     let grace: NodeJS.Timeout | undefined;
-    // A then AAAA, each filled in when its query settles.
-    const answers: (PromiseSettledResult<string[]> | undefined)[] = [undefined, undefined];
+    // Both queries are sent at once; settled, so neither rejects unawaited.
+    const settled = (query: Promise<string[]>): Promise<PromiseSettledResult<string[]>> =>
+      query.then((value) => ({ status: 'fulfilled', value }), (reason: unknown) => ({ status: 'rejected', reason }));
+    const aQuery = settled(resolver.resolve4(host));
+    const aaaaQuery = settled(resolver.resolve6(host));
+    let aaaa: PromiseSettledResult<string[]> | undefined;
     try {
-      let ipv4Answered: () => void = () => undefined;
-      const ipv4Addresses = new Promise<void>((resolve) => (ipv4Answered = resolve));
-      const queries = [resolver.resolve4(host), resolver.resolve6(host)].map((query, family) =>
-        query.then(
-          (value) => {
-            answers[family] = { status: 'fulfilled', value };
-            if (family === 0 && value.length > 0) ipv4Answered();
-          },
-          (reason: unknown) => void (answers[family] = { status: 'rejected', reason }),
-        ),
-      );
-      const both = Promise.all(queries);
-      await Promise.race([both, ipv4Addresses]);
-      // A has answered with addresses; AAAA, if still missing, gets its grace.
-      if (answers.includes(undefined)) await Promise.race([both, new Promise<void>((resolve) => (grace = setTimeout(resolve, AAAA_GRACE_MS)))]);
-      const addresses = answers.flatMap((a) => (a?.status === 'fulfilled' ? a.value : []));
-      const failures = answers.flatMap((a) => (a?.status === 'rejected' ? [a.reason as NodeJS.ErrnoException] : []));
+      const a = await aQuery;
+      // A has answered with addresses: AAAA, if still missing, gets its grace; else it is waited for.
+      const graceOver = (): Promise<undefined> =>
+        new Promise((resolve) => {
+          grace = setTimeout(() => resolve(undefined), AAAA_GRACE_MS);
+        });
+      aaaa = a.status === 'fulfilled' && a.value.length > 0 ? await Promise.race([aaaaQuery, graceOver()]) : await aaaaQuery;
+      const answers = aaaa ? [a, aaaa] : [a];
+      const addresses = answers.flatMap((answer) => (answer.status === 'fulfilled' ? answer.value : []));
+      const failures = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason as NodeJS.ErrnoException] : []));
       if (addresses.length > 0 || failures.length === 0) return addresses;
       // A failure that is not "no such address" says more (ESERVFAIL, ETIMEOUT, ECONNREFUSED).
       throw failures.find((f) => !NO_ADDRESS.has(f.code ?? '')) ?? failures[0];
@@ -124,7 +121,7 @@ export function serversResolver(servers: readonly string[]): Resolver {
       clearTimeout(grace);
       signal?.removeEventListener('abort', cancel);
       // The AAAA query given up on: not left to c-ares' retries.
-      if (answers.includes(undefined)) resolver.cancel();
+      if (aaaa === undefined) resolver.cancel();
     }
   };
 }
