@@ -220,6 +220,36 @@ describe('an allow-listed JWKS that cannot be fetched', () => {
   });
 });
 
+describe('an allow-listed JWKS that was down for a while', () => {
+  test('its retries back off only up to five minutes (here scaled down), not up to the refresh interval: a publisher back after an outage is seen soon', async () => {
+    const publisher = await key('pub-back');
+    sets['/back.json'] = { keys: [publisher.publicJwk] };
+    down.add('/back.json');
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('127.0.0.1') });
+    // Retries after 100, 200, 400 ms, then every 400 ms; uncapped they would double up to the
+    // refresh interval (a minute here, an hour by default): 800, 1,600, 3,200 ms...
+    const roots = await TrustRoots.open({
+      jkuUrls: [`${base}/back.json`],
+      fetchJwks: guardedJwksFetch(fetcher),
+      log: createLogger('silent'),
+      jkuMinRefreshMs: 100,
+      jkuMaxRetryMs: 400,
+      jkuRefreshMs: 60_000,
+      sighup: false,
+      watch: false,
+    });
+    try {
+      assert.equal(roots.size, 0, 'down at start-up: no key');
+      await waitFor(() => (requests['/back.json'] ?? 0) >= 7, 'six retries while down', 8000);
+      down.delete('/back.json');
+      await waitFor(() => roots.size === 1, 'the key, at the next retry (uncapped: 6.4 s later)', 1500);
+    } finally {
+      roots.close();
+      down.delete('/back.json');
+    }
+  });
+});
+
 describe('REGISTRY_TRUSTED_JKU_SCOPE=site', () => {
   test('a key from an allow-listed JWKS verifies only cards whose every endpoint is on the JWKS URL\'s host or under it; off-site, its signature is unknown-key, saying why', async () => {
     const publisher = await key('site-key');

@@ -15,10 +15,11 @@
  *   `jku` is only ever a hint towards one of these: a URL that is not on the list is never
  *   fetched (A2A issue #2096).
  *
- * A JWKS that cannot be fetched keeps the keys it gave last, for at most
- * REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS (a day by default) after that fetch: an outage at the
- * publisher does not unverify every card it vouches for, yet a set deleted or unreachable for good
- * stops being trusted. The last good copy of each set is saved beside the data
+ * A JWKS that cannot be fetched is tried again after a minute, then less often, at least every
+ * five minutes (a publisher back after an outage is seen within minutes). It keeps the keys it
+ * gave last, for at most REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS (a day by default) after that
+ * fetch: an outage at the publisher does not unverify every card it vouches for, yet a set
+ * deleted or unreachable for good stops being trusted. The last good copy of each set is saved beside the data
  * (`trusted-jwks.json`), so a restart during such an outage starts with those keys too.
  *
  * Listeners hear about every change of the set of keys (`fingerprint`): the registry then
@@ -82,6 +83,14 @@ export interface TrustRootsOptions {
   /** Least time between two fetches of one JWKS prompted by an unknown kid (default one minute). */
   jkuRetryMs?: number;
   /**
+   * The longest wait between two scheduled fetches of a JWKS that cannot be fetched (default
+   * five minutes, or jkuRefreshMs when that is shorter): the retries back off from
+   * jkuMinRefreshMs up to this, not up to jkuRefreshMs, so a publisher back after an outage is
+   * seen within minutes, not an hour later (under REGISTRY_REQUIRE_VERIFIED the registry is
+   * not ready until some trust root gives a key).
+   */
+  jkuMaxRetryMs?: number;
+  /**
    * `site`: a key from an allow-listed JWKS verifies only cards whose every endpoint is on the
    * JWKS URL's host or under it (REGISTRY_TRUSTED_JKU_SCOPE); `any` (default): every card.
    * Keys of the keys file, the operator's own, are never scoped.
@@ -122,6 +131,7 @@ interface JkuSet {
 const DEFAULT_JKU_REFRESH_MS = 60 * 60_000;
 const DEFAULT_JKU_MIN_REFRESH_MS = 60_000;
 const DEFAULT_JKU_RETRY_MS = 60_000;
+const DEFAULT_JKU_MAX_RETRY_MS = 5 * 60_000;
 const DEFAULT_JKU_MAX_STALE_MS = 24 * 60 * 60_000;
 /** Editors write a file in several steps: wait for the burst to end. */
 const WATCH_SETTLE_MS = 50;
@@ -328,7 +338,8 @@ export class TrustRoots implements TrustedKeys {
       } catch (error) {
         // The keys fetched last stay in force for a while: a JWKS endpoint that is down must not
         // unverify every card it vouches for. It is asked again soon, then less often while it
-        // stays down; past the longest it may be used, its keys are no longer trusted.
+        // stays down (at most every jkuMaxRetryMs); past the longest it may be used, its keys are
+        // no longer trusted.
         set.error = (error as Error).message;
         set.failures++;
         const staleIn = set.keys.length > 0 && set.goodAt !== undefined ? set.goodAt + this.#maxStaleMs - Date.now() : Infinity;
@@ -341,7 +352,8 @@ export class TrustRoots implements TrustedKeys {
             `the keys of the trusted JWKS at ${set.url} are no longer trusted: it has not been fetched since ${new Date(set.goodAt!).toISOString()}, longer ago than REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS allows`,
           );
         }
-        this.#schedule(set, Math.min(this.#minRefreshMs * 2 ** Math.min(set.failures - 1, 20), Math.max(staleIn, 0)));
+        const backoff = Math.min(this.#minRefreshMs * 2 ** Math.min(set.failures - 1, 20), this.#maxRetryMs);
+        this.#schedule(set, Math.min(backoff, Math.max(staleIn, 0)));
       } finally {
         set.fetchedAt = Date.now();
         set.inFlight = undefined;
@@ -425,6 +437,10 @@ export class TrustRoots implements TrustedKeys {
 
   get #minRefreshMs(): number {
     return Math.min(this.#options.jkuMinRefreshMs ?? DEFAULT_JKU_MIN_REFRESH_MS, this.#maxRefreshMs);
+  }
+
+  get #maxRetryMs(): number {
+    return Math.max(this.#minRefreshMs, Math.min(this.#options.jkuMaxRetryMs ?? DEFAULT_JKU_MAX_RETRY_MS, this.#maxRefreshMs));
   }
 
   /**
