@@ -17,7 +17,8 @@
  * JSON-RPC, is a string parameter of the task methods sent as an array, object, number or
  * boolean: the SDK's JSON reader takes String(value), so `"contextId": ["a", "b"]` filtered on the
  * context "a,b", `"statusTimestampAfter": ["2020-..."]` was read as the one timestamp and
- * `"id": true` looked for the task "true", without a word.
+ * `"id": true` looked for the task "true", without a word. (A message's own ids and lists are
+ * checked alike, on JSON-RPC and HTTP+JSON: message-fields.ts.)
  *
  * The bool parameters (includeArtifacts, returnImmediately) are checked there too: the SDK's JSON
  * reader takes Boolean(value), so `"false"` (a string) asked for the artifacts, and its query
@@ -187,8 +188,8 @@ const STRING_PARAMS = ['tenant', 'id', 'taskId', 'contextId', 'status', 'pageTok
   name === snakeCase(name) ? [name] : [name, snakeCase(name)],
 );
 /**
- * The JSON-RPC methods whose string params are checked: all but SendMessage's (its message is
- * checked elsewhere). Their other params are scalars or `metadata`; a push config's own object is
+ * The JSON-RPC methods whose string params are checked: all but SendMessage's (its message's
+ * fields are checked by the shape guard: message-fields.ts). Their other params are scalars or `metadata`; a push config's own object is
  * checked by the config's reader.
  */
 const SCALAR_METHODS = new Set([

@@ -5,7 +5,8 @@
  * - after it is parsed: the JSON-RPC envelope (no batches, `jsonrpc`, `method` (one of the
  *   negotiated version's, or an error naming where it is), `id`, `params`)
  *   and the parts of a message (at least one; objects; `raw` / v0.3 `file.bytes` strict base64;
- *   a v0.3 part with a `kind` it has, that kind's content, and its file's strings).
+ *   a v0.3 part with a `kind` it has, that kind's content, and its file's strings), and the
+ *   types of the message's own fields (ids, extensions, referenceTaskIds: message-fields.ts).
  * Without these, `parts: [null]` or `raw: 5` end as -32603 with a JavaScript error message, a
  * deeply nested body overflows the stack inside the SDK, and invalid base64 is silently decoded
  * to garbage (Buffer.from ignores what it cannot read).
@@ -17,6 +18,7 @@ import { notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest, namesVersion } from './versions.js';
 import { sendA2AError } from './a2a-errors.js';
 import { missingLegacyMessageIn, missingMessageIn } from './message-required.js';
+import { messageFieldProblem } from './message-fields.js';
 import { partWords } from '../operations/part-words.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
@@ -348,6 +350,9 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
         ? missingMessageIn(params)
         : undefined;
   if (missing) return sendA2AError(req, res, 'JSONRPC', missing);
+  // Its ids, extensions and references as sent, before the SDK's readers turn them into strings (message-fields.ts).
+  const mistyped = MESSAGE_METHODS.has(method) && params ? messageFieldProblem(params.message, V03_TO_V1.has(method)) : undefined;
+  if (mistyped) return sendA2AError(req, res, 'JSONRPC', mistyped);
   next();
 };
 
@@ -479,6 +484,8 @@ export const restShapeGuard: RequestHandler = (req, res, next) => {
     if (missing) return sendA2AError(req, res, 'HTTP+JSON', missing);
     const problem = partsProblem(req.body.message, 'message') ?? outputModesProblem(req.body.configuration, 'configuration') ?? metadataProblem(req.body.metadata, 'metadata');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`);
+    const mistyped = messageFieldProblem(req.body.message, false);
+    if (mistyped) return sendA2AError(req, res, 'HTTP+JSON', mistyped);
   }
   const trap = conversionTrap(req.body, 'body');
   if (trap) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${trap}.`);
