@@ -14,7 +14,7 @@
 import type { RequestHandler } from 'express';
 import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
-import { notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
+import { notAnObjectMessage, notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest, namesVersion } from './versions.js';
 import { sendA2AError } from './a2a-errors.js';
 import { missingLegacyMessageIn, missingMessageIn } from './message-required.js';
@@ -472,10 +472,19 @@ export const restTaskVerbGuard: RequestHandler = (req, res, next) => {
   refuseRoute(req, res, 405, `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')} (a task's methods: ${verbs}).`);
 };
 
+/**
+ * What a request body looks like on the HTTP+JSON binding: the example a body that is JSON but no
+ * object is shown there (by the body parser's error handler, and by restShapeGuard for an array).
+ * It was shown JSON-RPC's envelope, which this binding refuses.
+ */
+export const REST_BODY_EXAMPLE = 'the request itself, e.g. POST /message:send takes {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "weather"}]}}';
+
 /** Bodies and message parts on the HTTP+JSON binding. */
 export const restShapeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST' || req.body === undefined) return next();
-  if (!isObject(req.body)) return refuse(req, res, JSONRPC_INVALID_PARAMS, 'The request body must be a JSON object.');
+  // An array (what the body parser lets through besides objects) is refused as null or "x" are
+  // (errors.ts bodyErrorHandler): invalid request, not params, with the same words.
+  if (!isObject(req.body)) return refuse(req, res, JSONRPC_INVALID_REQUEST, notAnObjectMessage('an array', REST_BODY_EXAMPLE));
   const envelope = jsonRpcBodyOnRest(req.body);
   if (envelope) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${envelope}.`);
   if (/\/message:(send|stream)$/.test(req.path)) {
