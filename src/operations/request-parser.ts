@@ -68,7 +68,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * key's finding also names the keys accepted there (`hint`).
  */
 export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType, input?: unknown): Finding[] {
-  return error.issues.slice(0, 20).map((issue) => {
+  return withoutSafeIntegerRange(error.issues).slice(0, 20).map((issue) => {
     const path = [base, ...issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
     // A schema that words its own issues (a pageToken's, with the rule of every unusable token).
     const own = schema && ownFinding(schema, issue);
@@ -86,6 +86,22 @@ export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType,
     // An object that takes no key ({"renew": {}}) says so, rather than an empty list.
     return { path, message, hint: accepted.length > 0 ? `Accepted keys here: ${accepted.join(', ')}.` : 'Accepted keys here: none; send an empty object, {}.' };
   });
+}
+
+/** A size issue: too big or too small, and of what (zod's `origin`: "number", "int", "string", "array"...). */
+const isSizeIssue = (issue: z.core.$ZodIssue): issue is z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall => issue.code === 'too_big' || issue.code === 'too_small';
+
+/**
+ * The issues without the safe-integer range's where the schema's own bound says the same: zod's
+ * int() holds every integer within ±(2^53 - 1), so a pageSize or limit of 1e300 broke that range
+ * and the schema's bound (<= 100) at once, and was told both at one path, the first "Too big:
+ * expected int to be <=9007199254740991", a bound no documentation names. A value past the range
+ * where the schema has no bound of its own (a revision) keeps the range's issue: it is the only one.
+ */
+function withoutSafeIntegerRange(issues: readonly z.core.$ZodIssue[]): readonly z.core.$ZodIssue[] {
+  const at = (issue: z.core.$ZodIssue): string => `${issue.code} ${JSON.stringify(issue.path.map(String))}`;
+  const bounded = new Set(issues.filter((issue) => isSizeIssue(issue) && issue.origin !== 'int').map(at));
+  return issues.filter((issue) => !(isSizeIssue(issue) && issue.origin === 'int' && bounded.has(at(issue))));
 }
 
 /** The finding the schema at `issue`'s path makes of it (request-schemas.ts issueFindings), if it makes one. */
