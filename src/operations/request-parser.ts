@@ -10,8 +10,8 @@ import { nestsDeeperThan } from '../lib/json-depth.js';
 import { codePointLength, codePointPrefix } from '../lib/code-points.js';
 import { isObject, quote } from '../lib/json.js';
 import { keysAt, schemaAt } from './schema-keys.js';
-import { compactJsonBytes, formatBytes } from '../validation/size.js';
-import { sizeAdvice } from '../validation/verdict.js';
+import { compactJsonBytes } from '../validation/size.js';
+import { sizeAdvice, tooLargeFinding } from '../validation/verdict.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
 import type { MessageEncoding } from '../contract/binding.js';
 import type { Subject } from '../contract/subject.js';
@@ -216,9 +216,7 @@ function readFile(part: Part, raw: Buffer, index: number, limits: ParseOptions):
   if (raw.length > limits.maxDocumentBytes) {
     const label = `uploaded document "${part.filename || `part ${index}`}"`;
     const { message, hint } = sizeAdvice(label, raw.length, limits.maxDocumentBytes, compactBytesOf(raw, limits.maxJsonDepth));
-    throw new RegistryError('TOO_LARGE', message, [
-      { path: words.fileBytesAt(index), message: `${formatBytes(raw.length)} > ${formatBytes(limits.maxDocumentBytes)}`, hint },
-    ]);
+    throw new RegistryError('TOO_LARGE', message, [tooLargeFinding(words.fileBytesAt(index), raw.length, limits.maxDocumentBytes, hint)]);
   }
   let text: string;
   try {
@@ -266,6 +264,21 @@ function inlineText(document: unknown, limits: ParserLimits, path: string): stri
   return text;
 }
 
+/**
+ * The size of an inline document's compact JSON (`text`), refused past the limit at the
+ * document's own place in the request, as a file part's bytes are (readFile): the same rule and
+ * words, each at its part. Left to the validator, it was said of the document's root (path ""),
+ * with other words than a file part's.
+ */
+function inlineSize(text: string, label: string, limits: ParserLimits, path: string): number {
+  const sizeBytes = Buffer.byteLength(text);
+  if (sizeBytes > limits.maxDocumentBytes) {
+    const { message, hint } = sizeAdvice(label, sizeBytes, limits.maxDocumentBytes);
+    throw new RegistryError('TOO_LARGE', message, [tooLargeFinding(path, sizeBytes, limits.maxDocumentBytes, hint)]);
+  }
+  return sizeBytes;
+}
+
 function inlineSubject(
   args: z.infer<typeof documentOperationSchema>,
   file: UploadedFile | undefined,
@@ -282,7 +295,7 @@ function inlineSubject(
   }
   if (hasCard) {
     const documentText = inlineText(args.agentCard, limits, `${base}/agentCard`);
-    return { type: 'agent-card', card: args.agentCard, documentText, sizeBytes: Buffer.byteLength(documentText) };
+    return { type: 'agent-card', card: args.agentCard, documentText, sizeBytes: inlineSize(documentText, 'agent card', limits, `${base}/agentCard`) };
   }
   if (file?.kind === 'agent-card') {
     if (hasMcp) throw badRequest(`An agent-card.json file cannot be registered with mcpServer metadata; send the card alone.`);
@@ -303,14 +316,9 @@ function inlineSubject(
     );
   }
   const toolspecText = file ? file.text : inlineText(toolspec, limits, `${base}/toolspec`);
+  const sizeBytes = file ? file.sizeBytes : inlineSize(toolspecText, 'toolspec', limits, `${base}/toolspec`);
   if (args.mcpServer !== undefined) inlineText(args.mcpServer, limits, `${base}/mcpServer`); // stored beside the toolspec: same bound
-  return {
-    type: 'mcp-server',
-    server: args.mcpServer,
-    toolspec,
-    toolspecText,
-    sizeBytes: file ? file.sizeBytes : Buffer.byteLength(toolspecText),
-  };
+  return { type: 'mcp-server', server: args.mcpServer, toolspec, toolspecText, sizeBytes };
 }
 
 /**
