@@ -348,6 +348,42 @@ describe('repeated query parameters', () => {
   });
 });
 
+describe('unknown query parameters', () => {
+  const LIST = 'contextId, status, pageSize, pageToken, historyLength, statusTimestampAfter, includeArtifacts, tenant, A2A-Version';
+  const call = async (method: string, path: string): Promise<{ status: number; body: WireJson }> => {
+    const res = await fetch(`${registry.url}/a2a/rest${path}`, { method, headers: { 'A2A-Version': '1.0', ...alice } });
+    return { status: res.status, body: (await res.json()) as WireJson };
+  };
+
+  test('a parameter a task route does not take is invalid params naming the route\'s, as ARD\'s GET /agents answers (the SDK ignored it: ?contextid=x listed every task)', async () => {
+    for (const [method, path, field, message] of [
+      ['GET', '/tasks?bogus=1', 'bogus', `"bogus" is not a query parameter of GET /tasks, which takes ${LIST}.`],
+      ['GET', '/tasks?contextid=x', 'contextid', `"contextid" is not a query parameter of GET /tasks, which takes ${LIST}: send it as contextId (query parameter names are camelCase, A2A 11.5).`],
+      ['GET', '/tasks?pageSize=2&context_id=x', 'context_id', `"context_id" is not a query parameter of GET /tasks, which takes ${LIST}: send it as contextId (query parameter names are camelCase, A2A 11.5).`],
+      ['GET', '/acme/tasks?bogus=1', 'bogus', `"bogus" is not a query parameter of GET /tasks, which takes ${LIST}.`],
+      ['GET', `/tasks/${taskId}?history_length=1`, 'history_length', '"history_length" is not a query parameter of GET /tasks/{id}, which takes historyLength, tenant, A2A-Version: send it as historyLength (query parameter names are camelCase, A2A 11.5).'],
+      ['GET', `/tasks/${taskId}?pageSize=1`, 'pageSize', '"pageSize" is not a query parameter of GET /tasks/{id}, which takes historyLength, tenant, A2A-Version.'],
+      ['GET', `/tasks/${taskId}/pushNotificationConfigs?page_size=1`, 'page_size', '"page_size" is not a query parameter of GET /tasks/{id}/pushNotificationConfigs, which takes pageSize, pageToken, tenant, A2A-Version: send it as pageSize (query parameter names are camelCase, A2A 11.5).'],
+      ['GET', `/tasks/${taskId}/pushNotificationConfigs/c1?x=1`, 'x', '"x" is not a query parameter of GET /tasks/{id}/pushNotificationConfigs/{configId}, which takes tenant, A2A-Version.'],
+      ['DELETE', `/tasks/${taskId}/pushNotificationConfigs/c1?x=1`, 'x', '"x" is not a query parameter of DELETE /tasks/{id}/pushNotificationConfigs/{configId}, which takes tenant, A2A-Version.'],
+      // The version may come as a query parameter (A2A 3.6.1), named as the spec spells it.
+      ['GET', `/tasks/${taskId}?a2a-version=1.0`, 'a2a-version', '"a2a-version" is not a query parameter of GET /tasks/{id}, which takes historyLength, tenant, A2A-Version: send it as A2A-Version.'],
+      ['POST', `/tasks/${taskId}:cancel?force=true`, 'force', '"force" is not a query parameter of POST /tasks/{id}:cancel, which takes tenant, A2A-Version.'],
+    ] as const) {
+      const answer = await call(method, path);
+      assertRestRefusal(answer, message, `${method} ${path}`);
+      assert.deepEqual(answer.body.error.details[0].metadata, { field }, `${method} ${path}`);
+    }
+    // Every parameter of the binding (A2A 11.5), as the SDK's HTTP+JSON client sends them, is taken.
+    const all = `contextId=x&status=TASK_STATE_COMPLETED&pageSize=5&historyLength=0&statusTimestampAfter=2020-01-01T00:00:00Z&includeArtifacts=false&tenant=`;
+    assert.equal((await call('GET', `/tasks?${all}`)).status, 200);
+    assert.equal((await call('GET', `/tasks/${taskId}?historyLength=1&tenant=`)).status, 200);
+    const byQuery = await fetch(`${registry.url}/a2a/rest/tasks/${taskId}?A2A-Version=1.0`, { headers: alice });
+    assert.equal(byQuery.status, 200, 'A2A 3.6.1\'s own example: GET /tasks/task-123?A2A-Version=1.0');
+    assert.equal((await call('GET', `/tasks/${taskId}/pushNotificationConfigs?pageSize=1&tenant=`)).status, 200);
+  });
+});
+
 describe('string parameters sent as arrays or objects over JSON-RPC', () => {
   test('are invalid params naming the field: the SDK read ["a", "b"] as the string "a,b" and a one-element array as its element', async () => {
     const message = (field: string, what: string) => `${field} must be one string, not ${what}: a request takes one value (for several, send one request each)`;
