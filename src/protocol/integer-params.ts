@@ -15,11 +15,11 @@
  *
  * A query parameter given twice is refused there too (each holds one value), and one a task
  * route does not take (a typo such as `?contextid=`, which the SDK ignored: every task was
- * listed); and so, over JSON-RPC, is a string parameter of the task methods sent as an array, object, number or
- * boolean: the SDK's JSON reader takes String(value), so `"contextId": ["a", "b"]` filtered on the
- * context "a,b", `"statusTimestampAfter": ["2020-..."]` was read as the one timestamp and
- * `"id": true` looked for the task "true", without a word. (A message's own ids and lists are
- * checked alike, on JSON-RPC and HTTP+JSON: message-fields.ts.)
+ * listed); and so, over JSON-RPC, is a string parameter of the task methods sent as an array,
+ * object, number or boolean: the SDK's JSON reader takes String(value), so `"contextId": ["a",
+ * "b"]` filtered on the context "a,b", `"statusTimestampAfter": ["2020-..."]` was read as the one
+ * timestamp and `"id": true` looked for the task "true", without a word. (A message's own ids and
+ * lists are checked alike, on JSON-RPC and HTTP+JSON: message-fields.ts.)
  *
  * The bool parameters (includeArtifacts, returnImmediately) are checked there too: the SDK's JSON
  * reader takes Boolean(value), so `"false"` (a string) asked for the artifacts, and its query
@@ -244,8 +244,8 @@ const STRING_PARAMS = ['tenant', 'id', 'taskId', 'contextId', 'status', 'pageTok
 );
 /**
  * The JSON-RPC methods whose string params are checked: all but SendMessage's (its message's
- * fields are checked by the shape guard: message-fields.ts). Their other params are scalars or `metadata`; a push config's own object is
- * checked by the config's reader.
+ * fields are checked by the shape guard: message-fields.ts). Their other params are scalars or
+ * `metadata`; a push config's own object is checked by the config's reader.
  */
 const SCALAR_METHODS = new Set([
   'GetTask',

@@ -98,7 +98,7 @@ const CONTROL = /\p{Cc}/u;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** What is wrong with the client-chosen id `value` at `field`, or undefined. */
-export function clientIdProblem(field: string, value: string): string | undefined {
+function clientIdProblem(field: string, value: string): string | undefined {
   const chars = codePointLength(value);
   if (chars > MAX_CLIENT_ID_CHARS) {
     return `${field} is ${chars.toLocaleString('en-US')} characters; an id is at most ${MAX_CLIENT_ID_CHARS.toLocaleString('en-US')}: send a shorter one (a UUID is 36).`;
