@@ -125,6 +125,12 @@ for (const binding of BINDINGS) {
       const url = errorOf(await op(alice, { register: { url: 'notaurl' } }));
       assert.equal(url.code, 'BAD_REQUEST');
       assert.deepEqual(url.details.map((d: WireJson) => [d.path, d.message]), [['/parts/0/data/register/url', 'not an absolute http(s) URL']]);
+      // A limit past the safe-integer range is told the documented bound, once: it was two details
+      // at one path, the first "Too big: expected int to be <=9007199254740991".
+      const huge = errorOf(await op(anonymous, { search: { query: 'ledger', limit: 1e300 } }));
+      assert.deepEqual(huge.details.map((d: WireJson) => [d.path, d.message]), [['/parts/0/data/search/limit', 'Too big: expected number to be <=100']]);
+      const negative = errorOf(await op(anonymous, { list: { pageSize: -1e300 } }));
+      assert.deepEqual(negative.details.map((d: WireJson) => [d.path, d.message]), [['/parts/0/data/list/pageSize', 'Too small: expected number to be >=1']]);
       const token = errorOf(await op(anonymous, { search: { query: 'ledger', pageToken: 'garbage' } }));
       assert.deepEqual(token.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
       // A document's findings are its own paths, wherever the message carries it.

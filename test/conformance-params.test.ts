@@ -181,7 +181,7 @@ describe('message.role', () => {
       [{ message: 'weather' }, 'message', /^message must be an object: send one message, e\.g\. \{"message": \{"kind": "message"/],
       [{ message: withoutId }, 'message.messageId', /^message\.messageId is required: an id the client gives each message it sends/],
       [{ message: { ...legacyMessage, messageId: '' } }, 'message.messageId', /^message\.messageId is required: /],
-      [{ message: { ...legacyMessage, messageId: 7 } }, 'message.messageId', /^message\.messageId must be a string: an id the client gives/],
+      [{ message: { ...legacyMessage, messageId: 7 } }, 'message.messageId', /^message\.messageId must be a string, not the number 7: send it in quotes \("7"\); it is an id the client gives/],
       [{ message: withoutRole }, 'message.role', /^message\.role must be "user" or "agent": a message from a client is "user"\.$/],
       [{ message: { ...legacyMessage, role: 'ROLE_USER' } }, 'message.role', /^message\.role must be "user" or "agent"/],
     ] as const) {
@@ -348,6 +348,42 @@ describe('repeated query parameters', () => {
   });
 });
 
+describe('unknown query parameters', () => {
+  const LIST = 'contextId, status, pageSize, pageToken, historyLength, statusTimestampAfter, includeArtifacts, tenant, A2A-Version';
+  const call = async (method: string, path: string): Promise<{ status: number; body: WireJson }> => {
+    const res = await fetch(`${registry.url}/a2a/rest${path}`, { method, headers: { 'A2A-Version': '1.0', ...alice } });
+    return { status: res.status, body: (await res.json()) as WireJson };
+  };
+
+  test('a parameter a task route does not take is invalid params naming the route\'s, as ARD\'s GET /agents answers (the SDK ignored it: ?contextid=x listed every task)', async () => {
+    for (const [method, path, field, message] of [
+      ['GET', '/tasks?bogus=1', 'bogus', `"bogus" is not a query parameter of GET /tasks, which takes ${LIST}.`],
+      ['GET', '/tasks?contextid=x', 'contextid', `"contextid" is not a query parameter of GET /tasks, which takes ${LIST}: send it as contextId (query parameter names are camelCase, A2A 11.5).`],
+      ['GET', '/tasks?pageSize=2&context_id=x', 'context_id', `"context_id" is not a query parameter of GET /tasks, which takes ${LIST}: send it as contextId (query parameter names are camelCase, A2A 11.5).`],
+      ['GET', '/acme/tasks?bogus=1', 'bogus', `"bogus" is not a query parameter of GET /tasks, which takes ${LIST}.`],
+      ['GET', `/tasks/${taskId}?history_length=1`, 'history_length', '"history_length" is not a query parameter of GET /tasks/{id}, which takes historyLength, tenant, A2A-Version: send it as historyLength (query parameter names are camelCase, A2A 11.5).'],
+      ['GET', `/tasks/${taskId}?pageSize=1`, 'pageSize', '"pageSize" is not a query parameter of GET /tasks/{id}, which takes historyLength, tenant, A2A-Version.'],
+      ['GET', `/tasks/${taskId}/pushNotificationConfigs?page_size=1`, 'page_size', '"page_size" is not a query parameter of GET /tasks/{id}/pushNotificationConfigs, which takes pageSize, pageToken, tenant, A2A-Version: send it as pageSize (query parameter names are camelCase, A2A 11.5).'],
+      ['GET', `/tasks/${taskId}/pushNotificationConfigs/c1?x=1`, 'x', '"x" is not a query parameter of GET /tasks/{id}/pushNotificationConfigs/{configId}, which takes tenant, A2A-Version.'],
+      ['DELETE', `/tasks/${taskId}/pushNotificationConfigs/c1?x=1`, 'x', '"x" is not a query parameter of DELETE /tasks/{id}/pushNotificationConfigs/{configId}, which takes tenant, A2A-Version.'],
+      // The version may come as a query parameter (A2A 3.6.1), named as the spec spells it.
+      ['GET', `/tasks/${taskId}?a2a-version=1.0`, 'a2a-version', '"a2a-version" is not a query parameter of GET /tasks/{id}, which takes historyLength, tenant, A2A-Version: send it as A2A-Version.'],
+      ['POST', `/tasks/${taskId}:cancel?force=true`, 'force', '"force" is not a query parameter of POST /tasks/{id}:cancel, which takes tenant, A2A-Version.'],
+    ] as const) {
+      const answer = await call(method, path);
+      assertRestRefusal(answer, message, `${method} ${path}`);
+      assert.deepEqual(answer.body.error.details[0].metadata, { field }, `${method} ${path}`);
+    }
+    // Every parameter of the binding (A2A 11.5), as the SDK's HTTP+JSON client sends them, is taken.
+    const all = `contextId=x&status=TASK_STATE_COMPLETED&pageSize=5&historyLength=0&statusTimestampAfter=2020-01-01T00:00:00Z&includeArtifacts=false&tenant=`;
+    assert.equal((await call('GET', `/tasks?${all}`)).status, 200);
+    assert.equal((await call('GET', `/tasks/${taskId}?historyLength=1&tenant=`)).status, 200);
+    const byQuery = await fetch(`${registry.url}/a2a/rest/tasks/${taskId}?A2A-Version=1.0`, { headers: alice });
+    assert.equal(byQuery.status, 200, 'A2A 3.6.1\'s own example: GET /tasks/task-123?A2A-Version=1.0');
+    assert.equal((await call('GET', `/tasks/${taskId}/pushNotificationConfigs?pageSize=1&tenant=`)).status, 200);
+  });
+});
+
 describe('string parameters sent as arrays or objects over JSON-RPC', () => {
   test('are invalid params naming the field: the SDK read ["a", "b"] as the string "a,b" and a one-element array as its element', async () => {
     const message = (field: string, what: string) => `${field} must be one string, not ${what}: a request takes one value (for several, send one request each)`;
@@ -388,5 +424,106 @@ describe('string parameters sent as numbers or booleans over JSON-RPC', () => {
     // An enum takes its number in ProtoJSON, and a string id is answered.
     assert.ok((await rpc('ListTasks', { status: 3 })).result, 'ListTasks with status 3');
     assert.ok((await rpc('GetTask', { id: taskId })).result, 'GetTask with a string id');
+  });
+});
+
+describe("a message's own fields", () => {
+  /** alice's tasks, counted: a refused message stores none. */
+  const taskCount = async (): Promise<number> => (await rpc('ListTasks', { pageSize: 1 })).result.totalSize as number;
+  const legacyMessage = (fields: WireJson) => ({ kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'weather' }], ...fields });
+  /** Every door a JSON message comes through: v1.0 JSON-RPC and HTTP+JSON (sent and streamed), and v0.3 JSON-RPC unless `v1Only`. */
+  async function refusedEverywhere(fields: WireJson, field: string, message: string | RegExp, v1Only = false): Promise<void> {
+    const what = `${JSON.stringify(fields).slice(0, 80)}`;
+    const check = (answer: { message?: string; data?: WireJson }, where: string) => {
+      if (typeof message === 'string') assert.equal(answer.message, message, `${where} ${what}`);
+      else assert.match(answer.message ?? '', message, `${where} ${what}`);
+      assert.deepEqual(answer.data?.metadata, { field }, `${where} ${what}`);
+      assert.equal(answer.data?.reason, 'INVALID_PARAMS', `${where} ${what}`);
+    };
+    for (const method of ['SendMessage', 'SendStreamingMessage']) {
+      const answer = await rpc(method, { message: { ...userMessage('weather'), ...fields } });
+      assert.equal(answer.error?.code, -32602, `${method} ${what}: ${JSON.stringify(answer).slice(0, 300)}`);
+      check({ message: answer.error.message, data: answer.error.data?.[0] }, method);
+    }
+    for (const path of ['/message:send', '/message:stream']) {
+      const answer = await rest(path, { message: { ...userMessage('weather'), ...fields } });
+      assert.equal(answer.status, 400, `${path} ${what}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+      check({ message: answer.body.error?.message, data: answer.body.error?.details?.[0] }, path);
+    }
+    if (v1Only) return;
+    for (const method of ['message/send', 'message/stream']) {
+      const answer = await rpc(method, { message: legacyMessage(fields) }, '0.3');
+      assert.equal(answer.error?.code, -32602, `${method} ${what}: ${JSON.stringify(answer).slice(0, 300)}`);
+      check({ message: answer.error.message, data: answer.error.data?.[0] }, method);
+    }
+  }
+
+  test('an id, extensions or referenceTaskIds of another type than A2A\'s is invalid params naming the field, on JSON-RPC (v1.0 and v0.3) and HTTP+JSON, before anything is stored (the SDK made them strings: contextId ["x", "y"] started the context "x,y")', async () => {
+    const before = await taskCount();
+    const contextMeaning = 'it is the id of the context the message continues, as the registry answered it (leave it out to start a new one).';
+    // The audit's request: the first mistake is told.
+    await refusedEverywhere(
+      { messageId: { a: 1 }, contextId: ['x', 'y'], extensions: 'abc' },
+      'message.messageId',
+      'message.messageId must be a string, not an object: it is an id the client gives each message it sends, unique to it (a UUID, say).',
+    );
+    await refusedEverywhere({ contextId: ['x', 'y'] }, 'message.contextId', `message.contextId must be a string, not an array of 2: ${contextMeaning}`);
+    await refusedEverywhere({ contextId: 5 }, 'message.contextId', `message.contextId must be a string, not the number 5: send it in quotes ("5"); ${contextMeaning}`);
+    await refusedEverywhere({ taskId: 5 }, 'message.taskId', /^message\.taskId must be a string, not the number 5: send it in quotes \("5"\); it is the id of the task the message continues/);
+    await refusedEverywhere({ taskId: true }, 'message.taskId', /^message\.taskId must be a string, not the boolean true: send it in quotes \("true"\)/);
+    await refusedEverywhere({ extensions: 'abc' }, 'message.extensions', /^message\.extensions must be a list of strings, not a string: the URIs of the extensions the message uses, e\.g\. \["https:/);
+    await refusedEverywhere({ extensions: ['https://example.com/ext', 7] }, 'message.extensions[1]', /^message\.extensions\[1\] must be a string, not the number 7: send it in quotes \("7"\); it is one of the URIs/);
+    await refusedEverywhere({ referenceTaskIds: 'xy' }, 'message.referenceTaskIds', /^message\.referenceTaskIds must be a list of strings, not a string: the ids of tasks the message refers to/);
+    await refusedEverywhere({ referenceTaskIds: [{ id: 'x' }] }, 'message.referenceTaskIds[0]', /^message\.referenceTaskIds\[0\] must be a string, not an object: it is one of the ids of tasks/);
+    // The snake_case names the v1.0 reader takes (ProtoJSON's original field names) are checked as sent.
+    await refusedEverywhere({ context_id: ['a'] }, 'message.context_id', /^message\.context_id must be a string, not an array of 1: /, true);
+    await refusedEverywhere({ reference_task_ids: [5] }, 'message.reference_task_ids[0]', /^message\.reference_task_ids\[0\] must be a string, not the number 5/, true);
+    // A v0.3 messageId that is no string is told so, as v1.0's is.
+    await refusedEverywhere({ messageId: 7 }, 'message.messageId', /^message\.messageId must be a string, not the number 7: send it in quotes \("7"\); it is an id the client gives/);
+    assert.equal(await taskCount(), before, 'no refused message made a task');
+
+    // Strings, lists of strings and null (absent, as the readers take it) are answered.
+    const contextId = `ctx-${crypto.randomUUID()}`;
+    const sent = await rpc('SendMessage', { message: { ...userMessage('weather'), contextId, taskId: null, extensions: [], referenceTaskIds: null } });
+    assert.equal(sent.result?.task?.contextId, contextId, JSON.stringify(sent).slice(0, 300));
+    assert.equal((await rest('/message:send', { message: { ...userMessage('weather'), contextId } })).body.task?.contextId, contextId);
+    assert.equal((await rpc('message/send', { message: legacyMessage({ contextId, extensions: [] }) }, '0.3')).result?.contextId, contextId);
+  });
+
+  test(`the ids a client gives (messageId, contextId, taskId, referenceTaskIds) are at most 1,024 characters and printable, on every binding, gRPC included`, async () => {
+    const before = await taskCount();
+    const tooLong = (field: string, chars: number) => `${field} is ${chars.toLocaleString('en-US')} characters; an id is at most 1,024: send a shorter one (a UUID is 36).`;
+    await refusedEverywhere({ contextId: 'c'.repeat(1025) }, 'message.contextId', tooLong('message.contextId', 1025));
+    // Characters, not UTF-16 units: 1,024 emoji are 2,048 units, and within the bound.
+    await refusedEverywhere({ messageId: '🌤'.repeat(1025) }, 'message.messageId', tooLong('message.messageId', 1025));
+    await refusedEverywhere({ taskId: 't'.repeat(5000) }, 'message.taskId', tooLong('message.taskId', 5000));
+    await refusedEverywhere({ referenceTaskIds: ['ok', 'r'.repeat(1025)] }, 'message.referenceTaskIds[1]', tooLong('message.referenceTaskIds[1]', 1025));
+    const control = (field: string, code: string, at: number) => `${field} holds the control character ${code} (at character ${at}): an id is printable text; send it without control characters.`;
+    await refusedEverywhere({ contextId: 'a\u0000b' }, 'message.contextId', control('message.contextId', 'U+0000', 2));
+    await refusedEverywhere({ taskId: '\u0007' }, 'message.taskId', control('message.taskId', 'U+0007', 1));
+    await refusedEverywhere({ messageId: 'm\u009f' }, 'message.messageId', control('message.messageId', 'U+009F', 2));
+    await refusedEverywhere({ referenceTaskIds: ['a\nb'] }, 'message.referenceTaskIds[0]', control('message.referenceTaskIds[0]', 'U+000A', 2));
+    await refusedEverywhere({ contextId: 'x\ud800' }, 'message.contextId', /^message\.contextId holds an unpaired surrogate \(\\ud800-\\udfff alone\), which is no Unicode character/);
+
+    // gRPC's protobuf strings are held to the same bound.
+    const md = metadata(alice);
+    const request = sendRequest([{ text: 'weather' }]);
+    for (const [fields, field, said] of [
+      [{ contextId: 'a\u0000b' }, 'message.contextId', control('message.contextId', 'U+0000', 2)],
+      [{ taskId: 't'.repeat(1025) }, 'message.taskId', tooLong('message.taskId', 1025)],
+      [{ referenceTaskIds: ['r\u001b'] }, 'message.referenceTaskIds[0]', control('message.referenceTaskIds[0]', 'U+001B', 2)],
+    ] as const) {
+      const answer = await raw.unary('sendMessage', { ...request, message: { ...request.message, ...fields } }, md);
+      assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, `${field}: ${answer.error?.message ?? 'no error'}`);
+      assert.equal(answer.error.details, said, field);
+      assert.deepEqual(errorInfoOf(answer.error)?.metadata, { field }, field);
+    }
+    assert.equal(await taskCount(), before, 'no refused message made a task');
+
+    // At the bound, an id is answered and kept as sent.
+    const contextId = '🌤'.repeat(1024);
+    assert.equal((await rpc('SendMessage', { message: { ...userMessage('weather'), contextId } })).result?.task?.contextId, contextId);
+    const answer = await raw.unary('sendMessage', { ...request, message: { ...request.message, contextId: 'g'.repeat(1024) } }, md);
+    assert.equal(answer.error, undefined, answer.error?.message);
   });
 });

@@ -171,6 +171,22 @@ describe('JSON-RPC envelope', () => {
     assert.match(rpcError(await rpc(JSON.stringify({ id: 7, method: 'SendMessage', params: {} }))).message, /"jsonrpc" must be "2.0"/);
   });
 
+  test('an HTTP+JSON body that is JSON but no object (null, "x", 5, [] alike) is one answer, INVALID_REQUEST, showing the binding\'s own body, not JSON-RPC\'s', async () => {
+    const shown = 'send one JSON object (the request itself, e.g. POST /message:send takes {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "weather"}]}}).';
+    // null and "x" were shown a JSON-RPC request; [] was "The request body must be a JSON object.", INVALID_PARAMS.
+    for (const [body, kind] of [['null', 'null'], ['"x"', 'a string'], ['5', 'a number'], ['[]', 'an array'], ['[{"message": {}}]', 'an array']] as const) {
+      for (const path of ['/message:send', '/message:stream', '/tasks/t-1/pushNotificationConfigs']) {
+        const answer = await rest(path, body);
+        assert.equal(answer.status, 400, `${path} ${body}: ${answer.text}`);
+        assert.equal(answer.json!.error.status, 'INVALID_ARGUMENT', `${path} ${body}`);
+        assert.equal(answer.json!.error.message, `The request body is valid JSON but ${kind}, not an object: ${shown}`, `${path} ${body}`);
+        assert.equal(answer.json!.error.details[0].reason, 'INVALID_REQUEST', `${path} ${body}`);
+      }
+    }
+    // The JSON-RPC endpoint shows its own request.
+    assert.match(rpcError(await rpc('null')).message, /not an object: send one JSON object \(a JSON-RPC request such as \{"jsonrpc": "2\.0", "id": 1, "method": "SendMessage", "params": \{\.\.\.\}\}\)\.$/);
+  });
+
   test('unknown methods, including prototype names, are -32601', async () => {
     for (const method of ['Nope', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
       assert.equal(rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }))).code, -32601, method);

@@ -580,6 +580,10 @@ describe('ARD API', () => {
     assertArdError(await search({ query: {} }), 400, 'INVALID_ARGUMENT', /\/query\/text/);
     assertArdError(await search({ query: { text: '  ' } }), 400, 'INVALID_ARGUMENT', /query\.text is required/);
     assertArdError(await search({ query: { text: 'x' }, pageSize: 101 }), 400, 'INVALID_ARGUMENT', /pageSize/);
+    // Past the safe-integer range: the documented bound, once (zod's int range was said beside it).
+    const huge = await search({ query: { text: 'x' }, pageSize: 1e300 });
+    assertArdError(huge, 400, 'INVALID_ARGUMENT', /^The search request is not valid: \/pageSize: Too big: expected number to be <=100\.$/);
+    assert.deepEqual(huge.body.details, [{ path: '/pageSize', message: 'Too big: expected number to be <=100' }]);
     assertArdError(await search({ query: { text: 'x' }, limit: 5 }), 400, 'INVALID_ARGUMENT', /limit/);
     // With the hints the A2A door gives for the same mistakes (this door said only what was wrong).
     const limited = await search({ query: { text: 'x' }, limit: 5 });

@@ -370,6 +370,9 @@ describe('MCP tools', () => {
       ['search_agents', { limit: 0 }, '/arguments/limit', 'Too small: expected number to be >=1'],
       ['get_agent', { id: '' }, '/arguments/id', 'Too small: expected string to have >=1 characters'],
       ['list_agents', { pageSize: 101 }, '/arguments/pageSize', 'Too big: expected number to be <=100'],
+      // Past the safe-integer range: the documented bound, once (it was told zod's int range beside it).
+      ['search_agents', { limit: 1e300 }, '/arguments/limit', 'Too big: expected number to be <=100'],
+      ['list_agents', { pageSize: -1e300 }, '/arguments/pageSize', 'Too small: expected number to be >=1'],
       ['search_mcp_servers', { filter: { readOnly: 'true' } }, '/arguments/filter/readOnly', 'Invalid input: expected boolean, received string'],
     ] as const) {
       const refusal = await call(tool, args);

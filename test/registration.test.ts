@@ -134,6 +134,33 @@ describe('register', () => {
     assert.equal(error.code, 'TOO_LARGE');
     assert.match(error.message, /11,\d{3} bytes; the limit is 10,240 bytes/);
   });
+
+  test('a document over the limit is one finding, rule too-large, in the same words, at its own part: a data part\'s document, a file part\'s bytes', async () => {
+    const card = v1Card('Big', uniqueUrl());
+    card.description = 'x'.repeat(11_000);
+    const bytes = (n: number) => `${n.toLocaleString('en-US')} bytes exceeds the limit of 10,240 bytes`;
+    const hint = 'Shorten descriptions and examples, or remove fields the registry does not need.';
+    const inline = JSON.stringify(card);
+    // The data part's was said of the document's root (path ""), the file part's as "11,043 bytes > 10,240 bytes", without a rule.
+    for (const [parts, finding] of [
+      [[dataPart({ register: { agentCard: card } })], { path: '/parts/0/data/register/agentCard', rule: 'too-large', message: bytes(Buffer.byteLength(inline)), hint }],
+      [[dataPart({ validate: { agentCard: card } })], { path: '/parts/0/data/validate/agentCard', rule: 'too-large', message: bytes(Buffer.byteLength(inline)), hint }],
+      [[filePart(inline, 'agent-card.json')], { path: '/parts/0/raw', rule: 'too-large', message: bytes(Buffer.byteLength(inline)), hint }],
+      [[dataPart({ validate: {} }), filePart(inline, 'agent-card.json')], { path: '/parts/1/raw', rule: 'too-large', message: bytes(Buffer.byteLength(inline)), hint }],
+      [
+        [dataPart({ register: { mcpServer: mcpServer('big-tools', 'https://big-tools.example.org/mcp'), toolspec: { tools: [{ name: 't', description: 'x'.repeat(11_000), inputSchema: { type: 'object' } }] } } })],
+        { path: '/parts/0/data/register/toolspec', rule: 'too-large', message: /^11,\d{3} bytes exceeds the limit of 10,240 bytes$/, hint },
+      ],
+    ] as const) {
+      const error = errorOf(await send(alice, [...parts]));
+      assert.equal(error.code, 'TOO_LARGE', JSON.stringify(error).slice(0, 300));
+      assert.equal(error.details.length, 1, JSON.stringify(error.details));
+      const [detail] = error.details as WireJson[];
+      assert.deepEqual([detail!.path, detail!.rule, detail!.hint], [finding.path, finding.rule, finding.hint]);
+      if (typeof finding.message === 'string') assert.equal(detail!.message, finding.message);
+      else assert.match(detail!.message, finding.message);
+    }
+  });
 });
 
 describe('updates and revisions', () => {

@@ -163,8 +163,15 @@ function jsonKindOf(text: unknown): string | undefined {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
-/** What a request body looks like on the A2A doors: the example a body that is no object is shown there. */
-const A2A_BODY_EXAMPLE = 'on JSON-RPC a request such as {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {...}}';
+/** What a request body looks like on the A2A JSON-RPC endpoint: the example a body that is no object is shown there. */
+const A2A_BODY_EXAMPLE = 'a JSON-RPC request such as {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {...}}';
+
+/**
+ * The refusal of a request body that is JSON but no object (`kind`: "null", "an array", "a
+ * string"...), showing the door's own request body: the same words whether the body parser or a
+ * door's shape check finds it (body-parser's strict mode lets arrays through).
+ */
+export const notAnObjectMessage = (kind: string, bodyExample: string): string => `The request body is valid JSON but ${kind}, not an object: send one JSON object (${bodyExample}).`;
 
 /**
  * Turns body-parser failures (too large, not JSON, bad charset) into binding-shaped errors.
@@ -201,7 +208,7 @@ export function bodyErrorHandler(log: Logger, bodyExample: string = A2A_BODY_EXA
             httpStatus: 400,
             jsonRpcCode: JSONRPC_INVALID_REQUEST,
             reason: 'INVALID_REQUEST',
-            message: `The request body is valid JSON but ${kind}, not an object: send one JSON object (${bodyExample}).`,
+            message: notAnObjectMessage(kind, bodyExample),
           });
         }
         return sendFailure(req, res, {

@@ -10,8 +10,8 @@ import { nestsDeeperThan } from '../lib/json-depth.js';
 import { codePointLength, codePointPrefix } from '../lib/code-points.js';
 import { isObject, quote } from '../lib/json.js';
 import { keysAt, schemaAt } from './schema-keys.js';
-import { compactJsonBytes, formatBytes } from '../validation/size.js';
-import { sizeAdvice } from '../validation/verdict.js';
+import { compactJsonBytes } from '../validation/size.js';
+import { sizeAdvice, tooLargeFinding } from '../validation/verdict.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
 import type { MessageEncoding } from '../contract/binding.js';
 import type { Subject } from '../contract/subject.js';
@@ -68,7 +68,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * key's finding also names the keys accepted there (`hint`).
  */
 export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType, input?: unknown): Finding[] {
-  return error.issues.slice(0, 20).map((issue) => {
+  return withoutSafeIntegerRange(error.issues).slice(0, 20).map((issue) => {
     const path = [base, ...issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
     // A schema that words its own issues (a pageToken's, with the rule of every unusable token).
     const own = schema && ownFinding(schema, issue);
@@ -86,6 +86,22 @@ export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType,
     // An object that takes no key ({"renew": {}}) says so, rather than an empty list.
     return { path, message, hint: accepted.length > 0 ? `Accepted keys here: ${accepted.join(', ')}.` : 'Accepted keys here: none; send an empty object, {}.' };
   });
+}
+
+/** A size issue: too big or too small, and of what (zod's `origin`: "number", "int", "string", "array"...). */
+const isSizeIssue = (issue: z.core.$ZodIssue): issue is z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall => issue.code === 'too_big' || issue.code === 'too_small';
+
+/**
+ * The issues without the safe-integer range's where the schema's own bound says the same: zod's
+ * int() holds every integer within ±(2^53 - 1), so a pageSize or limit of 1e300 broke that range
+ * and the schema's bound (<= 100) at once, and was told both at one path, the first "Too big:
+ * expected int to be <=9007199254740991", a bound no documentation names. A value past the range
+ * where the schema has no bound of its own (a revision) keeps the range's issue: it is the only one.
+ */
+function withoutSafeIntegerRange(issues: readonly z.core.$ZodIssue[]): readonly z.core.$ZodIssue[] {
+  const at = (issue: z.core.$ZodIssue): string => `${issue.code} ${JSON.stringify(issue.path.map(String))}`;
+  const bounded = new Set(issues.filter((issue) => isSizeIssue(issue) && issue.origin !== 'int').map(at));
+  return issues.filter((issue) => !(isSizeIssue(issue) && issue.origin === 'int' && bounded.has(at(issue))));
 }
 
 /** The finding the schema at `issue`'s path makes of it (request-schemas.ts issueFindings), if it makes one. */
@@ -200,9 +216,7 @@ function readFile(part: Part, raw: Buffer, index: number, limits: ParseOptions):
   if (raw.length > limits.maxDocumentBytes) {
     const label = `uploaded document "${part.filename || `part ${index}`}"`;
     const { message, hint } = sizeAdvice(label, raw.length, limits.maxDocumentBytes, compactBytesOf(raw, limits.maxJsonDepth));
-    throw new RegistryError('TOO_LARGE', message, [
-      { path: words.fileBytesAt(index), message: `${formatBytes(raw.length)} > ${formatBytes(limits.maxDocumentBytes)}`, hint },
-    ]);
+    throw new RegistryError('TOO_LARGE', message, [tooLargeFinding(words.fileBytesAt(index), raw.length, limits.maxDocumentBytes, hint)]);
   }
   let text: string;
   try {
@@ -250,6 +264,21 @@ function inlineText(document: unknown, limits: ParserLimits, path: string): stri
   return text;
 }
 
+/**
+ * The size of an inline document's compact JSON (`text`), refused past the limit at the
+ * document's own place in the request, as a file part's bytes are (readFile): the same rule and
+ * words, each at its part. Left to the validator, it was said of the document's root (path ""),
+ * with other words than a file part's.
+ */
+function inlineSize(text: string, label: string, limits: ParserLimits, path: string): number {
+  const sizeBytes = Buffer.byteLength(text);
+  if (sizeBytes > limits.maxDocumentBytes) {
+    const { message, hint } = sizeAdvice(label, sizeBytes, limits.maxDocumentBytes);
+    throw new RegistryError('TOO_LARGE', message, [tooLargeFinding(path, sizeBytes, limits.maxDocumentBytes, hint)]);
+  }
+  return sizeBytes;
+}
+
 function inlineSubject(
   args: z.infer<typeof documentOperationSchema>,
   file: UploadedFile | undefined,
@@ -266,7 +295,7 @@ function inlineSubject(
   }
   if (hasCard) {
     const documentText = inlineText(args.agentCard, limits, `${base}/agentCard`);
-    return { type: 'agent-card', card: args.agentCard, documentText, sizeBytes: Buffer.byteLength(documentText) };
+    return { type: 'agent-card', card: args.agentCard, documentText, sizeBytes: inlineSize(documentText, 'agent card', limits, `${base}/agentCard`) };
   }
   if (file?.kind === 'agent-card') {
     if (hasMcp) throw badRequest(`An agent-card.json file cannot be registered with mcpServer metadata; send the card alone.`);
@@ -287,14 +316,9 @@ function inlineSubject(
     );
   }
   const toolspecText = file ? file.text : inlineText(toolspec, limits, `${base}/toolspec`);
+  const sizeBytes = file ? file.sizeBytes : inlineSize(toolspecText, 'toolspec', limits, `${base}/toolspec`);
   if (args.mcpServer !== undefined) inlineText(args.mcpServer, limits, `${base}/mcpServer`); // stored beside the toolspec: same bound
-  return {
-    type: 'mcp-server',
-    server: args.mcpServer,
-    toolspec,
-    toolspecText,
-    sizeBytes: file ? file.sizeBytes : Buffer.byteLength(toolspecText),
-  };
+  return { type: 'mcp-server', server: args.mcpServer, toolspec, toolspecText, sizeBytes };
 }
 
 /**

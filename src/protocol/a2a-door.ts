@@ -28,7 +28,16 @@ import { a2aRequestHandler } from './request-handler.js';
 import { requestIntegerGuard } from './integer-params.js';
 import { withJsonRpcErrorData } from './jsonrpc-error-data.js';
 import { requireJsonRpcBody } from './jsonrpc-media-type.js';
-import { jsonRpcEndpointOnly, jsonRpcRouteGuard, jsonRpcShapeGuard, restMethodNameGuard, restRouteGuard, restShapeGuard, restTaskVerbGuard } from './request-guard.js';
+import {
+  REST_BODY_EXAMPLE,
+  jsonRpcEndpointOnly,
+  jsonRpcRouteGuard,
+  jsonRpcShapeGuard,
+  restMethodNameGuard,
+  restRouteGuard,
+  restShapeGuard,
+  restTaskVerbGuard,
+} from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { jsonRpcConfigPages } from './push-config-pages.js';
 import { restPushConfigList } from './rest-push-config-list.js';
@@ -137,7 +146,7 @@ export const a2aDoor: Door = {
         requireJsonBody,
         credentials,
         json,
-        bodyErrorHandler(log),
+        bodyErrorHandler(log, REST_BODY_EXAMPLE),
         restShapeGuard,
         requestIntegerGuard('HTTP+JSON'),
         answerSanitizer(isLegacyRequest),

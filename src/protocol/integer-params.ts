@@ -13,11 +13,13 @@
  *   query reader parseInt, so `1.5` arrives as 1 and `5abc` as 5. After that, the handler can no
  *   longer tell what the client sent.
  *
- * A query parameter given twice is refused there too (each holds one value), and so, over
- * JSON-RPC, is a string parameter of the task methods sent as an array, object, number or
- * boolean: the SDK's JSON reader takes String(value), so `"contextId": ["a", "b"]` filtered on the
- * context "a,b", `"statusTimestampAfter": ["2020-..."]` was read as the one timestamp and
- * `"id": true` looked for the task "true", without a word.
+ * A query parameter given twice is refused there too (each holds one value), and one a task
+ * route does not take (a typo such as `?contextid=`, which the SDK ignored: every task was
+ * listed); and so, over JSON-RPC, is a string parameter of the task methods sent as an array,
+ * object, number or boolean: the SDK's JSON reader takes String(value), so `"contextId": ["a",
+ * "b"]` filtered on the context "a,b", `"statusTimestampAfter": ["2020-..."]` was read as the one
+ * timestamp and `"id": true` looked for the task "true", without a word. (A message's own ids and
+ * lists are checked alike, on JSON-RPC and HTTP+JSON: message-fields.ts.)
  *
  * The bool parameters (includeArtifacts, returnImmediately) are checked there too: the SDK's JSON
  * reader takes Boolean(value), so `"false"` (a string) asked for the artifacts, and its query
@@ -27,7 +29,7 @@ import type { RequestHandler } from 'express';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { isObject } from '../lib/json.js';
 import { sendA2AError, type A2ABinding } from './a2a-errors.js';
-import { isLegacyRequest } from './versions.js';
+import { VERSION_PARAMETER, isLegacyRequest } from './versions.js';
 
 export interface IntegerRule {
   min: number;
@@ -152,6 +154,60 @@ function repeatedParam(query: unknown): { message: string; field: string } | und
 }
 
 /**
+ * What every route takes in its query: `tenant`, which the SDK reads there (a tenant in the path
+ * wins over it), and the version (A2A 3.6.1: "Clients MAY provide the A2A-Version as a request
+ * parameter instead of a header", versions.ts).
+ */
+const EVERY_ROUTE = ['tenant', VERSION_PARAMETER];
+/** The query parameters of ListTasks (A2A 11.5: the request's fields, camelCase). */
+const LIST_TASKS_QUERY = ['contextId', 'status', 'pageSize', 'pageToken', 'historyLength', 'statusTimestampAfter', 'includeArtifacts', ...EVERY_ROUTE];
+
+/** An HTTP+JSON task route (optionally under a tenant), the methods it serves, and the query parameters it takes. */
+interface QueryRoute {
+  route: string;
+  methods: ReadonlySet<string>;
+  path: RegExp;
+  names: readonly string[];
+}
+/** In the SDK's order of routes, the first that matches a path is the one that serves it. */
+const REST_QUERY_ROUTES: readonly QueryRoute[] = [
+  { route: '/tasks/{id}:subscribe', methods: new Set(['GET', 'HEAD', 'POST']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+:subscribe$/, names: EVERY_ROUTE },
+  { route: '/tasks/{id}:cancel', methods: new Set(['POST']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+:cancel$/, names: EVERY_ROUTE },
+  { route: '/tasks/{id}', methods: new Set(['GET', 'HEAD']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+$/, names: ['historyLength', ...EVERY_ROUTE] },
+  { route: '/tasks', methods: new Set(['GET', 'HEAD']), path: /^\/(?:[^/]+\/)?tasks$/, names: LIST_TASKS_QUERY },
+  { route: '/tasks/{id}/pushNotificationConfigs', methods: new Set(['GET', 'HEAD']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/, names: ['pageSize', 'pageToken', ...EVERY_ROUTE] },
+  { route: '/tasks/{id}/pushNotificationConfigs', methods: new Set(['POST']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/, names: EVERY_ROUTE },
+  { route: '/tasks/{id}/pushNotificationConfigs/{configId}', methods: new Set(['GET', 'HEAD', 'DELETE']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs\/[^/]+$/, names: EVERY_ROUTE },
+];
+
+/** A name as a near miss compares: case, '_' and '-' left out (contextid, context_id and Context-Id are contextId). */
+const looseName = (name: string): string => name.replace(/[_-]/g, '').toLowerCase();
+
+/**
+ * A query parameter that the task route asked does not take (`GET /tasks?bogus=1`, or a typo such
+ * as `?contextid=...`), or undefined, told as ARD's GET /agents tells one: naming the route's
+ * parameters, and the one meant when only its spelling is off. The SDK ignored it, so a
+ * misspelt filter listed every task, as if the client had asked for no filter. Routes that are
+ * not a task's (a message's, the extended card) are left alone.
+ */
+function unknownQueryParam(method: string, path: string, query: unknown): { message: string; field: string } | undefined {
+  if (!isObject(query)) return undefined;
+  const served = REST_QUERY_ROUTES.find((route) => route.methods.has(method) && route.path.test(path));
+  if (!served) return undefined;
+  for (const name of Object.keys(query)) {
+    if (served.names.includes(name)) continue;
+    const shown = JSON.stringify(name.slice(0, 64));
+    const meant = served.names.find((known) => looseName(known) === looseName(name));
+    const spelling = !meant ? '' : meant === VERSION_PARAMETER ? `: send it as ${meant}` : `: send it as ${meant} (query parameter names are camelCase, A2A 11.5)`;
+    return {
+      message: `${shown} is not a query parameter of ${method === 'HEAD' ? 'GET' : method} ${served.route}, which takes ${served.names.join(', ')}${spelling}.`,
+      field: name.slice(0, 64),
+    };
+  }
+  return undefined;
+}
+
+/**
  * A query parameter whose name or value is not valid percent-encoded UTF-8 (`?contextId=%ff`),
  * or undefined. The query parser reads such bytes as U+FFFD, so `contextId=%ff` listed the tasks
  * of a context "\uFFFD" (none, 200) where the same bytes in the path are a 400.
@@ -187,9 +243,9 @@ const STRING_PARAMS = ['tenant', 'id', 'taskId', 'contextId', 'status', 'pageTok
   name === snakeCase(name) ? [name] : [name, snakeCase(name)],
 );
 /**
- * The JSON-RPC methods whose string params are checked: all but SendMessage's (its message is
- * checked elsewhere). Their other params are scalars or `metadata`; a push config's own object is
- * checked by the config's reader.
+ * The JSON-RPC methods whose string params are checked: all but SendMessage's (its message's
+ * fields are checked by the shape guard: message-fields.ts). Their other params are scalars or
+ * `metadata`; a push config's own object is checked by the config's reader.
  */
 const SCALAR_METHODS = new Set([
   'GetTask',
@@ -316,12 +372,17 @@ export function requestIntegerGuard(binding: A2ABinding): RequestHandler {
         if (!found && isObject(body.params)) found = messageConfigProblem(body.params);
         if (!found && !isLegacyRequest(req)) found = problemIn(body.params, JSONRPC_PARAMS.get(body.method) ?? [], 'json');
       }
-    } else if (req.method === 'POST') {
-      found = problemIn(req.body, paramsOf(REST_BODY_PARAMS, req.path), 'json');
-      if (!found && REST_CONFIG_PATH.test(req.path)) found = pushConfigProblem(req.body, '') ?? otherTaskInBody(req.body, req.path);
-      if (!found && REST_MESSAGE_PATH.test(req.path) && isObject(req.body)) found = messageConfigProblem(req.body);
     } else if (req.method === 'GET') {
-      found = undecodableParam(req.originalUrl) ?? repeatedParam(req.query) ?? problemIn(req.query, paramsOf(REST_QUERY_PARAMS, req.path), 'query');
+      found =
+        undecodableParam(req.originalUrl) ?? unknownQueryParam(req.method, req.path, req.query) ?? repeatedParam(req.query) ?? problemIn(req.query, paramsOf(REST_QUERY_PARAMS, req.path), 'query');
+    } else {
+      // A task route's query names, whatever its method (POST /tasks/{id}:cancel, DELETE a config): its body next.
+      found = unknownQueryParam(req.method, req.path, req.query);
+      if (!found && req.method === 'POST') {
+        found = problemIn(req.body, paramsOf(REST_BODY_PARAMS, req.path), 'json');
+        if (!found && REST_CONFIG_PATH.test(req.path)) found = pushConfigProblem(req.body, '') ?? otherTaskInBody(req.body, req.path);
+        if (!found && REST_MESSAGE_PATH.test(req.path) && isObject(req.body)) found = messageConfigProblem(req.body);
+      }
     }
     if (!found) return next();
     sendA2AError(req, res, binding, new RequestMalformedError({ message: found.message, metadata: { field: found.field } }));

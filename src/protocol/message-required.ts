@@ -46,7 +46,7 @@ export function missingMessageIn(body: Record<string, unknown>): RequestMalforme
 
 /**
  * On a v0.3 message/send (message/stream) request's params as sent: the refusal of a missing
- * message, messageId (a string, v0.3 has no other) or role, or undefined.
+ * message, messageId or role, or undefined.
  */
 export function missingLegacyMessageIn(params: Record<string, unknown>): RequestMalformedError | undefined {
   const message = params.message;
@@ -56,9 +56,7 @@ export function missingLegacyMessageIn(params: Record<string, unknown>): Request
   }
   const refusal = missing(message, message.messageId);
   if (refusal) return refusal;
-  if (typeof message.messageId !== 'string') {
-    return new RequestMalformedError({ message: `message.messageId must be a string: ${A_MESSAGE_ID}`, metadata: { field: 'message.messageId' } });
-  }
+  // (A messageId that is no string is refused with the message's other mistyped fields: message-fields.ts.)
   if (message.role !== 'user' && message.role !== 'agent') {
     return new RequestMalformedError({ message: 'message.role must be "user" or "agent": a message from a client is "user".', metadata: { field: 'message.role' } });
   }

@@ -72,6 +72,7 @@ import { takeProtocolRefusal, watchEndStatus, watchEventUpdate, watchMetadata, w
 import { currentScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
 import { requireMessage } from './message-required.js';
+import { requireMessageIds } from './message-fields.js';
 import { acceptedParts, tailoredEvent, tailoredResult, tailoredTask, type AcceptedParts } from './output-modes.js';
 import { refusedConfigField, TERMINAL } from './watch-push.js';
 import type { WatchTasks } from './watch-task.js';
@@ -681,6 +682,7 @@ function rethrowWithStateNames(error: unknown): never {
  * A message's parameters the SDK takes as they come, checked before anything runs (A2A 3.3.2),
  * alike on every binding:
  * - the message itself and its messageId (message-required.ts);
+ * - its ids (messageId, contextId, taskId, referenceTaskIds): at most MAX_CLIENT_ID_CHARS, printable (message-fields.ts);
  * - configuration.historyLength;
  * - the role, which is REQUIRED (A2A 4.1.4): the SDK read a v1.0 message without a role, or with
  *   an unknown one ("ROLE_BOGUS", 5), as it came; its v0.3 reader already refuses one that is
@@ -691,6 +693,7 @@ function rethrowWithStateNames(error: unknown): never {
  */
 function requireMessageParams(params: SendMessageRequest): AcceptedParts | undefined {
   requireMessage(params.message);
+  requireMessageIds(params.message);
   requireInteger('configuration.historyLength', params.configuration?.historyLength, HISTORY_LENGTH);
   const role = params.message.role;
   if (role !== Role.ROLE_USER && role !== Role.ROLE_AGENT) {

@@ -5,7 +5,8 @@
  * - after it is parsed: the JSON-RPC envelope (no batches, `jsonrpc`, `method` (one of the
  *   negotiated version's, or an error naming where it is), `id`, `params`)
  *   and the parts of a message (at least one; objects; `raw` / v0.3 `file.bytes` strict base64;
- *   a v0.3 part with a `kind` it has, that kind's content, and its file's strings).
+ *   a v0.3 part with a `kind` it has, that kind's content, and its file's strings), and the
+ *   types of the message's own fields (ids, extensions, referenceTaskIds: message-fields.ts).
  * Without these, `parts: [null]` or `raw: 5` end as -32603 with a JavaScript error message, a
  * deeply nested body overflows the stack inside the SDK, and invalid base64 is silently decoded
  * to garbage (Buffer.from ignores what it cannot read).
@@ -13,10 +14,11 @@
 import type { RequestHandler } from 'express';
 import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
-import { notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
+import { notAnObjectMessage, notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest, namesVersion } from './versions.js';
 import { sendA2AError } from './a2a-errors.js';
 import { missingLegacyMessageIn, missingMessageIn } from './message-required.js';
+import { messageFieldProblem } from './message-fields.js';
 import { partWords } from '../operations/part-words.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
@@ -348,6 +350,9 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
         ? missingMessageIn(params)
         : undefined;
   if (missing) return sendA2AError(req, res, 'JSONRPC', missing);
+  // Its ids, extensions and references as sent, before the SDK's readers turn them into strings (message-fields.ts).
+  const mistyped = MESSAGE_METHODS.has(method) && params ? messageFieldProblem(params.message, V03_TO_V1.has(method)) : undefined;
+  if (mistyped) return sendA2AError(req, res, 'JSONRPC', mistyped);
   next();
 };
 
@@ -467,10 +472,19 @@ export const restTaskVerbGuard: RequestHandler = (req, res, next) => {
   refuseRoute(req, res, 405, `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')} (a task's methods: ${verbs}).`);
 };
 
+/**
+ * What a request body looks like on the HTTP+JSON binding: the example a body that is JSON but no
+ * object is shown there (by the body parser's error handler, and by restShapeGuard for an array).
+ * It was shown JSON-RPC's envelope, which this binding refuses.
+ */
+export const REST_BODY_EXAMPLE = 'the request itself, e.g. POST /message:send takes {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "weather"}]}}';
+
 /** Bodies and message parts on the HTTP+JSON binding. */
 export const restShapeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST' || req.body === undefined) return next();
-  if (!isObject(req.body)) return refuse(req, res, JSONRPC_INVALID_PARAMS, 'The request body must be a JSON object.');
+  // An array (what the body parser lets through besides objects) is refused as null or "x" are
+  // (errors.ts bodyErrorHandler): invalid request, not params, with the same words.
+  if (!isObject(req.body)) return refuse(req, res, JSONRPC_INVALID_REQUEST, notAnObjectMessage('an array', REST_BODY_EXAMPLE));
   const envelope = jsonRpcBodyOnRest(req.body);
   if (envelope) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${envelope}.`);
   if (/\/message:(send|stream)$/.test(req.path)) {
@@ -479,6 +493,8 @@ export const restShapeGuard: RequestHandler = (req, res, next) => {
     if (missing) return sendA2AError(req, res, 'HTTP+JSON', missing);
     const problem = partsProblem(req.body.message, 'message') ?? outputModesProblem(req.body.configuration, 'configuration') ?? metadataProblem(req.body.metadata, 'metadata');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`);
+    const mistyped = messageFieldProblem(req.body.message, false);
+    if (mistyped) return sendA2AError(req, res, 'HTTP+JSON', mistyped);
   }
   const trap = conversionTrap(req.body, 'body');
   if (trap) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${trap}.`);

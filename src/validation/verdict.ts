@@ -45,9 +45,17 @@ export function sizeAdvice(label: string, sizeBytes: number, limit: number, comp
   };
 }
 
+/**
+ * The finding of a document over the size limit, at `path`: the document's root in a verdict,
+ * the part that carries it in a message (request-parser.ts), the same rule and words either way.
+ */
+export function tooLargeFinding(path: string, sizeBytes: number, limit: number, hint: string): Finding {
+  return { path, rule: 'too-large', message: `${formatBytes(sizeBytes)} exceeds the limit of ${formatBytes(limit)}`, hint };
+}
+
 export function tooLarge(kind: EntryKind, label: string, sizeBytes: number, limit: number, compactBytes?: number): Verdict {
   const { message, hint } = sizeAdvice(label, sizeBytes, limit, compactBytes);
-  return rejected(kind, 'TOO_LARGE', message, sizeBytes, [{ path: '', rule: 'too-large', message: `${formatBytes(sizeBytes)} exceeds the limit of ${formatBytes(limit)}`, hint }], []);
+  return rejected(kind, 'TOO_LARGE', message, sizeBytes, [tooLargeFinding('', sizeBytes, limit, hint)], []);
 }
 
 /** "…is not valid: 3 errors. First: /skills/0/tags: required field "tags" is missing (Add …)." */
