@@ -202,6 +202,47 @@ for (const engine of storageEngines()) {
       for (const id of [read.id, validated.id, refusedWrite.id]) await assert.rejects(get(again, id), /not found/i, 'memory tasks are gone after a restart');
       assert.deepEqual(new Set(ids((await list(again)).tasks)), new Set([registered.id, removed.id]));
     });
+
+    test('a client\'s own context id, up to 1,024 characters, is stored with every write and found again by GetTask and ListTasks', async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      const env = await engine.env();
+      const registry = await startTestRegistry(env);
+      t.after(() => registry.close());
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const inContext = async (contextId: string, data: unknown): Promise<WireJson> =>
+        Task.toJSON((await alice.sendMessage({ tenant: '', message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', contextId, parts: [dataPart(data)] }), configuration: undefined, metadata: undefined })) as Task) as WireJson;
+      // PostgreSQL stored context ids of 36 characters at most (the SDK's varchar(36)): every write
+      // of a longer one failed INTERNAL. 1,024 CJK characters take 3 KB in UTF-8, past what one
+      // btree index entry holds (2,704 bytes).
+      const contexts = [`session-${'s'.repeat(292)}`, Array.from({ length: 1024 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20_000))).join('')];
+      for (const [n, contextId] of contexts.entries()) {
+        const registered = await inContext(contextId, { register: { agentCard: v1Card(`Context Agent ${n}`, `https://context-${n}.example.org/a2a`) } });
+        assert.equal(stateOf(registered), 'TASK_STATE_COMPLETED', JSON.stringify(registered.status));
+        const removed = await inContext(contextId, { unregister: { id: resultOf(registered).id } });
+        assert.equal(stateOf(removed), 'TASK_STATE_COMPLETED', JSON.stringify(removed.status));
+        for (const task of [registered, removed]) {
+          assert.equal(task.contextId, contextId);
+          assert.equal((await get(alice, task.id)).contextId, contextId, 'GetTask reads it back');
+        }
+        const listed = await list(alice, { contextId });
+        assert.deepEqual(ids(listed.tasks), [removed.id, registered.id], 'ListTasks by that context, newest first');
+        assert.ok(listed.tasks.every((task) => task.contextId === contextId));
+        assert.deepEqual((await rest(registry, `/tasks?contextId=${encodeURIComponent(contextId)}`, TOKENS.alice)).body.tasks.map((x: WireJson) => x.id), [removed.id, registered.id]);
+        // A watch over SendStreamingMessage keeps its task durably too.
+        const watched = new EventLog((signal) =>
+          alice.sendMessageStream({ tenant: '', message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', contextId, parts: [dataPart({ watch: { query: `context ${n}`, initial: false } })] }), configuration: undefined, metadata: undefined }, { signal }),
+        );
+        t.after(() => watched.disconnect());
+        const task = (await watched.waitFor((e) => e.task !== undefined || e.statusUpdate !== undefined, 'the watch task')).task as WireJson;
+        assert.equal(task?.status?.state, 'TASK_STATE_WORKING', JSON.stringify(watched.events));
+        assert.equal(task.contextId, contextId);
+        assert.equal((await alice.cancelTask({ tenant: '', id: task.id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
+        assert.deepEqual(ids((await list(alice, { contextId })).tasks), [task.id, removed.id, registered.id]);
+      }
+      const rows = await storedTasks(registry, env.DATABASE_URL);
+      assert.equal(rows.length, 6, 'two writes and a watch per context, durable');
+    });
   });
 }
 

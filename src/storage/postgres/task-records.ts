@@ -4,6 +4,7 @@
  */
 import type pg from 'pg';
 import { DELETE_BATCH_ROWS, FINISHED_TASK_STATES } from '../common.js';
+import { TASK_CONTEXT_KEY } from './migrations.js';
 import type { BatchedDeletion, RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
 
 type Query = <R extends pg.QueryResultRow>(text: string, params: unknown[]) => Promise<pg.QueryResult<R>>;
@@ -56,7 +57,8 @@ export class PostgresTaskRecords implements TaskRecords {
     const where = ['tenant = $1', 'owner = $2'];
     if (query.contextId) {
       params.push(query.contextId);
-      where.push(`context_id = $${params.length}`);
+      // The prefix the context index keys on, then the whole id (migrations.ts, version 14).
+      where.push(`${TASK_CONTEXT_KEY('context_id')} = ${TASK_CONTEXT_KEY(`$${params.length}`)} AND context_id = $${params.length}`);
     }
     if (query.state) {
       params.push(query.state);
