@@ -17,7 +17,7 @@ import { SQLITE_MIGRATIONS, SqliteStore } from '../src/storage/sqlite/index.js';
 import { POSTGRES_MIGRATIONS, PostgresStore } from '../src/storage/postgres/index.js';
 import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
 import { createStore } from '../src/storage/create-store.js';
-import { DELETE_BATCH_ROWS, InvalidCursorError, SchemaTooNewError } from '../src/storage/common.js';
+import { DELETE_BATCH_ROWS, InvalidCursorError, SchemaTooNewError, UnstorableTextError } from '../src/storage/common.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 import { otherSpellings } from '../src/lib/endpoint-url.js';
@@ -1071,6 +1071,67 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(new Set(left.rows.map((r) => r.id)), new Set([1, 4, 7, 9, 10, 11].map((i) => ids[i]!)));
       // maxAge 0: every finished task left (9 failed, 11 canceled) goes.
       assert.equal(await store.tasks.prune({ maxAgeMs: 0, maxCount: 0 }), 2);
+    });
+
+    test('a value holding U+0000 is found nowhere; on PostgreSQL, whose text cannot hold it, a write of one is refused BAD_REQUEST, unsent', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      const alice = { tenant: '', owner: 'alice' };
+      const nul = 'a\u0000b';
+      const task = (id: string, contextId: string) =>
+        toTaskRow(alice, Task.fromJSON({ id, contextId, status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, artifacts: [], history: [] }));
+      const watch = (id: string, contextId: string) => ({
+        id, tenant: '', owner: 'alice', principal: 'alice', contextId, request: '{}', pushConfigs: '[]',
+        createdAt: Date.now(), expiresAt: Date.now() + 60_000, seqFloor: 0, deliveredSeq: 0, position: 0,
+      });
+      const stored = await store.upsert(entryWrite('agent', 'https://nul.example.com/a2a'), actor('alice'));
+      assert.ok(stored.status === 'created');
+      await store.tasks.save(task(crypto.randomUUID(), 'ctx'));
+      assert.equal(await store.watches.create(watch(crypto.randomUUID(), 'ctx'), 'holder', Date.now() + 60_000), 'created');
+
+      // Lookups: as of a value nothing has, on both engines.
+      assert.equal(await store.tasks.load(alice, nul), undefined);
+      assert.equal(await store.tasks.load({ tenant: '', owner: nul }, nul), undefined);
+      assert.deepEqual(await store.tasks.list(alice, { contextId: nul, limit: 10, withArtifacts: false, withHistory: false }), { rows: [], total: 0 });
+      await store.tasks.remove(alice, nul);
+      assert.equal(await store.watches.get(nul), undefined);
+      await store.watches.update(nul, { expiresAt: Date.now() });
+      await store.watches.remove(nul);
+      assert.deepEqual(await store.watches.claim('holder', Date.now(), Number.MAX_SAFE_INTEGER, nul), []);
+      await store.watches.release('holder', nul);
+      await store.watches.requestHandover?.(nul);
+      assert.equal(await store.watches.countFor(nul, Date.now()), 0);
+      assert.deepEqual((await store.list({ owner: nul, limit: 10 })).entries, []);
+      assert.equal((await store.list({ owner: 'alice', limit: 10 })).entries.length, 1);
+
+      // Writes: SQLite stores it; PostgreSQL refuses it as the request's, before sending anything.
+      const kid = { ...entryWrite('agent', 'https://nul-kid.example.com/a2a'), verification: { verified: true, kid: nul, alg: 'ES256', signatures: [{ status: 'verified' as const, kid: nul, alg: 'ES256' }], keyset: 'k' } };
+      const writes: [string, () => Promise<unknown>][] = [
+        ['a task in a context', () => store.tasks.save(task(crypto.randomUUID(), nul))],
+        ['a watch in a context', () => store.watches.create(watch(crypto.randomUUID(), nul), 'holder', Date.now() + 60_000)],
+        ['an entry verified by a kid', () => store.upsert(kid, actor('alice'))],
+      ];
+      const seq = await store.lastChangeSeq();
+      for (const [what, write] of writes) {
+        if (engine.name === 'sqlite') {
+          await write();
+          continue;
+        }
+        await assert.rejects(write(), (error: unknown) => {
+          assert.ok(error instanceof UnstorableTextError, `${what}: ${String(error)}`);
+          assert.equal(error.code, 'BAD_REQUEST');
+          assert.equal(error.message, `"a\\u0000b" holds the character U+0000 (NUL) at position 1, which the registry's storage (PostgreSQL) cannot hold: remove it.`);
+          return true;
+        });
+      }
+      if (engine.name === 'postgres') {
+        assert.equal(await store.lastChangeSeq(), seq, 'nothing written');
+        assert.deepEqual(await target.raw('SELECT count(*)::int AS n FROM tasks'), [{ n: 1 }]);
+        assert.deepEqual(await target.raw('SELECT count(*)::int AS n FROM watches'), [{ n: 1 }]);
+        assert.equal(store.fault, undefined, 'the client\'s value, not a fault of storage');
+      }
+      // The store goes on as before (the refused statements' connections too).
+      await store.tasks.save(task(crypto.randomUUID(), 'ctx'));
+      assert.equal((await store.tasks.list(alice, { contextId: 'ctx', limit: 10, withArtifacts: false, withHistory: false })).total, 2);
     });
 
     test('PostgreSQL migration 14: task and push config ids of any length, their tables and the tasks kept, neither rewritten', async (t) => {

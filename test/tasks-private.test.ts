@@ -20,6 +20,7 @@ import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { EventLog } from './support/watch-stream.js';
+import { callTool, connectMcp, structured } from './support/mcp-client.js';
 import { untenantedContextBuilder } from '../src/protocol/call-context.js';
 
 const MISTYPED = `${TOKENS.alice.slice(0, -1)}X`;
@@ -242,6 +243,52 @@ for (const engine of storageEngines()) {
       }
       const rows = await storedTasks(registry, env.DATABASE_URL);
       assert.equal(rows.length, 6, 'two writes and a watch per context, durable');
+    });
+
+    test('an id or filter holding U+0000 is an unknown one on every door (PostgreSQL\'s text cannot hold it)', async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      const registry = await startTestRegistry(await engine.env());
+      t.after(() => registry.close());
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      // Something to find, so that nothing found means the value matched nothing.
+      const registered = await op(alice, { register: { agentCard: v1Card('Nul Agent', 'https://nul.example.org/a2a') } });
+      assert.equal(stateOf(registered), 'TASK_STATE_COMPLETED');
+      const nul = 'a\u0000b';
+      const jsonRpc = async (method: string, params: unknown): Promise<WireJson> => {
+        const answer = await rawPost(`${registry.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), { headers: { authorization: `Bearer ${TOKENS.alice}` } });
+        assert.equal(answer.status, 200, answer.text);
+        return answer.json!;
+      };
+      for (const [method, params] of [
+        ['GetTask', { id: nul }],
+        ['CancelTask', { id: nul }],
+        ['ListTaskPushNotificationConfigs', { taskId: nul }],
+        ['GetTaskPushNotificationConfig', { taskId: nul, id: nul }],
+      ] as const) {
+        const error = (await jsonRpc(method, params)).error;
+        assert.equal(error?.code, -32001, `${method}: ${JSON.stringify(error)}`);
+        assert.match(error.message, /Task not found/);
+      }
+      const continued = (await jsonRpc('SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', taskId: nul, parts: [dataPart({ search: { query: 'x' } })] } })).error;
+      assert.equal(continued?.code, -32001, `a message continuing it: ${JSON.stringify(continued)}`);
+      assert.deepEqual((await jsonRpc('ListTasks', { contextId: nul })).result, { tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
+      // A page token whose position holds one was never issued (task ids hold none).
+      const forged = Buffer.from(`v1.${Date.now()}.${nul}`).toString('base64url');
+      assert.equal((await jsonRpc('ListTasks', { pageToken: forged })).error?.code, -32602);
+      assert.equal((await rest(registry, '/tasks/a%00b', TOKENS.alice)).status, 404);
+      const subscribed = await fetch(`${registry.url}/a2a/rest/tasks/a%00b:subscribe`, { method: 'POST', headers: { 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` } });
+      assert.equal(subscribed.status, 404, await subscribed.text());
+      const listed = await rest(registry, '/tasks?contextId=a%00b', TOKENS.alice);
+      assert.equal(listed.status, 200);
+      assert.deepEqual(listed.body.tasks ?? [], []);
+      // An owner filter: nobody's entries.
+      const owned = await op(alice, { list: { filter: { owner: nul } } });
+      assert.deepEqual(resultOf(owned).entries, []);
+      const mcp = await connectMcp(registry.url, 'nul-test', TOKENS.alice);
+      t.after(() => mcp.close());
+      assert.deepEqual(structured(await callTool(mcp, 'list_agents', { owner: nul })).entries, []);
+      assert.equal(structured(await callTool(mcp, 'list_agents', { owner: 'alice' })).entries.length, 1);
     });
   });
 }
