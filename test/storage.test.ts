@@ -17,7 +17,7 @@ import { SQLITE_MIGRATIONS, SqliteStore } from '../src/storage/sqlite/index.js';
 import { POSTGRES_MIGRATIONS, PostgresStore } from '../src/storage/postgres/index.js';
 import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
 import { createStore } from '../src/storage/create-store.js';
-import { DELETE_BATCH_ROWS, InvalidCursorError, SchemaTooNewError } from '../src/storage/common.js';
+import { DELETE_BATCH_ROWS, InvalidCursorError, SchemaTooNewError, UnstorableTextError } from '../src/storage/common.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 import { otherSpellings } from '../src/lib/endpoint-url.js';
@@ -1071,6 +1071,132 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(new Set(left.rows.map((r) => r.id)), new Set([1, 4, 7, 9, 10, 11].map((i) => ids[i]!)));
       // maxAge 0: every finished task left (9 failed, 11 canceled) goes.
       assert.equal(await store.tasks.prune({ maxAgeMs: 0, maxCount: 0 }), 2);
+    });
+
+    test('a value holding U+0000 is found nowhere; on PostgreSQL, whose text cannot hold it, a write of one is refused BAD_REQUEST, unsent', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      const alice = { tenant: '', owner: 'alice' };
+      const nul = 'a\u0000b';
+      const task = (id: string, contextId: string) =>
+        toTaskRow(alice, Task.fromJSON({ id, contextId, status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, artifacts: [], history: [] }));
+      const watch = (id: string, contextId: string) => ({
+        id, tenant: '', owner: 'alice', principal: 'alice', contextId, request: '{}', pushConfigs: '[]',
+        createdAt: Date.now(), expiresAt: Date.now() + 60_000, seqFloor: 0, deliveredSeq: 0, position: 0,
+      });
+      const stored = await store.upsert(entryWrite('agent', 'https://nul.example.com/a2a'), actor('alice'));
+      assert.ok(stored.status === 'created');
+      await store.tasks.save(task(crypto.randomUUID(), 'ctx'));
+      assert.equal(await store.watches.create(watch(crypto.randomUUID(), 'ctx'), 'holder', Date.now() + 60_000), 'created');
+
+      // Lookups: as of a value nothing has, on both engines.
+      assert.equal(await store.tasks.load(alice, nul), undefined);
+      assert.equal(await store.tasks.load({ tenant: '', owner: nul }, nul), undefined);
+      assert.deepEqual(await store.tasks.list(alice, { contextId: nul, limit: 10, withArtifacts: false, withHistory: false }), { rows: [], total: 0 });
+      await store.tasks.remove(alice, nul);
+      assert.equal(await store.watches.get(nul), undefined);
+      await store.watches.update(nul, { expiresAt: Date.now() });
+      await store.watches.remove(nul);
+      assert.deepEqual(await store.watches.claim('holder', Date.now(), Number.MAX_SAFE_INTEGER, nul), []);
+      await store.watches.release('holder', nul);
+      await store.watches.requestHandover?.(nul);
+      assert.equal(await store.watches.countFor(nul, Date.now()), 0);
+      assert.deepEqual((await store.list({ owner: nul, limit: 10 })).entries, []);
+      assert.equal((await store.list({ owner: 'alice', limit: 10 })).entries.length, 1);
+
+      // Writes: SQLite stores it; PostgreSQL refuses it as the request's, before sending anything.
+      const kid = { ...entryWrite('agent', 'https://nul-kid.example.com/a2a'), verification: { verified: true, kid: nul, alg: 'ES256', signatures: [{ status: 'verified' as const, kid: nul, alg: 'ES256' }], keyset: 'k' } };
+      const writes: [string, () => Promise<unknown>][] = [
+        ['a task in a context', () => store.tasks.save(task(crypto.randomUUID(), nul))],
+        ['a watch in a context', () => store.watches.create(watch(crypto.randomUUID(), nul), 'holder', Date.now() + 60_000)],
+        ['an entry verified by a kid', () => store.upsert(kid, actor('alice'))],
+      ];
+      const seq = await store.lastChangeSeq();
+      for (const [what, write] of writes) {
+        if (engine.name === 'sqlite') {
+          await write();
+          continue;
+        }
+        await assert.rejects(write(), (error: unknown) => {
+          assert.ok(error instanceof UnstorableTextError, `${what}: ${String(error)}`);
+          assert.equal(error.code, 'BAD_REQUEST');
+          assert.equal(error.message, `"a\\u0000b" holds the character U+0000 (NUL) at position 1, which the registry's storage (PostgreSQL) cannot hold: remove it.`);
+          return true;
+        });
+      }
+      if (engine.name === 'postgres') {
+        assert.equal(await store.lastChangeSeq(), seq, 'nothing written');
+        assert.deepEqual(await target.raw('SELECT count(*)::int AS n FROM tasks'), [{ n: 1 }]);
+        assert.deepEqual(await target.raw('SELECT count(*)::int AS n FROM watches'), [{ n: 1 }]);
+        assert.equal(store.fault, undefined, 'the client\'s value, not a fault of storage');
+      }
+      // The store goes on as before (the refused statements' connections too).
+      await store.tasks.save(task(crypto.randomUUID(), 'ctx'));
+      assert.equal((await store.tasks.list(alice, { contextId: 'ctx', limit: 10, withArtifacts: false, withHistory: false })).total, 2);
+    });
+
+    test('PostgreSQL migration 14: task and push config ids of any length, their tables and the tasks kept, neither rewritten', async (t) => {
+      if (engine.name !== 'postgres') return t.skip('PostgreSQL only: SQLite\'s column types bound nothing');
+      const { target, store } = await openFresh(t, engine);
+      const alice = { tenant: '', owner: 'alice' };
+      const saved = (id: string, contextId: string) =>
+        toTaskRow(alice, Task.fromJSON({ id, contextId, status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, artifacts: [], history: [] }));
+      const before = crypto.randomUUID();
+      await store.tasks.save(saved(before, 'ctx-before'));
+      await store.close();
+      // Back to version 13: the SDK's varchar columns and its context index.
+      const c = 'COLLATE "C"';
+      await target.raw(`ALTER TABLE tasks ALTER COLUMN tenant TYPE varchar(255) ${c}, ALTER COLUMN owner TYPE varchar(255) ${c}, ALTER COLUMN id TYPE varchar(36) ${c},
+        ALTER COLUMN context_id TYPE varchar(36) ${c}, ALTER COLUMN status_state TYPE varchar(255) ${c}, ALTER COLUMN protocol_version TYPE varchar(255)`);
+      await target.raw(`ALTER TABLE push_notification_configs ALTER COLUMN tenant TYPE varchar(255) ${c}, ALTER COLUMN owner TYPE varchar(255) ${c},
+        ALTER COLUMN task_id TYPE varchar(36) ${c}, ALTER COLUMN config_id TYPE varchar(36) ${c}, ALTER COLUMN protocol_version TYPE varchar(255)`);
+      await target.raw('DROP INDEX tasks_scope_context_prefix_updated_idx');
+      await target.raw('CREATE INDEX tasks_scope_context_updated_idx ON tasks (tenant, owner, context_id, status_last_updated, id)');
+      const version = POSTGRES_MIGRATIONS.find((m) => m.name === 'task and push config columns as text')!.version;
+      await target.raw(`DELETE FROM registry_migrations WHERE version >= ${version}`);
+      const files = async () => (await target.raw(`SELECT relname, pg_relation_filenode(oid) AS f FROM pg_class WHERE relname IN ('tasks', 'tasks_pkey', 'push_notification_configs') ORDER BY relname`)) as unknown[];
+      const filesBefore = await files();
+
+      const upgraded = target.makeStore();
+      await upgraded.open();
+      t.after(() => upgraded.close());
+      assert.deepEqual(await files(), filesBefore, 'no table or key rewritten: a moment\'s lock, as a release before this one reads on');
+      const columns = (await target.raw(
+        `SELECT table_name || '.' || column_name || ' ' || data_type || coalesce(' ' || collation_name, '') AS c FROM information_schema.columns
+         WHERE table_name IN ('tasks', 'push_notification_configs') AND data_type NOT IN ('bigint') ORDER BY table_name, ordinal_position`,
+      )) as { c: string }[];
+      assert.deepEqual(columns.map((r) => r.c), [
+        'push_notification_configs.tenant text C', 'push_notification_configs.owner text C', 'push_notification_configs.task_id text C',
+        'push_notification_configs.config_id text C', 'push_notification_configs.config_data text', 'push_notification_configs.protocol_version text',
+        'tasks.tenant text C', 'tasks.owner text C', 'tasks.id text C', 'tasks.context_id text C', 'tasks.status_state text C',
+        'tasks.status text', 'tasks.artifacts text', 'tasks.history text', 'tasks.metadata text', 'tasks.protocol_version text',
+      ]);
+      assert.deepEqual(
+        (await target.raw(`SELECT indexname FROM pg_indexes WHERE tablename = 'tasks' ORDER BY indexname`)).map((r) => (r as { indexname: string }).indexname),
+        ['tasks_pkey', 'tasks_scope_context_prefix_updated_idx', 'tasks_scope_updated_idx', 'tasks_updated_idx'],
+      );
+      // 1,024 characters of 4 bytes each: 4 KB, which no btree entry holds whole.
+      const long = Array.from({ length: 1024 }, (_, i) => String.fromCodePoint(0x1f300 + ((i * 7919) % 700))).join('');
+      const after = crypto.randomUUID();
+      await upgraded.tasks.save(saved(after, long));
+      const query = { limit: 10, withArtifacts: false, withHistory: false };
+      assert.deepEqual((await upgraded.tasks.list(alice, { ...query, contextId: long })).rows.map((r) => r.id), [after]);
+      assert.deepEqual((await upgraded.tasks.list(alice, { ...query, contextId: 'ctx-before' })).rows.map((r) => r.id), [before]);
+      assert.equal((await upgraded.tasks.load(alice, after))?.context_id, long);
+      // A release before this one lists by the column alone (no index of it left): the same tasks.
+      assert.deepEqual(await target.raw(`SELECT id FROM tasks WHERE tenant = '' AND owner = 'alice' AND context_id = 'ctx-before'`), [{ id: before }]);
+      // ListTasks by context can read the new index (as a table of many tasks would; two are read faster whole).
+      const client = new pg.Client({ connectionString: target.url });
+      await client.connect();
+      try {
+        await client.query('SET enable_seqscan = off');
+        const plan = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN SELECT id FROM tasks WHERE tenant = '' AND owner = 'alice' AND left(context_id, 128) = left($1, 128) AND context_id = $1 ORDER BY status_last_updated DESC, id DESC`,
+          ['ctx-before'],
+        );
+        assert.match(plan.rows.map((r) => r['QUERY PLAN']).join('\n'), /Index Scan Backward using tasks_scope_context_prefix_updated_idx/);
+      } finally {
+        await client.end();
+      }
     });
 
     test('holds an owner to its entry quota atomically, however many registrations race', async (t) => {

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Task, TaskState } from '@a2a-js/sdk';
+import { ListTasksRequest, Task, TaskState } from '@a2a-js/sdk';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { ChangeFeed } from '../src/registry/change-feed.js';
 import { IndexFollower } from '../src/registry/index-follower.js';
@@ -20,6 +21,7 @@ import { RegistryService } from '../src/registry/service.js';
 import { createSearchIndex } from '../src/search/index.js';
 import { POSTGRES_MIGRATIONS, PostgresStore } from '../src/storage/postgres/index.js';
 import { SQLITE_MIGRATIONS, SqliteStore } from '../src/storage/sqlite/index.js';
+import { UnstorableTextError } from '../src/storage/common.js';
 import type { RegistryStore, TaskRow } from '../src/storage/types.js';
 import { BoundedTaskMemory, approximateBytes } from '../src/tasks/bounded-memory.js';
 import { RegistryTaskStore } from '../src/tasks/registry-task-store.js';
@@ -200,6 +202,24 @@ describe('durable tasks and the memory of reads', () => {
     loaded.status = { ...loaded.status!, state: TaskState.TASK_STATE_CANCELED };
     await store.save(loaded, context);
     assert.deepEqual(saved.map((row) => [row.id, row.status_state]), [['w1', 'TASK_STATE_CANCELED']]);
+  });
+
+  test('a value the storage cannot hold (a U+0000 on PostgreSQL) is answered as invalid params, not as an internal error, whatever store method meets it', async () => {
+    const refuse = async (): Promise<never> => {
+      throw new UnstorableTextError('a\u0000b');
+    };
+    const records = { save: refuse, load: refuse, remove: async () => undefined, list: refuse, prune: async () => 0 };
+    const store = new RegistryTaskStore(records, { maxTasks: 10, maxBytes: 1e6, ttlMs: 60_000 });
+    const context = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
+    const invalidParams = (error: unknown): boolean => {
+      assert.ok(error instanceof RequestMalformedError, String(error));
+      assert.match(error.message, /holds the character U\+0000 \(NUL\) at position 1, which the registry's storage \(PostgreSQL\) cannot hold: remove it/);
+      return true;
+    };
+    await assert.rejects(store.load('a\u0000b', context), invalidParams);
+    await assert.rejects(store.list(ListTasksRequest.fromJSON({ contextId: 'a\u0000b' }), context), invalidParams);
+    store.keepDurably('w1');
+    await assert.rejects(store.save(Task.fromJSON({ id: 'w1', contextId: 'a\u0000b', status: { state: 'TASK_STATE_WORKING' } }), context), invalidParams);
   });
 });
 

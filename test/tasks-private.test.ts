@@ -20,6 +20,7 @@ import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { EventLog } from './support/watch-stream.js';
+import { callTool, connectMcp, structured } from './support/mcp-client.js';
 import { untenantedContextBuilder } from '../src/protocol/call-context.js';
 
 const MISTYPED = `${TOKENS.alice.slice(0, -1)}X`;
@@ -201,6 +202,93 @@ for (const engine of storageEngines()) {
       assert.equal((await get(again, removed.id)).id, removed.id);
       for (const id of [read.id, validated.id, refusedWrite.id]) await assert.rejects(get(again, id), /not found/i, 'memory tasks are gone after a restart');
       assert.deepEqual(new Set(ids((await list(again)).tasks)), new Set([registered.id, removed.id]));
+    });
+
+    test('a client\'s own context id, up to 1,024 characters, is stored with every write and found again by GetTask and ListTasks', async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      const env = await engine.env();
+      const registry = await startTestRegistry(env);
+      t.after(() => registry.close());
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const inContext = async (contextId: string, data: unknown): Promise<WireJson> =>
+        Task.toJSON((await alice.sendMessage({ tenant: '', message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', contextId, parts: [dataPart(data)] }), configuration: undefined, metadata: undefined })) as Task) as WireJson;
+      // PostgreSQL stored context ids of 36 characters at most (the SDK's varchar(36)): every write
+      // of a longer one failed INTERNAL. 1,024 CJK characters take 3 KB in UTF-8, past what one
+      // btree index entry holds (2,704 bytes).
+      const contexts = [`session-${'s'.repeat(292)}`, Array.from({ length: 1024 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20_000))).join('')];
+      for (const [n, contextId] of contexts.entries()) {
+        const registered = await inContext(contextId, { register: { agentCard: v1Card(`Context Agent ${n}`, `https://context-${n}.example.org/a2a`) } });
+        assert.equal(stateOf(registered), 'TASK_STATE_COMPLETED', JSON.stringify(registered.status));
+        const removed = await inContext(contextId, { unregister: { id: resultOf(registered).id } });
+        assert.equal(stateOf(removed), 'TASK_STATE_COMPLETED', JSON.stringify(removed.status));
+        for (const task of [registered, removed]) {
+          assert.equal(task.contextId, contextId);
+          assert.equal((await get(alice, task.id)).contextId, contextId, 'GetTask reads it back');
+        }
+        const listed = await list(alice, { contextId });
+        assert.deepEqual(ids(listed.tasks), [removed.id, registered.id], 'ListTasks by that context, newest first');
+        assert.ok(listed.tasks.every((task) => task.contextId === contextId));
+        assert.deepEqual((await rest(registry, `/tasks?contextId=${encodeURIComponent(contextId)}`, TOKENS.alice)).body.tasks.map((x: WireJson) => x.id), [removed.id, registered.id]);
+        // A watch over SendStreamingMessage keeps its task durably too.
+        const watched = new EventLog((signal) =>
+          alice.sendMessageStream({ tenant: '', message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', contextId, parts: [dataPart({ watch: { query: `context ${n}`, initial: false } })] }), configuration: undefined, metadata: undefined }, { signal }),
+        );
+        t.after(() => watched.disconnect());
+        const task = (await watched.waitFor((e) => e.task !== undefined || e.statusUpdate !== undefined, 'the watch task')).task as WireJson;
+        assert.equal(task?.status?.state, 'TASK_STATE_WORKING', JSON.stringify(watched.events));
+        assert.equal(task.contextId, contextId);
+        assert.equal((await alice.cancelTask({ tenant: '', id: task.id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
+        assert.deepEqual(ids((await list(alice, { contextId })).tasks), [task.id, removed.id, registered.id]);
+      }
+      const rows = await storedTasks(registry, env.DATABASE_URL);
+      assert.equal(rows.length, 6, 'two writes and a watch per context, durable');
+    });
+
+    test('an id or filter holding U+0000 is an unknown one on every door (PostgreSQL\'s text cannot hold it)', async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      const registry = await startTestRegistry(await engine.env());
+      t.after(() => registry.close());
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      // Something to find, so that nothing found means the value matched nothing.
+      const registered = await op(alice, { register: { agentCard: v1Card('Nul Agent', 'https://nul.example.org/a2a') } });
+      assert.equal(stateOf(registered), 'TASK_STATE_COMPLETED');
+      const nul = 'a\u0000b';
+      const jsonRpc = async (method: string, params: unknown): Promise<WireJson> => {
+        const answer = await rawPost(`${registry.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), { headers: { authorization: `Bearer ${TOKENS.alice}` } });
+        assert.equal(answer.status, 200, answer.text);
+        return answer.json!;
+      };
+      for (const [method, params] of [
+        ['GetTask', { id: nul }],
+        ['CancelTask', { id: nul }],
+        ['ListTaskPushNotificationConfigs', { taskId: nul }],
+        ['GetTaskPushNotificationConfig', { taskId: nul, id: nul }],
+      ] as const) {
+        const error = (await jsonRpc(method, params)).error;
+        assert.equal(error?.code, -32001, `${method}: ${JSON.stringify(error)}`);
+        assert.match(error.message, /Task not found/);
+      }
+      const continued = (await jsonRpc('SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', taskId: nul, parts: [dataPart({ search: { query: 'x' } })] } })).error;
+      assert.equal(continued?.code, -32001, `a message continuing it: ${JSON.stringify(continued)}`);
+      assert.deepEqual((await jsonRpc('ListTasks', { contextId: nul })).result, { tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
+      // A page token whose position holds one was never issued (task ids hold none).
+      const forged = Buffer.from(`v1.${Date.now()}.${nul}`).toString('base64url');
+      assert.equal((await jsonRpc('ListTasks', { pageToken: forged })).error?.code, -32602);
+      assert.equal((await rest(registry, '/tasks/a%00b', TOKENS.alice)).status, 404);
+      const subscribed = await fetch(`${registry.url}/a2a/rest/tasks/a%00b:subscribe`, { method: 'POST', headers: { 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` } });
+      assert.equal(subscribed.status, 404, await subscribed.text());
+      const listed = await rest(registry, '/tasks?contextId=a%00b', TOKENS.alice);
+      assert.equal(listed.status, 200);
+      assert.deepEqual(listed.body.tasks ?? [], []);
+      // An owner filter: nobody's entries.
+      const owned = await op(alice, { list: { filter: { owner: nul } } });
+      assert.deepEqual(resultOf(owned).entries, []);
+      const mcp = await connectMcp(registry.url, 'nul-test', TOKENS.alice);
+      t.after(() => mcp.close());
+      assert.deepEqual(structured(await callTool(mcp, 'list_agents', { owner: nul })).entries, []);
+      assert.equal(structured(await callTool(mcp, 'list_agents', { owner: 'alice' })).entries.length, 1);
     });
   });
 }

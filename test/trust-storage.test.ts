@@ -444,6 +444,9 @@ for (const name of ['sqlite', 'postgres'] as const) {
         ['agent', null, '{"name":"x","signatures":[{"protected":"x","signature":"y"}]}'],
         ['agent', null, '{"name":"x"}'],
         ['mcp-server', null, '{"signatures":1}'],
+        // The kid of an unknown key, as the card named it: a "\u0000" escape, which PostgreSQL's
+        // jsonb refuses (the migration failed on it, and the upgrade with it).
+        ['agent', JSON.stringify({ verified: false, signatures: [{ status: 'unknown-key', kid: 'key\u0000\\u0000', alg: 'ES256' }], keyset: 'k3' }), '{}'],
       ].map(([kind, v, doc], i) => [`00000000-0000-4000-8000-00000000000${i + 1}`, kind!, v ?? null, doc!]);
       for (const [i, [id, kind, v, doc]] of rows.entries()) {
         await target.raw(
@@ -459,12 +462,12 @@ for (const name of ['sqlite', 'postgres'] as const) {
       const keysets = await target.raw('SELECT id, trust_keyset FROM entries ORDER BY id');
       assert.deepEqual(
         keysets.map((r) => r.trust_keyset),
-        ['k1', 'k2', null, '', null, null],
-        'signed: its keyset; no signature: none; signed but never checked: empty; an MCP server: none',
+        ['k1', 'k2', null, '', null, null, 'k3'],
+        'signed: its keyset; no signature: none; signed but never checked: empty; an MCP server: none; a kid holding U+0000: its keyset',
       );
       const stale: string[] = [];
       for await (const entry of store.scan({ outsideKeyset: 'k1' })) stale.push(entry.id);
-      assert.deepEqual(stale, [rows[1]![0], rows[3]![0]]);
+      assert.deepEqual(stale, [rows[1]![0], rows[3]![0], rows[6]![0]]);
     });
   });
 }

@@ -7,12 +7,29 @@ import { failingSince, type EntryHealth, type HealthStatus } from '../contract/f
 import type { EntryWrite, FreshnessWrite, StoredEntry, UrlTakenOutcome, WatchRowUpdate } from './types.js';
 import type { CardVerification } from '../contract/verification.js';
 import { sameJson } from '../lib/canonical-json.js';
+import { quote } from '../lib/json.js';
+import { RegistryError } from '../contract/errors.js';
 
 /** Thrown by `list` when `after` is not a position this store handed out. */
 export class InvalidCursorError extends Error {
   constructor(message = 'The page token is not valid for this listing.') {
     super(message);
     this.name = 'InvalidCursorError';
+  }
+}
+
+/**
+ * A value of the request that the storage engine cannot hold: PostgreSQL's text holds no U+0000
+ * (postgres/text-values.ts). Refused as any other value of a request is, BAD_REQUEST (on the SDK's
+ * methods, invalid params), naming the value: where it was, the door knows, not the store.
+ */
+export class UnstorableTextError extends RegistryError {
+  constructor(value: string) {
+    super(
+      'BAD_REQUEST',
+      `${quote(value)} holds the character U+0000 (NUL) at position ${value.indexOf('\u0000')}, which the registry's storage (PostgreSQL) cannot hold: remove it.`,
+    );
+    this.name = 'UnstorableTextError';
   }
 }
 
@@ -291,12 +308,23 @@ export const TASKS_UNDER_NO_TENANT = `
 export const FAILING_SINCE_BACKFILL = `UPDATE entry_freshness SET failing_since = health_since WHERE health_status IN ('unreachable', 'invalid') AND failing_since IS NULL`;
 
 /**
+ * A revision's verification as PostgreSQL's jsonb, which (as its text) holds no U+0000: the cast
+ * of a JSON text holding a "\u0000" escape fails ("unsupported Unicode escape sequence"), and
+ * the kid of a signature by an unknown key, stored as the card named it, may hold one. Each such
+ * escape (a backslash not itself escaped, then u0000) is read as U+FFFD first: nothing read from
+ * it here is a kid.
+ */
+const POSTGRES_VERIFICATION = String.raw`regexp_replace(r.verification, '(?<!\\)((?:\\\\)*)\\u0000', '\1\\ufffd', 'g')::jsonb`;
+
+/**
  * The migration that adds `trust_keyset` (SQLite 7, PostgreSQL 6), for both engines. Part of
- * shipped migrations: never edit it, add another migration instead.
+ * shipped migrations: never edit it, add another migration instead. (One edit, where no later
+ * migration could help: on PostgreSQL it failed, and the upgrade with it, on a verification
+ * holding a "\u0000" escape, see POSTGRES_VERIFICATION; what it computes is otherwise the same.)
  */
 export function trustKeysetMigration(engine: 'sqlite' | 'postgres'): string {
-  const signatures = engine === 'sqlite' ? "json_array_length(r.verification, '$.signatures')" : "jsonb_array_length(r.verification::jsonb -> 'signatures')";
-  const keyset = engine === 'sqlite' ? "json_extract(r.verification, '$.keyset')" : "r.verification::jsonb ->> 'keyset'";
+  const signatures = engine === 'sqlite' ? "json_array_length(r.verification, '$.signatures')" : `jsonb_array_length(${POSTGRES_VERIFICATION} -> 'signatures')`;
+  const keyset = engine === 'sqlite' ? "json_extract(r.verification, '$.keyset')" : `${POSTGRES_VERIFICATION} ->> 'keyset'`;
   const signed = engine === 'sqlite' ? `instr(r.document_text, '"signatures"') > 0` : `strpos(r.document_text, '"signatures"') > 0`;
   return `
     -- The fingerprint of the trust roots the current revision's signatures were checked against

@@ -30,6 +30,7 @@ import { resolveUserScope, type OwnerResolver, type ServerCallContext, type Task
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { TaskPlacement } from '../operations/task-placement.js';
+import { UnstorableTextError } from '../storage/common.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../storage/types.js';
 import { approximateBytes, BoundedTaskMemory, rowBytes, type HeldEntry, type HeldTask, type MemoryLimits } from './bounded-memory.js';
@@ -193,6 +194,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       try {
         await this.#records.save(toTaskRow(scope, copy));
       } catch (error) {
+        if (error instanceof UnstorableTextError) throw malformed(error);
         if (!(error instanceof StorageUnavailableError)) throw error;
         // The write it acknowledges is committed; only its task could not be: keep it in memory
         // rather than fail an answer whose work is done.
@@ -326,7 +328,10 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     into.put(entry);
   }
 
-  /** A database read for a task request: a storage fault is answered as "storage unavailable". */
+  /**
+   * A database read for a task request: a storage fault is answered as "storage unavailable", a
+   * value the storage cannot hold (the stores answer a lookup of one as finding nothing) as invalid params.
+   */
   async #durableRead<T>(read: () => Promise<T>): Promise<T> {
     try {
       return await read();
@@ -338,10 +343,14 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
         if (scope) scope.errorCode = STORAGE_UNAVAILABLE_REASON;
         throw new StorageUnavailableA2AError(`${error.message}. Retry later.`);
       }
+      if (error instanceof UnstorableTextError) throw malformed(error);
       throw error;
     }
   }
 }
+
+/** A value of the request the storage cannot hold, as the SDK answers invalid params (-32602, HTTP 400). */
+const malformed = (error: UnstorableTextError): RequestMalformedError => new RequestMalformedError({ message: error.message });
 
 /**
  * A copy of a task that shares what nobody edits in place: the SDK's handler and result manager
@@ -392,7 +401,9 @@ function encodePageToken(updated: number, id: string): string {
 }
 
 function decodePageToken(token: string): { updated: number; id: string } {
-  const match = /^v1\.(\d{1,15})\.(.{1,64})$/s.exec(Buffer.from(token, 'base64url').toString('utf8'));
+  // A task id holds no U+0000 (the registry makes them): a position with one was never issued,
+  // and on PostgreSQL, whose text cannot hold it, could not even be compared.
+  const match = /^v1\.(\d{1,15})\.([^\u0000]{1,64})$/s.exec(Buffer.from(token, 'base64url').toString('utf8'));
   if (!match) {
     // Named as every other invalid parameter of ListTasks is (and a push config list's pageToken).
     throw new RequestMalformedError({ message: 'pageToken is not a page token of this task list; pass the nextPageToken of the previous page.', metadata: { field: 'pageToken' } });

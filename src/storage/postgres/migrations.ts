@@ -30,6 +30,13 @@ export const REPLICA_PRESENCE_LOCK_KEY = 0x41324152_0003;
  */
 export const OWNER_LOCK_NAMESPACE = 0x41324152;
 
+/**
+ * What the tasks' context index keys on (migration 14): the context id's first 128 characters,
+ * at most 512 bytes, where the whole id may pass a btree entry's 2,704. A query compares this of
+ * its value and the column itself; `column` is the column, or the parameter, it is taken of.
+ */
+export const TASK_CONTEXT_KEY = (column: string): string => `left(${column}, 128)`;
+
 /** The channel `pg_notify` announces committed change sequences on. */
 export const CHANGES_CHANNEL = 'registry_changes';
 /** Where a replica asks the one running a watch to hand it over (payload: the watch's id). */
@@ -364,6 +371,43 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       DROP TRIGGER IF EXISTS entry_freshness_failing_since ON entry_freshness;
       CREATE TRIGGER entry_freshness_failing_since BEFORE INSERT OR UPDATE ON entry_freshness
         FOR EACH ROW EXECUTE FUNCTION registry_failing_since();
+    `,
+  },
+
+  // ---- a client's own context ids (session-<uuid>, up to the 1,024 characters a message's ids may have) ----
+  {
+    version: 14,
+    name: 'task and push config columns as text',
+    // Version 1 copied the SDK's varchar(36) ids, but a task's context_id is the client's
+    // message.contextId, of any length up to the bound the doors put on a message's ids: one of 37
+    // characters failed the write it acknowledged (INTERNAL) where SQLite, whose types bound
+    // nothing, stores it. Every varchar column of both tables becomes text, with its collation:
+    // the owner (a principal of REGISTRY_TOKENS, of any length) and the push configs' ids too.
+    // varchar to text changes no stored byte, so neither table nor index is rewritten (a moment's
+    // lock), and a release before this one, running beside it in a rolling upgrade, reads and
+    // writes the wider columns as it did.
+    //
+    // A btree entry holds at most 2,704 bytes, and a context id of 1,024 characters takes up to
+    // 4 KB in UTF-8: the context index keys on the id's first 128 characters (512 bytes at most)
+    // instead, and ListTasks compares both (task-records.ts). An older release's query, which
+    // compares the column alone, finds the same tasks through the scope index.
+    sql: `
+      ALTER TABLE tasks
+        ALTER COLUMN tenant           TYPE text COLLATE "C",
+        ALTER COLUMN owner            TYPE text COLLATE "C",
+        ALTER COLUMN id               TYPE text COLLATE "C",
+        ALTER COLUMN context_id       TYPE text COLLATE "C",
+        ALTER COLUMN status_state     TYPE text COLLATE "C",
+        ALTER COLUMN protocol_version TYPE text;
+      ALTER TABLE push_notification_configs
+        ALTER COLUMN tenant           TYPE text COLLATE "C",
+        ALTER COLUMN owner            TYPE text COLLATE "C",
+        ALTER COLUMN task_id          TYPE text COLLATE "C",
+        ALTER COLUMN config_id        TYPE text COLLATE "C",
+        ALTER COLUMN protocol_version TYPE text;
+      DROP INDEX IF EXISTS tasks_scope_context_updated_idx;
+      CREATE INDEX IF NOT EXISTS tasks_scope_context_prefix_updated_idx
+        ON tasks (tenant, owner, ${TASK_CONTEXT_KEY('context_id')}, status_last_updated, id);
     `,
   },
 ];

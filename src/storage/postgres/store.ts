@@ -57,6 +57,7 @@ import {
   checkedKeyset,
   type EntryRowFields,
   DELETE_BATCH_ROWS,
+  UnstorableTextError,
 } from '../common.js';
 import { FaultState, postgresFault, type StorageFault } from '../faults.js';
 import { CHANGE_LOCK_KEY, OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
@@ -66,6 +67,7 @@ import { PostgresWatchRecords } from './watch-records.js';
 import { withoutPassword } from '../../lib/url-password.js';
 import { rewindWatchesIfRestored } from './restore-marker.js';
 import { holdReplicaPresence } from './presence.js';
+import { refuseUnstorable, statementsOf, unstorable, type Statements } from './text-values.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -118,7 +120,8 @@ const POOL_WAIT_TIMEOUT = /timeout exceeded when trying to connect/i;
 /** The URL without its password, for error messages. */
 const redact = (url: string): string => withoutPassword(url) ?? 'the configured PostgreSQL database';
 
-type Queryable = Pick<pg.PoolClient, 'query'>;
+/** Statements in a transaction, or on the pool: each has its parameters checked first (text-values.ts). */
+type Queryable = Statements;
 
 export class PostgresStore implements RegistryStore {
   readonly engine = 'postgres';
@@ -196,6 +199,7 @@ export class PostgresStore implements RegistryStore {
 
   /** A read on the pool; an unreachable or broken database comes back as a named fault. */
   async #query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    refuseUnstorable(params);
     let client: pg.PoolClient;
     try {
       client = await this.#connect();
@@ -331,7 +335,7 @@ export class PostgresStore implements RegistryStore {
    * Runs `fn` in a transaction on one connection. On any error the connection is released
    * as broken and discarded: after a failed query we cannot be sure what state it is in.
    */
-  async #transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  async #transaction<T>(fn: (db: Statements) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.#connect();
@@ -341,7 +345,7 @@ export class PostgresStore implements RegistryStore {
     let failure: Error | undefined;
     try {
       await client.query('BEGIN');
-      const result = await fn(client);
+      const result = await fn(statementsOf(client));
       await client.query('COMMIT');
       // A committed write proves the database takes writes (again).
       this.#faults.clear();
@@ -352,9 +356,14 @@ export class PostgresStore implements RegistryStore {
         await client.query('ROLLBACK');
         return error.value as T;
       }
-      failure = error instanceof Error ? error : new Error(String(error));
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.#faults.wrap(error);
+      // A statement refused before it was sent (text-values.ts) leaves the connection as it was,
+      // and is the request's refusal, no fault of storage.
+      const refused = error instanceof UnstorableTextError;
+      if (!refused) failure = error instanceof Error ? error : new Error(String(error));
+      await client.query('ROLLBACK').catch((rollback: unknown) => {
+        failure ??= rollback instanceof Error ? rollback : new Error(String(rollback));
+      });
+      throw refused ? error : this.#faults.wrap(error);
     } finally {
       client.release(failure);
     }
@@ -607,7 +616,7 @@ export class PostgresStore implements RegistryStore {
    * (a claim or an identity taken meanwhile), the bulk step is undone and everything goes the
    * one-by-one way, which settles such races.
    */
-  async #importInBulk(db: pg.PoolClient, writes: readonly EntryWrite[], actor: Actor, outcomes: (ImportOutcome | undefined)[], changed: string[]): Promise<void> {
+  async #importInBulk(db: Queryable, writes: readonly EntryWrite[], actor: Actor, outcomes: (ImportOutcome | undefined)[], changed: string[]): Promise<void> {
     const key = (kind: string, url: string): string => `${kind} ${url}`;
     const found = await db.query<{ kind: string; identity_url: string; id: string; owner: string; content_hash: string }>(
       `SELECT e.kind, e.identity_url, e.id, e.owner, r.content_hash
@@ -708,7 +717,7 @@ export class PostgresStore implements RegistryStore {
     });
   }
 
-  async #upsertInSavepoint(db: pg.PoolClient, write: EntryWrite, actor: Actor, quota: WriteQuota, changed: string[]): Promise<UpsertOutcome> {
+  async #upsertInSavepoint(db: Queryable, write: EntryWrite, actor: Actor, quota: WriteQuota, changed: string[]): Promise<UpsertOutcome> {
     for (let attempt = 1; attempt <= MAX_UPSERT_ATTEMPTS; attempt++) {
       await db.query('SAVEPOINT import_one');
       let outcome: UpsertOutcome | undefined;
@@ -872,7 +881,7 @@ export class PostgresStore implements RegistryStore {
 
   async revisions(id: string, limit: number): Promise<RevisionSummary[]> {
     if (!isUuid(id)) return [];
-    const { rows } = await this.#pool.query<{ revision: number | string; created_at: Date | string }>(
+    const { rows } = await this.#query<{ revision: number | string; created_at: Date | string }>(
       'SELECT revision, created_at FROM entry_revisions WHERE entry_id = $1 ORDER BY revision DESC LIMIT $2',
       [id.toLowerCase(), clampLimit(limit)],
     );
@@ -883,6 +892,8 @@ export class PostgresStore implements RegistryStore {
   }
 
   async list(query: ListQuery): Promise<ListResult> {
+    // An owner PostgreSQL cannot hold owns nothing (text-values.ts).
+    if (unstorable(query.owner)) return { entries: [] };
     const limit = clampLimit(query.limit);
     const where: string[] = [];
     const params: (string | number)[] = [];
@@ -1090,7 +1101,7 @@ export class PostgresStore implements RegistryStore {
   }
 
   /** Another entry (not `id`) whose identity is the write's under any of its spellings (identityAliases), as a registration looks it up. */
-  async #otherIdentityHolder(db: pg.PoolClient, write: EntryWrite, id: string): Promise<string | undefined> {
+  async #otherIdentityHolder(db: Queryable, write: EntryWrite, id: string): Promise<string | undefined> {
     const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = ANY($2::text[]) AND id <> $3 LIMIT 1', [
       write.kind,
       [write.identityUrl, ...(write.identityAliases ?? [])],

@@ -4,10 +4,12 @@
  */
 import type pg from 'pg';
 import { DELETE_BATCH_ROWS, FINISHED_TASK_STATES } from '../common.js';
+import { TASK_CONTEXT_KEY } from './migrations.js';
+import { unstorable, type Statements } from './text-values.js';
 import type { BatchedDeletion, RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
 
 type Query = <R extends pg.QueryResultRow>(text: string, params: unknown[]) => Promise<pg.QueryResult<R>>;
-type Transaction = <T>(fn: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+type Transaction = <T>(fn: (db: Statements) => Promise<T>) => Promise<T>;
 
 const COLUMNS = 'tenant, owner, id, context_id, status_last_updated, status_state, status, metadata, protocol_version';
 
@@ -15,7 +17,7 @@ const COLUMNS = 'tenant, owner, id, context_id, status_last_updated, status_stat
 const toRow = (row: TaskRow & { status_last_updated: number | string }): TaskRow => ({ ...row, status_last_updated: Number(row.status_last_updated) });
 
 /** Writes a task row inside the caller's transaction (a save, or an acknowledgement with its write). */
-export async function saveTaskRowIn(db: Pick<pg.PoolClient, 'query'>, row: TaskRow): Promise<void> {
+export async function saveTaskRowIn(db: Statements, row: TaskRow): Promise<void> {
   await db.query(
     `INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state,
                         status, artifacts, history, metadata, protocol_version)
@@ -38,11 +40,15 @@ export class PostgresTaskRecords implements TaskRecords {
     await this.transaction((db) => saveTaskRowIn(db, row));
   }
 
+  // A task id, context id or owner PostgreSQL cannot hold is none stored (text-values.ts).
+
   async remove(scope: TaskScope, id: string): Promise<void> {
+    if (unstorable(scope.owner, id)) return;
     await this.query('DELETE FROM tasks WHERE tenant = $1 AND owner = $2 AND id = $3', [scope.tenant, scope.owner, id]);
   }
 
   async load(scope: TaskScope, id: string): Promise<TaskRow | undefined> {
+    if (unstorable(scope.owner, id)) return undefined;
     const { rows } = await this.query<TaskRow>(`SELECT ${COLUMNS}, artifacts, history FROM tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [
       scope.tenant,
       scope.owner,
@@ -52,11 +58,13 @@ export class PostgresTaskRecords implements TaskRecords {
   }
 
   async list(scope: TaskScope, query: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }> {
+    if (unstorable(scope.owner, query.contextId, query.state)) return { rows: [], total: 0 };
     const params: unknown[] = [scope.tenant, scope.owner];
     const where = ['tenant = $1', 'owner = $2'];
     if (query.contextId) {
       params.push(query.contextId);
-      where.push(`context_id = $${params.length}`);
+      // The prefix the context index keys on, then the whole id (migrations.ts, version 14).
+      where.push(`${TASK_CONTEXT_KEY('context_id')} = ${TASK_CONTEXT_KEY(`$${params.length}`)} AND context_id = $${params.length}`);
     }
     if (query.state) {
       params.push(query.state);

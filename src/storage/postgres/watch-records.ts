@@ -8,9 +8,10 @@ import type pg from 'pg';
 import { WATCH_COLUMNS as COLUMNS, WATCH_UPDATABLE_COLUMNS as UPDATABLE } from '../common.js';
 import type { ChangeSubscription, WatchRecords, WatchRow, WatchRowUpdate } from '../types.js';
 import { WATCH_HANDOVER_CHANNEL } from './migrations.js';
+import { unstorable, type Statements } from './text-values.js';
 
 type Query = <R extends pg.QueryResultRow>(text: string, params: unknown[]) => Promise<pg.QueryResult<R>>;
-type Transaction = <T>(fn: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+type Transaction = <T>(fn: (db: Statements) => Promise<T>) => Promise<T>;
 /** LISTENs on a channel on a dedicated connection; `undefined` after a reconnection (see listen.ts). */
 type Listen = (channel: string, onPayload: (payload: string | undefined) => void, onError: (err: Error) => void) => Promise<ChangeSubscription>;
 
@@ -51,22 +52,28 @@ export class PostgresWatchRecords implements WatchRecords {
     });
   }
 
+  // A watch id or principal PostgreSQL cannot hold is none stored (text-values.ts): nothing to
+  // read, change or hand over. A definition holding one (create) is refused by the statement's guard.
+
   async get(id: string): Promise<WatchRow | undefined> {
+    if (unstorable(id)) return undefined;
     const { rows } = await this.query<Record<string, unknown>>(`SELECT ${COLUMNS} FROM watches WHERE id = $1`, [id]);
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
   async update(id: string, change: WatchRowUpdate): Promise<void> {
     const keys = (Object.keys(change) as (keyof WatchRowUpdate)[]).filter((k) => change[k] !== undefined);
-    if (keys.length === 0) return;
+    if (keys.length === 0 || unstorable(id)) return;
     await this.#write(`UPDATE watches SET ${keys.map((k, i) => `${UPDATABLE[k]} = $${i + 2}`).join(', ')} WHERE id = $1`, [id, ...keys.map((k) => change[k])]);
   }
 
   async remove(id: string): Promise<void> {
+    if (unstorable(id)) return;
     await this.#write('DELETE FROM watches WHERE id = $1', [id]);
   }
 
   async claim(holder: string, leaseUntil: number, now: number, onlyId?: string): Promise<WatchRow[]> {
+    if (unstorable(onlyId)) return [];
     const { rows } =
       onlyId === undefined
         ? await this.#write(`UPDATE watches SET holder = $1, lease_until = $2 WHERE lease_until < $3 RETURNING ${COLUMNS}`, [holder, leaseUntil, now])
@@ -80,11 +87,13 @@ export class PostgresWatchRecords implements WatchRecords {
   }
 
   async release(holder: string, onlyId?: string): Promise<void> {
+    if (unstorable(onlyId)) return;
     if (onlyId === undefined) await this.#write('UPDATE watches SET lease_until = 0 WHERE holder = $1', [holder]);
     else await this.#write('UPDATE watches SET lease_until = 0 WHERE holder = $1 AND id = $2', [holder, onlyId]);
   }
 
   async requestHandover(id: string): Promise<void> {
+    if (unstorable(id)) return;
     await this.query('SELECT pg_notify($1, $2)', [WATCH_HANDOVER_CHANNEL, id]);
   }
 
@@ -95,6 +104,7 @@ export class PostgresWatchRecords implements WatchRecords {
   }
 
   async countFor(principal: string, now: number): Promise<number> {
+    if (unstorable(principal)) return 0;
     const { rows } = await this.query<{ n: string }>('SELECT count(*) AS n FROM watches WHERE principal = $1 AND expires_at > $2', [principal, now]);
     return Number(rows[0]!.n);
   }
