@@ -270,8 +270,10 @@ for (const engine of storageEngines()) {
         assert.equal(error?.code, -32001, `${method}: ${JSON.stringify(error)}`);
         assert.match(error.message, /Task not found/);
       }
+      // A message continuing it never reaches storage: a client's id is printable text.
       const continued = (await jsonRpc('SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', taskId: nul, parts: [dataPart({ search: { query: 'x' } })] } })).error;
-      assert.equal(continued?.code, -32001, `a message continuing it: ${JSON.stringify(continued)}`);
+      assert.equal(continued?.code, -32602, `a message continuing it: ${JSON.stringify(continued)}`);
+      assert.match(continued.message, /message\.taskId holds the control character U\+0000/);
       assert.deepEqual((await jsonRpc('ListTasks', { contextId: nul })).result, { tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
       // A page token whose position holds one was never issued (task ids hold none).
       const forged = Buffer.from(`v1.${Date.now()}.${nul}`).toString('base64url');
