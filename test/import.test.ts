@@ -642,6 +642,63 @@ describe('import into SQLite', () => {
       }
     }));
 
+  test('an emptied (0-byte) database file where a registry had data is refused as the registry\'s start is, naming the evidence (the saved index, in REGISTRY_INDEX_SNAPSHOT_DIR too, or the write-ahead log) and what to do; nothing is written', () =>
+    inTempDirs(async (work, dataDir) => {
+      const snapshotDir = tempDir();
+      const saved = process.env.REGISTRY_INDEX_SNAPSHOT_DIR;
+      process.env.REGISTRY_INDEX_SNAPSHOT_DIR = snapshotDir;
+      try {
+        const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_INDEX_SNAPSHOT_DIR: snapshotDir });
+        try {
+          const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+          resultOf(await op(alice, { register: { agentCard: v1Card('Emptied Import', 'https://emptied-import.example.org/a2a') } }));
+        } finally {
+          await registry.close();
+        }
+        const file = path.join(dataDir, 'registry.db');
+        const snapshot = path.join(snapshotDir, 'search-index.snapshot');
+        const index = fs.readFileSync(snapshot);
+        // As a failed copy, a full disk or a truncation leaves it.
+        fs.truncateSync(file, 0);
+        for (const extra of ['-wal', '-shm']) fs.rmSync(`${file}${extra}`, { force: true });
+        const lines = path.join(work, 'one.jsonl');
+        fs.writeFileSync(lines, JSON.stringify(v1Card('Wombat Finder', 'https://wombat.example.org/a2a')) + '\n');
+        const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        // It opened the empty file as a new database and stored the document there: "1 created".
+        const run = await runImport([lines], { dataDir, json: true });
+        assert.equal(run.code, 1, run.err);
+        const { error } = JSON.parse(run.out) as { error: { code: string; message: string; stored: number } };
+        assert.deepEqual([error.code, error.stored], ['STORAGE_UNAVAILABLE', 0]);
+        assert.match(
+          error.message,
+          new RegExp(`^nothing was imported: the database file ${escaped(file)} is empty \\(0 bytes\\), but the saved search index ${escaped(snapshot)} is of a database whose change log had reached position [1-9]\\d* \\(1 entry, saved `),
+        );
+        assert.match(error.message, /a failed copy, a full disk or a truncation leaves an empty file\), and importing would begin an empty registry holding the imported documents alone\. Nothing was changed\./);
+        assert.match(error.message, new RegExp(`Restore the database from a backup \\(a2a-registry restore --force <backup>\\), or, to import into an empty registry on purpose, remove ${escaped(file)} and ${escaped(snapshot)}\\.$`));
+        assert.equal(fs.statSync(file).size, 0, 'the database file is as it was');
+        assert.deepEqual(fs.readFileSync(snapshot), index, 'the saved index is as it was');
+
+        // A write-ahead log with something in it is evidence too (SQLite would delete it).
+        fs.rmSync(snapshot);
+        fs.writeFileSync(`${file}-wal`, Buffer.alloc(4096, 1));
+        const walRun = await runImport([lines], { dataDir });
+        assert.equal(walRun.code, 1);
+        assert.match(walRun.err, new RegExp(`^a2a-registry: nothing was imported: the database file ${escaped(file)} is empty \\(0 bytes\\), but its write-ahead log ${escaped(file)}-wal holds 4096 bytes .* remove ${escaped(file)} and ${escaped(file)}-wal\\.\\n$`));
+        assert.equal(fs.statSync(`${file}-wal`).size, 4096, 'the write-ahead log is as it was');
+        assert.equal(fs.statSync(file).size, 0);
+
+        // A new data directory: an empty file (created, never written) is imported into.
+        fs.rmSync(`${file}-wal`);
+        const fresh = await runImport([lines], { dataDir, json: true });
+        assert.equal(fresh.code, 0, fresh.err);
+        assert.equal(summaryOf(fresh).created, 1);
+      } finally {
+        if (saved === undefined) delete process.env.REGISTRY_INDEX_SNAPSHOT_DIR;
+        else process.env.REGISTRY_INDEX_SNAPSHOT_DIR = saved;
+        removeTempDir(snapshotDir);
+      }
+    }));
+
   test('reads the settings it uses alone: the image\'s HOST=0.0.0.0 without PUBLIC_URL, a bad PORT or a missing REGISTRY_ADMIN_TOKEN_FILE, which only serving needs, do not stop it; an empty DATABASE_URL is said', () =>
     inTempDirs(async (work, dataDir) => {
       const serverOnly: Record<string, string | undefined> = { HOST: '0.0.0.0', PUBLIC_URL: undefined, PORT: 'abc', REGISTRY_ADMIN_TOKEN_FILE: '/missing/admin-token', DATABASE_URL: '' };

@@ -888,6 +888,8 @@ export function loadStorageLocation(env: NodeJS.ProcessEnv = process.env): Stora
 
 /** What `a2a-registry import` reads: the storage, and the checks of a registration. */
 export interface ImportConfig extends Pick<RegistryConfig, 'dataDir' | 'databaseUrl' | 'sqliteLockWaitMs' | 'maxDocumentBytes' | 'maxBodyBytes' | 'warnInsecureHttp' | 'fetch'> {
+  /** Where the registry saves its search index (REGISTRY_INDEX_SNAPSHOT_DIR): evidence of an emptied database (composition/emptied-database.ts). */
+  search: Pick<RegistryConfig['search'], 'snapshotDir'>;
   quota: Pick<RegistryConfig['quota'], 'maxRevisions'>;
   trust: Pick<TrustConfig, 'keysFile' | 'jkuUrls' | 'jkuScope' | 'requireVerified'>;
   warnings?: string[];
@@ -898,6 +900,7 @@ const IMPORT_SETTINGS = [
   'REGISTRY_DATA_DIR',
   'DATABASE_URL',
   'REGISTRY_SQLITE_LOCK_WAIT_MS',
+  'REGISTRY_INDEX_SNAPSHOT_DIR',
   'REGISTRY_MAX_DOCUMENT_BYTES',
   'REGISTRY_MAX_BODY_BYTES',
   'REGISTRY_MAX_REVISIONS',
@@ -914,6 +917,7 @@ const IMPORT_SETTINGS = [
  * The settings `a2a-registry import` uses, as the registry reads them; not HOST, PORT, the
  * tokens or any other the registry needs to serve. PUBLIC_URL only for its scheme: documents'
  * http: URLs are warned about where the registry's own is https, as the registry does.
+ * REGISTRY_INDEX_SNAPSHOT_DIR only to find the saved index an emptied database is told by.
  */
 export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportConfig {
   const { e, warnings } = readSettings(env, IMPORT_SETTINGS);
@@ -922,6 +926,7 @@ export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportCo
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
+    search: { snapshotDir: path.resolve(e.REGISTRY_INDEX_SNAPSHOT_DIR ?? e.REGISTRY_DATA_DIR) },
     ...bodyLimits(e),
     warnInsecureHttp: e.PUBLIC_URL?.startsWith('https:') ?? false,
     quota: { maxRevisions: e.REGISTRY_MAX_REVISIONS },
