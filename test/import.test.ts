@@ -112,6 +112,56 @@ function writeSources(dir: string): { cards: string; lines: string } {
   return { cards, lines };
 }
 
+/**
+ * Documents whose identity an earlier document of the import has, that earlier one refused (bob
+ * owns its identity or one of its URLs, or it fails validation): each later one is judged on its
+ * own, and only one that was stored makes a later one a repeat. Imported as alice into `target`
+ * (where bob's entries are imported first), with `batchSize` 2 (the repeats in other batches than
+ * the first, overlapping on PostgreSQL) and 500 (all in one). Every document's line, code and
+ * message; a second run changes nothing.
+ */
+async function assertRefusedFirstTakesNothing(work: string, target: (batch: number) => { dataDir: string } | { databaseUrl: string }): Promise<void> {
+  const bobs = path.join(work, 'bob.jsonl');
+  fs.writeFileSync(bobs, [v1Card('Quoll Quoter', 'https://quoll.example.org/a2a'), v1Card('Zorilla Zipper', 'https://zorilla.example.org/a2a')].map((c) => JSON.stringify(c)).join('\n') + '\n');
+  const grabby = v1Card('Yak Yodeller', 'https://yak.example.org/a2a');
+  grabby.supportedInterfaces.push({ url: 'https://zorilla.example.org/a2a', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+  const lines = path.join(work, 'alice.jsonl');
+  fs.writeFileSync(
+    lines,
+    [
+      v1Card('Quoll Again', 'https://quoll.example.org/a2a'), // 1: bob's identity
+      { ...v1Card('Quoll Again', 'https://quoll.example.org/a2a'), version: '2.0.0' }, // 2: bob's too, said so
+      grabby, // 3: one of bob's URLs
+      v1Card('Yak Yodeller', 'https://yak.example.org/a2a'), // 4: the same identity without it: stored
+      { ...v1Card('Yak Yodeller', 'https://yak.example.org/a2a'), version: '3.0.0' }, // 5: a repeat of line 4
+      { ...v1Card('Wallaby Writer', 'https://wallaby.example.org/a2a'), skills: 'none' }, // 6: invalid
+      v1Card('Wallaby Writer', 'https://wallaby.example.org/a2a'), // 7: stored
+    ]
+      .map((c) => JSON.stringify(c))
+      .join('\n') + '\n',
+  );
+  for (const batchSize of [2, 500]) {
+    assert.equal((await runImport([bobs], { ...target(batchSize), owner: 'bob' })).code, 0);
+    const first = await runImport([lines], { ...target(batchSize), batchSize, json: true });
+    assert.equal(first.code, 1, first.err);
+    const summary = summaryOf(first);
+    // Lines 2 and 4 were refused as DUPLICATE_IDENTITY of lines 1 and 3, "the one imported", which were not; line 4, not stored, made line 5 no repeat.
+    assert.deepEqual(
+      summary.refusals.map((r) => [r.line, r.code]),
+      [[1, 'FORBIDDEN'], [2, 'FORBIDDEN'], [3, 'FORBIDDEN'], [5, 'DUPLICATE_IDENTITY'], [6, 'VALIDATION_FAILED']],
+      `batch size ${batchSize}`,
+    );
+    assert.deepEqual([summary.created, summary.updated, summary.unchanged, summary.refused], [2, 0, 0, 5], `batch size ${batchSize}`);
+    const repeat = summary.refusals.find((r) => r.line === 5)!;
+    assert.match(repeat.message, /alice\.jsonl:5: the same agent \(https:\/\/yak\.example\.org\/a2a\) as line 4 of this import/);
+    assert.match(repeat.details[0]!.hint ?? '', /the one at .*alice\.jsonl:4 is the one imported/);
+    assert.match(summary.refusals[1]!.message, /quoll\.example\.org/);
+    const again = summaryOf(await runImport([lines], { ...target(batchSize), batchSize, json: true }));
+    assert.deepEqual([again.created, again.updated, again.unchanged, again.refused], [0, 0, 2, 5], `batch size ${batchSize}: again`);
+    assert.deepEqual(again.refusals.map((r) => [r.line, r.code]), summary.refusals.map((r) => [r.line, r.code]));
+  }
+}
+
 describe('import into SQLite', () => {
   test('a bad document in the middle is reported and skipped; re-import is idempotent; the registry finds the entries after a restart', async () => {
     const work = tempDir();
@@ -247,6 +297,10 @@ describe('import into SQLite', () => {
       assert.deepEqual(summary.refusals.map((r) => [r.line, r.code]), [[3, 'DUPLICATE_IDENTITY'], [4, 'DUPLICATE_IDENTITY']]);
       assert.equal(revisions(), stored, 'nothing written');
     }));
+
+  test('a document whose identity an earlier one has, that one refused (another principal owns the identity or a URL, or it is invalid), is judged on its own: only one stored makes a later one a repeat', () =>
+    // A data directory for each batch size, in the work folder (removed with it).
+    inTempDirs((work) => assertRefusedFirstTakesNothing(work, (batch) => ({ dataDir: path.join(work, `data-${batch}`) }))));
 
   test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters)', async () => {
     const work = tempDir();
@@ -1020,6 +1074,13 @@ describe('import into PostgreSQL', () => {
     } finally {
       removeTempDir(work);
     }
+  });
+
+  test('a document whose identity an earlier one has, that one refused when stored, is judged on its own, also when batches overlap', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const urls = new Map<number, string>();
+    for (const batch of [2, 500]) urls.set(batch, await postgres.server.createDatabase('import'));
+    await inTempDirs((work) => assertRefusedFirstTakesNothing(work, (batch) => ({ databaseUrl: urls.get(batch)! })));
   });
 
   test('a running replica finds imported entries live; another principal\'s URL is refused', async (t) => {
