@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Part } from '@a2a-js/sdk';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
+import { dataDirOf } from '../config/empty-setting.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
 import { RedirectRefused, answeredAt, httpFetch } from './http-fetch.js';
@@ -158,6 +159,8 @@ export interface Connection {
    * fetch does, the token is not sent on to another origin, so the registry saw none.
    */
   tokenLeftAt?: string;
+  /** What to tell the user of the settings read (REGISTRY_DATA_DIR given empty, taken as unset), as the registry says it at start-up. */
+  warnings?: string[];
   timeoutMs: number;
   /** A watch: its event stream stays open past the timeout (which still bounds the wait for its headers). */
   openStreams?: boolean;
@@ -217,19 +220,23 @@ export function resolveConnection(options: ConnectionOptions, env: NodeJS.Proces
   }
   if (options.token) return { url: base, token: options.token, tokenSource: 'option', timeoutMs };
   if (LOOPBACK_HOSTS.has(url.hostname)) {
-    const file = path.join(env.REGISTRY_DATA_DIR || './data', ADMIN_TOKEN_FILE);
+    // Read as the registry reads it: given empty (an unset shell variable), it is ./data, and said so.
+    const { dataDir, warnings } = dataDirOf(env);
+    const said = warnings.length > 0 ? { warnings } : {};
+    const file = path.join(dataDir, ADMIN_TOKEN_FILE);
     try {
       const token = readFileSync(file, 'utf8').trim();
-      if (token) return { url: base, token, tokenSource: 'admin-token-file', timeoutMs };
+      if (token) return { url: base, token, tokenSource: 'admin-token-file', timeoutMs, ...said };
     } catch (err) {
       // No token file: go on without a token (reads are public by default). One this user may
       // not read is said if the registry then asks for a token: "when readable" did not say it was there.
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') {
         const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
-        return { url: base, tokenSource: 'none', unreadableTokenFile: `${thisProcessUser()} may not read the registry's admin token in ${file} (${why})`, timeoutMs };
+        return { url: base, tokenSource: 'none', unreadableTokenFile: `${thisProcessUser()} may not read the registry's admin token in ${file} (${why})`, timeoutMs, ...said };
       }
     }
+    return { url: base, tokenSource: 'none', timeoutMs, ...said };
   }
   return { url: base, tokenSource: 'none', timeoutMs };
 }
