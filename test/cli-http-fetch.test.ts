@@ -10,10 +10,11 @@ import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
 import { RegistryClient } from '../src/cli/client.js';
-import { RegistryDeclined, RegistryUnreachable, dataPart, registryFetch, type Connection } from '../src/cli/connection.js';
+import { MAX_ANSWER_BYTES, RegistryDeclined, RegistryUnreachable, dataPart, registryFetch, type Connection } from '../src/cli/connection.js';
 import { RedirectRefused, httpFetch } from '../src/cli/http-fetch.js';
 import { UnusableAnswer } from '../src/cli/unusable-answer.js';
 import { v1Card } from './support/documents.js';
+import { eventually } from './support/eventually.js';
 
 /** A server that answers every request with `bytes` as they are, whatever HTTP would allow; closed by the returned function. */
 async function rawServer(bytes: string): Promise<{ url: string; close: () => void }> {
@@ -320,6 +321,67 @@ describe('the CLI\'s fetch (node:http)', () => {
     } finally {
       cutting.closeAllConnections();
       cutting.close();
+    }
+  });
+  test('an answer longer than any registry\'s (MAX_ANSWER_BYTES, decoded) is not read past that, whether its Content-Length says so (not read at all) or it goes on: no registry there, exit 3, naming the bound', async () => {
+    let at = '';
+    /** Bytes the endless answer wrote, and whether the CLI went away from it. */
+    const endless = { sent: 0, closed: false };
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url!.endsWith('/.well-known/agent-card.json')) {
+          return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v1Card('Long Registry', `${at}/a2a/jsonrpc`)));
+        }
+        if (req.url === '/a2a/jsonrpc') {
+          // It says more than the bound, sends a little and then nothing: it was waited on until the timeout, to be read whole.
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_ANSWER_BYTES + 1) });
+          return void res.write('{"jsonrpc": "2.0", ');
+        }
+        // Chunked, 1 MiB at a time, until 16 MiB past the bound (read whole without it) or the CLI goes away.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(1024 * 1024, 0x20);
+        res.on('close', () => (endless.closed = true));
+        const more = (): void => {
+          while (!endless.closed && endless.sent < MAX_ANSWER_BYTES + 16 * 1024 * 1024) {
+            endless.sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          if (!endless.closed) res.end();
+        };
+        more();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const bound = `the 256 MiB (268,435,456 bytes) the CLI reads of an answer, more than any registry answers with`;
+    try {
+      // Through the SDK, as a command meets it.
+      const client = await RegistryClient.connect({ url: at, tokenSource: 'none', timeoutMs: 5000 });
+      await assert.rejects(client.send([dataPart({ get: { id: 'x' } })]), {
+        constructor: RegistryUnreachable,
+        message: `no A2A registry at ${at} (POST /a2a/jsonrpc was answered HTTP 200 OK, ${(MAX_ANSWER_BYTES + 1).toLocaleString('en-US')} bytes long (Content-Length), more than ${bound}); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`,
+      });
+      // Read as the SDK reads a body, its chunks dropped as they come (this test holds none of them).
+      const answer = await registryFetch({ url: at, tokenSource: 'none', timeoutMs: 30_000 })(`${at}/endless`);
+      const reader = answer.body!.getReader();
+      let read = 0;
+      await assert.rejects(
+        (async () => {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            read += value.byteLength;
+          }
+        })(),
+        { constructor: RegistryUnreachable, message: `no A2A registry at ${at} (GET /endless was answered HTTP 200 OK, a body longer than ${bound}); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry` },
+      );
+      assert.ok(read <= MAX_ANSWER_BYTES, `${read} bytes handed on`);
+      await eventually(async () => endless.closed, 'the connection closed');
+      assert.ok(endless.sent < MAX_ANSWER_BYTES + 16 * 1024 * 1024, `${endless.sent} bytes sent: it was read to its end`);
+    } finally {
+      server.closeAllConnections();
+      server.close();
     }
   });
 });

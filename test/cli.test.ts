@@ -23,7 +23,7 @@ import { searchArguments } from '../src/cli/commands/search.js';
 import { nameFlags } from '../src/cli/commands/serve.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
-import { loadConfig } from '../src/config/config.js';
+import { loadConfig, loadStorageLocation } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
@@ -54,6 +54,8 @@ interface RunOptions {
   uid?: number;
   /** Sent SIGTERM once what it wrote to stdout so far matches (a server that waits, e.g. for its database). */
   stopWhen?: RegExp;
+  /** The working directory (default the repository's root). */
+  cwd?: string;
 }
 
 /** An empty data directory: the CLI finds no admin-token file in it. */
@@ -73,7 +75,7 @@ function baseEnv(): Record<string, string> {
 function cli(args: string[], options: RunOptions = {}): Promise<Run> {
   ensureBuilt();
   const asUser = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...baseEnv(), ...options.env }, stdio: 'pipe', ...asUser });
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, BIN), ...args], { cwd: options.cwd ?? REPO_ROOT, env: { ...baseEnv(), ...options.env }, stdio: 'pipe', ...asUser });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -903,6 +905,30 @@ describe('the admin-token fallback', () => {
     } finally {
       await registry.close();
     }
+  });
+
+  test('REGISTRY_DATA_DIR given empty (an unset shell variable) is ./data, as the registry reads it, and said in the registry\'s words', async () => {
+    const registry = await startTestRegistry({ REGISTRY_TOKENS: '' });
+    const cwd = tempDir();
+    try {
+      // The folder the command runs in holds the registry's data directory as ./data.
+      fs.mkdirSync(path.join(cwd, 'data'));
+      fs.copyFileSync(path.join(registry.dataDir, 'admin-token'), path.join(cwd, 'data', 'admin-token'));
+      const warning = `REGISTRY_DATA_DIR is set but empty: taken as unset, so its default, ./data (${path.join(cwd, 'data')}) (an unset shell variable?)`;
+      const written = await cli(['register', '--json', example('agent-card.json')], { env: { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: '' }, cwd });
+      assert.equal(written.code, 0, written.stderr);
+      assert.equal(parse(written).created, true, 'registered with the admin token in ./data');
+      // It was used without a word: the registry says this at start-up, backup and import say it.
+      assert.equal(written.stderr, `a2a-registry: warning: ${warning}\n`);
+    } finally {
+      await registry.close();
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
+    // The registry's own sentence, word for word; nothing said where the variable is not read (a token given, another host).
+    const empty = { REGISTRY_DATA_DIR: '' };
+    assert.deepEqual(resolveConnection({ registry: 'http://127.0.0.1:8080' }, empty).warnings, loadStorageLocation(empty).warnings);
+    assert.equal(resolveConnection({ registry: 'http://127.0.0.1:8080', token: 'given' }, empty).warnings, undefined);
+    assert.equal(resolveConnection({ registry: 'https://registry.example.org' }, empty).warnings, undefined);
   });
 
   test('on the registry\'s machine behind a proxy (PUBLIC_URL another host), the CLI talks to the URL it was given', async () => {

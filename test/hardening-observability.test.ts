@@ -347,34 +347,48 @@ describe('a request line says what the metrics count', () => {
     assert.deepEqual([ok.status, ok.method, ok.errorCode], [200, 'ListTasks', undefined], JSON.stringify(ok));
   });
 
-  test('a request whose body never arrives in full is logged on every door that reads one: "aborted" when its client goes away, 408 REQUEST_TIMEOUT when the server cuts it at REGISTRY_REQUEST_TIMEOUT_SECONDS, as the metrics count it', async (t) => {
+  test('a request whose body never arrives in full is logged on every door that reads one, under the name a complete one without a method gets (its route): "aborted" when its client goes away, 408 REQUEST_TIMEOUT when the server cuts it at REGISTRY_REQUEST_TIMEOUT_SECONDS, as the metrics count it', async (t) => {
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: tempDir(), REGISTRY_RATE_LIMITS: 'false', REGISTRY_REQUEST_TIMEOUT_SECONDS: '2' });
     const slow = await startRegistry(config, createLogger('info', capture));
     t.after(() => slow.close());
     await slow.ready;
     const host = new URL(slow.url).host;
     // Each path reads the body before naming the request (JSON-RPC, MCP) or after (HTTP+JSON, the catalog's search).
-    const paths = ['/a2a/jsonrpc', '/a2a/rest/message:send', '/mcp', '/search'];
-    /** Headers announcing 100 bytes of body, and 10 of them. */
-    const partial = (path: string, id: string) =>
+    // The name each is logged under: its route (JSON-RPC and MCP name a request by its method, which
+    // such a body does not say: "POST /" and "none" were the JSON-RPC endpoint's path within itself
+    // and a call without a method).
+    const paths = [
+      ['/a2a/jsonrpc', 'POST /a2a/jsonrpc'],
+      ['/a2a/rest/message:send', 'POST /message:send'],
+      ['/mcp', 'POST /mcp'],
+      ['/search', 'POST /search'],
+    ] as const;
+    /** Headers announcing `length` bytes of body, and `body`: 10 of 100 by default. */
+    const partial = (path: string, id: string, body = '{"jsonrpc"', length = 100) =>
       `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nA2A-Version: 1.0\r\n` +
-      `Authorization: Bearer ${TOKENS.alice}\r\nX-Request-Id: ${id}\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`;
+      `Authorization: Bearer ${TOKENS.alice}\r\nX-Request-Id: ${id}\r\nContent-Length: ${length}\r\n\r\n${body}`;
     await Promise.all(
-      paths.map(async (path, i) => {
+      paths.map(async ([path, route], i) => {
+        // A complete body that does not parse, so names no method: the name the others are logged under.
+        const complete = await connect(slow.url);
+        complete.socket.write(partial(path, `req-complete-${i}`, '{"jsonrpc"', 10));
+        const answered = await lineOf(`req-complete-${i}`);
+        complete.socket.destroy();
+        assert.equal(answered.method, route, `${path}: ${JSON.stringify(answered)}`);
         // The client goes away mid-body: nothing is answered, so the line has no status.
         const gone = await connect(slow.url);
         gone.socket.write(partial(path, `req-gone-${i}`));
         await sleep(300);
         gone.socket.destroy();
         const left = await lineOf(`req-gone-${i}`);
-        assert.deepEqual([left.aborted, left.status, left.errorCode], [true, undefined, undefined], `${path}: ${JSON.stringify(left)}`);
+        assert.deepEqual([left.aborted, left.status, left.errorCode, left.method], [true, undefined, undefined, route], `${path}: ${JSON.stringify(left)}`);
         // The server cuts a body that has not come within the request timeout, and answers 408: the line says so.
         const cut = await connect(slow.url);
         cut.socket.write(partial(path, `req-cut-${i}`));
         await cut.closed;
         assert.match(cut.received(), /^HTTP\/1\.1 408 /, path);
         const timedOut = await lineOf(`req-cut-${i}`);
-        assert.deepEqual([timedOut.aborted, timedOut.status, timedOut.errorCode], [undefined, 408, 'REQUEST_TIMEOUT'], `${path}: ${JSON.stringify(timedOut)}`);
+        assert.deepEqual([timedOut.aborted, timedOut.status, timedOut.errorCode, timedOut.method], [undefined, 408, 'REQUEST_TIMEOUT', route], `${path}: ${JSON.stringify(timedOut)}`);
         // Its duration is the request's, from its arrival (a JSON-RPC line's began once the body was read: under a millisecond).
         assert.ok(Number(timedOut.durationMs) >= 1500, `${path}: ${JSON.stringify(timedOut)}`);
       }),

@@ -112,6 +112,56 @@ function writeSources(dir: string): { cards: string; lines: string } {
   return { cards, lines };
 }
 
+/**
+ * Documents whose identity an earlier document of the import has, that earlier one refused (bob
+ * owns its identity or one of its URLs, or it fails validation): each later one is judged on its
+ * own, and only one that was stored makes a later one a repeat. Imported as alice into `target`
+ * (where bob's entries are imported first), with `batchSize` 2 (the repeats in other batches than
+ * the first, overlapping on PostgreSQL) and 500 (all in one). Every document's line, code and
+ * message; a second run changes nothing.
+ */
+async function assertRefusedFirstTakesNothing(work: string, target: (batch: number) => { dataDir: string } | { databaseUrl: string }): Promise<void> {
+  const bobs = path.join(work, 'bob.jsonl');
+  fs.writeFileSync(bobs, [v1Card('Quoll Quoter', 'https://quoll.example.org/a2a'), v1Card('Zorilla Zipper', 'https://zorilla.example.org/a2a')].map((c) => JSON.stringify(c)).join('\n') + '\n');
+  const grabby = v1Card('Yak Yodeller', 'https://yak.example.org/a2a');
+  grabby.supportedInterfaces.push({ url: 'https://zorilla.example.org/a2a', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+  const lines = path.join(work, 'alice.jsonl');
+  fs.writeFileSync(
+    lines,
+    [
+      v1Card('Quoll Again', 'https://quoll.example.org/a2a'), // 1: bob's identity
+      { ...v1Card('Quoll Again', 'https://quoll.example.org/a2a'), version: '2.0.0' }, // 2: bob's too, said so
+      grabby, // 3: one of bob's URLs
+      v1Card('Yak Yodeller', 'https://yak.example.org/a2a'), // 4: the same identity without it: stored
+      { ...v1Card('Yak Yodeller', 'https://yak.example.org/a2a'), version: '3.0.0' }, // 5: a repeat of line 4
+      { ...v1Card('Wallaby Writer', 'https://wallaby.example.org/a2a'), skills: 'none' }, // 6: invalid
+      v1Card('Wallaby Writer', 'https://wallaby.example.org/a2a'), // 7: stored
+    ]
+      .map((c) => JSON.stringify(c))
+      .join('\n') + '\n',
+  );
+  for (const batchSize of [2, 500]) {
+    assert.equal((await runImport([bobs], { ...target(batchSize), owner: 'bob' })).code, 0);
+    const first = await runImport([lines], { ...target(batchSize), batchSize, json: true });
+    assert.equal(first.code, 1, first.err);
+    const summary = summaryOf(first);
+    // Lines 2 and 4 were refused as DUPLICATE_IDENTITY of lines 1 and 3, "the one imported", which were not; line 4, not stored, made line 5 no repeat.
+    assert.deepEqual(
+      summary.refusals.map((r) => [r.line, r.code]),
+      [[1, 'FORBIDDEN'], [2, 'FORBIDDEN'], [3, 'FORBIDDEN'], [5, 'DUPLICATE_IDENTITY'], [6, 'VALIDATION_FAILED']],
+      `batch size ${batchSize}`,
+    );
+    assert.deepEqual([summary.created, summary.updated, summary.unchanged, summary.refused], [2, 0, 0, 5], `batch size ${batchSize}`);
+    const repeat = summary.refusals.find((r) => r.line === 5)!;
+    assert.match(repeat.message, /alice\.jsonl:5: the same agent \(https:\/\/yak\.example\.org\/a2a\) as line 4 of this import/);
+    assert.match(repeat.details[0]!.hint ?? '', /the one at .*alice\.jsonl:4 is the one imported/);
+    assert.match(summary.refusals[1]!.message, /quoll\.example\.org/);
+    const again = summaryOf(await runImport([lines], { ...target(batchSize), batchSize, json: true }));
+    assert.deepEqual([again.created, again.updated, again.unchanged, again.refused], [0, 0, 2, 5], `batch size ${batchSize}: again`);
+    assert.deepEqual(again.refusals.map((r) => [r.line, r.code]), summary.refusals.map((r) => [r.line, r.code]));
+  }
+}
+
 describe('import into SQLite', () => {
   test('a bad document in the middle is reported and skipped; re-import is idempotent; the registry finds the entries after a restart', async () => {
     const work = tempDir();
@@ -247,6 +297,10 @@ describe('import into SQLite', () => {
       assert.deepEqual(summary.refusals.map((r) => [r.line, r.code]), [[3, 'DUPLICATE_IDENTITY'], [4, 'DUPLICATE_IDENTITY']]);
       assert.equal(revisions(), stored, 'nothing written');
     }));
+
+  test('a document whose identity an earlier one has, that one refused (another principal owns the identity or a URL, or it is invalid), is judged on its own: only one stored makes a later one a repeat', () =>
+    // A data directory for each batch size, in the work folder (removed with it).
+    inTempDirs((work) => assertRefusedFirstTakesNothing(work, (batch) => ({ dataDir: path.join(work, `data-${batch}`) }))));
 
   test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters)', async () => {
     const work = tempDir();
@@ -642,6 +696,63 @@ describe('import into SQLite', () => {
       }
     }));
 
+  test('an emptied (0-byte) database file where a registry had data is refused as the registry\'s start is, naming the evidence (the saved index, in REGISTRY_INDEX_SNAPSHOT_DIR too, or the write-ahead log) and what to do; nothing is written', () =>
+    inTempDirs(async (work, dataDir) => {
+      const snapshotDir = tempDir();
+      const saved = process.env.REGISTRY_INDEX_SNAPSHOT_DIR;
+      process.env.REGISTRY_INDEX_SNAPSHOT_DIR = snapshotDir;
+      try {
+        const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_INDEX_SNAPSHOT_DIR: snapshotDir });
+        try {
+          const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+          resultOf(await op(alice, { register: { agentCard: v1Card('Emptied Import', 'https://emptied-import.example.org/a2a') } }));
+        } finally {
+          await registry.close();
+        }
+        const file = path.join(dataDir, 'registry.db');
+        const snapshot = path.join(snapshotDir, 'search-index.snapshot');
+        const index = fs.readFileSync(snapshot);
+        // As a failed copy, a full disk or a truncation leaves it.
+        fs.truncateSync(file, 0);
+        for (const extra of ['-wal', '-shm']) fs.rmSync(`${file}${extra}`, { force: true });
+        const lines = path.join(work, 'one.jsonl');
+        fs.writeFileSync(lines, JSON.stringify(v1Card('Wombat Finder', 'https://wombat.example.org/a2a')) + '\n');
+        const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        // It opened the empty file as a new database and stored the document there: "1 created".
+        const run = await runImport([lines], { dataDir, json: true });
+        assert.equal(run.code, 1, run.err);
+        const { error } = JSON.parse(run.out) as { error: { code: string; message: string; stored: number } };
+        assert.deepEqual([error.code, error.stored], ['STORAGE_UNAVAILABLE', 0]);
+        assert.match(
+          error.message,
+          new RegExp(`^nothing was imported: the database file ${escaped(file)} is empty \\(0 bytes\\), but the saved search index ${escaped(snapshot)} is of a database whose change log had reached position [1-9]\\d* \\(1 entry, saved `),
+        );
+        assert.match(error.message, /a failed copy, a full disk or a truncation leaves an empty file\), and importing would begin an empty registry holding the imported documents alone\. Nothing was changed\./);
+        assert.match(error.message, new RegExp(`Restore the database from a backup \\(a2a-registry restore --force <backup>\\), or, to import into an empty registry on purpose, remove ${escaped(file)} and ${escaped(snapshot)}\\.$`));
+        assert.equal(fs.statSync(file).size, 0, 'the database file is as it was');
+        assert.deepEqual(fs.readFileSync(snapshot), index, 'the saved index is as it was');
+
+        // A write-ahead log with something in it is evidence too (SQLite would delete it).
+        fs.rmSync(snapshot);
+        fs.writeFileSync(`${file}-wal`, Buffer.alloc(4096, 1));
+        const walRun = await runImport([lines], { dataDir });
+        assert.equal(walRun.code, 1);
+        assert.match(walRun.err, new RegExp(`^a2a-registry: nothing was imported: the database file ${escaped(file)} is empty \\(0 bytes\\), but its write-ahead log ${escaped(file)}-wal holds 4096 bytes .* remove ${escaped(file)} and ${escaped(file)}-wal\\.\\n$`));
+        assert.equal(fs.statSync(`${file}-wal`).size, 4096, 'the write-ahead log is as it was');
+        assert.equal(fs.statSync(file).size, 0);
+
+        // A new data directory: an empty file (created, never written) is imported into.
+        fs.rmSync(`${file}-wal`);
+        const fresh = await runImport([lines], { dataDir, json: true });
+        assert.equal(fresh.code, 0, fresh.err);
+        assert.equal(summaryOf(fresh).created, 1);
+      } finally {
+        if (saved === undefined) delete process.env.REGISTRY_INDEX_SNAPSHOT_DIR;
+        else process.env.REGISTRY_INDEX_SNAPSHOT_DIR = saved;
+        removeTempDir(snapshotDir);
+      }
+    }));
+
   test('reads the settings it uses alone: the image\'s HOST=0.0.0.0 without PUBLIC_URL, a bad PORT or a missing REGISTRY_ADMIN_TOKEN_FILE, which only serving needs, do not stop it; an empty DATABASE_URL is said', () =>
     inTempDirs(async (work, dataDir) => {
       const serverOnly: Record<string, string | undefined> = { HOST: '0.0.0.0', PUBLIC_URL: undefined, PORT: 'abc', REGISTRY_ADMIN_TOKEN_FILE: '/missing/admin-token', DATABASE_URL: '' };
@@ -963,6 +1074,13 @@ describe('import into PostgreSQL', () => {
     } finally {
       removeTempDir(work);
     }
+  });
+
+  test('a document whose identity an earlier one has, that one refused when stored, is judged on its own, also when batches overlap', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const urls = new Map<number, string>();
+    for (const batch of [2, 500]) urls.set(batch, await postgres.server.createDatabase('import'));
+    await inTempDirs((work) => assertRefusedFirstTakesNothing(work, (batch) => ({ databaseUrl: urls.get(batch)! })));
   });
 
   test('a running replica finds imported entries live; another principal\'s URL is refused', async (t) => {

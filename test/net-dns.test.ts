@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { AllowList, FetchError, GuardedFetcher, type Resolver } from '../src/net/index.js';
+import { A_GRACE_MS } from '../src/net/dns.js';
 import { loadConfig } from '../src/config/config.js';
 import { errorOf, op, registerByUrl, resultOf, sdkClient } from './support/client.js';
 import { startDnsServer, type DnsServer } from './support/dns-server.js';
@@ -83,13 +84,34 @@ describe('REGISTRY_DNS_SERVERS', () => {
     assert.ok(ms < 900, `registered after ${ms} ms`);
   });
 
-  test('a name whose AAAA answers before its A records is fetched at its A records: the short wait is for AAAA only, A is waited for', async () => {
+  test('a name whose AAAA answers before its A records is fetched at its A records: A is waited for longer than AAAA (A_GRACE_MS)', async () => {
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
     // Given up on 250 ms after the AAAA answer, the A record was dropped and ::1 alone connected to: ECONNREFUSED.
     const result = await registerByUrl(alice, `http://v6-first.test:${origin.port}/v6-first`);
     assert.equal(result.created, true);
     assert.equal(result.source.url, `http://v6-first.test:${origin.port}/v6-first/.well-known/agent-card.json`);
     assert.ok(dns.questions.some((q) => q.name === 'v6-first.test' && q.type === 'A'), 'the A records were asked for');
+  });
+
+  test('a name whose A query goes unanswered is fetched at its AAAA records once A has had its wait (A_GRACE_MS), not at the deadline', async () => {
+    // AAAA answers at once, A never (dropped, as some forwarders drop AAAA): the origin is on IPv6.
+    dns.set('no-a.test', ['::1'], { silent: ['A'] });
+    const v6 = await startOrigin({ listenOn: '::1' });
+    v6.json('/.well-known/agent-card.json', v1Card('No A Agent', 'https://no-a.example.org/a2a'));
+    const f = new GuardedFetcher({ maxBytes: 10_240, timeoutMs: 4000, allow: AllowList.parse('::1'), dnsServers: [dns.address] });
+    try {
+      const started = Date.now();
+      // It timed out: "looking up no-a.test took longer than 4 s", its IPv6 address known after a few milliseconds.
+      const doc = await f.getJson(`http://no-a.test:${v6.port}/.well-known/agent-card.json`, { purpose: 'agent-card' });
+      const ms = Date.now() - started;
+      assert.equal(doc.notModified, false);
+      assert.ok(dns.questions.some((q) => q.name === 'no-a.test' && q.type === 'A'), 'the A records were asked for');
+      assert.ok(ms >= A_GRACE_MS - 50, `fetched after ${ms} ms: A is waited for longer than AAAA (a name whose A comes 400 ms after its AAAA is fetched at its A records, above)`);
+      assert.ok(ms < 3000, `fetched after ${ms} ms, well before the 4 s deadline`);
+    } finally {
+      await f.close();
+      await v6.close();
+    }
   });
 
   test("the other family's answer, when it comes within the short wait, is checked like the first's; one later than that is not used", async () => {

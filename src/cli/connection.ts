@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Part } from '@a2a-js/sdk';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
+import { dataDirOf } from '../config/empty-setting.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
 import { RedirectRefused, answeredAt, httpFetch } from './http-fetch.js';
@@ -18,6 +19,18 @@ import { UnusableAnswer } from './unusable-answer.js';
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+/**
+ * The most the CLI reads of an answer that is not an event stream: 256 MiB, decoded. A registry's
+ * largest is a page of 100 entries or hits (`list`, `search`), each holding at most about twice
+ * what its document does (its name and description in the data and the text part), and a
+ * document is at most 1 MiB (REGISTRY_MAX_DOCUMENT_BYTES at its highest): some 200 MiB at worst,
+ * a few hundred KB in practice. Without a bound, a server or proxy answering without end was
+ * read until --timeout, the CLI holding all of it (gigabytes in 30 s over a fast link). An event
+ * stream (a streamed search, a watch) is bounded event by event instead, by the A2A SDK's parser
+ * (4 MiB an event).
+ */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 export { isObject, type JsonObject };
 
@@ -158,6 +171,8 @@ export interface Connection {
    * fetch does, the token is not sent on to another origin, so the registry saw none.
    */
   tokenLeftAt?: string;
+  /** What to tell the user of the settings read (REGISTRY_DATA_DIR given empty, taken as unset), as the registry says it at start-up. */
+  warnings?: string[];
   timeoutMs: number;
   /** A watch: its event stream stays open past the timeout (which still bounds the wait for its headers). */
   openStreams?: boolean;
@@ -217,19 +232,23 @@ export function resolveConnection(options: ConnectionOptions, env: NodeJS.Proces
   }
   if (options.token) return { url: base, token: options.token, tokenSource: 'option', timeoutMs };
   if (LOOPBACK_HOSTS.has(url.hostname)) {
-    const file = path.join(env.REGISTRY_DATA_DIR || './data', ADMIN_TOKEN_FILE);
+    // Read as the registry reads it: given empty (an unset shell variable), it is ./data, and said so.
+    const { dataDir, warnings } = dataDirOf(env);
+    const said = warnings.length > 0 ? { warnings } : {};
+    const file = path.join(dataDir, ADMIN_TOKEN_FILE);
     try {
       const token = readFileSync(file, 'utf8').trim();
-      if (token) return { url: base, token, tokenSource: 'admin-token-file', timeoutMs };
+      if (token) return { url: base, token, tokenSource: 'admin-token-file', timeoutMs, ...said };
     } catch (err) {
       // No token file: go on without a token (reads are public by default). One this user may
       // not read is said if the registry then asks for a token: "when readable" did not say it was there.
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') {
         const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
-        return { url: base, tokenSource: 'none', unreadableTokenFile: `${thisProcessUser()} may not read the registry's admin token in ${file} (${why})`, timeoutMs };
+        return { url: base, tokenSource: 'none', unreadableTokenFile: `${thisProcessUser()} may not read the registry's admin token in ${file} (${why})`, timeoutMs, ...said };
       }
     }
+    return { url: base, tokenSource: 'none', timeoutMs, ...said };
   }
   return { url: base, tokenSource: 'none', timeoutMs };
 }
@@ -297,12 +316,20 @@ export function registryFetch(connection: Connection): typeof fetch {
       await response.body?.cancel().catch(() => undefined);
       throw new RegistryUnreachable(notARegistry(connection.url, input, init?.method, `${httpStatus(response)}, ${contentKind(response)}, not the registry's JSON`));
     }
+    const streamed = /^text\/event-stream\s*(;|$)/i.test(response.headers.get('content-type') ?? '');
+    // An answer that says it is longer than any registry's is not read at all.
+    const declared = Number(response.headers.get('content-length') ?? '');
+    if (!streamed && declared > MAX_ANSWER_BYTES) {
+      clearTimeout(timer);
+      await response.body?.cancel().catch(() => undefined);
+      throw new RegistryUnreachable(notARegistry(connection.url, input, init?.method, `${httpStatus(response)}, ${tooLong(`${declared.toLocaleString('en-US')} bytes long (Content-Length), more than`)}`));
+    }
     answering = true;
-    if (connection.openStreams && response.headers.get('content-type')?.startsWith('text/event-stream')) clearTimeout(timer);
+    if (connection.openStreams && streamed) clearTimeout(timer);
     // Left to fire on a body read in full long before: aborting a finished answer does nothing,
     // and an unreferenced timer never keeps the command from exiting.
     else timer.unref();
-    return withBodyFailures(response, (err) => {
+    return withBodyFailures(response, !streamed, (err) => {
       // The timeout's (RegistryUnreachable already), or an abort the caller asked for: as they came.
       if (err instanceof RegistryUnreachable || outer?.aborted) return err;
       // Bytes that are no answer (compressed ones that do not decode): as when found before the body.
@@ -312,22 +339,34 @@ export function registryFetch(connection: Connection): typeof fetch {
   };
 }
 
+/** "<what> the 256 MiB (268,435,456 bytes) the CLI reads of an answer, ...": an answer past MAX_ANSWER_BYTES. */
+const tooLong = (what: string): string =>
+  `${what} the ${MAX_ANSWER_BYTES / 1024 / 1024} MiB (${MAX_ANSWER_BYTES.toLocaleString('en-US')} bytes) the CLI reads of an answer, more than any registry answers with`;
+
 /**
- * `response`, whose body, when reading it fails, fails with `told(error)`. Whatever fails while a
- * body is read is the connection (cut: node:http's "aborted", ECONNRESET; a TLS error) unless it
- * is the CLI's own doing, and is told as a registry that cannot be reached, exit 3, which scripts
- * retry: it was node:http's "aborted", which reached the user as an error the registry answered
- * ("the registry answered with an error: aborted", exit 1) or as no registry at all.
+ * `response`, whose body, when reading it fails, fails with `told(error)`; when `capped`, past
+ * MAX_ANSWER_BYTES (decoded) too, with `told` of an UnusableAnswer saying so, the rest not read.
+ * Whatever fails while a body is read is the connection (cut: node:http's "aborted", ECONNRESET;
+ * a TLS error) unless it is the CLI's own doing, and is told as a registry that cannot be
+ * reached, exit 3, which scripts retry: it was node:http's "aborted", which reached the user as
+ * an error the registry answered ("the registry answered with an error: aborted", exit 1) or as
+ * no registry at all.
  */
-function withBodyFailures(response: Response, told: (err: unknown) => unknown): Response {
+function withBodyFailures(response: Response, capped: boolean, told: (err: unknown) => unknown): Response {
   if (!response.body) return response;
   const reader = response.body.getReader();
+  let received = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
+        if (done) return controller.close();
+        received += value.byteLength;
+        if (capped && received > MAX_ANSWER_BYTES) {
+          await reader.cancel().catch(() => undefined);
+          return controller.error(told(new UnusableAnswer(`${httpStatus(response)}, ${tooLong('a body longer than')}`)));
+        }
+        controller.enqueue(value);
       } catch (err) {
         controller.error(told(err));
       }

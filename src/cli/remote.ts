@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import type { RegistryClient } from './client.js';
 import { BadConnectionOption, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, resolveConnection, type Connection } from './connection.js';
-import { defaultOutput, reportFailure, reportUsage, typedArgumentsAt, type Locate, type Output, type TypedArguments } from './output.js';
+import { defaultOutput, reportFailure, reportUsage, styles, typedArgumentsAt, type Locate, type Output, type TypedArguments } from './output.js';
 
 /** Options every remote command sees: the program's (--registry, --token, --timeout) and its own --json. */
 export interface RemoteOptions {
@@ -47,6 +47,8 @@ export async function runRemote(command: Command, body: (ctx: RemoteContext) => 
     if (err instanceof BadConnectionOption) return reportUsage(out, json, 'USAGE', err.message);
     throw err;
   }
+  // As the commands that read the registry's settings say them (./command-settings.ts).
+  for (const warning of connection.warnings ?? []) out.err(`a2a-registry: ${styles(out.color).yellow('warning')}: ${warning}\n`);
   try {
     // The A2A client (the SDK, and jose with it) is loaded only now: a usage error above, or a
     // command's --help, never needs it.

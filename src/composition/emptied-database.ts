@@ -5,7 +5,8 @@
  * index over the one that was left, the last trace of the data. A corrupt file is refused
  * (sqlite/store.ts); an empty one is refused too, but only where the data directory shows that a
  * registry had data here: a new data directory may hold an empty file (created, never written),
- * and starts.
+ * and starts. `a2a-registry import` is refused alike: it opened the empty file as a new database
+ * and stored its documents there, the start after it then finding a database with something in it.
  *
  * The evidence, read without changing anything:
  * - the saved search index (../registry/index-snapshots.ts) at a position past 0: only a change
@@ -15,8 +16,16 @@
 import fs from 'node:fs';
 import { readSnapshotMeta } from '../search/snapshot-file.js';
 
+/** What would begin an empty registry: the registry's start, or an import. */
+export type EmptiedDatabaseUse = 'start' | 'import';
+
+const WORDS: Record<EmptiedDatabaseUse, { would: string; onPurpose: string }> = {
+  start: { would: 'starting would begin an empty registry', onPurpose: 'to start with an empty registry on purpose' },
+  import: { would: 'importing would begin an empty registry holding the imported documents alone', onPurpose: 'to import into an empty registry on purpose' },
+};
+
 /** Throws, naming the files and what to do, when `databaseFile` is empty and the data shows it was not. */
-export async function refuseEmptiedDatabase(databaseFile: string, snapshotFile: string): Promise<void> {
+export async function refuseEmptiedDatabase(databaseFile: string, snapshotFile: string, use: EmptiedDatabaseUse = 'start'): Promise<void> {
   if (sizeOf(databaseFile) !== 0) return;
   const evidence: string[] = [];
   const toRemove: string[] = [];
@@ -35,11 +44,12 @@ export async function refuseEmptiedDatabase(databaseFile: string, snapshotFile: 
     toRemove.push(wal);
   }
   if (evidence.length === 0) return;
+  const words = WORDS[use];
   throw new Error(
     `the database file ${databaseFile} is empty (0 bytes), but ${evidence.join(', and ')}: the database was lost ` +
-      '(a failed copy, a full disk or a truncation leaves an empty file), and starting would begin an empty registry. ' +
-      'Nothing was changed. Restore the database from a backup (a2a-registry restore --force <backup>), or, to start ' +
-      `with an empty registry on purpose, remove ${[databaseFile, ...toRemove].join(' and ')}.`,
+      `(a failed copy, a full disk or a truncation leaves an empty file), and ${words.would}. ` +
+      'Nothing was changed. Restore the database from a backup (a2a-registry restore --force <backup>), or, ' +
+      `${words.onPurpose}, remove ${[databaseFile, ...toRemove].join(' and ')}.`,
   );
 }
 

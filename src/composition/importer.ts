@@ -7,16 +7,20 @@
  * The checks are built from plain settings (`ImportChecksSettings`), so a worker thread can build
  * its own copy from the same settings (src/cli/import-worker.ts).
  */
+import path from 'node:path';
 import type { ImportConfig } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import { AllowList, GuardedFetcher } from '../net/index.js';
 import { readPackageVersion } from '../lib/package-info.js';
 import { BulkImport, ImportChecks } from '../registry/bulk-import.js';
+import { SNAPSHOT_FILE } from '../registry/index-snapshots.js';
 import { createStore } from '../storage/create-store.js';
+import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
 import type { RegistryStore } from '../storage/types.js';
 import { TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
 import { createDocumentValidator } from '../validation/index.js';
 import { createSignatureVerifier } from '../validation/signature.js';
+import { refuseEmptiedDatabase } from './emptied-database.js';
 
 export interface OpenedImporter {
   importer: BulkImport;
@@ -80,6 +84,9 @@ export async function openImportChecks(settings: ImportChecksSettings, log: Logg
 
 /** The storage side: entries written as `owner`'s. */
 export async function openImporter(config: ImportConfig, log: Logger, owner: string): Promise<OpenedImporter> {
+  // SQLite would open an empty file where the data was as a new database, and the import would
+  // fill it: refused as the registry's start is (./emptied-database.ts).
+  if (!isPostgresUrl(config.databaseUrl)) await refuseEmptiedDatabase(sqliteFile(config.dataDir), path.join(config.search.snapshotDir, SNAPSHOT_FILE), 'import');
   const store: RegistryStore = createStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

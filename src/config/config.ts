@@ -11,6 +11,7 @@ import { parseDnsServers } from '../net/dns.js';
 import { POSTGRES_URL_FORM, withoutPassword } from '../lib/url-password.js';
 import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 import { ConfigError } from './config-error.js';
+import { DEFAULT_DATA_DIR, dataDirUnsetMeans, emptySettingWarning } from './empty-setting.js';
 import { readSettingFile } from './setting-files.js';
 
 export { ADMIN_PRINCIPAL };
@@ -343,7 +344,7 @@ const envSchema = z.object({
       message: 'must be the gRPC address clients dial: host:port, [ipv6]:port or dns:///host:port (e.g. registry.example.com:443)',
     })
     .optional(),
-  REGISTRY_DATA_DIR: pathSetting().default('./data'),
+  REGISTRY_DATA_DIR: pathSetting().default(DEFAULT_DATA_DIR),
   DATABASE_URL: z
     .string()
     // Checked first: " postgres://..." was "must be a postgres:// or postgresql:// URL", shown as
@@ -724,7 +725,7 @@ const UNSET_MEANS: Record<OptionalSetting, string | ((e: Partial<Env>) => string
   PUBLIC_URL: 'it is made of HOST and PORT',
   GRPC_PORT: 'no gRPC is served',
   PUBLIC_GRPC_URL: "the card advertises PUBLIC_URL's host with GRPC_PORT",
-  DATABASE_URL: (e) => `SQLite in ${path.resolve(e.REGISTRY_DATA_DIR ?? './data')}`,
+  DATABASE_URL: (e) => `SQLite in ${path.resolve(e.REGISTRY_DATA_DIR ?? DEFAULT_DATA_DIR)}`,
   REGISTRY_ADMIN_TOKEN: 'no admin token from it',
   REGISTRY_ADMIN_TOKEN_FILE: 'no admin token from it',
   REGISTRY_MAX_BODY_BYTES: 'its default, 4 × REGISTRY_MAX_DOCUMENT_BYTES + 16 KB (at least 64 KB)',
@@ -752,7 +753,7 @@ function unsetMeaning(name: SettingName, e: Partial<Env>): string {
     const means = UNSET_MEANS[name as OptionalSetting];
     return typeof means === 'string' ? means : means(e);
   }
-  if (name === 'REGISTRY_DATA_DIR') return `its default, ./data (${path.resolve('./data')})`;
+  if (name === 'REGISTRY_DATA_DIR') return dataDirUnsetMeans();
   if (name === 'REGISTRY_TOKENS') return 'no principal has a token from it';
   if (name === 'REGISTRY_PUBLIC_READ') return 'its default, true: anyone may read the registry without a token';
   const value: unknown = envSchema.shape[name].parse(undefined);
@@ -832,7 +833,8 @@ const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
  * the container image sets HOST). Throws ConfigError naming the first bad one.
  *
  * An empty variable is unset (docker compose's `FOO=${FOO}` sets FOO empty when the shell has
- * none), but said: DATABASE_URL="$PG_URL" with PG_URL unset stored on SQLite, without a word.
+ * none), but said: DATABASE_URL="$PG_URL" with PG_URL unset stored on SQLite, without a word
+ * (./empty-setting.ts, whose words the CLI says too of the REGISTRY_DATA_DIR it reads).
  */
 function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): { e: Pick<Env, K>; warnings: string[] } {
   const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '';
@@ -858,7 +860,7 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
   const warnings: string[] = [];
   for (const name of names) {
     if (env[name] === '') {
-      warnings.push(`${name} is set but empty: taken as unset, so ${unsetMeaning(name, e)} (an unset shell variable?)`);
+      warnings.push(emptySettingWarning(name, unsetMeaning(name, e)));
       continue;
     }
     if (!given(name)) continue;
@@ -888,6 +890,8 @@ export function loadStorageLocation(env: NodeJS.ProcessEnv = process.env): Stora
 
 /** What `a2a-registry import` reads: the storage, and the checks of a registration. */
 export interface ImportConfig extends Pick<RegistryConfig, 'dataDir' | 'databaseUrl' | 'sqliteLockWaitMs' | 'maxDocumentBytes' | 'maxBodyBytes' | 'warnInsecureHttp' | 'fetch'> {
+  /** Where the registry saves its search index (REGISTRY_INDEX_SNAPSHOT_DIR): evidence of an emptied database (composition/emptied-database.ts). */
+  search: Pick<RegistryConfig['search'], 'snapshotDir'>;
   quota: Pick<RegistryConfig['quota'], 'maxRevisions'>;
   trust: Pick<TrustConfig, 'keysFile' | 'jkuUrls' | 'jkuScope' | 'requireVerified'>;
   warnings?: string[];
@@ -898,6 +902,7 @@ const IMPORT_SETTINGS = [
   'REGISTRY_DATA_DIR',
   'DATABASE_URL',
   'REGISTRY_SQLITE_LOCK_WAIT_MS',
+  'REGISTRY_INDEX_SNAPSHOT_DIR',
   'REGISTRY_MAX_DOCUMENT_BYTES',
   'REGISTRY_MAX_BODY_BYTES',
   'REGISTRY_MAX_REVISIONS',
@@ -914,6 +919,7 @@ const IMPORT_SETTINGS = [
  * The settings `a2a-registry import` uses, as the registry reads them; not HOST, PORT, the
  * tokens or any other the registry needs to serve. PUBLIC_URL only for its scheme: documents'
  * http: URLs are warned about where the registry's own is https, as the registry does.
+ * REGISTRY_INDEX_SNAPSHOT_DIR only to find the saved index an emptied database is told by.
  */
 export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportConfig {
   const { e, warnings } = readSettings(env, IMPORT_SETTINGS);
@@ -922,6 +928,7 @@ export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportCo
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
+    search: { snapshotDir: path.resolve(e.REGISTRY_INDEX_SNAPSHOT_DIR ?? e.REGISTRY_DATA_DIR) },
     ...bodyLimits(e),
     warnInsecureHttp: e.PUBLIC_URL?.startsWith('https:') ?? false,
     quota: { maxRevisions: e.REGISTRY_MAX_REVISIONS },

@@ -145,10 +145,13 @@ function callLabel(message: unknown): string {
 }
 
 /**
- * For the log line: the call's name; a batch is "batch", and its line lists its calls (runCallsInScopes).
+ * For the log line: the call's name; a batch is "batch", and its line lists its calls
+ * (runCallsInScopes). A request with no body read (it did not parse, or never arrived in full) is
+ * named by its route, `POST /mcp`, as one with another method is (`GET /mcp`): it was "none", as
+ * if a call without a method had come.
  */
 const nameMcpRequest: RequestNamer = (req) => {
-  const method = req.method !== 'POST' ? `${req.method} ${MCP_PATH}` : Array.isArray(req.body) ? 'batch' : callName(req.body);
+  const method = req.method !== 'POST' || req.body === undefined ? `${req.method} ${MCP_PATH}` : Array.isArray(req.body) ? 'batch' : callName(req.body);
   return { method, streaming: false };
 };
 

@@ -70,23 +70,33 @@ const LOOPBACK = ['127.0.0.1', '::1'] as const;
  * (RFC 8305 §3, its Resolution Delay); longer here, because Happy Eyeballs still connects to a
  * family that comes late while here it is not used at all, and a server recursing for the two
  * records separately may answer them some way apart; yet small beside a request's deadline (5 s).
- *
- * Only AAAA, as in Happy Eyeballs: when AAAA answers first, A is waited for (until the request's
- * deadline). An origin with AAAA records often still listens on IPv4 only, or is not reachable
- * over IPv6 from here: given up on 250 ms after the AAAA answer, a name whose A answer came later
- * was connected to over IPv6 alone, and refused.
  */
 export const AAAA_GRACE_MS = 250;
+
+/**
+ * How long the A answer is waited for once the AAAA records have answered with addresses: longer
+ * than AAAA's, as A is the family preferred. An origin with AAAA records often still listens on
+ * IPv4 only, or is not reachable over IPv6 from here: given up on 250 ms after the AAAA answer, a
+ * name whose A answer came 400 ms later was connected to over IPv6 alone, and refused. Yet not
+ * until the request's deadline: a name whose A query goes unanswered (dropped, as some drop AAAA
+ * queries) timed out with its IPv6 addresses known. A second leaves most of a request's deadline
+ * (5 s by default) to connect and read.
+ */
+export const A_GRACE_MS = 1000;
+
+type Answer = PromiseSettledResult<string[]>;
 
 /**
  * Asks `servers` (c-ares, in order, as resolv.conf's nameservers are) for a name's A and AAAA
  * records. /etc/hosts is not read; `localhost` is still the loopback addresses (an embeddings
  * service at http://localhost:11434 keeps working). The query is cancelled when `signal` aborts.
  *
- * Once the A records have answered with addresses, AAAA is waited for AAAA_GRACE_MS more and then
- * cancelled: the name's addresses are then its A records, as if it had no AAAA records. An AAAA
- * answer that would come later is not added to them: the guard checks every address returned, and
- * connects only to those. AAAA answering first does not shorten the wait for A.
+ * Once one family has answered with addresses, the other is waited for its grace more
+ * (AAAA_GRACE_MS after A, A_GRACE_MS after AAAA) and then cancelled: the name's addresses are then
+ * the first family's, as if it had no records of the other. An answer that would come later is
+ * not added to them: the guard checks every address returned, and connects only to those. A
+ * family that answers with no address (or fails) leaves the other waited for, until the request's
+ * deadline.
  */
 export function serversResolver(servers: readonly string[]): Resolver {
   return async (host, signal) => {
@@ -98,20 +108,23 @@ export function serversResolver(servers: readonly string[]): Resolver {
     signal?.addEventListener('abort', cancel, { once: true });
     let grace: NodeJS.Timeout | undefined;
     // Both queries are sent at once; settled, so neither rejects unawaited.
-    const settled = (query: Promise<string[]>): Promise<PromiseSettledResult<string[]>> =>
+    const settled = (query: Promise<string[]>): Promise<Answer> =>
       query.then((value) => ({ status: 'fulfilled', value }), (reason: unknown) => ({ status: 'rejected', reason }));
     const aQuery = settled(resolver.resolve4(host));
     const aaaaQuery = settled(resolver.resolve6(host));
-    let aaaa: PromiseSettledResult<string[]> | undefined;
+    let other: Answer | undefined;
     try {
-      const a = await aQuery;
-      // A has answered with addresses: AAAA, if still missing, gets its grace; else it is waited for.
+      const first = await Promise.race([aQuery.then((answer) => ({ v4: true, answer })), aaaaQuery.then((answer) => ({ v4: false, answer }))]);
+      // The first family has answered with addresses: the other, if still missing, gets its grace; else it is waited for.
+      const otherQuery = first.v4 ? aaaaQuery : aQuery;
       const graceOver = (): Promise<undefined> =>
         new Promise((resolve) => {
-          grace = setTimeout(() => resolve(undefined), AAAA_GRACE_MS);
+          grace = setTimeout(() => resolve(undefined), first.v4 ? AAAA_GRACE_MS : A_GRACE_MS);
         });
-      aaaa = a.status === 'fulfilled' && a.value.length > 0 ? await Promise.race([aaaaQuery, graceOver()]) : await aaaaQuery;
-      const answers = aaaa ? [a, aaaa] : [a];
+      other = first.answer.status === 'fulfilled' && first.answer.value.length > 0 ? await Promise.race([otherQuery, graceOver()]) : await otherQuery;
+      // A's addresses first, whichever came first.
+      const answers = [first.answer, other].filter((answer) => answer !== undefined);
+      if (!first.v4) answers.reverse();
       const addresses = answers.flatMap((answer) => (answer.status === 'fulfilled' ? answer.value : []));
       const failures = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason as NodeJS.ErrnoException] : []));
       if (addresses.length > 0 || failures.length === 0) return addresses;
@@ -120,8 +133,8 @@ export function serversResolver(servers: readonly string[]): Resolver {
     } finally {
       clearTimeout(grace);
       signal?.removeEventListener('abort', cancel);
-      // The AAAA query given up on: not left to c-ares' retries.
-      if (aaaa === undefined) resolver.cancel();
+      // The query given up on: not left to c-ares' retries.
+      if (other === undefined) resolver.cancel();
     }
   };
 }

@@ -53,15 +53,21 @@ export const CARD_PATH = '/.well-known/agent-card.json';
 const STREAMING_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
 
 /**
- * JSON-RPC requests are named by their method (a body with none, by the HTTP method and path),
- * its first 64 characters, as the MCP door names its calls: the longest method is 35, and an
- * unknown one is the caller's to make as long as the body limit lets it.
+ * JSON-RPC requests are named by their method, its first 64 characters, as the MCP door names its
+ * calls: the longest method is 35, and an unknown one is the caller's to make as long as the body
+ * limit lets it. One whose body names none (it did not parse, or never arrived in full) is named
+ * by its route, `POST /a2a/jsonrpc`, as the MCP door names a request by its (`GET /mcp`): the path
+ * within the endpoint alone made it "POST /", the body that never came and the one without a
+ * method alike.
  */
 const nameJsonRpcRequest: RequestNamer = (req) => {
   const body: unknown = req.body;
   const rpcMethod = body && typeof body === 'object' && 'method' in body && typeof body.method === 'string' ? body.method : undefined;
-  return { method: rpcMethod?.slice(0, 64) ?? `${req.method} ${req.path}`, streaming: rpcMethod !== undefined && STREAMING_METHODS.has(rpcMethod) };
+  return { method: rpcMethod?.slice(0, 64) ?? `${req.method} ${jsonRpcRoute(req.path)}`, streaming: rpcMethod !== undefined && STREAMING_METHODS.has(rpcMethod) };
 };
+
+/** The endpoint (with or without its trailing slash), or a path below it (refused 404), its first 64 characters: the caller's to make long. */
+const jsonRpcRoute = (path: string): string => (path === '/' ? JSONRPC_PATH : `${JSONRPC_PATH}${path.slice(0, 64)}`);
 
 /** HTTP+JSON requests are named by their route, as their metric label (`GET /tasks/{id}`): not by the path sent. */
 const nameRestRequest: RequestNamer = (req) => ({ method: restMethodOf(req), streaming: /:(stream|subscribe)$/.test(req.path) });

@@ -6,7 +6,7 @@
  * ownership, revisions kept; no entry quota, as for an admin: see src/registry/bulk-import.ts). Each document's kind is detected from its
  * content, as `validate` does. A refused document is reported (file:line, path, message, hint)
  * and skipped; re-importing the same documents changes nothing ("unchanged"), so a document whose
- * identity an earlier one of the import has is refused (../import-identities.ts).
+ * identity an earlier one of the import stored is refused (../import-identities.ts).
  *
  * It writes to storage, not through a running registry: on PostgreSQL, running replicas pick the
  * entries up live from the change log; on SQLite, (re)start the registry after the import (a
@@ -26,7 +26,7 @@ import { createLogger } from '../../observability/logger.js';
 import { StorageUnavailableError, postgresFault, sqliteFault } from '../../storage/faults.js';
 import { listSources, readDocuments, SourceError, type SourceDocument } from '../import-sources.js';
 import { refusalOf, type Refusal } from '../import-preparation.js';
-import { ImportIdentities } from '../import-identities.js';
+import { ImportIdentities, type IdentityClaim } from '../import-identities.js';
 import type { Preparer } from '../import-preparers.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { commandSettings } from '../command-settings.js';
@@ -95,6 +95,14 @@ export class ImportInterrupted extends Error {
   constructor(readonly signal: NodeJS.Signals) {
     super(`interrupted (${signal})`);
   }
+}
+
+/** A document ready to store, with its claim to its identity. */
+interface Claimed {
+  n: number;
+  doc: SourceDocument;
+  document: PreparedDocument;
+  claim: IdentityClaim;
 }
 
 export interface RunImportOptions {
@@ -167,7 +175,7 @@ export async function runImport(
    * a batch's refusals are reported after those of the batch before, so they come in input order.
    */
   let before: Promise<void> = Promise.resolve();
-  /** The identities the documents so far took: a later one with the same is refused (./import-identities.ts). */
+  /** The identities the documents so far claimed: a later one with the identity of one stored is refused (./import-identities.ts). */
   const identities = new ImportIdentities();
   /** The batch before the next one has taken its identities (batches are checked in parallel: taken in input order). */
   let identitiesBefore: Promise<void> = Promise.resolve();
@@ -182,6 +190,33 @@ export async function runImport(
       summary.refused++;
       refused.push({ n, refusal: r });
     };
+    /** The claims of the batch's documents to their identities: each settled once stored or refused (or the import stopped). */
+    const claims: IdentityClaim[] = [];
+    /**
+     * Stores `batch` in a transaction. One may store the first documents only (SQLite bounds how
+     * long it holds the lock a running registry waits for): the rest go in the next, each counted
+     * once committed. Interrupted, no next one begins.
+     */
+    const store = async (batch: Claimed[]): Promise<void> => {
+      let rest = batch;
+      try {
+        while (rest.length > 0 && !failure) {
+          const results = await opened.importer.store(rest.map((r) => r.document));
+          if (results.length === 0) throw new Error('the storage stored none of a batch of documents');
+          results.forEach((result, i) => {
+            const r = rest[i]!;
+            r.claim.settle(result.status !== 'refused');
+            if (result.status === 'refused') return refuse(r.n, refusalOf(r.doc, result.error));
+            summary[result.status]++;
+            if (result.warnings.length > 0) summary.withWarnings++;
+          });
+          rest = rest.slice(results.length);
+        }
+      } finally {
+        // Not stored (the import stops): a document of this batch waiting for one of them below is not kept waiting.
+        for (const r of rest) r.claim.settle(false);
+      }
+    };
     const work = preparer
       .prepare(docs)
       .then(async (prepared) => {
@@ -189,32 +224,43 @@ export async function runImport(
         await identitiesTurn;
         // An earlier batch failed: the import stops there, leaving no gap before what follows.
         if (failure) return;
-        const ready: { n: number; doc: SourceDocument; document: PreparedDocument }[] = [];
+        const ready: Claimed[] = [];
+        /** Documents whose identity one before them claimed, not yet stored or refused: each judged once it is. */
+        const waiting: (Claimed & { later: Promise<Refusal | undefined> })[] = [];
         prepared.forEach((p, i) => {
-          const repeated = 'refusal' in p ? p.refusal : identities.take(docs[i]!, p.ready.write);
-          if (repeated) refuse(first + i, repeated);
-          else if ('ready' in p) ready.push({ n: first + i, doc: docs[i]!, document: p.ready });
+          if ('refusal' in p) return refuse(first + i, p.refusal);
+          const claim = identities.claim(docs[i]!, p.ready.write);
+          if (claim.refusal) return refuse(first + i, claim.refusal);
+          claims.push(claim);
+          const claimed = { n: first + i, doc: docs[i]!, document: p.ready, claim };
+          if (claim.later) waiting.push({ ...claimed, later: claim.later });
+          else ready.push(claimed);
         });
         identitiesTaken();
-        // A transaction may store the first documents only (SQLite bounds how long it holds the
-        // lock a running registry waits for): the rest go in the next, each counted once committed.
-        // Interrupted, no next one begins.
-        for (let rest = ready; rest.length > 0 && !failure; ) {
-          const results = await opened.importer.store(rest.map((r) => r.document));
-          if (results.length === 0) throw new Error('the storage stored none of a batch of documents');
-          results.forEach((result, i) => {
-            if (result.status === 'refused') return refuse(rest[i]!.n, refusalOf(rest[i]!.doc, result.error));
-            summary[result.status]++;
-            if (result.warnings.length > 0) summary.withWarnings++;
-          });
-          rest = rest.slice(results.length);
+        await store(ready);
+        // In input order: each waits for documents before it only (this batch's, settled above
+        // or earlier in this loop, or an earlier batch's), so none waits for one that waits for
+        // it. Rare (a document repeating an identity): one transaction each.
+        for (const w of waiting) {
+          if (failure) return;
+          const repeated = await w.later;
+          if (failure) return;
+          if (!repeated) await store([w]);
+          else {
+            w.claim.settle(false);
+            refuse(w.n, repeated);
+          }
         }
       })
       .catch((error: unknown) => {
         failure ??= { error };
       })
-      // Failed or stopped before, the batches after it are not kept waiting.
-      .finally(() => identitiesTaken());
+      .finally(() => {
+        // Failed or stopped before, the batches after it are not kept waiting: for its identities,
+        // nor for a claim of its documents (not stored, as far as they can tell: they stop too).
+        identitiesTaken();
+        for (const claim of claims) claim.settle(false);
+      });
     const done = Promise.all([turn, work]).then(async () => {
       // Waited for (its reader taking what was printed): the batch is not done before.
       for (const r of refused.sort((a, b) => a.n - b.n)) await onRefusal(r.refusal);
@@ -372,7 +418,7 @@ export function register(program: Command): void {
       '\nDocuments are checked exactly as a registration is (REGISTRY_MAX_DOCUMENT_BYTES, REGISTRY_TRUSTED_KEYS, REGISTRY_REQUIRE_VERIFIED... apply;\n' +
         'REGISTRY_MAX_REVISIONS too, but no entry quota: an import is the operator\'s, exempt as an admin is);\n' +
         'a refused document is reported with its file and line and skipped. Importing the same documents again changes nothing\n' +
-        '(one document per identity: a later one with the identity of an earlier one is refused as DUPLICATE_IDENTITY).\n' +
+        '(one document per identity: a later one with the identity of an earlier one stored is refused as DUPLICATE_IDENTITY).\n' +
         'SQLite: restart the registry afterwards (it reads the entries at start-up). PostgreSQL: running replicas see them at once.\n' +
         'Exit status: 0 every document stored, 1 any refused or not JSON, or storage failed (the documents stored before stay stored: run it again), 2 usage or an unreadable source;\n' +
         'Ctrl-C (130) or SIGTERM (143) stops it once the transactions under way have committed, and says how many documents were stored.\n' +
