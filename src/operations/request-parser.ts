@@ -270,7 +270,7 @@ function inlineSubject(
   }
   if (file?.kind === 'agent-card') {
     if (hasMcp) throw badRequest(`An agent-card.json file cannot be registered with mcpServer metadata; send the card alone.`);
-    return { type: 'agent-card', card: file.value, documentText: file.text, sizeBytes: file.sizeBytes };
+    return { type: 'agent-card', card: file.value, documentText: file.text, sizeBytes: file.sizeBytes, written: { text: file.text, at: '' } };
   }
   if (file?.kind === 'toolspec' && args.toolspec !== undefined) {
     throw badRequest(`The toolspec came twice: as toolspec.json and inline. Send one.`);
@@ -294,6 +294,7 @@ function inlineSubject(
     toolspec,
     toolspecText,
     sizeBytes: file ? file.sizeBytes : Buffer.byteLength(toolspecText),
+    ...(file ? { written: { text: file.text, at: '/toolspec' } } : {}),
   };
 }
 
