@@ -590,6 +590,38 @@ describe('a2a-registry against a registry', () => {
     assert.deepEqual(parse(overLimitAsJson).error.details[0].location, { file: huge });
   });
 
+  test('register refuses a file with a key given twice or a number JSON cannot hold before sending it (exit 1, line and column); a rounded number in a re-serialised toolspec is warned about', async () => {
+    const dir = tempDir();
+    const card = JSON.stringify(exampleJson('agent-card.json'), null, 2);
+    const twice = path.join(dir, 'twice.json');
+    fs.writeFileSync(twice, card.replace('{\n  "name"', '{\n  "name": "A",\n  "name"'));
+    // A stored MCP document: its toolspec is sent re-serialised, where 1e400 would be null and a second "tools" gone.
+    const doc = (maximum: string): string =>
+      JSON.stringify({ mcpServer: { name: 'scale', url: 'https://mcp.acme-tools.io/scale' }, toolspec: { tools: [{ name: 'scale', description: 'Scales.', inputSchema: { type: 'object', properties: { n: { type: 'number', maximum: 7 } } } }] } }, null, 2).replace('"maximum": 7', `"maximum": ${maximum}`);
+    const huge = path.join(dir, 'huge-mcp.json');
+    fs.writeFileSync(huge, doc('1e400'));
+    const long = path.join(dir, 'long-mcp.json');
+    fs.writeFileSync(long, doc('12345678901234567890'));
+    // Nothing is sent: no registry answers here, and none is needed to say so (it would be exit 3).
+    const nowhere = { ...as('alice'), A2A_REGISTRY_URL: 'http://127.0.0.1:9' };
+    const [twiceRun, twiceJson, hugeRun, longRun] = await Promise.all([
+      cli(['register', twice], { env: nowhere }),
+      cli(['register', '--json', twice], { env: nowhere }),
+      cli(['register', huge], { env: nowhere }),
+      cli(['register', long], { env: as('alice') }),
+    ]);
+    assert.equal(twiceRun.code, 1, twiceRun.stderr);
+    assert.ok(twiceRun.stderr.startsWith(`a2a-registry: ${twice} was not sent: The agent card is not valid (1 error). /name: "name" is given twice in this object (also at line 2, column 3)`), twiceRun.stderr);
+    assert.ok(twiceRun.stderr.includes(`error   ${twice}:3:3  /name: "name" is given twice in this object (also at line 2, column 3): a JSON reader keeps only one, and readers differ in which [duplicate-key]`), twiceRun.stderr);
+    const error = parse(twiceJson).error;
+    assert.equal(error.code, 'VALIDATION_FAILED');
+    assert.deepEqual(error.details.map((d: { path: string; rule: string; location: unknown }) => [d.path, d.rule, d.location]), [['/name', 'duplicate-key', { file: twice, line: 3, column: 3 }]]);
+    assert.equal(hugeRun.code, 1, hugeRun.stderr);
+    assert.match(hugeRun.stderr, new RegExp(`error   ${huge}:16:\\d+  /toolspec/tools/0/inputSchema/properties/n/maximum: 1e400 is beyond the largest number JSON here can hold \\(about 1\\.8e308\\): write a smaller number or a string`));
+    assert.equal(longRun.code, 0, longRun.stderr);
+    assert.match(longRun.stdout, new RegExp(`warning ${long}:16:\\d+  /toolspec/tools/0/inputSchema/properties/n/maximum: 12345678901234567890 is read as 12345678901234567000`));
+  });
+
   test('--registry takes the base URL, an endpoint URL or the card URL', async () => {
     const forms = [registry.url, `${registry.url}/`, `${registry.url}/a2a/jsonrpc`, `${registry.url}/a2a/rest`, `${registry.url}/a2a/rest/message:send`, `${registry.url}/.well-known/agent-card.json`];
     const runs = await Promise.all(forms.map((url) => cli(['get', '--json', ids.invoice!, '--registry', url], { env: {} })));

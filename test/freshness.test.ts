@@ -117,6 +117,20 @@ describe('register by URL', () => {
     assert.deepEqual(await registry.store.count(), count);
   });
 
+  test('a fetched card is read from its text as an uploaded file is: a key given twice, or a number JSON cannot hold (1e400), is declined at its path', async () => {
+    const { base, interfaceUrl, name } = fresh();
+    const text = JSON.stringify(v1Card(name, interfaceUrl)).replace('{"name"', '{"name":"Other Name","name"').replace('"capabilities":{', '"capabilities":{"extensions":[{"uri":"https://ext.example.org/x","params":{"big":1e400}}],');
+    origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(text));
+    const count = await registry.store.count();
+    const error = errorOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    assert.equal(error.code, 'VALIDATION_FAILED');
+    assert.deepEqual(error.details.map((d: WireJson) => [d.path, d.rule, d.message.split(':')[0]]), [
+      ['/name', 'duplicate-key', '"name" is given twice in this object (also at column 2)'],
+      ['/capabilities/extensions/0/params/big', 'number-out-of-range', '1e400 is beyond the largest number JSON here can hold (about 1.8e308)'],
+    ]);
+    assert.deepEqual(await registry.store.count(), count);
+  });
+
   test('too large, not JSON, not found, refused addresses: declined with what went wrong', async () => {
     origin.route('/huge/.well-known/agent-card.json', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pad: 'x'.repeat(20_000) })));
     const huge = errorOf(await op(alice, { register: { url: `${origin.url}/huge` } }));

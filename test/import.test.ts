@@ -302,6 +302,29 @@ describe('import into SQLite', () => {
     // A data directory for each batch size, in the work folder (removed with it).
     inTempDirs((work) => assertRefusedFirstTakesNothing(work, (batch) => ({ dataDir: path.join(work, `data-${batch}`) }))));
 
+  test('a document with a key given twice or a number JSON cannot hold (1e400) is refused at its line and column, as the registry refuses its upload; one read rounded is imported', () =>
+    inTempDirs(async (work, dataDir) => {
+      const lines = path.join(work, 'numbers.jsonl');
+      const card = (name: string, host: string): string => JSON.stringify(v1Card(name, `https://${host}.example.org/a2a`));
+      const twice = card('Twice Agent', 'twice').replace('{"name"', '{"skills":[],"name"');
+      const huge = card('Huge Agent', 'huge').replace('"capabilities":{', '"capabilities":{"extensions":[{"uri":"https://ext.example.org/x","params":{"big":1e400}}],');
+      const long = card('Long Agent', 'long').replace('"capabilities":{', '"capabilities":{"extensions":[{"uri":"https://ext.example.org/x","params":{"id":12345678901234567890}}],');
+      fs.writeFileSync(lines, `${twice}\n${huge}\n${long}\n`);
+      const run = await runImport([lines], { dataDir, json: true });
+      assert.equal(run.code, 1, run.err);
+      const summary = summaryOf(run);
+      assert.deepEqual([summary.created, summary.refused], [1, 2]);
+      assert.deepEqual(
+        summary.refusals.map((r) => [r.line, r.code, r.details.map((d) => [d.path, d.rule, d.location])]),
+        [
+          [1, 'VALIDATION_FAILED', [['/skills', 'duplicate-key', { file: lines, line: 1, column: twice.lastIndexOf('"skills"') + 1 }]]],
+          [2, 'VALIDATION_FAILED', [['/capabilities/extensions/0/params/big', 'number-out-of-range', { file: lines, line: 2, column: huge.indexOf('"big"') + 1 }]]],
+        ],
+      );
+      assert.match(summary.refusals[0]!.message, /"skills" is given twice in this object \(also at column 2\)/);
+      assert.match(summary.refusals[1]!.message, /1e400 is beyond the largest number JSON here can hold/);
+    }));
+
   test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters)', async () => {
     const work = tempDir();
     const dataDir = tempDir();

@@ -342,6 +342,19 @@ describe('MCP tools', () => {
     await op(await sdkClient(registry.url, { token: TOKENS.bob }), { unregister: { id: registered.id } });
   });
 
+  test('register_agent with a number past a double\'s range (1e400, which the SDK\'s clients write as null) is refused at its path, as over A2A', async () => {
+    const card = JSON.stringify(v1Card('Huge Mcp Agent', 'https://hugemcp.example.org/a2a')).replace('"capabilities":{', '"capabilities":{"extensions":[{"uri":"https://ext.example.org/x","params":{"big":1e400}}],');
+    const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"register_agent","arguments":{"agentCard":${card}}}}`;
+    const res = await fetch(`${registry.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKENS.bob}` },
+      body,
+    });
+    const result = ((await res.json()) as WireJson).result as CallToolResult;
+    assert.match(errorText(result), /^VALIDATION_FAILED: .*\/capabilities\/extensions\/0\/params\/big: this number is beyond the largest number JSON here can hold \(about 1\.8e308\)/);
+    assert.deepEqual(errorJson(result).error.details.map((d: WireJson) => [d.path, d.rule]), [['/capabilities/extensions/0/params/big', 'number-out-of-range']]);
+  });
+
   test('a refusal of the arguments found while the tool runs names them under /arguments, where the call has them; a document\'s findings stay at the document', async () => {
     const alice = await mcpClient(registry.url, TOKENS.alice);
     const paths = (r: CallToolResult) => errorJson(r).error.details.map((d: WireJson) => d.path);

@@ -6,12 +6,13 @@
  * transport's own error, and the table must call them TOO_LARGE.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, filePart, resultOf, sdkClient, send, stateOf, type WireJson } from './support/client.js';
-import { CORPUS_DIR, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { CORPUS_DIR, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { v1Card } from './support/documents.js';
 
 interface Expected {
@@ -128,4 +129,111 @@ test('over A2A, a tool parameter named with a bidirectional control is refused a
       [`${param}/description`, 'control-character'],
     ],
   );
+});
+
+/** A v1.0 message sent as raw JSON text (the SDK's clients would write 1e400 as null): its task, as wire JSON. */
+async function sendRaw(binding: 'JSONRPC' | 'HTTP+JSON', parts: string): Promise<WireJson> {
+  const message = `{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":${parts}}`;
+  const [path, body] =
+    binding === 'JSONRPC' ? ['/a2a/jsonrpc', `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":${message}}}`] : ['/a2a/rest/message:send', `{"message":${message}}`];
+  const res = await fetch(`${registry.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.admin}` },
+    body,
+  });
+  const answer = (await res.json()) as WireJson;
+  return (binding === 'JSONRPC' ? answer.result : answer).task as WireJson;
+}
+
+/** A v1.0 card whose first extension's params are `params`, written as given. */
+const cardWithParams = (name: string, params: string): string =>
+  JSON.stringify(v1Card(name, `https://${name.toLowerCase().replace(/\W/g, '')}.acme-agents.net/a2a`)).replace(
+    '"capabilities":{',
+    `"capabilities":{"extensions":[{"uri":"https://ext.acme-agents.net/x","params":${params}}],`,
+  );
+const rawFile = (text: string, filename: string): string => `{"raw":"${Buffer.from(text).toString('base64')}","filename":"${filename}","mediaType":"application/json"}`;
+const rawData = (data: string): string => `{"data":${data},"mediaType":"application/json"}`;
+
+test('a number past a double\'s range (1e400) is refused at its path on JSON-RPC and HTTP+JSON, inline and uploaded, never stored as null', async () => {
+  const params = '{"big":1e400,"neg":-1e400}';
+  const paths = ['/capabilities/extensions/0/params/big', '/capabilities/extensions/0/params/neg'];
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    const name = `Huge ${binding} Agent`;
+    const card = cardWithParams(name, params);
+    for (const [how, parts] of [
+      ['data part', `[${rawData(`{"register":{"agentCard":${card}}}`)}]`],
+      ['file part', `[${rawFile(card, 'agent-card.json')}]`],
+    ] as const) {
+      const task = await sendRaw(binding, parts);
+      assert.equal(stateOf(task), 'TASK_STATE_REJECTED', `${binding} ${how}`);
+      const error = errorOf(task);
+      assert.equal(error.code, 'VALIDATION_FAILED');
+      assert.deepEqual(error.details.map((d: WireJson) => [d.path, d.rule]), paths.map((p) => [p, 'number-out-of-range']), `${binding} ${how}`);
+      // The file's text says how it was written; a data part was read with its request.
+      const big = how === 'file part' ? '1e400' : 'this number';
+      assert.equal(error.details[0].message, `${big} is beyond the largest number JSON here can hold (about 1.8e308): write a smaller number or a string`);
+    }
+    const hits = resultOf(await send(client, [dataPart({ search: { query: name } })])).results as WireJson[];
+    assert.ok(!hits.some((h) => h.name === name), 'nothing stored');
+  }
+  // A tool schema's maximum, validated inline: the same clear message, not "must be a number, found a number".
+  const toolspec = '{"tools":[{"name":"scale","description":"Scales.","inputSchema":{"type":"object","properties":{"n":{"type":"number","maximum":1e400}}}}]}';
+  for (const parts of [
+    `[${rawData(`{"validate":{"mcpServer":{"name":"scale","url":"https://scale.acme-agents.net/mcp"},"toolspec":${toolspec}}}`)}]`,
+    `[${rawFile(toolspec, 'toolspec.json')},${rawData('{"validate":{}}')}]`,
+  ]) {
+    const error = errorOf(await sendRaw('JSONRPC', parts));
+    assert.deepEqual(error.details.map((d: WireJson) => [d.path, d.rule]), [['/toolspec/tools/0/inputSchema/properties/n/maximum', 'number-out-of-range']]);
+    assert.match(error.message, /maximum: (1e400|this number) is beyond the largest number JSON here can hold/);
+    assert.doesNotMatch(error.message, /found a number/);
+  }
+});
+
+test('over gRPC, Infinity and NaN (which a protobuf Struct carries) are refused at their paths; an uploaded 1e400 as written', async () => {
+  const grpcRegistry = await startTestRegistry({ GRPC_PORT: '0' });
+  try {
+    const grpc = await sdkClient(grpcRegistry.url, { binding: 'GRPC' });
+    const card = v1Card('Grpc Huge Agent', 'https://grpchuge.acme-agents.net/a2a') as WireJson;
+    card.capabilities.extensions = [{ uri: 'https://ext.acme-agents.net/x', params: { big: Infinity, nan: Number.NaN } }];
+    const inline = errorOf(await send(grpc, [dataPart({ validate: { agentCard: card } })]));
+    assert.deepEqual(inline.details.map((d: WireJson) => [d.path, d.message]), [
+      ['/capabilities/extensions/0/params/big', 'this number is beyond the largest number JSON here can hold (about 1.8e308): write a smaller number or a string'],
+      ['/capabilities/extensions/0/params/nan', 'NaN is not a number JSON can hold: write a number, or a string'],
+    ]);
+    const uploaded = errorOf(await send(grpc, [filePart(cardWithParams('Grpc Huge Agent', '{"big":1e400}'), 'agent-card.json'), dataPart({ validate: {} })]));
+    assert.deepEqual(uploaded.details.map((d: WireJson) => [d.path, d.message.split(' is ')[0]]), [['/capabilities/extensions/0/params/big', '1e400']]);
+  } finally {
+    await grpcRegistry.close();
+  }
+});
+
+test('an uploaded number with more digits than a double keeps is registered with a warning saying what card.json serves; inline, as read', async () => {
+  const card = cardWithParams('Long Digits Agent', '{"id":12345678901234567890,"max":1e300}');
+  const result = resultOf(await sendRaw('JSONRPC', `[${rawFile(card, 'agent-card.json')}]`));
+  const rounded = (result.warnings as WireJson[]).filter((w) => w.rule === 'number-rounded');
+  assert.deepEqual(rounded.map((w) => [w.path, w.message]), [
+    ['/capabilities/extensions/0/params/id', '12345678901234567890 is read as 12345678901234567000: JSON numbers here are IEEE 754 doubles, exact to about 16 significant digits'],
+  ]);
+  // What README documents: the card is kept as JSON.parse reads it, and served so.
+  const served = await (await fetch(`${registry.url}/agents/${result.id}/card.json`)).text();
+  assert.match(served, /"params":\{"id":12345678901234567000,"max":1e\+300\}/);
+  // A data part was read, and rounded, with its request: no warning can say so.
+  const inline = resultOf(await sendRaw('JSONRPC', `[${rawData(`{"validate":{"agentCard":${card}}}`)}]`));
+  assert.equal((inline.warnings as WireJson[]).filter((w) => w.rule === 'number-rounded').length, 0);
+});
+
+test('an uploaded document with a key given twice is refused at its path, naming where the other one is; a data part is read as JSON.parse reads it', async () => {
+  const card = JSON.stringify(v1Card('Twice Named Agent', 'https://twicenamed.acme-agents.net/a2a'), null, 2).replace('{\n  "name"', '{\n  "name": "Once Named Agent",\n  "name"');
+  const error = errorOf(await sendRaw('JSONRPC', `[${rawFile(card, 'agent-card.json')}]`));
+  assert.equal(error.code, 'VALIDATION_FAILED');
+  assert.deepEqual(error.details.map((d: WireJson) => [d.path, d.rule, d.message]), [
+    ['/name', 'duplicate-key', '"name" is given twice in this object (also at line 2, column 3): a JSON reader keeps only one, and readers differ in which'],
+  ]);
+  // A second "tools" list in an uploaded toolspec: the same, at its path under /toolspec.
+  const toolspec = '{"tools":[{"name":"a","description":"A.","inputSchema":{"type":"object"}}],"tools":[{"name":"b","description":"B.","inputSchema":{"type":"object"}}]}';
+  const tools = errorOf(await sendRaw('JSONRPC', `[${rawFile(toolspec, 'toolspec.json')},${rawData('{"validate":{}}')}]`));
+  assert.deepEqual(tools.details.map((d: WireJson) => [d.path, d.rule]), [['/toolspec/tools', 'duplicate-key']]);
+  // Inline, the request body is JSON the HTTP layer read (RFC 8259 section 4: the last one kept), as README says.
+  const inline = resultOf(await sendRaw('JSONRPC', `[${rawData(`{"validate":{"agentCard":${card}}}`)}]`));
+  assert.equal(inline.valid, true);
 });

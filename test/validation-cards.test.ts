@@ -786,3 +786,75 @@ test('hostile nesting: sizes are still measured, and nothing overflows the stack
   mustFind(v.errors, '/name', 'type');
   assert.equal(validator.validateAgentCard(card, 500_000).errorCode, 'TOO_LARGE');
 });
+
+test('a number past a double\'s range (1e400, stored as null) is refused at its path; with the text at hand, as written', () => {
+  const text = JSON.stringify(v10()).replace('"capabilities":{', '"capabilities":{"extensions":[{"uri":"https://ext.acme-corp.io/x","params":{"big":1e400,"neg":-1e400,"ok":1e300}}],');
+  const card = JSON.parse(text) as Json;
+  // From the value alone (a data part: the request was parsed already), the number as read.
+  const parsed = check(card);
+  assert.equal(parsed.errorCode, 'VALIDATION_FAILED');
+  assert.equal(parsed.generation, '1.0');
+  assert.deepEqual(
+    parsed.errors.map((f) => [f.path, f.rule, f.message]),
+    [
+      ['/capabilities/extensions/0/params/big', 'number-out-of-range', 'this number is beyond the largest number JSON here can hold (about 1.8e308): write a smaller number or a string'],
+      ['/capabilities/extensions/0/params/neg', 'number-out-of-range', 'this negative number is beyond the smallest number JSON here can hold (about -1.8e308): write a number nearer zero, or a string'],
+    ],
+  );
+  assert.match(parsed.message!, /^The A2A v1\.0 agent card is not valid \(2 errors\)\. \/capabilities\/extensions\/0\/params\/big: this number is beyond/);
+  // From the text (a file part, a fetched card, the CLI's file): the number as written.
+  const written = validator.validateAgentCard(card, text.length, { text, at: '' });
+  assert.deepEqual(
+    written.errors.map((f) => f.message),
+    [
+      '1e400 is beyond the largest number JSON here can hold (about 1.8e308): write a smaller number or a string',
+      '-1e400 is beyond the smallest number JSON here can hold (about -1.8e308): write a number nearer zero, or a string',
+    ],
+  );
+  // 1e300 is a double: no finding, whether written so or as its digits.
+  assert.equal(check(JSON.parse(text.replace('"big":1e400,"neg":-1e400,', ''))).valid, true);
+  // NaN and Infinity, which only gRPC's protobuf Struct carries, are refused too.
+  const nan = check({ ...v10(), capabilities: { extensions: [{ uri: 'https://ext.acme-corp.io/x', params: { n: Number.NaN } }] } });
+  assert.deepEqual(nan.errors.map((f) => [f.path, f.message]), [['/capabilities/extensions/0/params/n', 'NaN is not a number JSON can hold: write a number, or a string']]);
+});
+
+test('a key given twice in the text is refused at its path, naming where the other one is; the value alone cannot show it', () => {
+  const card = v10();
+  const text = JSON.stringify(card, null, 2).replace('{\n  "name"', '{\n  "name": "A",\n  "name"');
+  const v = validator.validateAgentCard(JSON.parse(text), text.length, { text, at: '' });
+  assert.equal(v.errorCode, 'VALIDATION_FAILED');
+  assert.deepEqual(v.errors.map((f) => [f.path, f.rule, f.message]), [
+    ['/name', 'duplicate-key', '"name" is given twice in this object (also at line 2, column 3): a JSON reader keeps only one, and readers differ in which'],
+  ]);
+  assert.match(v.errors[0]!.hint!, /this registry would read the last one, other readers the first/);
+  // A second "skills" list, on one line (a minified file, a JSON-lines document): columns only, each earlier one named.
+  const skills = JSON.stringify(card).replace('{"name"', '{"skills":[],"skills":[],"name"');
+  const twice = validator.validateAgentCard(JSON.parse(skills), skills.length, { text: skills, at: '' });
+  assert.deepEqual(twice.errors.map((f) => [f.path, f.message.replace(/:.*/, '')]), [['/skills', '"skills" is given 3 times in this object (also at column 2 and column 14)']]);
+  // In a nested object, with a "/" in the name (escaped in the path).
+  const nested = JSON.stringify(card).replace('"capabilities":{', '"capabilities":{"a/b":1,"a/b":2,');
+  assert.deepEqual(validator.validateAgentCard(JSON.parse(nested), nested.length, { text: nested, at: '' }).errors.map((f) => f.path), ['/capabilities/a~1b']);
+  // Without the text the card is read as JSON.parse reads it, the last one kept.
+  assert.equal(check(JSON.parse(text)).valid, true);
+});
+
+test('a number written with more digits than a double keeps is a warning saying what is stored; 1e300 and exact spellings are not', () => {
+  const params = '{"id":12345678901234567890,"max":9223372036854775807,"pi":3.14159265358979323846,"tiny":1e-400,"big":1e300,"exact":9007199254740993e0,"same":1.50000000000000000000,"neg":-0.0}';
+  const text = JSON.stringify(v10()).replace('"capabilities":{', `"capabilities":{"extensions":[{"uri":"https://ext.acme-corp.io/x","params":${params}}],`);
+  const v = validator.validateAgentCard(JSON.parse(text), text.length, { text, at: '' });
+  assert.equal(v.valid, true);
+  const rounded = v.warnings.filter((w) => w.rule === 'number-rounded');
+  assert.deepEqual(
+    rounded.map((w) => [w.path.replace('/capabilities/extensions/0/params/', ''), w.message]),
+    [
+      ['id', '12345678901234567890 is read as 12345678901234567000: JSON numbers here are IEEE 754 doubles, exact to about 16 significant digits'],
+      ['max', '9223372036854775807 is read as 9223372036854776000: JSON numbers here are IEEE 754 doubles, exact to about 16 significant digits'],
+      ['pi', '3.14159265358979323846 is read as 3.141592653589793: JSON numbers here are IEEE 754 doubles, exact to about 16 significant digits'],
+      ['tiny', '1e-400 is read as 0: it is nearer zero than the smallest number JSON here can hold (about 5e-324)'],
+      ['exact', '9007199254740993e0 is read as 9007199254740992: JSON numbers here are IEEE 754 doubles, exact to about 16 significant digits'],
+    ],
+  );
+  assert.equal(rounded[0]!.hint, 'The registry stores and serves 12345678901234567000. Write it as a string ("12345678901234567890") if its exact digits matter, as an id\'s do.');
+  // The value alone (a data part) shows none of it: the request was read, and rounded, before.
+  assert.equal(check(JSON.parse(text)).warnings.filter((w) => w.rule === 'number-rounded').length, 0);
+});

@@ -207,6 +207,37 @@ test('a file that is not JSON: exit 1, the line and column of the mistake', () =
   assert.match(l.stdout, new RegExp(`^✗ invalid ${latin1}:\\d+:\\d+: not valid JSON: byte 0xC4 is not UTF-8 \\(saved as Latin-1 or Windows-1252\\?\\); JSON is UTF-8: save it as UTF-8\n`));
 });
 
+test('a key given twice ("name": "A", "name": "B") is invalid, at the kept one\'s line and column, naming the other\'s (it printed "✓ valid")', () => {
+  const dir = tempDir('a2a-registry-cli-');
+  const dup = join(dir, 'dup.json');
+  const card = JSON.stringify(JSON.parse(readFileSync(join(repo, 'examples', 'agent-card.json'), 'utf8')), null, 2);
+  writeFileSync(dup, card.replace('{\n  "name"', '{\n  "name": "A",\n  "name"'));
+  const r = cli(['validate', dup]);
+  assert.equal(r.code, 1, r.stdout);
+  assert.match(r.stdout, /^✗ invalid .*dup\.json \(A2A v1\.0 agent card, [\d,]+ bytes\): VALIDATION_FAILED\n/);
+  assert.ok(r.stdout.includes(`error   ${dup}:3:3  /name: "name" is given twice in this object (also at line 2, column 3): a JSON reader keeps only one, and readers differ in which [duplicate-key]`), r.stdout);
+  const j = json(cli(['validate', '--json', dup])).results[0]!;
+  assert.deepEqual(j.errors!.map((e) => [e.path, e.rule, (e as { location?: unknown }).location]), [['/name', 'duplicate-key', { file: dup, line: 3, column: 3 }]]);
+});
+
+test('numbers: one past a double\'s range (1e400) is invalid as written; one read rounded (an int64 maximum) is a warning saying what is stored', () => {
+  const dir = tempDir('a2a-registry-cli-');
+  const toolspec = (maximum: string): string =>
+    JSON.stringify({ tools: [{ name: 'scale', description: 'Scales.', inputSchema: { type: 'object', properties: { n: { type: 'number', maximum: 7 } } } }] }, null, 2).replace('"maximum": 7', `"maximum": ${maximum}`);
+  const huge = join(dir, 'huge.json');
+  writeFileSync(huge, toolspec('1e400'));
+  const r = cli(['validate', huge]);
+  assert.equal(r.code, 1, r.stdout);
+  // It said "must be a number, found a number. Write a number, without quotes."
+  assert.ok(r.stdout.includes(`error   ${huge}:11:13  /tools/0/inputSchema/properties/n/maximum: 1e400 is beyond the largest number JSON here can hold (about 1.8e308): write a smaller number or a string [number-out-of-range]`), r.stdout);
+  assert.doesNotMatch(r.stdout, /found a number/);
+  const int64 = join(dir, 'int64.json');
+  writeFileSync(int64, toolspec('9223372036854775807'));
+  const w = cli(['validate', int64]);
+  assert.equal(w.code, 0, w.stdout);
+  assert.ok(w.stdout.includes(`warning ${int64}:11:13  /tools/0/inputSchema/properties/n/maximum: 9223372036854775807 is read as 9223372036854776000: JSON numbers here are IEEE 754 doubles, exact to about 16 significant digits [number-rounded]`), w.stdout);
+});
+
 test('a file of several documents, one per line (JSON lines): not JSON, with a hint to give each its own file', () => {
   const dir = tempDir('a2a-registry-cli-');
   const lines = join(dir, 'three.jsonl');

@@ -294,3 +294,25 @@ test('warnings: placeholder, loopback and (when asked) plain-http server URLs', 
   const strict = createDocumentValidator({ maxDocumentBytes: 10_240, warnInsecureHttp: true });
   mustFind(check(ok, { name: 'n', url: 'http://m.acme-corp.io/mcp' }, strict).warnings, '/mcpServer/url', 'insecure-url');
 });
+
+test('a schema\'s maximum past a double\'s range (1e400) is refused as that, not "must be a number, found a number"', () => {
+  const text = JSON.stringify({ tools: [tool({ type: 'object', properties: { n: { type: 'number', maximum: 1 } } })] }).replace('"maximum":1', '"maximum":1e400');
+  const toolspec = JSON.parse(text) as Json;
+  const path = '/toolspec/tools/0/inputSchema/properties/n/maximum';
+  // Sent inline, the number is known only as read; uploaded, as written.
+  const inline = check(toolspec);
+  assert.deepEqual(inline.errors.map((f) => [f.path, f.rule, f.message]), [[path, 'number-out-of-range', 'this number is beyond the largest number JSON here can hold (about 1.8e308): write a smaller number or a string']]);
+  const uploaded = validator.validateMcpServer(server, toolspec, text.length, { text, at: '/toolspec' });
+  assert.deepEqual(uploaded.errors.map((f) => [f.path, f.message]), [[path, '1e400 is beyond the largest number JSON here can hold (about 1.8e308): write a smaller number or a string']]);
+  assert.equal(uploaded.message, `The MCP server registration is not valid (1 error). ${path}: 1e400 is beyond the largest number JSON here can hold (about 1.8e308): write a smaller number or a string.`);
+  // 1e300 is a legitimate maximum, and so is an int64 one (read rounded: a warning with the text).
+  assert.equal(checkSchema({ type: 'object', properties: { n: { type: 'number', maximum: 1e300 } } }).valid, true);
+  const int64 = text.replace('1e400', '9223372036854775807');
+  const v = validator.validateMcpServer(server, JSON.parse(int64), int64.length, { text: int64, at: '/toolspec' });
+  assert.equal(v.valid, true);
+  mustFind(v.warnings, path, 'number-rounded');
+  // A name given twice in the uploaded toolspec, at its path in the document.
+  const twice = text.replace('1e400', '1').replace('{"tools":', '{"tools":[],"tools":');
+  const dup = validator.validateToolspec(JSON.parse(twice), twice.length, { text: twice, at: '/toolspec' });
+  assert.deepEqual(dup.errors.map((f) => [f.path, f.rule]), [['/toolspec/tools', 'duplicate-key']]);
+});

@@ -137,11 +137,13 @@ export function parseDocument(doc: SourceDocument): Parsed {
   }
   const kind = detectKind(value);
   if (kind === 'agent' && Array.isArray(value)) return { refusal: arrayRefusal(doc, value) };
-  if (kind === 'agent') return { subject: { type: 'agent-card', card: value, documentText: doc.text, sizeBytes: doc.bytes } };
+  // The document's text is checked for what only it shows (a key given twice, a number rounded), as an uploaded file's is.
+  const written = { text: doc.text, at: '' };
+  if (kind === 'agent') return { subject: { type: 'agent-card', card: value, documentText: doc.text, sizeBytes: doc.bytes, written } };
   if (kind === 'mcp-server' && isObject(value)) {
     const toolspecText = JSON.stringify(value.toolspec);
     // As for a data part: the toolspec's compact serialisation is what is measured and stored.
-    return { subject: { type: 'mcp-server', server: value.mcpServer, toolspec: value.toolspec, toolspecText, sizeBytes: compactJsonBytes(value.toolspec) } };
+    return { subject: { type: 'mcp-server', server: value.mcpServer, toolspec: value.toolspec, toolspecText, sizeBytes: compactJsonBytes(value.toolspec), written } };
   }
   return {
     refusal: refusal(doc, 'VALIDATION_FAILED', 'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.', [

@@ -64,7 +64,8 @@ export class JsonSource {
     /** The file as the user named it ("-" for stdin). */
     readonly file: string,
     readonly value: unknown,
-    private readonly text: string,
+    /** The text parsed (a leading byte-order mark removed): what only it shows is checked on it (validation/json-fidelity.ts). */
+    readonly text: string,
     private readonly tree: Node | undefined,
   ) {}
 
@@ -114,8 +115,12 @@ export class JsonSource {
 
 function child(node: Node, key: string): Node | undefined {
   if (node.type === 'object') {
-    const property = node.children?.find((p) => p.children?.[0]?.value === key);
-    return property?.children?.[1];
+    // A name given twice: the last, which JSON.parse keeps, is the one the findings are about.
+    const members = node.children ?? [];
+    for (let i = members.length - 1; i >= 0; i--) {
+      if (members[i]!.children?.[0]?.value === key) return members[i]!.children?.[1];
+    }
+    return undefined;
   }
   if (node.type === 'array' && /^(0|[1-9][0-9]*)$/.test(key)) return node.children?.[Number(key)];
   return undefined;

@@ -123,7 +123,7 @@ export class FetchingDocumentSources implements DocumentSources {
     const doc = await this.fetchCard(url, 'probe', {}, signal);
     if (doc.notModified) throw new Error('unreachable: an unconditional request answered 304');
     this.checkDepth(doc.text, url.href);
-    return { url: url.href, value: doc.value, sizeBytes: doc.bytes };
+    return { url: url.href, value: doc.value, sizeBytes: doc.bytes, written: { text: doc.text, at: '' } };
   }
 
   private async fetchCard(
@@ -150,7 +150,7 @@ export class FetchingDocumentSources implements DocumentSources {
   /** The fetched card as an upload: its text as sent, measured in bytes, bounded in depth. */
   private cardSubject(doc: JsonDocument): Subject {
     this.checkDepth(doc.text, doc.url);
-    return { type: 'agent-card', card: doc.value, documentText: doc.text, sizeBytes: doc.bytes };
+    return { type: 'agent-card', card: doc.value, documentText: doc.text, sizeBytes: doc.bytes, written: { text: doc.text, at: '' } };
   }
 
   private checkDepth(text: string, url: string): void {

@@ -383,9 +383,9 @@ export class RegistryMetrics {
       return verdict;
     };
     return {
-      validateAgentCard: (card, sizeBytes) => count(validator.validateAgentCard(card, sizeBytes)),
-      validateMcpServer: (server, toolspec, sizeBytes) => count(validator.validateMcpServer(server, toolspec, sizeBytes)),
-      validateToolspec: (toolspec, sizeBytes) => count(validator.validateToolspec(toolspec, sizeBytes)),
+      validateAgentCard: (card, sizeBytes, written) => count(validator.validateAgentCard(card, sizeBytes, written)),
+      validateMcpServer: (server, toolspec, sizeBytes, written) => count(validator.validateMcpServer(server, toolspec, sizeBytes, written)),
+      validateToolspec: (toolspec, sizeBytes, written) => count(validator.validateToolspec(toolspec, sizeBytes, written)),
     };
   }
 }

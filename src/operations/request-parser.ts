@@ -299,7 +299,7 @@ function inlineSubject(
   }
   if (file?.kind === 'agent-card') {
     if (hasMcp) throw badRequest(`An agent-card.json file cannot be registered with mcpServer metadata; send the card alone.`);
-    return { type: 'agent-card', card: file.value, documentText: file.text, sizeBytes: file.sizeBytes };
+    return { type: 'agent-card', card: file.value, documentText: file.text, sizeBytes: file.sizeBytes, written: { text: file.text, at: '' } };
   }
   if (file?.kind === 'toolspec' && args.toolspec !== undefined) {
     throw badRequest(`The toolspec came twice: as toolspec.json and inline. Send one.`);
@@ -318,7 +318,14 @@ function inlineSubject(
   const toolspecText = file ? file.text : inlineText(toolspec, limits, `${base}/toolspec`);
   const sizeBytes = file ? file.sizeBytes : inlineSize(toolspecText, 'toolspec', limits, `${base}/toolspec`);
   if (args.mcpServer !== undefined) inlineText(args.mcpServer, limits, `${base}/mcpServer`); // stored beside the toolspec: same bound
-  return { type: 'mcp-server', server: args.mcpServer, toolspec, toolspecText, sizeBytes };
+  return {
+    type: 'mcp-server',
+    server: args.mcpServer,
+    toolspec,
+    toolspecText,
+    sizeBytes,
+    ...(file ? { written: { text: file.text, at: '/toolspec' } } : {}),
+  };
 }
 
 /**

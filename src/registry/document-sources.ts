@@ -6,7 +6,7 @@
 import { RegistryError } from '../contract/errors.js';
 import type { DocumentReference, EntrySource, HealthStatus } from '../contract/freshness.js';
 import type { ErrorCode, Finding } from '../contract/types.js';
-import type { Subject } from '../contract/subject.js';
+import type { Subject, WrittenText } from '../contract/subject.js';
 import type { StoredEntry } from '../storage/types.js';
 
 /** A document fetched from its source, ready for the same checks as an inline one. */
@@ -24,6 +24,8 @@ export interface ProbedCard {
   /** The card as fetched. */
   value: unknown;
   sizeBytes: number;
+  /** Its text, as a registration by URL checks it. */
+  written?: WrittenText;
 }
 
 export interface DocumentSources {

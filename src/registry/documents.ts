@@ -21,10 +21,10 @@ import { otherSpellings, otherSpellingsOfNormalForm, shownEndpoint, shownEndpoin
 export function checkDocument(validator: DocumentValidator, subject: Subject): Verdict {
   const verdict =
     subject.type === 'agent-card'
-      ? validator.validateAgentCard(subject.card, subject.sizeBytes)
+      ? validator.validateAgentCard(subject.card, subject.sizeBytes, subject.written)
       : subject.server === undefined
-        ? validator.validateToolspec(subject.toolspec, subject.sizeBytes)
-        : validator.validateMcpServer(subject.server, subject.toolspec, subject.sizeBytes);
+        ? validator.validateToolspec(subject.toolspec, subject.sizeBytes, subject.written)
+        : validator.validateMcpServer(subject.server, subject.toolspec, subject.sizeBytes, subject.written);
   if (!verdict.valid) {
     throw new RegistryError(verdict.errorCode ?? 'VALIDATION_FAILED', verdict.message ?? 'The document is not valid.', verdict.errors);
   }

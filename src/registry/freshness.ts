@@ -221,7 +221,7 @@ export class FreshnessChecks {
     try {
       const live = await this.sources.probe(entry, signal);
       drift = !sameJson(live.value, JSON.parse(entry.documentText));
-      const verdict = this.validator.validateAgentCard(live.value, live.sizeBytes);
+      const verdict = this.validator.validateAgentCard(live.value, live.sizeBytes, live.written);
       finding = verdict.valid
         ? { status: 'ok' }
         : { status: 'invalid', reason: verdict.errorCode ?? 'VALIDATION_FAILED', message: `The card at ${live.url} is not valid: ${verdict.message ?? 'see the validate operation'}` };

@@ -16,9 +16,10 @@ import { mediaTypeWarnings } from './media-types.js';
 import { securityReferenceErrors } from './security-requirements.js';
 import { compactJsonBytes } from './size.js';
 import { translateAjvErrors } from './translate.js';
-import type { Generation, ValidatorOptions, Verdict } from './types.js';
+import type { Generation, ValidatorOptions, Verdict, WrittenText } from './types.js';
 import { accepted, failureMessage, rejected, tooLarge } from './verdict.js';
 import { AGENT_CARD_TEXT, displayTextFindings } from './display-text.js';
+import { fidelityFindings } from './json-fidelity.js';
 
 export interface CardValidators {
   cardV03: CompiledPair;
@@ -58,7 +59,7 @@ function mixedGenerationMessage(errors: Finding[]): string {
   );
 }
 
-export function validateAgentCard(v: CardValidators, options: ValidatorOptions, card: unknown, sizeBytes: number): Verdict {
+export function validateAgentCard(v: CardValidators, options: ValidatorOptions, card: unknown, sizeBytes: number, written?: WrittenText): Verdict {
   if (sizeBytes > options.maxDocumentBytes) {
     // Measuring the compact form costs one stringify, paid only on this failure path; it lets
     // the message say when minifying the file is all it takes.
@@ -69,16 +70,24 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
   }
 
   const detection = detectGeneration(card);
+  // A number JSON cannot hold (1e400, stored as null) or a key given twice: the document would
+  // not be stored as written, and its other findings would be of what was read instead.
+  const fidelity = fidelityFindings([{ value: card, at: '', text: written?.text }]);
+  if (fidelity.errors.length > 0) {
+    const generation = detection.ok ? detection.generation : undefined;
+    const label = generation ? `A2A v${generation} agent card` : 'agent card';
+    return rejected('agent', 'VALIDATION_FAILED', failureMessage(label, fidelity.errors), sizeBytes, fidelity.errors, fidelity.warnings, generation);
+  }
   if (!detection.ok) {
     // Warnings that hold whichever version the author moves to.
     const legacy = legacyAuthenticationWarning(card);
-    const warnings = [...(legacy ? [legacy] : []), ...mediaTypeWarnings(card)];
+    const warnings = [...fidelity.warnings, ...(legacy ? [legacy] : []), ...mediaTypeWarnings(card)];
     return rejected('agent', 'UNSUPPORTED_VERSION', detection.message, sizeBytes, [...detection.errors, ...commonErrors(v, card)], warnings);
   }
   const { generation } = detection;
 
   const errors = schemaErrors(generation === '1.0' ? v.cardV10 : v.cardV03, card, generation);
-  let warnings = cardWarnings(card, generation, options.warnInsecureHttp === true);
+  let warnings = [...fidelity.warnings, ...cardWarnings(card, generation, options.warnInsecureHttp === true)];
   // Interface URLs identify the agent: schemes, credentials and control characters are errors
   // (a URL the schema already faulted is not reported twice, nor warned about as well).
   const endpoints = checkEndpointUrls(cardEndpointUrls(card, generation));

@@ -14,7 +14,7 @@ import { validateAgentCard } from './card.js';
 import { validateMcpServer } from './mcp.js';
 import type { DocumentValidator, ValidatorOptions } from './types.js';
 
-export type { DocumentValidator, Generation, ValidatorOptions, Verdict, VerdictErrorCode } from './types.js';
+export type { DocumentValidator, Generation, ValidatorOptions, Verdict, VerdictErrorCode, WrittenText } from './types.js';
 export { MAX_FINDINGS } from './types.js';
 export { compactJsonBytes } from './size.js';
 export { validatorOrigins } from './precompiled.js';
@@ -33,8 +33,8 @@ export function createDocumentValidator(options: ValidatorOptions): DocumentVali
   const opts: ValidatorOptions = { maxDocumentBytes: options.maxDocumentBytes, warnInsecureHttp: options.warnInsecureHttp === true };
   const ajv = getAjvSet({ eager: options.compileEagerly !== false });
   return {
-    validateAgentCard: (card, sizeBytes) => validateAgentCard(ajv, opts, card, sizeBytes),
-    validateMcpServer: (server, toolspec, toolspecSizeBytes) => validateMcpServer(ajv, opts, server, toolspec, toolspecSizeBytes),
-    validateToolspec: (toolspec, toolspecSizeBytes) => validateMcpServer(ajv, opts, undefined, toolspec, toolspecSizeBytes, false),
+    validateAgentCard: (card, sizeBytes, written) => validateAgentCard(ajv, opts, card, sizeBytes, written),
+    validateMcpServer: (server, toolspec, toolspecSizeBytes, written) => validateMcpServer(ajv, opts, server, toolspec, toolspecSizeBytes, true, written),
+    validateToolspec: (toolspec, toolspecSizeBytes, written) => validateMcpServer(ajv, opts, undefined, toolspec, toolspecSizeBytes, false, written),
   };
 }

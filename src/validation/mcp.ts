@@ -9,12 +9,13 @@ import { serverMetaHints, toolspecHints } from './hints.js';
 import { isObject, pointer, quote } from '../lib/json.js';
 import { compactJsonBytes } from './size.js';
 import { translateAjvErrors } from './translate.js';
-import type { ValidatorOptions, Verdict } from './types.js';
+import type { ValidatorOptions, Verdict, WrittenText } from './types.js';
 import { checkUserSchema } from './user-schema.js';
 import { checkEndpointUrl, mcpEndpointUrls, withCheckedEndpoints, type CheckedEndpoint } from './endpoint-urls.js';
 import { classifyUrl, urlFinding } from './urls.js';
 import { accepted, failureMessage, rejected, tooLarge } from './verdict.js';
 import { MCP_SERVER_TEXT, displayTextFindings } from './display-text.js';
+import { fidelityFindings, partsOf } from './json-fidelity.js';
 
 export interface McpValidators {
   toolspec: CompiledPair;
@@ -80,12 +81,26 @@ export function validateMcpServer(
   toolspecSizeBytes: number,
   /** false: check the toolspec alone (validating a bare toolspec.json); its metadata comes later. */
   serverRequired = true,
+  written?: WrittenText,
 ): Verdict {
   if (toolspecSizeBytes > options.maxDocumentBytes) {
     return tooLarge('mcp-server', 'toolspec', toolspecSizeBytes, options.maxDocumentBytes, isObject(toolspec) ? compactJsonBytes(toolspec) : undefined);
   }
+  // As for a card (./card.ts): a number JSON cannot hold, or a key given twice, is said alone.
+  const fidelity = fidelityFindings(
+    partsOf(
+      [
+        { value: server, at: '/mcpServer' },
+        { value: toolspec, at: '/toolspec' },
+      ],
+      written,
+    ),
+  );
+  if (fidelity.errors.length > 0) {
+    return rejected('mcp-server', 'VALIDATION_FAILED', failureMessage('MCP server registration', fidelity.errors), toolspecSizeBytes, fidelity.errors, fidelity.warnings);
+  }
   const errors: Finding[] = [];
-  const warnings: Finding[] = [];
+  const warnings: Finding[] = [...fidelity.warnings];
   const checked: CheckedEndpoint[] = [];
 
   if (server === undefined) {

@@ -3,6 +3,9 @@
  * Kept in its own module so that importing the types never pulls in ajv.
  */
 import type { EntryKind, Finding } from '../contract/types.js';
+import type { WrittenText } from '../contract/subject.js';
+
+export type { WrittenText } from '../contract/subject.js';
 
 export type Generation = '0.3' | '1.0';
 
@@ -33,13 +36,19 @@ export interface ValidatorOptions {
   compileEagerly?: boolean;
 }
 
+/**
+ * `written`: the document's text as its author wrote it, when the caller has it (a file part, a
+ * fetched card, the CLI's files; not a data part, which arrives parsed with its request). What
+ * only the text shows is checked on it (./json-fidelity.ts): a key given twice, a number
+ * rounded as it is read.
+ */
 export interface DocumentValidator {
   /** `sizeBytes`: decoded file bytes, or the compact JSON serialisation of a data-part document. */
-  validateAgentCard(card: unknown, sizeBytes: number): Verdict;
+  validateAgentCard(card: unknown, sizeBytes: number, written?: WrittenText): Verdict;
   /** Paths are relative to the stored document {mcpServer, toolspec}: "/mcpServer/url", "/toolspec/tools/0/name". */
-  validateMcpServer(server: unknown, toolspec: unknown, toolspecSizeBytes: number): Verdict;
+  validateMcpServer(server: unknown, toolspec: unknown, toolspecSizeBytes: number, written?: WrittenText): Verdict;
   /** A toolspec without its server metadata (same paths, under "/toolspec"). */
-  validateToolspec(toolspec: unknown, toolspecSizeBytes: number): Verdict;
+  validateToolspec(toolspec: unknown, toolspecSizeBytes: number, written?: WrittenText): Verdict;
 }
 
 /** Findings lists are bounded so that a pathological document cannot produce a huge answer. */

@@ -8,7 +8,8 @@
  * registry then keeps the entry fresh from there.
  *
  * Exit code: 0 registered (created, updated or unchanged), 1 declined (or, with --dry-run, not
- * valid; or the file is not JSON, reported with its line and column before anything is sent),
+ * valid; or the file is not JSON, or holds a key given twice or a number JSON cannot hold,
+ * reported with its line and column before anything is sent),
  * 2 usage (bad options, a file that cannot be read), 3 unreachable.
  */
 import { Command } from 'commander';
@@ -17,6 +18,8 @@ import { verifyingKeyText } from '../../contract/verification.js';
 import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../connection.js';
 import { FileTooLarge, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
+import { fidelityFindings, type Fidelity } from '../../validation/json-fidelity.js';
+import { failureMessage } from '../../validation/verdict.js';
 import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output, type TypedArguments } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
@@ -39,6 +42,17 @@ export interface Upload {
   name?: string;
   /** Where a path in the registry's answer is in the user's file. */
   locate: Locate;
+  /**
+   * What only the file's text shows (validation/json-fidelity.ts), paths as the registry's: its
+   * errors (a number JSON cannot hold, a key given twice) refuse the file before it is sent.
+   */
+  fidelity: Fidelity;
+  /**
+   * Whether the bytes sent are the file's own, which the registry checks itself; not a
+   * {"mcpServer", "toolspec"} document's toolspec, sent re-serialised (a number rounded, a key
+   * given twice, are gone from it), whose fidelity warnings are then said here.
+   */
+  asWritten: boolean;
 }
 
 export class UsageError extends Error {}
@@ -53,24 +67,45 @@ export class UsageError extends Error {}
 export function planUpload(source: JsonSource, bytes: Buffer, options: McpServerOptions): Upload {
   const doc = source.value;
   const kind = documentKindBeside(source.file, doc, options, 'register');
+  // The file's text, at the path its value has in the document the registry checks.
+  const fidelity = fidelityFindings([{ value: doc, at: kind === 'mcp-toolspec' ? '/toolspec' : '', text: source.text }]);
   if (kind === 'mcp-server' && isObject(doc)) {
     // The registry's paths (/toolspec/..., /mcpServer/...) are already paths into this file, but for the options' values.
-    return withServer(Buffer.from(JSON.stringify(doc.toolspec)), serverOver(doc.mcpServer, options), locateServerOptions(options, (p) => source.locate(p)));
+    const locate = locateServerOptions(options, (p) => source.locate(p));
+    return { ...withServer(Buffer.from(JSON.stringify(doc.toolspec)), serverOver(doc.mcpServer, options), locate), fidelity, asWritten: false };
   }
   if (kind === 'mcp-toolspec') {
     if (options.mcpName === undefined || options.mcpUrl === undefined) throw new UsageError(NEEDS_SERVER);
     // The file is the toolspec alone: /toolspec/tools/0 is /tools/0 in it; /mcpServer/... came from the options.
     const inToolspec: Locate = (p) => (p === '' || p === '/toolspec' || p.startsWith('/toolspec/') ? source.locate(p.slice('/toolspec'.length)) : undefined);
-    return withServer(bytes, serverFromOptions(options), locateServerOptions(options, inToolspec));
+    return { ...withServer(bytes, serverFromOptions(options), locateServerOptions(options, inToolspec)), fidelity, asWritten: true };
   }
   const name = isObject(doc) && typeof doc.name === 'string' ? doc.name : undefined;
-  return { bytes, filename: 'agent-card.json', locate: (p) => source.locate(p), ...(name ? { name } : {}) };
+  return { bytes, filename: 'agent-card.json', locate: (p) => source.locate(p), ...(name ? { name } : {}), fidelity, asWritten: true };
 }
 
-function withServer(bytes: Buffer, mcpServer: JsonObject, locate: Locate): Upload {
+function withServer(bytes: Buffer, mcpServer: JsonObject, locate: Locate): Omit<Upload, 'fidelity' | 'asWritten'> {
   if (typeof mcpServer.name !== 'string' || typeof mcpServer.url !== 'string') throw new UsageError(NEEDS_SERVER);
   return { bytes, filename: 'toolspec.json', mcpServer, name: mcpServer.name, locate };
 }
+
+/**
+ * A file the registry would refuse for what its text says (a number JSON cannot hold, a key
+ * given twice), said before anything is sent, as the registry says it: the file's place of each
+ * finding, and with --json the {"error"} document of its refusal. Exit 1.
+ */
+function refuseUnsent(o: Output, json: boolean, file: string, upload: Upload): number {
+  const errors = upload.fidelity.errors;
+  const label = upload.filename === 'agent-card.json' ? 'agent card' : 'MCP server registration';
+  const message = failureMessage(label, errors);
+  if (json) printJson(o, { error: { code: 'VALIDATION_FAILED', message, details: errors.map((f) => withLocation(f, upload.locate)) } });
+  const s = styles(o.color);
+  o.err(`a2a-registry: ${inputName(file)} was not sent: ${message}\n${formatFindings(errors, 'error', s, upload.locate)}`);
+  return EXIT_FAILED;
+}
+
+/** The warnings of what the registry was sent, and of the file's text when that was not sent as it is. */
+const withFileWarnings = (warnings: Finding[], upload: Upload): Finding[] => (upload.asWritten ? warnings : [...upload.fidelity.warnings, ...warnings]);
 
 /**
  * The registry names the file part it was sent ("agent-card.json", "/parts/0/raw"); the user
@@ -198,7 +233,7 @@ export function register(program: Command): void {
       'after',
       '\nNeeds a token (--token or A2A_REGISTRY_TOKEN; on the registry\'s machine its generated admin token is used).\n' +
         'Registering the same agent again (same primary interface URL; for MCP, the same server URL) updates it.\n' +
-        'Exit status: 0 registered, updated or unchanged; 1 declined by the registry (or the file is not JSON); 2 usage (also: the file cannot be read); 3 registry unreachable.\n' +
+        'Exit status: 0 registered, updated or unchanged; 1 declined by the registry (or the file is not JSON, or holds a key given twice or a number past 1.8e308: said before sending it); 2 usage (also: the file cannot be read); 3 registry unreachable.\n' +
         'With --url or --fetch-tools the registry fetches the document and keeps the entry fresh from there\n' +
         '(see REGISTRY_REFRESH_SECONDS; `a2a-registry refresh <id>` fetches it again at once).\n' +
         'Examples:\n  a2a-registry register examples/agent-card.json\n' +
@@ -260,6 +295,10 @@ export function register(program: Command): void {
         process.exitCode = EXIT_FAILED;
         return;
       }
+      if (upload.fidelity.errors.length > 0) {
+        process.exitCode = refuseUnsent(o, options.json, file, upload);
+        return;
+      }
       const remote = await runRemote(
         command,
         async ({ client, out, json }) => {
@@ -275,12 +314,12 @@ export function register(program: Command): void {
             throw tooLargeToSend(err, upload, file) ?? (err instanceof RegistryDeclined ? inUsersTerms(err, upload, file) : err);
           }
           if (options.dryRun) {
-            const v = { ...data, errors: findings(data.errors), warnings: findings(data.warnings) } as unknown as ValidationResultBody;
+            const v = { ...data, errors: findings(data.errors), warnings: withFileWarnings(findings(data.warnings), upload) } as unknown as ValidationResultBody;
             if (json) printJson(out, { ...v, errors: v.errors.map((f) => withLocation(f, upload.locate)), warnings: v.warnings.map((f) => withLocation(f, upload.locate)) });
             else out.out(describeValidation(v, out, upload.locate));
             return v.valid ? EXIT_OK : EXIT_FAILED;
           }
-          const r = { ...data, warnings: findings(data.warnings) } as unknown as RegistrationResult;
+          const r = { ...data, warnings: withFileWarnings(findings(data.warnings), upload) } as unknown as RegistrationResult;
           if (json) printJson(out, { ...r, warnings: r.warnings.map((f) => withLocation(f, upload.locate)) });
           else out.out(describeRegistration(r, upload, out));
           return EXIT_OK;

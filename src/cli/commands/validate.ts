@@ -48,21 +48,27 @@ export type FileResult =
 /** A toolspec validated on its own still needs server metadata; this one is never reported on. */
 const STANDALONE_SERVER = { name: 'toolspec', url: 'https://mcp.server.invalid/mcp' };
 
-/** A document of the kind register would send it as, beside these options (documentKindBeside). */
-function validateDocument(validator: DocumentValidator, kind: DocumentKind, doc: unknown, bytes: number, opts: McpServerOptions): Verdict {
-  if (kind === 'agent') return validator.validateAgentCard(doc, bytes);
+/**
+ * A document of the kind register would send it as, beside these options (documentKindBeside).
+ * `text`: the file's, checked for what only it shows (a key given twice, a number rounded), as
+ * the registry checks an uploaded file's.
+ */
+function validateDocument(validator: DocumentValidator, kind: DocumentKind, doc: unknown, bytes: number, opts: McpServerOptions, text: string): Verdict {
+  if (kind === 'agent') return validator.validateAgentCard(doc, bytes, { text, at: '' });
   if (kind === 'mcp-server' && isObject(doc)) {
     // The options over the document's own server, as register sends it.
-    return validator.validateMcpServer(serverOver(doc.mcpServer, opts), doc.toolspec, compactJsonBytes(doc.toolspec));
+    return validator.validateMcpServer(serverOver(doc.mcpServer, opts), doc.toolspec, compactJsonBytes(doc.toolspec), { text, at: '' });
   }
+  // A bare toolspec: the file is the document's /toolspec.
+  const written = { text, at: '/toolspec' };
   const server = serverFromOptions(opts);
   if (Object.keys(server).length > 0) {
     // As register refuses it: half a server is a usage mistake, not an empty name to report.
     if (opts.mcpName === undefined || opts.mcpUrl === undefined) throw new UsageError(NEEDS_SERVER);
-    return validator.validateMcpServer(server, doc, bytes);
+    return validator.validateMcpServer(server, doc, bytes, written);
   }
   // Without --mcp-name/--mcp-url only the toolspec is checked.
-  const verdict = validator.validateMcpServer(STANDALONE_SERVER, doc, bytes);
+  const verdict = validator.validateMcpServer(STANDALONE_SERVER, doc, bytes, written);
   const keep = (f: Finding): boolean => !f.path.startsWith('/mcpServer');
   return { ...verdict, errors: verdict.errors.filter(keep), warnings: verdict.warnings.filter(keep) };
 }
@@ -96,7 +102,7 @@ async function validateFile(validator: DocumentValidator, given: string, opts: V
   // A server field an option gave is named at the option (`--mcp-url: ...`), not in the file; an old name as typed.
   const oldNames = { ...(opts.serverName !== undefined ? { '--mcp-name': '--server-name' } : {}), ...(opts.serverUrl !== undefined ? { '--mcp-url': '--server-url' } : {}) };
   const kind = documentKindBeside(file, source.value, opts, 'validate', oldNames);
-  const verdict = validateDocument(validator, kind, source.value, buf.length, opts);
+  const verdict = validateDocument(validator, kind, source.value, buf.length, opts, source.text);
   const locate = locateServerOptions(opts, (p) => source.locate(p), oldNames);
   if (kind !== 'mcp-toolspec') return { result: { file, documentKind: kind, ...inTypedTerms(verdict, locate) }, locate };
   return { result: { file, documentKind: kind, ...inTypedTerms(relativeToToolspec(verdict), locate) }, locate };
