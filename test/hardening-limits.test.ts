@@ -13,6 +13,7 @@ import { sendEndlessBody } from './support/raw-connection.js';
 import type { WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { assertNoInternals, assertWellFormedJsonRpcAnswer, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
+import { webhook } from './support/watch-stream.js';
 
 let registry: TestRegistry;
 let n = 0;
@@ -72,6 +73,33 @@ describe('operation budgets', () => {
     assert.equal(rateLimited(await op({ unregister: { id: 'x' } }, from('10.0.0.1', TOKENS.alice))).code, 'RATE_LIMITED');
     // The operator (admin token) is not limited.
     assert.equal(stateOf(await register(from('10.0.0.1', TOKENS.admin))), 'TASK_STATE_COMPLETED');
+  });
+
+  test('a watch is a write: starting one draws from the write budget, shared with registrations, not from the reads', async (t) => {
+    // A registry of its own: this file's principals have spent their write budgets above.
+    const limited = await startTestRegistry({ REGISTRY_RATE_WRITES_PER_MINUTE: '2', REGISTRY_RATE_READS_PER_MINUTE: '100', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+    t.after(() => limited.close());
+    const hook = await webhook(() => 200);
+    t.after(() => hook.close());
+    const alice = { authorization: `Bearer ${TOKENS.alice}` };
+    const send = (data: unknown, configuration?: unknown) =>
+      rawPost(
+        `${limited.url}/a2a/jsonrpc`,
+        JSON.stringify({ jsonrpc: '2.0', id: ++n, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data, mediaType: 'application/json' }] }, configuration } }),
+        { headers: alice },
+      );
+    const startWatch = () => send({ watch: { query: 'limited', initial: false } }, { returnImmediately: true, taskPushNotificationConfig: { url: hook.url, token: 'hook-token' } });
+    const watching = await startWatch();
+    assert.equal(watching.json?.result?.task?.status?.state, 'TASK_STATE_WORKING', watching.text.slice(0, 300));
+    assert.equal(stateOf(await send({ register: { agentCard: v1Card('Limited Watcher', 'https://limited-watcher.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+    // Before, a watch counted as a read (6,000 a minute): one principal started and canceled
+    // 1,240 in 20 s, each leaving its task (with ~48 KB of matches) for a week.
+    const refused = rateLimited(await startWatch());
+    assert.match(refused.message, /^Too many writes \(register, unregister, refresh, watch\) from this principal: the limit is 2 per minute\. Retry after \d+ s\.$/);
+    assert.equal(rateLimited(await send({ register: { agentCard: v1Card('Limited Late', 'https://limited-late.example.org/a2a') } })).code, 'RATE_LIMITED');
+    // Reads have their own budget still.
+    assert.equal(stateOf(await send({ search: { query: 'limited' } })), 'TASK_STATE_COMPLETED');
+    assert.equal(limited.core.watches.countFor('alice'), 1, 'the refused watch was not started');
   });
 
   test('reads: search, get, list and validate share a budget per address (anonymous) and per principal', async () => {

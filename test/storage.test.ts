@@ -1199,6 +1199,40 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       }
     });
 
+    it("prunes beyond the count by owner: the owners holding the most lose their oldest, down to a share, and one holding fewer loses none", async (t) => {
+      const { store } = await openFresh(t, engine);
+      const now = Date.now();
+      let n = 0;
+      /** A task of `owner`, `minutesAgo` old (finished unless said), stored; its id. */
+      const task = async (owner: string, minutesAgo: number, state = 'TASK_STATE_COMPLETED'): Promise<string> => {
+        const id = `task-${owner}-${++n}`;
+        const status = { state, timestamp: new Date(now - minutesAgo * 60_000).toISOString() };
+        await store.tasks.save(toTaskRow({ tenant: '', owner }, Task.fromJSON({ id, contextId: 'c', status, artifacts: [], history: [] })));
+        return id;
+      };
+      // alice's acknowledgement is the oldest task of all, carol's three next; bob's flood of
+      // eleven (one still running, his oldest) comes after them.
+      const alice = [await task('alice', 100)];
+      const carol = [await task('carol', 90), await task('carol', 89), await task('carol', 88)];
+      const bobRunning = await task('bob', 80, 'TASK_STATE_WORKING');
+      const bob: string[] = [];
+      for (let i = 0; i < 10; i++) bob.push(await task('bob', 70 - i));
+      const ids = async (owner: string) => (await store.tasks.list({ tenant: '', owner }, { limit: 100, withArtifacts: false, withHistory: false })).rows.map((r) => r.id);
+      // 15 tasks, 8 kept: alice (1) and carol (3) keep theirs, bob keeps his newest 4 (8 - 1 - 3)
+      // and his running one. Before, the newest 8 of the table were kept: all bob's.
+      assert.equal(await store.tasks.prune({ maxAgeMs: 86_400_000, maxCount: 8 }), 6);
+      assert.deepEqual(await ids('alice'), alice);
+      assert.deepEqual(await ids('carol'), [...carol].reverse());
+      assert.deepEqual(await ids('bob'), [...bob.slice(6).reverse(), bobRunning]);
+      // Stable: the next round removes nothing (bob's running task counts, and is not removed).
+      assert.equal(await store.tasks.prune({ maxAgeMs: 86_400_000, maxCount: 8 }), 0);
+      // Two owners over an equal split share it: carol keeps 2 of her 3, bob 2 and his running one.
+      assert.equal(await store.tasks.prune({ maxAgeMs: 86_400_000, maxCount: 5 }), 3);
+      assert.deepEqual(await ids('alice'), alice);
+      assert.deepEqual(await ids('carol'), [carol[2], carol[1]]);
+      assert.deepEqual(await ids('bob'), [bob[9], bob[8], bobRunning]);
+    });
+
     test('holds an owner to its entry quota atomically, however many registrations race', async (t) => {
       const { target, store } = await openFresh(t, engine);
       // A second instance: on PostgreSQL another replica, on SQLite another connection to the file.

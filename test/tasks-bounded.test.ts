@@ -33,6 +33,7 @@ import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient, stream, type WireJson } from './support/client.js';
 import { storageEngines } from './support/engines.js';
 import { TOKENS, startTestRegistry, tempDir } from './support/registry.js';
+import { sendWithPush, webhook } from './support/watch-stream.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
 const sampleTask = (id: string, text = 'x') =>
@@ -189,6 +190,7 @@ describe('durable tasks and the memory of reads', () => {
       remove: async () => undefined,
       list: async () => ({ rows: [], total: 0 }),
       prune: async () => 0,
+      existing: async () => [],
     };
     const store = new RegistryTaskStore(records, { maxTasks: 1, maxBytes: 1e6, ttlMs: 60_000 });
     const context = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
@@ -208,7 +210,7 @@ describe('durable tasks and the memory of reads', () => {
     const refuse = async (): Promise<never> => {
       throw new UnstorableTextError('a\u0000b');
     };
-    const records = { save: refuse, load: refuse, remove: async () => undefined, list: refuse, prune: async () => 0 };
+    const records = { save: refuse, load: refuse, remove: async () => undefined, list: refuse, prune: async () => 0, existing: async () => [] };
     const store = new RegistryTaskStore(records, { maxTasks: 10, maxBytes: 1e6, ttlMs: 60_000 });
     const context = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
     const invalidParams = (error: unknown): boolean => {
@@ -239,7 +241,7 @@ describe('anonymous tasks', () => {
 
 describe('tasks in memory are copies', () => {
   test('edits to a saved or a loaded task (the way the SDK edits them) do not reach the stored one', async () => {
-    const records = { save: async () => assert.fail('not durable'), load: async () => undefined, remove: async () => undefined, list: async () => ({ rows: [], total: 0 }), prune: async () => 0 };
+    const records = { save: async () => assert.fail('not durable'), load: async () => undefined, remove: async () => undefined, list: async () => ({ rows: [], total: 0 }), prune: async () => 0, existing: async () => [] };
     const store = new RegistryTaskStore(records, { maxTasks: 10, maxBytes: 1e6, ttlMs: 60_000 });
     const context = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
     const task = sampleTask('t1', 'original');
@@ -302,6 +304,74 @@ for (const engine of engines) {
       // The entry itself is not touched by any of this.
       const entry = resultOf(await op(alice, { get: { id: resultOf(registered).id } }));
       assert.equal(entry.name, 'Pruned Agent');
+    });
+
+    test("one principal's watches, started and canceled, push out only its own oldest tasks beyond REGISTRY_TASK_RETENTION_COUNT, keep no matches once ended, and a pruned task is gone from GetTask too", async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      const env = { ...(await engine.env()), REGISTRY_TASK_RETENTION_COUNT: '6', REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+      const registry = await startTestRegistry(env);
+      t.after(() => registry.close());
+      const hook = await webhook(() => 200);
+      t.after(() => hook.close());
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      // alice's two acknowledgements, the oldest tasks; each card 6 KB, so a watch's initial matches are large.
+      const acknowledgements: string[] = [];
+      for (const i of [1, 2]) {
+        const card = v1Card(`Flooded Agent ${i}`, `https://flooded-${i}.example.org/a2a`);
+        card.description += ` floodedword ${'z'.repeat(6000)}`;
+        acknowledgements.push((await op(alice, { register: { agentCard: card } })).id);
+      }
+      // bob starts and cancels eight watches of them (the audit: 1,240 in 20 s, ~48 KB each kept for a week).
+      const watches: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const task = await sendWithPush(bob, { query: 'floodedword' }, { url: hook.url, token: 'hook-token' });
+        assert.equal(task.status.state, 'TASK_STATE_WORKING');
+        if (i === 0) {
+          // Running, its task holds its initial matches (both cards).
+          await eventually(10_000, async () => {
+            const running = Task.toJSON(await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as WireJson;
+            return running.artifacts?.some((a: WireJson) => a.name === 'watch-results') === true;
+          }, 'the initial matches in the running watch\'s task');
+        }
+        const canceled = Task.toJSON(await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined })) as WireJson;
+        assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+        watches.push(task.id);
+      }
+      // Ended, a watch's task is its final status: the matches are neither answered nor stored.
+      const ended = Task.toJSON(await bob.getTask({ tenant: '', id: watches[0]!, historyLength: undefined })) as WireJson;
+      assert.equal(ended.status.state, 'TASK_STATE_CANCELED');
+      assert.match(ended.status.message.parts[0].text, /The watch was canceled/);
+      assert.deepEqual(ended.artifacts ?? [], []);
+      const bobScope = { tenant: '', owner: 'bob' };
+      for (const id of watches) {
+        const row = await registry.store.tasks.load(bobScope, id);
+        assert.ok(row && (row.artifacts ?? '').length < 100, `watch ${watches.indexOf(id)}: ${row?.artifacts?.length} bytes of artifacts stored (12 KB and more before)`);
+      }
+      // 10 tasks, 6 kept: alice keeps her 2 (fewer than a share), bob his newest 4. Before, the
+      // newest 6 of the table were kept, all bob's: alice's ListTasks was empty.
+      assert.equal((await registry.core.housekeeping.run()).prunedTasks, 4);
+      const listed = await alice.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 50, pageToken: '', statusTimestampAfter: undefined });
+      assert.deepEqual(listed.tasks.map((x) => x.id), [...acknowledgements].reverse());
+      const bobs = await bob.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 50, pageToken: '', statusTimestampAfter: undefined });
+      assert.deepEqual(bobs.tasks.map((x) => x.id), watches.slice(4).reverse());
+      // A pruned task is gone from GetTask too: the copy cached when the watch ended answered it
+      // while ListTasks listed nothing, until the cache's time to live ran out.
+      for (const id of watches.slice(0, 4)) await assert.rejects(bob.getTask({ tenant: '', id, historyLength: undefined }), /not found/i, `pruned watch ${watches.indexOf(id)}`);
+      for (const id of watches.slice(4)) assert.equal((await bob.getTask({ tenant: '', id, historyLength: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
+      if (engine.name !== 'postgres') return;
+      // Another replica (on PostgreSQL) forgets the tasks one replica pruned at its next housekeeping round.
+      const replica = await startTestRegistry(env);
+      t.after(() => replica.close());
+      await replica.core.housekeeping.run(); // its first round, at its start, over before the prune
+      const bobThere = await sdkClient(replica.url, { token: TOKENS.bob });
+      const kept = watches[4]!;
+      assert.equal((await bobThere.getTask({ tenant: '', id: kept, historyLength: undefined })).status?.state, TaskState.TASK_STATE_CANCELED, 'read back, and cached, there');
+      await registry.store.tasks.prune({ maxAgeMs: 86_400_000, maxCount: 5 }); // bob's share is 3 now: his oldest kept one goes
+      assert.equal(await registry.store.tasks.load(bobScope, kept), undefined);
+      await replica.core.housekeeping.run();
+      await assert.rejects(bobThere.getTask({ tenant: '', id: kept, historyLength: undefined }), /not found/i, 'forgotten there');
     });
 
     test('a registration and its task commit together: when the task row cannot be written, neither is', async (t) => {

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { TaskState } from '@a2a-js/sdk';
+import { Task, TaskState } from '@a2a-js/sdk';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { holdCommits } from './support/pg-commit-hold.js';
@@ -331,10 +331,17 @@ describe('watches across replicas (PostgreSQL)', () => {
       const streamed = watch(onA, { filter: { tags: ['cancel-elsewhere'] } });
       try {
         const id = (await streamed.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
-        assert.equal((await onB.cancelTask({ tenant: '', id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
+        const artifactsOf = async (task: Promise<Task>): Promise<string[]> => ((Task.toJSON(await task) as WireJson).artifacts ?? []).map((x: WireJson) => x.name);
+        await eventually(async () => (await artifactsOf(onA.getTask({ tenant: '', id, historyLength: undefined }))).includes('watch-results'), 'its initial matches stored');
+        const canceled = await onB.cancelTask({ tenant: '', id, metadata: undefined });
+        assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+        // Marked CANCELED by the SDK there, it is kept as an ended watch's task is: without its matches.
+        assert.deepEqual(await artifactsOf(Promise.resolve(canceled)), []);
         assert.equal(await b.store.watches.get(id), undefined, 'its definition is gone');
         await a.core.watches.maintain();
         assert.equal(a.core.watches.get(id), undefined, 'A stopped running it');
+        const stored = await a.store.tasks.load({ tenant: '', owner: 'bob' }, id);
+        assert.deepEqual([stored?.status_state, JSON.parse(stored?.artifacts ?? '[]')], ['TASK_STATE_CANCELED', []], 'nor did A write them back');
       } finally {
         streamed.disconnect();
       }

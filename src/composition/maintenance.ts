@@ -54,7 +54,7 @@ export class Housekeeping {
     if (this.store.fault) return report; // nothing can be deleted while nothing can be written
     try {
       const signal = this.stopping.signal;
-      report.prunedTasks = await this.store.tasks.prune(this.policy.tasks, { signal, progress: this.progress('old tasks pruned') });
+      report.prunedTasks = await this.tasks.prune(this.policy.tasks, { signal, progress: this.progress('old tasks pruned') });
       report.trimmedChanges = await this.store.trimChanges(this.policy.changeRetentionMs, { signal, progress: this.progress('change log entries trimmed') });
       if (signal.aborted) return report;
       if (report.prunedTasks > 0 || report.trimmedChanges > 0) {

@@ -75,7 +75,7 @@ import { requireMessage } from './message-required.js';
 import { requireMessageIds } from './message-fields.js';
 import { acceptedParts, tailoredEvent, tailoredResult, tailoredTask, type AcceptedParts } from './output-modes.js';
 import { refusedConfigField, TERMINAL } from './watch-push.js';
-import type { WatchTasks } from './watch-task.js';
+import { dropWatchMatches, holdsWatchMatches, type WatchTasks } from './watch-task.js';
 import { resumeAfter } from './watch-resume.js';
 import { requireRenewal } from './watch-renew.js';
 import { partWords } from '../operations/part-words.js';
@@ -405,6 +405,11 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     const task = await super.cancelTask(params, context);
     await this.watches?.cancel(task.id, where === 'elsewhere');
+    // Marked CANCELED by the SDK (the watch ran elsewhere, or nowhere): kept as an ended watch's
+    // task is when it ends here, without its matches.
+    if (where !== 'here' && this.#watchTasks && holdsWatchMatches(task)) {
+      return (await this.#watchTasks.update(this.#tasks.scopeOf(context), task.id, dropWatchMatches)) ?? task;
+    }
     return task;
   }
 

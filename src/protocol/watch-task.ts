@@ -4,12 +4,13 @@
  * The task of a watch is what GetTask answers and what SubscribeToTask sends first (A2A 3.1.6:
  * the task as it is now): its `watch-results` artifact (the initial matches, when asked for),
  * its `watch-event` artifact (the last event: each replaces the previous one), and at the end
- * its final status. These used to be written by the SDK's result manager as the stream that
- * started the watch was read, so they stopped when that stream was cut, lagged behind a client
- * reading slowly, and never moved after a restart (no stream then); a watch with a push config
- * stayed current only because the SDK's non-streaming path happened to read on. Now every watch
- * has one writer, here, whether or not a stream is attached: the events as they come (writes
- * coalesced: one in flight per task, the next carrying the latest event), and the end.
+ * its final status, both artifacts then dropped (dropWatchMatches). These used to be written by
+ * the SDK's result manager as the stream that started the watch was read, so they stopped when
+ * that stream was cut, lagged behind a client reading slowly, and never moved after a restart
+ * (no stream then); a watch with a push config stayed current only because the SDK's
+ * non-streaming path happened to read on. Now every watch has one writer, here, whether or not a
+ * stream is attached: the events as they come (writes coalesced: one in flight per task, the next
+ * carrying the latest event), and the end.
  *
  * A new watch's task is written first by the SDK (the WORKING task its request answers with);
  * this starts writing once the request handler says that is done (`taskSaved`), so the two never
@@ -21,7 +22,7 @@
 import type { Artifact, Task } from '@a2a-js/sdk';
 import type { WatchEvent } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
-import { watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
+import { WATCH_EVENT_ARTIFACT, WATCH_RESULTS_ARTIFACT, watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
 import type { TaskScope } from '../storage/types.js';
 import type { Watch, WatchEnd, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
@@ -70,7 +71,7 @@ export class WatchTasks {
       this.#schedule(watch, followed);
     }
     // It ended before its task was stored, when there was nothing to write its end to: now there is.
-    if (!watch.isOpen) void watch.ended.then((end) => this.#writeEnd(watch, end, []));
+    if (!watch.isOpen) void watch.ended.then((end) => this.#writeEnd(watch, end));
   }
 
   /** Changes the stored task `taskId` of `scope`, after every write queued for it before. Undefined when there is no such task. */
@@ -104,7 +105,10 @@ export class WatchTasks {
       followed.queued = false;
       const artifacts = this.#unwritten(watch, followed);
       if (artifacts.length === 0) return Promise.resolve(undefined);
-      return this.tasks.update(watch.scope, watch.id, (task) => putArtifacts(task, artifacts));
+      // Not into a task that has ended (canceled where the SDK marked it, with the watch running on elsewhere): its matches are gone.
+      return this.tasks.update(watch.scope, watch.id, (task) => {
+        if (!task.status || !TERMINAL.has(task.status.state)) putArtifacts(task, artifacts);
+      });
     }).catch((err: unknown) => this.log.warn({ err, taskId: watch.id }, "a watch's task could not be updated with its latest event; the next event updates it"));
   }
 
@@ -126,16 +130,19 @@ export class WatchTasks {
     const followed = this.#followed.get(watch.id);
     // Its task is not stored yet (it ended before its request was answered): see taskSaved.
     if (followed && !followed.saved) return;
-    this.#writeEnd(watch, end, followed ? this.#unwritten(watch, followed) : []);
+    this.#writeEnd(watch, end);
   }
 
-  /** The last event and the final status, unless the task has finished otherwise (none for a shutdown). */
-  #writeEnd(watch: Watch, end: WatchEnd, artifacts: Artifact[]): void {
+  /**
+   * The final status, unless the task has finished otherwise (none for a shutdown), and the
+   * task's matches gone (see dropWatchMatches): an event not written yet is not written now.
+   */
+  #writeEnd(watch: Watch, end: WatchEnd): void {
     const status = watchEndStatus(watch.id, watch.contextId, end);
     if (!status) return;
     this.update(watch.scope, watch.id, (task) => {
-      putArtifacts(task, artifacts);
       if (!task.status || !TERMINAL.has(task.status.state)) task.status = status;
+      dropWatchMatches(task);
     }).catch((err: unknown) => this.log.error({ err, taskId: watch.id }, 'the task of a watch that ended could not be updated'));
   }
 
@@ -152,6 +159,27 @@ export class WatchTasks {
     });
     return result;
   }
+}
+
+/** The artifacts of a watch's task that hold its matches: the initial ones and the last event. */
+const MATCH_ARTIFACTS: ReadonlySet<string> = new Set([WATCH_RESULTS_ARTIFACT, WATCH_EVENT_ARTIFACT]);
+
+/**
+ * An ended watch's task as it is kept (REGISTRY_TASK_RETENTION_HOURS, a week by default): its
+ * final status, its request and metadata, without the artifacts that held its matches (the
+ * initial `watch-results`, up to 100 hits, about 48 KB, and the last `watch-event`, whose `resync`
+ * holds as many). They describe a search that no longer runs, and the contract promises them
+ * only while it does: an ended watch is its final status. Kept, every watch started and canceled
+ * left about 48 KB in the database for a week (1,240 of them in 20 s took registry.db from 52 to
+ * 113 MB).
+ */
+export function dropWatchMatches(task: Task): void {
+  if (holdsWatchMatches(task)) task.artifacts = task.artifacts.filter((artifact) => !MATCH_ARTIFACTS.has(artifact.artifactId));
+}
+
+/** The task holds a watch's matches (see dropWatchMatches). */
+export function holdsWatchMatches(task: Task): boolean {
+  return (task.artifacts ?? []).some((artifact) => MATCH_ARTIFACTS.has(artifact.artifactId));
 }
 
 /** Puts each artifact in the task, in the place of the one with its id (each event replaces the previous one). */

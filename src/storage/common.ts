@@ -166,6 +166,31 @@ export const FINISHED_TASK_STATES = [
 ] as const;
 
 /**
+ * How many tasks each owner may keep when all owners together hold more than `maxCount`
+ * (REGISTRY_TASK_RETENTION_COUNT), or undefined when they do not: the largest share such that
+ * every owner keeping at most that many (its newest) keeps at most `maxCount` in all. An owner
+ * holding no more than the share loses none, and the share is never below an equal split of the
+ * count; the owners holding the most lose their oldest, down to the share. So one principal's
+ * tasks (a flood of watches started and canceled, of updates) push out its own oldest, and those
+ * of no principal within an equal split: before, the count took the oldest tasks of the whole
+ * table, whoever's, and one principal over it emptied everyone else's task list.
+ * `counts`: the tasks of each owner, running ones included (they count, though only finished
+ * tasks are removed).
+ */
+export function taskShare(counts: readonly number[], maxCount: number): number | undefined {
+  const ascending = [...counts].sort((a, b) => a - b);
+  let left = Math.max(0, Math.floor(maxCount));
+  for (let i = 0; i < ascending.length; i++) {
+    const owners = ascending.length - i;
+    const count = ascending[i]!;
+    // Every owner from here on holds at least `count`: if all of them may keep that many, this one keeps all of its.
+    if (count * owners > left) return Math.floor(left / owners);
+    left -= count;
+  }
+  return undefined;
+}
+
+/**
  * Rows one housekeeping statement deletes at most (see BatchedDeletion): a few tens of
  * milliseconds of work each, far inside PostgreSQL's statement timeout, and a short hold of
  * SQLite's write lock (and of its event loop: better-sqlite3 is synchronous).

@@ -226,7 +226,10 @@ export interface BatchedDeletion {
 export interface RetentionPolicy {
   /** Finished tasks older than this are pruned. */
   maxAgeMs: number;
-  /** At most this many tasks are kept (the oldest go first). */
+  /**
+   * At most about this many tasks are kept: beyond it, the owners holding the most lose their
+   * oldest finished tasks, down to a share of it (common.ts taskShare).
+   */
   maxCount: number;
 }
 
@@ -255,6 +258,11 @@ export interface TaskRow {
 export interface TaskScope {
   tenant: string;
   owner: string;
+}
+
+/** One task's key: its scope and id (the `tasks` table's primary key). */
+export interface TaskKey extends TaskScope {
+  id: string;
 }
 
 export interface TaskListQuery {
@@ -286,6 +294,11 @@ export interface TaskRecords {
   list(scope: TaskScope, query: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }>;
   /** Removes finished tasks beyond the retention policy, in batches; returns how many went. */
   prune(policy: RetentionPolicy, options?: BatchedDeletion): Promise<number>;
+  /**
+   * Those of `keys` whose task is stored: a cache of tasks checks by it that none it holds was
+   * pruned (here, or by another replica).
+   */
+  existing(keys: readonly TaskKey[]): Promise<TaskKey[]>;
 }
 
 /**

@@ -106,6 +106,12 @@ export class BoundedTaskMemory {
     return found;
   }
 
+  /** Every task held that has not expired, oldest save first. */
+  all(): HeldTask[] {
+    const now = this.now();
+    return [...this.#tasks.values()].filter((held) => held.expiresAt > now);
+  }
+
   /** Drops expired tasks now (a timer calls it, so an idle process gives the memory back too). */
   sweep(): void {
     this.#evict(this.now());

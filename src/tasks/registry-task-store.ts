@@ -32,7 +32,8 @@ import { currentScope } from '../observability/request-scope.js';
 import type { TaskPlacement } from '../operations/task-placement.js';
 import { UnstorableTextError } from '../storage/common.js';
 import { StorageUnavailableError } from '../storage/faults.js';
-import type { TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../storage/types.js';
+import { FINISHED_TASK_STATES } from '../storage/common.js';
+import type { BatchedDeletion, RetentionPolicy, TaskKey, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../storage/types.js';
 import { approximateBytes, BoundedTaskMemory, rowBytes, type HeldEntry, type HeldTask, type MemoryLimits } from './bounded-memory.js';
 import { STORAGE_UNAVAILABLE_REASON, StorageUnavailableA2AError } from './storage-unavailable.js';
 import { isAnonymousTaskOwner } from './task-owner.js';
@@ -286,6 +287,23 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     return task;
   }
 
+  /**
+   * Prunes the durable tasks past the retention policy (TaskRecords.prune), then forgets the
+   * cached copies of finished tasks the database no longer holds: those this pruned, and those
+   * another replica pruned since this one last looked (each replica prunes on its housekeeping
+   * round). Cached, a pruned task was still answered by GetTask, as ListTasks (which reads the
+   * database) listed nothing, until the cache's time to live ran out.
+   */
+  async prune(policy: RetentionPolicy, options?: BatchedDeletion): Promise<number> {
+    const removed = await this.#records.prune(policy, options);
+    const finished = this.#cached.all().filter((held) => isFinished(held));
+    if (finished.length > 0) {
+      const stored = new Set((await this.#records.existing(finished)).map(keyOf));
+      for (const held of finished) if (!stored.has(keyOf(held))) this.#cached.remove(held.tenant, held.owner, held.id);
+    }
+    return removed;
+  }
+
   /** Drops expired tasks from memory (called on a timer). */
   sweep(): void {
     this.#reachable.sweep();
@@ -375,6 +393,16 @@ export function copyTask(task: Task): Task {
 function taskOf(held: HeldTask): Task {
   return held.task ? copyTask(held.task) : fromTaskRow(held.row);
 }
+
+/** A held task has finished (only finished tasks are pruned). */
+function isFinished(held: HeldTask): boolean {
+  if (held.task) return held.task.status !== undefined && TERMINAL.has(held.task.status.state);
+  return held.row.status_state !== null && FINISHED_STATE_NAMES.has(held.row.status_state);
+}
+
+const FINISHED_STATE_NAMES: ReadonlySet<string> = new Set(FINISHED_TASK_STATES);
+
+const keyOf = (key: TaskKey): string => `${key.tenant}\u0000${key.owner}\u0000${key.id}`;
 
 function matches(held: HeldTask, query: TaskListQuery): boolean {
   const contextId = held.task ? held.task.contextId : held.row.context_id;

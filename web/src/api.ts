@@ -175,7 +175,7 @@ async function httpFailure(res: Response): Promise<RegistryError> {
  * limit ("Too many requests from this address: …", which holds every asking): only the words
  * tell the two apart there. Any other 429 (the flood guard's, a proxy's) refuses the request whole.
  */
-const OPERATION_BUDGET = /^Too many (reads|registrations)\b/;
+const OPERATION_BUDGET = /^Too many (reads|writes)\b/;
 
 /**
  * Refusals the registry answers as an HTTP error (503) rather than a task, named by the reason

@@ -3,10 +3,10 @@
  * DatabaseTaskStore and its `a2a-db` tools use). Plain parameterised queries on the pool.
  */
 import type pg from 'pg';
-import { DELETE_BATCH_ROWS, FINISHED_TASK_STATES } from '../common.js';
+import { DELETE_BATCH_ROWS, FINISHED_TASK_STATES, taskShare } from '../common.js';
 import { TASK_CONTEXT_KEY } from './migrations.js';
 import { unstorable, type Statements } from './text-values.js';
-import type { BatchedDeletion, RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
+import type { BatchedDeletion, RetentionPolicy, TaskKey, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
 
 type Query = <R extends pg.QueryResultRow>(text: string, params: unknown[]) => Promise<pg.QueryResult<R>>;
 type Transaction = <T>(fn: (db: Statements) => Promise<T>) => Promise<T>;
@@ -57,6 +57,17 @@ export class PostgresTaskRecords implements TaskRecords {
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
+  async existing(keys: readonly TaskKey[]): Promise<TaskKey[]> {
+    if (keys.length === 0) return [];
+    // One statement whatever the number of keys (three parallel arrays), each looked up by the primary key.
+    const { rows } = await this.query<TaskKey>(
+      `SELECT t.tenant, t.owner, t.id FROM unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, owner, id)
+         JOIN tasks t ON t.tenant = k.tenant AND t.owner = k.owner AND t.id = k.id`,
+      [keys.map((k) => k.tenant), keys.map((k) => k.owner), keys.map((k) => k.id)],
+    );
+    return rows;
+  }
+
   async list(scope: TaskScope, query: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }> {
     if (unstorable(scope.owner, query.contextId, query.state)) return { rows: [], total: 0 };
     const params: unknown[] = [scope.tenant, scope.owner];
@@ -92,38 +103,30 @@ export class PostgresTaskRecords implements TaskRecords {
   }
 
   async prune(policy: RetentionPolicy, options: BatchedDeletion = {}): Promise<number> {
-    const cutoff = Date.now() - policy.maxAgeMs;
     const finished = [...FINISHED_TASK_STATES];
-    // The first task beyond the newest maxCount. All tasks count towards the limit, but only
-    // finished ones are removed: a running task may still be resumed.
-    const boundary = await this.query<{ status_last_updated: string; id: string; tenant: string; owner: string }>(
-      `SELECT status_last_updated, id, tenant, owner FROM tasks
-       ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
-       LIMIT 1 OFFSET $1`,
-      [Math.max(0, Math.floor(policy.maxCount))],
-    );
-    const b = boundary.rows[0];
-    const [condition, params] = b
-      ? [
-          `status_state = ANY($1::text[]) AND (status_last_updated < $2
-             OR (status_last_updated, id, tenant, owner) <= ($3::bigint, $4, $5, $6))`,
-          [finished, cutoff, b.status_last_updated, b.id, b.tenant, b.owner],
-        ]
-      : ['status_state = ANY($1::text[]) AND status_last_updated < $2', [finished, cutoff]];
-    // A bounded batch per statement: one DELETE of millions of rows would outlast the statement
-    // timeout every time, and nothing would ever go. In no particular order (the condition fixes
-    // what goes; sorting would read the whole table for every batch). By row address (a join on
-    // the key gets a nested loop from a planner without statistics); the outer condition checks a
-    // row changed meanwhile again.
-    const batch = `DELETE FROM tasks WHERE ctid = ANY(ARRAY(
-                     SELECT ctid FROM tasks WHERE ${condition} LIMIT ${DELETE_BATCH_ROWS}))
-                   AND ${condition}`;
-    let removed = 0;
-    while (!options.signal?.aborted) {
-      const deleted = (await this.query(batch, params)).rowCount ?? 0;
-      removed += deleted;
-      if (deleted > 0) options.progress?.(removed);
-      if (deleted < DELETE_BATCH_ROWS) break;
+    // Past their age first, whoever's; then, if the tasks left are more than the count, each
+    // owner over its share of it (taskShare) loses its oldest finished tasks down to the share.
+    // (All tasks count towards the limit, but only finished ones are removed: a running task may
+    // still be resumed.)
+    let removed = await this.#deleteWhere('status_state = ANY($1::text[]) AND status_last_updated < $2', [finished, Date.now() - policy.maxAgeMs], 0, options);
+    const owners = await this.query<TaskScope & { n: string }>('SELECT tenant, owner, count(*) AS n FROM tasks GROUP BY tenant, owner', []);
+    const share = taskShare(owners.rows.map((o) => Number(o.n)), policy.maxCount);
+    for (const owner of owners.rows) {
+      if (share === undefined || Number(owner.n) <= share || options.signal?.aborted) continue;
+      // The owner's first task beyond its newest `share` (by its own index): it and every finished one older go.
+      const boundary = await this.query<{ status_last_updated: string; id: string }>(
+        `SELECT status_last_updated, id FROM tasks WHERE tenant = $1 AND owner = $2
+         ORDER BY status_last_updated DESC, id DESC LIMIT 1 OFFSET $3`,
+        [owner.tenant, owner.owner, share],
+      );
+      const b = boundary.rows[0];
+      if (!b) continue;
+      removed = await this.#deleteWhere(
+        `tenant = $1 AND owner = $2 AND status_state = ANY($3::text[]) AND (status_last_updated, id) <= ($4::bigint, $5)`,
+        [owner.tenant, owner.owner, finished, b.status_last_updated, b.id],
+        removed,
+        options,
+      );
     }
     if (removed > 0) {
       // Push-notification configs of tasks that no longer exist are dead weight.
@@ -132,6 +135,27 @@ export class PostgresTaskRecords implements TaskRecords {
            SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
         [],
       );
+    }
+    return removed;
+  }
+
+  /**
+   * Deletes the tasks matching `condition`, a bounded batch per statement: one DELETE of millions
+   * of rows would outlast the statement timeout every time, and nothing would ever go. In no
+   * particular order (the condition fixes what goes; sorting would read the whole table for every
+   * batch). By row address (a join on the key gets a nested loop from a planner without
+   * statistics); the outer condition checks a row changed meanwhile again. `removed`: how many
+   * went before (progress counts on from it); returns that with this condition's added.
+   */
+  async #deleteWhere(condition: string, params: unknown[], removed: number, options: BatchedDeletion): Promise<number> {
+    const batch = `DELETE FROM tasks WHERE ctid = ANY(ARRAY(
+                     SELECT ctid FROM tasks WHERE ${condition} LIMIT ${DELETE_BATCH_ROWS}))
+                   AND ${condition}`;
+    while (!options.signal?.aborted) {
+      const deleted = (await this.query(batch, params)).rowCount ?? 0;
+      removed += deleted;
+      if (deleted > 0) options.progress?.(removed);
+      if (deleted < DELETE_BATCH_ROWS) break;
     }
     return removed;
   }

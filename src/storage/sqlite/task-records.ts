@@ -5,8 +5,8 @@
  * statements compiled once.
  */
 import type Database from 'better-sqlite3';
-import { FINISHED_TASK_STATES, SQLITE_DELETE_BATCH_ROWS } from '../common.js';
-import type { BatchedDeletion, RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
+import { FINISHED_TASK_STATES, SQLITE_DELETE_BATCH_ROWS, taskShare } from '../common.js';
+import type { BatchedDeletion, RetentionPolicy, TaskKey, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
 import { prepare } from './statements.js';
 import type { WriteJob } from './write-queue.js';
 
@@ -72,6 +72,20 @@ export class SqliteTaskRecords implements TaskRecords {
     );
   }
 
+  existing(keys: readonly TaskKey[]): Promise<TaskKey[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    // One statement whatever the number of keys (a JSON array of them), each looked up by the primary key.
+    const list = JSON.stringify(keys.map((k) => [k.tenant, k.owner, k.id]));
+    return this.read(
+      () =>
+        prepare(
+          this.db(),
+          `SELECT t.tenant, t.owner, t.id FROM json_each(?) AS k JOIN tasks AS t
+             ON t.tenant = json_extract(k.value, '$[0]') AND t.owner = json_extract(k.value, '$[1]') AND t.id = json_extract(k.value, '$[2]')`,
+        ).all(list) as TaskKey[],
+    );
+  }
+
   list(scope: TaskScope, query: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }> {
     return this.read(() => {
       const db = this.db();
@@ -108,28 +122,55 @@ export class SqliteTaskRecords implements TaskRecords {
 
   async prune(policy: RetentionPolicy, options: BatchedDeletion = {}): Promise<number> {
     const finished = FINISHED_TASK_STATES.map(() => '?').join(', ');
-    const cutoff = Date.now() - policy.maxAgeMs;
-    // The first task beyond the newest maxCount (all tasks count towards the limit, but
-    // only finished ones are ever removed: a running task may still be resumed).
-    const boundary = await this.read(
-      () =>
-        prepare(
-          this.db(),
-          `SELECT status_last_updated, id, tenant, owner FROM tasks
-           ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
-           LIMIT 1 OFFSET ?`,
-        ).get(Math.max(0, Math.floor(policy.maxCount))) as { status_last_updated: number; id: string; tenant: string; owner: string } | undefined,
+    // Past their age first, whoever's; then, if the tasks left are more than the count, each
+    // owner over its share of it (taskShare) loses its oldest finished tasks down to the share.
+    // (All tasks count towards the limit, but only finished ones are ever removed: a running
+    // task may still be resumed.)
+    let removed = await this.#deleteWhere(`status_state IN (${finished}) AND status_last_updated < ?`, [...FINISHED_TASK_STATES, Date.now() - policy.maxAgeMs], 0, options);
+    const owners = await this.read(
+      () => prepare(this.db(), 'SELECT tenant, owner, count(*) AS n FROM tasks GROUP BY tenant, owner').all() as Array<TaskScope & { n: number }>,
     );
-    const [condition, params] = boundary
-      ? [
-          `status_state IN (${finished}) AND (status_last_updated < ? OR (status_last_updated, id, tenant, owner) <= (?, ?, ?, ?))`,
-          [...FINISHED_TASK_STATES, cutoff, boundary.status_last_updated, boundary.id, boundary.tenant, boundary.owner],
-        ]
-      : [`status_state IN (${finished}) AND status_last_updated < ?`, [...FINISHED_TASK_STATES, cutoff]];
-    // A bounded batch per transaction: each holds the write lock, and the event loop
-    // (better-sqlite3 is synchronous), for a moment, however many tasks have piled up. In no
-    // particular order: the condition fixes what goes, and sorting would read every task each time.
-    let removed = 0;
+    const share = taskShare(owners.map((o) => o.n), policy.maxCount);
+    for (const owner of owners) {
+      if (share === undefined || owner.n <= share || options.signal?.aborted) continue;
+      // The owner's first task beyond its newest `share` (by its own index): it and every finished one older go.
+      const boundary = await this.read(
+        () =>
+          prepare(
+            this.db(),
+            `SELECT status_last_updated, id FROM tasks WHERE tenant = ? AND owner = ?
+             ORDER BY status_last_updated DESC, id DESC LIMIT 1 OFFSET ?`,
+          ).get(owner.tenant, owner.owner, share) as { status_last_updated: number; id: string } | undefined,
+      );
+      if (!boundary) continue;
+      removed = await this.#deleteWhere(
+        `tenant = ? AND owner = ? AND status_state IN (${finished}) AND (status_last_updated, id) <= (?, ?)`,
+        [owner.tenant, owner.owner, ...FINISHED_TASK_STATES, boundary.status_last_updated, boundary.id],
+        removed,
+        options,
+      );
+    }
+    if (removed > 0) {
+      // Push-notification configs of tasks that no longer exist are dead weight.
+      await this.write((db) =>
+        prepare(
+          db,
+          `DELETE FROM push_notification_configs AS p WHERE NOT EXISTS (
+             SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
+        ).run(),
+      );
+    }
+    return removed;
+  }
+
+  /**
+   * Deletes the tasks matching `condition`, a bounded batch per transaction: each holds the write
+   * lock, and the event loop (better-sqlite3 is synchronous), for a moment, however many tasks
+   * have piled up. In no particular order: the condition fixes what goes, and sorting would read
+   * every task each time. `removed`: how many went before (progress counts on from it); returns
+   * that with this condition's added.
+   */
+  async #deleteWhere(condition: string, params: readonly (string | number)[], removed: number, options: BatchedDeletion): Promise<number> {
     while (!options.signal?.aborted) {
       const deleted = await this.write(
         (db): number =>
@@ -144,16 +185,6 @@ export class SqliteTaskRecords implements TaskRecords {
       removed += deleted;
       if (deleted > 0) options.progress?.(removed);
       if (deleted < SQLITE_DELETE_BATCH_ROWS) break;
-    }
-    if (removed > 0) {
-      // Push-notification configs of tasks that no longer exist are dead weight.
-      await this.write((db) =>
-        prepare(
-          db,
-          `DELETE FROM push_notification_configs AS p WHERE NOT EXISTS (
-             SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
-        ).run(),
-      );
     }
     return removed;
   }
