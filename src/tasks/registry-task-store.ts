@@ -32,7 +32,7 @@ import { currentScope } from '../observability/request-scope.js';
 import type { TaskPlacement } from '../operations/task-placement.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../storage/types.js';
-import { approximateBytes, BoundedTaskMemory, rowBytes, type HeldEntry, type HeldTask, type MemoryLimits } from './bounded-memory.js';
+import { BoundedTaskMemory, footprintOf, rowBytes, type HeldEntry, type HeldTask, type MemoryLimits } from './bounded-memory.js';
 import { STORAGE_UNAVAILABLE_REASON, StorageUnavailableA2AError } from './storage-unavailable.js';
 import { isAnonymousTaskOwner } from './task-owner.js';
 import { fromTaskRow, statusLastUpdated, toTaskRow } from './task-rows.js';
@@ -201,7 +201,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       }
       if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
     }
-    this.#hold(anonymous, { ...scope, id: task.id, task: copy, updated: statusLastUpdated(copy), durable, bytes: approximateBytes(copy) });
+    this.#hold(anonymous, { ...scope, id: task.id, task: copy, updated: statusLastUpdated(copy), durable, ...footprintOf(copy) });
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
@@ -218,7 +218,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     const task = fromTaskRow(row);
     // Stored, so its later saves are stored too (a running watch's), even once the cache lets it go.
     if (!task.status || !TERMINAL.has(task.status.state)) this.#durable.add(taskId);
-    this.#cached.put({ ...scope, id: taskId, task: copyTask(task), updated: row.status_last_updated, durable: true, bytes: approximateBytes(task) });
+    this.#cached.put({ ...scope, id: taskId, task: copyTask(task), updated: row.status_last_updated, durable: true, ...footprintOf(task) });
     return task;
   }
 
@@ -280,7 +280,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     change(task);
     await this.#records.save(toTaskRow(scope, task));
     if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
-    this.#hold(false, { ...scope, id: taskId, task: copyTask(task), updated: statusLastUpdated(task), durable: true, bytes: approximateBytes(task) });
+    this.#hold(false, { ...scope, id: taskId, task: copyTask(task), updated: statusLastUpdated(task), durable: true, ...footprintOf(task) });
     return task;
   }
 
