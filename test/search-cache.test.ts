@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SearchHit, SearchPage } from '../src/contract/types.js';
 import { jsonAnswerBody } from '../src/http/json-answer.js';
-import { shareJsonText } from '../src/lib/shared-json.js';
+import { sharedJsonBytes, sharedTextBytes, shareJsonText } from '../src/lib/shared-json.js';
 import { SearchCache } from '../src/registry/search-cache.js';
 
 const hit = (id: string): SearchHit => ({
@@ -78,4 +78,16 @@ test('a kept answer is written from its JSON made once, byte for byte what seria
   // An answer without a kept value is serialised as a whole.
   const plain = { jsonrpc: '2.0', id: 1, result: { task: task({ results: [] }) } };
   assert.equal(jsonAnswerBody(plain), JSON.stringify(plain));
+});
+
+test("a kept answer's JSON and its summary's are held in stores of their own size: kept for as long as tasks hold the answer, a slice of Buffer's pool would keep its whole 64 KiB block alive", () => {
+  const kept = new SearchCache(4).set('a', {}, 1, page('x'));
+  shareJsonText(kept, '1. Agent x — skill');
+  const json = sharedJsonBytes(kept)!;
+  const text = sharedTextBytes(kept, '1. Agent x — skill')!;
+  assert.equal(json.toString('utf8'), JSON.stringify(kept));
+  assert.equal(text.toString('utf8'), JSON.stringify('1. Agent x — skill'));
+  // Buffer.from of a string this short is a slice of a shared block of Buffer.poolSize bytes.
+  assert.ok(Buffer.from(JSON.stringify(kept)).buffer.byteLength >= Buffer.poolSize);
+  assert.deepEqual([json.buffer.byteLength, text.buffer.byteLength], [json.length, text.length]);
 });

@@ -8,22 +8,26 @@
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ListTasksRequest, Task, TaskState } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { ServerCallContext } from '@a2a-js/sdk/server';
+import { shareJsonText } from '../src/lib/shared-json.js';
 import { ChangeFeed } from '../src/registry/change-feed.js';
 import { IndexFollower } from '../src/registry/index-follower.js';
 import { PageTokens } from '../src/registry/page-token.js';
+import { SearchCache } from '../src/registry/search-cache.js';
 import { RegistryService } from '../src/registry/service.js';
 import { createSearchIndex } from '../src/search/index.js';
 import { POSTGRES_MIGRATIONS, PostgresStore } from '../src/storage/postgres/index.js';
 import { SQLITE_MIGRATIONS, SqliteStore } from '../src/storage/sqlite/index.js';
 import { UnstorableTextError } from '../src/storage/common.js';
 import type { RegistryStore, TaskRow } from '../src/storage/types.js';
-import { BoundedTaskMemory, approximateBytes } from '../src/tasks/bounded-memory.js';
+import { BoundedTaskMemory, footprintOf } from '../src/tasks/bounded-memory.js';
 import { RegistryTaskStore } from '../src/tasks/registry-task-store.js';
 import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
 import { createDocumentValidator } from '../src/validation/index.js';
@@ -45,6 +49,10 @@ const sampleTaskWithId = (id: string, stored: Task) => {
   return task;
 };
 
+/** A full garbage collection, for heap figures (the flag exposes gc to contexts made after it). */
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
 /** Waits for a condition (no fixed sleeps): polls every 25 ms up to `ms`. */
 async function eventually(ms: number, check: () => Promise<boolean> | boolean, what: string): Promise<void> {
   const until = Date.now() + ms;
@@ -57,7 +65,7 @@ async function eventually(ms: number, check: () => Promise<boolean> | boolean, w
 describe('the in-memory task store', () => {
   const put = (memory: BoundedTaskMemory, id: string, owner = 'alice', text = 'x') => {
     const task = sampleTask(id, text);
-    memory.put({ tenant: '', owner, id, task, updated: Date.now(), durable: false, bytes: approximateBytes(task) });
+    memory.put({ tenant: '', owner, id, task, updated: Date.now(), durable: false, ...footprintOf(task) });
   };
 
   test('keeps at most maxTasks, oldest save out first', () => {
@@ -71,17 +79,82 @@ describe('the in-memory task store', () => {
   });
 
   test('keeps at most about maxBytes, and counts replaced tasks once', () => {
-    const one = approximateBytes(sampleTask('t0', 'y'.repeat(1000)));
-    assert.ok(one > 1000 && one < 2000, `a task of 1,000 characters is about that many bytes (${one})`);
-    const memory = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: one * 3, ttlMs: 60_000 });
+    const one = footprintOf(sampleTask('t0', 'y'.repeat(1000))).bytes;
+    // Its text, and the objects around it: task, status, artifact, parts, message (a few hundred bytes).
+    assert.ok(one > 1000 && one < 3000, `a task of 1,000 characters is about that many bytes and its objects (${one})`);
+    // Held, it also takes its place in the memory (its record and key).
+    const probe = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: 1e9, ttlMs: 60_000 });
+    put(probe, 't0', 'alice', 'y'.repeat(1000));
+    const each = probe.bytes;
+    assert.ok(each > one && each < one + 500, `${each} for a task of ${one}`);
+    const memory = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: each * 3, ttlMs: 60_000 });
     for (let i = 0; i < 10; i++) put(memory, `t${i}`, 'alice', 'y'.repeat(1000));
     assert.equal(memory.size, 3);
-    assert.ok(memory.bytes <= one * 3);
+    assert.ok(memory.bytes <= each * 3);
     put(memory, 't9', 'alice', 'y'.repeat(1000));
     assert.equal(memory.size, 3);
-    assert.ok(memory.bytes <= one * 3);
+    assert.ok(memory.bytes <= each * 3);
     // Binary parts count by their bytes, not element by element.
-    assert.ok(approximateBytes({ raw: new Uint8Array(5000) }) >= 5000 && approximateBytes({ raw: new Uint8Array(5000) }) < 5100);
+    const binary = footprintOf({ raw: new Uint8Array(5000) }).bytes;
+    assert.ok(binary >= 5000 && binary < 5300, String(binary));
+  });
+
+  test('a kept search answer the tasks share is counted once while any of them holds it, with its JSON; not by its JSON length alone', () => {
+    const hits = Array.from({ length: 20 }, (_, i) => ({ id: `0000000${i}`, kind: 'agent' as const, name: `Agent ${i}`, description: `Agent ${i} translates invoices.`, score: 1.25 - i / 100, match: { type: 'agent' as const, name: `Agent ${i}`, fields: ['name'] }, interfaces: [{ url: `https://a${i}.example.org/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], verified: false }));
+    const answer = new SearchCache(4).set('invoices', {}, 1, { results: hits, total: 20 });
+    shareJsonText(answer, '1. Agent 0 [agent] (name) https://a0.example.org/a2a');
+    const searchTask = (id: string) => ({
+      id,
+      contextId: 'c',
+      status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() },
+      artifacts: [{ artifactId: 'a', name: 'search-results', parts: [{ text: '1. Agent 0 [agent] (name) https://a0.example.org/a2a' }, { data: answer, mediaType: 'application/json' }] }],
+      history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ data: { search: { query: 'invoices' } }, mediaType: 'application/json' }] }],
+    });
+    const own = footprintOf(searchTask('s1'));
+    assert.deepEqual(own.shared, [answer], 'the answer is left out of the walk, to be counted once');
+    assert.ok(own.bytes < 2000, `the task's own objects: ${own.bytes}`);
+    const memory = new BoundedTaskMemory({ maxTasks: 100, maxBytes: 1e9, ttlMs: 60_000 });
+    const hold = (id: string) => memory.put({ tenant: '', owner: 'alice', id, task: searchTask(id) as unknown as Task, updated: Date.now(), durable: false, ...footprintOf(searchTask(id)) });
+    hold('s1');
+    const first = memory.bytes;
+    // The parsed answer (objects, slots, strings) and its JSON's bytes: about three times its JSON's length.
+    const json = JSON.stringify(answer).length;
+    assert.ok(first > 2.5 * json, `one search's task counts ${first} bytes for an answer of ${json} bytes of JSON`);
+    hold('s2');
+    hold('s3');
+    const each = (memory.bytes - first) / 2;
+    assert.ok(each < own.bytes + 500, `a task sharing the answer counts its own objects only (${each})`);
+    memory.remove('', 'alice', 's1');
+    memory.remove('', 'alice', 's3');
+    assert.equal(memory.bytes, first, 'the answer is counted while a task holds it');
+    memory.remove('', 'alice', 's2');
+    assert.equal(memory.bytes, 0);
+  });
+
+  test('the bytes counted for tasks held in memory are about the memory they hold (distinct searches over HTTP, each answer held by its task)', async (t) => {
+    const registry = await startTestRegistry();
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    for (let i = 0; i < 30; i++) await op(alice, { register: { agentCard: v1Card(`Memory ${i} Agent`, `https://memory-${i}.example.org/a2a`) } });
+    // Each query is new (a miss of the search cache): its answer is made for it and held by its task, and by the cache.
+    const search = async (from: number, count: number) => {
+      for (let i = from; i < from + count; i++) assert.equal((await op(alice, { search: { query: `invoices agent ${i}` } })).status.state, 'TASK_STATE_COMPLETED');
+    };
+    await search(0, 50);
+    const held = () => {
+      gc();
+      gc();
+      const usage = process.memoryUsage();
+      return { real: usage.heapUsed + usage.arrayBuffers, counted: registry.core.tasks.memoryUsage.bytes };
+    };
+    const before = held();
+    await search(50, 400);
+    const after = held();
+    assert.equal(registry.core.tasks.memoryUsage.tasks, 450, 'every search is held (the registrations are durable, not among them)');
+    const [real, counted] = [after.real - before.real, after.counted - before.counted];
+    t.diagnostic(`400 tasks of searches: ${(real / 1e6).toFixed(1)} MB held, ${(counted / 1e6).toFixed(1)} MB counted`);
+    // Counted by JSON length, their JSON in slices of Buffer's pool, these held 24.7 MB counted as 5.8 MB.
+    assert.ok(real < 1.5 * counted && real > 0.6 * counted, `400 tasks of searches hold ${(real / 1e6).toFixed(1)} MB, counted ${(counted / 1e6).toFixed(1)} MB`);
   });
 
   test('forgets tasks after their time to live, on access and on a sweep', () => {

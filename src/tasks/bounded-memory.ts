@@ -4,9 +4,15 @@
  * first, so a flood of requests can cost this process a fixed amount of memory and nothing
  * more. (A Map keeps insertion order: a save moves the task to the end, so the head is always
  * the task saved longest ago, which is also the first to expire.)
+ *
+ * Bytes are the memory a task holds as V8 lays it out (src/lib/memory-size.ts), not its JSON's
+ * length: a search's task holds about three times its JSON's length. A value tasks share (a kept
+ * search answer, src/lib/shared-json.ts, with the JSON made of it) is counted once, while any
+ * task here holds it, however many do.
  */
 import type { Task } from '@a2a-js/sdk';
-import { sharedJsonBytes } from '../lib/shared-json.js';
+import { memoryBytes } from '../lib/memory-size.js';
+import { isSharedJson, sharedMemoryBytes } from '../lib/shared-json.js';
 import type { TaskRow } from '../storage/types.js';
 
 export interface MemoryLimits {
@@ -22,20 +28,32 @@ export interface MemoryLimits {
  */
 export type HeldForm = { task: Task; row?: undefined } | { task?: undefined; row: TaskRow };
 
-export type HeldTask = HeldForm & {
-  tenant: string;
-  owner: string;
-  id: string;
-  /** Status timestamp in epoch ms: the listing order. */
-  updated: number;
-  /** The task is also in the database (this is a cached copy). */
-  durable: boolean;
+/**
+ * What a held task costs: `bytes` of its own, and the values it shares with other tasks (each
+ * counted once by the memory that holds them, sharedMemoryBytes).
+ */
+export interface Footprint {
   bytes: number;
-  expiresAt: number;
-};
+  shared?: readonly object[];
+}
+
+export type HeldTask = HeldForm &
+  Footprint & {
+    tenant: string;
+    owner: string;
+    id: string;
+    /** Status timestamp in epoch ms: the listing order. */
+    updated: number;
+    /** The task is also in the database (this is a cached copy). */
+    durable: boolean;
+    expiresAt: number;
+  };
 
 /** What `put` takes: a held task without its expiry. */
 export type HeldEntry = HeldForm & Omit<HeldTask, 'expiresAt' | 'task' | 'row'>;
+
+/** A task's place here beyond the task: its record (HeldTask), its key and its entries in the two maps. */
+const PLACE_BYTES = 256;
 
 const keyOf = (tenant: string, owner: string, id: string) => `${tenant}\u0000${owner}\u0000${id}`;
 const scopeKeyOf = (tenant: string, owner: string) => `${tenant}\u0000${owner}`;
@@ -44,6 +62,8 @@ export class BoundedTaskMemory {
   readonly #tasks = new Map<string, HeldTask>();
   /** tenant+owner -> keys of that scope's tasks, for ListTasks. */
   readonly #byScope = new Map<string, Set<string>>();
+  /** The shared values held tasks carry: how many of them do, and the bytes counted for it once. */
+  readonly #shared = new Map<object, { holders: number; bytes: number }>();
   #bytes = 0;
 
   constructor(
@@ -77,7 +97,16 @@ export class BoundedTaskMemory {
     const now = this.now();
     const held = { ...entry, expiresAt: now + this.limits.ttlMs } as HeldTask;
     this.#tasks.set(key, held);
-    this.#bytes += held.bytes;
+    this.#bytes += PLACE_BYTES + held.bytes;
+    for (const value of held.shared ?? []) {
+      const counted = this.#shared.get(value);
+      if (counted) counted.holders++;
+      else {
+        const bytes = sharedMemoryBytes(value);
+        this.#shared.set(value, { holders: 1, bytes });
+        this.#bytes += bytes;
+      }
+    }
     const scopeKey = scopeKeyOf(held.tenant, held.owner);
     let scope = this.#byScope.get(scopeKey);
     if (!scope) this.#byScope.set(scopeKey, (scope = new Set()));
@@ -127,7 +156,13 @@ export class BoundedTaskMemory {
 
   #delete(key: string, held: HeldTask): void {
     this.#tasks.delete(key);
-    this.#bytes -= held.bytes;
+    this.#bytes -= PLACE_BYTES + held.bytes;
+    for (const value of held.shared ?? []) {
+      const counted = this.#shared.get(value)!;
+      if (--counted.holders > 0) continue;
+      this.#shared.delete(value);
+      this.#bytes -= counted.bytes;
+    }
     const scopeKey = scopeKeyOf(held.tenant, held.owner);
     const scope = this.#byScope.get(scopeKey);
     scope?.delete(key);
@@ -135,47 +170,21 @@ export class BoundedTaskMemory {
   }
 }
 
-/** About how many bytes a task row takes: its strings' lengths and a little for the rest. */
+/** About how many bytes a task row takes: flat strings, nothing shared. */
 export function rowBytes(row: TaskRow): number {
-  let total = 64;
-  for (const value of [row.tenant, row.owner, row.id, row.context_id, row.status_state, row.status, row.artifacts, row.history, row.metadata, row.protocol_version]) {
-    total += (value?.length ?? 0) + 2;
-  }
-  return total;
+  return memoryBytes(row);
 }
 
 /**
- * About how many bytes a value takes, counted like its JSON (strings by length, binary parts by
- * byte length). Cheap enough to run on every save: one walk, no serialisation.
+ * What a task (or any value held with it) costs in memory: one walk (memory-size.ts), which
+ * leaves the values it shares with other tasks (a kept search answer) to be counted once.
  */
-export function approximateBytes(value: unknown): number {
-  let total = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === 'string') total += v.length + 2;
-    else if (typeof v === 'number' || typeof v === 'boolean') total += 8;
-    else if (v !== null && typeof v === 'object') {
-      // A value many answers share (a kept search answer, frozen) is counted by its JSON, made once.
-      const shared = Object.isFrozen(v) ? sharedJsonBytes(v) : undefined;
-      if (shared) {
-        total += shared.length;
-        continue;
-      }
-      if (ArrayBuffer.isView(v)) {
-        total += v.byteLength;
-        continue;
-      }
-      if (Array.isArray(v)) {
-        total += 2 + v.length;
-        for (let i = 0; i < v.length; i++) stack.push(v[i]);
-        continue;
-      }
-      for (const key in v) {
-        total += key.length + 4;
-        stack.push((v as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return total;
+export function footprintOf(value: unknown): Footprint {
+  let shared: object[] | undefined;
+  const bytes = memoryBytes(value, (v) => {
+    if (!Object.isFrozen(v) || !isSharedJson(v)) return false;
+    (shared ??= []).push(v);
+    return true;
+  });
+  return shared ? { bytes, shared } : { bytes };
 }

@@ -30,11 +30,10 @@ import { resolveUserScope, type OwnerResolver, type ServerCallContext, type Task
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { TaskPlacement } from '../operations/task-placement.js';
-import { UnstorableTextError } from '../storage/common.js';
+import { FINISHED_TASK_STATES, UnstorableTextError } from '../storage/common.js';
 import { StorageUnavailableError } from '../storage/faults.js';
-import { FINISHED_TASK_STATES } from '../storage/common.js';
 import type { BatchedDeletion, RetentionPolicy, TaskKey, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../storage/types.js';
-import { approximateBytes, BoundedTaskMemory, rowBytes, type HeldEntry, type HeldTask, type MemoryLimits } from './bounded-memory.js';
+import { BoundedTaskMemory, footprintOf, rowBytes, type HeldEntry, type HeldTask, type MemoryLimits } from './bounded-memory.js';
 import { STORAGE_UNAVAILABLE_REASON, StorageUnavailableA2AError } from './storage-unavailable.js';
 import { isAnonymousTaskOwner } from './task-owner.js';
 import { fromTaskRow, statusLastUpdated, toTaskRow } from './task-rows.js';
@@ -204,7 +203,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       }
       if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
     }
-    this.#hold(anonymous, { ...scope, id: task.id, task: copy, updated: statusLastUpdated(copy), durable, bytes: approximateBytes(copy) });
+    this.#hold(anonymous, { ...scope, id: task.id, task: copy, updated: statusLastUpdated(copy), durable, ...footprintOf(copy) });
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
@@ -221,7 +220,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     const task = fromTaskRow(row);
     // Stored, so its later saves are stored too (a running watch's), even once the cache lets it go.
     if (!task.status || !TERMINAL.has(task.status.state)) this.#durable.add(taskId);
-    this.#cached.put({ ...scope, id: taskId, task: copyTask(task), updated: row.status_last_updated, durable: true, bytes: approximateBytes(task) });
+    this.#cached.put({ ...scope, id: taskId, task: copyTask(task), updated: row.status_last_updated, durable: true, ...footprintOf(task) });
     return task;
   }
 
@@ -283,7 +282,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     change(task);
     await this.#records.save(toTaskRow(scope, task));
     if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
-    this.#hold(false, { ...scope, id: taskId, task: copyTask(task), updated: statusLastUpdated(task), durable: true, bytes: approximateBytes(task) });
+    this.#hold(false, { ...scope, id: taskId, task: copyTask(task), updated: statusLastUpdated(task), durable: true, ...footprintOf(task) });
     return task;
   }
 
