@@ -4,14 +4,18 @@
  * on many generated entries are checked against a plain scan in ./search-oracle.test.ts.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { McpServerDocument, McpTool, SearchFilter, SearchHit } from '../src/contract/types.js';
 import type { EntryDescription } from '../src/contract/description.js';
 import { describeAgentCard, describeMcpServer } from '../src/registry/describe.js';
 import { createSearchIndex, GROUP_LIMIT, type IndexPage, type SearchIndex } from '../src/search/index.js';
 import { parseQuery } from '../src/search/query.js';
+import type { PostingsIndex } from '../src/search/search-index.js';
+import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot } from '../src/search/snapshot-file.js';
 import { tokenize, wordSpans } from '../src/search/text-encoder.js';
+import { removeTempDir, tempDir } from './support/temp.js';
 
 const CORPUS = new URL('./fixtures/corpus/', import.meta.url);
 
@@ -866,9 +870,11 @@ describe('updates', () => {
       }
       for (let i = 0; i < 50; i += 7) index.remove(`e${(i + round) % 50}`);
     }
-    // Only the last round's words remain.
-    assert.equal(search(index, 'round28 ').total, 0);
+    // Only the last round's words remain: the word itself finds nothing, and as a typo it finds
+    // the last round's (where the gone rounds' words took every place of its typos).
+    assert.equal(search(index, '"round28" ').total, 0);
     const last = search(index, 'round29 ', undefined, 1000);
+    assert.equal(search(index, 'round28 ', undefined, 1000).total, last.total);
     assert.equal(last.total, last.hits.length);
     for (const h of last.hits) assert.match(h.match.name, /round29/);
     assert.equal(index.size, search(index, '', undefined, 1000).total);
@@ -906,6 +912,171 @@ describe('updates', () => {
           assert.deepEqual(churned.searchNow(q), fresh.searchNow(q), JSON.stringify(q));
         }
       }
+    }
+  });
+});
+
+describe('words no entry has any more', () => {
+  /** A word of letters only (the tokenizer splits letters from digits), different for every n. */
+  const wordOf = (n: number): string => {
+    let w = 'zq';
+    do {
+      w += String.fromCharCode(97 + (n % 26));
+      n = Math.floor(n / 26);
+    } while (n > 0);
+    return w;
+  };
+  let fresh = 0;
+  /** A card of `count` words no other card has (and "weather", which the lasting ones have too; tags are not terms alone). */
+  const uniqueCard = (count: number): EntryDescription => {
+    const words = Array.from({ length: count }, () => wordOf(fresh++));
+    return agent(`Churn ${words[0]}`, [
+      { id: 'k1', name: `Weather ${words[1]}`, description: words.slice(2, count / 2).join(' '), tags: ['weather'] },
+      { id: 'k2', name: words[count / 2 + 1]!, description: words.slice(count / 2 + 2).join(' '), examples: ['weather report'] },
+    ]);
+  };
+  const lasting = (i: number): EntryDescription =>
+    agent(`Lasting ${['alpha', 'beta', 'gamma'][i % 3]} agent`, [
+      { id: 'w', name: 'Weather forecast', description: `Forecasts for ${['berlin', 'lisbon', 'zurich', 'zagreb'][i % 4]} and nearby towns`, tags: ['weather'] },
+      { id: 'c', name: 'Currency converter', description: 'Converts euros to dollars', tags: [`t${i % 3}`] },
+    ]);
+  const queries = ['weather', 'alpha', 'forecast berlin', 'weathr', 'zagrab', 'conv', 'zq', '"zqa"', 'currency -dollars', 'towns', ''];
+  const answers = (index: SearchIndex): IndexPage[] =>
+    queries.flatMap((text) => (['entry', 'match'] as const).map((resultsPer) => index.searchNow({ text, offset: 0, limit: 30, resultsPer })));
+  const stats = (index: SearchIndex) => (index as unknown as PostingsIndex).stats;
+  const savedBytes = async (index: SearchIndex, file: string): Promise<number> => {
+    const saved = index.saveState!();
+    await writeIndexSnapshot(file, { format: SNAPSHOT_FORMAT, version: 'test', seq: 0, entries: index.size, savedAt: '' }, saved.parts);
+    saved.release();
+    return statSync(file).size;
+  };
+
+  it('saved by a release that kept them, are forgotten as the index loads', () => {
+    const index = createSearchIndex();
+    for (let i = 0; i < 20; i++) add(index, `l${i}`, lasting(i), 'alice', nextSeq());
+    const saved = index.saveState!();
+    // A word whose list is empty, as every removed word's was before words were forgotten.
+    const parts = saved.parts;
+    const grownBy = <T extends Int32Array | Uint8Array>(a: T, v: number): T => {
+      const out = new (a.constructor as new (n: number) => T)(a.length + 1);
+      out.set(a);
+      out[a.length] = v;
+      return out;
+    };
+    const list = (parts.get('terms.listLen') as Int32Array).length;
+    parts.set('terms.terms', [...(parts.get('terms.terms') as string[]), 'zanzibar']);
+    parts.set('terms.termFirst', grownBy(parts.get('terms.termFirst') as Int32Array, list));
+    parts.set('terms.listSlot', grownBy(parts.get('terms.listSlot') as Uint8Array, 1));
+    parts.set('terms.listNext', grownBy(parts.get('terms.listNext') as Int32Array, -1));
+    for (const name of ['terms.listOff', 'terms.listLen', 'terms.listCap', 'terms.listDead']) parts.set(name, grownBy(parts.get(name) as Int32Array, 0));
+    (parts.get('vocabulary.terms') as Map<string, number>).set('zanzibar', 1);
+    parts.set('vocabulary.sorted', [...(parts.get('vocabulary.sorted') as string[]), 'zanzibar'].sort());
+    const loaded = createSearchIndex();
+    loaded.loadState!(parts);
+    saved.release();
+    assert.equal(stats(loaded).indexedTerms, stats(index).indexedTerms);
+    assert.equal(stats(loaded).vocabularyTerms, stats(index).vocabularyTerms);
+    // "zagrab" is a typo of zagreb alone again, and "zan" completes to nothing.
+    for (const text of ['zagrab', 'zan', 'zanzibar']) assert.deepEqual(loaded.searchNow({ text, offset: 0, limit: 30 }), index.searchNow({ text, offset: 0, limit: 30 }), text);
+  });
+
+  it('are forgotten: the terms, the vocabulary and the saved index come back to their size, and answers are those of an index built anew', async () => {
+    const dir = tempDir('a2a-registry-terms-');
+    try {
+      const index = createSearchIndex();
+      const lastingSeqs = Array.from({ length: 300 }, () => nextSeq());
+      lastingSeqs.forEach((listSeq, i) => add(index, `l${i}`, lasting(i), 'alice', listSeq));
+      /** An index built anew with the lasting entries and `extra`. */
+      const builtWith = (extra: { id: string; description: EntryDescription; listSeq: number }[]): SearchIndex => {
+        const built = createSearchIndex();
+        lastingSeqs.forEach((listSeq, i) => add(built, `l${i}`, lasting(i), 'alice', listSeq));
+        for (const e of extra) add(built, e.id, e.description, 'alice', e.listSeq);
+        return built;
+      };
+      const built = builtWith([]);
+      const before = { ...stats(index) };
+      const bytes = await savedBytes(index, path.join(dir, 'before.snapshot'));
+      const expected = answers(built);
+      // Cards of words of their own registered and unregistered, as the soak audit did (280 cards
+      // of ~970 words took the saved index from 5.7 to 31.5 MB), and one card updated with new
+      // words again and again. A save is being written through part of it: lists are not
+      // compacted meanwhile, the words they held alone are gone from searches at once all the
+      // same, and from the index afterwards.
+      const churn = async (rounds: number): Promise<void> => {
+        let held: ReturnType<NonNullable<SearchIndex['saveState']>> | undefined;
+        for (let round = 0; round < rounds; round++) {
+          if (round === 40) held = index.saveState!();
+          if (round === 60) held!.release();
+          add(index, `c${round}`, uniqueCard(400));
+          const updated = { id: 'updated', description: uniqueCard(60), listSeq: nextSeq() };
+          add(index, updated.id, updated.description, 'alice', updated.listSeq);
+          if (round % 3 === 0) index.remove(`c${round}`);
+          if (round % 3 === 2) {
+            index.remove(`c${round - 1}`);
+            index.remove(`c${round}`);
+            if (round === 50) {
+              const now = builtWith([updated]);
+              assert.equal(stats(index).vocabularyTerms, stats(now).vocabularyTerms);
+              assert.deepEqual(answers(index), answers(now));
+              // Saved now (the first save still held), the dead lists are in the state: the
+              // index loaded from it forgets their words at once too, and frees them at its
+              // first write.
+              const second = index.saveState!();
+              const file = path.join(dir, 'second.snapshot');
+              await writeIndexSnapshot(file, { format: SNAPSHOT_FORMAT, version: 'test', seq: 0, entries: index.size, savedAt: '' }, second.parts);
+              second.release();
+              const read = await readIndexSnapshot(file, () => undefined);
+              assert.ok(read.ok);
+              const loaded = createSearchIndex();
+              loaded.loadState!(read.state);
+              assert.equal(stats(loaded).vocabularyTerms, stats(now).vocabularyTerms);
+              assert.deepEqual(answers(loaded), answers(now));
+              add(loaded, 'updated', updated.description, 'alice', updated.listSeq);
+              assert.equal(stats(loaded).indexedTerms, stats(now).indexedTerms);
+            }
+          }
+        }
+        index.remove('updated');
+      };
+      const check = async (file: string): Promise<number> => {
+        assert.equal(index.size, 300);
+        assert.equal(stats(index).indexedTerms, before.indexedTerms);
+        assert.equal(stats(index).vocabularyTerms, before.vocabularyTerms);
+        // The gone words find nothing, not even as prefixes or typos of each other.
+        for (const gone of [wordOf(7), wordOf(40_000), `"${wordOf(12_345)}"`, 'zqab*', 'churn']) assert.equal(index.searchNow({ text: gone, offset: 0, limit: 10 }).total, 0, gone);
+        assert.deepEqual(answers(index), expected);
+        return savedBytes(index, file);
+      };
+      await churn(120);
+      const once = await check(path.join(dir, 'once.snapshot'));
+      const words = fresh;
+      await churn(120);
+      const twice = await check(path.join(dir, 'twice.snapshot'));
+      assert.ok(words > 50_000);
+      // The saved index carries none of the gone words (kept, each took about 100 bytes): what the
+      // churn leaves is room in arrays sized for the most they held at once (two cards' lists,
+      // posting room) and unit slots, reused once 65,536 of them are garbage.
+      assert.ok(once < bytes + 1_000_000, `saved index ${bytes} bytes before the churn, ${once} after`);
+      assert.ok(twice - once < 4 * words, `saved index ${once} bytes after ${words} words churned, ${twice} after as many more`);
+      const read = await readIndexSnapshot(path.join(dir, 'twice.snapshot'), () => undefined);
+      assert.ok(read.ok);
+      assert.equal((read.state.get('terms.terms') as string[]).length, before.indexedTerms);
+      assert.equal((read.state.get('vocabulary.sorted') as string[]).length + (read.state.get('vocabulary.pending') as string[]).length, before.vocabularyTerms);
+      const loaded = createSearchIndex();
+      loaded.loadState!(read.state);
+      assert.equal(stats(loaded).indexedTerms, before.indexedTerms);
+      assert.deepEqual(answers(loaded), expected);
+      // Words used again after they were forgotten are found again, in the loaded index too.
+      for (const target of [index, loaded]) {
+        add(target, 'back', agent('Back again', [{ id: 'k', name: `Weather ${wordOf(7)}`, description: wordOf(12_345) }]));
+        assert.deepEqual(
+          target.searchNow({ text: wordOf(12_345), offset: 0, limit: 10, resultsPer: 'match' }).hits.map((h) => `${h.id}/${h.match.id}`),
+          ['back/k'],
+        );
+        assert.equal(target.searchNow({ text: `${wordOf(12_345).slice(0, 4)}*`, offset: 0, limit: 10 }).total, 1);
+      }
+    } finally {
+      removeTempDir(dir);
     }
   });
 });

@@ -469,7 +469,12 @@ export class PostingsIndex implements KeywordIndex {
   private readonly store = new EntryStore(this.tables);
   private readonly attrs = new Attributes(this.tables);
   private readonly phrases = new PhraseWords(this.tables);
-  private readonly terms = new TermIndex((no) => this.store.recycle(no), ORD_BITS);
+  /** A term's last posting gone (TermIndex.forgetEmptied), the vocabulary forgets it too (a name term is not in it). */
+  private readonly terms = new TermIndex(
+    (no) => this.store.recycle(no),
+    ORD_BITS,
+    (term) => this.vocabulary.remove(term),
+  );
   private readonly tagScratch: number[] = [];
   /** EntryIds.compare, bound once (a ranking's tie-break). */
   private readonly compareIds = (a: number, b: number): number => this.store.ids.compare(a, b);
@@ -487,7 +492,7 @@ export class PostingsIndex implements KeywordIndex {
   private readonly unitTerms = new UnitTerms();
   /** Entries per language id. */
   private readonly languageCounts = new Int32Array(LANGUAGE_COUNT);
-  /** Units removed since the vocabulary was last swept. */
+  /** Units removed since the posting lists were last cleaned up (TermIndex.cleanup). */
   private churn = 0;
   /** Bumped by every change that may change an answer (see SearchIndex.resultsVersion). */
   private changes = 0;
@@ -595,6 +600,8 @@ export class PostingsIndex implements KeywordIndex {
   /** Sizes of the parts that relevance features add (bench/search.ts). */
   get stats(): {
     vocabularyTerms: number;
+    /** Terms with postings (the vocabulary's, and the names filed whole). */
+    indexedTerms: number;
     phraseBytes: number;
     embeddingBytes: number;
     filterBitmaps: number;
@@ -611,6 +618,7 @@ export class PostingsIndex implements KeywordIndex {
       capabilityPostings: offered.postings,
       capabilityBytes: offered.arena * 4,
       vocabularyTerms: this.vocabulary.size,
+      indexedTerms: this.terms.termCount,
       phraseBytes: this.phrases.bytes,
       embeddingBytes: this.vectors.byteLength + this.vectorScale.byteLength,
       filterBitmaps: kept.bitmaps,
@@ -657,8 +665,9 @@ export class PostingsIndex implements KeywordIndex {
     this.store.load(state);
     this.attrs.load(state);
     this.phrases.load(state);
-    this.terms.load(state);
+    // The vocabulary first: the terms forget any saved without postings, and tell it.
     this.vocabulary.load(state);
+    this.terms.load(state);
     this.languageCounts.set(part<Int32Array>(state, 'index.languageCounts'));
     this.churn = part(state, 'index.churn');
     this.recency.load(state);
@@ -751,9 +760,12 @@ export class PostingsIndex implements KeywordIndex {
       }
       this.store.discard(no, unitCount);
       this.terms.removeEntry(no);
+      this.terms.forgetEmptied();
       throw err;
     }
     this.terms.commit(no);
+    // The old version's words the new one has not kept (kept ones are not forgotten and filed again).
+    this.terms.forgetEmptied();
     this.store.commit(record);
     this.languageCounts[lang]!++;
     const lists = this.listsOf(no);
@@ -765,7 +777,9 @@ export class PostingsIndex implements KeywordIndex {
   remove(id: string): void {
     this.changes++;
     const old = this.store.get(id);
-    if (old) this.drop(old);
+    if (!old) return;
+    this.drop(old);
+    this.terms.forgetEmptied();
   }
 
   searchNow(query: IndexQuery): IndexPage {
@@ -978,10 +992,12 @@ export class PostingsIndex implements KeywordIndex {
     this.attrs.maybeCompact(() => this.store.liveUnitSlots());
     this.phrases.maybeCompact(() => this.store.liveUnitSlots());
     this.churn += record.unitCount;
+    // Long lists keep a few dead postings, which hold their entries' numbers back: once in a
+    // while, as many units removed as the index has, all of them go (terms go as their last
+    // posting does, see TermIndex).
     if (this.churn > Math.max(100_000, 2 * this.store.unitCount)) {
       this.churn = 0;
       this.terms.cleanup();
-      this.vocabulary.sweep((t) => this.terms.has(t));
     }
   }
 

@@ -13,10 +13,12 @@
  * - typos: terms within a small edit distance of a query word (`similar`), by a walk over the
  *   sorted array that shares the work of common prefixes (a trie walk without a trie).
  *
- * New terms wait in a pending list merged into the sorted array on the next expansion. Removing
- * an entry does not say which terms vanished, so terms may outlive their last posting: harmless
- * for matching (their lookup is empty), and `sweep` drops them when the caller decides enough
- * churn has happened.
+ * A term is removed when its last posting goes (./term-index.ts says so), from the terms and
+ * stems at once. New terms wait in a pending set, and removed ones in a set of their own, until
+ * the next expansion merges both into the sorted array: so a write costs what its terms cost,
+ * and an expansion or typo walk sees only terms that have postings, as in an index built anew
+ * (a removed term kept in the array took one of a prefix's or a typo's few places from a live
+ * one).
  */
 import { part, type IndexState } from './index-state.js';
 import { LANGUAGE_COUNT, stem } from './languages.js';
@@ -39,12 +41,15 @@ export class Vocabulary {
   /** Per language: stem → term, or the terms, with that stem. */
   private readonly stems: Map<string, string | string[]>[] = Array.from({ length: LANGUAGE_COUNT }, () => new Map());
   private sorted: string[] = [];
-  private pending: string[] = [];
+  /** Terms not yet in `sorted`. */
+  private pending = new Set<string>();
+  /** Terms still in `sorted` that are no longer terms. */
+  private removed = new Set<string>();
 
   save(state: IndexState): void {
     state.set('vocabulary.terms', new Map(this.terms));
     state.set('vocabulary.stems', this.stems.map((m) => new Map([...m].map(([s, t]) => [s, typeof t === 'string' ? t : [...t]]))));
-    state.set('vocabulary.sorted', [...this.sorted]);
+    state.set('vocabulary.sorted', this.removed.size === 0 ? [...this.sorted] : this.sorted.filter((t) => !this.removed.has(t)));
     state.set('vocabulary.pending', [...this.pending]);
   }
 
@@ -54,7 +59,8 @@ export class Vocabulary {
       for (const [s, t] of m) this.stems[lang]?.set(s, t);
     });
     this.sorted = part(state, 'vocabulary.sorted');
-    this.pending = part(state, 'vocabulary.pending');
+    this.pending = new Set(part<string[]>(state, 'vocabulary.pending'));
+    this.removed.clear();
   }
 
   /** Records `term`, seen in an entry of language `lang`. */
@@ -63,7 +69,8 @@ export class Vocabulary {
     const bit = 1 << lang;
     if (mask === undefined) {
       this.terms.set(term, bit);
-      this.pending.push(term);
+      // Removed and back before an expansion merged the removal: it is in `sorted` still.
+      if (!this.removed.delete(term)) this.pending.add(term);
     } else if ((mask & bit) === 0) {
       this.terms.set(term, mask | bit);
     } else {
@@ -131,16 +138,13 @@ export class Vocabulary {
     return found.length > max ? found.slice(0, max) : found;
   }
 
-  /** Drops every term for which `alive` says no. */
-  sweep(alive: (term: string) => boolean): void {
-    this.merge();
-    this.sorted = this.sorted.filter((t) => {
-      if (alive(t)) return true;
-      const mask = this.terms.get(t) ?? 0;
-      this.terms.delete(t);
-      for (let lang = 0; lang < LANGUAGE_COUNT; lang++) if (mask & (1 << lang)) this.dropForm(t, lang);
-      return false;
-    });
+  /** Forgets `term` (no entry has it any more), in every language it was seen in. */
+  remove(term: string): void {
+    const mask = this.terms.get(term);
+    if (mask === undefined) return;
+    this.terms.delete(term);
+    for (let lang = 0; lang < LANGUAGE_COUNT; lang++) if (mask & (1 << lang)) this.dropForm(term, lang);
+    if (!this.pending.delete(term)) this.removed.add(term);
   }
 
   private dropForm(term: string, lang: number): void {
@@ -155,9 +159,21 @@ export class Vocabulary {
   }
 
   private merge(): void {
-    if (this.pending.length === 0) return;
-    const pending = this.pending;
-    this.pending = [];
+    if (this.removed.size > 0) {
+      const removed = this.removed;
+      this.removed = new Set();
+      if (removed.size > 64) {
+        this.sorted = this.sorted.filter((t) => !removed.has(t));
+      } else {
+        for (const t of removed) {
+          const at = lowerBound(this.sorted, t);
+          if (this.sorted[at] === t) this.sorted.splice(at, 1);
+        }
+      }
+    }
+    if (this.pending.size === 0) return;
+    const pending = [...this.pending];
+    this.pending = new Set();
     if (pending.length > 64) {
       this.sorted = this.sorted.concat(pending).sort();
       return;
