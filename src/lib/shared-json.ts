@@ -22,9 +22,6 @@ const shared = new WeakMap<object, Made | null>();
 /** The text that goes with a shared value in every answer (its summary), and that text's JSON. */
 const companions = new WeakMap<object, { text: string; bytes: Buffer }>();
 
-/** A Buffer's store beyond its bytes (the Buffer, its ArrayBuffer and the store behind them). */
-const BUFFER_BYTES = 200;
-
 /** `text` as UTF-8 in a store of its own, never a slice of the pool (see the top). */
 export function ownBytes(text: string): Buffer {
   const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
@@ -66,7 +63,8 @@ export function sharedMemoryBytes(value: object): number {
   const kept = made(value);
   if (!kept) return 0;
   const companion = companions.get(value);
-  return kept.valueBytes + BUFFER_BYTES + kept.bytes.length + (companion ? BUFFER_BYTES + companion.bytes.length : 0);
+  // Each Buffer as memory-size.ts counts any binary part: its bytes and the store behind them.
+  return kept.valueBytes + memoryBytes(kept.bytes) + (companion ? memoryBytes(companion.bytes) : 0);
 }
 
 /** The text every answer carrying this shared value carries beside it (e.g. its summary): its JSON is made once too. */
