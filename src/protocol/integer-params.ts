@@ -103,13 +103,8 @@ const JSONRPC_PARAMS = new Map<string, readonly Param[]>([
   ['ListTasks', [HISTORY, TASKS_PAGE, INCLUDE_ARTIFACTS]],
   ['ListTaskPushNotificationConfigs', [CONFIGS_PAGE]],
 ]);
-/** HTTP+JSON routes (optionally under a tenant) with integer and bool params, in the body or in the query. */
+/** HTTP+JSON routes (optionally under a tenant) with integer and bool params in the body (those in a query: REST_QUERY_ROUTES). */
 const REST_BODY_PARAMS: ReadonlyArray<[RegExp, readonly Param[]]> = [[/^\/(?:[^/]+\/)?message:(?:send|stream)$/, [CONFIGURATION_HISTORY, RETURN_IMMEDIATELY]]];
-const REST_QUERY_PARAMS: ReadonlyArray<[RegExp, readonly Param[]]> = [
-  [/^\/(?:[^/]+\/)?tasks\/[^/:]+$/, [HISTORY]],
-  [/^\/(?:[^/]+\/)?tasks$/, [HISTORY, TASKS_PAGE, INCLUDE_ARTIFACTS]],
-  [/^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/, [CONFIGS_PAGE]],
-];
 
 /** The snake_case name the SDK's JSON reader also takes for a camelCase one (a query is camelCase only, A2A 11.5). */
 const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -162,23 +157,30 @@ const EVERY_ROUTE = ['tenant', VERSION_PARAMETER];
 /** The query parameters of ListTasks (A2A 11.5: the request's fields, camelCase). */
 const LIST_TASKS_QUERY = ['contextId', 'status', 'pageSize', 'pageToken', 'historyLength', 'statusTimestampAfter', 'includeArtifacts', ...EVERY_ROUTE];
 
-/** An HTTP+JSON task route (optionally under a tenant), the methods it serves, and the query parameters it takes. */
+/**
+ * An HTTP+JSON task route (optionally under a tenant), the methods it serves, the query parameters
+ * it takes, and of those the integer and bool ones with their rules.
+ */
 interface QueryRoute {
   route: string;
   methods: ReadonlySet<string>;
   path: RegExp;
   names: readonly string[];
+  params?: readonly Param[];
 }
 /** In the SDK's order of routes, the first that matches a path is the one that serves it. */
 const REST_QUERY_ROUTES: readonly QueryRoute[] = [
   { route: '/tasks/{id}:subscribe', methods: new Set(['GET', 'HEAD', 'POST']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+:subscribe$/, names: EVERY_ROUTE },
   { route: '/tasks/{id}:cancel', methods: new Set(['POST']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+:cancel$/, names: EVERY_ROUTE },
-  { route: '/tasks/{id}', methods: new Set(['GET', 'HEAD']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+$/, names: ['historyLength', ...EVERY_ROUTE] },
-  { route: '/tasks', methods: new Set(['GET', 'HEAD']), path: /^\/(?:[^/]+\/)?tasks$/, names: LIST_TASKS_QUERY },
-  { route: '/tasks/{id}/pushNotificationConfigs', methods: new Set(['GET', 'HEAD']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/, names: ['pageSize', 'pageToken', ...EVERY_ROUTE] },
+  { route: '/tasks/{id}', methods: new Set(['GET', 'HEAD']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+$/, names: ['historyLength', ...EVERY_ROUTE], params: [HISTORY] },
+  { route: '/tasks', methods: new Set(['GET', 'HEAD']), path: /^\/(?:[^/]+\/)?tasks$/, names: LIST_TASKS_QUERY, params: [HISTORY, TASKS_PAGE, INCLUDE_ARTIFACTS] },
+  { route: '/tasks/{id}/pushNotificationConfigs', methods: new Set(['GET', 'HEAD']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/, names: ['pageSize', 'pageToken', ...EVERY_ROUTE], params: [CONFIGS_PAGE] },
   { route: '/tasks/{id}/pushNotificationConfigs', methods: new Set(['POST']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/, names: EVERY_ROUTE },
   { route: '/tasks/{id}/pushNotificationConfigs/{configId}', methods: new Set(['GET', 'HEAD', 'DELETE']), path: /^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs\/[^/]+$/, names: EVERY_ROUTE },
 ];
+
+/** The task route that serves `method` on `path`, or undefined. */
+const queryRouteOf = (method: string, path: string): QueryRoute | undefined => REST_QUERY_ROUTES.find((route) => route.methods.has(method) && route.path.test(path));
 
 /** A name as a near miss compares: case, '_' and '-' left out (contextid, context_id and Context-Id are contextId). */
 const looseName = (name: string): string => name.replace(/[_-]/g, '').toLowerCase();
@@ -190,10 +192,8 @@ const looseName = (name: string): string => name.replace(/[_-]/g, '').toLowerCas
  * misspelt filter listed every task, as if the client had asked for no filter. Routes that are
  * not a task's (a message's, the extended card) are left alone.
  */
-function unknownQueryParam(method: string, path: string, query: unknown): { message: string; field: string } | undefined {
-  if (!isObject(query)) return undefined;
-  const served = REST_QUERY_ROUTES.find((route) => route.methods.has(method) && route.path.test(path));
-  if (!served) return undefined;
+function unknownQueryParam(method: string, served: QueryRoute | undefined, query: unknown): { message: string; field: string } | undefined {
+  if (!isObject(query) || !served) return undefined;
   for (const name of Object.keys(query)) {
     if (served.names.includes(name)) continue;
     const shown = JSON.stringify(name.slice(0, 64));
@@ -373,11 +373,11 @@ export function requestIntegerGuard(binding: A2ABinding): RequestHandler {
         if (!found && !isLegacyRequest(req)) found = problemIn(body.params, JSONRPC_PARAMS.get(body.method) ?? [], 'json');
       }
     } else if (req.method === 'GET') {
-      found =
-        undecodableParam(req.originalUrl) ?? unknownQueryParam(req.method, req.path, req.query) ?? repeatedParam(req.query) ?? problemIn(req.query, paramsOf(REST_QUERY_PARAMS, req.path), 'query');
+      const served = queryRouteOf(req.method, req.path);
+      found = undecodableParam(req.originalUrl) ?? unknownQueryParam(req.method, served, req.query) ?? repeatedParam(req.query) ?? problemIn(req.query, served?.params ?? [], 'query');
     } else {
       // A task route's query names, whatever its method (POST /tasks/{id}:cancel, DELETE a config): its body next.
-      found = unknownQueryParam(req.method, req.path, req.query);
+      found = unknownQueryParam(req.method, queryRouteOf(req.method, req.path), req.query);
       if (!found && req.method === 'POST') {
         found = problemIn(req.body, paramsOf(REST_BODY_PARAMS, req.path), 'json');
         if (!found && REST_CONFIG_PATH.test(req.path)) found = pushConfigProblem(req.body, '') ?? otherTaskInBody(req.body, req.path);
