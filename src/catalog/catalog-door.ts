@@ -32,6 +32,7 @@ import { openToAllOrigins } from '../http/open-reads.js';
 import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { requestScope } from '../http/request-log.js';
+import { ownBytes } from '../lib/shared-json.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
@@ -235,7 +236,8 @@ export const catalogDoor: Door = {
         const build = async () => {
           const request = { pageSize: CATALOG_PAGE_SIZE, withDocuments: true, ...('after' in page ? { pageToken: page.after } : {}) };
           const list = await answer<ListPage>({ op: 'list', request }, caller).catch(NOT_ISSUED_AFTER);
-          const body = Buffer.from(JSON.stringify(catalogDocument(site, host, page, list.entries, list.nextPageToken, document)));
+          // Kept until the next change: bytes of its own, not a slice pinning a pool block that the cache's bound does not count (shared-json.ts).
+          const body = ownBytes(JSON.stringify(catalogDocument(site, host, page, list.entries, list.nextPageToken, document)));
           return { body, etag: etagOf(body) };
         };
         const key = `${document}|${page.page}|${'after' in page ? page.after : ''}`;
