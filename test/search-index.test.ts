@@ -1081,6 +1081,234 @@ describe('words no entry has any more', () => {
   });
 });
 
+describe('attribute values no entry has any more', () => {
+  const stats = (index: SearchIndex) => (index as unknown as PostingsIndex).stats;
+  const snapshotMeta = (index: SearchIndex) => ({ format: SNAPSHOT_FORMAT, version: 'test', seq: 0, entries: index.size, savedAt: '' });
+  const rest = (binding: string, version: string): Json[] => [{ url: 'https://x.example.com/a2a', protocolBinding: binding, protocolVersion: version }];
+  let fresh = 0;
+  /**
+   * A card whose owner, tags (beside "weather"), modes (beside text/plain) and interface list are
+   * its own, as a token holder's free text can make them.
+   */
+  const ownCard = (): { owner: string; description: EntryDescription; filters: SearchFilter[] } => {
+    const o = `v${(fresh++).toString(36)}`;
+    return {
+      owner: `owner-${o}`,
+      // A filter by each value of its own.
+      filters: [{ owner: `owner-${o}` }, { tags: [`alpha-${o}`] }, { inputModes: [`audio/x-${o}`] }, { outputModes: [`image/x-${o}`] }, { protocolBinding: `BIND-${o}` }],
+      description: agent(
+        `Churn ${o}`,
+        [
+          { id: 'k1', name: 'Weather now', tags: ['weather', `alpha-${o}`, `beta-${o}`], inputModes: [`application/x-${o}`, 'text/plain'], outputModes: [`image/x-${o}`] },
+          { id: 'k2', name: 'Weather later', tags: [`gamma-${o}`] },
+        ],
+        { interfaces: rest(`BIND-${o}`, `9.${o}`), inputModes: [`audio/x-${o}`] },
+      ),
+    };
+  };
+  const lasting = (i: number): { owner: string; description: EntryDescription } => ({
+    owner: ['alice', 'bob', 'carol'][i % 3]!,
+    description:
+      i % 5 === 4
+        ? server(`lasting${i}`, [{ name: 'weather_now', annotations: { readOnlyHint: i % 2 === 0 } }])
+        : agent(
+            `Lasting ${i}`,
+            [
+              { id: 'w', name: 'Weather forecast', tags: ['weather', `t${i % 4}`], inputModes: i % 2 ? ['text/plain'] : ['application/json'] },
+              { id: 'c', name: 'Currency converter', tags: ['money'], outputModes: ['image/png'] },
+            ],
+            { interfaces: [rest('JSONRPC', '1.0'), rest('GRPC', '0.3'), rest('HTTP+JSON', '1.0.1')][i % 3], streaming: i % 2 === 0 },
+          ),
+  });
+  // The churn's first cards' values among them (v0, v1: gone, or taken by others since).
+  const filters: (SearchFilter | undefined)[] = [
+    undefined,
+    { tags: ['weather'] },
+    { tags: ['t1', 'money'] },
+    { tags: ['alpha-v1'] },
+    { tags: ['gamma-v0', 't2'] },
+    { owner: 'alice' },
+    { owner: 'owner-v1' },
+    { inputModes: ['text/plain'] },
+    { inputModes: ['application/*'] },
+    { inputModes: ['audio/*'] },
+    { outputModes: ['image/*'] },
+    { outputModes: ['image/x-v0'] },
+    { protocolBinding: 'GRPC' },
+    { protocolBinding: 'bind-v1' },
+    { protocolVersion: '1.0' },
+    { protocolVersion: '9' },
+    { tags: ['weather'], inputModes: ['text/*'], owner: 'bob' },
+    { kind: 'mcp-server', readOnly: true },
+  ];
+  const answers = (index: SearchIndex, asked = filters): IndexPage[] =>
+    asked.flatMap((filter) =>
+      ['', 'weather'].flatMap((text) => (['entry', 'match'] as const).map((resultsPer) => index.searchNow({ text, filter, offset: 0, limit: 50, resultsPer }))),
+    );
+  const saveAndLoad = async (index: SearchIndex, file: string): Promise<{ loaded: SearchIndex; parts: Map<string, unknown> }> => {
+    const saved = index.saveState!();
+    await writeIndexSnapshot(file, snapshotMeta(index), saved.parts);
+    saved.release();
+    const read = await readIndexSnapshot(file, () => undefined);
+    assert.ok(read.ok);
+    const loaded = createSearchIndex({ filterBitmapsAbove: 0 });
+    loaded.loadState!(read.state);
+    return { loaded, parts: read.state };
+  };
+  const definedCount = (parts: Map<string, unknown>, name: string): number => (parts.get(name) as (string | undefined)[]).filter((v) => v !== undefined).length;
+
+  it('are forgotten: dictionaries and listing orders back to the live values, filters answering as an index built anew, during and after churn and after a save and load', async () => {
+    const dir = tempDir('a2a-registry-attributes-');
+    try {
+      // Kept filter bitmaps from a filter's second search on: they must stay right as ids are
+      // freed and used again by other values.
+      const index = createSearchIndex({ filterBitmapsAbove: 0 });
+      const lastingSeqs = Array.from({ length: 40 }, () => nextSeq());
+      const fill = (target: SearchIndex): void => lastingSeqs.forEach((listSeq, i) => add(target, `l${i}`, lasting(i).description, lasting(i).owner, listSeq));
+      fill(index);
+      const live = new Map<string, { owner: string; description: EntryDescription; filters: SearchFilter[]; listSeq: number }>();
+      /** The filters, and those by the live churned cards' own values. */
+      const asked = (): (SearchFilter | undefined)[] => [...filters, ...[...live.values()].flatMap((e) => e.filters)];
+      /** An index built anew with the lasting entries and the live churned ones. */
+      const builtNow = (): SearchIndex => {
+        const built = createSearchIndex();
+        fill(built);
+        for (const [id, e] of live) add(built, id, e.description, e.owner, e.listSeq);
+        return built;
+      };
+      const put = (target: SearchIndex, id: string): void => {
+        const e = { ...ownCard(), listSeq: nextSeq() };
+        live.set(id, e);
+        add(target, id, e.description, e.owner, e.listSeq);
+      };
+      const drop = (target: SearchIndex, id: string): void => {
+        live.delete(id);
+        target.remove(id);
+      };
+      const built = builtNow();
+      const expected = answers(built);
+      assert.deepEqual(answers(index), expected);
+      // Cards of values of their own registered and, five rounds later, unregistered; one card
+      // updated with new values every round (its old ones released as the new are counted).
+      for (let round = 0; round < 120; round++) {
+        put(index, `c${round}`);
+        put(index, 'updated');
+        if (round >= 5) drop(index, `c${round - 5}`);
+        if (round % 40 === 20) {
+          const now = builtNow();
+          assert.deepEqual(answers(index, asked()), answers(now, asked()), `round ${round}`);
+          assert.deepEqual(stats(index).listingLists, stats(now).listingLists);
+          assert.deepEqual(
+            Object.values(stats(index).attributes).map((d) => d.values),
+            Object.values(stats(now).attributes).map((d) => d.values),
+          );
+        }
+        if (round === 60) {
+          // Saved mid-churn: free ids below live ones, saved as such; loaded, they are used again.
+          assert.ok(stats(index).attributes.tags.ids > stats(index).attributes.tags.values, 'free tag ids below live ones');
+          const { loaded, parts } = await saveAndLoad(index, path.join(dir, 'mid.snapshot'));
+          assert.ok((parts.get('attrs.tags') as unknown[]).includes(undefined), 'free tag ids are saved as free');
+          assert.deepEqual(answers(loaded, asked()), answers(builtNow(), asked()));
+          const bound = stats(loaded).attributes.tags.ids;
+          put(loaded, 'extra');
+          assert.equal(stats(loaded).attributes.tags.ids, bound, 'a freed tag id is used again');
+          assert.deepEqual(answers(loaded, asked()), answers(builtNow(), asked()));
+          live.delete('extra');
+        }
+      }
+      for (let round = 115; round < 120; round++) drop(index, `c${round}`);
+      drop(index, 'updated');
+      assert.equal(index.size, 40);
+      // Every churned value gone, its id too (they were above the lasting ones).
+      assert.deepEqual(stats(index).attributes, stats(built).attributes);
+      assert.deepEqual(stats(index).listingLists, stats(built).listingLists);
+      assert.deepEqual(answers(index), expected);
+      const { loaded, parts } = await saveAndLoad(index, path.join(dir, 'after.snapshot'));
+      for (const [part, name] of [['attrs.owners', 'owners'], ['attrs.tags', 'tags'], ['attrs.modes', 'modes'], ['attrs.profileIds', 'interfaceLists']] as const) {
+        assert.equal((parts.get(part) as unknown[]).length, stats(built).attributes[name].values, `${part}: only the live values are saved`);
+      }
+      assert.deepEqual(stats(loaded).attributes, stats(built).attributes);
+      assert.deepEqual(stats(loaded).listingLists, stats(built).listingLists);
+      assert.deepEqual(answers(loaded), expected);
+    } finally {
+      removeTempDir(dir);
+    }
+  });
+
+  it('an id freed and used again for another value matches only the entries that have that value, kept filter bitmaps too', () => {
+    const index = createSearchIndex({ filterBitmapsAbove: 0 });
+    add(index, 'keep', agent('Keeper', [{ id: 'k', name: 'Weather forecast', tags: ['weather'] }]), 'alice');
+    const old = ownCard();
+    add(index, 'old', old.description, old.owner);
+    const ids = (filter: SearchFilter): string[] => index.searchNow({ text: '', filter, offset: 0, limit: 10 }).hits.map((h) => h.id);
+    // Asked twice: each filter keeps a bitmap (but the tag's: its list is walked alone).
+    for (let i = 0; i < 2; i++) for (const f of old.filters) assert.deepEqual(ids(f), ['old'], JSON.stringify(f));
+    const kept = stats(index).filterBitmaps;
+    assert.equal(kept, old.filters.length - 1);
+    const before = stats(index).attributes;
+    index.remove('old');
+    const next = ownCard();
+    add(index, 'new', next.description, next.owner);
+    // The new card's values took the old ones' ids: no bound grew.
+    assert.deepEqual(stats(index).attributes, before);
+    for (const f of old.filters) assert.deepEqual(ids(f), [], JSON.stringify(f));
+    for (const f of next.filters) assert.deepEqual(ids(f), ['new'], JSON.stringify(f));
+    assert.deepEqual(ids({ tags: ['weather'] }).sort(), ['keep', 'new']);
+    // The old values back, under other ids: their filters' bitmaps (kept by value) find them again.
+    add(index, 'old', old.description, old.owner);
+    for (let i = 0; i < 2; i++) for (const f of old.filters) assert.deepEqual(ids(f), ['old'], JSON.stringify(f));
+    assert.equal(stats(index).filterBitmaps, kept, 'one bitmap a filter');
+  });
+
+  it('a mode filter reads the skills\' modes while a mode id is 13 or more, however few modes are left', () => {
+    // Mode ids 0-13, then all but 0 and 13 forgotten: two modes, ids 0 and 13, which share a
+    // skill's mode bit (id modulo 13): the bit alone must not decide.
+    const index = createSearchIndex();
+    const modes = Array.from({ length: 13 }, (_, i) => `application/m${i}`);
+    const out = ['application/m0'];
+    add(index, 'many', agent('Many modes', [{ id: 'k', name: 'Convert', inputModes: modes, outputModes: out }]));
+    add(index, 'two', agent('Two modes', [{ id: 'k13', name: 'Convert', inputModes: ['application/m13'], outputModes: out }, { id: 'k0', name: 'Convert', inputModes: out, outputModes: out }]));
+    index.remove('many');
+    assert.deepEqual(stats(index).attributes.modes, { values: 2, ids: 14 });
+    const page = index.searchNow({ text: 'convert', filter: { inputModes: ['application/m0'] }, offset: 0, limit: 10, resultsPer: 'match' });
+    assert.deepEqual(matchIds(page.hits), ['two/k0']);
+  });
+
+  it('saved by a release that kept them, are forgotten as the index loads', () => {
+    const index = createSearchIndex();
+    for (let i = 0; i < 20; i++) add(index, `l${i}`, lasting(i).description, lasting(i).owner);
+    const saved = index.saveState!();
+    const parts = saved.parts;
+    // Values no entry has, with an owner's and a tag's (empty) listing order, as format 23 kept them.
+    const grown = (name: string, value: unknown): void => void parts.set(name, [...(parts.get(name) as unknown[]), value]);
+    grown('attrs.owners', 'gone-owner');
+    grown('attrs.tags', 'gonetag');
+    grown('attrs.modes', 'audio/gone');
+    grown('attrs.profileIds', JSON.stringify([['gonebinding'], ['1.0']]));
+    grown('attrs.profiles', { bindings: ['gonebinding'], versions: ['1.0'] });
+    for (const [name, dictionary] of [['recency.owners', 'attrs.owners'], ['recency.tags', 'attrs.tags']] as const) {
+      const shape = parts.get(`${name}.shape`) as Int32Array;
+      const ids = (parts.get(dictionary) as unknown[]).length;
+      const out = new Int32Array(ids * 3).fill(-1);
+      out.set(shape);
+      out.set([0, 0, 0], (ids - 1) * 3);
+      parts.set(`${name}.shape`, out);
+    }
+    const loaded = createSearchIndex();
+    loaded.loadState!(parts);
+    saved.release();
+    assert.deepEqual(stats(loaded).attributes, stats(index).attributes);
+    assert.deepEqual(stats(loaded).listingLists, stats(index).listingLists);
+    const gone: SearchFilter[] = [{ owner: 'gone-owner' }, { tags: ['gonetag'] }, { inputModes: ['audio/*'] }, { protocolBinding: 'gonebinding' }];
+    assert.deepEqual(answers(loaded, [...gone, ...filters]), answers(index, [...gone, ...filters]));
+    // Its save has none of them.
+    const [again, original] = [loaded.saveState!(), index.saveState!()];
+    for (const name of ['attrs.owners', 'attrs.tags', 'attrs.modes', 'attrs.profileIds']) assert.equal(definedCount(again.parts, name), definedCount(original.parts, name), name);
+    again.release();
+    original.release();
+  });
+});
+
 describe('limits', () => {
   it('indexes at most MAX_UNITS_PER_ENTRY units of one huge entry, without failing', async () => {
     const { MAX_UNITS_PER_ENTRY } = await import('../src/search/tables.js');

@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../observability/logger.js';
-import { SNAPSHOT_FORMAT, readIndexSnapshot, removeAbandonedWrites, writeIndexSnapshot, type SnapshotMeta } from '../search/snapshot-file.js';
+import { LOADABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT, readIndexSnapshot, removeAbandonedWrites, writeIndexSnapshot, type SnapshotMeta } from '../search/snapshot-file.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { RegistryStore } from '../storage/types.js';
 import type { ChangeFeed } from './change-feed.js';
@@ -104,7 +104,7 @@ export class IndexSnapshots {
       const last = await this.store.lastChangeSeq();
       const trimmed = await this.store.changesTrimmedThrough();
       const read = await readIndexSnapshot(this.file, async (m: SnapshotMeta) => {
-        if (m.format !== SNAPSHOT_FORMAT || m.version !== this.options.version) return `it was written by another version (${m.version}, format ${m.format})`;
+        if (!LOADABLE_SNAPSHOT_FORMATS.includes(m.format) || m.version !== this.options.version) return `it was written by another version (${m.version}, format ${m.format})`;
         if (m.seq > last) return `its position ${m.seq} is ahead of the change log (${last}): another database's, or a restored backup`;
         if (m.seq < trimmed) return `the change log was trimmed through ${trimmed}, past its position ${m.seq}`;
         if (m.mark !== (await this.store.changeMark(m.seq))) return `the change log holds another change at its position ${m.seq}: another database's, or a restored backup`;

@@ -10,14 +10,22 @@
  * (their own modes, or the card defaults). Per entry, signatures (bit sets) of its skills' tags
  * and modes and its tools' hints let skill/tool filters reject whole entries at once.
  *
- * String values are interned into dictionaries (ids never reused: they grow with the distinct
- * tags, modes, owners and interface lists ever registered); the pool is compacted when more
- * than half of it belongs to removed units.
+ * String values are interned into dictionaries (./dictionary.ts) that count their references:
+ * an entry its owner and interface list, a skill's segment its tags and modes (counted as they
+ * are set, released as the unit or entry is cleared). A value nothing references any more is
+ * forgotten when the write is done (`forgetUnused`), with what is kept by its id (an interface
+ * list's profile here, the owner's or tag's listing order: `onForget`), and its id is used again.
+ * Nothing else holds a freed id: the rows, signatures and pool segments of live entries
+ * reference only live values (an entry's signature row is cleared when its number is filled
+ * again), and those of removed ones are never read as live. So memory and the saved index
+ * follow the values the entries have now, however many came and went. The pool is compacted
+ * when more than half of it belongs to removed units.
  */
 import type { EntryInterface } from '../contract/types.js';
 import { failingSince, type EntryHealth } from '../contract/freshness.js';
 import { E_ATTR, E_COUNT, E_OWNER, E_PROFILE, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, S_CAPS_HI, S_CAPS_LO, S_CAPS_MORE, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
 import { capabilitySignature } from './capability-bits.js';
+import { Dictionary } from './dictionary.js';
 import { part, type IndexState } from './index-state.js';
 import { fold, tokenize } from './text-encoder.js';
 
@@ -56,31 +64,6 @@ export const modeBit = (id: number): number => 1 << id % A_MODE_BITS;
 
 /** An entry's mark (./tables.ts) from its E_ATTR: live, kind and language. */
 const markOf = (attr: number): number => M_LIVE | ((attr & A_MCP) !== 0 ? M_MCP : 0) | ((attr >>> A_LANG_SHIFT) & A_LANG_MASK & M_LANG_MASK);
-
-/** Interned strings → dense ids. */
-export class Dictionary {
-  private readonly ids = new Map<string, number>();
-  readonly values: string[] = [];
-  id(value: string): number {
-    let id = this.ids.get(value);
-    if (id === undefined) {
-      id = this.values.length;
-      this.ids.set(value, id);
-      this.values.push(value);
-    }
-    return id;
-  }
-  /** Takes over saved values (into an empty dictionary). */
-  load(values: readonly string[]): void {
-    for (const v of values) this.id(v);
-  }
-  find(value: string): number | undefined {
-    return this.ids.get(value);
-  }
-  get size(): number {
-    return this.values.length;
-  }
-}
 
 export interface InterfaceProfile {
   /** Lower-cased bindings and versions, pairwise (version may be undefined). */
@@ -133,27 +116,39 @@ export class Attributes {
   readonly tags = new Dictionary();
   readonly modes = new Dictionary();
   private readonly profileIds = new Dictionary();
-  readonly profiles: InterfaceProfile[] = [];
+  /** By interface-profile id (undefined: a free id). */
+  readonly profiles: (InterfaceProfile | undefined)[] = [];
   /**
    * Entry number → since when it has been unhealthy (ms: its failed checks' run, whatever their
    * kinds, health.failingSince), for entries whose health is not ok.
    */
   readonly unhealthySince = new Map<number, number>();
 
-  constructor(readonly tables: Tables) {}
+  /** `onForget.owner(id)`, `onForget.tag(id)`: no entry has that owner, no skill that tag, any more (`forgetUnused`). */
+  constructor(
+    readonly tables: Tables,
+    private readonly onForget: { owner?: (id: number) => void; tag?: (id: number) => void } = {},
+  ) {}
 
   save(state: IndexState): void {
     // Shared, not copied: appends go past poolEnd, a compaction writes a new pool.
     state.set('attrs.pool', this.pool.subarray(0, this.poolEnd));
     state.set('attrs.poolGarbage', this.poolGarbage);
-    state.set('attrs.owners', [...this.owners.values]);
-    state.set('attrs.tags', [...this.tags.values]);
-    state.set('attrs.modes', [...this.modes.values]);
-    state.set('attrs.profileIds', [...this.profileIds.values]);
-    state.set('attrs.profiles', this.profiles.map((p) => ({ bindings: [...p.bindings], versions: [...p.versions] })));
+    // By id, a free id's value undefined (SNAPSHOT_FORMAT 24): nothing forgotten is saved.
+    state.set('attrs.owners', this.owners.saved());
+    state.set('attrs.tags', this.tags.saved());
+    state.set('attrs.modes', this.modes.saved());
+    state.set('attrs.profileIds', this.profileIds.saved());
+    state.set('attrs.profiles', this.profiles.map((p) => p && { bindings: [...p.bindings], versions: [...p.versions] }));
     state.set('attrs.unhealthySince', new Map(this.unhealthySince));
   }
 
+  /**
+   * Takes over what `save` wrote (into new, empty attributes; the tables loaded first), counting
+   * what the live entries and skills reference. Call `forgetUnused` once whatever is kept by
+   * owner and tag id is loaded too: it forgets the values an index saved before values were
+   * forgotten still has.
+   */
   load(state: IndexState): void {
     this.pool = part(state, 'attrs.pool');
     this.poolEnd = this.pool.length;
@@ -162,7 +157,8 @@ export class Attributes {
     this.tags.load(part(state, 'attrs.tags'));
     this.modes.load(part(state, 'attrs.modes'));
     this.profileIds.load(part(state, 'attrs.profileIds'));
-    this.profiles.push(...part<InterfaceProfile[]>(state, 'attrs.profiles'));
+    this.profiles.push(...part<(InterfaceProfile | undefined)[]>(state, 'attrs.profiles'));
+    if (this.profiles.length !== this.profileIds.bound) throw new Error('the saved interface profiles are inconsistent');
     for (const [no, since] of part<Map<number, number>>(state, 'attrs.unhealthySince')) this.unhealthySince.set(no, since);
     // The marks and the dense attributes are not saved: derived from the rows (after the tables loaded).
     const { entries, marks, entryAttr, unitAttr, unitPool } = this.tables;
@@ -171,12 +167,44 @@ export class Attributes {
       // (Not logged: what is derived from the attributes is built after loading.)
       entryAttr[no] = entries[row + E_ATTR]!;
       marks[no] = entries[row + E_COUNT] === 0 ? 0 : markOf(entries[row + E_ATTR]!);
+      if (marks[no] === 0) continue;
+      this.owners.retain(entries[row + E_OWNER]!);
+      this.profileIds.retain(entries[row + E_PROFILE]!);
     }
-    // The skills' mode bits, from their segments (an index saved before they existed has none).
+    // The skills' mode bits, from their segments (an index saved before they existed has none),
+    // and their tags and modes counted.
     for (let slot = 0; slot < unitAttr.length; slot++) {
       const at = unitPool[slot]!;
-      if (at >= 0 && (unitAttr[slot]! & A_SKILL) !== 0) unitAttr[slot] = A_SKILL | this.modeBitsAt(at);
+      if (at < 0 || (unitAttr[slot]! & A_SKILL) === 0) continue;
+      unitAttr[slot] = A_SKILL | this.modeBitsAt(at);
+      this.forSegment(at, this.retainTag, this.retainMode);
     }
+  }
+
+  /**
+   * Forgets the owners, tags, modes and interface lists nothing references any more (./dictionary.ts),
+   * with what is kept by their ids. Call when a write is done.
+   */
+  forgetUnused(): void {
+    this.owners.forgetUnused(this.onForget.owner);
+    this.tags.forgetUnused(this.onForget.tag);
+    this.modes.forgetUnused();
+    this.profileIds.forgetUnused((id) => (this.profiles[id] = undefined));
+    this.profiles.length = this.profileIds.bound;
+  }
+
+  /** Per dictionary, the values known and the bound of their ids (stats and tests). */
+  get dictionaries(): Record<'owners' | 'tags' | 'modes' | 'interfaceLists', { values: number; ids: number }> {
+    const of = (d: Dictionary): { values: number; ids: number } => ({ values: d.size, ids: d.bound });
+    return { owners: of(this.owners), tags: of(this.tags), modes: of(this.modes), interfaceLists: of(this.profileIds) };
+  }
+
+  /** Calls `tag` with each tag id and `mode` with each input and output mode id of the skill segment at `at` of the pool. */
+  private forSegment(at: number, tag: (id: number) => void, mode: (id: number) => void): void {
+    const p = this.pool;
+    for (let k = p[at++]!; k > 0; k--) tag(p[at++]!);
+    for (let k = p[at++]!; k > 0; k--) mode(p[at++]!);
+    for (let k = p[at++]!; k > 0; k--) mode(p[at++]!);
   }
 
   /** The A_IN_SHIFT and A_OUT_SHIFT bits of the skill segment at `at` of the pool. */
@@ -190,7 +218,10 @@ export class Attributes {
     return (inputs << A_IN_SHIFT) | (outputs << A_OUT_SHIFT);
   }
 
-  /** Fills the entry row's filter attributes. */
+  /**
+   * Fills the entry row's filter attributes, counting its owner and interface list (released by
+   * `clearEntry`). Throws, if at all, before it counts anything.
+   */
   setEntry(
     no: number,
     mcp: boolean,
@@ -207,9 +238,9 @@ export class Attributes {
     const bindings = interfaces.map((i) => i.protocolBinding.toLowerCase());
     const versions = interfaces.map((i) => i.protocolVersion ?? generation);
     const signature = JSON.stringify([bindings, versions]);
-    const before = this.profileIds.size;
-    const id = this.profileIds.id(signature);
-    if (id === before) this.profiles.push({ bindings, versions });
+    const id = this.profileIds.acquire(signature);
+    // A new value's id (a free one, or one past the end).
+    this.profiles[id] ??= { bindings, versions };
     const healthCode = health ? HEALTH_CODES[health.status] : 0;
     e[row + E_ATTR] =
       (mcp ? A_MCP : 0) |
@@ -223,9 +254,16 @@ export class Attributes {
     else this.unhealthySince.delete(no);
     this.tables.marks[no] = markOf(e[row + E_ATTR]!);
     this.tables.setAttr(no, e[row + E_ATTR]!);
-    e[row + E_OWNER] = this.owners.id(owner);
+    e[row + E_OWNER] = this.owners.acquire(owner);
     e[row + E_PROFILE] = id;
     this.tables.signatures.fill(0, no << S_SHIFT, (no + 1) << S_SHIFT);
+  }
+
+  /** Releases what `setEntry` counted for entry number `no` (its row still as it set it). */
+  clearEntry(no: number): void {
+    const row = no << E_SHIFT;
+    this.owners.release(this.tables.entries[row + E_OWNER]!);
+    this.profileIds.release(this.tables.entries[row + E_PROFILE]!);
   }
 
   /** The capabilities entry `no` offers (./capability-bits.ts), after `setEntry`. */
@@ -266,25 +304,31 @@ export class Attributes {
     const row = no << S_SHIFT;
     p[at++] = a.tags.length;
     for (const t of a.tags) {
-      const id = this.tags.id(t);
+      const id = this.tags.acquire(t);
       p[at++] = id;
       e[row + (id & 32 ? S_TAGS_HI : S_TAGS_LO)]! |= 1 << (id & 31);
     }
     p[at++] = a.inputModes.length;
     for (const m of a.inputModes) {
-      const id = this.modes.id(m);
+      const id = this.modes.acquire(m);
       p[at++] = id;
       e[row + S_IN]! |= 1 << (id & 31);
     }
     p[at++] = a.outputModes.length;
     for (const m of a.outputModes) {
-      const id = this.modes.id(m);
+      const id = this.modes.acquire(m);
       p[at++] = id;
       e[row + S_OUT]! |= 1 << (id & 31);
     }
     this.tables.unitAttr[slot] = A_SKILL | this.modeBitsAt(this.poolEnd);
     this.poolEnd = at;
   }
+
+  // Bound once (`forSegment` runs for every skill cleared, and every skill at a load).
+  private readonly retainTag = (id: number): void => this.tags.retain(id);
+  private readonly retainMode = (id: number): void => this.modes.retain(id);
+  private readonly releaseTag = (id: number): void => this.tags.release(id);
+  private readonly releaseMode = (id: number): void => this.modes.release(id);
 
   private segmentLength(off: number): number {
     const p = this.pool;
@@ -307,10 +351,13 @@ export class Attributes {
     return out;
   }
 
-  /** Forgets the attributes of unit slot `slot`. */
+  /** Forgets the attributes of unit slot `slot` (a skill's tags and modes released). */
   clearUnit(slot: number): void {
     const off = this.tables.unitPool[slot]!;
-    if (off >= 0) this.poolGarbage += this.segmentLength(off);
+    if (off >= 0) {
+      this.poolGarbage += this.segmentLength(off);
+      this.forSegment(off, this.releaseTag, this.releaseMode);
+    }
     this.tables.unitPool[slot] = -1;
     this.tables.unitAttr[slot] = 0;
   }

@@ -45,7 +45,10 @@ import { ATTR_LOG_SIZE, E_COUNT, E_SHIFT, M_LIVE, type Tables } from './tables.j
 
 /** What a kept bitmap needs of a compiled filter (./filters.ts). */
 export interface LastingFilter {
-  /** Equal for filters whose lasting tests are equal; undefined: no such tests. */
+  /**
+   * Equal for filters whose lasting tests give an entry not changed since (its number not
+   * logged) the same verdict, whatever values came and went meanwhile; undefined: no such tests.
+   */
   readonly bitmapKey: string | undefined;
   /** True when hits must be skills or tools that pass `unitPasses`. */
   readonly unitLevel: boolean;

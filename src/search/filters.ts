@@ -258,8 +258,8 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     }
     this.inputModes = cleanList(f.inputModes, mimeKey);
     this.outputModes = cleanList(f.outputModes, mimeKey);
-    this.inputMemo = new Uint8Array(this.inputModes ? attrs.modes.size : 0);
-    this.outputMemo = new Uint8Array(this.outputModes ? attrs.modes.size : 0);
+    this.inputMemo = new Uint8Array(this.inputModes ? attrs.modes.bound : 0);
+    this.outputMemo = new Uint8Array(this.outputModes ? attrs.modes.bound : 0);
 
     let hints = false;
     const hint = (v: unknown, bit: number): void => {
@@ -308,11 +308,12 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       let sig = 0;
       let unit = 0;
       if (!asked) return { sig, unit };
-      attrs.modes.values.forEach((declared, id) => {
-        if (!asked.some((a) => mimeMatches(declared, a))) return;
+      for (let id = 0; id < attrs.modes.bound; id++) {
+        const declared = attrs.modes.value(id);
+        if (declared === undefined || !asked.some((a) => mimeMatches(declared, a))) continue;
         sig |= 1 << (id & 31);
         unit |= modeBit(id);
-      });
+      }
       if (sig === 0) impossible = true;
       return { sig, unit };
     };
@@ -322,7 +323,8 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     this.outSig = outputs.sig;
     this.inUnitBits = inputs.unit;
     this.outUnitBits = outputs.unit;
-    this.unitBitsDecide = attrs.modes.size <= A_MODE_BITS && this.tagIds === undefined;
+    // Every mode id below A_MODE_BITS: a bit each.
+    this.unitBitsDecide = attrs.modes.bound <= A_MODE_BITS && this.tagIds === undefined;
     let hintSig = 0;
     if (hints) {
       const mask = unitMask >>> A_HINTS_SHIFT;
@@ -354,23 +356,30 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       !impossible &&
       this.onlyEntry < 0 &&
       (entryMask !== 0 || this.hideUnverifiedAgents || ownerId >= 0 || this.binding !== undefined || this.version !== undefined || this.unitLevel || this.capabilities !== undefined);
-    // The unit-level tests read the tag ids and the asked modes themselves, not only the
-    // signature bits they map to (shared by many tags once there are more than 64).
+    // By the values asked, not their ids: a value no entry has any more is forgotten and may come
+    // back under another id (./dictionary.ts), and keyed by ids its filter then kept a bitmap
+    // beside the old one, which another value could take over with the old id. Either way a
+    // kept bitmap stays right for the entries not changed since (./filter-bitmaps.ts): an entry
+    // holding a value keeps its id, and one that takes a value new or back is logged. The tags
+    // and modes asked themselves (the unit-level tests read them, not only the signature bits
+    // they map to, shared by many tags or modes), known or not (one unknown now may be known at
+    // the next search: the entries that have it then are logged), and whether a mode's signature
+    // bit is its own (`entryDecides`: a count of entries then trusts the bitmap).
+    const modesAsked = this.inputModes !== undefined || this.outputModes !== undefined;
     this.bitmapKey = lasting
       ? JSON.stringify([
           entryMask,
           entryWant,
           this.hideUnverifiedAgents,
-          ownerId,
+          ownerId >= 0 ? attrs.owners.value(ownerId)! : null,
           this.binding ?? null,
           this.version ?? null,
           unitMask,
           unitWant,
-          [...(this.tagIds ?? [])].sort((a, b) => a - b),
+          tags ? [...new Set(tags)].sort() : null,
           this.inputModes ? [...this.inputModes].sort() : null,
           this.outputModes ? [...this.outputModes].sort() : null,
-          this.inSig,
-          this.outSig,
+          modesAsked ? attrs.modes.bound <= 32 : null,
           // Compared exactly: the values as given, in code unit order.
           this.capabilities ? [...this.capabilities.values].sort() : null,
         ])
@@ -405,8 +414,8 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
   /**
    * Whether an entry that passes `entryPasses` surely has a skill or tool that passes
    * `unitPasses`, so a count of entries need not test its units: when the filter has one skill-
-   * or tool-level key and the entry's signature for it is exact (tool hints; modes while fewer
-   * than 32 are known), or one tag and the entry is known to carry it (`tagged`: from the tag's
+   * or tool-level key and the entry's signature for it is exact (tool hints; modes while every
+   * mode id is below 32), or one tag and the entry is known to carry it (`tagged`: from the tag's
    * list).
    */
   entryDecides(tagged: boolean): boolean {
@@ -415,7 +424,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     const keys = (this.tagIds ? 1 : 0) + (this.inputModes ? 1 : 0) + (this.outputModes ? 1 : 0);
     if (keys !== 1) return false;
     if (this.tagIds) return tagged && this.tagIds.length === 1;
-    return this.attrs.modes.size <= 32;
+    return this.attrs.modes.bound <= 32;
   }
 
   /**
@@ -551,7 +560,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       const id = p[at + k]!;
       let m = memo[id]!;
       if (m === UNKNOWN) {
-        const declared = this.attrs.modes.values[id]!;
+        const declared = this.attrs.modes.value(id)!;
         m = asked.some((a) => mimeMatches(declared, a)) ? PASS : FAIL;
         memo[id] = m;
       }

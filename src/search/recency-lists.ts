@@ -441,6 +441,25 @@ export class RecencyLists {
     return this.byTag[tagId];
   }
 
+  /**
+   * No entry has owner `ownerId` (./attributes.ts forgot it; its id may be used again): its list,
+   * whose members are all stale, goes.
+   */
+  forgetOwner(ownerId: number): void {
+    forget(this.byOwner, ownerId);
+  }
+
+  /** No skill has tag `tagId` (as `forgetOwner`). */
+  forgetTag(tagId: number): void {
+    forget(this.byTag, tagId);
+  }
+
+  /** Lists held by owner and by tag (stats and tests). */
+  get listCounts(): { owners: number; tags: number } {
+    const held = (lists: readonly (RecencyList | undefined)[]): number => lists.reduce((n, l) => (l ? n + 1 : n), 0);
+    return { owners: held(this.byOwner), tags: held(this.byTag) };
+  }
+
   /** Whether some live entry's attributes pass `filter` (false: none can match it). */
   anyAttributesPass(filter: WalkFilter): boolean {
     for (const attr of this.attributeCounts.keys()) if (filter.attributesPass(attr)) return true;
@@ -506,6 +525,12 @@ export class RecencyLists {
     }
     return (this.gen[no] = (this.gen[no]! + 1) | 0);
   }
+}
+
+/** Drops the list of `id` from `lists`, and the empty places then at their end. */
+function forget(lists: (RecencyList | undefined)[], id: number): void {
+  lists[id] = undefined;
+  while (lists.length > 0 && lists[lists.length - 1] === undefined) lists.length--;
 }
 
 /**

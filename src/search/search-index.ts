@@ -467,7 +467,11 @@ export class PostingsIndex implements KeywordIndex {
   private dictionary: WordNet | undefined;
   private readonly tables = new Tables();
   private readonly store = new EntryStore(this.tables);
-  private readonly attrs = new Attributes(this.tables);
+  /** An owner or tag no entry has any more (Attributes.forgetUnused): its listing order goes too. */
+  private readonly attrs = new Attributes(this.tables, {
+    owner: (id) => this.recency.forgetOwner(id),
+    tag: (id) => this.recency.forgetTag(id),
+  });
   private readonly phrases = new PhraseWords(this.tables);
   /** A term's last posting gone (TermIndex.forgetEmptied), the vocabulary forgets it too (a name term is not in it). */
   private readonly terms = new TermIndex(
@@ -611,6 +615,10 @@ export class PostingsIndex implements KeywordIndex {
     /** Postings of the capability lists (stale ones included) and the bytes of their arena. */
     capabilityPostings: number;
     capabilityBytes: number;
+    /** Per attribute dictionary, the values known and the bound of their ids (./attributes.ts). */
+    attributes: Attributes['dictionaries'];
+    /** Listing orders held by owner and by tag (./recency-lists.ts). */
+    listingLists: { owners: number; tags: number };
   } {
     const kept = this.filterBitmaps.stats;
     const offered = this.capabilityLists.size;
@@ -625,6 +633,8 @@ export class PostingsIndex implements KeywordIndex {
       filterVerdicts: kept.verdicts,
       filterBitmapBytes: kept.bytes,
       filterBitmapsBuilt: kept.built,
+      attributes: this.attrs.dictionaries,
+      listingLists: this.recency.listCounts,
     };
   }
 
@@ -672,6 +682,9 @@ export class PostingsIndex implements KeywordIndex {
     this.churn = part(state, 'index.churn');
     this.recency.load(state);
     this.capabilityLists.load(state);
+    // The attribute values an older release saved that no entry has (after the recency lists,
+    // which go with them).
+    this.attrs.forgetUnused();
   }
 
   /** The owner and tags whose recency lists entry number `no` is in. */
@@ -713,8 +726,10 @@ export class PostingsIndex implements KeywordIndex {
     const u = this.unitTerms;
     const defaultIn = d.defaultInputModes.map(mimeKey);
     const defaultOut = d.defaultOutputModes.map(mimeKey);
+    let entrySet = false;
     try {
       a.setEntry(no, d.kind === 'mcp-server', d.streaming, record.verified, entry.owner, d.interfaces, d.protocolVersion, lang, entry.health);
+      entrySet = true;
       a.setCapabilities(no, offeredCapabilities(record.skills, record.tools));
       u.addName(d.name);
       u.addText(d.description, FIELD_DESCRIPTION);
@@ -758,9 +773,11 @@ export class PostingsIndex implements KeywordIndex {
         a.clearUnit(base + ord);
         this.phrases.clear(base + ord);
       }
+      if (entrySet) a.clearEntry(no);
       this.store.discard(no, unitCount);
       this.terms.removeEntry(no);
       this.terms.forgetEmptied();
+      a.forgetUnused();
       throw err;
     }
     this.terms.commit(no);
@@ -772,6 +789,8 @@ export class PostingsIndex implements KeywordIndex {
     this.recency.add(no, lists.ownerId, lists.tagIds);
     // After the lists: its postings carry the generation they gave the number.
     this.capabilityLists.add(no, offeredCapabilities(record.skills, record.tools));
+    // The old version's owner, tags, modes and interface list the new one has not kept.
+    a.forgetUnused();
   }
 
   remove(id: string): void {
@@ -780,6 +799,7 @@ export class PostingsIndex implements KeywordIndex {
     if (!old) return;
     this.drop(old);
     this.terms.forgetEmptied();
+    this.attrs.forgetUnused();
   }
 
   searchNow(query: IndexQuery): IndexPage {
@@ -983,6 +1003,7 @@ export class PostingsIndex implements KeywordIndex {
       this.attrs.clearUnit(base + ord);
       this.phrases.clear(base + ord);
     }
+    this.attrs.clearEntry(record.no);
     this.languageCounts[record.language]!--;
     this.clearEmbedding(record.no);
     this.store.release(record);

@@ -23,7 +23,13 @@ import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
 import { makeDirectories } from '../lib/make-directories.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
-export const SNAPSHOT_FORMAT = 23;
+export const SNAPSHOT_FORMAT = 24;
+/**
+ * The formats this code loads: its own, and 23, which differs only in that its attribute
+ * dictionaries have no free ids (24 saves a forgotten value's id as undefined, which 23's code
+ * would misread: ./attributes.ts) and may hold values no entry has, forgotten as it loads.
+ */
+export const LOADABLE_SNAPSHOT_FORMATS: readonly number[] = [23, SNAPSHOT_FORMAT];
 const MAGIC = 'a2a-registry search index\n';
 const END = '\u0000end';
 
