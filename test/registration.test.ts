@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
 import { dataPart, errorOf, filePart, op, resultOf, sdkClient, send, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { SqliteStore } from '../src/storage/index.js';
 import type { Client } from '@a2a-js/sdk/client';
 
 let registry: TestRegistry;
@@ -347,6 +348,28 @@ describe('first start without tokens', () => {
     }
     assert.equal(fs.statSync(dataDir).mode & 0o777, 0o700);
     for (const file of ['registry.db', 'admin-token', 'search-index.snapshot']) assert.equal(fs.statSync(path.join(dataDir, file)).mode & 0o777, 0o600, file);
+  });
+
+  test('a database an earlier release created readable by other users (by the umask, before 0600) is told at start, with the fix; a private one is not', async () => {
+    // Releases before the registry made its files private left registry.db as the umask gave it
+    // (0644 under the usual 022, as 3ed8ca1 did): an upgrade kept the webhook tokens readable by
+    // every local user, silently.
+    const file = path.join(tempDir(), 'registry.db');
+    const opened = async (): Promise<string[]> => {
+      const lines: string[] = [];
+      const store = new SqliteStore({ file, notice: (message) => lines.push(message) });
+      await store.open();
+      await store.close();
+      return lines.filter((line) => /readable by other users/.test(line));
+    };
+    assert.deepEqual(await opened(), [], 'one it creates is private');
+    fs.chmodSync(file, 0o644);
+    const told = await opened();
+    assert.equal(told.length, 1, 'told once');
+    assert.match(told[0]!, new RegExp(`${file} is readable by other users \\(mode 0644;.*webhook tokens.*chmod 600 ${file}`));
+    assert.equal(fs.statSync(file).mode & 0o777, 0o644, 'the mode the operator has is left as it is');
+    fs.chmodSync(file, 0o600);
+    assert.deepEqual(await opened(), []);
   });
 
   test('a data directory that cannot be used stops start-up naming REGISTRY_DATA_DIR and the way out', async () => {

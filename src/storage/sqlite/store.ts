@@ -281,12 +281,30 @@ export class SqliteStore implements RegistryStore {
       this.#releaseProcessLock();
       throw this.#openError(error);
     }
+    this.#tellIfReadableByOthers();
     this.#identity = identityOf(this.#file);
     this.#walIdentity = identityOf(`${this.#file}-wal`);
     this.#checkpointer = new BackgroundCheckpointer(this.#file, this.#busyTimeoutMs, (failure) => this.#checkpointFailed(failure));
     // What the last run's closing checkpoint could not fold in (a full disk) is tried now, so a
     // start on a disk that cannot take it says so before any write does.
     this.#checkpointer.written();
+  }
+
+  /**
+   * Says so when the database file is open to other users. The registry creates it 0600, but
+   * releases before that left it as the umask gave it (0644 under the usual 022), and an upgrade
+   * kept it so, silently: every local user could read the push configs' webhook tokens. Its mode
+   * is the operator's to change (something of theirs may read it), so it is told, not changed.
+   */
+  #tellIfReadableByOthers(): void {
+    if (process.platform === 'win32') return; // no POSIX modes
+    const mode = statSync(this.#file).mode & 0o777;
+    if ((mode & 0o077) === 0) return;
+    const octal = mode.toString(8).padStart(4, '0');
+    this.#notice(
+      `${this.#file} is readable by other users (mode ${octal}; releases before the registry made its files private, 0600, created it by the umask), and it holds the webhook tokens of push configs: run chmod 600 ${this.#file} (and its -wal and -shm, if there)`,
+      { file: this.#file, mode: octal },
+    );
   }
 
   /** Opens the file with the store's pragmas and brings its schema up to date. */
