@@ -449,6 +449,43 @@ describe('standing searches', () => {
     assert.match(notWatch.error.message, /terminal state \(TASK_STATE_COMPLETED\): it is not a watch's task and cannot be renewed/);
   });
 
+  test('a renewal racing CancelTask: the watch ends with its one CANCELED status, and the renewal that lost is refused, not answered as renewed', async () => {
+    const log = track(watch(bob, { query: 'renewed-racing' }));
+    const id = await taskIdOf(log);
+    // The renewal is held where it stores the new expiry; the cancel runs to its end meanwhile.
+    const records = registry.store.watches;
+    const update = records.update;
+    let held!: () => void;
+    const reached = new Promise<void>((resolve) => (held = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    records.update = async (...args) => {
+      if (args[0] === id && args[1].expiresAt !== undefined) {
+        held();
+        await gate;
+      }
+      return update.apply(records, args);
+    };
+    try {
+      const renewing = fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: id, parts: [dataPart({ renew: {} })] } } }),
+      }).then((res) => res.json() as Promise<WireJson>);
+      await reached;
+      const canceled = Task.toJSON(await bob.cancelTask({ tenant: '', id, metadata: undefined })) as WireJson;
+      assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+      release();
+      const renewal = await renewing;
+      assert.equal(renewal.error?.code, -32004, `the watch was canceled before the renewal took: ${JSON.stringify(renewal).slice(0, 400)}`);
+      const stored = Task.toJSON(await bob.getTask({ tenant: '', id, historyLength: undefined })) as WireJson;
+      assert.deepEqual(stored.status, canceled.status, 'GetTask shows the CANCELED status CancelTask answered, not a renewal written over it');
+    } finally {
+      release();
+      records.update = update;
+    }
+  });
+
   test('a renewal is exactly {"renew": {}}: keys inside, another value, another operation beside it and a push config are refused, and renew nothing', async () => {
     const log = track(watch(bob, { query: `renew-strict-${randomUUID().slice(0, 8)}`, initial: false }));
     const id = await taskIdOf(log);

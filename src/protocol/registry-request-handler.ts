@@ -504,13 +504,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // As the SDK answers any other message on a task (A2A 3.1.1, 3.4.1): a finished task takes
     // none (UnsupportedOperationError, not invalid params), and the message's contextId, when
     // given, must be the task's.
-    if (current.status && TERMINAL.has(current.status.state)) {
-      // Only a watch's task carries its expiry: another finished task (a registration) never was one.
-      const wasWatch = current.metadata?.watchExpiresAt !== undefined;
-      throw new UnsupportedOperationError(
-        `Task ${taskId} is in a terminal state (${taskStateToJSON(current.status.state)}): ${wasWatch ? 'it is not an open watch any more' : 'it is not a watch\'s task'} and cannot be renewed. Start a new watch instead.`,
-      );
-    }
+    refuseFinished(current);
     if (message.contextId && message.contextId !== current.contextId) {
       throw new RequestMalformedError(`contextId mismatch: message contextId '${message.contextId}' does not match task '${taskId}' contextId '${current.contextId}'.`);
     }
@@ -521,6 +515,11 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     const until = new Date(expiresAt).toISOString();
     const renewed = await this.#watchTasks?.update(scope, taskId, (task) => {
+      // The watch may have ended (canceled, expired, failed) since the task was loaded above: its
+      // final status is written first (the task's writes are queued) and must stay the one every
+      // stream, webhook and CancelTask's answer carry. Overwritten, GetTask showed a CANCELED task
+      // whose status said "renewed", and the renewal was answered as if it had taken.
+      refuseFinished(task);
       task.metadata = { ...task.metadata, ...watchMetadata(expiresAt) };
       task.status = {
         ...task.status!,
@@ -756,4 +755,17 @@ function isOneTurn(params: SendMessageRequest): boolean {
 function refuseIfAsked(context: ServerCallContext): void {
   const refusal = takeProtocolRefusal(context);
   if (refusal) throw new StorageUnavailableA2AError(refusal.message, refusal.code);
+}
+
+/**
+ * A renewal on a finished task is refused as any message on one is (A2A 3.1.1:
+ * UnsupportedOperationError), saying whether it was a watch.
+ */
+function refuseFinished(task: Task): void {
+  if (!task.status || !TERMINAL.has(task.status.state)) return;
+  // Only a watch's task carries its expiry: another finished task (a registration) never was one.
+  const wasWatch = task.metadata?.watchExpiresAt !== undefined;
+  throw new UnsupportedOperationError(
+    `Task ${task.id} is in a terminal state (${taskStateToJSON(task.status.state)}): ${wasWatch ? 'it is not an open watch any more' : 'it is not a watch\'s task'} and cannot be renewed. Start a new watch instead.`,
+  );
 }
