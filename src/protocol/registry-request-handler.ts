@@ -396,13 +396,15 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // the principal's watches) until it expired. One that replica keeps (a client streams it
     // there) loses its definition, and that replica stops it at its next lease renewal.
     const where = await this.#adoptWatch(params.id, context);
-    if (where === 'here') {
-      // Ended first, its status stored (watch-task.ts): the SDK then answers with that task, the
-      // status its streams and webhooks get too. (Canceled by the SDK first, the task got a
-      // status message of the SDK's making, the streams and webhooks each another.)
-      await this.watches!.cancel(params.id);
-      await this.#watchTasks?.settled(params.id);
-    }
+    // Ended first, its status stored (watch-task.ts): the SDK then answers with that task, the
+    // status its streams and webhooks get too. (Canceled by the SDK first, the task got a
+    // status message of the SDK's making, the streams and webhooks each another.)
+    if (where === 'here') await this.watches!.cancel(params.id);
+    // Also when the watch had just ended here by itself (expired, failed): its final status,
+    // already pushed, is still being stored. Marked CANCELED by the SDK meanwhile, the task said
+    // CANCELED to CancelTask and GetTask while the webhooks and streams had been told COMPLETED;
+    // stored first, the SDK refuses the cancel of a finished task (TaskNotCancelableError).
+    await this.#watchTasks?.settled(params.id);
     const task = await super.cancelTask(params, context);
     await this.watches?.cancel(task.id, where === 'elsewhere');
     // Marked CANCELED by the SDK (the watch ran elsewhere, or nowhere): kept as an ended watch's
