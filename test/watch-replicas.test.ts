@@ -342,6 +342,9 @@ describe('watches across replicas (PostgreSQL)', () => {
         assert.equal(a.core.watches.get(id), undefined, 'A stopped running it');
         const stored = await a.store.tasks.load({ tenant: '', owner: 'bob' }, id);
         assert.deepEqual([stored?.status_state, JSON.parse(stored?.artifacts ?? '[]')], ['TASK_STATE_CANCELED', []], 'nor did A write them back');
+        // A ran it and held a copy of its task: GetTask there shows the status B answered, not that copy.
+        const onAsTask = await onA.getTask({ tenant: '', id, historyLength: undefined });
+        assert.deepEqual((Task.toJSON(onAsTask) as WireJson).status, (Task.toJSON(canceled) as WireJson).status, 'GetTask on A: the CANCELED status CancelTask answered on B');
       } finally {
         streamed.disconnect();
       }

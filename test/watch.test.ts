@@ -449,6 +449,92 @@ describe('standing searches', () => {
     assert.match(notWatch.error.message, /terminal state \(TASK_STATE_COMPLETED\): it is not a watch's task and cannot be renewed/);
   });
 
+  test('a renewal racing CancelTask: the watch ends with its one CANCELED status, and the renewal that lost is refused, not answered as renewed', async () => {
+    const log = track(watch(bob, { query: 'renewed-racing' }));
+    const id = await taskIdOf(log);
+    // The renewal is held where it stores the new expiry; the cancel runs to its end meanwhile.
+    const records = registry.store.watches;
+    const update = records.update;
+    let held!: () => void;
+    const reached = new Promise<void>((resolve) => (held = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    records.update = async (...args) => {
+      if (args[0] === id && args[1].expiresAt !== undefined) {
+        held();
+        await gate;
+      }
+      return update.apply(records, args);
+    };
+    try {
+      const renewing = fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: id, parts: [dataPart({ renew: {} })] } } }),
+      }).then((res) => res.json() as Promise<WireJson>);
+      await reached;
+      const canceled = Task.toJSON(await bob.cancelTask({ tenant: '', id, metadata: undefined })) as WireJson;
+      assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+      release();
+      const renewal = await renewing;
+      assert.equal(renewal.error?.code, -32004, `the watch was canceled before the renewal took: ${JSON.stringify(renewal).slice(0, 400)}`);
+      const stored = Task.toJSON(await bob.getTask({ tenant: '', id, historyLength: undefined })) as WireJson;
+      assert.deepEqual(stored.status, canceled.status, 'GetTask shows the CANCELED status CancelTask answered, not a renewal written over it');
+    } finally {
+      release();
+      records.update = update;
+    }
+  });
+
+  test('CancelTask racing the watch\'s expiry: the watch that expired first is not canceled too; its one COMPLETED status stands', async () => {
+    const hook = await webhook(() => 200);
+    const task = await sendWithPush(bob, { query: 'expired-racing' }, { url: hook.url, token: 'expired-racing' });
+    const id = task.id as string;
+    const records = registry.store.tasks;
+    const { save, load } = records;
+    // The expiry's final status is held on its way into the task (its write's first read); the
+    // CancelTask comes meanwhile. It goes on once the cancel has stored a status of its own (the
+    // race: a cancel that does not wait for it), or shortly after the cancel read the task (a
+    // cancel that waits for it gets it then).
+    let expiring = false;
+    let expiryHeld = false;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    records.load = async (scope, taskId) => {
+      if (taskId === id && expiring && !expiryHeld) {
+        expiryHeld = true;
+        await gate;
+      } else if (taskId === id && expiryHeld) setTimeout(release, 300);
+      return load.call(records, scope, taskId);
+    };
+    records.save = async (row) => {
+      await save.call(records, row);
+      if (row.id === id && row.status_state === 'TASK_STATE_CANCELED') release();
+    };
+    try {
+      const running = registry.core.watches.get(id)!;
+      await registry.store.watches.update(id, { expiresAt: Date.now() - 1 });
+      expiring = true;
+      await registry.core.watches.expiring(running);
+      await eventually(async () => expiryHeld, 'the expiry being stored');
+      const answer = await bob.cancelTask({ tenant: '', id, metadata: undefined }).then(
+        (t) => Task.toJSON(t) as WireJson,
+        (error: Error) => ({ error: error.message }),
+      );
+      assert.ok('error' in answer && /not cancelable/.test(String(answer.error)), `a watch that expired cannot be canceled: ${JSON.stringify(answer).slice(0, 300)}`);
+      const stored = Task.toJSON(await bob.getTask({ tenant: '', id, historyLength: undefined })) as WireJson;
+      assert.equal(stored.status.state, 'TASK_STATE_COMPLETED');
+      assert.match(stored.status.message.parts[0].text, /expired/);
+      const pushed = await hook.waitFor((body) => body.statusUpdate !== undefined, 'the final status pushed');
+      assert.equal(pushed.statusUpdate.status.message.messageId, stored.status.message.messageId, 'the status the webhook got');
+    } finally {
+      release();
+      records.save = save;
+      records.load = load;
+      await hook.close();
+    }
+  });
+
   test('a renewal is exactly {"renew": {}}: keys inside, another value, another operation beside it and a push config are refused, and renew nothing', async () => {
     const log = track(watch(bob, { query: `renew-strict-${randomUUID().slice(0, 8)}`, initial: false }));
     const id = await taskIdOf(log);

@@ -396,13 +396,15 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // the principal's watches) until it expired. One that replica keeps (a client streams it
     // there) loses its definition, and that replica stops it at its next lease renewal.
     const where = await this.#adoptWatch(params.id, context);
-    if (where === 'here') {
-      // Ended first, its status stored (watch-task.ts): the SDK then answers with that task, the
-      // status its streams and webhooks get too. (Canceled by the SDK first, the task got a
-      // status message of the SDK's making, the streams and webhooks each another.)
-      await this.watches!.cancel(params.id);
-      await this.#watchTasks?.settled(params.id);
-    }
+    // Ended first, its status stored (watch-task.ts): the SDK then answers with that task, the
+    // status its streams and webhooks get too. (Canceled by the SDK first, the task got a
+    // status message of the SDK's making, the streams and webhooks each another.)
+    if (where === 'here') await this.watches!.cancel(params.id);
+    // Also when the watch had just ended here by itself (expired, failed): its final status,
+    // already pushed, is still being stored. Marked CANCELED by the SDK meanwhile, the task said
+    // CANCELED to CancelTask and GetTask while the webhooks and streams had been told COMPLETED;
+    // stored first, the SDK refuses the cancel of a finished task (TaskNotCancelableError).
+    await this.#watchTasks?.settled(params.id);
     const task = await super.cancelTask(params, context);
     await this.watches?.cancel(task.id, where === 'elsewhere');
     // Marked CANCELED by the SDK (the watch ran elsewhere, or nowhere): kept as an ended watch's
@@ -504,13 +506,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // As the SDK answers any other message on a task (A2A 3.1.1, 3.4.1): a finished task takes
     // none (UnsupportedOperationError, not invalid params), and the message's contextId, when
     // given, must be the task's.
-    if (current.status && TERMINAL.has(current.status.state)) {
-      // Only a watch's task carries its expiry: another finished task (a registration) never was one.
-      const wasWatch = current.metadata?.watchExpiresAt !== undefined;
-      throw new UnsupportedOperationError(
-        `Task ${taskId} is in a terminal state (${taskStateToJSON(current.status.state)}): ${wasWatch ? 'it is not an open watch any more' : 'it is not a watch\'s task'} and cannot be renewed. Start a new watch instead.`,
-      );
-    }
+    refuseFinished(current);
     if (message.contextId && message.contextId !== current.contextId) {
       throw new RequestMalformedError(`contextId mismatch: message contextId '${message.contextId}' does not match task '${taskId}' contextId '${current.contextId}'.`);
     }
@@ -521,6 +517,11 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     const until = new Date(expiresAt).toISOString();
     const renewed = await this.#watchTasks?.update(scope, taskId, (task) => {
+      // The watch may have ended (canceled, expired, failed) since the task was loaded above: its
+      // final status is written first (the task's writes are queued) and must stay the one every
+      // stream, webhook and CancelTask's answer carry. Overwritten, GetTask showed a CANCELED task
+      // whose status said "renewed", and the renewal was answered as if it had taken.
+      refuseFinished(task);
       task.metadata = { ...task.metadata, ...watchMetadata(expiresAt) };
       task.status = {
         ...task.status!,
@@ -756,4 +757,17 @@ function isOneTurn(params: SendMessageRequest): boolean {
 function refuseIfAsked(context: ServerCallContext): void {
   const refusal = takeProtocolRefusal(context);
   if (refusal) throw new StorageUnavailableA2AError(refusal.message, refusal.code);
+}
+
+/**
+ * A renewal on a finished task is refused as any message on one is (A2A 3.1.1:
+ * UnsupportedOperationError), saying whether it was a watch.
+ */
+function refuseFinished(task: Task): void {
+  if (!task.status || !TERMINAL.has(task.status.state)) return;
+  // Only a watch's task carries its expiry: another finished task (a registration) never was one.
+  const wasWatch = task.metadata?.watchExpiresAt !== undefined;
+  throw new UnsupportedOperationError(
+    `Task ${task.id} is in a terminal state (${taskStateToJSON(task.status.state)}): ${wasWatch ? 'it is not an open watch any more' : 'it is not a watch\'s task'} and cannot be renewed. Start a new watch instead.`,
+  );
 }

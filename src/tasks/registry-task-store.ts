@@ -213,10 +213,11 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       return held ? taskOf(held) : undefined;
     }
     const held = this.#heldReachable(scope, taskId);
-    if (held) return taskOf(held);
-    if (this.#opened.has(taskId)) return undefined;
-    const row = await this.#durableRead(() => this.#records.load(scope, taskId));
-    if (!row) return undefined;
+    if (held && !mayBeOutdated(held)) return taskOf(held);
+    if (!held && this.#opened.has(taskId)) return undefined;
+    // The copy, when the database cannot be read now, is still the best answer there is.
+    const row = held ? await this.#records.load(scope, taskId).catch(unlessUnavailable) : await this.#durableRead(() => this.#records.load(scope, taskId));
+    if (!row) return held ? taskOf(held) : undefined;
     const task = fromTaskRow(row);
     // Stored, so its later saves are stored too (a running watch's), even once the cache lets it go.
     if (!task.status || !TERMINAL.has(task.status.state)) this.#durable.add(taskId);
@@ -273,11 +274,12 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
   async update(scope: TaskScope, taskId: string, change: (task: Task) => void): Promise<Task | undefined> {
     const held = this.#heldReachable(scope, taskId);
     let task: Task;
-    if (held) task = taskOf(held);
+    if (held && !mayBeOutdated(held)) task = taskOf(held);
     else {
       const row = await this.#records.load(scope, taskId);
-      if (!row) return undefined;
-      task = fromTaskRow(row);
+      if (row) task = fromTaskRow(row);
+      else if (held) task = taskOf(held);
+      else return undefined;
     }
     change(task);
     await this.#records.save(toTaskRow(scope, task));
@@ -391,6 +393,24 @@ export function copyTask(task: Task): Task {
 /** A held task as a task of its own (see copyTask), whichever form memory keeps it in. */
 function taskOf(held: HeldTask): Task {
   return held.task ? copyTask(held.task) : fromTaskRow(held.row);
+}
+
+/**
+ * A cached copy of a durable task that has not finished: another replica sharing the database
+ * may have changed the task since (a watch canceled or renewed there, or moved there and its
+ * events written), so the database's row is read instead. Served from the copy, GetTask on the
+ * replica that had run a watch showed it WORKING after CancelTask on another had answered
+ * CANCELED, and the watch's next write there put the copy's WORKING status back over the
+ * CANCELED one. Finished tasks no longer change: their copies stand.
+ */
+function mayBeOutdated(held: HeldTask): boolean {
+  return held.durable && !isFinished(held);
+}
+
+/** Nothing read, when storage is unavailable; any other failure stands. */
+function unlessUnavailable(error: unknown): undefined {
+  if (error instanceof StorageUnavailableError) return undefined;
+  throw error;
 }
 
 /** A held task has finished (only finished tasks are pruned). */
