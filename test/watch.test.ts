@@ -9,6 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Task, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, textPart, type WireJson } from './support/client.js';
@@ -17,6 +19,10 @@ import { v1Card } from './support/documents.js';
 import { eventually } from './support/eventually.js';
 import { connect } from './support/raw-connection.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+
+/** A full garbage collection, for heap figures (the flag exposes gc to contexts made after it). */
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 function card(name: string, url: string, tags: string[]): WireJson {
   const c = v1Card(name, url) as WireJson;
@@ -313,6 +319,42 @@ describe('standing searches', () => {
     const ahead = await subscribe('7');
     assert.equal(ahead.error?.code, -32602, JSON.stringify(ahead));
     assert.match(ahead.error.message, new RegExp(`^Last-Event-ID 7 is past the last event of watch ${id} \\(seq 0\\): it is no event this watch sent`));
+    await cancel(bob, log);
+  });
+
+  test('a SubscribeToTask stream that closed is let go while its watch runs on: its request, body and scope', async (t) => {
+    const log = track(watch(bob, { query: `resubscribed-${randomUUID().slice(0, 8)}`, initial: false }));
+    const id = await taskIdOf(log);
+    // One stream, its request carrying `padBytes` in a parameter nothing reads, closed by the client once the task came.
+    const subscribe = async (padBytes: number) => {
+      const stop = new AbortController();
+      const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id, pad: 'x'.repeat(padBytes) } }),
+        signal: stop.signal,
+      });
+      assert.ok((await res.body!.getReader().read()).value, 'the stream began');
+      stop.abort();
+    };
+    const heap = () => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const streams = registry.core.abuse.openStreams;
+    const growth = async (padBytes: number) => {
+      const before = heap();
+      for (let i = 0; i < 60; i++) await subscribe(padBytes);
+      await eventually(async () => registry.core.abuse.openStreams === streams, 'the closed streams ended');
+      return heap() - before;
+    };
+    await growth(0);
+    const held = (await growth(48 * 1024)) - (await growth(0));
+    t.diagnostic(`60 closed streams of 48 KB requests hold ${(held / 1e6).toFixed(2)} MB more than 60 small ones`);
+    // Each stream's reaction to the watch's end stayed, with its request's scope, until the watch
+    // ended: 2.9 MB more here, and about 13 KB a stream of its own.
+    assert.ok(held < 1e6, `60 closed streams of 48 KB requests hold ${(held / 1e6).toFixed(2)} MB more than 60 small ones`);
     await cancel(bob, log);
   });
 

@@ -463,7 +463,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const onClose = () => wake?.();
     closed?.addEventListener('abort', onClose, { once: true });
     let ended = false;
-    void watch.ended.then(() => {
+    const unEnded = watch.whenEnded(() => {
       ended = true;
       wake?.();
     });
@@ -485,6 +485,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       }
     } finally {
       stop();
+      unEnded();
       detach();
       closed?.removeEventListener('abort', onClose);
     }
