@@ -6,8 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { clientAddress, compileTrust } from '../src/grpc/client-address.js';
 import { v1Card } from './support/documents.js';
@@ -16,13 +14,10 @@ import type { WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { assertNoInternals, assertWellFormedJsonRpcAnswer, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
 import { webhook } from './support/watch-stream.js';
+import { heapAfterGc } from './support/heap.js';
 
 let registry: TestRegistry;
 let n = 0;
-
-/** A full garbage collection, for heap figures (the flag exposes gc to contexts made after it). */
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 const from = (address: string, token?: string): Record<string, string> => ({
   'x-forwarded-for': address,
@@ -133,16 +128,11 @@ describe('operation budgets', () => {
       const i = ++address;
       return rpc(JSON.stringify(body), from(`10.9.${i >> 8}.${i & 255}`));
     };
-    const heap = () => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
     // What 60 answered searches from new addresses leave (their tasks, the addresses' keys), then the same with 48 KB more each.
     const growth = async (padBytes: number) => {
-      const before = heap();
+      const before = heapAfterGc();
       for (let i = 0; i < 60; i++) assert.equal(stateOf(await search(padBytes)), 'TASK_STATE_COMPLETED');
-      return heap() - before;
+      return heapAfterGc() - before;
     };
     await growth(0);
     const held = (await growth(48 * 1024)) - (await growth(0));

@@ -9,20 +9,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { randomUUID } from 'node:crypto';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Task, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, textPart, type WireJson } from './support/client.js';
 import { cliWatch, dataOf, EventLog, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 import { v1Card } from './support/documents.js';
 import { eventually } from './support/eventually.js';
+import { heapAfterGc } from './support/heap.js';
 import { connect } from './support/raw-connection.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 
-/** A full garbage collection, for heap figures (the flag exposes gc to contexts made after it). */
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 function card(name: string, url: string, tags: string[]): WireJson {
   const c = v1Card(name, url) as WireJson;
@@ -337,17 +333,12 @@ describe('standing searches', () => {
       assert.ok((await res.body!.getReader().read()).value, 'the stream began');
       stop.abort();
     };
-    const heap = () => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
     const streams = registry.core.abuse.openStreams;
     const growth = async (padBytes: number) => {
-      const before = heap();
+      const before = heapAfterGc();
       for (let i = 0; i < 60; i++) await subscribe(padBytes);
       await eventually(async () => registry.core.abuse.openStreams === streams, 'the closed streams ended');
-      return heap() - before;
+      return heapAfterGc() - before;
     };
     await growth(0);
     const held = (await growth(48 * 1024)) - (await growth(0));
@@ -890,3 +881,4 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
     }
   });
 });
+
