@@ -276,10 +276,11 @@ export class Watch {
 
   /**
    * Calls `listener` once when the watch ends (after the hub has been told); returns the function
-   * that stops it. For what follows the watch for a while (one subscriber's stream): a reaction
-   * to `ended` stays until the watch ends, with the async context it was made in, so every
-   * SubscribeToTask stream of a watch (the request's scope, request, response and socket) was
-   * held until the watch ended, however long ago the stream had closed.
+   * that stops it. For what follows the watch for a while (one subscriber's stream, a webhook's
+   * wait between attempts): a reaction to `ended` stays until the watch ends, with the async
+   * context it was made in, so every SubscribeToTask stream of a watch (the request's scope,
+   * request, response and socket) was held until the watch ended, however long ago the stream
+   * had closed.
    */
   whenEnded(listener: () => void): () => void {
     if (!this.isOpen) {
