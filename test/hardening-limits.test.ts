@@ -14,6 +14,7 @@ import type { WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { assertNoInternals, assertWellFormedJsonRpcAnswer, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
 import { webhook } from './support/watch-stream.js';
+import { heapAfterGc } from './support/heap.js';
 
 let registry: TestRegistry;
 let n = 0;
@@ -117,6 +118,28 @@ describe('operation budgets', () => {
     assert.equal(stateOf(await register(from('10.0.1.1', TOKENS.bob))), 'TASK_STATE_COMPLETED');
     // Another address is not affected.
     assert.equal(stateOf(await op({ search: { query: 'x' } }, from('10.0.1.2'))), 'TASK_STATE_COMPLETED');
+  });
+  test('an address new in its minute costs its key, not its request: an answered request, its body and scope, is let go at once', async (t) => {
+    let address = 0;
+    // `padBytes` of the request's metadata, parsed anew by the server for each request, from an address of its own.
+    const search = (padBytes: number) => {
+      const body = JSON.parse(sendMessageBody([{ text: 'nothing here' }], ++n)) as WireJson;
+      body.params.metadata = { pad: 'x'.repeat(padBytes) };
+      const i = ++address;
+      return rpc(JSON.stringify(body), from(`10.9.${i >> 8}.${i & 255}`));
+    };
+    // What 60 answered searches from new addresses leave (their tasks, the addresses' keys), then the same with 48 KB more each.
+    const growth = async (padBytes: number) => {
+      const before = heapAfterGc();
+      for (let i = 0; i < 60; i++) assert.equal(stateOf(await search(padBytes)), 'TASK_STATE_COMPLETED');
+      return heapAfterGc() - before;
+    };
+    await growth(0);
+    const held = (await growth(48 * 1024)) - (await growth(0));
+    t.diagnostic(`60 searches of 48 KB from new addresses hold ${(held / 1e6).toFixed(2)} MB more than 60 small ones`);
+    // Each new key's timer kept its request's scope, and through it the request and its body, for
+    // the budget's minute: 2.8 MB more here.
+    assert.ok(held < 1e6, `60 searches of 48 KB from new addresses hold ${(held / 1e6).toFixed(2)} MB more than 60 small ones`);
   });
 });
 

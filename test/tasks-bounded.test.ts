@@ -8,8 +8,6 @@
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -39,6 +37,7 @@ import { storageEngines } from './support/engines.js';
 import { TOKENS, startTestRegistry, tempDir } from './support/registry.js';
 import { sendWithPush, webhook } from './support/watch-stream.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
+import { heapAfterGc } from './support/heap.js';
 
 const sampleTask = (id: string, text = 'x') =>
   Task.fromJSON({ id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, artifacts: [{ artifactId: 'a', parts: [{ text }] }], history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] }] });
@@ -48,10 +47,6 @@ const sampleTaskWithId = (id: string, stored: Task) => {
   task.status!.timestamp = stored.status!.timestamp;
   return task;
 };
-
-/** A full garbage collection, for heap figures (the flag exposes gc to contexts made after it). */
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 /** Waits for a condition (no fixed sleeps): polls every 25 ms up to `ms`. */
 async function eventually(ms: number, check: () => Promise<boolean> | boolean, what: string): Promise<void> {
@@ -142,8 +137,7 @@ describe('the in-memory task store', () => {
     };
     await search(0, 50);
     const held = () => {
-      gc();
-      gc();
+      heapAfterGc();
       const usage = process.memoryUsage();
       return { real: usage.heapUsed + usage.arrayBuffers, counted: registry.core.tasks.memoryUsage.bytes };
     };

@@ -15,8 +15,10 @@ import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, str
 import { cliWatch, dataOf, EventLog, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 import { v1Card } from './support/documents.js';
 import { eventually } from './support/eventually.js';
+import { heapAfterGc } from './support/heap.js';
 import { connect } from './support/raw-connection.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+
 
 function card(name: string, url: string, tags: string[]): WireJson {
   const c = v1Card(name, url) as WireJson;
@@ -313,6 +315,37 @@ describe('standing searches', () => {
     const ahead = await subscribe('7');
     assert.equal(ahead.error?.code, -32602, JSON.stringify(ahead));
     assert.match(ahead.error.message, new RegExp(`^Last-Event-ID 7 is past the last event of watch ${id} \\(seq 0\\): it is no event this watch sent`));
+    await cancel(bob, log);
+  });
+
+  test('a SubscribeToTask stream that closed is let go while its watch runs on: its request, body and scope', async (t) => {
+    const log = track(watch(bob, { query: `resubscribed-${randomUUID().slice(0, 8)}`, initial: false }));
+    const id = await taskIdOf(log);
+    // One stream, its request carrying `padBytes` in a parameter nothing reads, closed by the client once the task came.
+    const subscribe = async (padBytes: number) => {
+      const stop = new AbortController();
+      const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id, pad: 'x'.repeat(padBytes) } }),
+        signal: stop.signal,
+      });
+      assert.ok((await res.body!.getReader().read()).value, 'the stream began');
+      stop.abort();
+    };
+    const streams = registry.core.abuse.openStreams;
+    const growth = async (padBytes: number) => {
+      const before = heapAfterGc();
+      for (let i = 0; i < 60; i++) await subscribe(padBytes);
+      await eventually(async () => registry.core.abuse.openStreams === streams, 'the closed streams ended');
+      return heapAfterGc() - before;
+    };
+    await growth(0);
+    const held = (await growth(48 * 1024)) - (await growth(0));
+    t.diagnostic(`60 closed streams of 48 KB requests hold ${(held / 1e6).toFixed(2)} MB more than 60 small ones`);
+    // Each stream's reaction to the watch's end stayed, with its request's scope, until the watch
+    // ended: 2.9 MB more here, and about 13 KB a stream of its own.
+    assert.ok(held < 1e6, `60 closed streams of 48 KB requests hold ${(held / 1e6).toFixed(2)} MB more than 60 small ones`);
     await cancel(bob, log);
   });
 
@@ -932,5 +965,56 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
       await slow.close();
       await fast.close();
     }
+  });
+});
+
+/** A JSON-RPC POST on a connection of its own, closed after the answer: nothing of it stays with the client. */
+function postOnce(url: string, body: string, token: string): Promise<WireJson> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${token}` } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve(JSON.parse(text) as WireJson));
+    });
+    req.on('error', reject).end(body);
+  });
+}
+
+describe('standing searches: a webhook retried while the watch runs on', () => {
+  test('a notification retried holds nothing of the request whose change made it, however long the watch runs', async (t) => {
+    // A retry 0.25 s after a refusal; bodies up to 4 MiB, so that each registration's is one to see in the heap.
+    const registry = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_WEBHOOK_RETRY_SECONDS: '1', REGISTRY_MAX_BODY_BYTES: String(4 * 1024 * 1024) });
+    t.after(async () => {
+      await registry.close();
+      removeTempDir(registry.dataDir);
+    });
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    // Every first attempt of a notification refused, its retry taken: the watch runs on.
+    let hits = 0;
+    const hook = await webhook(() => (++hits % 2 === 1 ? 503 : 200));
+    t.after(() => hook.close());
+    const tag = `retried-${randomUUID().slice(0, 8)}`;
+    const task = await sendWithPush(bob, { filter: { tags: [tag] }, initial: false }, { url: hook.url, token: 't' });
+    // Registrations, each request carrying 1 MB in a parameter nothing reads, each an event retried once.
+    const pad = 'x'.repeat(1024 * 1024);
+    let registered = 0;
+    const register = async (count: number) => {
+      for (const last = registered + count; registered < last; registered++) {
+        const i = registered;
+        const body = { jsonrpc: '2.0', id: i, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data: { register: { agentCard: card(`Retried ${i}`, `https://retried-${i}.example.org/a2a`, [tag]) } }, mediaType: 'application/json' }] }, pad } };
+        const answer = await postOnce(`${registry.url}/a2a/jsonrpc`, JSON.stringify(body), TOKENS.alice);
+        assert.equal(answer.result?.task?.status?.state, 'TASK_STATE_COMPLETED', JSON.stringify(answer).slice(0, 500));
+      }
+      await eventually(async () => hits >= 2 * registered, `each event refused once, then taken (${hits} requests)`);
+      return heapAfterGc();
+    };
+    // From the fifth on: what holds the last few registrations for a while whatever the watch does is full by then.
+    const before = await register(4);
+    const held = (await register(6)) - before;
+    t.diagnostic(`six more retried events hold ${(held / 1e6).toFixed(2)} MB more`);
+    // Each retry's wait raced the watch's end, a reaction that stayed with the async context of the
+    // registration whose change made the event, its body among it: 7.7 MB here (2.4 MB without it).
+    assert.ok(held < 5e6, `six more retried events hold ${(held / 1e6).toFixed(2)} MB more`);
+    await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
   });
 });

@@ -465,7 +465,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const onClose = () => wake?.();
     closed?.addEventListener('abort', onClose, { once: true });
     let ended = false;
-    void watch.ended.then(() => {
+    const unEnded = watch.whenEnded(() => {
       ended = true;
       wake?.();
     });
@@ -487,6 +487,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       }
     } finally {
       stop();
+      unEnded();
       detach();
       closed?.removeEventListener('abort', onClose);
     }

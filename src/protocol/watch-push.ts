@@ -472,12 +472,7 @@ export class WatchPushes {
       if (attempt > 0) {
         const left = deadline - Date.now();
         if (left <= 0) return failure;
-        const delay = Math.min(this.#delays[attempt - 1] ?? 0, left);
-        let timer: NodeJS.Timeout | undefined;
-        // Unref'd: a wait never holds the process open at shutdown.
-        const waited = new Promise((resolve) => (timer = setTimeout(resolve, delay).unref()));
-        await (watch ? Promise.race([waited, watch.ended]) : waited);
-        clearTimeout(timer);
+        await waitOrEnd(Math.min(this.#delays[attempt - 1] ?? 0, left), watch);
         if ((watch && !watch.isOpen) || !current()) return failure;
       }
       try {
@@ -494,6 +489,25 @@ export class WatchPushes {
     }
     return failure;
   }
+}
+
+/**
+ * Waits `delayMs`, or until `watch` ends if that comes first. The watch's end is followed by a
+ * listener removed after the wait, not by racing `watch.ended`: a race leaves its reaction on the
+ * promise until the watch ends, with the async context it was made in (the request whose change
+ * made the event), so every retried notification held that request, its body among it, for as
+ * long as the watch ran.
+ */
+async function waitOrEnd(delayMs: number, watch: Watch | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let stopFollowing = (): void => undefined;
+  await new Promise<void>((resolve) => {
+    // Unref'd: a wait never holds the process open at shutdown.
+    timer = setTimeout(resolve, delayMs).unref();
+    if (watch) stopFollowing = watch.whenEnded(resolve);
+  });
+  clearTimeout(timer);
+  stopFollowing();
 }
 
 /** The SDK's push sender for tasks that are not watches: one attempt per event, through the guard. */

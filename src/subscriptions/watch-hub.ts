@@ -140,6 +140,8 @@ export class Watch {
   /** The last events, oldest first (for resuming). */
   readonly #buffer: WatchEvent[] = [];
   readonly #listeners = new Set<(event: WatchEvent) => void>();
+  /** Told once when the watch ends (see whenEnded). */
+  readonly #endListeners = new Set<() => void>();
   /** Clients streaming the watch's events from this process right now (see attachClient). */
   #clients = 0;
   #seq = 0;
@@ -273,6 +275,23 @@ export class Watch {
   }
 
   /**
+   * Calls `listener` once when the watch ends (after the hub has been told); returns the function
+   * that stops it. For what follows the watch for a while (one subscriber's stream, a webhook's
+   * wait between attempts): a reaction to `ended` stays until the watch ends, with the async
+   * context it was made in, so every SubscribeToTask stream of a watch (the request's scope,
+   * request, response and socket) was held until the watch ended, however long ago the stream
+   * had closed.
+   */
+  whenEnded(listener: () => void): () => void {
+    if (!this.isOpen) {
+      listener();
+      return () => undefined;
+    }
+    this.#endListeners.add(listener);
+    return () => this.#endListeners.delete(listener);
+  }
+
+  /**
    * A client streams this watch from here (the door tells, for as long as the stream is open):
    * a watch with a client is not handed over to another replica. Returns the detach function.
    */
@@ -327,6 +346,8 @@ export class Watch {
     clearTimeout(this.#timer);
     this.#listeners.clear();
     this.hub.ended(this, this.#end);
+    for (const listener of this.#endListeners) listener();
+    this.#endListeners.clear();
     this.#resolveEnd(this.#end);
   }
 
