@@ -1307,6 +1307,33 @@ describe('attribute values no entry has any more', () => {
     again.release();
     original.release();
   });
+
+  it('counted by a write that fails midway, are released, and the index still saves and loads', () => {
+    const index = createSearchIndex({ filterBitmapsAbove: 0 });
+    for (let i = 0; i < 6; i++) add(index, `l${i}`, lasting(i).description, lasting(i).owner);
+    const before = stats(index).attributes;
+    // Its owner, interface list, first skill's tags and modes counted, then its second skill's
+    // tags are not a list: the upsert throws, at the last entry number (never committed).
+    const broken = agent(
+      'Broken',
+      [
+        { id: 'k1', name: 'Weather now', tags: ['weather', 'brokentag'], inputModes: ['audio/x-broken'] },
+        { id: 'k2', name: 'Weather later', tags: ['x'] },
+      ],
+      { interfaces: rest('BIND-broken', '9.9') },
+    );
+    (broken.skills[1] as unknown as { tags: unknown }).tags = 7;
+    assert.throws(() => add(index, 'broken', broken, 'owner-broken'), TypeError);
+    assert.equal(index.size, 6);
+    assert.deepEqual(stats(index).attributes, before, 'nothing the failed write counted is kept');
+    const saved = index.saveState!();
+    const loaded = createSearchIndex();
+    loaded.loadState!(saved.parts);
+    saved.release();
+    assert.deepEqual(answers(loaded), answers(index));
+    add(loaded, 'after', lasting(7).description, 'owner-after');
+    assert.equal(loaded.size, 7);
+  });
 });
 
 describe('limits', () => {

@@ -215,7 +215,9 @@ export class EntryStore {
 
   /** Copies of its arrays and counters (the tables save their own). */
   save(state: IndexState): void {
-    state.set('store.packed', this.packed.slice(0, this.nextNumber));
+    // As long as the numbers: the last ones may never have been committed (an upsert that failed
+    // midway discards its number), and `load` checks the length.
+    state.set('store.packed', Array.from({ length: this.nextNumber }, (_, no) => this.packed[no]));
     this.ids.save(state, this.nextNumber);
     state.set('store.counters', { nextNumber: this.nextNumber, unitEnd: this.unitEnd, unitGarbage: this.unitGarbage, liveUnitCount: this.liveUnitCount });
     state.set('store.freeNumbers', [...this.freeNumbers]);
