@@ -13,6 +13,7 @@ import type { JWK } from 'jose';
 import { cacheLifetimeMs } from '../src/lib/cache-lifetime.js';
 import { AllowList, GuardedFetcher } from '../src/net/index.js';
 import { createLogger } from '../src/observability/logger.js';
+import { runInScope } from '../src/observability/request-scope.js';
 import { signCard } from '../src/trust/card-signing.js';
 import { generateSigningKey, parseSigningKey, type SigningKey } from '../src/trust/jwks.js';
 import { TrustRoots, guardedJwksFetch } from '../src/trust/trust-roots.js';
@@ -124,6 +125,40 @@ describe('a new key behind the same kid (rotation without a new kid)', () => {
       assert.equal(requests['/same-kid.json'], fetched, 'no fetch beside the one at opening');
     } finally {
       limited.close();
+    }
+  });
+});
+
+describe('a refresh the trust roots schedule after a fetch a request asked for', () => {
+  test('runs outside that request: its log lines carry no request id (the timer held the request until then)', async () => {
+    const scoped = await key('pub-scoped');
+    sets['/scoped.json'] = { keys: [first.publicJwk] };
+    const lines: string[] = [];
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('127.0.0.1') });
+    const roots = await TrustRoots.open({
+      jkuUrls: [`${base}/scoped.json`],
+      fetchJwks: guardedJwksFetch(fetcher),
+      log: createLogger('warn', { write: (line: string) => lines.push(line) }),
+      jkuRetryMs: 0,
+      jkuRefreshMs: 100,
+      jkuMinRefreshMs: 100,
+      sighup: false,
+    });
+    try {
+      // A kid the set lacks, met while serving a request: the set is fetched in its scope, and the next fetch scheduled.
+      sets['/scoped.json'] = { keys: [first.publicJwk, scoped.publicJwk] };
+      const verified = await runInScope({ requestId: 'req-held-by-timer', streaming: false }, async () =>
+        createSignatureVerifier(roots).verifyAgentCard(await signCard(card(), scoped.signing), '1.0'),
+      );
+      assert.equal(verified.verification.verified, true);
+      // The publisher goes down: the scheduled refresh fails and says so.
+      down.add('/scoped.json');
+      await waitFor(() => lines.some((l) => l.includes('/scoped.json could not be fetched')), 'the scheduled refresh to fail', 5_000);
+      const warning = JSON.parse(lines.find((l) => l.includes('/scoped.json could not be fetched'))!) as { requestId?: string };
+      assert.equal(warning.requestId, undefined, 'the scheduled refresh is not the request\'s');
+    } finally {
+      roots.close();
+      down.delete('/scoped.json');
     }
   });
 });

@@ -33,6 +33,7 @@ import { isObject } from '../lib/json.js';
 import { normalHost, parseEndpointUrl } from '../lib/endpoint-url.js';
 import type { Fetcher } from '../net/index.js';
 import type { Logger } from '../observability/logger.js';
+import { outsideScope } from '../observability/request-scope.js';
 import type { KeyLookup, TrustedKey, TrustedKeys } from '../validation/signature.js';
 import { keysetFingerprint, parseJwks } from './jwks.js';
 import { makeDirectories } from '../lib/make-directories.js';
@@ -452,7 +453,11 @@ export class TrustRoots implements TrustedKeys {
     clearTimeout(set.timer);
     if (this.#closed) return;
     const delay = Math.min(this.#maxRefreshMs, Math.max(this.#minRefreshMs, lifetimeMs ?? this.#maxRefreshMs));
-    set.timer = setTimeout(() => void this.#fetch(set).then(() => this.#recompute()), delay).unref();
+    // Made outside any request's scope: a fetch a request asked for (a kid the sets lacked)
+    // schedules the next one, and a timer keeps the async context it was made in, so the request
+    // (its scope, request and response) stayed in memory until the refresh, an hour by default,
+    // and every later refresh logged under that request's id.
+    set.timer = outsideScope(() => setTimeout(() => void this.#fetch(set).then(() => this.#recompute()), delay).unref());
   }
 
   async #recompute(): Promise<void> {
