@@ -11,11 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Task } from '@a2a-js/sdk';
+import { Task, TaskState } from '@a2a-js/sdk';
+import { ServerCallContext } from '@a2a-js/sdk/server';
 import type { RegistryStore, StoredEntry } from '../src/storage/types.js';
 import { SQLITE_MIGRATIONS, SqliteStore } from '../src/storage/sqlite/index.js';
 import { POSTGRES_MIGRATIONS, PostgresStore } from '../src/storage/postgres/index.js';
 import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
+import { RegistryTaskStore } from '../src/tasks/registry-task-store.js';
 import { createStore } from '../src/storage/create-store.js';
 import { DELETE_BATCH_ROWS, InvalidCursorError, SchemaTooNewError, UnstorableTextError } from '../src/storage/common.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
@@ -1071,6 +1073,53 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(new Set(left.rows.map((r) => r.id)), new Set([1, 4, 7, 9, 10, 11].map((i) => ids[i]!)));
       // maxAge 0: every finished task left (9 failed, 11 canceled) goes.
       assert.equal(await store.tasks.prune({ maxAgeMs: 0, maxCount: 0 }), 2);
+    });
+
+    test('a finished task is never saved back unfinished: the row stays, the save says so; finished over finished still replaces it', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const alice = { tenant: '', owner: 'alice' };
+      const id = crypto.randomUUID();
+      const at = (state: string, text: string, taskId = id) =>
+        Task.fromJSON({ id: taskId, contextId: 'ctx', status: { state, timestamp: new Date().toISOString(), message: { messageId: text, role: 'ROLE_AGENT', parts: [{ text }] } }, metadata: { text } });
+      const stored = async () => {
+        const row = (await store.tasks.load(alice, id))!;
+        return [row.status_state, fromTaskRow(row).metadata?.text];
+      };
+      const saved = [
+        await store.tasks.save(toTaskRow(alice, at('TASK_STATE_WORKING', 'started'))),
+        await store.tasks.save(toTaskRow(alice, at('TASK_STATE_WORKING', 'event'))),
+        await store.tasks.save(toTaskRow(alice, at('TASK_STATE_CANCELED', 'canceled'))),
+      ];
+      // A replica's outdated copy (a renewal read WORKING before the cancel): refused in the statement.
+      saved.push(await store.tasks.save(toTaskRow(alice, at('TASK_STATE_WORKING', 'renewed'))));
+      assert.deepEqual(await stored(), ['TASK_STATE_CANCELED', 'canceled']);
+      saved.push(await store.tasks.save(toTaskRow(alice, Task.fromJSON({ id, contextId: 'ctx', metadata: { text: 'no status' } }))));
+      assert.deepEqual(await stored(), ['TASK_STATE_CANCELED', 'canceled'], 'nor by one without a status');
+      // A watch's end written over the CANCELED status the SDK stored (its matches dropped).
+      saved.push(await store.tasks.save(toTaskRow(alice, at('TASK_STATE_CANCELED', 'ended'))));
+      assert.deepEqual(await stored(), ['TASK_STATE_CANCELED', 'ended'], 'finished over finished');
+      assert.deepEqual(saved, [true, true, true, false, false, true], 'what each save said');
+
+      // Through the registry's task store: a change that would bring it back is not stored, and
+      // the caller gets the finished task as stored.
+      const tasks = new RegistryTaskStore(store.tasks, { maxTasks: 10, maxBytes: 1e6, ttlMs: 60_000 });
+      const answer = await tasks.update(alice, id, (task) => {
+        task.status = { ...task.status!, state: TaskState.TASK_STATE_WORKING };
+        task.metadata = { text: 'renewed' };
+      });
+      assert.deepEqual([answer?.status?.state, answer?.metadata?.text], [TaskState.TASK_STATE_CANCELED, 'ended']);
+      assert.deepEqual(await stored(), ['TASK_STATE_CANCELED', 'ended']);
+      // The SDK's save of a copy it loaded WORKING, the task canceled meanwhile (another replica):
+      // the stored task stands, and is what the next load answers.
+      const context = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
+      const other = crypto.randomUUID();
+      await store.tasks.save(toTaskRow(alice, at('TASK_STATE_WORKING', 'started', other)));
+      const copy = (await tasks.load(other, context))!;
+      await store.tasks.save(toTaskRow(alice, at('TASK_STATE_CANCELED', 'canceled', other)));
+      copy.metadata = { text: 'event' };
+      await tasks.save(copy, context);
+      assert.equal((await store.tasks.load(alice, other))?.status_state, 'TASK_STATE_CANCELED');
+      assert.deepEqual([(await tasks.load(other, context))?.status?.state, (await tasks.load(other, context))?.metadata?.text], [TaskState.TASK_STATE_CANCELED, 'canceled']);
     });
 
     test('a value holding U+0000 is found nowhere; on PostgreSQL, whose text cannot hold it, a write of one is refused BAD_REQUEST, unsent', async (t) => {

@@ -17,13 +17,14 @@ import { Task, TaskState } from '@a2a-js/sdk';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { holdCommits } from './support/pg-commit-hold.js';
+import { holdPoint } from './support/hold-point.js';
 import { findPostgresBin, usePostgres } from './support/postgres.js';
 import { eventually } from './support/eventually.js';
 import { tempDir } from './support/temp.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import type { RegistryConfig } from '../src/config/config.js';
 import { DEFAULT_WATCH_LIMITS, takeoverWithinMs } from '../src/subscriptions/watch-hub.js';
-import { dataOf, EventLog, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
+import { dataOf, EventLog, renewalHeldWhileCanceled, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 
 /** A v1.0 card whose skill carries `tag` (what a test's watch filters on), at `url` or one made from its name. */
 function taggedCard(name: string, tag: string, url = `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`): WireJson {
@@ -351,6 +352,39 @@ describe('watches across replicas (PostgreSQL)', () => {
     } finally {
       await hook.close();
       await sibling.close();
+    }
+  });
+
+  test('a renewal on one replica racing CancelTask on the one that runs the watch: the task stays CANCELED, and the renewal is refused as on any finished task', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const onA = await sdkClient(a.url, { token: TOKENS.bob });
+    const streamed = watch(onA, { filter: { tags: ['renew-elsewhere'] }, initial: false });
+    const id = (await streamed.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
+    assert.ok(a.core.watches.get(id), 'A runs it');
+    // B read the task WORKING and is about to save it renewed; its save is held there while A's
+    // CancelTask stores CANCELED, then goes on.
+    const records = b.store.tasks;
+    const save = records.save;
+    const point = holdPoint();
+    records.save = async (row) => {
+      if (row.id === id && row.status_state === 'TASK_STATE_WORKING') await point.hold();
+      return save.call(records, row);
+    };
+    try {
+      const { renewal, canceled } = await renewalHeldWhileCanceled(point, b.url, TOKENS.bob, id, () => onA.cancelTask({ tenant: '', id, metadata: undefined }));
+      assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+      // Before: answered WORKING and "renewed", the row WORKING again over the CANCELED one.
+      assert.equal(renewal.error?.code, -32004, `the watch was canceled before the renewal was stored: ${JSON.stringify(renewal).slice(0, 400)}`);
+      assert.match(renewal.error.message, /terminal state \(TASK_STATE_CANCELED\): it is not an open watch any more and cannot be renewed/);
+      assert.equal((await a.store.tasks.load({ tenant: '', owner: 'bob' }, id))?.status_state, 'TASK_STATE_CANCELED', 'the stored task');
+      for (const replica of [a, b]) {
+        const task = Task.toJSON(await (await sdkClient(replica.url, { token: TOKENS.bob })).getTask({ tenant: '', id, historyLength: undefined })) as WireJson;
+        assert.deepEqual(task.status, canceled.status, `GetTask on ${replica === a ? 'A' : 'B'}: the CANCELED status CancelTask answered`);
+      }
+    } finally {
+      records.save = save;
+      streamed.disconnect();
     }
   });
 });

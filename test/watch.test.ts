@@ -12,10 +12,11 @@ import { randomUUID } from 'node:crypto';
 import { Task, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, textPart, type WireJson } from './support/client.js';
-import { cliWatch, dataOf, EventLog, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
+import { cliWatch, dataOf, EventLog, renewalHeldWhileCanceled, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 import { v1Card } from './support/documents.js';
 import { eventually } from './support/eventually.js';
 import { heapAfterGc } from './support/heap.js';
+import { holdPoint } from './support/hold-point.js';
 import { connect } from './support/raw-connection.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 
@@ -488,33 +489,18 @@ describe('standing searches', () => {
     // The renewal is held where it stores the new expiry; the cancel runs to its end meanwhile.
     const records = registry.store.watches;
     const update = records.update;
-    let held!: () => void;
-    const reached = new Promise<void>((resolve) => (held = resolve));
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const point = holdPoint();
     records.update = async (...args) => {
-      if (args[0] === id && args[1].expiresAt !== undefined) {
-        held();
-        await gate;
-      }
+      if (args[0] === id && args[1].expiresAt !== undefined) await point.hold();
       return update.apply(records, args);
     };
     try {
-      const renewing = fetch(`${registry.url}/a2a/jsonrpc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: id, parts: [dataPart({ renew: {} })] } } }),
-      }).then((res) => res.json() as Promise<WireJson>);
-      await reached;
-      const canceled = Task.toJSON(await bob.cancelTask({ tenant: '', id, metadata: undefined })) as WireJson;
+      const { renewal, canceled } = await renewalHeldWhileCanceled(point, registry.url, TOKENS.bob, id, () => bob.cancelTask({ tenant: '', id, metadata: undefined }));
       assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
-      release();
-      const renewal = await renewing;
       assert.equal(renewal.error?.code, -32004, `the watch was canceled before the renewal took: ${JSON.stringify(renewal).slice(0, 400)}`);
       const stored = Task.toJSON(await bob.getTask({ tenant: '', id, historyLength: undefined })) as WireJson;
       assert.deepEqual(stored.status, canceled.status, 'GetTask shows the CANCELED status CancelTask answered, not a renewal written over it');
     } finally {
-      release();
       records.update = update;
     }
   });
@@ -541,8 +527,9 @@ describe('standing searches', () => {
       return load.call(records, scope, taskId);
     };
     records.save = async (row) => {
-      await save.call(records, row);
+      const kept = await save.call(records, row);
       if (row.id === id && row.status_state === 'TASK_STATE_CANCELED') release();
+      return kept;
     };
     try {
       const running = registry.core.watches.get(id)!;

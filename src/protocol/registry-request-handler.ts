@@ -542,6 +542,9 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
         timestamp: new Date().toISOString(),
       };
     });
+    // Finished by then on another replica (CancelTask there, between the read and the save): the
+    // storage kept that task, and the renewal is refused as on any finished task.
+    if (renewed) refuseFinished(renewed);
     return renewed ?? current;
   }
 

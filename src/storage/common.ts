@@ -166,6 +166,20 @@ export const FINISHED_TASK_STATES = [
 ] as const;
 
 /**
+ * The condition (both engines' `INSERT ... ON CONFLICT DO UPDATE ... WHERE`) under which a task
+ * save replaces the stored row: unless that row has finished and the saved one has not. Checked
+ * in the statement that writes, so it holds across replicas sharing the database: a renewal read
+ * a watch's WORKING task on one replica while CancelTask on another stored it CANCELED, and its
+ * save put the task back to WORKING (a finished task never runs again; the watch was gone). A
+ * finished row may still be replaced by a finished one (a watch's end written over the CANCELED
+ * status the SDK stored, without its matches). The states are constants, so inlined.
+ */
+export const TASK_SAVE_KEEPS_FINISHED = (() => {
+  const finished = FINISHED_TASK_STATES.map((state) => `'${state}'`).join(', ');
+  return `COALESCE(tasks.status_state, '') NOT IN (${finished}) OR excluded.status_state IN (${finished})`;
+})();
+
+/**
  * How many tasks each owner may keep when all owners together hold more than `maxCount`
  * (REGISTRY_TASK_RETENTION_COUNT), or undefined when they do not: the largest share such that
  * every owner keeping at most that many (its newest) keeps at most `maxCount` in all. An owner

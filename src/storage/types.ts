@@ -285,8 +285,12 @@ export interface TaskListQuery {
  * the bounded in-memory store (src/tasks).
  */
 export interface TaskRecords {
-  /** Inserts or replaces the row (by tenant, owner, id); resolves once committed. */
-  save(row: TaskRow): Promise<void>;
+  /**
+   * Inserts or replaces the row (by tenant, owner, id); resolves once committed, with false when
+   * the stored row was kept instead: it has finished and `row` has not (a finished task never
+   * runs again, whichever replica's outdated copy is saved; see TASK_SAVE_KEEPS_FINISHED).
+   */
+  save(row: TaskRow): Promise<boolean>;
   load(scope: TaskScope, id: string): Promise<TaskRow | undefined>;
   /** Deletes the row, if there is one (an acknowledgement whose write was refused after all). */
   remove(scope: TaskScope, id: string): Promise<void>;

@@ -192,7 +192,14 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     // (Written but not finished: kept as a task, which later saves change.)
     if (durable && !written) {
       try {
-        await this.#records.save(toTaskRow(scope, copy));
+        if (!(await this.#records.save(toTaskRow(scope, copy)))) {
+          // Finished meanwhile, by another replica (a watch's task CancelTask ended there): the
+          // stored task stands, and is what the next load reads, not this outdated copy.
+          this.#log?.info({ taskId: task.id }, 'a task that has finished was not saved back unfinished');
+          this.#durable.delete(task.id);
+          this.#cached.remove(scope.tenant, scope.owner, task.id);
+          return;
+        }
       } catch (error) {
         if (error instanceof UnstorableTextError) throw malformed(error);
         if (!(error instanceof StorageUnavailableError)) throw error;
@@ -269,7 +276,11 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
 
   /**
    * Changes a durable task outside any request (a watch that ended on its own, or was renewed):
-   * `change` edits the task as stored, which is saved back. Undefined when there is no such task.
+   * `change` edits the task as stored, which is saved back. Answers the task as stored then,
+   * undefined when there is no such task. That is the stored task unchanged when it had finished
+   * by the time of the save (another replica's CancelTask between the read and the save) and the
+   * change had not: a finished task is never saved back unfinished (TaskRecords.save). The caller
+   * tells by its state.
    */
   async update(scope: TaskScope, taskId: string, change: (task: Task) => void): Promise<Task | undefined> {
     const held = this.#heldReachable(scope, taskId);
@@ -282,7 +293,11 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       else return undefined;
     }
     change(task);
-    await this.#records.save(toTaskRow(scope, task));
+    if (!(await this.#records.save(toTaskRow(scope, task)))) {
+      const stored = await this.#records.load(scope, taskId);
+      if (!stored) return undefined;
+      task = fromTaskRow(stored);
+    }
     if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
     this.#hold(false, { ...scope, id: taskId, task: copyTask(task), updated: statusLastUpdated(task), durable: true, ...footprintOf(task) });
     return task;

@@ -10,6 +10,7 @@ import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactory
 import type { Task as Task03 } from 'a2a-sdk-03';
 import { authFetch, dataPart, message, streamEventJson, type WireJson } from './client.js';
 import { BIN, ensureBuilt } from './built.js';
+import type { HoldPoint } from './hold-point.js';
 import { REPO_ROOT, TOKENS } from './registry.js';
 
 /** How long a test waits for an event or a webhook request before it fails (see EventLog.waitFor). */
@@ -141,6 +142,39 @@ export async function sendWithPush(client: Client, request: WireJson, push: { ur
     metadata: undefined,
   });
   return Task.toJSON(result as Task) as WireJson;
+}
+
+/** `{"renew": {}}` on watch task `taskId`, as JSON-RPC SendMessage with `token`: the JSON-RPC answer (result or error). */
+async function renewOverJsonRpc(registryUrl: string, token: string, taskId: string): Promise<WireJson> {
+  const res = await fetch(`${registryUrl}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', taskId, parts: [dataPart({ renew: {} })] } } }),
+  });
+  return (await res.json()) as WireJson;
+}
+
+/**
+ * A renewal of watch `taskId` on `registryUrl` racing a CancelTask: the renewal is sent, the
+ * cancel runs once the renewal is held at `point` (the test patched where), and the renewal goes
+ * on after the cancel answered. Resolves with both answers.
+ */
+export async function renewalHeldWhileCanceled(
+  point: HoldPoint,
+  registryUrl: string,
+  token: string,
+  taskId: string,
+  cancel: () => Promise<Task>,
+): Promise<{ renewal: WireJson; canceled: WireJson }> {
+  const renewing = renewOverJsonRpc(registryUrl, token, taskId);
+  try {
+    await point.reached;
+    const canceled = Task.toJSON(await cancel()) as WireJson;
+    point.release();
+    return { renewal: await renewing, canceled };
+  } finally {
+    point.release();
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * DatabaseTaskStore and its `a2a-db` tools use). Plain parameterised queries on the pool.
  */
 import type pg from 'pg';
-import { DELETE_BATCH_ROWS, FINISHED_TASK_STATES, taskShare } from '../common.js';
+import { DELETE_BATCH_ROWS, FINISHED_TASK_STATES, TASK_SAVE_KEEPS_FINISHED, taskShare } from '../common.js';
 import { TASK_CONTEXT_KEY } from './migrations.js';
 import { unstorable, type Statements } from './text-values.js';
 import type { BatchedDeletion, RetentionPolicy, TaskKey, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
@@ -16,18 +16,24 @@ const COLUMNS = 'tenant, owner, id, context_id, status_last_updated, status_stat
 /** bigint arrives as a string from node-postgres. */
 const toRow = (row: TaskRow & { status_last_updated: number | string }): TaskRow => ({ ...row, status_last_updated: Number(row.status_last_updated) });
 
-/** Writes a task row inside the caller's transaction (a save, or an acknowledgement with its write). */
-export async function saveTaskRowIn(db: Statements, row: TaskRow): Promise<void> {
-  await db.query(
+/**
+ * Writes a task row inside the caller's transaction (a save, or an acknowledgement with its
+ * write): false when the stored row was kept (finished, and `row` is not; TASK_SAVE_KEEPS_FINISHED,
+ * checked on the row as the statement locks it, so a save racing another replica's is decided too).
+ */
+export async function saveTaskRowIn(db: Statements, row: TaskRow): Promise<boolean> {
+  const { rowCount } = await db.query(
     `INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state,
                         status, artifacts, history, metadata, protocol_version)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (tenant, owner, id) DO UPDATE SET
        context_id = excluded.context_id, status_last_updated = excluded.status_last_updated,
        status_state = excluded.status_state, status = excluded.status, artifacts = excluded.artifacts,
-       history = excluded.history, metadata = excluded.metadata, protocol_version = excluded.protocol_version`,
+       history = excluded.history, metadata = excluded.metadata, protocol_version = excluded.protocol_version
+     WHERE ${TASK_SAVE_KEEPS_FINISHED}`,
     [row.tenant, row.owner, row.id, row.context_id, row.status_last_updated, row.status_state, row.status, row.artifacts, row.history, row.metadata, row.protocol_version],
   );
+  return (rowCount ?? 0) > 0;
 }
 
 export class PostgresTaskRecords implements TaskRecords {
@@ -36,8 +42,8 @@ export class PostgresTaskRecords implements TaskRecords {
     private readonly transaction: Transaction,
   ) {}
 
-  async save(row: TaskRow): Promise<void> {
-    await this.transaction((db) => saveTaskRowIn(db, row));
+  save(row: TaskRow): Promise<boolean> {
+    return this.transaction((db) => saveTaskRowIn(db, row));
   }
 
   // A task id, context id or owner PostgreSQL cannot hold is none stored (text-values.ts).

@@ -5,12 +5,15 @@
  * statements compiled once.
  */
 import type Database from 'better-sqlite3';
-import { FINISHED_TASK_STATES, SQLITE_DELETE_BATCH_ROWS, taskShare } from '../common.js';
+import { FINISHED_TASK_STATES, SQLITE_DELETE_BATCH_ROWS, TASK_SAVE_KEEPS_FINISHED, taskShare } from '../common.js';
 import type { BatchedDeletion, RetentionPolicy, TaskKey, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
 import { prepare } from './statements.js';
 import type { WriteJob } from './write-queue.js';
 
-/** DatabaseTaskStore.save's upsert: the key is the table's primary key (tenant, owner, id). */
+/**
+ * DatabaseTaskStore.save's upsert: the key is the table's primary key (tenant, owner, id); a
+ * finished task is not replaced by an unfinished one (TASK_SAVE_KEEPS_FINISHED).
+ */
 const SAVE_SQL = `
   INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state,
                      status, artifacts, history, metadata, protocol_version)
@@ -18,16 +21,18 @@ const SAVE_SQL = `
   ON CONFLICT (tenant, owner, id) DO UPDATE SET
     context_id = excluded.context_id, status_last_updated = excluded.status_last_updated,
     status_state = excluded.status_state, status = excluded.status, artifacts = excluded.artifacts,
-    history = excluded.history, metadata = excluded.metadata, protocol_version = excluded.protocol_version`;
+    history = excluded.history, metadata = excluded.metadata, protocol_version = excluded.protocol_version
+  WHERE ${TASK_SAVE_KEEPS_FINISHED}`;
 
 const KEY_COLUMNS = 'tenant, owner, id, context_id, status_last_updated, status_state, status, metadata, protocol_version';
 
 /**
- * Writes a task row inside the caller's transaction (a save, or an acknowledgement with its write).
+ * Writes a task row inside the caller's transaction (a save, or an acknowledgement with its write):
+ * false when the stored row was kept (finished, and `row` is not).
  * Bound by position: named parameters made better-sqlite3 look each one up in a copy of the row.
  */
-export function saveTaskRowIn(db: Database.Database, row: TaskRow): void {
-  prepare(db, SAVE_SQL).run(
+export function saveTaskRowIn(db: Database.Database, row: TaskRow): boolean {
+  const { changes } = prepare(db, SAVE_SQL).run(
     row.tenant,
     row.owner,
     row.id,
@@ -40,6 +45,8 @@ export function saveTaskRowIn(db: Database.Database, row: TaskRow): void {
     row.metadata,
     row.protocol_version,
   );
+  // An upsert whose update the condition skips changes no row.
+  return changes > 0;
 }
 
 export class SqliteTaskRecords implements TaskRecords {
@@ -51,7 +58,7 @@ export class SqliteTaskRecords implements TaskRecords {
     private readonly read: <T>(fn: () => T) => Promise<T>,
   ) {}
 
-  save(row: TaskRow): Promise<void> {
+  save(row: TaskRow): Promise<boolean> {
     // Copied now: the caller may reuse the object before the batch is flushed.
     const values = { ...row };
     return this.write((db) => saveTaskRowIn(db, values));
