@@ -483,6 +483,35 @@ describe('standing searches', () => {
     assert.match(notWatch.error.message, /terminal state \(TASK_STATE_COMPLETED\): it is not a watch's task and cannot be renewed/);
   });
 
+  test('a watch that ends before its task is stored (its webhook refused the initial matches meanwhile) still ends FAILED in its task, not WORKING for good', async () => {
+    // A redirect is a failed delivery, not retried: the watch ends at its first notification.
+    const hook = await webhook(() => 308, undefined, 0, { location: 'https://hooks.example.invalid/elsewhere' });
+    const records = registry.store.tasks;
+    const save = records.save;
+    let held = false;
+    // The SDK's first save of the watch's task waits until the watch has ended, as a loaded machine had it.
+    records.save = async (...args) => {
+      const [row] = args;
+      if (!held && row.status_state === 'TASK_STATE_WORKING' && row.history?.includes('ended-before-stored')) {
+        held = true;
+        await eventually(async () => hook.requests.length > 0 && registry.core.watches.get(row.id) === undefined, 'the watch ended by its webhook', 5_000);
+      }
+      return save.apply(records, args);
+    };
+    try {
+      const task = await sendWithPush(bob, { query: 'ended-before-stored' }, { url: hook.url, token: 'ended-before-stored' });
+      assert.ok(held, 'the task\'s save was held until the watch had ended');
+      let state: string | undefined;
+      await eventually(async () => {
+        state = (Task.toJSON(await bob.getTask({ tenant: '', id: task.id as string, historyLength: undefined })) as WireJson).status?.state;
+        return state === 'TASK_STATE_FAILED';
+      }, 'the watch\'s task FAILED', 3_000).catch((error: unknown) => assert.fail(`${(error as Error).message}; it is ${state}`));
+    } finally {
+      records.save = save;
+      await hook.close();
+    }
+  });
+
   test('a renewal racing CancelTask: the watch ends with its one CANCELED status, and the renewal that lost is refused, not answered as renewed', async () => {
     const log = track(watch(bob, { query: 'renewed-racing' }));
     const id = await taskIdOf(log);

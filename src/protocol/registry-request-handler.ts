@@ -136,8 +136,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const result = await super.sendMessage(params, context).catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context))));
     refuseIfAsked(context);
     // A watch started without a stream: the SDK has stored its task, which the watch keeps current from here.
-    const watch = 'status' in result ? this.watches?.get(result.id) : undefined;
-    if (watch) this.#watchTasks?.taskSaved(watch);
+    if ('status' in result) this.#watchTasks?.taskStored(result.id, this.watches?.get(result.id));
     return tailoredResult(result, accepted);
   }
 
@@ -162,6 +161,8 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     if (first.done) return;
     const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
     const started = task ? this.watches?.get(task.id) : undefined;
+    // A watch that ended before its first event (its task stored) gets its end written there.
+    if (task && !started) this.#watchTasks?.taskStored(task.id, undefined);
     if (task && started) {
       // The SDK's part is done (the task is stored and answered): the watch keeps it current from here.
       void events.return(undefined).catch(() => undefined);

@@ -22,6 +22,7 @@
 import type { Artifact, Task } from '@a2a-js/sdk';
 import type { WatchEvent } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
+import { outsideScope } from '../observability/request-scope.js';
 import { WATCH_EVENT_ARTIFACT, WATCH_RESULTS_ARTIFACT, watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
 import type { TaskScope } from '../storage/types.js';
 import type { Watch, WatchEnd, WatchHub } from '../subscriptions/watch-hub.js';
@@ -47,6 +48,12 @@ export class WatchTasks {
   /** The last write queued for each task, so the next waits for it. */
   readonly #writes = new Map<string, Promise<void>>();
   readonly #followed = new Map<string, Followed>();
+  /**
+   * Watches that ended before the SDK stored their task (their webhook refused the first
+   * notification while the request was still being answered), by task id, until it is stored
+   * (taskStored), for a minute at most (a request that failed stores none).
+   */
+  readonly #endedUnstored = new Map<string, { watch: Watch; end: WatchEnd }>();
 
   constructor(
     private readonly tasks: TaskUpdates,
@@ -64,6 +71,7 @@ export class WatchTasks {
    * the events so far are written now, and each event from here on.
    */
   taskSaved(watch: Watch): void {
+    this.#endedUnstored.delete(watch.id);
     const followed = this.#followed.get(watch.id);
     if (followed?.saved) return;
     if (followed) {
@@ -72,6 +80,17 @@ export class WatchTasks {
     }
     // It ended before its task was stored, when there was nothing to write its end to: now there is.
     if (!watch.isOpen) void watch.ended.then((end) => this.#writeEnd(watch, end));
+  }
+
+  /**
+   * The SDK stored task `taskId`, the answer to a message that may have started a watch: `running`
+   * when the hub still runs it. One that ended meanwhile is the hub's no more, but its end is
+   * still to be written: without it, its task said WORKING for good (seen under load, a webhook
+   * refusing the initial matches before the SendMessage was answered).
+   */
+  taskStored(taskId: string, running: Watch | undefined): void {
+    const watch = running ?? this.#endedUnstored.get(taskId)?.watch;
+    if (watch) this.taskSaved(watch);
   }
 
   /** Changes the stored task `taskId` of `scope`, after every write queued for it before. Undefined when there is no such task. */
@@ -128,8 +147,13 @@ export class WatchTasks {
   /** The watch ended (canceled, expired, failed; a restored one may end before it is followed). */
   #end(watch: Watch, end: WatchEnd): void {
     const followed = this.#followed.get(watch.id);
-    // Its task is not stored yet (it ended before its request was answered): see taskSaved.
-    if (followed && !followed.saved) return;
+    // Its task is not stored yet (it ended before its request was answered): see taskStored.
+    if (followed && !followed.saved) {
+      this.#endedUnstored.set(watch.id, { watch, end });
+      // Outside the request's scope: a timer keeps the async context it is made in.
+      outsideScope(() => setTimeout(() => this.#endedUnstored.delete(watch.id), 60_000).unref());
+      return;
+    }
     this.#writeEnd(watch, end);
   }
 
