@@ -53,7 +53,7 @@ export class WatchTasks {
    * notification while the request was still being answered), by task id, until it is stored
    * (taskStored), for a minute at most (a request that failed stores none).
    */
-  readonly #endedUnstored = new Map<string, { watch: Watch; end: WatchEnd }>();
+  readonly #endedUnstored = new Map<string, Watch>();
 
   constructor(
     private readonly tasks: TaskUpdates,
@@ -89,7 +89,7 @@ export class WatchTasks {
    * refusing the initial matches before the SendMessage was answered).
    */
   taskStored(taskId: string, running: Watch | undefined): void {
-    const watch = running ?? this.#endedUnstored.get(taskId)?.watch;
+    const watch = running ?? this.#endedUnstored.get(taskId);
     if (watch) this.taskSaved(watch);
   }
 
@@ -149,7 +149,7 @@ export class WatchTasks {
     const followed = this.#followed.get(watch.id);
     // Its task is not stored yet (it ended before its request was answered): see taskStored.
     if (followed && !followed.saved) {
-      this.#endedUnstored.set(watch.id, { watch, end });
+      this.#endedUnstored.set(watch.id, watch);
       // Outside the request's scope: a timer keeps the async context it is made in.
       outsideScope(() => setTimeout(() => this.#endedUnstored.delete(watch.id), 60_000).unref());
       return;
