@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { clientAddress, compileTrust } from '../src/grpc/client-address.js';
+import { limitedClient } from '../src/http/client-network.js';
 import { v1Card } from './support/documents.js';
 import { sendEndlessBody } from './support/raw-connection.js';
 import type { WireJson } from './support/client.js';
@@ -225,6 +226,36 @@ describe('flood guard', () => {
     assert.equal((await rpc(getTask, from('10.0.2.2'))).status, 200);
     assert.equal((await fetch(`${registry.url}/healthz`, { headers: flood })).status, 200);
     assert.equal((await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: flood })).status, 200);
+  });
+
+  test('an IPv6 client is its /56 network: its many addresses share one budget, named in the refusal; an IPv4-mapped peer is its IPv4 address', async () => {
+    const getTask = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } });
+    // 40 addresses of one /56 (its last 8 prefix bits, the /64s in it, and the interface ids all differ),
+    // written in every spelling an address has: one budget of 40 between them.
+    const spellings = (i: number) => [`2001:db8:7:1${(i % 256).toString(16).padStart(2, '0')}:${i}::${i + 1}`, `2001:0DB8:0007:01${(i % 256).toString(16).padStart(2, '0')}:0:0:0:${i + 1}`];
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => rpc(getTask, from(spellings(i * 5)[i % 2]!))));
+    assert.deepEqual(answers.map((a) => a.status), Array(40).fill(200));
+    const refused = await rpc(getTask, from('2001:db8:7:1ff:ffff:ffff:ffff:fffe'));
+    assert.equal(refused.status, 429, 'a 41st address of the same /56 is over its budget');
+    assert.match(refused.json!.error.message, /^Too many requests from this network \(2001:db8:7:100::\/56\): the limit is 40 per minute/);
+    // The next /56, and a /48 neighbour's, have budgets of their own.
+    assert.equal((await rpc(getTask, from('2001:db8:7:200::1'))).status, 200);
+    assert.equal((await rpc(getTask, from('2001:db8:8:100::1'))).status, 200);
+    // A dual-stack socket's spelling of an IPv4 peer is that peer: one budget whichever way it comes.
+    const mapped = await Promise.all(Array.from({ length: 20 }, () => rpc(getTask, from('::ffff:10.0.9.1'))));
+    const plain = await Promise.all(Array.from({ length: 20 }, () => rpc(getTask, from('10.0.9.1'))));
+    assert.deepEqual([...mapped, ...plain].map((a) => a.status), Array(40).fill(200));
+    const over = await rpc(getTask, from('::ffff:10.0.9.1'));
+    assert.equal(over.status, 429);
+    assert.match(over.json!.error.message, /^Too many requests from this address:/);
+    // Other prefixes, as REGISTRY_RATE_IPV6_PREFIX sets them: 128 is each address alone, in one spelling.
+    assert.equal(limitedClient('2001:0DB8::00A1', 128), '2001:db8::a1');
+    assert.equal(limitedClient('2001:db8:7:1ff:1:2:3:4', 64), '2001:db8:7:1ff::/64');
+    assert.equal(limitedClient('2001:db8:7fff::1', 33), '2001:db8::/33');
+    assert.equal(limitedClient('unknown', 56), 'unknown');
+    assert.equal(loadConfig({}).hardening.ipv6Prefix, 56);
+    assert.throws(() => loadConfig({ REGISTRY_RATE_IPV6_PREFIX: '16' }), (err: unknown) =>
+      err instanceof ConfigError && /REGISTRY_RATE_IPV6_PREFIX/.test(err.message) && /from 32 to 128/.test(err.message));
   });
 
   test('a body that never ends, on a request answered unread (429 here, 404), is not read without limit: the connection closes', async () => {

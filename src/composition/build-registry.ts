@@ -314,6 +314,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
         readsPerMinute: hardening.readsPerMinute,
         requestsPerMinute: hardening.requestsPerMinute,
         maxStreamsPerClient: hardening.maxStreamsPerClient,
+        ipv6Prefix: hardening.ipv6Prefix,
       },
       { log, onLimited: (limit, by) => metrics.rateLimited(limit, by), isExempt: (authorization) => authenticator.callerFor(authorization).isAdmin },
     );

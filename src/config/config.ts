@@ -181,6 +181,8 @@ export interface HardeningConfig {
   requestsPerMinute: number;
   /** Concurrent SSE streams per client address. */
   maxStreamsPerClient: number;
+  /** IPv6 clients are counted by their network of this prefix length (128: address by address). */
+  ipv6Prefix: number;
   /** Browser origins allowed by CORS: none (off), '*' or a list. */
   corsOrigins: string[] | '*';
   /** Express "trust proxy": false, true, the number of proxy hops in front, or the proxies' addresses. */
@@ -410,6 +412,8 @@ const envSchema = z.object({
   REGISTRY_RATE_READS_PER_MINUTE: positiveInt(10_000_000).default(6000),
   REGISTRY_RATE_REQUESTS_PER_MINUTE: positiveInt(10_000_000).default(12000),
   REGISTRY_MAX_STREAMS_PER_CLIENT: positiveInt(100_000).default(16),
+  // 56: one IPv6 subscriber holds a /64 at least, often a /56 (src/http/client-network.ts).
+  REGISTRY_RATE_IPV6_PREFIX: wholeNumber(32, 128, 'must be a whole number of bits from 32 to 128 (e.g. 56: the IPv6 clients of one /56 network share one budget; 128: every IPv6 address has its own)').default(56),
   REGISTRY_CORS_ORIGINS: z
     .string()
     .transform((raw, ctx) => {
@@ -799,7 +803,7 @@ const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
     why: "with DATABASE_URL: it is SQLite's, and DATABASE_URL stores the entries in PostgreSQL",
   },
   {
-    settings: ['REGISTRY_RATE_WRITES_PER_MINUTE', 'REGISTRY_RATE_READS_PER_MINUTE', 'REGISTRY_RATE_REQUESTS_PER_MINUTE', 'REGISTRY_MAX_STREAMS_PER_CLIENT'],
+    settings: ['REGISTRY_RATE_WRITES_PER_MINUTE', 'REGISTRY_RATE_READS_PER_MINUTE', 'REGISTRY_RATE_REQUESTS_PER_MINUTE', 'REGISTRY_MAX_STREAMS_PER_CLIENT', 'REGISTRY_RATE_IPV6_PREFIX'],
     on: ['REGISTRY_RATE_LIMITS'],
     inEffect: (e) => e.REGISTRY_RATE_LIMITS !== false,
     why: 'with REGISTRY_RATE_LIMITS=false, which turns every rate limit and the stream cap off',
@@ -1036,6 +1040,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       readsPerMinute: e.REGISTRY_RATE_READS_PER_MINUTE,
       requestsPerMinute: e.REGISTRY_RATE_REQUESTS_PER_MINUTE,
       maxStreamsPerClient: e.REGISTRY_MAX_STREAMS_PER_CLIENT,
+      ipv6Prefix: e.REGISTRY_RATE_IPV6_PREFIX,
       corsOrigins: e.REGISTRY_CORS_ORIGINS ?? [],
       trustProxy: e.REGISTRY_TRUST_PROXY,
       metricsToken: e.REGISTRY_METRICS_TOKEN,

@@ -11,7 +11,8 @@
  * The checks are transport-neutral (admitRequest, openStream); floodGuard and streamCap apply
  * them to the HTTP doors, the gRPC door applies them to its calls.
  * The admin principal (the operator) is exempt. Limits are per process: behind a load balancer
- * each replica counts its own share.
+ * each replica counts its own share. A client is its address, or on IPv6 its network
+ * (client-network.ts): one subscriber's many IPv6 addresses share one budget.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -24,6 +25,7 @@ import type { OperationName } from '../operations/operation.js';
 import { sendFailure } from './errors.js';
 import { jsonRpcIdOf } from './json-body.js';
 import { requestIdOf } from './request-log.js';
+import { limitedClient } from './client-network.js';
 
 export interface RateLimitOptions {
   enabled: boolean;
@@ -31,6 +33,8 @@ export interface RateLimitOptions {
   readsPerMinute: number;
   requestsPerMinute: number;
   maxStreamsPerClient: number;
+  /** IPv6 clients are counted by their network of this prefix length (client-network.ts); 128: one by one. */
+  ipv6Prefix: number;
 }
 
 export type LimitName = 'writes' | 'reads' | 'requests' | 'streams';
@@ -106,7 +110,7 @@ export class AbuseControl implements Admission {
     const limit: LimitName = isWrite ? 'writes' : 'reads';
     const keys: Array<[LimitedBy, string]> = [];
     if (requester.principal) keys.push(['principal', `p:${requester.principal}`]);
-    if (requester.address) keys.push(['address', `a:${requester.address}`]);
+    if (requester.address) keys.push(['address', `a:${this.client(requester.address)}`]);
     for (const [by, key] of keys) {
       try {
         await spend(limiter, key);
@@ -117,7 +121,7 @@ export class AbuseControl implements Admission {
         const perMinute = isWrite ? this.options.writesPerMinute : this.options.readsPerMinute;
         throw new RegistryError(
           'RATE_LIMITED',
-          `Too many ${isWrite ? 'writes (register, unregister, refresh, watch)' : 'reads (search, get, list, validate)'} from this ${by === 'principal' ? 'principal' : 'address'}: the limit is ${perMinute} per minute. Retry after ${seconds} s.`,
+          `Too many ${isWrite ? 'writes (register, unregister, refresh, watch)' : 'reads (search, get, list, validate)'} from this ${by === 'principal' ? 'principal' : this.named(requester.address ?? '')}: the limit is ${perMinute} per minute. Retry after ${seconds} s.`,
           undefined,
           seconds,
         );
@@ -131,22 +135,23 @@ export class AbuseControl implements Admission {
    */
   async admitRequest(address: string, authorization: string | undefined, requestId?: string): Promise<Refusal | undefined> {
     if (!this.options.enabled || this.deps.isExempt?.(authorization)) return undefined;
+    const client = this.client(address);
     try {
-      await spend(this.requests, address);
+      await spend(this.requests, client);
       return undefined;
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
       this.deps.onLimited?.('requests', 'address');
       // One warning per address and window, not one per refused request: a flood must not become a log flood.
       if (err.consumedPoints === this.options.requestsPerMinute + 1) {
-        this.deps.log.warn({ address, limit: this.options.requestsPerMinute, requestId }, 'request rate limit reached; refusing this address for the rest of the minute');
+        this.deps.log.warn({ address, client, limit: this.options.requestsPerMinute, requestId }, `request rate limit reached; refusing this ${client.includes('/') ? 'network' : 'address'} for the rest of the minute`);
       } else {
-        this.deps.log.debug({ address, requestId }, 'request refused: over the request rate limit');
+        this.deps.log.debug({ address, client, requestId }, 'request refused: over the request rate limit');
       }
       const seconds = retryAfter(err);
       return {
         reason: 'RATE_LIMITED',
-        message: `Too many requests from this address: the limit is ${this.options.requestsPerMinute} per minute. Retry after ${seconds} s.`,
+        message: `Too many requests from this ${this.named(address)}: the limit is ${this.options.requestsPerMinute} per minute. Retry after ${seconds} s.`,
         retryAfterSeconds: seconds,
       };
     }
@@ -157,16 +162,17 @@ export class AbuseControl implements Admission {
    * ends; or the refusal. Streams are counted even with limits off (the registry_open_streams metric).
    */
   openStream(address: string): StreamSlot | Refusal {
-    const open = this.streams.get(address) ?? 0;
+    const client = this.client(address);
+    const open = this.streams.get(client) ?? 0;
     if (this.options.enabled && open >= this.options.maxStreamsPerClient) {
       this.deps.onLimited?.('streams', 'address');
       return {
         reason: 'TOO_MANY_STREAMS',
-        message: `This address already has ${open} open streams; the limit is ${this.options.maxStreamsPerClient}. Close one, or retry after ${STREAM_RETRY_SECONDS} s.`,
+        message: `This ${this.named(address)} already has ${open} open streams; the limit is ${this.options.maxStreamsPerClient}. Close one, or retry after ${STREAM_RETRY_SECONDS} s.`,
         retryAfterSeconds: STREAM_RETRY_SECONDS,
       };
     }
-    this.streams.set(address, open + 1);
+    this.streams.set(client, open + 1);
     this.openStreamCount++;
     let released = false;
     return {
@@ -174,9 +180,9 @@ export class AbuseControl implements Admission {
         if (released) return;
         released = true;
         this.openStreamCount--;
-        const now = (this.streams.get(address) ?? 1) - 1;
-        if (now <= 0) this.streams.delete(address);
-        else this.streams.set(address, now);
+        const now = (this.streams.get(client) ?? 1) - 1;
+        if (now <= 0) this.streams.delete(client);
+        else this.streams.set(client, now);
       },
     };
   }
@@ -214,6 +220,17 @@ export class AbuseControl implements Admission {
       res.once('close', slot.release);
       next();
     };
+  }
+
+  /** The client `address` is counted as: itself, or its IPv6 network. */
+  private client(address: string): string {
+    return limitedClient(address, this.options.ipv6Prefix);
+  }
+
+  /** The client as a refusal names it: "address", or "network (2001:db8:0:100::/56)" when its network is counted. */
+  private named(address: string): string {
+    const client = this.client(address);
+    return client.includes('/') ? `network (${client})` : 'address';
   }
 
   /** Streams open right now, all addresses together (metrics). */
