@@ -540,6 +540,15 @@ describe('paging and streaming', () => {
     const otherKind = errorOf(await op(reader, { search: { query: 'data', limit: 1, filter: { kind: 'mcp-server' }, pageToken: ofKind.nextPageToken } }));
     assert.match(otherKind.message, /send the same query, filter, limit and resultsPer as the page it came from/);
     assert.deepEqual(otherKind.details, [{ path: '/parts/0/data/search/pageToken', message: 'issued for this search with filter kind "agent"', rule: 'page-token-other-query' }]);
+    // The same filter with its keys in another order is the same search (a client's JSON library
+    // need not keep the order it was given): its token continues it, in search and in list.
+    const inOrder = await search({ query: 'data', limit: 1, filter: { kind: 'agent', verified: false } });
+    const reordered = await search({ query: 'data', limit: 1, filter: { verified: false, kind: 'agent' }, pageToken: inOrder.nextPageToken });
+    assert.equal(reordered.results.length, 1);
+    assert.notEqual(reordered.results[0].id, inOrder.results[0].id);
+    const listedInOrder = resultOf(await op(reader, { list: { pageSize: 1, filter: { kind: 'agent', verified: false } } }));
+    const listedReordered = resultOf(await op(reader, { list: { pageSize: 1, filter: { verified: false, kind: 'agent' }, pageToken: listedInOrder.nextPageToken } }));
+    assert.notEqual(listedReordered.entries[0].id, listedInOrder.entries[0].id);
     const made = errorOf(await op(reader, { search: { query: 'data', pageToken: 'garbage' } }));
     assert.match(made.message, /^The pageToken is not valid/);
     assert.deepEqual(made.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
