@@ -253,6 +253,11 @@ describe('flood guard', () => {
     assert.equal(limitedClient('2001:db8:7:1ff:1:2:3:4', 64), '2001:db8:7:1ff::/64');
     assert.equal(limitedClient('2001:db8:7fff::1', 33), '2001:db8::/33');
     assert.equal(limitedClient('unknown', 56), 'unknown');
+    // Only global unicast is grouped: a cluster's or a LAN's hosts (unique local, link-local,
+    // loopback) are hosts one by one, often a node's pods in one /64.
+    assert.equal(limitedClient('fd00:10:244:1::7', 56), 'fd00:10:244:1::7');
+    assert.equal(limitedClient('fe80::1', 56), 'fe80::1');
+    assert.equal(limitedClient('::1', 56), '::1');
     assert.equal(loadConfig({}).hardening.ipv6Prefix, 56);
     assert.throws(() => loadConfig({ REGISTRY_RATE_IPV6_PREFIX: '16' }), (err: unknown) =>
       err instanceof ConfigError && /REGISTRY_RATE_IPV6_PREFIX/.test(err.message) && /from 32 to 128/.test(err.message));
