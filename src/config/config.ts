@@ -173,7 +173,7 @@ export interface HardeningConfig {
   maxQueryChars: number;
   /** Rate limits and the stream cap are applied at all (off: for benchmarks behind another limiter). */
   rateLimits: boolean;
-  /** register/unregister per minute, per principal and per client address. */
+  /** register/unregister/refresh/watch per minute, per principal and per client address. */
   writesPerMinute: number;
   /** search/get/list/validate per minute, per principal and per client address. */
   readsPerMinute: number;
