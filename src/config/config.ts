@@ -173,7 +173,7 @@ export interface HardeningConfig {
   maxQueryChars: number;
   /** Rate limits and the stream cap are applied at all (off: for benchmarks behind another limiter). */
   rateLimits: boolean;
-  /** register/unregister per minute, per principal and per client address. */
+  /** register/unregister/refresh/watch per minute, per principal and per client address. */
   writesPerMinute: number;
   /** search/get/list/validate per minute, per principal and per client address. */
   readsPerMinute: number;
@@ -715,7 +715,14 @@ type Env = z.infer<typeof envSchema>;
 export type SettingName = keyof Env;
 
 /** Every setting, in the order the schema lists them (the first bad one is the one named). */
-const SETTINGS = Object.keys(envSchema.shape) as SettingName[];
+export const SETTINGS: readonly SettingName[] = Object.keys(envSchema.shape) as SettingName[];
+
+/**
+ * How `name` is read: its default (`.parse(undefined)`) and bounds. Exported for the test that
+ * holds the README's settings table to the schema (test/config-docs.test.ts): every setting
+ * documented, with the default and range it has here.
+ */
+export const settingSchema = (name: SettingName): z.ZodType => envSchema.shape[name];
 
 /** Settings without a default: unset is a meaning of its own (off, or derived from another). */
 type OptionalSetting = { [K in SettingName]-?: undefined extends Env[K] ? K : never }[SettingName];
@@ -781,7 +788,8 @@ interface DependentSettings {
   fix?: string;
 }
 
-const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
+/** Exported for test/config-docs.test.ts: the README names each group where it lists them. */
+export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
   {
     settings: ['REGISTRY_EMBEDDINGS_MODEL', 'REGISTRY_EMBEDDINGS_KEY', 'REGISTRY_EMBEDDINGS_DIMENSIONS'],
     on: ['REGISTRY_EMBEDDINGS_URL'],
