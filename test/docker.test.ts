@@ -223,10 +223,14 @@ describe('deployment configuration', () => {
     const spaced = /contains whitespace, which no "Authorization: Bearer <token>" header can carry: a token is one word; remove the spaces$/;
     configError({ REGISTRY_ADMIN_TOKEN: 'admin token given by the operator' }, new RegExp(`^invalid configuration: REGISTRY_ADMIN_TOKEN ${spaced.source}`));
     configError({ REGISTRY_METRICS_TOKEN: 'metrics token for the scraper' }, new RegExp(`^invalid configuration: REGISTRY_METRICS_TOKEN ${spaced.source}`));
-    configError({ REGISTRY_TOKENS: 'alice:alice token 0123456789' }, new RegExp(`^invalid configuration: REGISTRY_TOKENS the token of "alice" ${spaced.source}`));
+    configError({ REGISTRY_TOKENS: 'alice:alice token 0123456789' }, new RegExp(`^invalid configuration: REGISTRY_TOKENS gives "alice" a token that ${spaced.source}`));
     writeFileSync(file, 'admin token given by the operator\n');
     configError({ REGISTRY_ADMIN_TOKEN_FILE: file }, new RegExp(`^invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE \\(.*\\) ${spaced.source}`));
     configError({ REGISTRY_ADMIN_TOKEN: admin, REGISTRY_TOKENS: `alice:${admin}` }, /also the token of "alice"/);
+    configError({ REGISTRY_TOKENS: 'alice:short' }, /^invalid configuration: REGISTRY_TOKENS gives "alice" a token shorter than 16 characters$/);
+    configError({ REGISTRY_TOKENS: 'alice:alice-token-0123456789,bob:alice-token-0123456789' }, /^invalid configuration: REGISTRY_TOKENS gives two principals one token: give each its own$/);
+    configError({ HOST: ' 127.0.0.1' }, /^invalid configuration: HOST begins or ends with whitespace, which is no address to listen on \(a quoting mistake\?\): remove it \(got " 127\.0\.0\.1"\)$/);
+    configError({ REGISTRY_EMBEDDINGS_URL: 'https://embeddings.example.com/v1', REGISTRY_EMBEDDINGS_MODEL: 'm'.repeat(201) }, /^invalid configuration: REGISTRY_EMBEDDINGS_MODEL must be at most 200 characters: the name of a model/);
   });
 
   test('a path setting that begins or ends with whitespace is refused: it named another place, relative to the working directory', () => {

@@ -316,16 +316,16 @@ const tokensSchema = z
         return z.NEVER;
       }
       if (token.length < MIN_TOKEN_CHARS) {
-        ctx.addIssue({ code: 'custom', message: `the token of "${principal}" is shorter than ${MIN_TOKEN_CHARS} characters` });
+        ctx.addIssue({ code: 'custom', message: `gives "${principal}" a token shorter than ${MIN_TOKEN_CHARS} characters` });
         return z.NEVER;
       }
       const unpresentable = unpresentableToken(token);
       if (unpresentable) {
-        ctx.addIssue({ code: 'custom', message: `the token of "${principal}" ${unpresentable}` });
+        ctx.addIssue({ code: 'custom', message: `gives "${principal}" a token that ${unpresentable}` });
         return z.NEVER;
       }
       if (tokens.has(token)) {
-        ctx.addIssue({ code: 'custom', message: `two principals share one token` });
+        ctx.addIssue({ code: 'custom', message: `gives two principals one token: give each its own` });
         return z.NEVER;
       }
       tokens.set(token, principal);
@@ -335,7 +335,7 @@ const tokensSchema = z
 
 const envSchema = z.object({
   PORT: decimal(z.number({ message: 'must be a port number' }).int().min(0).max(65535)).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  HOST: z.string().min(1).refine(noWhitespaceAround, whitespaceAround('is no address to listen on')).default('127.0.0.1'),
   PUBLIC_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).optional(),
   GRPC_PORT: decimal(z.number({ message: 'must be a port number' }).int({ message: 'must be a port number' }).min(0).max(65535)).optional(),
   // What gRPC clients hand to their channel (the SDKs pass the card's URL as the channel target).
@@ -492,7 +492,7 @@ const envSchema = z.object({
   // Search relevance (issue 18).
   REGISTRY_SYNONYMS: pathSetting().optional(),
   REGISTRY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL of an OpenAI-compatible embeddings service' }).optional(),
-  REGISTRY_EMBEDDINGS_MODEL: z.string().min(1).max(200).default('text-embedding-3-small'),
+  REGISTRY_EMBEDDINGS_MODEL: z.string().min(1).max(200, { message: 'must be at most 200 characters: the name of a model the embeddings service serves, e.g. text-embedding-3-small' }).default('text-embedding-3-small'),
   REGISTRY_EMBEDDINGS_KEY: z.string().min(1).optional(),
   REGISTRY_EMBEDDINGS_DIMENSIONS: positiveInt(16_384).optional(),
   // Search index snapshots (issue 22).
