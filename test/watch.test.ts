@@ -58,6 +58,17 @@ describe('standing searches', () => {
     return { id, state: stateOf(streamEventJson({ payload: { $case: 'task', value: task } } as StreamResponse).task) };
   };
 
+  /** The one final status of stream `log`, once it has ended by itself (within 5 s), its last event. */
+  const onlyFinalStatus = async (log: EventLog, what: string): Promise<WireJson> => {
+    const ended = await Promise.race([log.done.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000))]);
+    const kinds = log.events.map((e) => (e.task ? `task:${e.task.status.state}` : e.statusUpdate ? `status:${e.statusUpdate.status.state}` : e.artifactUpdate.artifact.name)).join(', ');
+    assert.ok(ended, `${what}: the stream ended; got ${kinds}`);
+    const statuses = log.events.filter((e) => e.statusUpdate);
+    assert.equal(statuses.length, 1, `${what}: one final status; got ${kinds}`);
+    assert.equal(log.events.at(-1), statuses[0], `${what}: nothing after the final status; got ${kinds}`);
+    return statuses[0]!.statusUpdate.status;
+  };
+
   test('initial results, then added, updated and removed as entries enter, change and leave', async () => {
     const first = resultOf(await op(alice, { register: { agentCard: card('Pdf Translator One', 'https://one.example.org/a2a', ['pdf-translation']) } }));
     const log = track(watch(bob, { query: 'invoice', filter: { tags: ['pdf-translation'] } }));
@@ -509,6 +520,50 @@ describe('standing searches', () => {
     } finally {
       records.save = save;
       await hook.close();
+    }
+  });
+
+  test('a streamed watch that ends before its task is stored tells the one final status GetTask shows, then its stream ends (JSON-RPC and HTTP+JSON)', async () => {
+    const records = registry.store.tasks;
+    const save = records.save;
+    try {
+      for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+        const query = `streamed-ended-before-stored-${binding}`;
+        const point = holdPoint();
+        let held: string | undefined;
+        // The SDK's first save of the watch's task (before the stream's first event) is held while the watch expires.
+        records.save = async (...args) => {
+          const [row] = args;
+          if (held === undefined && row.status_state === 'TASK_STATE_WORKING' && row.history?.includes(query)) {
+            held = row.id;
+            await point.hold();
+          }
+          return save.apply(records, args);
+        };
+        const log = track(watch(await sdkClient(registry.url, { token: TOKENS.bob, binding }), { query }));
+        try {
+          await point.reached;
+          await registry.store.watches.update(held!, { expiresAt: Date.now() - 1 });
+          await registry.core.watches.expiring(registry.core.watches.get(held!)!);
+          assert.equal(registry.core.watches.get(held!), undefined, 'the watch expired while its task was being stored');
+        } finally {
+          point.release();
+          records.save = save;
+        }
+        // Before, the stream ended after the WORKING task, telling no end.
+        const status = await onlyFinalStatus(log, binding);
+        assert.equal(log.events[0]?.task?.id, held, `the stream starts with the watch's task (${binding})`);
+        assert.equal(status.state, 'TASK_STATE_COMPLETED', binding);
+        assert.match(status.message.parts[0].text, /expired/);
+        const stored = (Task.toJSON(await bob.getTask({ tenant: '', id: held!, historyLength: undefined })) as WireJson).status;
+        assert.deepEqual(stored, status, `GetTask shows the status the stream told (${binding})`);
+        // A CancelTask now finds the watch ended: its one status stands (before e6acd72 the task
+        // stayed WORKING, and the SDK marked it CANCELED over the end the stream had told).
+        await assert.rejects(bob.cancelTask({ tenant: '', id: held!, metadata: undefined }), /not cancelable/);
+        assert.deepEqual((Task.toJSON(await bob.getTask({ tenant: '', id: held!, historyLength: undefined })) as WireJson).status, status, `the status stands after CancelTask (${binding})`);
+      }
+    } finally {
+      records.save = save;
     }
   });
 

@@ -160,13 +160,12 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     if (first.done) return;
     const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
-    const started = task ? this.watches?.get(task.id) : undefined;
-    // A watch that ended before its first event (its task stored) gets its end written there.
-    if (task && !started) this.#watchTasks?.taskStored(task.id, undefined);
+    // The SDK's part is done (the task is stored): the watch keeps it current from here. One that
+    // ended before (it expired, its webhook refused the initial matches) gets its end written now,
+    // and this stream tells it: the SDK's events stopped after the WORKING task, telling no end.
+    const started = task ? this.#watchTasks?.taskStored(task.id, this.watches?.get(task.id)) : undefined;
     if (task && started) {
-      // The SDK's part is done (the task is stored and answered): the watch keeps it current from here.
       void events.return(undefined).catch(() => undefined);
-      this.#watchTasks?.taskSaved(started);
       yield* this.#streamNewWatch(started, task, first.value, accepted);
       return;
     }
