@@ -58,6 +58,13 @@ describe('standing searches', () => {
     return { id, state: stateOf(streamEventJson({ payload: { $case: 'task', value: task } } as StreamResponse).task) };
   };
 
+  /** Watch `id` expires now, as its timer would have it (its stored expiry passed). */
+  const expireNow = async (id: string): Promise<void> => {
+    const running = registry.core.watches.get(id)!;
+    await registry.store.watches.update(id, { expiresAt: Date.now() - 1 });
+    await registry.core.watches.expiring(running);
+  };
+
   /** The one final status of stream `log`, once it has ended by itself (within 5 s), its last event. */
   const onlyFinalStatus = async (log: EventLog, what: string): Promise<WireJson> => {
     const ended = await Promise.race([log.done.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000))]);
@@ -543,8 +550,7 @@ describe('standing searches', () => {
         const log = track(watch(await sdkClient(registry.url, { token: TOKENS.bob, binding }), { query }));
         try {
           await point.reached;
-          await registry.store.watches.update(held!, { expiresAt: Date.now() - 1 });
-          await registry.core.watches.expiring(registry.core.watches.get(held!)!);
+          await expireNow(held!);
           assert.equal(registry.core.watches.get(held!), undefined, 'the watch expired while its task was being stored');
         } finally {
           point.release();
@@ -564,6 +570,47 @@ describe('standing searches', () => {
       }
     } finally {
       records.save = save;
+    }
+  });
+
+  test("SubscribeToTask racing the watch's expiry (its end not yet stored): the stream tells the one COMPLETED status the started stream and GetTask have, then ends", async () => {
+    const log = track(watch(bob, { query: `subscribe-racing-expiry-${randomUUID().slice(0, 8)}`, initial: false }));
+    const id = await taskIdOf(log);
+    const records = registry.store.tasks;
+    const load = records.load;
+    // The expiry's final status is held on its way into the task (its write's first read) until
+    // the SubscribeToTask has read the task, still WORKING.
+    const expiry = holdPoint();
+    let readBySubscribe!: () => void;
+    const subscribed = new Promise<void>((resolve) => (readBySubscribe = resolve));
+    let expiring = false;
+    let reads = 0;
+    records.load = async (scope, taskId) => {
+      if (taskId !== id || !expiring) return load.call(records, scope, taskId);
+      reads++;
+      if (reads === 1) await expiry.hold();
+      const row = await load.call(records, scope, taskId);
+      if (reads === 2) readBySubscribe();
+      return row;
+    };
+    try {
+      expiring = true;
+      await expireNow(id);
+      await expiry.reached;
+      const resumed = track(resume(bob, id));
+      await subscribed;
+      assert.equal(reads, 2, 'the SubscribeToTask read the task while its end was held');
+      expiry.release();
+      // Before, the stream ended after the WORKING task, telling no end.
+      const status = await onlyFinalStatus(resumed, 'SubscribeToTask');
+      const told = (await log.waitFor((e) => e.statusUpdate !== undefined, 'the end on the stream that started it')).statusUpdate.status;
+      assert.equal(told.state, 'TASK_STATE_COMPLETED');
+      const stored = (Task.toJSON(await bob.getTask({ tenant: '', id, historyLength: undefined })) as WireJson).status;
+      assert.deepEqual(status, told, 'the status the stream that started the watch was told');
+      assert.deepEqual(stored, told, 'the status GetTask shows');
+    } finally {
+      expiry.release();
+      records.load = load;
     }
   });
 
@@ -616,10 +663,8 @@ describe('standing searches', () => {
       return kept;
     };
     try {
-      const running = registry.core.watches.get(id)!;
-      await registry.store.watches.update(id, { expiresAt: Date.now() - 1 });
       expiring = true;
-      await registry.core.watches.expiring(running);
+      await expireNow(id);
       await eventually(async () => expiryHeld, 'the expiry being stored');
       const answer = await bob.cancelTask({ tenant: '', id, metadata: undefined }).then(
         (t) => Task.toJSON(t) as WireJson,

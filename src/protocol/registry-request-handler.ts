@@ -374,6 +374,13 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
     // A watch another replica runs moves here, where its client is.
     const watch = task ? (this.watches?.get(task.id) ?? (task.status?.state === TaskState.TASK_STATE_WORKING ? await this.watches?.adopt(task.id) : undefined)) : undefined;
+    const end = task && !watch ? await this.#endStoredMeanwhile(task, context) : undefined;
+    if (task && end) {
+      void events.return(undefined).catch(() => undefined);
+      yield first.value;
+      yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: end, metadata: undefined } } };
+      return;
+    }
     if (!watch || !task) {
       yield first.value;
       for await (const response of untilClosed(events, currentScope()?.closed)) yield response;
@@ -383,6 +390,20 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const after = resumeAfter(context, watch);
     yield first.value;
     yield* this.#followWatch(watch, task, after, currentScope()?.closed);
+  }
+
+  /**
+   * The final status of watch task `task`, read WORKING, when its watch ended here meanwhile (it
+   * expired or failed as the task was read): its end, already told to its streams and webhooks,
+   * was still being stored. Undefined for a task still running (or never a watch's: only a
+   * watch's task stays WORKING). Without it, a SubscribeToTask in that moment got the WORKING
+   * task and a stream that ended telling no end.
+   */
+  async #endStoredMeanwhile(task: Task, context: ServerCallContext): Promise<Task['status']> {
+    if (task.status?.state !== TaskState.TASK_STATE_WORKING || !this.#watchTasks) return undefined;
+    await this.#watchTasks.settled(task.id);
+    const status = (await this.#tasks.load(task.id, context))?.status;
+    return status && TERMINAL.has(status.state) ? status : undefined;
   }
 
   /**
