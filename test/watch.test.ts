@@ -58,6 +58,24 @@ describe('standing searches', () => {
     return { id, state: stateOf(streamEventJson({ payload: { $case: 'task', value: task } } as StreamResponse).task) };
   };
 
+  /** Watch `id` expires now, as its timer would have it (its stored expiry passed). */
+  const expireNow = async (id: string): Promise<void> => {
+    const running = registry.core.watches.get(id)!;
+    await registry.store.watches.update(id, { expiresAt: Date.now() - 1 });
+    await registry.core.watches.expiring(running);
+  };
+
+  /** The one final status of stream `log`, once it has ended by itself (within 5 s), its last event. */
+  const onlyFinalStatus = async (log: EventLog, what: string): Promise<WireJson> => {
+    const ended = await Promise.race([log.done.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000))]);
+    const kinds = log.events.map((e) => (e.task ? `task:${e.task.status.state}` : e.statusUpdate ? `status:${e.statusUpdate.status.state}` : e.artifactUpdate.artifact.name)).join(', ');
+    assert.ok(ended, `${what}: the stream ended; got ${kinds}`);
+    const statuses = log.events.filter((e) => e.statusUpdate);
+    assert.equal(statuses.length, 1, `${what}: one final status; got ${kinds}`);
+    assert.equal(log.events.at(-1), statuses[0], `${what}: nothing after the final status; got ${kinds}`);
+    return statuses[0]!.statusUpdate.status;
+  };
+
   test('initial results, then added, updated and removed as entries enter, change and leave', async () => {
     const first = resultOf(await op(alice, { register: { agentCard: card('Pdf Translator One', 'https://one.example.org/a2a', ['pdf-translation']) } }));
     const log = track(watch(bob, { query: 'invoice', filter: { tags: ['pdf-translation'] } }));
@@ -512,6 +530,90 @@ describe('standing searches', () => {
     }
   });
 
+  test('a streamed watch that ends before its task is stored tells the one final status GetTask shows, then its stream ends (JSON-RPC and HTTP+JSON)', async () => {
+    const records = registry.store.tasks;
+    const save = records.save;
+    try {
+      for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+        const query = `streamed-ended-before-stored-${binding}`;
+        const point = holdPoint();
+        let held: string | undefined;
+        // The SDK's first save of the watch's task (before the stream's first event) is held while the watch expires.
+        records.save = async (...args) => {
+          const [row] = args;
+          if (held === undefined && row.status_state === 'TASK_STATE_WORKING' && row.history?.includes(query)) {
+            held = row.id;
+            await point.hold();
+          }
+          return save.apply(records, args);
+        };
+        const log = track(watch(await sdkClient(registry.url, { token: TOKENS.bob, binding }), { query }));
+        try {
+          await point.reached;
+          await expireNow(held!);
+          assert.equal(registry.core.watches.get(held!), undefined, 'the watch expired while its task was being stored');
+        } finally {
+          point.release();
+          records.save = save;
+        }
+        // Before, the stream ended after the WORKING task, telling no end.
+        const status = await onlyFinalStatus(log, binding);
+        assert.equal(log.events[0]?.task?.id, held, `the stream starts with the watch's task (${binding})`);
+        assert.equal(status.state, 'TASK_STATE_COMPLETED', binding);
+        assert.match(status.message.parts[0].text, /expired/);
+        const stored = (Task.toJSON(await bob.getTask({ tenant: '', id: held!, historyLength: undefined })) as WireJson).status;
+        assert.deepEqual(stored, status, `GetTask shows the status the stream told (${binding})`);
+        // A CancelTask now finds the watch ended: its one status stands (before e6acd72 the task
+        // stayed WORKING, and the SDK marked it CANCELED over the end the stream had told).
+        await assert.rejects(bob.cancelTask({ tenant: '', id: held!, metadata: undefined }), /not cancelable/);
+        assert.deepEqual((Task.toJSON(await bob.getTask({ tenant: '', id: held!, historyLength: undefined })) as WireJson).status, status, `the status stands after CancelTask (${binding})`);
+      }
+    } finally {
+      records.save = save;
+    }
+  });
+
+  test("SubscribeToTask racing the watch's expiry (its end not yet stored): the stream tells the one COMPLETED status the started stream and GetTask have, then ends", async () => {
+    const log = track(watch(bob, { query: `subscribe-racing-expiry-${randomUUID().slice(0, 8)}`, initial: false }));
+    const id = await taskIdOf(log);
+    const records = registry.store.tasks;
+    const load = records.load;
+    // The expiry's final status is held on its way into the task (its write's first read) until
+    // the SubscribeToTask has read the task, still WORKING.
+    const expiry = holdPoint();
+    let readBySubscribe!: () => void;
+    const subscribed = new Promise<void>((resolve) => (readBySubscribe = resolve));
+    let expiring = false;
+    let reads = 0;
+    records.load = async (scope, taskId) => {
+      if (taskId !== id || !expiring) return load.call(records, scope, taskId);
+      reads++;
+      if (reads === 1) await expiry.hold();
+      const row = await load.call(records, scope, taskId);
+      if (reads === 2) readBySubscribe();
+      return row;
+    };
+    try {
+      expiring = true;
+      await expireNow(id);
+      await expiry.reached;
+      const resumed = track(resume(bob, id));
+      await subscribed;
+      assert.equal(reads, 2, 'the SubscribeToTask read the task while its end was held');
+      expiry.release();
+      // Before, the stream ended after the WORKING task, telling no end.
+      const status = await onlyFinalStatus(resumed, 'SubscribeToTask');
+      const told = (await log.waitFor((e) => e.statusUpdate !== undefined, 'the end on the stream that started it')).statusUpdate.status;
+      assert.equal(told.state, 'TASK_STATE_COMPLETED');
+      const stored = (Task.toJSON(await bob.getTask({ tenant: '', id, historyLength: undefined })) as WireJson).status;
+      assert.deepEqual(status, told, 'the status the stream that started the watch was told');
+      assert.deepEqual(stored, told, 'the status GetTask shows');
+    } finally {
+      expiry.release();
+      records.load = load;
+    }
+  });
+
   test('a renewal racing CancelTask: the watch ends with its one CANCELED status, and the renewal that lost is refused, not answered as renewed', async () => {
     const log = track(watch(bob, { query: 'renewed-racing' }));
     const id = await taskIdOf(log);
@@ -561,10 +663,8 @@ describe('standing searches', () => {
       return kept;
     };
     try {
-      const running = registry.core.watches.get(id)!;
-      await registry.store.watches.update(id, { expiresAt: Date.now() - 1 });
       expiring = true;
-      await registry.core.watches.expiring(running);
+      await expireNow(id);
       await eventually(async () => expiryHeld, 'the expiry being stored');
       const answer = await bob.cancelTask({ tenant: '', id, metadata: undefined }).then(
         (t) => Task.toJSON(t) as WireJson,

@@ -160,13 +160,12 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     if (first.done) return;
     const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
-    const started = task ? this.watches?.get(task.id) : undefined;
-    // A watch that ended before its first event (its task stored) gets its end written there.
-    if (task && !started) this.#watchTasks?.taskStored(task.id, undefined);
+    // The SDK's part is done (the task is stored): the watch keeps it current from here. One that
+    // ended before (it expired, its webhook refused the initial matches) gets its end written now,
+    // and this stream tells it: the SDK's events stopped after the WORKING task, telling no end.
+    const started = task ? this.#watchTasks?.taskStored(task.id, this.watches?.get(task.id)) : undefined;
     if (task && started) {
-      // The SDK's part is done (the task is stored and answered): the watch keeps it current from here.
       void events.return(undefined).catch(() => undefined);
-      this.#watchTasks?.taskSaved(started);
       yield* this.#streamNewWatch(started, task, first.value, accepted);
       return;
     }
@@ -375,6 +374,13 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
     // A watch another replica runs moves here, where its client is.
     const watch = task ? (this.watches?.get(task.id) ?? (task.status?.state === TaskState.TASK_STATE_WORKING ? await this.watches?.adopt(task.id) : undefined)) : undefined;
+    const end = task && !watch ? await this.#endStoredMeanwhile(task, context) : undefined;
+    if (task && end) {
+      void events.return(undefined).catch(() => undefined);
+      yield first.value;
+      yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: end, metadata: undefined } } };
+      return;
+    }
     if (!watch || !task) {
       yield first.value;
       for await (const response of untilClosed(events, currentScope()?.closed)) yield response;
@@ -384,6 +390,20 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const after = resumeAfter(context, watch);
     yield first.value;
     yield* this.#followWatch(watch, task, after, currentScope()?.closed);
+  }
+
+  /**
+   * The final status of watch task `task`, read WORKING, when its watch ended here meanwhile (it
+   * expired or failed as the task was read): its end, already told to its streams and webhooks,
+   * was still being stored. Undefined for a task still running (or never a watch's: only a
+   * watch's task stays WORKING). Without it, a SubscribeToTask in that moment got the WORKING
+   * task and a stream that ended telling no end.
+   */
+  async #endStoredMeanwhile(task: Task, context: ServerCallContext): Promise<Task['status']> {
+    if (task.status?.state !== TaskState.TASK_STATE_WORKING || !this.#watchTasks) return undefined;
+    await this.#watchTasks.settled(task.id);
+    const status = (await this.#tasks.load(task.id, context))?.status;
+    return status && TERMINAL.has(status.state) ? status : undefined;
   }
 
   /**

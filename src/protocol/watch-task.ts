@@ -86,11 +86,13 @@ export class WatchTasks {
    * The SDK stored task `taskId`, the answer to a message that may have started a watch: `running`
    * when the hub still runs it. One that ended meanwhile is the hub's no more, but its end is
    * still to be written: without it, its task said WORKING for good (seen under load, a webhook
-   * refusing the initial matches before the SendMessage was answered).
+   * refusing the initial matches before the SendMessage was answered). Returns the task's watch,
+   * running or ended (its stream tells that end), undefined when the task is no watch's.
    */
-  taskStored(taskId: string, running: Watch | undefined): void {
+  taskStored(taskId: string, running: Watch | undefined): Watch | undefined {
     const watch = running ?? this.#endedUnstored.get(taskId);
     if (watch) this.taskSaved(watch);
+    return watch;
   }
 
   /** Changes the stored task `taskId` of `scope`, after every write queued for it before. Undefined when there is no such task. */
