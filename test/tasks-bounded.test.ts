@@ -96,7 +96,7 @@ describe('the in-memory task store', () => {
 
   test('a kept search answer the tasks share is counted once while any of them holds it, with its JSON; not by its JSON length alone', () => {
     const hits = Array.from({ length: 20 }, (_, i) => ({ id: `0000000${i}`, kind: 'agent' as const, name: `Agent ${i}`, description: `Agent ${i} translates invoices.`, score: 1.25 - i / 100, match: { type: 'agent' as const, name: `Agent ${i}`, fields: ['name'] }, interfaces: [{ url: `https://a${i}.example.org/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], verified: false }));
-    const answer = new SearchCache(4).set('invoices', {}, 1, { results: hits, total: 20 });
+    const answer = new SearchCache(4, 10_000_000).set('invoices', {}, 1, { results: hits, total: 20 });
     shareJsonText(answer, '1. Agent 0 [agent] (name) https://a0.example.org/a2a');
     const searchTask = (id: string) => ({
       id,

@@ -210,7 +210,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       },
       quota: config.quota,
       requireVerified: config.trust.requireVerified,
-      searchCache: new SearchCache(config.search.cacheEntries),
+      searchCache: new SearchCache(config.search.cacheEntries, config.search.cacheBytes),
     });
     // A write refused after its commit (SQLite: the file deleted under the connection, a failed
     // fsync) is in storage all the same, and nothing published it: once storage takes writes

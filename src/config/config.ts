@@ -94,6 +94,8 @@ export interface SearchConfig {
   snapshotSeconds: number;
   /** Recent search answers kept while the index is unchanged (REGISTRY_SEARCH_CACHE_ENTRIES, 0: off). */
   cacheEntries: number;
+  /** What those answers may hold in memory at most, their JSON included (REGISTRY_SEARCH_CACHE_BYTES). */
+  cacheBytes: number;
   /** A search's `total` is exact up to this many results, "at least" past it (REGISTRY_SEARCH_TOTAL_LIMIT). */
   totalLimit: number;
 }
@@ -499,6 +501,8 @@ const envSchema = z.object({
   REGISTRY_INDEX_SNAPSHOT_DIR: pathSetting().optional(),
   REGISTRY_INDEX_SNAPSHOT_SECONDS: secondsOrOff('index snapshots', 7).default(600),
   REGISTRY_SEARCH_CACHE_ENTRIES: wholeNumber(0, 1_000_000, 'must be a whole number of answers from 0 (off) to 1000000').default(1000),
+  // 128 MiB: the default 1,000 answers of 20 common hits (about 50 KB each, JSON included) fit.
+  REGISTRY_SEARCH_CACHE_BYTES: positiveInt(16 * 1024 ** 3, 1024 * 1024).default(128 * 1024 * 1024),
   // src/search DEFAULT_TOTAL_LIMIT.
   REGISTRY_SEARCH_TOTAL_LIMIT: positiveInt(100_000_000).default(10_000),
   REGISTRY_REFRESH_SECONDS: secondsOrOff('refreshing', 30).default(3600),
@@ -831,7 +835,7 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
     fix: 'set REGISTRY_INDEX_SNAPSHOT_SECONDS to how often to save it (e.g. 600)',
   },
   {
-    settings: ['REGISTRY_SEARCH_CACHE_ENTRIES'],
+    settings: ['REGISTRY_SEARCH_CACHE_ENTRIES', 'REGISTRY_SEARCH_CACHE_BYTES'],
     on: ['REGISTRY_EMBEDDINGS_URL', 'REGISTRY_HIDE_UNHEALTHY_SECONDS'],
     inEffect: (e) => e.REGISTRY_EMBEDDINGS_URL === undefined && e.REGISTRY_HIDE_UNHEALTHY_SECONDS === undefined,
     why: 'with REGISTRY_EMBEDDINGS_URL or REGISTRY_HIDE_UNHEALTHY_SECONDS, whose answers change while the index does not: no search is cached',
@@ -1064,6 +1068,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       snapshotDir: path.resolve(e.REGISTRY_INDEX_SNAPSHOT_DIR ?? e.REGISTRY_DATA_DIR),
       snapshotSeconds: e.REGISTRY_INDEX_SNAPSHOT_SECONDS,
       cacheEntries: e.REGISTRY_SEARCH_CACHE_ENTRIES,
+      cacheBytes: e.REGISTRY_SEARCH_CACHE_BYTES,
       totalLimit: e.REGISTRY_SEARCH_TOTAL_LIMIT,
     },
     freshness: {

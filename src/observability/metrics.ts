@@ -31,7 +31,7 @@ export interface MetricsSources {
   /** Whether storage takes writes (no storage fault), and the fault's reason otherwise. */
   storageFault?(): string | undefined;
   /** Searches answered from the search cache and not, since start, and answers kept now. */
-  searchCache?(): { found: number; missed: number; size: number };
+  searchCache?(): { found: number; missed: number; size: number; bytes: number };
   /** Log lines dropped since start because the log could not be written (a full disk); undefined: not counted. */
   lostLogLines?(): number | undefined;
 }
@@ -264,6 +264,15 @@ export class RegistryMetrics {
       collect() {
         const cache = self.sources?.searchCache?.();
         if (cache) this.set(cache.size);
+      },
+    });
+    new Gauge({
+      name: 'registry_search_cache_bytes',
+      help: 'About how many bytes the answers kept in the search cache hold, their JSON included (REGISTRY_SEARCH_CACHE_BYTES bounds it).',
+      registers: [this.registry],
+      collect() {
+        const cache = self.sources?.searchCache?.();
+        if (cache) this.set(cache.bytes);
       },
     });
     new Gauge({

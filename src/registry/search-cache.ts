@@ -11,26 +11,27 @@
  * change without the index changing are never kept: hybrid ranking (no `resultsVersion`) and
  * searches that hide entries unhealthy for too long (the cut-off moves with the clock).
  *
- * Bounded by answers and by hits (least recently used first), and the answers it hands out are
- * frozen: they are shared by every request that asks the same, so nobody may edit one, and
- * their JSON is made once (src/lib/shared-json.ts).
+ * Bounded by answers (REGISTRY_SEARCH_CACHE_ENTRIES) and by bytes (REGISTRY_SEARCH_CACHE_BYTES),
+ * least recently used first, and the answers it hands out are frozen: they are shared by every
+ * request that asks the same, so nobody may edit one, and their JSON is made once
+ * (src/lib/shared-json.ts). An answer's bytes are the parsed answer and its JSON, as memory-size.ts
+ * counts them: a count of answers or of hits alone bounded nothing, as a hit is as large as the
+ * texts of its entry (20 hits of the longest descriptions and skill texts are 72 KB of JSON and
+ * about 150 KB counted so, where a common one is 15 KB and about 50 KB).
  */
 import type { SearchPage } from '../contract/types.js';
-import { shareJson } from '../lib/shared-json.js';
-
-/** Hits kept per answer on average before the least recently used answers go (a default page is 20). */
-export const CACHED_HITS_PER_ANSWER = 20;
+import { shareJson, sharedMemoryBytes } from '../lib/shared-json.js';
 
 interface Kept {
   page: SearchPage;
-  hits: number;
+  bytes: number;
 }
 
 export class SearchCache {
   readonly #pages = new Map<string, Kept>();
   readonly #maxPages: number;
-  readonly #maxHits: number;
-  #hits = 0;
+  readonly #maxBytes: number;
+  #bytes = 0;
   /** The index (and its version) every kept answer came from. */
   #index: object | undefined;
   #version: number | undefined;
@@ -38,10 +39,15 @@ export class SearchCache {
   found = 0;
   missed = 0;
 
-  /** `maxPages` 0 turns the cache off. */
-  constructor(maxPages: number, maxHits = maxPages * CACHED_HITS_PER_ANSWER) {
+  /** `maxPages` 0 turns the cache off; `maxBytes` bounds what the kept answers hold. */
+  constructor(maxPages: number, maxBytes: number) {
     this.#maxPages = Math.max(0, Math.floor(maxPages));
-    this.#maxHits = Math.max(0, Math.floor(maxHits));
+    this.#maxBytes = Math.max(0, Math.floor(maxBytes));
+  }
+
+  /** About how many bytes the kept answers hold (metrics). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   get enabled(): boolean {
@@ -78,26 +84,27 @@ export class SearchCache {
     // Every request that asks the same gets this very answer: its JSON is made once.
     shareJson(frozen);
     if (index !== this.#index || version !== this.#version) this.#clear(index, version);
-    const hits = Math.max(1, page.results.length);
-    if (hits > this.#maxHits) return frozen;
+    // Its JSON is made here rather than by its first answer: made once either way.
+    const bytes = sharedMemoryBytes(frozen);
+    if (bytes > this.#maxBytes) return frozen;
     const previous = this.#pages.get(key);
     if (previous) {
       this.#pages.delete(key);
-      this.#hits -= previous.hits;
+      this.#bytes -= previous.bytes;
     }
-    this.#pages.set(key, { page: frozen, hits });
-    this.#hits += hits;
+    this.#pages.set(key, { page: frozen, bytes });
+    this.#bytes += bytes;
     for (const [oldKey, old] of this.#pages) {
-      if (this.#pages.size <= this.#maxPages && this.#hits <= this.#maxHits) break;
+      if (this.#pages.size <= this.#maxPages && this.#bytes <= this.#maxBytes) break;
       this.#pages.delete(oldKey);
-      this.#hits -= old.hits;
+      this.#bytes -= old.bytes;
     }
     return frozen;
   }
 
   #clear(index: object, version: number): void {
     this.#pages.clear();
-    this.#hits = 0;
+    this.#bytes = 0;
     this.#index = index;
     this.#version = version;
   }

@@ -164,7 +164,7 @@ export class RegistryService {
     this.hideUnhealthyAfterMs = deps.freshness?.hideUnhealthyAfterMs;
     this.quota = deps.quota;
     this.hideUnverifiedAgents = deps.requireVerified === true;
-    this.searchCache = deps.searchCache ?? new SearchCache(0);
+    this.searchCache = deps.searchCache ?? new SearchCache(0, 0);
     // The index is one of the feed's followers: every committed change, local or from another
     // replica, reaches it the same way.
     this.feed.subscribe((change) => {
