@@ -328,30 +328,142 @@ describe('watches across replicas (PostgreSQL)', () => {
       assert.equal(a.core.watches.get(task.id), undefined, 'A stopped running it');
       await (await sdkClient(a.url, { token: TOKENS.admin })).cancelTask({ tenant: '', id: control.id, metadata: undefined });
 
-      // One a client streams from A stays there: canceled on B, its definition goes, and A stops it when it renews its leases.
+      // One a client streams from A stays there: canceled on B, its definition goes, and A stops
+      // it when it renews its leases, ending its stream with the final status B stored (here B's
+      // word that it canceled it is lost: A is not asked for the watch again).
       const streamed = watch(onA, { filter: { tags: ['cancel-elsewhere'] } });
+      const requestHandover = b.store.watches.requestHandover;
       try {
         const id = (await streamed.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
         const artifactsOf = async (task: Promise<Task>): Promise<string[]> => ((Task.toJSON(await task) as WireJson).artifacts ?? []).map((x: WireJson) => x.name);
         await eventually(async () => (await artifactsOf(onA.getTask({ tenant: '', id, historyLength: undefined }))).includes('watch-results'), 'its initial matches stored');
+        b.store.watches.requestHandover = () => Promise.resolve();
         const canceled = await onB.cancelTask({ tenant: '', id, metadata: undefined });
+        b.store.watches.requestHandover = requestHandover;
         assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
-        // Marked CANCELED by the SDK there, it is kept as an ended watch's task is: without its matches.
+        // Marked CANCELED there, it is kept as an ended watch's task is: without its matches.
         assert.deepEqual(await artifactsOf(Promise.resolve(canceled)), []);
         assert.equal(await b.store.watches.get(id), undefined, 'its definition is gone');
+        assert.ok(a.core.watches.get(id), 'A runs it until it renews its leases');
         await a.core.watches.maintain();
         assert.equal(a.core.watches.get(id), undefined, 'A stopped running it');
+        const end = await streamed.waitFor((e) => e.statusUpdate !== undefined, 'the final status on the stream from A');
+        assert.deepEqual(end.statusUpdate.status, (Task.toJSON(canceled) as WireJson).status, 'the stream\'s final status: the one CancelTask answered on B');
+        await streamed.done;
         const stored = await a.store.tasks.load({ tenant: '', owner: 'bob' }, id);
         assert.deepEqual([stored?.status_state, JSON.parse(stored?.artifacts ?? '[]')], ['TASK_STATE_CANCELED', []], 'nor did A write them back');
         // A ran it and held a copy of its task: GetTask there shows the status B answered, not that copy.
         const onAsTask = await onA.getTask({ tenant: '', id, historyLength: undefined });
         assert.deepEqual((Task.toJSON(onAsTask) as WireJson).status, (Task.toJSON(canceled) as WireJson).status, 'GetTask on A: the CANCELED status CancelTask answered on B');
       } finally {
+        b.store.watches.requestHandover = requestHandover;
         streamed.disconnect();
       }
     } finally {
       await hook.close();
       await sibling.close();
+    }
+  });
+
+  test('CancelTask on a replica not running the watch: every stream and webhook gets the one final status CancelTask answers and the task stores, handed over, kept or handed over late', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    // Bob's and Alice's: REGISTRY_MAX_WATCHES is 2 here, and the first test left one of Bob's open.
+    type Who = 'bob' | 'alice';
+    const on = async (replica: TestRegistry, who: Who) => sdkClient(replica.url, { token: TOKENS[who] });
+    const hook = await webhook(() => 200);
+    const logs: EventLog[] = [];
+    const { remove, removeHeld } = b.store.watches;
+    const same = (status: WireJson) => ({ state: status.state, messageId: status.message?.messageId, timestamp: status.timestamp });
+    const pushedEnds = (token: string) => () => hook.requests.filter((r) => r.token === token && r.body.statusUpdate !== undefined).map((r) => r.body.statusUpdate.status);
+    const streamEnds = (log: EventLog) => () => log.events.filter((e) => e.statusUpdate !== undefined).map((e) => e.statusUpdate.status);
+    const cancelOnB = async (id: string, who: Who) => Task.toJSON(await (await on(b, who)).cancelTask({ tenant: '', id, metadata: undefined })) as WireJson;
+    /** `who`'s streamed watch on A with a webhook (`token`), and a second stream that resumed it there. */
+    const keptOnA = async (token: string, who: Who) => {
+      const onA = await on(a, who);
+      const started = watch(onA, { filter: { tags: ['cancel-final'] }, initial: false });
+      const id = (await started.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
+      await onA.createTaskPushNotificationConfig({ tenant: '', taskId: id, id: token, url: hook.url, token, authentication: undefined });
+      const resumed = resume(onA, id);
+      logs.push(started, resumed);
+      await resumed.waitFor((e) => e.task !== undefined, 'the resumed stream');
+      return { id, started, resumed };
+    };
+    /** Each of `told` got one end, and GetTask on both replicas shows one: the status CancelTask answered. */
+    const assertOneEnd = async (id: string, who: Who, canceled: WireJson, told: Array<[string, () => WireJson[]]>) => {
+      assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+      // A moment for a second final status, which none may send.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const [where, ends] of told) assert.deepEqual(ends().map(same), [same(canceled.status)], `${where}: one final status, CancelTask's`);
+      for (const replica of [a, b]) {
+        const task = Task.toJSON(await (await on(replica, who)).getTask({ tenant: '', id, historyLength: undefined })) as WireJson;
+        assert.deepEqual(same(task.status), same(canceled.status), `GetTask on ${replica === a ? 'A' : 'B'}`);
+      }
+      assert.equal(a.core.watches.get(id), undefined, 'A no longer runs it');
+      assert.equal(b.core.watches.get(id), undefined, 'nor does B');
+    };
+    try {
+      // Handed over: a watch with a webhook only moves to B and ends there.
+      const moved = await sendWithPush(await on(a, 'bob'), { filter: { tags: ['cancel-final'] }, initial: false }, { url: hook.url, token: 'moved' });
+      assert.ok(a.core.watches.get(moved.id), 'A runs it');
+      const movedCanceled = await cancelOnB(moved.id, 'bob');
+      await hook.waitFor((body) => body.statusUpdate?.taskId === moved.id, 'the final status of the watch handed over');
+      await assertOneEnd(moved.id, 'bob', movedCanceled, [['the webhook', pushedEnds('moved')]]);
+
+      // Kept: clients stream it from A, which does not hand it over; A ends it, told at once, not
+      // at its next lease renewal (up to 13 s on). Before, A closed it there: its streams ended
+      // with no final status, its webhook got none.
+      // Handed over late: A keeps it while B waits for it, then hands it over (its clients gone)
+      // just after B stopped waiting, as B removes its definition. Before, it ended nowhere: its
+      // webhook got no final status. (Both canceled at once: each CancelTask waits 3 s for A.)
+      const kept = await keptOnA('kept', 'bob');
+      const late = await keptOnA('late', 'alice');
+      const handedOverLate = async () => {
+        const { release } = a.store.watches;
+        let released = false;
+        a.store.watches.release = async (holder, onlyId) => {
+          await release.call(a.store.watches, holder, onlyId);
+          released ||= onlyId === late.id;
+        };
+        try {
+          late.started.disconnect();
+          late.resumed.disconnect();
+          // Asked again until A, having seen its clients leave, hands it over.
+          await eventually(async () => {
+            await a.store.watches.requestHandover!(late.id);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            return released;
+          }, 'A handed it over');
+        } finally {
+          a.store.watches.release = release;
+        }
+      };
+      // As B first removes its definition (with either call: the code before the fix made the other).
+      let handedOver: Promise<void> | undefined;
+      b.store.watches.removeHeld = async (id, now) => {
+        if (id === late.id) await (handedOver ??= handedOverLate());
+        return removeHeld.call(b.store.watches, id, now);
+      };
+      b.store.watches.remove = async (id) => {
+        if (id === late.id) await (handedOver ??= handedOverLate());
+        return remove.call(b.store.watches, id);
+      };
+      const [keptCanceled, lateCanceled] = await Promise.all([cancelOnB(kept.id, 'bob'), cancelOnB(late.id, 'alice')]);
+      for (const log of [kept.started, kept.resumed]) await log.waitFor((e) => e.statusUpdate !== undefined, 'the final status on a stream from A', 5000);
+      await hook.waitFor((body) => body.statusUpdate?.taskId === kept.id, 'the final status pushed from A');
+      await hook.waitFor((body) => body.statusUpdate?.taskId === late.id, 'the final status of the watch handed over late');
+      await assertOneEnd(kept.id, 'bob', keptCanceled, [
+        ['the stream that started it', streamEnds(kept.started)],
+        ['the stream that resumed it', streamEnds(kept.resumed)],
+        ['its webhook', pushedEnds('kept')],
+      ]);
+      // Each stream ended with it.
+      await Promise.all([kept.started.done, kept.resumed.done]);
+      await assertOneEnd(late.id, 'alice', lateCanceled, [['the webhook of the watch handed over late', pushedEnds('late')]]);
+    } finally {
+      Object.assign(b.store.watches, { remove, removeHeld });
+      for (const log of logs) log.disconnect();
+      await hook.close();
     }
   });
 

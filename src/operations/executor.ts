@@ -102,6 +102,24 @@ export function watchEndStatus(taskId: string, contextId: string, end: WatchEnd)
 }
 
 /**
+ * The end a watch's stored final status tells (watchEndStatus's inverse: the same message id,
+ * time and text), for the replica that runs a watch another one canceled; undefined while the
+ * task has not finished, or finished as no watch ends.
+ */
+export function watchEndOf(status: TaskStatus | undefined): WatchEnd | undefined {
+  const reason = status && END_REASONS.get(status.state);
+  const text = status?.message?.parts.find((part) => part.content?.$case === 'text')?.content;
+  if (!reason || !status?.message || text?.$case !== 'text') return undefined;
+  return { reason, message: text.value, at: status.timestamp ?? new Date().toISOString(), messageId: status.message.messageId };
+}
+
+const END_REASONS: ReadonlyMap<TaskState, WatchEnd['reason']> = new Map([
+  [TaskState.TASK_STATE_CANCELED, 'canceled'],
+  [TaskState.TASK_STATE_FAILED, 'failed'],
+  [TaskState.TASK_STATE_COMPLETED, 'expired'],
+]);
+
+/**
  * The A2A generation of a request: the door writes the negotiated version into the header the
  * SDK reads, and the SDK's context keeps it ("0.3" for a request without one, A2A 3.6.2).
  */

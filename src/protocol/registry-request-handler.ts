@@ -68,7 +68,7 @@ import { timeOrderedId } from '../lib/time-ordered-id.js';
 import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger, TASKS_PAGE_SIZE } from './integer-params.js';
 import { configPage } from './push-config-pages.js';
 import { fitPage } from './answer-size.js';
-import { takeProtocolRefusal, watchEndStatus, watchEventUpdate, watchMetadata, watchResultsUpdate, type RegistryExecutor } from '../operations/executor.js';
+import { takeProtocolRefusal, watchEndOf, watchEndStatus, watchEventUpdate, watchMetadata, watchResultsUpdate, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
 import { requireMessage } from './message-required.js';
@@ -79,7 +79,7 @@ import { dropWatchMatches, holdsWatchMatches, type WatchTasks } from './watch-ta
 import { resumeAfter } from './watch-resume.js';
 import { requireRenewal } from './watch-renew.js';
 import { partWords } from '../operations/part-words.js';
-import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
+import { canceledEnd, type Watch, type WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
 
@@ -415,21 +415,29 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // A watch another replica runs moves here first and ends here, its final status pushed: it
     // went on running there, pushing to its webhooks under a CANCELED task (and counted against
     // the principal's watches) until it expired. One that replica keeps (a client streams it
-    // there) loses its definition, and that replica stops it at its next lease renewal.
+    // there) loses its definition, and that replica ends it, told at once (WatchHub.cancel), or
+    // at its next lease renewal.
     const where = await this.#adoptWatch(params.id, context);
     // Ended first, its status stored (watch-task.ts): the SDK then answers with that task, the
     // status its streams and webhooks get too. (Canceled by the SDK first, the task got a
     // status message of the SDK's making, the streams and webhooks each another.)
     if (where === 'here') await this.watches!.cancel(params.id);
+    // Kept elsewhere: its final status is stored here, before its definition goes, and the
+    // replica that runs it ends it with that one (WatchHub.readEndsWith). Before, the SDK stored a
+    // status of its own, and that replica closed the watch: its streams ended with no final
+    // status, its webhooks got none.
+    else if (where === 'elsewhere') await this.#watchTasks?.storeEnd(this.#tasks.scopeOf(context), params.id, canceledEnd());
     // Also when the watch had just ended here by itself (expired, failed): its final status,
     // already pushed, is still being stored. Marked CANCELED by the SDK meanwhile, the task said
     // CANCELED to CancelTask and GetTask while the webhooks and streams had been told COMPLETED;
     // stored first, the SDK refuses the cancel of a finished task (TaskNotCancelableError).
     await this.#watchTasks?.settled(params.id);
     const task = await super.cancelTask(params, context);
-    await this.watches?.cancel(task.id, where === 'elsewhere');
-    // Marked CANCELED by the SDK (the watch ran elsewhere, or nowhere): kept as an ended watch's
-    // task is when it ends here, without its matches.
+    // Its end is the status answered (stored above): the replica running it ends it with that,
+    // or this one does, when that replica released it meanwhile.
+    await this.watches?.cancel(task.id, where === 'elsewhere' ? (watchEndOf(task.status) ?? canceledEnd()) : undefined);
+    // Marked CANCELED by the SDK (the watch ran nowhere): kept as an ended watch's task is when
+    // it ends here, without its matches.
     if (where !== 'here' && this.#watchTasks && holdsWatchMatches(task)) {
       return (await this.#watchTasks.update(this.#tasks.scopeOf(context), task.id, dropWatchMatches)) ?? task;
     }

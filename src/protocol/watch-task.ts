@@ -23,14 +23,14 @@ import type { Artifact, Task } from '@a2a-js/sdk';
 import type { WatchEvent } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
 import { outsideScope } from '../observability/request-scope.js';
-import { WATCH_EVENT_ARTIFACT, WATCH_RESULTS_ARTIFACT, watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
+import { WATCH_EVENT_ARTIFACT, WATCH_RESULTS_ARTIFACT, watchEndOf, watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
 import type { TaskScope } from '../storage/types.js';
 import type { Watch, WatchEnd, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { TERMINAL } from './watch-push.js';
 
-/** What this needs of the task store: changing a stored task outside a request. */
-export type TaskUpdates = Pick<RegistryTaskStore, 'update'>;
+/** What this needs of the task store: reading and changing a stored task outside a request. */
+export type TaskUpdates = Pick<RegistryTaskStore, 'read' | 'update'>;
 
 /** What is still to be written of one watch's task. */
 interface Followed {
@@ -64,6 +64,11 @@ export class WatchTasks {
     // Called as the watch ends (not when the registry shuts down, which ends it with no status):
     // the end is queued before CancelTask reads the task (see settled).
     watches.onEnd((watch, end) => this.#end(watch, end));
+    // A watch another replica canceled (CancelTask there stored this status first) ends here with it.
+    watches.readEndsWith(async (watch) => {
+      const task = await this.tasks.read(watch.scope, watch.id);
+      return task?.status && TERMINAL.has(task.status.state) ? watchEndOf(task.status) : undefined;
+    });
   }
 
   /**
@@ -164,12 +169,22 @@ export class WatchTasks {
    * task's matches gone (see dropWatchMatches): an event not written yet is not written now.
    */
   #writeEnd(watch: Watch, end: WatchEnd): void {
-    const status = watchEndStatus(watch.id, watch.contextId, end);
-    if (!status) return;
-    this.update(watch.scope, watch.id, (task) => {
-      if (!task.status || !TERMINAL.has(task.status.state)) task.status = status;
+    if (end.reason === 'closed') return;
+    this.storeEnd(watch.scope, watch.id, end).catch((err: unknown) => this.log.error({ err, taskId: watch.id }, 'the task of a watch that ended could not be updated'));
+  }
+
+  /**
+   * Writes `end` as the final status of watch task `taskId` (after the writes queued for it),
+   * unless the task has finished otherwise, and drops its matches (see dropWatchMatches). Also
+   * for a watch another replica runs and CancelTask here ends: that replica ends it with this
+   * status (WatchHub.readEndsWith).
+   */
+  storeEnd(scope: TaskScope, taskId: string, end: WatchEnd): Promise<Task | undefined> {
+    return this.update(scope, taskId, (task) => {
+      const status = watchEndStatus(taskId, task.contextId, end);
+      if (status && (!task.status || !TERMINAL.has(task.status.state))) task.status = status;
       dropWatchMatches(task);
-    }).catch((err: unknown) => this.log.error({ err, taskId: watch.id }, 'the task of a watch that ended could not be updated'));
+    });
   }
 
   /** Runs `write` once the writes queued for `taskId` before it are done; forgets the task's queue when it empties. */

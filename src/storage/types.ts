@@ -355,6 +355,11 @@ export interface WatchRecords {
   update(id: string, change: WatchRowUpdate): Promise<void>;
   remove(id: string): Promise<void>;
   /**
+   * Removes watch `id`'s definition only while a holder's lease on it runs at `now` (its replica
+   * runs it); false when none does (released, or run out: claim it instead) or it is gone.
+   */
+  removeHeld(id: string, now: number): Promise<boolean>;
+  /**
    * Only this process runs watches on this storage (SQLite's process lock, ./sqlite/process-lock.ts):
    * a lease another holder has when it starts is a crashed process's, taken over at once.
    */
@@ -369,7 +374,8 @@ export interface WatchRecords {
   countFor(principal: string, now: number): Promise<number>;
   /**
    * Where several replicas share the store (PostgreSQL): asks whichever runs watch `id` to hand it
-   * over (a client resumed it on another replica). Absent where one process runs every watch.
+   * over (a client resumed it on another replica), or, its definition removed (CancelTask on
+   * another replica), to end it as its task says. Absent where one process runs every watch.
    */
   requestHandover?(id: string): Promise<void>;
   /** Calls `listener` with the id of every watch a replica asks to take over (see requestHandover). */

@@ -98,6 +98,20 @@ export interface WatchEnd {
   messageId: string;
 }
 
+/** An end taken now (its time and message id once for all: see WatchEnd). */
+export function endNow(reason: WatchEndReason, message: string): WatchEnd {
+  return { reason, message, at: new Date().toISOString(), messageId: randomUUID() };
+}
+
+/** The end CancelTask gives a watch, wherever it runs. */
+export const canceledEnd = (): WatchEnd => endNow('canceled', 'The watch was canceled.');
+
+/**
+ * Reads the end another replica gave watch `watch` (its task's stored final status), or
+ * undefined while the task says it runs (see WatchHub.readEndsWith).
+ */
+export type EndReader = (watch: Watch) => Promise<WatchEnd | undefined>;
+
 /** Hits the index returns per page while a watch collects its current matches. */
 const PAGE = 1000;
 /** A watch's progress (event numbers, position) is written at most this often. */
@@ -341,8 +355,13 @@ export class Watch {
   }
 
   end(reason: WatchEndReason, message: string): void {
+    this.endAs(endNow(reason, message));
+  }
+
+  /** Ends the watch with `end` as it was taken (another replica's CancelTask stored it in the task), unless it has ended. */
+  endAs(end: WatchEnd): void {
     if (this.#end) return;
-    this.#end = { reason, message, at: new Date().toISOString(), messageId: randomUUID() };
+    this.#end = end;
     clearTimeout(this.#timer);
     this.#listeners.clear();
     this.hub.ended(this, this.#end);
@@ -481,6 +500,8 @@ export class WatchHub implements WatchKeeper {
   readonly #dirty = new Set<Watch>();
   /** Watches of this process whose rows are stored (held by it). */
   readonly #stored = new Set<string>();
+  /** Until when this process's lease on each watch it runs was last stored (see #stopLost). */
+  readonly #leaseUntil = new Map<string, number>();
   /** Ended watches whose definitions could not be removed yet (storage unreachable). */
   readonly #unremoved = new Set<string>();
   /** Definitions being removed (a watch that ended), by task id. */
@@ -496,6 +517,8 @@ export class WatchHub implements WatchKeeper {
   #claiming = 0;
   /** Other replicas' requests to hand over a watch (PostgreSQL), from restore() until close(). */
   #handovers: Promise<ChangeSubscription | undefined> | undefined;
+  /** How this replica reads the end another gave a watch it runs (see readEndsWith); none until told. */
+  #readEnd: EndReader = () => Promise.resolve(undefined);
   #closed = false;
 
   constructor(
@@ -563,6 +586,7 @@ export class WatchHub implements WatchKeeper {
         position: await this.#followedPosition(),
       };
       created = await this.storage.watches.create(row, this.#holder, now + this.limits.leaseMs, max);
+      this.#leaseUntil.set(id, now + this.limits.leaseMs);
     } catch (error) {
       this.#discard(watch);
       throw error;
@@ -598,16 +622,50 @@ export class WatchHub implements WatchKeeper {
   }
 
   /**
-   * Ends the watch run by task `id`; resolves once its definition is removed from storage
-   * (also when it had just ended otherwise: the removal under way is awaited). `elsewhere`: it
-   * runs on another replica, which would not hand it over; its definition is removed, and that
-   * replica stops running it when it next renews its leases (see #renewLeases).
+   * How to read the end another replica gave a watch this one runs: CancelTask there, on a
+   * watch this replica would not hand over (a client streams it here), stores the task's final
+   * status, then removes the definition. This replica, finding the definition gone, ends the
+   * watch with that status (see #stopLost), so its streams and webhooks get the one the task and
+   * CancelTask's answer hold.
    */
-  async cancel(id: string, elsewhere = false): Promise<void> {
+  readEndsWith(reader: EndReader): void {
+    this.#readEnd = reader;
+  }
+
+  /**
+   * Ends the watch run by task `id`; resolves once its definition is removed from storage
+   * (also when it had just ended otherwise: the removal under way is awaited). `storedEnd`: it
+   * runs on another replica, which would not hand it over, and this end is stored in its task
+   * already (see #cancelElsewhere).
+   */
+  async cancel(id: string, storedEnd?: WatchEnd): Promise<void> {
     const local = this.#watches.get(id);
-    if (local) local.end('canceled', 'The watch was canceled.');
-    else if (elsewhere) await this.storage.watches.remove(id);
+    if (local) local.endAs(storedEnd ?? canceledEnd());
+    else if (storedEnd) await this.#cancelElsewhere(id, storedEnd);
     await this.#removals.get(id);
+  }
+
+  /**
+   * Ends watch `id`, run by another replica that did not hand it over, with `end` (stored in its
+   * task already). While that replica holds it, its definition goes, and that replica, asked for
+   * the watch again, finds it gone and ends it with the task's status (#handOver; unheard, at its
+   * next lease renewal: #stopLost), told to its streams and webhooks there. Released meanwhile
+   * (that replica handed it over after all, too late for adopt) or left by a replica that is gone,
+   * it is claimed and ended here, its webhooks told: removed, it ended nowhere, and they never
+   * heard. A few rounds at most (a claim that runs nothing is released again, see #run).
+   */
+  async #cancelElsewhere(id: string, end: WatchEnd): Promise<void> {
+    for (let round = 0; round < 3; round++) {
+      if (await this.storage.watches.removeHeld(id, Date.now())) {
+        await this.storage.watches.requestHandover?.(id).catch((err: unknown) => this.log?.warn({ err, watch: id }, 'the replica running a canceled watch could not be told; it ends the watch at its next lease renewal'));
+        return;
+      }
+      await this.#claim(Date.now(), id);
+      const claimed = this.#watches.get(id);
+      if (claimed) return claimed.endAs(end);
+      if (!(await this.storage.watches.get(id))) return;
+    }
+    await this.storage.watches.remove(id);
   }
 
   /**
@@ -778,6 +836,7 @@ export class WatchHub implements WatchKeeper {
   ended(watch: Watch, end: WatchEnd): void {
     this.#watches.delete(watch.id);
     this.#stored.delete(watch.id);
+    this.#leaseUntil.delete(watch.id);
     this.#dirty.delete(watch);
     if (end.reason === 'closed') return;
     this.#remove(watch.id);
@@ -825,14 +884,35 @@ export class WatchHub implements WatchKeeper {
     for (const id of this.#unremoved) if (!this.#removals.has(id)) this.#remove(id);
     // Watches whose rows exist before the renewal (one starting meanwhile is not stored yet).
     const stored = [...this.#watches.values()].filter((watch) => this.#stored.has(watch.id));
-    const still = new Set(await this.storage.watches.renewLeases(this.#holder, Date.now() + this.limits.leaseMs));
-    for (const watch of stored) {
-      if (!still.has(watch.id)) watch.end('closed', 'The watch moved to another replica; resume it with SubscribeToTask.');
-    }
+    const renewedAt = Date.now();
+    const still = new Set(await this.storage.watches.renewLeases(this.#holder, renewedAt + this.limits.leaseMs));
+    await Promise.all(stored.filter((watch) => !still.has(watch.id)).map((watch) => this.#stopLost(watch, renewedAt)));
+    for (const id of still) if (this.#leaseUntil.has(id)) this.#leaseUntil.set(id, renewedAt + this.limits.leaseMs);
     // Leases held on watches this process no longer runs (a handover whose release failed): let
     // them go, or the renewal above would keep them from every other replica.
     // (Not while a claim is under way: a watch claimed but not yet running looks the same.)
     if (this.#claiming === 0) for (const id of still) if (!this.#watches.has(id) && !this.#removals.has(id)) await this.storage.watches.release(this.#holder, id);
+  }
+
+  /**
+   * Stops watch `watch`, whose lease this replica no longer holds: another replica canceled it
+   * (CancelTask there removed its definition, after storing its task's final status), and it
+   * ends with that status, told to its streams and webhooks here; or another replica runs it
+   * now (its task still WORKING), and it closes here, with no status. Before, a canceled watch
+   * closed too: its streams here ended with no final status, and its webhooks got none.
+   */
+  async #stopLost(watch: Watch, at = Date.now()): Promise<void> {
+    // Lost once its lease had run out (storage out of reach for that long), it may have been
+    // taken over, and ended, elsewhere, its webhooks told there: not told again from here.
+    const held = (this.#leaseUntil.get(watch.id) ?? 0) >= at;
+    const end = !held
+      ? undefined
+      : await this.#readEnd(watch).catch((err: unknown) => {
+          this.log?.warn({ err, watch: watch.id }, 'the task of a watch this replica lost could not be read; the watch closes here without a final status');
+          return undefined;
+        });
+    if (end) watch.endAs(end);
+    else watch.end('closed', 'The watch moved to another replica; resume it with SubscribeToTask.');
   }
 
   /** Takes over the watches nobody holds (released, or their holder's lease ran out) — or only `onlyId` — and runs them here. */
@@ -840,8 +920,10 @@ export class WatchHub implements WatchKeeper {
     if (this.#closed) return;
     this.#claiming++;
     try {
-      const rows = await this.storage.watches.claim(this.#holder, Date.now() + this.limits.leaseMs, asOf, onlyId);
+      const leaseUntil = Date.now() + this.limits.leaseMs;
+      const rows = await this.storage.watches.claim(this.#holder, leaseUntil, asOf, onlyId);
       if (rows.length === 0) return;
+      for (const row of rows) this.#leaseUntil.set(row.id, leaseUntil);
       await this.#run(rows);
       if (onlyId === undefined) this.log?.info({ watches: rows.length }, 'watches restored');
       else this.log?.info({ watch: onlyId }, 'a watch moved here, where a client resumed it');
@@ -898,6 +980,7 @@ export class WatchHub implements WatchKeeper {
         // not loaded yet, storage failing): its lease let go, for the next claim here or elsewhere.
         const refused = err instanceof RegistryError && err.code === 'BAD_REQUEST';
         this.log?.error({ err, watch: row.id }, refused ? 'a stored watch is refused now; it is dropped' : 'a stored watch could not be restored; retrying later');
+        this.#leaseUntil.delete(row.id);
         if (refused) await this.storage.watches.remove(row.id).catch(() => undefined);
         else await this.storage.watches.release(this.#holder, row.id).catch(() => undefined);
       }
@@ -926,7 +1009,12 @@ export class WatchHub implements WatchKeeper {
    */
   async #handOver(id: string): Promise<void> {
     const watch = this.#watches.get(id);
-    if (!watch || !this.#stored.has(id) || watch.hasClients || this.#closed) return;
+    if (!watch || !this.#stored.has(id) || this.#closed) return;
+    // The replica that asked may have been answering CancelTask, and removed the definition since
+    // (#cancelElsewhere): the watch ends now, as its task says, not at the next lease renewal.
+    // (Handed over, it would have ended nowhere.)
+    if ((await this.storage.watches.get(id).catch(() => null)) === undefined) return this.#stopLost(watch);
+    if (watch.hasClients || !watch.isOpen) return;
     watch.settleFloor();
     const seen = await this.#followedPosition().catch(() => undefined);
     // Read before it ends: the notifications still waiting for its webhooks are dropped then.

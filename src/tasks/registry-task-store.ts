@@ -283,15 +283,8 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
    * tells by its state.
    */
   async update(scope: TaskScope, taskId: string, change: (task: Task) => void): Promise<Task | undefined> {
-    const held = this.#heldReachable(scope, taskId);
-    let task: Task;
-    if (held && !mayBeOutdated(held)) task = taskOf(held);
-    else {
-      const row = await this.#records.load(scope, taskId);
-      if (row) task = fromTaskRow(row);
-      else if (held) task = taskOf(held);
-      else return undefined;
-    }
+    let task = await this.read(scope, taskId);
+    if (!task) return undefined;
     change(task);
     if (!(await this.#records.save(toTaskRow(scope, task)))) {
       const stored = await this.#records.load(scope, taskId);
@@ -301,6 +294,18 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
     this.#hold(false, { ...scope, id: taskId, task: copyTask(task), updated: statusLastUpdated(task), durable: true, ...footprintOf(task) });
     return task;
+  }
+
+  /**
+   * Task `taskId` of `scope` as it is now, outside a request: the database's row unless the copy
+   * held here has finished (another replica may have changed it: see mayBeOutdated).
+   */
+  async read(scope: TaskScope, taskId: string): Promise<Task | undefined> {
+    const held = this.#heldReachable(scope, taskId);
+    if (held && !mayBeOutdated(held)) return taskOf(held);
+    const row = await this.#records.load(scope, taskId);
+    if (row) return fromTaskRow(row);
+    return held && taskOf(held);
   }
 
   /**

@@ -72,6 +72,11 @@ export class PostgresWatchRecords implements WatchRecords {
     await this.#write('DELETE FROM watches WHERE id = $1', [id]);
   }
 
+  async removeHeld(id: string, now: number): Promise<boolean> {
+    if (unstorable(id)) return false;
+    return ((await this.#write('DELETE FROM watches WHERE id = $1 AND lease_until >= $2', [id, now])).rowCount ?? 0) > 0;
+  }
+
   async claim(holder: string, leaseUntil: number, now: number, onlyId?: string): Promise<WatchRow[]> {
     if (unstorable(onlyId)) return [];
     const { rows } =

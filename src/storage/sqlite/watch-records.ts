@@ -52,6 +52,10 @@ export class SqliteWatchRecords implements WatchRecords {
     });
   }
 
+  removeHeld(id: string, now: number): Promise<boolean> {
+    return this.write((db) => prepare(db, 'DELETE FROM watches WHERE id = ? AND lease_until >= ?').run(id, now).changes > 0);
+  }
+
   claim(holder: string, leaseUntil: number, now: number, onlyId?: string): Promise<WatchRow[]> {
     return this.write((db) =>
       onlyId === undefined
