@@ -463,6 +463,28 @@ describe('hostile servers cost at most one timeout', () => {
     assert.equal((await refusal(pending)).reason, 'aborted');
   });
 
+  test("a request begun after its caller's deadline had passed is not sent, and says so (not a slow DNS lookup)", async () => {
+    let lookups = 0;
+    const f = fetcher({ resolve: async (host, signal) => (lookups++, resolveTest(host, signal)) });
+    const over = AbortSignal.timeout(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const hits = origin.requests.length;
+    // An MCP SDK's notice that it gave up on a request goes out as its exchange's deadline passes:
+    // it was told as "looking up agent.test took longer than 0.1 s …: the DNS resolver is slow".
+    for (const late of [
+      fetcher().getJson(at('agent.test', '/card'), { purpose: 'agent-card', signal: over }),
+      f.fetchFunction({ purpose: 'mcp', signal: over })(at('agent.test', '/mcp'), { method: 'POST', body: '{}' }),
+      // An address, not a name: no lookup to blame, but not sent either.
+      fetcher({ allow: AllowList.parse('127.0.0.1') }).fetchFunction({ purpose: 'mcp' })(`${origin.url}/mcp`, { signal: over }),
+    ]) {
+      const error = await refusal(late);
+      assert.equal(error.reason, 'timeout');
+      assert.match(error.message, /^the request to http:\/\/[^ ]+\/(card|mcp) was not sent: the deadline its caller set had passed before it began$/);
+    }
+    assert.equal(lookups, 0);
+    assert.equal(origin.requests.length, hits);
+  });
+
   test('a connection refused is reported as connect', async () => {
     const closedPort = await startOrigin();
     const port = closedPort.port;

@@ -108,6 +108,12 @@ class Deadline {
   private readonly handle: NodeJS.Timeout;
   private expired = false;
   private readonly followed: Array<{ signal: AbortSignal; listener: () => void }> = [];
+  /**
+   * A caller's deadline had passed before the request began (an MCP SDK's notice that it gave up
+   * on a request, sent as the exchange's deadline passed): nothing was looked up or sent, and a
+   * failure saying the lookup took too long blamed the DNS resolver for it.
+   */
+  readonly passedBeforeStart: boolean = false;
 
   constructor(readonly ms: number, callers: readonly (AbortSignal | undefined)[] = []) {
     this.handle = setTimeout(() => this.expire(), ms);
@@ -116,6 +122,7 @@ class Deadline {
       if (!signal) continue;
       if (signal.aborted) {
         this.callerAbort(signal);
+        this.passedBeforeStart = this.expired;
         break;
       }
       const listener = (): void => this.callerAbort(signal);
@@ -454,7 +461,7 @@ export class GuardedFetcher implements Fetcher {
         // servers' queries are each cancelled at their own request's deadline.
         answers = this.cancellableLookups ? await this.lookups.run(lookup, deadline.signal, waited) : await this.lookups.runShared(name, lookup, deadline.signal, waited);
       } catch (error) {
-        if (deadline.timedOut) {
+        if (deadline.timedOut && !deadline.passedBeforeStart) {
           const seconds = Math.max(0.1, Math.floor((Date.now() - started) / 100) / 10);
           const queue = waited.queued ? `, waiting behind the ${this.lookups.max} lookups already in flight` : '';
           throw new FetchError(
@@ -790,6 +797,9 @@ function undecodableBody(error: unknown, url: string, code: string, contentEncod
  */
 function toFetchError(error: unknown, url: string, deadline: Deadline, contentEncoding?: string): FetchError {
   if (error instanceof FetchError) return error;
+  if (deadline.passedBeforeStart) {
+    return new FetchError('timeout', url, `the request to ${url} was not sent: the deadline its caller set had passed before it began`, { cause: error });
+  }
   if (deadline.timedOut) {
     return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`, { cause: error });
   }
