@@ -494,12 +494,16 @@ describe('hostile servers cost at most one timeout', () => {
     assert.match(error.message, /the connection was refused \(nothing listens on that port\) \(ECONNREFUSED\)/);
   });
 
-  test("a server that hangs up early, or sends headers past the limit, is told in words, not undici's codes alone", async () => {
+  test("a server that hangs up early, sends headers past the limit, an interim 100 or a 101, is told in words, not undici's codes alone", async () => {
     const raw = net.createServer((socket) => {
       socket.on('error', () => undefined);
       socket.once('data', (request) => {
         if (request.toString().startsWith('GET /big-headers')) {
           socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-big: ${'a'.repeat(100_000)}\r\ncontent-length: 2\r\n\r\n{}`);
+        } else if (request.toString().startsWith('GET /continue')) {
+          socket.end('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
+        } else if (request.toString().startsWith('GET /upgrade')) {
+          socket.end('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n');
         } else {
           socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":');
         }
@@ -513,6 +517,12 @@ describe('hostile servers cost at most one timeout', () => {
       assert.match(early.message, /: the server closed the connection before its answer was complete \(UND_ERR_SOCKET\)$/);
       const big = await refusal(fetcher().getJson(`http://agent.test:${port}/big-headers`, { purpose: 'agent-card' }));
       assert.match(big.message, /: the answer's headers are larger than the registry reads \(16 KB\) \(UND_ERR_HEADERS_OVERFLOW\)$/);
+      // undici closes the connection itself on these (same code): they were told as the server hanging up.
+      const interim = await refusal(fetcher().getJson(`http://agent.test:${port}/continue`, { purpose: 'agent-card' }));
+      assert.equal(interim.reason, 'connect');
+      assert.match(interim.message, /: the server sent an interim HTTP 100 \(Continue\) answer the registry did not ask for .*: send the final answer alone \(UND_ERR_SOCKET\)$/);
+      const upgrade = await refusal(fetcher().getJson(`http://agent.test:${port}/upgrade`, { purpose: 'agent-card' }));
+      assert.match(upgrade.message, /: the server switched protocols \(HTTP 101\) though the registry did not ask it to \(UND_ERR_SOCKET\)$/);
     } finally {
       raw.close();
     }
