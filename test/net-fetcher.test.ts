@@ -204,6 +204,30 @@ describe('address rules', () => {
     }
   });
 
+  test('other spellings of an inside address are read as the URL parser reads them, and refused before any lookup or connection', async () => {
+    const asked: string[] = [];
+    const f = fetcher({ allow: AllowList.EMPTY, resolve: async (host) => (asked.push(host), ['93.184.216.34']) });
+    const port = origin.port;
+    const hits = origin.requests.length;
+    const cases: [string, string][] = [
+      [`http://0x7f000001:${port}/`, 'loopback'], [`http://017700000001:${port}/`, 'loopback'], [`http://127.0.0.1.:${port}/`, 'loopback'],
+      [`http://%31%32%37.0.0.1:${port}/`, 'loopback'], [`http://127.0.0.1%2e:${port}/`, 'loopback'], [`http://\uff11\uff12\uff17.0.0.1:${port}/`, 'loopback'],
+      [`http://127\u30020\u30020\u30021:${port}/`, 'loopback'], [`HTTP://127.0.0.1:${port}/`, 'loopback'], [`http://0:${port}/`, 'unspecified'],
+      // A backslash ends the host of an http URL, as a slash does: what follows is the path.
+      [`http:\\\\127.0.0.1:${port}\\card`, 'loopback'], [`http://127.0.0.1:${port}\\@agent.test/`, 'loopback'], [`http://127.0.0.1:${port}#@agent.test/`, 'loopback'],
+      [`http://[0:0:0:0:0:ffff:127.0.0.1]:${port}/`, 'ipv4-mapped'], [`http://[::127.0.0.1]:${port}/`, 'ipv4-compatible'], [`http://[64:ff9b::127.0.0.1]:${port}/`, 'nat64'],
+      [`http://[2002:7f00:1::]:${port}/`, '6to4'], [`http://[0:0:0:0:0:0:0:1]:${port}/`, 'loopback'], [`http://[::]:${port}/`, 'unspecified'],
+      [`http://[fe80::1%25lo]:${port}/`, 'invalid-url'], // no zone ids in URLs
+      [`http://agent.test@127.0.0.1:${port}/`, 'credentials'],
+    ];
+    for (const [url, reason] of cases) {
+      const error = await refusal(f.getJson(url, { purpose: 'agent-card' }));
+      assert.equal(error.reason, reason, url);
+    }
+    assert.deepEqual(asked, []);
+    assert.equal(origin.requests.length, hits);
+  });
+
   test('the allow list: host names (any address), addresses and CIDR ranges, IPv4-mapped forms match', async () => {
     const list = AllowList.parse(' Agent.TEST. , 10.0.0.0/8, 127.0.0.1, [::1], fd00::/8 ');
     assert.equal(list.allowsHost('agent.test'), true);
