@@ -106,6 +106,51 @@ describe('hostile servers cost at most one timeout', () => {
     assert.ok(performance.now() - started < ONE_TIMEOUT);
   });
 
+  test('an MCP server whose answer is an event stream that never ends: one timeout, said as one (not a DNS lookup)', async () => {
+    let closed = false;
+    origin.route('/mcp-endless-stream', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const timer = setInterval(() => res.write(': still here\n\n'), 50);
+      res.on('close', () => {
+        clearInterval(timer);
+        closed = true;
+      });
+    });
+    const started = performance.now();
+    const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('endless-stream', `${local}/mcp-endless-stream`), fetchTools: true } }));
+    assert.equal(error.code, 'FETCH_FAILED');
+    assert.equal(error.details?.[0]?.rule, 'timeout', JSON.stringify(error));
+    assert.match(error.message, new RegExp(`within ${TIMEOUT_MS} ms`));
+    // Before: the SDK's notice that it gave up, sent after the deadline, was the failure told: "looking up localhost took longer…".
+    assert.doesNotMatch(error.message, /looking up|DNS/);
+    assert.ok(performance.now() - started < ONE_TIMEOUT);
+    await waitFor(() => closed, 'the MCP server to see its stream closed');
+  });
+
+  test('an MCP server whose event stream grows past the size limit: TOO_LARGE as soon as it does, not a timeout', async () => {
+    let sent = 0;
+    let closed = false;
+    origin.route('/mcp-huge-stream', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = `: ${'x'.repeat(16 * 1024)}\n\n`;
+      const pump = (): void => {
+        while (!closed && res.write(chunk)) sent += chunk.length;
+        if (!closed) res.once('drain', pump);
+      };
+      res.on('close', () => (closed = true));
+      pump();
+    });
+    const started = performance.now();
+    const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('huge-stream', `${local}/mcp-huge-stream`), fetchTools: true } }));
+    const ms = performance.now() - started;
+    assert.equal(error.code, 'TOO_LARGE', JSON.stringify(error));
+    assert.equal(error.details?.[0]?.rule, 'too-large');
+    // Before: the stream was cut at the cap, but the exchange waited for its deadline and failed as a timeout.
+    assert.ok(ms < TIMEOUT_MS, `${Math.round(ms)} ms`);
+    await waitFor(() => closed, 'the MCP server to see its stream closed');
+    assert.ok(sent < 8 * 1024 * 1024, `stopped early (${sent} bytes written)`);
+  });
+
   test('a huge body is cut off at the size limit', async () => {
     let sent = 0;
     let closed = false;

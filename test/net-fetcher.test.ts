@@ -204,6 +204,30 @@ describe('address rules', () => {
     }
   });
 
+  test('other spellings of an inside address are read as the URL parser reads them, and refused before any lookup or connection', async () => {
+    const asked: string[] = [];
+    const f = fetcher({ allow: AllowList.EMPTY, resolve: async (host) => (asked.push(host), ['93.184.216.34']) });
+    const port = origin.port;
+    const hits = origin.requests.length;
+    const cases: [string, string][] = [
+      [`http://0x7f000001:${port}/`, 'loopback'], [`http://017700000001:${port}/`, 'loopback'], [`http://127.0.0.1.:${port}/`, 'loopback'],
+      [`http://%31%32%37.0.0.1:${port}/`, 'loopback'], [`http://127.0.0.1%2e:${port}/`, 'loopback'], [`http://\uff11\uff12\uff17.0.0.1:${port}/`, 'loopback'],
+      [`http://127\u30020\u30020\u30021:${port}/`, 'loopback'], [`HTTP://127.0.0.1:${port}/`, 'loopback'], [`http://0:${port}/`, 'unspecified'],
+      // A backslash ends the host of an http URL, as a slash does: what follows is the path.
+      [`http:\\\\127.0.0.1:${port}\\card`, 'loopback'], [`http://127.0.0.1:${port}\\@agent.test/`, 'loopback'], [`http://127.0.0.1:${port}#@agent.test/`, 'loopback'],
+      [`http://[0:0:0:0:0:ffff:127.0.0.1]:${port}/`, 'ipv4-mapped'], [`http://[::127.0.0.1]:${port}/`, 'ipv4-compatible'], [`http://[64:ff9b::127.0.0.1]:${port}/`, 'nat64'],
+      [`http://[2002:7f00:1::]:${port}/`, '6to4'], [`http://[0:0:0:0:0:0:0:1]:${port}/`, 'loopback'], [`http://[::]:${port}/`, 'unspecified'],
+      [`http://[fe80::1%25lo]:${port}/`, 'invalid-url'], // no zone ids in URLs
+      [`http://agent.test@127.0.0.1:${port}/`, 'credentials'],
+    ];
+    for (const [url, reason] of cases) {
+      const error = await refusal(f.getJson(url, { purpose: 'agent-card' }));
+      assert.equal(error.reason, reason, url);
+    }
+    assert.deepEqual(asked, []);
+    assert.equal(origin.requests.length, hits);
+  });
+
   test('the allow list: host names (any address), addresses and CIDR ranges, IPv4-mapped forms match', async () => {
     const list = AllowList.parse(' Agent.TEST. , 10.0.0.0/8, 127.0.0.1, [::1], fd00::/8 ');
     assert.equal(list.allowsHost('agent.test'), true);
@@ -463,6 +487,28 @@ describe('hostile servers cost at most one timeout', () => {
     assert.equal((await refusal(pending)).reason, 'aborted');
   });
 
+  test("a request begun after its caller's deadline had passed is not sent, and says so (not a slow DNS lookup)", async () => {
+    let lookups = 0;
+    const f = fetcher({ resolve: async (host, signal) => (lookups++, resolveTest(host, signal)) });
+    const over = AbortSignal.timeout(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const hits = origin.requests.length;
+    // An MCP SDK's notice that it gave up on a request goes out as its exchange's deadline passes:
+    // it was told as "looking up agent.test took longer than 0.1 s …: the DNS resolver is slow".
+    for (const late of [
+      fetcher().getJson(at('agent.test', '/card'), { purpose: 'agent-card', signal: over }),
+      f.fetchFunction({ purpose: 'mcp', signal: over })(at('agent.test', '/mcp'), { method: 'POST', body: '{}' }),
+      // An address, not a name: no lookup to blame, but not sent either.
+      fetcher({ allow: AllowList.parse('127.0.0.1') }).fetchFunction({ purpose: 'mcp' })(`${origin.url}/mcp`, { signal: over }),
+    ]) {
+      const error = await refusal(late);
+      assert.equal(error.reason, 'timeout');
+      assert.match(error.message, /^the request to http:\/\/[^ ]+\/(card|mcp) was not sent: the deadline its caller set had passed before it began$/);
+    }
+    assert.equal(lookups, 0);
+    assert.equal(origin.requests.length, hits);
+  });
+
   test('a connection refused is reported as connect', async () => {
     const closedPort = await startOrigin();
     const port = closedPort.port;
@@ -472,12 +518,16 @@ describe('hostile servers cost at most one timeout', () => {
     assert.match(error.message, /the connection was refused \(nothing listens on that port\) \(ECONNREFUSED\)/);
   });
 
-  test("a server that hangs up early, or sends headers past the limit, is told in words, not undici's codes alone", async () => {
+  test("a server that hangs up early, sends headers past the limit, an interim 100 or a 101, is told in words, not undici's codes alone", async () => {
     const raw = net.createServer((socket) => {
       socket.on('error', () => undefined);
       socket.once('data', (request) => {
         if (request.toString().startsWith('GET /big-headers')) {
           socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-big: ${'a'.repeat(100_000)}\r\ncontent-length: 2\r\n\r\n{}`);
+        } else if (request.toString().startsWith('GET /continue')) {
+          socket.end('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
+        } else if (request.toString().startsWith('GET /upgrade')) {
+          socket.end('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n');
         } else {
           socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":');
         }
@@ -491,6 +541,12 @@ describe('hostile servers cost at most one timeout', () => {
       assert.match(early.message, /: the server closed the connection before its answer was complete \(UND_ERR_SOCKET\)$/);
       const big = await refusal(fetcher().getJson(`http://agent.test:${port}/big-headers`, { purpose: 'agent-card' }));
       assert.match(big.message, /: the answer's headers are larger than the registry reads \(16 KB\) \(UND_ERR_HEADERS_OVERFLOW\)$/);
+      // undici closes the connection itself on these (same code): they were told as the server hanging up.
+      const interim = await refusal(fetcher().getJson(`http://agent.test:${port}/continue`, { purpose: 'agent-card' }));
+      assert.equal(interim.reason, 'connect');
+      assert.match(interim.message, /: the server sent an interim HTTP 100 \(Continue\) answer the registry did not ask for .*: send the final answer alone \(UND_ERR_SOCKET\)$/);
+      const upgrade = await refusal(fetcher().getJson(`http://agent.test:${port}/upgrade`, { purpose: 'agent-card' }));
+      assert.match(upgrade.message, /: the server switched protocols \(HTTP 101\) though the registry did not ask it to \(UND_ERR_SOCKET\)$/);
     } finally {
       raw.close();
     }

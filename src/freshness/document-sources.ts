@@ -175,17 +175,34 @@ export class FetchingDocumentSources implements DocumentSources {
     const url = serverUrl(server.url);
     // One deadline for the whole exchange: initialize, every page, the goodbye.
     const deadline = AbortSignal.timeout(this.options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    // Ends the exchange at once when an answer's body fails (see below).
+    const bodyFailed = new AbortController();
+    const combined = AbortSignal.any([...(signal ? [signal] : []), deadline, bodyFailed.signal]);
     // The MCP SDK does not always pass on why its fetch failed (a DNS lookup that timed out
     // reached the caller as a bare abort): the exchange's first fetch failure is kept (those
-    // after it, such as the goodbye's, follow from it).
+    // after it, such as the goodbye's, follow from it). A request sent once the exchange has
+    // ended (the SDK's notice that it gave up on a request, sent as the deadline passed) fails
+    // because it ended, before its lookup: it is not kept, or a server whose answer never ended
+    // was told as "looking up <host> took longer than 0.1 s".
     const guarded = this.fetcher.fetchFunction({ purpose, signal: combined, maxBytes: this.options.maxDocumentBytes * 4 + 64 * 1024 });
     let firstFetchError: FetchError | undefined;
+    // The SDK reads an event stream's failure (cut at the size cap, or by the deadline) as a lost
+    // connection: it tells no caller and leaves the request waiting for an answer, so a stream
+    // past the cap failed as a timeout, a deadline later. The failure now ends the exchange.
+    // A body cut because the exchange is closing ("aborted": the SDK closed its streams) is not one.
+    const onBodyFailure = (error: unknown): void => {
+      const fetchError = findFetchError(error);
+      if (!fetchError || fetchError.reason === 'aborted') return;
+      firstFetchError ??= fetchError;
+      bodyFailed.abort(fetchError);
+    };
     const remembering: FetchFunction = async (input, init) => {
+      const late = combined.aborted;
       try {
-        return await guarded(input, init);
+        const response = await guarded(input, init);
+        return late ? response : withBodyFailureTold(response, onBodyFailure);
       } catch (error) {
-        firstFetchError ??= findFetchError(error);
+        if (!late) firstFetchError ??= findFetchError(error);
         throw error;
       }
     };
@@ -341,6 +358,34 @@ function keptValidators(doc: { etag?: string; lastModified?: string }): { etag?:
   if (doc.etag && doc.etag.length <= MAX_ETAG_CHARS) kept.etag = doc.etag;
   if (doc.lastModified && doc.lastModified.length <= MAX_LAST_MODIFIED_CHARS) kept.lastModified = doc.lastModified;
   return kept;
+}
+
+/**
+ * The response with a body that, when reading it fails, calls `onFailure` with the error before
+ * its reader sees it. Pulled only when read, as the guard's own body: nothing is read ahead.
+ */
+function withBodyFailureTold(response: Response, onFailure: (error: unknown) => void): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (error) {
+          onFailure(error);
+          controller.error(error);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+  const told = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  Object.defineProperty(told, 'url', { value: response.url });
+  return told;
 }
 
 /** The FetchError inside an error the MCP SDK may have wrapped. */

@@ -108,6 +108,12 @@ class Deadline {
   private readonly handle: NodeJS.Timeout;
   private expired = false;
   private readonly followed: Array<{ signal: AbortSignal; listener: () => void }> = [];
+  /**
+   * A caller's deadline had passed before the request began (an MCP SDK's notice that it gave up
+   * on a request, sent as the exchange's deadline passed): nothing was looked up or sent, and a
+   * failure saying the lookup took too long blamed the DNS resolver for it.
+   */
+  readonly passedBeforeStart: boolean = false;
 
   constructor(readonly ms: number, callers: readonly (AbortSignal | undefined)[] = []) {
     this.handle = setTimeout(() => this.expire(), ms);
@@ -116,6 +122,7 @@ class Deadline {
       if (!signal) continue;
       if (signal.aborted) {
         this.callerAbort(signal);
+        this.passedBeforeStart = this.expired;
         break;
       }
       const listener = (): void => this.callerAbort(signal);
@@ -454,7 +461,7 @@ export class GuardedFetcher implements Fetcher {
         // servers' queries are each cancelled at their own request's deadline.
         answers = this.cancellableLookups ? await this.lookups.run(lookup, deadline.signal, waited) : await this.lookups.runShared(name, lookup, deadline.signal, waited);
       } catch (error) {
-        if (deadline.timedOut) {
+        if (deadline.timedOut && !deadline.passedBeforeStart) {
           const seconds = Math.max(0.1, Math.floor((Date.now() - started) / 100) / 10);
           const queue = waited.queued ? `, waiting behind the ${this.lookups.max} lookups already in flight` : '';
           throw new FetchError(
@@ -723,12 +730,17 @@ async function discard(response: UndiciResponse): Promise<void> {
   if (response.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
 }
 
-function errorCode(error: unknown): string | undefined {
+/** The first error in the chain of causes that has a code (a system or undici error). */
+function codedError(error: unknown): { code: string; message?: unknown } | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    if (typeof code === 'string') return e as { code: string; message?: unknown };
   }
   return undefined;
+}
+
+function errorCode(error: unknown): string | undefined {
+  return codedError(error)?.code;
 }
 
 /**
@@ -743,6 +755,17 @@ const FAILURE_WORDING: Record<string, string> = {
   ECONNRESET: 'the server reset the connection',
   EHOSTUNREACH: 'the host is unreachable',
   ENETUNREACH: 'the network is unreachable',
+};
+
+/**
+ * undici's UND_ERR_SOCKET is a hang-up, but for these of its messages: it closed the connection
+ * itself on an answer HTTP/1.1 does not allow it, which was told as "the server closed the
+ * connection before its answer was complete" to whoever had to mend the server.
+ */
+const SOCKET_ERROR_WORDING: Record<string, string> = {
+  'bad response':
+    'the server sent an interim HTTP 100 (Continue) answer the registry did not ask for (it sends no Expect: 100-continue) and does not accept, or an answer before the request: send the final answer alone',
+  'bad upgrade': 'the server switched protocols (HTTP 101) though the registry did not ask it to',
 };
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
@@ -790,6 +813,9 @@ function undecodableBody(error: unknown, url: string, code: string, contentEncod
  */
 function toFetchError(error: unknown, url: string, deadline: Deadline, contentEncoding?: string): FetchError {
   if (error instanceof FetchError) return error;
+  if (deadline.passedBeforeStart) {
+    return new FetchError('timeout', url, `the request to ${url} was not sent: the deadline its caller set had passed before it began`, { cause: error });
+  }
   if (deadline.timedOut) {
     return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`, { cause: error });
   }
@@ -803,7 +829,8 @@ function toFetchError(error: unknown, url: string, deadline: Deadline, contentEn
     return new FetchError('tls', url, `TLS with ${url} failed (${code})`, { cause: error });
   }
   const said = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
-  const wording = code ? FAILURE_WORDING[code] : undefined;
+  const socketMessage = code === 'UND_ERR_SOCKET' ? codedError(error)?.message : undefined;
+  const wording = (typeof socketMessage === 'string' ? SOCKET_ERROR_WORDING[socketMessage] : undefined) ?? (code ? FAILURE_WORDING[code] : undefined);
   const detail = wording ? `${wording} (${code})` : (code ?? said);
   return new FetchError('connect', url, `could not fetch ${url}: ${detail}`, { cause: error });
 }
