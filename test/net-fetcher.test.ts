@@ -345,6 +345,10 @@ describe('redirects', () => {
     assert.equal((await refusal(fetcher().getJson(at('agent.test', '/no-location'), { purpose: 'agent-card' }))).reason, 'bad-redirect');
     assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-file'), { purpose: 'agent-card' }))).reason, 'scheme');
     assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-garbage'), { purpose: 'agent-card' }))).reason, 'bad-redirect');
+    // Quoted by its start only, however long the server made it.
+    hop('/to-long-garbage', `http://[${'x'.repeat(10_000)}`);
+    const long = await refusal(fetcher().getJson(at('agent.test', '/to-long-garbage'), { purpose: 'agent-card' }));
+    assert.match(long.message, /redirected to "http:\/\/\[x{192}…", which is not a URL$/);
   });
 
   test('https is never downgraded: a redirect to plain http is refused naming both URLs; http to https is followed', async () => {
@@ -565,6 +569,11 @@ describe('getJson', () => {
     assert.equal(html.reason, 'content-type');
     assert.match(html.message, /answered with Content-Type "text\/html; charset=utf-8"; the registry only accepts JSON \(application\/json or application\/\*\+json\)/);
     assert.match((await refusal(fetcher().getJson(at('agent.test', '/untyped'), { purpose: 'agent-card' }))).message, /without a Content-Type/);
+    // A server's header is quoted by its start only: a refusal is kept as an entry's health and logged.
+    origin.route('/long-type', (_req, res) => void res.writeHead(200, { 'content-type': `text/plain; x=${'y'.repeat(10_000)}` }).end('{}'));
+    const long = await refusal(fetcher().getJson(at('agent.test', '/long-type'), { purpose: 'agent-card' }));
+    assert.match(long.message, /answered with Content-Type "text\/plain; x=y{186}…"; the registry only accepts JSON/);
+    assert.ok(long.message.length < 600, `${long.message.length} characters`);
     assert.deepEqual((await fetcher().getJson(at('agent.test', '/jwks'), { purpose: 'jwks' }) as { value: unknown }).value, { keys: [] });
   });
 

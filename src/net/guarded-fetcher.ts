@@ -179,6 +179,12 @@ interface HopRequest {
 
 type BodyInitLike = string | Uint8Array | ArrayBuffer | URLSearchParams | ReadableStream<Uint8Array> | Blob;
 
+/**
+ * A header's value as a message quotes it: the server chose it, up to the 16 KB of headers undici
+ * takes, and a refusal (kept as an entry's health, logged) carries no more than its start.
+ */
+const quotedHeader = (value: string): string => (value.length > 200 ? `${value.slice(0, 200)}…` : value);
+
 export class GuardedFetcher implements Fetcher {
   private readonly allow: AllowList;
   /** Origins allowed per purpose (operatorEndpoints). */
@@ -261,7 +267,7 @@ export class GuardedFetcher implements Fetcher {
             'content-type',
             finalUrl.href,
             contentType
-              ? `${finalUrl.href} answered with Content-Type "${contentType}"; the registry only accepts JSON (application/json or application/*+json)`
+              ? `${finalUrl.href} answered with Content-Type "${quotedHeader(contentType)}"; the registry only accepts JSON (application/json or application/*+json)`
               : `${finalUrl.href} answered without a Content-Type; the registry only accepts JSON (application/json or application/*+json)`,
           );
         }
@@ -273,7 +279,7 @@ export class GuardedFetcher implements Fetcher {
           new FetchError(
             'content-type',
             finalUrl.href,
-            `${finalUrl.href} answered with Content-Type "${contentType}", a body in charset ${otherCharset}; JSON is read as UTF-8 only (RFC 8259): serve it as UTF-8, with Content-Type: application/json (charset=utf-8 or no charset)`,
+            `${finalUrl.href} answered with Content-Type "${quotedHeader(contentType)}", a body in charset ${otherCharset}; JSON is read as UTF-8 only (RFC 8259): serve it as UTF-8, with Content-Type: application/json (charset=utf-8 or no charset)`,
           );
         let text: string;
         try {
@@ -408,13 +414,13 @@ export class GuardedFetcher implements Fetcher {
       const location = response.headers.get('location');
       if (!location) throw new FetchError('bad-redirect', url.href, `${url.href} answered HTTP ${response.status} without a Location header`);
       if (hop >= this.maxRedirects) {
-        throw new FetchError('redirects', url.href, `${first.href} redirected more than ${this.maxRedirects} times (last to ${location}); the registry follows at most ${this.maxRedirects}`);
+        throw new FetchError('redirects', url.href, `${first.href} redirected more than ${this.maxRedirects} times (last to ${quotedHeader(location)}); the registry follows at most ${this.maxRedirects}`);
       }
       let next: URL;
       try {
         next = new URL(location, url);
       } catch {
-        throw new FetchError('bad-redirect', url.href, `${url.href} redirected to "${location}", which is not a URL`);
+        throw new FetchError('bad-redirect', url.href, `${url.href} redirected to "${quotedHeader(location)}", which is not a URL`);
       }
       // An https source is never downgraded: whoever is on the network path of a plain http hop
       // can answer in its place (a JWKS with their keys, a card of their choosing).
