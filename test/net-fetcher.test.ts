@@ -104,7 +104,7 @@ describe('address rules', () => {
     ['10.0.0.1', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'],
     ['100.64.0.1', 'cgnat'], ['100.127.255.254', 'cgnat'],
     ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'],
-    ['169.254.169.254', 'link-local'], ['169.254.0.1', 'link-local'],
+    ['169.254.169.254', 'link-local'], ['169.254.0.1', 'link-local'], ['168.63.129.16', 'cloud-platform'],
     ['192.0.0.8', 'reserved'], ['192.0.2.1', 'documentation'], ['198.51.100.7', 'documentation'], ['203.0.113.9', 'documentation'],
     ['192.88.99.1', 'reserved'], ['198.18.0.1', 'reserved'], ['198.19.255.1', 'reserved'],
     ['224.0.0.1', 'multicast'], ['239.255.255.250', 'multicast'], ['240.0.0.1', 'reserved'], ['255.255.255.255', 'broadcast'],
@@ -116,7 +116,7 @@ describe('address rules', () => {
     ['2001:2::1', 'reserved'], ['2001:10::1', 'reserved'], ['2002:7f00:1::1', '6to4'], ['100::1', 'reserved'], ['5f00::1', 'reserved'], ['4000::1', 'reserved'],
     // Public unicast: not refused.
     ['8.8.8.8', undefined], ['1.1.1.1', undefined], ['93.184.216.34', undefined], ['100.63.255.255', undefined], ['100.128.0.0', undefined],
-    ['172.32.0.1', undefined], ['169.253.255.255', undefined], ['223.255.255.255', undefined],
+    ['172.32.0.1', undefined], ['169.253.255.255', undefined], ['168.63.129.15', undefined], ['168.63.129.17', undefined], ['223.255.255.255', undefined],
     ['2606:4700:4700::1111', undefined], ['2a00:1450:4001::1', undefined], ['2001:4860:4860::8888', undefined],
   ];
   for (const [address, rule] of samples) {

@@ -31,11 +31,12 @@ export type AddressRule =
   | 'ipv4-compatible'
   | 'nat64'
   | '6to4'
-  | 'teredo';
+  | 'teredo'
+  | 'cloud-platform';
 
 export const ADDRESS_RULES: readonly AddressRule[] = [
   'unspecified', 'loopback', 'private', 'link-local', 'cgnat', 'multicast', 'broadcast', 'documentation',
-  'reserved', 'ipv4-mapped', 'ipv4-compatible', 'nat64', '6to4', 'teredo',
+  'reserved', 'ipv4-mapped', 'ipv4-compatible', 'nat64', '6to4', 'teredo', 'cloud-platform',
 ];
 
 type Range = readonly [cidr: string, rule: AddressRule];
@@ -47,6 +48,10 @@ const IPV4_RANGES: readonly Range[] = [
   ['100.64.0.0/10', 'cgnat'], // RFC 6598 shared address space
   ['127.0.0.0/8', 'loopback'],
   ['169.254.0.0/16', 'link-local'], // RFC 3927; 169.254.169.254 is the cloud metadata service
+  // Azure's platform endpoint (WireServer: the VM agent's configuration and extension settings,
+  // DNS, health probes), a public address that answers only from inside Azure: a metadata service
+  // in all but range, and no agent's address.
+  ['168.63.129.16/32', 'cloud-platform'],
   ['172.16.0.0/12', 'private'],
   ['192.0.0.0/24', 'reserved'], // IETF protocol assignments
   ['192.0.2.0/24', 'documentation'], // TEST-NET-1
@@ -128,6 +133,7 @@ export const RULE_WORDING: Record<AddressRule, string> = {
   nat64: 'a NAT64 address (it can reach any IPv4 address)',
   '6to4': 'a 6to4 address (it embeds an IPv4 address)',
   teredo: 'a Teredo address (it embeds an IPv4 address)',
+  'cloud-platform': "a cloud platform's own endpoint (Azure's WireServer, which serves a VM's configuration)",
 };
 
 /** The operator's exceptions (REGISTRY_FETCH_ALLOW), parsed once. */
