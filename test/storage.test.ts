@@ -1148,6 +1148,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(await store.watches.claim('holder', Date.now(), Number.MAX_SAFE_INTEGER, nul), []);
       await store.watches.release('holder', nul);
       await store.watches.requestHandover?.(nul);
+      await store.watches.declineHandover?.(nul);
       assert.equal(await store.watches.countFor(nul, Date.now()), 0);
       assert.deepEqual((await store.list({ owner: nul, limit: 10 })).entries, []);
       assert.equal((await store.list({ owner: 'alice', limit: 10 })).entries.length, 1);

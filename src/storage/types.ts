@@ -378,8 +378,22 @@ export interface WatchRecords {
    * another replica), to end it as its task says. Absent where one process runs every watch.
    */
   requestHandover?(id: string): Promise<void>;
-  /** Calls `listener` with the id of every watch a replica asks to take over (see requestHandover). */
-  onHandoverRequest?(listener: (id: string) => void, onError: (err: Error) => void): Promise<ChangeSubscription>;
+  /**
+   * Answers the replicas asking for watch `id` (requestHandover) that the one running it keeps it
+   * (a client streams it there), so they answer their request now instead of waiting for it.
+   */
+  declineHandover?(id: string): Promise<void>;
+  /**
+   * Calls `listener` with every request to hand over a watch (requestHandover) and every answer
+   * that one is kept (declineHandover), with the watch's id.
+   */
+  onHandoverNotice?(listener: (notice: HandoverNotice) => void, onError: (err: Error) => void): Promise<ChangeSubscription>;
+}
+
+/** A replica asks for watch `id` (`request`), or the replica running it keeps it (`declined`). */
+export interface HandoverNotice {
+  kind: 'request' | 'declined';
+  id: string;
 }
 
 /** A live subscription to change notifications; see RegistryStore.subscribeToChanges. */

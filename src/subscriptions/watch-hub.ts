@@ -116,7 +116,11 @@ export type EndReader = (watch: Watch) => Promise<WatchEnd | undefined>;
 const PAGE = 1000;
 /** A watch's progress (event numbers, position) is written at most this often. */
 const PROGRESS_EVERY_MS = 1000;
-/** How long a replica waits for another to hand over a watch a client resumes on it, and how often it looks. */
+/**
+ * How long a replica waits for another to hand over a watch a client resumes on it, and how often
+ * it looks: the bound when no answer comes (that replica is gone or slow; one that keeps the
+ * watch says so at once, see #handOver).
+ */
 const HANDOVER_WAIT_MS = 3000;
 const HANDOVER_POLL_MS = 50;
 const HANDOVER_ASK_EVERY = 10;
@@ -515,8 +519,10 @@ export class WatchHub implements WatchKeeper {
   readonly #restoreIsCalled = new Promise<void>((resolve) => (this.#restoreCalled = resolve));
   /** Claims under way (their rows are held before their watches run). */
   #claiming = 0;
-  /** Other replicas' requests to hand over a watch (PostgreSQL), from restore() until close(). */
+  /** Other replicas' requests to hand over a watch, and their answers (PostgreSQL), from restore() until close(). */
   #handovers: Promise<ChangeSubscription | undefined> | undefined;
+  /** Adopts waiting for a watch another replica runs, by its id: told when that replica keeps it (see #handoverAnswer). */
+  readonly #awaitingHandover = new Map<string, Set<() => void>>();
   /** How this replica reads the end another gave a watch it runs (see readEndsWith); none until told. */
   #readEnd: EndReader = () => Promise.resolve(undefined);
   #closed = false;
@@ -741,14 +747,61 @@ export class WatchHub implements WatchKeeper {
     if (this.#watches.has(id)) return this.#watches.get(id);
     const ask = this.storage.watches.requestHandover?.bind(this.storage.watches);
     if (!ask) return undefined;
-    // Asked again now and then: the client's old stream there may not have been noticed closed yet.
-    for (let polls = 0, until = Date.now() + waitMs; Date.now() < until && !this.#closed; polls++) {
-      if (polls % HANDOVER_ASK_EVERY === 0) await ask(id);
-      await new Promise((resolve) => setTimeout(resolve, HANDOVER_POLL_MS));
-      await this.#claim(Date.now(), id);
-      if (this.#watches.has(id)) return this.#watches.get(id);
+    // Told before asking, so an answer that comes at once is not missed.
+    const answer = this.#handoverAnswer(id);
+    try {
+      // Asked again now and then while no answer comes: the client's old stream there may not
+      // have been noticed closed yet, or the request was lost (that replica's listener reconnecting).
+      for (let polls = 0, until = Date.now() + waitMs; Date.now() < until && !this.#closed; polls++) {
+        if (polls % HANDOVER_ASK_EVERY === 0) await ask(id);
+        await answer.within(HANDOVER_POLL_MS);
+        await this.#claim(Date.now(), id);
+        if (this.#watches.has(id)) return this.#watches.get(id);
+        // That replica keeps it (a client streams it there): answered now. Before, the request
+        // waited the whole 3 s for a watch that was never coming (CancelTask took 3 s, a
+        // SubscribeToTask or push config request 3 s to be refused).
+        if (answer.declined) return undefined;
+      }
+      return undefined;
+    } finally {
+      answer.stop();
     }
-    return undefined;
+  }
+
+  /**
+   * Listens for the answer that watch `id` is kept where it runs (#handOver declines): `declined`
+   * once it came, `within(ms)` waits that long or until it comes; `stop` when done waiting.
+   */
+  #handoverAnswer(id: string): { readonly declined: boolean; within(ms: number): Promise<void>; stop(): void } {
+    let declined = false;
+    let wake: (() => void) | undefined;
+    const onDeclined = () => {
+      declined = true;
+      wake?.();
+    };
+    const waiting = this.#awaitingHandover.get(id) ?? new Set();
+    waiting.add(onDeclined);
+    this.#awaitingHandover.set(id, waiting);
+    return {
+      get declined() {
+        return declined;
+      },
+      within: (ms) =>
+        declined
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => {
+              const timer = setTimeout(() => wake?.(), ms);
+              wake = () => {
+                clearTimeout(timer);
+                wake = undefined;
+                resolve();
+              };
+            }),
+      stop: () => {
+        waiting.delete(onDeclined);
+        if (waiting.size === 0 && this.#awaitingHandover.get(id) === waiting) this.#awaitingHandover.delete(id);
+      },
+    };
   }
 
   /** Whether watch `id` is open here or, by its stored definition, on another replica. */
@@ -988,12 +1041,15 @@ export class WatchHub implements WatchKeeper {
   }
 
   async #listenForHandovers(): Promise<ChangeSubscription | undefined> {
-    const listen = this.storage.watches.onHandoverRequest;
+    const listen = this.storage.watches.onHandoverNotice;
     if (!listen) return undefined;
     try {
       return await listen.call(
         this.storage.watches,
-        (id) => void this.#handOver(id),
+        (notice) => {
+          if (notice.kind === 'request') void this.#handOver(notice.id);
+          else for (const declined of this.#awaitingHandover.get(notice.id) ?? []) declined();
+        },
         (err) => this.log?.warn({ err }, 'the connection for watch handovers failed; reconnecting'),
       );
     } catch (err) {
@@ -1005,7 +1061,8 @@ export class WatchHub implements WatchKeeper {
   /**
    * Another replica asks for watch `id` (a client resumed it there): unless a client streams it
    * from here, it stops here with its progress stored and its lease released, for that replica
-   * to claim. Its pushes go on from there (push configs are part of the definition).
+   * to claim. Its pushes go on from there (push configs are part of the definition). Kept here,
+   * that replica is told so at once, and answers its request without waiting for it.
    */
   async #handOver(id: string): Promise<void> {
     const watch = this.#watches.get(id);
@@ -1014,7 +1071,12 @@ export class WatchHub implements WatchKeeper {
     // (#cancelElsewhere): the watch ends now, as its task says, not at the next lease renewal.
     // (Handed over, it would have ended nowhere.)
     if ((await this.storage.watches.get(id).catch(() => null)) === undefined) return this.#stopLost(watch);
-    if (watch.hasClients || !watch.isOpen) return;
+    if (!watch.isOpen) return;
+    if (watch.hasClients) {
+      // Unheard, the asking replica waits for the watch as long as it would for a replica that is gone (3 s).
+      await this.storage.watches.declineHandover?.(id).catch((err: unknown) => this.log?.warn({ err, watch: id }, 'a replica asking for a watch kept here could not be told; it stops waiting after 3 s'));
+      return;
+    }
     watch.settleFloor();
     const seen = await this.#followedPosition().catch(() => undefined);
     // Read before it ends: the notifications still waiting for its webhooks are dropped then.

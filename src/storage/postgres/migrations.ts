@@ -39,7 +39,7 @@ export const TASK_CONTEXT_KEY = (column: string): string => `left(${column}, 128
 
 /** The channel `pg_notify` announces committed change sequences on. */
 export const CHANGES_CHANNEL = 'registry_changes';
-/** Where a replica asks the one running a watch to hand it over (payload: the watch's id). */
+/** Where a replica asks the one running a watch to hand it over (payload: the watch's id), and that one says it keeps it (watch-records.ts). */
 export const WATCH_HANDOVER_CHANNEL = 'registry_watch_handover';
 
 /**

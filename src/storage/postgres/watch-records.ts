@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import { WATCH_COLUMNS as COLUMNS, WATCH_UPDATABLE_COLUMNS as UPDATABLE } from '../common.js';
-import type { ChangeSubscription, WatchRecords, WatchRow, WatchRowUpdate } from '../types.js';
+import type { ChangeSubscription, HandoverNotice, WatchRecords, WatchRow, WatchRowUpdate } from '../types.js';
 import { WATCH_HANDOVER_CHANNEL } from './migrations.js';
 import { unstorable, type Statements } from './text-values.js';
 
@@ -14,6 +14,13 @@ type Query = <R extends pg.QueryResultRow>(text: string, params: unknown[]) => P
 type Transaction = <T>(fn: (db: Statements) => Promise<T>) => Promise<T>;
 /** LISTENs on a channel on a dedicated connection; `undefined` after a reconnection (see listen.ts). */
 type Listen = (channel: string, onPayload: (payload: string | undefined) => void, onError: (err: Error) => void) => Promise<ChangeSubscription>;
+
+/**
+ * What starts a decline's payload on the handover channel (declineHandover); a request's is the
+ * bare id, as earlier releases send and read it (one of those takes a decline for a request for
+ * a watch it does not run, and ignores it). No watch id starts so: it is its task's, a UUID.
+ */
+const HANDOVER_DECLINED = 'declined:';
 
 /** Lock namespace of the per-principal watch count (pg_advisory_xact_lock(key, hashtext(principal))). */
 const WATCH_CAP_LOCK = 0x57a7c4;
@@ -102,9 +109,16 @@ export class PostgresWatchRecords implements WatchRecords {
     await this.query('SELECT pg_notify($1, $2)', [WATCH_HANDOVER_CHANNEL, id]);
   }
 
-  onHandoverRequest(listener: (id: string) => void, onError: (err: Error) => void): Promise<ChangeSubscription> {
+  async declineHandover(id: string): Promise<void> {
+    if (unstorable(id)) return;
+    await this.query('SELECT pg_notify($1, $2)', [WATCH_HANDOVER_CHANNEL, HANDOVER_DECLINED + id]);
+  }
+
+  onHandoverNotice(listener: (notice: HandoverNotice) => void, onError: (err: Error) => void): Promise<ChangeSubscription> {
     return this.listen(WATCH_HANDOVER_CHANNEL, (payload) => {
-      if (payload) listener(payload);
+      if (!payload) return;
+      if (payload.startsWith(HANDOVER_DECLINED)) listener({ kind: 'declined', id: payload.slice(HANDOVER_DECLINED.length) });
+      else listener({ kind: 'request', id: payload });
     }, onError);
   }
 
