@@ -6,18 +6,23 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { Message } from '@a2a-js/sdk';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { clientAddress, compileTrust } from '../src/grpc/client-address.js';
 import { limitedClient } from '../src/http/client-network.js';
+import { retryDelay } from '../src/cli/watch-renewal.js';
 import { v1Card } from './support/documents.js';
 import { sendEndlessBody } from './support/raw-connection.js';
 import type { WireJson } from './support/client.js';
-import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { assertNoInternals, assertWellFormedJsonRpcAnswer, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
-import { webhook } from './support/watch-stream.js';
+import { webhook, type Hook } from './support/watch-stream.js';
+import { errorInfoOf, metadata as grpcMetadata, RawA2AClient, retryInfoOf } from './support/grpc.js';
 import { heapAfterGc } from './support/heap.js';
 
 let registry: TestRegistry;
+const CAROL = 'carol-token-0123456789abcdef';
 let n = 0;
 
 const from = (address: string, token?: string): Record<string, string> => ({
@@ -77,31 +82,148 @@ describe('operation budgets', () => {
     assert.equal(stateOf(await register(from('10.0.0.1', TOKENS.admin))), 'TASK_STATE_COMPLETED');
   });
 
-  test('a watch is a write: starting one draws from the write budget, shared with registrations, not from the reads', async (t) => {
-    // A registry of its own: this file's principals have spent their write budgets above.
-    const limited = await startTestRegistry({ REGISTRY_RATE_WRITES_PER_MINUTE: '2', REGISTRY_RATE_READS_PER_MINUTE: '100', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
-    t.after(() => limited.close());
-    const hook = await webhook(() => 200);
-    t.after(() => hook.close());
-    const alice = { authorization: `Bearer ${TOKENS.alice}` };
-    const send = (data: unknown, configuration?: unknown) =>
+  test('a2a-registry watch retries a renewal refused over the write budget no sooner than the refusal says, while the watch has time', () => {
+    // 20 s of the watch's time left: retried at half of it, or after the 15 s a rate limit said
+    // (retried at 10 s, it was refused again), never past the watch's time.
+    assert.equal(retryDelay(20_000), 10_000);
+    assert.equal(retryDelay(20_000, 15), 15_000);
+    assert.equal(retryDelay(20_000, 45), 19_900);
+    // A day left: a minute on at most, which a budget's minute never outlasts.
+    assert.equal(retryDelay(86_400_000, 30), 60_000);
+    assert.equal(retryDelay(50, 30), undefined, 'its time is up');
+  });
+
+  describe('watches', () => {
+    // A registry of its own: this file's principals have spent their write budgets above. Carol
+    // is a third principal, whose budget is left when an address's is spent.
+    let limited: TestRegistry;
+    let hook: Hook;
+    let grpcClient: RawA2AClient;
+    before(async () => {
+      limited = await startTestRegistry({
+        REGISTRY_TRUST_PROXY: 'loopback',
+        REGISTRY_TOKENS: `${TOKENS_ENV},carol:${CAROL}`,
+        REGISTRY_RATE_WRITES_PER_MINUTE: '2',
+        REGISTRY_RATE_READS_PER_MINUTE: '100',
+        REGISTRY_FETCH_ALLOW: '127.0.0.1',
+        GRPC_PORT: '0',
+      });
+      hook = await webhook(() => 200);
+      grpcClient = new RawA2AClient(`127.0.0.1:${limited.grpcUrl!.split(':').at(-1)}`);
+    });
+    after(async () => {
+      grpcClient.close();
+      await hook.close();
+      await limited.close();
+    });
+    const send = (headers: Record<string, string>, data: unknown, configuration?: unknown, taskId?: string) =>
       rawPost(
         `${limited.url}/a2a/jsonrpc`,
-        JSON.stringify({ jsonrpc: '2.0', id: ++n, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data, mediaType: 'application/json' }] }, configuration } }),
-        { headers: alice },
+        JSON.stringify({ jsonrpc: '2.0', id: ++n, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data, mediaType: 'application/json' }], taskId }, configuration } }),
+        { headers },
       );
-    const startWatch = () => send({ watch: { query: 'limited', initial: false } }, { returnImmediately: true, taskPushNotificationConfig: { url: hook.url, token: 'hook-token' } });
-    const watching = await startWatch();
-    assert.equal(watching.json?.result?.task?.status?.state, 'TASK_STATE_WORKING', watching.text.slice(0, 300));
-    assert.equal(stateOf(await send({ register: { agentCard: v1Card('Limited Watcher', 'https://limited-watcher.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
-    // Before, a watch counted as a read (6,000 a minute): one principal started and canceled
-    // 1,240 in 20 s, each leaving its task (with ~48 KB of matches) for a week.
-    const refused = rateLimited(await startWatch());
-    assert.match(refused.message, /^Too many writes \(register, unregister, refresh, watch\) from this principal: the limit is 2 per minute\. Retry after \d+ s\.$/);
-    assert.equal(rateLimited(await send({ register: { agentCard: v1Card('Limited Late', 'https://limited-late.example.org/a2a') } })).code, 'RATE_LIMITED');
-    // Reads have their own budget still.
-    assert.equal(stateOf(await send({ search: { query: 'limited' } })), 'TASK_STATE_COMPLETED');
-    assert.equal(limited.core.watches.countFor('alice'), 1, 'the refused watch was not started');
+    const startWatch = (headers: Record<string, string>) =>
+      send(headers, { watch: { query: 'limited', initial: false } }, { returnImmediately: true, taskPushNotificationConfig: { url: hook.url, token: 'hook-token' } });
+
+    test('a watch is a write: starting one draws from the write budget, shared with registrations, not from the reads', async () => {
+      const alice = { authorization: `Bearer ${TOKENS.alice}` };
+      const watching = await startWatch(alice);
+      assert.equal(watching.json?.result?.task?.status?.state, 'TASK_STATE_WORKING', watching.text.slice(0, 300));
+      assert.equal(stateOf(await send(alice, { register: { agentCard: v1Card('Limited Watcher', 'https://limited-watcher.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+      // Before, a watch counted as a read (6,000 a minute): one principal started and canceled
+      // 1,240 in 20 s, each leaving its task (with ~48 KB of matches) for a week.
+      const refused = rateLimited(await startWatch(alice));
+      assert.match(refused.message, /^Too many writes \(register, unregister, refresh, watch, renew\) from this principal: the limit is 2 per minute \(REGISTRY_RATE_WRITES_PER_MINUTE\)\. Retry after \d+ s\.$/);
+      assert.equal(rateLimited(await send(alice, { register: { agentCard: v1Card('Limited Late', 'https://limited-late.example.org/a2a') } })).code, 'RATE_LIMITED');
+      // Reads have their own budget still.
+      assert.equal(stateOf(await send(alice, { search: { query: 'limited' } })), 'TASK_STATE_COMPLETED');
+      assert.equal(limited.core.watches.countFor('alice'), 1, 'the refused watch was not started');
+    });
+
+    test('a renewal is a write: counted per principal and per address once it would be carried out; over the budget it is refused as a protocol error (JSON-RPC v1.0 and v0.3, HTTP+JSON, gRPC) and the watch runs on unchanged', async () => {
+      const bob = from('10.0.9.1', TOKENS.bob);
+      const started = await startWatch(bob); // bob's first write, and 10.0.9.1's
+      const id: string = started.json?.result?.task?.id;
+      assert.ok(id, started.text.slice(0, 300));
+      const renew = (headers: Record<string, string>, taskId = id, args: unknown = {}) => send(headers, { renew: args }, undefined, taskId);
+
+      // Refused for what they are, they write nothing and cost nothing: more of them than the budget has left.
+      assert.equal((await renew(bob, id, { ttlSeconds: 60 })).json?.error?.code, -32602, 'malformed');
+      assert.equal((await renew(bob, 'no-such-task')).json?.error?.code, -32001, 'unknown task');
+      const searched: string = (await send(bob, { search: { query: 'limited' } })).json?.result?.task?.id;
+      assert.equal((await renew(bob, searched)).json?.error?.code, -32004, 'finished task');
+      const renewed = await renew(bob); // bob's second write, and the address's
+      const expiresAt: string = renewed.json?.result?.task?.metadata?.watchExpiresAt;
+      assert.ok(expiresAt, `the renewal within the budget renews: ${renewed.text.slice(0, 300)}`);
+
+      // Over it: JSON-RPC -32603 with the ErrorInfo, HTTP 429 + Retry-After as the flood guard's.
+      const refused = await renew(bob);
+      const error = refused.json?.error;
+      assert.equal(error?.code, -32603, refused.text.slice(0, 400));
+      assert.equal(refused.status, 429);
+      const why = new RegExp(`^The watch was not renewed and runs unchanged until ${expiresAt.replace(/\./g, '\\.')}: a renewal is a write, counted against the write budget\\. Too many writes \\(register, unregister, refresh, watch, renew\\) from this principal: the limit is 2 per minute \\(REGISTRY_RATE_WRITES_PER_MINUTE\\)\\. Retry after \\d+ s\\.$`);
+      assert.match(error.message, why);
+      assert.deepEqual({ ...error.data[0], metadata: undefined }, { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMITED', domain: 'a2a-registry', metadata: undefined });
+      const seconds = Number(error.data[0].metadata.retryAfterSeconds);
+      assert.ok(Number.isInteger(seconds) && seconds >= 1 && seconds <= 60, String(seconds));
+      assert.equal(refused.headers.get('retry-after'), String(seconds));
+
+      // v0.3 JSON-RPC: the SDK's converter drops the ErrorInfo; it is restored, not scrubbed.
+      const legacy = await rawPost(
+        `${limited.url}/a2a/jsonrpc`,
+        JSON.stringify({ jsonrpc: '2.0', id: ++n, method: 'message/send', params: { message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', taskId: id, parts: [{ kind: 'data', data: { renew: {} } }] } } }),
+        { headers: { ...bob, 'A2A-Version': '' } },
+      );
+      assert.equal(legacy.json?.error?.code, -32603, legacy.text.slice(0, 400));
+      assert.match(legacy.json.error.message, why);
+      assert.equal(legacy.json.error.data?.[0]?.reason, 'RATE_LIMITED');
+      assert.match(String(legacy.json.error.data[0].metadata?.retryAfterSeconds), /^\d+$/);
+      assert.equal(legacy.status, 429);
+
+      // HTTP+JSON: 429, RESOURCE_EXHAUSTED, Retry-After and the same ErrorInfo.
+      const rest = await rawPost(
+        `${limited.url}/a2a/rest/message:send`,
+        JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', taskId: id, parts: [{ data: { renew: {} }, mediaType: 'application/json' }] } }),
+        { headers: bob },
+      );
+      assert.equal(rest.status, 429, rest.text.slice(0, 400));
+      assert.equal(rest.json?.error?.status, 'RESOURCE_EXHAUSTED');
+      assert.match(rest.json.error.message, why);
+      assert.equal(rest.json.error.details[0].reason, 'RATE_LIMITED');
+      assert.equal(rest.json.error.details[0].domain, 'a2a-registry');
+      assert.equal(rest.headers.get('retry-after'), rest.json.error.details[0].metadata.retryAfterSeconds);
+
+      // gRPC: RESOURCE_EXHAUSTED with ErrorInfo, RetryInfo and a retry-after trailer.
+      const renewal = { tenant: '', message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', taskId: id, parts: [{ data: { renew: {} } }] }), configuration: undefined, metadata: undefined };
+      const overGrpc = (await grpcClient.unary('sendMessage', renewal, grpcMetadata({ authorization: `Bearer ${TOKENS.bob}`, 'x-forwarded-for': '10.0.9.1' }))).error;
+      assert.equal(overGrpc?.code, grpc.status.RESOURCE_EXHAUSTED, overGrpc?.details);
+      assert.match(overGrpc!.details, why);
+      assert.equal(errorInfoOf(overGrpc!)?.reason, 'RATE_LIMITED');
+      const grpcSeconds = retryInfoOf(overGrpc!);
+      assert.ok(grpcSeconds !== undefined && grpcSeconds >= 1, String(grpcSeconds));
+      assert.deepEqual(overGrpc!.metadata.get('retry-after'), [String(grpcSeconds)]);
+      assert.equal(errorInfoOf(overGrpc!)?.metadata.retryAfterSeconds, String(grpcSeconds));
+
+      // Counted as refusals, as the flood guard's are, not as errors.
+      const scrape = await (await fetch(`${limited.url}/metrics`)).text();
+      const refusals = scrape.split('\n').filter((line) => line.startsWith('registry_requests_total{') && line.includes('outcome="REFUSED",code="RATE_LIMITED"'));
+      assert.deepEqual(refusals.map((line) => /door="(\w+)"/.exec(line)?.[1]).sort(), ['a2a', 'a2a', 'a2a', 'grpc'], refusals.join('\n'));
+
+      // The watch runs on, its expiry and task as the last renewal that took left them.
+      assert.ok(limited.core.watches.get(id)?.isOpen, 'the watch still runs');
+      const task = await rawPost(`${limited.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: ++n, method: 'GetTask', params: { id } }), { headers: bob });
+      assert.equal(task.json?.result?.status?.state, 'TASK_STATE_WORKING', task.text.slice(0, 300));
+      assert.equal(task.json.result.metadata.watchExpiresAt, expiresAt);
+
+      // Per address: carol has budget left, 10.0.9.1 has not. The operator is exempt.
+      const carolWatch: string = (await startWatch(from('10.0.9.2', CAROL))).json?.result?.task?.id;
+      assert.ok(carolWatch);
+      const byAddress = await renew(from('10.0.9.1', CAROL), carolWatch);
+      assert.match(byAddress.json?.error?.message ?? byAddress.text, /Too many writes .* from this address: /);
+      const admin = from('10.0.9.1', TOKENS.admin);
+      const adminWatch: string = (await startWatch(admin)).json?.result?.task?.id;
+      for (let i = 0; i < 3; i++) assert.ok((await renew(admin, adminWatch)).json?.result?.task?.metadata?.watchExpiresAt, `the operator's renewal ${i + 1}`);
+    });
   });
 
   test('reads: search, get, list and validate share a budget per address (anonymous) and per principal', async () => {

@@ -9,8 +9,11 @@
  * late enough that a watch of a day costs a request every twelve hours. A failed renewal is
  * retried at half the time then left, at most a minute later (a registry back within seconds is
  * not left waiting for hours), and no longer once the watch's time is up: the registry refuses a
- * renewal of an expired watch, and ends it (the stream says so).
+ * renewal of an expired watch, and ends it (the stream says so). A renewal refused over the
+ * write budget (RATE_LIMITED: the watch runs on unchanged) says when to retry: not sooner, as
+ * long as the watch's time allows (retried sooner, it would only be refused again).
  */
+import { RegistryDeclined } from './connection.js';
 
 /** The longest wait before retrying a renewal that failed. */
 const RETRY_AT_MOST_MS = 60_000;
@@ -65,10 +68,20 @@ export class WatchRenewal {
     } catch (err) {
       // A resumed stream may have brought a later expiry meanwhile, with its own schedule.
       if (this.#stopped || this.#expiresAt !== expected) return;
-      const left = expected - Date.now();
-      const retryIn = left > AT_LEAST_MS ? Math.max(AT_LEAST_MS, Math.min(RETRY_AT_MOST_MS, left / 2)) : undefined;
+      const retryIn = retryDelay(expected - Date.now(), err instanceof RegistryDeclined ? err.error.retryAfterSeconds : undefined);
       this.failed(err, retryIn);
       if (retryIn !== undefined) this.#schedule(retryIn);
     }
   }
+}
+
+/**
+ * When to retry a renewal that failed with `leftMs` of the watch's time left (undefined: no
+ * more, its time is up): at half the time left, at most a minute on; and no sooner than the
+ * refusal said (`saidSeconds`, a rate limit's), while the watch's time allows.
+ */
+export function retryDelay(leftMs: number, saidSeconds?: number): number | undefined {
+  if (leftMs <= AT_LEAST_MS) return undefined;
+  const halfLeft = Math.max(AT_LEAST_MS, Math.min(RETRY_AT_MOST_MS, leftMs / 2));
+  return saidSeconds === undefined ? halfLeft : Math.max(halfLeft, Math.min(saidSeconds * 1000, leftMs - AT_LEAST_MS));
 }

@@ -47,7 +47,8 @@ import { partWords } from '../operations/part-words.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 import { missingLegacyGrpcMessageIn } from '../protocol/message-required.js';
 import { negotiate, oneVersion, VERSION_PARAMETER } from '../protocol/versions.js';
-import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
+import { RATE_LIMITED_REASON } from '../http/retry-later.js';
+import { retryNamedIn } from '../tasks/storage-unavailable.js';
 import { metadataText } from './caller.js';
 import { GRPC_ANSWER_LIMIT } from './answer-limit.js';
 import { clientAddress, compileTrust } from './client-address.js';
@@ -424,8 +425,9 @@ export class CallGuard {
           if (scope) scope.errorCode = own.reason;
         }
         const answered = own ? own.status : refused ? status : this.answerFor(status, scope);
-        // The handler's checks of the request's shape (INVALID_PARAMS) count as refusals, as the HTTP doors count theirs.
-        const shape = refused ?? (answered.code === grpc.status.INVALID_ARGUMENT ? refusalOfAnswer(reasonOf(answered)) : undefined);
+        // The handler's checks of the request's shape (INVALID_PARAMS), and its budget refusals
+        // (RATE_LIMITED), count as refusals, as the HTTP doors count theirs.
+        const shape = refused ?? (answered.code === grpc.status.INVALID_ARGUMENT || answered.code === grpc.status.RESOURCE_EXHAUSTED ? refusalOfAnswer(reasonOf(answered)) : undefined);
         if (shape && scope) scope.errorCode ??= shape;
         end({ status: answered.code ?? grpc.status.UNKNOWN, refusal: shape });
         next(answered);
@@ -629,16 +631,19 @@ export class CallGuard {
    * The status a call ends with, as the HTTP doors would answer it:
    * - storage unavailable (the executor named it in the scope; the SDK, which has no gRPC status
    *   for the registry's own error, says UNKNOWN) is UNAVAILABLE with its message, which says
-   *   what is wrong, a `retry-after` trailer and google.rpc.ErrorInfo, as HTTP says 503;
+   *   what is wrong, a `retry-after` trailer and google.rpc.ErrorInfo, as HTTP says 503; a
+   *   watch's renewal over the write budget (RATE_LIMITED, named in the scope by the request
+   *   handler with its retry time) likewise RESOURCE_EXHAUSTED, as HTTP says 429;
    * - the SDK answers an unexpected exception with UNKNOWN and the exception's message ("Maximum
    *   call stack size exceeded", a database error): that tells an attacker what broke. Such
    *   answers (and INTERNAL ones) get a generic message, as on the HTTP doors; the log keeps it.
    */
   private answerFor(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
-    const retryAfter = RETRY_AFTER_BY_REASON.get(scope?.errorCode ?? '');
-    if (status.code === grpc.status.UNKNOWN && retryAfter !== undefined && scope?.errorCode) {
-      const details = status.details ?? 'Storage is unavailable.';
-      return retryLater(grpc.status.UNAVAILABLE, details, scope.errorCode, retryAfter, scope.requestId);
+    const named = retryNamedIn(scope);
+    if (status.code === grpc.status.UNKNOWN && named !== undefined && scope) {
+      const limited = named.reason === RATE_LIMITED_REASON;
+      const details = status.details ?? (limited ? 'Too many writes. Retry later.' : 'Storage is unavailable.');
+      return retryLater(limited ? grpc.status.RESOURCE_EXHAUSTED : grpc.status.UNAVAILABLE, details, named.reason, named.seconds, scope.requestId);
     }
     if (status.code !== grpc.status.UNKNOWN && status.code !== grpc.status.INTERNAL) return withRequestId(status, scope);
     // The message asks to report the request id: it comes as a trailer (an answer that is only

@@ -27,6 +27,9 @@ const STATUS_NAMES: Record<number, string> = {
   503: 'UNAVAILABLE',
 };
 
+/** The google.rpc.Status name of an HTTP status, as the HTTP+JSON binding's error bodies say it. */
+export const statusNameOf = (httpStatus: number): string => STATUS_NAMES[httpStatus] ?? 'UNKNOWN';
+
 /** HTTP statuses a JSON-RPC-shaped failure keeps (see sendFailure); the others are answered 200. */
 const KEPT_ON_JSONRPC: ReadonlySet<number> = new Set([404, 405, 415]);
 
@@ -129,7 +132,7 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
   res.status(failure.httpStatus).json({
     error: {
       code: failure.httpStatus,
-      status: STATUS_NAMES[failure.httpStatus] ?? 'UNKNOWN',
+      status: statusNameOf(failure.httpStatus),
       message: failure.message,
       details: [errorInfo(failure.reason, retryMetadata)],
     },

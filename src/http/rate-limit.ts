@@ -4,9 +4,10 @@
  *   minute, refused with HTTP 429 + Retry-After before the body is even read (a flood must not
  *   cost a parse, an executor run and a task write per request);
  * - operation budgets, asked by the executor once it knows the operation: writes
- *   (register/unregister/refresh, and starting a watch) and reads (search/get/list/validate) per
- *   minute, each counted per principal and per client address. A refusal is a REJECTED task with
- *   RATE_LIMITED and retryAfterSeconds, like any declined request;
+ *   (register/unregister/refresh, starting a watch, and renewing one) and reads
+ *   (search/get/list/validate) per minute, each counted per principal and per client address. A
+ *   refusal is a REJECTED task with RATE_LIMITED and retryAfterSeconds, like any declined
+ *   request; a renewal's is a protocol error (its task is the watch's, which it must not end);
  * - a cap on concurrent streams (SSE, gRPC server streams) per client address.
  * The checks are transport-neutral (admitRequest, openStream); floodGuard and streamCap apply
  * them to the HTTP doors, the gRPC door applies them to its calls.
@@ -19,9 +20,8 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../observability/logger.js';
 import { currentScope, outsideScope } from '../observability/request-scope.js';
 import type { Caller } from '../contract/caller.js';
-import type { Admission } from '../operations/admission.js';
+import type { Admission, BudgetedAction } from '../operations/admission.js';
 import { RegistryError } from '../contract/errors.js';
-import type { OperationName } from '../operations/operation.js';
 import { sendFailure } from './errors.js';
 import { jsonRpcIdOf } from './json-body.js';
 import { requestIdOf } from './request-log.js';
@@ -65,9 +65,11 @@ export interface AbuseControlDeps {
  * Operations drawn from the write budget: each writes to the database. A watch too: starting one
  * stores its definition and its task (with the initial matches, about 48 KB at 100 hits), and its
  * task is kept once it ends. Counted as a read, one principal started and canceled watches at
- * 6,000 a minute, 1,240 of them in 20 s taking registry.db from 52 to 113 MB.
+ * 6,000 a minute, 1,240 of them in 20 s taking registry.db from 52 to 113 MB. And a renewal,
+ * which writes the watch's expiry and its task: budgeted by nothing, it ran at the flood
+ * guard's rate (12,000 a minute per address, from any number of addresses).
  */
-const WRITE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister', 'refresh', 'watch']);
+const WRITE_ACTIONS: ReadonlySet<BudgetedAction> = new Set(['register', 'unregister', 'refresh', 'watch', 'renew']);
 const JSONRPC_RATE_LIMITED = -32603; // A2A v1.0 section on system errors: "rate limit exceeded" is -32603
 
 /** How a door answers a request its flood guard refused (the request id is set already). */
@@ -103,9 +105,9 @@ export class AbuseControl implements Admission {
   }
 
   /** Operation budget: consumes one point per principal and one per address; throws RATE_LIMITED. */
-  async admit(op: OperationName, requester: Caller): Promise<void> {
+  async admit(action: BudgetedAction, requester: Caller): Promise<void> {
     if (!this.options.enabled || requester.isAdmin) return;
-    const isWrite = WRITE_OPERATIONS.has(op);
+    const isWrite = WRITE_ACTIONS.has(action);
     const limiter = isWrite ? this.writes : this.reads;
     const limit: LimitName = isWrite ? 'writes' : 'reads';
     const keys: Array<[LimitedBy, string]> = [];
@@ -121,7 +123,7 @@ export class AbuseControl implements Admission {
         const perMinute = isWrite ? this.options.writesPerMinute : this.options.readsPerMinute;
         throw new RegistryError(
           'RATE_LIMITED',
-          `Too many ${isWrite ? 'writes (register, unregister, refresh, watch)' : 'reads (search, get, list, validate)'} from this ${by === 'principal' ? 'principal' : this.named(requester.address ?? '')}: the limit is ${perMinute} per minute. Retry after ${seconds} s.`,
+          `Too many ${isWrite ? 'writes (register, unregister, refresh, watch, renew)' : 'reads (search, get, list, validate)'} from this ${by === 'principal' ? 'principal' : this.named(requester.address ?? '')}: the limit is ${perMinute} per minute (${isWrite ? 'REGISTRY_RATE_WRITES_PER_MINUTE' : 'REGISTRY_RATE_READS_PER_MINUTE'}). Retry after ${seconds} s.`,
           undefined,
           seconds,
         );

@@ -19,8 +19,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { refusalOfAnswer } from '../observability/metrics.js';
 import { currentScope } from '../observability/request-scope.js';
-import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
-import { errorInfo } from './errors.js';
+import { RETRY_AFTER_BY_REASON, retryNamedIn } from '../tasks/storage-unavailable.js';
+import { errorInfo, statusNameOf } from './errors.js';
+import { RATE_LIMITED_REASON } from './retry-later.js';
 import { openReadPreflights, PREFLIGHT_MAX_AGE_SECONDS } from './open-reads.js';
 
 export interface SecurityOptions {
@@ -128,8 +129,11 @@ interface ErrorEnvelope {
 const isErrorEnvelope = (body: unknown): body is ErrorEnvelope =>
   typeof body === 'object' && body !== null && 'error' in body && typeof (body as ErrorEnvelope).error === 'object' && (body as ErrorEnvelope).error !== null;
 
-/** Refusals of ours that are errors on purpose and say what is wrong (e.g. STORAGE_UNAVAILABLE). */
-const STATED_REASONS: ReadonlySet<string> = new Set(RETRY_AFTER_BY_REASON.keys());
+/**
+ * Refusals of ours that are errors on purpose and say what is wrong and when to retry
+ * (STORAGE_UNAVAILABLE; RATE_LIMITED, a watch's renewal over the write budget).
+ */
+const STATED_REASONS: ReadonlySet<string> = new Set([...RETRY_AFTER_BY_REASON.keys(), RATE_LIMITED_REASON]);
 
 /** The ErrorInfo reason of an error body (JSON-RPC `data`, google.rpc.Status `details`). */
 function reasonOf(error: NonNullable<ErrorEnvelope['error']>): string | undefined {
@@ -139,13 +143,23 @@ function reasonOf(error: NonNullable<ErrorEnvelope['error']>): string | undefine
   return info && typeof info === 'object' && typeof (info as { reason?: unknown }).reason === 'string' ? (info as { reason: string }).reason : undefined;
 }
 
+/** When to retry a stated refusal, from its ErrorInfo (seconds); undefined for any other error. */
+function statedRetryAfter(error: NonNullable<ErrorEnvelope['error']>): number | undefined {
+  const reason = reasonOf(error);
+  if (reason === undefined || !STATED_REASONS.has(reason)) return undefined;
+  const infos = (error.data ?? error.details) as Array<{ metadata?: { retryAfterSeconds?: unknown } }>;
+  const seconds = Number(infos[0]?.metadata?.retryAfterSeconds);
+  return Number.isInteger(seconds) && seconds >= 0 ? seconds : RETRY_AFTER_BY_REASON.get(reason);
+}
+
 /** Replaces the message of an internal error in a JSON-RPC or google.rpc.Status body; true when it did. */
 function scrub(body: ErrorEnvelope, httpStatus: number): boolean {
   const error = body.error!;
   const reason = reasonOf(error);
   if (reason && STATED_REASONS.has(reason)) {
-    // Its message is ours and meant for the client; give it the status name the SDK cannot.
-    if (body.jsonrpc === undefined) error.status = 'UNAVAILABLE';
+    // Its message is ours and meant for the client; give it the status name the SDK cannot
+    // (UNAVAILABLE for 503, RESOURCE_EXHAUSTED for 429).
+    if (body.jsonrpc === undefined) error.status = statusNameOf(httpStatus);
     return false;
   }
   if (body.jsonrpc === '2.0' && error.code === JSONRPC_INTERNAL_ERROR) {
@@ -163,18 +177,18 @@ function scrub(body: ErrorEnvelope, httpStatus: number): boolean {
 
 /**
  * The SDK's v0.3 JSON-RPC converter answers an A2AError it has no code for with its message and
- * no `data`, dropping the ErrorInfo: a storage fault (or the index still loading) reached a v0.3
- * client as an internal error with no reason and no retry time. The refusal the request met is
- * named in its scope (by the executor or the task store): its ErrorInfo goes back in.
+ * no `data`, dropping the ErrorInfo: a storage fault (or the index still loading, or a renewal
+ * over the write budget) reached a v0.3 client as an internal error with no reason and no retry
+ * time. The refusal the request met is named in its scope (by the executor, the task store or
+ * the request handler): its ErrorInfo goes back in.
  */
 function restoreStatedReason(body: ErrorEnvelope, legacy: boolean): boolean {
   const error = body.error!;
   // Only there: elsewhere a -32603 without data is some other failure, whose message is scrubbed.
   if (!legacy || body.jsonrpc !== '2.0' || error.code !== JSONRPC_INTERNAL_ERROR || error.data !== undefined) return false;
-  const reason = currentScope()?.errorCode;
-  const retryAfter = RETRY_AFTER_BY_REASON.get(reason ?? '');
-  if (reason === undefined || retryAfter === undefined) return false;
-  error.data = [errorInfo(reason, { retryAfterSeconds: String(retryAfter) })];
+  const named = retryNamedIn(currentScope());
+  if (named === undefined) return false;
+  error.data = [errorInfo(named.reason, { retryAfterSeconds: String(named.seconds) })];
   return true;
 }
 
@@ -233,8 +247,13 @@ export function answerSanitizer(isLegacy: (req: Request) => boolean = () => fals
     /** Restores a stated reason, scrubs an internal message, records the code; true when the body changed. */
     const mend = (body: ErrorEnvelope, httpStatus: number): boolean => {
       const restored = restoreStatedReason(body, legacy);
-      const retryAfter = RETRY_AFTER_BY_REASON.get(reasonOf(body.error!) ?? '');
-      if (retryAfter !== undefined && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
+      const retryAfter = statedRetryAfter(body.error!);
+      if (retryAfter !== undefined && !res.headersSent) {
+        res.setHeader('Retry-After', String(retryAfter));
+        // A rate limit is HTTP 429 on JSON-RPC too, as the flood guard answers it (errors.ts
+        // sendFailure), so proxies and HTTP clients react to it; the SDK answered 200.
+        if (body.jsonrpc !== undefined && reasonOf(body.error!) === RATE_LIMITED_REASON) res.status(429);
+      }
       const scrubbed = scrub(body, httpStatus);
       // A refusal of the request's shape the SDK's handler answered counts as the door's own do (REFUSED).
       const refusal = refusalOfAnswer(reasonOf(body.error!));

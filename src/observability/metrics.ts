@@ -87,9 +87,12 @@ const codeLabel = (code: string): string => (/^(?:[A-Z_]{1,32}|-?\d{1,5})$/.test
  * (an empty task id, a pageSize out of range, a pageToken not issued), whichever check answered
  * it, the door's or the request handler's, and on every binding (JSON-RPC, HTTP+JSON and gRPC
  * read their answer's reason alike: http/security.ts, grpc/call-guard.ts). Counted by who
- * answered, the same refusal was REFUSED on one door and ERROR -32602 on another.
+ * answered, the same refusal was REFUSED on one door and ERROR -32602 on another. RATE_LIMITED
+ * likewise: a watch's renewal over the write budget, which the request handler answers, counts
+ * as the flood guard's refusals do.
  */
-export const refusalOfAnswer = (reason: string | undefined): string | undefined => (reason === 'INVALID_PARAMS' ? reason : undefined);
+const ANSWERED_REFUSALS: ReadonlySet<string> = new Set(['INVALID_PARAMS', 'RATE_LIMITED']);
+export const refusalOfAnswer = (reason: string | undefined): string | undefined => (reason !== undefined && ANSWERED_REFUSALS.has(reason) ? reason : undefined);
 
 /**
  * The labels of what a request came to (request-outcome.ts, which its log line tells too): a code

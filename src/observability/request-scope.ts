@@ -34,6 +34,12 @@ export interface RequestScope {
   taskState?: string;
   errorCode?: string;
   /**
+   * Set with errorCode RATE_LIMITED by a budget's refusal answered as a protocol error (a watch's
+   * renewal): when it may be retried, for the doors that answer it (a v0.3 JSON-RPC error and a
+   * gRPC status are made from the scope, the SDK's answer dropping it).
+   */
+  retryAfterSeconds?: number;
+  /**
    * The calls of a JSON-RPC batch (MCP 2025-03-26 clients may send one), each with a scope of its
    * own: a batch runs several operations, each with its own outcome, and they are counted in
    * metrics and listed in the log line as single requests would be. The request's own operation

@@ -6,7 +6,13 @@
 import type { Caller } from '../contract/caller.js';
 import type { OperationName } from './operation.js';
 
+/**
+ * What a budget counts: the operations, and a watch's renewal (`{"renew": {}}` on its task),
+ * which is no operation of its own but writes the watch's expiry and its task.
+ */
+export type BudgetedAction = OperationName | 'renew';
+
 export interface Admission {
-  /** Resolves when the operation may run; throws RegistryError('RATE_LIMITED', ...) otherwise. */
-  admit(op: OperationName, caller: Caller): Promise<void>;
+  /** Resolves when the action may run; throws RegistryError('RATE_LIMITED', ...) otherwise. */
+  admit(action: BudgetedAction, caller: Caller): Promise<void>;
 }

@@ -143,6 +143,15 @@ const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORAGE_UNAVAILABLE', '
 const protocolRefusals = new WeakMap<ServerCallContext, RegistryError>();
 
 /**
+ * The caller of a request, at client `address` (rate limits key on it): the door put a Caller on
+ * the SDK's user (protocol/sdk-user.ts); anything else is anonymous.
+ */
+export function callerOf(context: ServerCallContext, address: string | undefined): Caller {
+  const user = context.user as { caller?: Caller } | undefined;
+  return user?.caller ? { ...user.caller, address } : { isAdmin: false, address };
+}
+
+/**
  * The refusal the executor left for this call (STORAGE_UNAVAILABLE), once: the door's request
  * handler turns it into a protocol error instead of returning the task.
  */
@@ -248,7 +257,7 @@ export class RegistryExecutor implements AgentExecutor {
               return changedNothing(answer) ? undefined : (acknowledgement = tasks.acknowledgementRow(task, ctx.context));
             }
           : undefined;
-      const result = await this.operations.run(operation, this.callerOf(ctx, scope?.clientAddress), {
+      const result = await this.operations.run(operation, callerOf(ctx.context, scope?.clientAddress), {
         streaming,
         taskId: task.id,
         contextId: task.contextId,
@@ -297,12 +306,6 @@ export class RegistryExecutor implements AgentExecutor {
   cancelTask = async (taskId: string): Promise<void> => {
     await this.operations.watches?.cancel(taskId);
   };
-
-  /** The door put a Caller on the SDK's user (see protocol/auth.ts); anything else is anonymous. */
-  private callerOf(ctx: OneTurn, address: string | undefined): Caller {
-    const user = ctx.context.user as { caller?: Caller } | undefined;
-    return user?.caller ? { ...user.caller, address } : { isAdmin: false, address };
-  }
 
   private artifact(name: string, parts: Part[], artifactId: string = uuidv4()): Artifact {
     return { artifactId, name, description: '', parts, metadata: undefined, extensions: [] };

@@ -17,8 +17,9 @@
  *   (the events the client missed, then live ones, then the end), so it works after a restart,
  *   when no executor runs the task any more, and on another replica (the watch moves there),
  *   from the last event the client says it has (watch-resume.ts);
- *   a message `{"renew": {}}` on a watch's task renews it; CancelTask ends the watch even when
- *   no executor runs it.
+ *   a message `{"renew": {}}` on a watch's task renews it (a write, counted against the write
+ *   budget: over it, refused as a protocol error and the watch left as it was); CancelTask ends
+ *   the watch even when no executor runs it.
  *
  * - historyLength (GetTask, ListTasks, a message's configuration) is validated here, for every
  *   binding (integer-params.ts): the SDK took a negative one as 0 and a fraction as "all"; and a
@@ -68,7 +69,7 @@ import { timeOrderedId } from '../lib/time-ordered-id.js';
 import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger, TASKS_PAGE_SIZE } from './integer-params.js';
 import { configPage } from './push-config-pages.js';
 import { fitPage } from './answer-size.js';
-import { takeProtocolRefusal, watchEndOf, watchEndStatus, watchEventUpdate, watchMetadata, watchResultsUpdate, type RegistryExecutor } from '../operations/executor.js';
+import { callerOf, takeProtocolRefusal, watchEndOf, watchEndStatus, watchEventUpdate, watchMetadata, watchResultsUpdate, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
 import { requireMessage } from './message-required.js';
@@ -79,6 +80,9 @@ import { dropWatchMatches, holdsWatchMatches, type WatchTasks } from './watch-ta
 import { resumeAfter } from './watch-resume.js';
 import { requireRenewal } from './watch-renew.js';
 import { partWords } from '../operations/part-words.js';
+import type { Admission } from '../operations/admission.js';
+import { RegistryError } from '../contract/errors.js';
+import { RateLimitedA2AError } from '../http/retry-later.js';
 import { canceledEnd, type Watch, type WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
@@ -98,12 +102,14 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   private readonly watches: WatchHub | undefined;
   /** The watches' stored tasks (watch-task.ts), which every change to a watch's task goes through. */
   readonly #watchTasks: WatchTasks | undefined;
+  /** The budgets (http/rate-limit.ts) a renewal is counted against, as a write. */
+  readonly #budgets: Admission | undefined;
 
   constructor(
     card: AgentCard,
     tasks: RegistryTasks,
     executor: RegistryExecutor,
-    watches?: { hub: WatchHub; tasks: WatchTasks },
+    watches?: { hub: WatchHub; tasks: WatchTasks; budgets?: Admission },
     push?: { store: PushNotificationStore; sender: PushNotificationSender },
   ) {
     // The SDK's input-mode check stays off (its default): the executor names unusable parts itself.
@@ -111,6 +117,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     this.#tasks = tasks;
     this.watches = watches?.hub;
     this.#watchTasks = watches?.tasks;
+    this.#budgets = watches?.budgets;
     this.#executor = executor;
     const extensions = card.capabilities?.extensions ?? [];
     this.#exposedExtensions = new Set(extensions.map((extension) => extension.uri));
@@ -540,11 +547,13 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     if (message.contextId && message.contextId !== current.contextId) {
       throw new RequestMalformedError(`contextId mismatch: message contextId '${message.contextId}' does not match task '${taskId}' contextId '${current.contextId}'.`);
     }
+    // Counted only once it would be carried out: a renewal refused for what it is (malformed,
+    // an unknown or finished task, no open watch) writes nothing.
+    if (!(await this.watches?.isOpenAnywhere(taskId))) throw notAnOpenWatch(taskId);
+    await this.#spendWriteBudget(current, context);
     const scope = this.#tasks.scopeOf(context);
     const expiresAt = await this.watches?.renew(taskId, scope);
-    if (expiresAt === undefined) {
-      throw new RequestMalformedError(`Task ${taskId} is not an open watch: only a watch's task can be renewed ({"renew": {}} with message.taskId set to it). Start a new watch instead.`);
-    }
+    if (expiresAt === undefined) throw notAnOpenWatch(taskId);
     const until = new Date(expiresAt).toISOString();
     const renewed = await this.#watchTasks?.update(scope, taskId, (task) => {
       // The watch may have ended (canceled, expired, failed) since the task was loaded above: its
@@ -575,6 +584,31 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // storage kept that task, and the renewal is refused as on any finished task.
     if (renewed) refuseFinished(renewed);
     return renewed ?? current;
+  }
+
+  /**
+   * A renewal writes (the watch's expiry, its task), so it is counted against the write budget,
+   * per principal and per client address, as a registration is. Budgeted by nothing, any
+   * principal renewed at the flood guard's rate (12,000 a minute per address, from any number
+   * of addresses). Over the budget it is refused as a protocol error, not a task: its task is
+   * the watch's, which a REJECTED status would have ended; the watch runs on unchanged.
+   */
+  async #spendWriteBudget(watchTask: Task, context: ServerCallContext): Promise<void> {
+    const scope = currentScope();
+    try {
+      await this.#budgets?.admit('renew', callerOf(context, scope?.clientAddress));
+    } catch (error) {
+      if (!(error instanceof RegistryError) || error.retryAfterSeconds === undefined) throw error;
+      // Named in the scope with its retry time: the v0.3 JSON-RPC answer and the gRPC status are
+      // made from it (http/security.ts, grpc/call-guard.ts), the SDK's own dropping both.
+      if (scope) {
+        scope.errorCode = error.code;
+        scope.retryAfterSeconds = error.retryAfterSeconds;
+      }
+      const until = watchTask.metadata?.watchExpiresAt;
+      const unchanged = typeof until === 'string' ? `The watch was not renewed and runs unchanged until ${until}` : 'The watch was not renewed and runs unchanged';
+      throw new RateLimitedA2AError(`${unchanged}: a renewal is a write, counted against the write budget. ${error.message}`, error.retryAfterSeconds);
+    }
   }
 
   /**
@@ -786,6 +820,9 @@ function isOneTurn(params: SendMessageRequest): boolean {
     params.configuration?.taskPushNotificationConfig === undefined
   );
 }
+
+const notAnOpenWatch = (taskId: string) =>
+  new RequestMalformedError(`Task ${taskId} is not an open watch: only a watch's task can be renewed ({"renew": {}} with message.taskId set to it). Start a new watch instead.`);
 
 function refuseIfAsked(context: ServerCallContext): void {
   const refusal = takeProtocolRefusal(context);

@@ -28,14 +28,14 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
       log,
       tasks,
     );
-    const { fetcher, watches } = ctx.core;
+    const { abuse, fetcher, watches } = ctx.core;
     // Push notifications go through the outbound guard (the SDK's own sender calls global fetch).
     const pushConfigs = new PushConfigs(fetcher, watches);
     const pushes = new WatchPushes(pushConfigs, fetcher, log, config.watches.bufferEvents, { ...DEFAULT_PUSH_RETRY, windowMs: config.watches.webhookRetryMs });
     watches.onStart((watch) => pushes.follow(watch));
     // Every watch keeps its stored task current (events, its end), whether or not a stream is open.
     const watchTasks = new WatchTasks(tasks, watches, log);
-    handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, { hub: watches, tasks: watchTasks }, {
+    handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, { hub: watches, tasks: watchTasks, budgets: abuse }, {
       store: pushConfigs,
       sender: new GuardedPushSender(pushConfigs, fetcher, watches, log),
     });

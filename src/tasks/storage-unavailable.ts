@@ -1,14 +1,11 @@
 /**
  * "Storage is unavailable" as a protocol error rather than a task: HTTP 503 on the HTTP+JSON
  * binding, a JSON-RPC error (-32603, the message says so, data names the reason and the retry
- * time) on JSON-RPC.
- * The SDK's transports map any A2AError: `transport: 'rest'` with a statusCode is how its REST
- * mapping (restStatusFor) takes a status other than its table's, and JSON-RPC maps an A2AError
- * it has no code for to -32603 with our message and ErrorInfo.
+ * time) on JSON-RPC, UNAVAILABLE on gRPC (http/retry-later.ts says how each binding gets it).
  */
-import { A2AError, type A2AErrorInfo } from '@a2a-js/sdk/errors';
-import { errorInfo } from '../http/errors.js';
 import { STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS } from '../contract/errors.js';
+import { RATE_LIMITED_REASON, RetryLaterA2AError } from '../http/retry-later.js';
+import type { RequestScope } from '../observability/request-scope.js';
 
 export const STORAGE_UNAVAILABLE_REASON = 'STORAGE_UNAVAILABLE';
 /** Seconds a client should wait before retrying (the door sends it as Retry-After). */
@@ -21,27 +18,23 @@ export const RETRY_AFTER_BY_REASON: ReadonlyMap<string, number> = new Map([
   [STARTING_UP_REASON, STARTING_UP_RETRY_SECONDS],
 ]);
 
-export class StorageUnavailableA2AError extends A2AError {
-  override reason: string;
-  readonly transport = 'rest';
-  readonly statusCode = 503;
-
+export class StorageUnavailableA2AError extends RetryLaterA2AError {
   /** `reason`: STORAGE_UNAVAILABLE, or STARTING_UP while the search index loads (same answer, its own reason). */
   constructor(message: string, reason: string = STORAGE_UNAVAILABLE_REASON) {
-    // When to retry, in the ErrorInfo's metadata (string values, as a rate limit's): the HTTP
-    // door also sends it as Retry-After, but a JSON-RPC client reads the error, not the headers.
-    const retryAfterSeconds = RETRY_AFTER_BY_REASON.get(reason) ?? STORAGE_RETRY_AFTER_SECONDS;
-    super({ message, metadata: { retryAfterSeconds: String(retryAfterSeconds) } });
-    this.reason = reason;
+    super(message, reason, RETRY_AFTER_BY_REASON.get(reason) ?? STORAGE_RETRY_AFTER_SECONDS, 503);
     this.name = 'StorageUnavailableError';
   }
+}
 
-  /**
-   * The registry's reason in the registry's domain: the SDK's toErrorInfo puts every reason in
-   * a2a-protocol.org, which the spec reserves for its own errors (its type says so too, hence the
-   * cast; its converters only serialize what this returns).
-   */
-  override toErrorInfo(): A2AErrorInfo {
-    return errorInfo(this.reason, this.metadata) as unknown as A2AErrorInfo;
-  }
+/**
+ * The refusal a request's scope names that its door answers as a protocol error saying when to
+ * retry, and after how many seconds: a storage reason's own time, or a budget's (RATE_LIMITED,
+ * whose time the refusal put in the scope; the executor's budget refusals, answered as REJECTED
+ * tasks, put none and are not one).
+ */
+export function retryNamedIn(scope: RequestScope | undefined): { reason: string; seconds: number } | undefined {
+  const reason = scope?.errorCode;
+  if (reason === undefined) return undefined;
+  const seconds = reason === RATE_LIMITED_REASON ? scope?.retryAfterSeconds : RETRY_AFTER_BY_REASON.get(reason);
+  return seconds === undefined ? undefined : { reason, seconds };
 }
