@@ -25,7 +25,7 @@ const MASK = '***';
  * it is no URL: what in it is a secret cannot be told then.
  */
 export function withoutPassword(url: string): string | undefined {
-  const masked = withoutSecretParameters(url);
+  const masked = withoutSecretParameters(withoutStrayUserinfo(url));
   let parsed: URL;
   try {
     parsed = new URL(masked);
@@ -35,6 +35,23 @@ export function withoutPassword(url: string): string | undefined {
   if (!parsed.password) return masked;
   parsed.password = MASK;
   return parsed.toString();
+}
+
+/**
+ * `url` with everything between `//` and its last '@' masked when that '@' comes after the end of
+ * the authority: a password with an unencoded '/', '?' or '#' (postgres://user:12/ab@host/db)
+ * ends the authority early, so the URL parses with no password at all (host "user", port 12) and
+ * was shown whole, the password in its path or query. Masking a rare '@' in a path or query
+ * value with it hides more than needed, never a secret.
+ */
+function withoutStrayUserinfo(url: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url);
+  if (!scheme) return url;
+  const start = scheme[0].length;
+  const at = url.lastIndexOf('@');
+  const authorityEnd = url.slice(start).search(/[/?#\\]/);
+  if (at === -1 || authorityEnd === -1 || at < start + authorityEnd) return url;
+  return `${url.slice(0, start)}${MASK}${url.slice(at)}`;
 }
 
 /** The query's parameter values masked but for SHOWN_PARAMETERS, the text otherwise as it was (no re-encoding). */
