@@ -90,6 +90,12 @@ export interface WatchEnd {
   reason: WatchEndReason;
   message: string;
   /**
+   * The message as the watch's webhooks are told it, when it differs: their receivers are others
+   * than the watch's owner, and a failed webhook's URL (its path and query often its secret) is
+   * named there by its origin only (protocol/watch-push.ts).
+   */
+  pushedMessage?: string;
+  /**
    * When it ended, and the id of the status message that says so (operations/executor.ts,
    * watchEndStatus): taken once, so the one end is the same message wherever it is told (the
    * stored task, every stream, every webhook). Each used to make its own, with ids and times apart.
@@ -340,9 +346,9 @@ export class Watch {
     this.#arm();
   }
 
-  end(reason: WatchEndReason, message: string): void {
+  end(reason: WatchEndReason, message: string, pushedMessage?: string): void {
     if (this.#end) return;
-    this.#end = { reason, message, at: new Date().toISOString(), messageId: randomUUID() };
+    this.#end = { reason, message, pushedMessage, at: new Date().toISOString(), messageId: randomUUID() };
     clearTimeout(this.#timer);
     this.#listeners.clear();
     this.hub.ended(this, this.#end);
