@@ -537,6 +537,18 @@ describe('a2a-registry against a registry', () => {
     assert.match(runs[17]!.stderr, /^error: option '--owner <principal>' argument 'acme:ops' is invalid\. "acme:ops" contains ":", which no principal of REGISTRY_TOKENS can/);
     for (const r of runs.slice(-6)) assert.match(r.stderr, /must not be empty/);
     assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
+    // A password in --registry is not shown (it was, in full, --json too): masked, or the value
+    // left out where it is no URL with a password to mask (user:password@host parses as scheme "user").
+    const credentials = await Promise.all([
+      cli(['ls', '--json', '--registry', 'ftp://user:Hunter2pw@registry.example.com'], { env }),
+      cli(['ls', '--registry', 'user:Hunter2pw@registry.example.com'], { env }),
+    ]);
+    for (const r of credentials) {
+      assert.equal(r.code, 2, r.stderr);
+      assert.doesNotMatch(r.stdout + r.stderr, /Hunter2pw/);
+    }
+    assert.match(parse(credentials[0]!).error.message, /^--registry "ftp:\/\/user:\*\*\*@registry\.example\.com\/?" must be an http:\/\/ or https:\/\/ URL$/);
+    assert.equal(credentials[1]!.stderr, 'a2a-registry: --registry must be an http:// or https:// URL\n');
   });
 
   test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {

@@ -281,6 +281,12 @@ describe('migrate SQLite to PostgreSQL', () => {
     assert.equal(inQuery.code, 1, inQuery.err);
     assert.match(inQuery.err, new RegExp(`PostgreSQL at postgres://registry@127\\.0\\.0\\.1:${port}/registry\\?sslmode=disable&password=\\*\\*\\*&sslpassword=\\*\\*\\* cannot be reached`));
     assert.doesNotMatch(inQuery.err, /hunter[23]/, 'the password is not printed');
+    // Nor a password with an unencoded '/' (user "127.0.0.1", password "<port>/hunter2"): the URL
+    // parses as host 127.0.0.1, the password in its path, and was printed whole.
+    const slash = await migrate({ from: registry.dataDir, to: `postgres://127.0.0.1:${port}/hunter2@db.example.org/registry` });
+    assert.equal(slash.code, 1, slash.err);
+    assert.match(slash.err, /PostgreSQL at postgres:\/\/\*\*\*@db\.example\.org\/registry cannot be reached/);
+    assert.doesNotMatch(slash.err, /hunter2/, 'the password is not printed');
 
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     // A failure part way leaves the target as it was: a source entry whose id PostgreSQL cannot take.

@@ -3,6 +3,7 @@
  * against a real registry on 127.0.0.1 with its real SQLite file.
  */
 import assert from 'node:assert/strict';
+import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -10,6 +11,7 @@ import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
 import { dataPart, errorOf, filePart, op, resultOf, sdkClient, send, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { SqliteStore } from '../src/storage/index.js';
+import { pageTokenKeyOf } from '../src/registry/page-token.js';
 import type { Client } from '@a2a-js/sdk/client';
 
 let registry: TestRegistry;
@@ -294,6 +296,16 @@ describe('list', () => {
     assert.equal(errorOf(await op(anonymous, { list: { pageSize: 1, pageToken: tampered } })).code, 'BAD_REQUEST');
     const otherQuery = errorOf(await op(anonymous, { list: { pageSize: 1, pageToken: page.nextPageToken, filter: { kind: 'agent' } } }));
     assert.match(otherQuery.message, /another query/);
+  });
+
+  test('a page token is no quick check of a guess of the registry\'s tokens (without REGISTRY_PAGE_TOKEN_SECRET its key was one SHA-256 of them)', async () => {
+    const page = resultOf(await op(anonymous, { list: { pageSize: 1 } }));
+    const [payload, signature] = String(page.nextPageToken).split('.') as [string, string];
+    const signedWith = (key: Buffer): string => createHmac('sha256', createHash('sha256').update(key).digest()).update(payload).digest('base64url').slice(0, 22);
+    // What anyone who can list could compute for a guess of every token, billions of guesses a second.
+    assert.notEqual(signedWith(Buffer.from(`page-tokens:${Object.values(TOKENS).sort().join(',')}`)), signature);
+    // The key is derived through scrypt instead (still from the tokens alone: replicas given the same ones agree).
+    assert.equal(signedWith(await pageTokenKeyOf(Object.values(TOKENS))), signature);
   });
 });
 

@@ -360,3 +360,22 @@ test('a DATABASE_URL with whitespace around it is refused as the path settings a
   }
   assert.match(refusedConfig({ DATABASE_URL: 'mysql://registry:secret@db/registry' }), /^invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL \(leave it unset for SQLite\) \(got "mysql:\/\/registry:\*\*\*@db\/registry"\)$/);
 });
+
+test('a password in a refused setting is never shown: a URL without "//" (its user name parses as a scheme), a wildcard PUBLIC_URL, a REGISTRY_TRUSTED_JKU', () => {
+  // user:password@host parses as a URL of scheme "user", with no password to mask: it was shown whole.
+  for (const DATABASE_URL of ['registry:Hunter2pw@db/registry', 'postgres:registry:Hunter2pw@db/registry']) {
+    assert.equal(refusedConfig({ DATABASE_URL }), 'invalid configuration: DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for SQLite)', DATABASE_URL);
+  }
+  // The wildcard's refusal showed the URL as given, password and all: the password is refused first.
+  const wildcard = refusedConfig({ PUBLIC_URL: 'http://user:Hunter2pw@0.0.0.0:8080' });
+  assert.match(wildcard, /^invalid configuration: PUBLIC_URL must not carry a user name or password \(got "http:\/\/user:\*\*\*@0\.0\.0\.0:8080\/"\)/);
+  // A JWKS URL was named in full in the message (the value after it masked); one with credentials
+  // was told it is "not an http(s) URL".
+  const ftp = refusedConfig({ REGISTRY_TRUSTED_JKU: 'ftp://keys:Hunter2pw@keys.example.com/jwks.json' });
+  assert.match(ftp, /^invalid configuration: REGISTRY_TRUSTED_JKU "ftp:\/\/keys:\*\*\*@keys\.example\.com\/jwks\.json" is not an http\(s\) URL of a JWKS/);
+  const credentials = refusedConfig({ REGISTRY_TRUSTED_JKU: 'https://keys.example.com/a.json,https://keys:Hunter2pw@keys.example.com/jwks.json' });
+  assert.match(credentials, /^invalid configuration: REGISTRY_TRUSTED_JKU "https:\/\/keys:\*\*\*@keys\.example\.com\/jwks\.json" carries a user name or password, which the registry never sends: remove "keys:…@"/);
+  const opaque = refusedConfig({ REGISTRY_TRUSTED_JKU: 'https://keys.example.com/a.json,keys:Hunter2pw@keys.example.com' });
+  assert.match(opaque, /^invalid configuration: REGISTRY_TRUSTED_JKU item 2 is not an http\(s\) URL of a JWKS/);
+  for (const message of [wildcard, ftp, credentials, opaque]) assert.doesNotMatch(message, /Hunter2pw/, message);
+});

@@ -902,10 +902,13 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
     removeTempDir(registry.dataDir);
   });
 
-  test('push: a webhook that keeps failing is retried, then the watch ends FAILED with the reason', async () => {
+  test('push: a webhook that keeps failing is retried, then the watch ends FAILED with the reason; the other webhooks are told it naming the failed one without its path and query', async () => {
     const hook = await webhook(() => 500);
+    const other = await webhook(() => 200);
     try {
-      const task = await sendWithPush(bob, { filter: { tags: ['push-fails'] } }, { url: hook.url, token: 't' });
+      // A webhook's path and query are often its secret (Slack's /services/T…/B…/…, ?token=…).
+      const task = await sendWithPush(bob, { filter: { tags: ['push-fails'] } }, { url: `${hook.url}/SecretHookPath?key=SecretHookKey`, token: 't' });
+      await bob.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'other', url: other.url, token: 'o', authentication: undefined });
       // The initial matches (none) are pushed first: 4 attempts over REGISTRY_WEBHOOK_RETRY_SECONDS, then FAILED.
       const deadline = Date.now() + 10_000;
       let state = '';
@@ -924,8 +927,18 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
       assert.equal(final.statusUpdate.status.state, 'TASK_STATE_FAILED');
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(hook.requests.length, 5, 'four attempts at the initial matches, one at the final status');
+      // The other webhook's receiver, someone else than the watch's owner, gets that status too: the
+      // failed one named by its config's id and its origin (its full URL went there, twice; the
+      // owner's GetTask keeps it, hardening-observability.test).
+      const pushed = await other.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed to the other webhook');
+      const told = String(pushed.statusUpdate.status.message.parts[0].text);
+      const origin = new URL(hook.url).origin.replace(/\./g, '\\.');
+      assert.match(told, new RegExp(`^Push notifications to the webhook of push config "[^"]+" \\(${origin}/…\\) failed: the initial matches were not accepted within 1\\.75 s \\(REGISTRY_WEBHOOK_RETRY_SECONDS\\) \\(last: ${origin}/… answered HTTP 500`), told);
+      assert.equal(pushed.statusUpdate.status.message.messageId, JSON.parse(reason).messageId, 'the same status message, as the owner has it');
+      assert.doesNotMatch(JSON.stringify(other.requests), /SecretHook/, 'neither its path nor its query');
     } finally {
       await hook.close();
+      await other.close();
     }
   });
 

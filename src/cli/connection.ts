@@ -12,6 +12,7 @@ import type { Part } from '@a2a-js/sdk';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
 import { dataDirOf } from '../config/empty-setting.js';
+import { shownSettingValue } from '../lib/url-password.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
 import { RedirectRefused, answeredAt, httpFetch } from './http-fetch.js';
@@ -214,13 +215,16 @@ export function resolveConnection(options: ConnectionOptions, env: NodeJS.Proces
     throw new BadConnectionOption(`--registry (or A2A_REGISTRY_URL) is empty: an unset shell variable? Give the registry's URL, or leave both out for ${DEFAULT_REGISTRY_URL}`);
   }
   const raw = options.registry ?? DEFAULT_REGISTRY_URL;
+  // Shown with a password in it masked (it was shown whole: a usage error ends up in CI logs).
+  const shown = shownSettingValue(raw);
+  const given = shown === undefined ? '--registry' : `--registry "${shown}"`;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new BadConnectionOption(`--registry "${raw}" is not a URL (expected e.g. ${DEFAULT_REGISTRY_URL})`);
+    throw new BadConnectionOption(`${given} is not a URL (expected e.g. ${DEFAULT_REGISTRY_URL})`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadConnectionOption(`--registry "${raw}" must be an http:// or https:// URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadConnectionOption(`${given} must be an http:// or https:// URL`);
   const base = registryBase(url);
   const timeoutMs = (options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
   if (options.token !== undefined && options.token.trim() === '') {

@@ -18,7 +18,7 @@ import { ChangeFeed } from '../registry/change-feed.js';
 import { IndexFollower } from '../registry/index-follower.js';
 import { IndexSnapshots, SNAPSHOT_FILE, prepareSnapshotDir, saveFailure } from '../registry/index-snapshots.js';
 import { SearchCache } from '../registry/search-cache.js';
-import { PageTokens } from '../registry/page-token.js';
+import { PageTokens, pageTokenKeyOf } from '../registry/page-token.js';
 import { RegistryService } from '../registry/service.js';
 import { OpenAIEmbeddings, embeddingsEndpoint } from '../search/embeddings.js';
 import { HybridSearchIndex } from '../search/hybrid.js';
@@ -124,6 +124,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
   // Read before storage opens: a key that cannot sign, or synonyms that cannot be read, stop
   // start-up with nothing to undo and the data directory untouched.
   const signingKey = config.trust.signingKeyFile ? await loadRegistrySigningKey(config.trust.signingKeyFile) : undefined;
+  // Derived while storage opens when the tokens are known already (REGISTRY_TOKENS): it takes a while by design.
+  let pageTokenKey = config.pageTokenSecret === undefined && config.tokens.size > 0 ? pageTokenKeyOf(config.tokens.keys()) : undefined;
   const synonyms = loadSynonyms(config.search.synonymsFile, log);
   // SQLite would open an empty file where the data was as a new database (./emptied-database.ts).
   if (!isPostgresUrl(config.databaseUrl)) await refuseEmptiedDatabase(sqliteFile(config.dataDir), path.join(config.search.snapshotDir, SNAPSHOT_FILE));
@@ -191,8 +193,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     );
     // Precompiled by the build, or (schemas edited since, or no build) compiled now: and why.
     log.debug({ validators: validatorOrigins() }, 'JSON Schema validators');
-    const secret = config.pageTokenSecret ?? `page-tokens:${[...tokens.keys()].sort().join(',')}`;
-    const pageTokens = new PageTokens(secret);
+    const pageTokens = new PageTokens(config.pageTokenSecret ?? (await (pageTokenKey ??= pageTokenKeyOf(tokens.keys()))));
     const service = new RegistryService({
       store,
       index: indexes.create(),

@@ -8,7 +8,7 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { AllowList, parseAddress, restrictedRange } from '../net/address-policy.js';
 import { parseDnsServers } from '../net/dns.js';
-import { POSTGRES_URL_FORM, withoutPassword } from '../lib/url-password.js';
+import { POSTGRES_URL_FORM, shownSettingValue, withoutPassword } from '../lib/url-password.js';
 import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 import { ConfigError } from './config-error.js';
 import { DEFAULT_DATA_DIR, dataDirUnsetMeans, emptySettingWarning } from './empty-setting.js';
@@ -513,15 +513,23 @@ const envSchema = z.object({
     .string()
     .transform((raw, ctx) => {
       const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
-      for (const url of list) {
+      for (const [index, url] of list.entries()) {
         let parsed: URL | undefined;
         try {
           parsed = new URL(url);
         } catch {
           parsed = undefined;
         }
-        if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password) {
-          ctx.addIssue({ code: 'custom', message: `"${url}" is not an http(s) URL of a JWKS (comma-separated list)` });
+        // Shown as other settings' values are, its password masked (it was shown whole); one that
+        // may hold a secret where it cannot be told, by its place in the list.
+        const shown = shownSettingValue(url);
+        const named = shown === undefined ? `item ${index + 1}` : `"${shown}"`;
+        if (!parsed || !/^https?:$/.test(parsed.protocol)) {
+          ctx.addIssue({ code: 'custom', message: `${named} is not an http(s) URL of a JWKS (comma-separated list)` });
+          return z.NEVER;
+        }
+        if (parsed.username || parsed.password) {
+          ctx.addIssue({ code: 'custom', message: `${named} carries a user name or password, which the registry never sends: remove "${parsed.username}${parsed.password ? ':…' : ''}@"` });
           return z.NEVER;
         }
       }
@@ -549,13 +557,15 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0', '[0:
  */
 function resolvePublicUrl(publicUrl: string | undefined, host: string, port: number): string {
   if (publicUrl !== undefined) {
+    // First: the wildcard's refusal shows the URL as given, which is then known to carry no
+    // password (it showed http://user:password@0.0.0.0 whole).
+    notABaseUrl(publicUrl);
     const hostname = new URL(publicUrl).hostname;
     if (WILDCARD_HOSTS.has(hostname)) {
       throw new ConfigError(
         `invalid configuration: PUBLIC_URL must be an address peers can reach, not the wildcard ${hostname} (got "${publicUrl}"); set it to the URL clients use, e.g. https://registry.example.com`,
       );
     }
-    notABaseUrl(publicUrl);
     return publicUrl.replace(/\/+$/, '');
   }
   if (WILDCARD_HOSTS.has(host)) {
@@ -861,13 +871,8 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
     const value = String(cleaned[name] ?? '');
-    // A URL's password (DATABASE_URL, user:pass@ or ?password=) is never shown either; nor is a
-    // value that is no URL but may hold one (user:pass@..., ...?password=...): where its secret
-    // ends cannot be told. Whitespace around it is shown as it was (masking re-writes the URL
-    // without it, and a refusal of that whitespace then showed a valid URL).
-    const [, before, url, after] = /^(\s*)(.*?)(\s*)$/s.exec(value)!;
-    const masked = withoutPassword(url!);
-    const safe = masked !== undefined ? `${before}${masked}${after}` : /[@?]/.test(value) ? undefined : value;
+    // A URL's password (DATABASE_URL, user:pass@ or ?password=) is never shown either (shownSettingValue).
+    const safe = shownSettingValue(value);
     const shown = SECRET_VARIABLES.has(name) || safe === undefined ? '' : ` (got "${safe}")`;
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }

@@ -25,7 +25,9 @@ const MASK = '***';
  * it is no URL: what in it is a secret cannot be told then.
  */
 export function withoutPassword(url: string): string | undefined {
-  const masked = withoutSecretParameters(url);
+  const credentialsMasked = withoutStrayUserinfo(url);
+  if (credentialsMasked === undefined) return undefined;
+  const masked = withoutSecretParameters(credentialsMasked);
   let parsed: URL;
   try {
     parsed = new URL(masked);
@@ -35,6 +37,26 @@ export function withoutPassword(url: string): string | undefined {
   if (!parsed.password) return masked;
   parsed.password = MASK;
   return parsed.toString();
+}
+
+/**
+ * `url` with everything between `//` and its last '@' masked when that '@' comes after the end of
+ * the authority: a password with an unencoded '/', '?' or '#' (postgres://user:12/ab@host/db)
+ * ends the authority early, so the URL parses with no password at all (host "user", port 12) and
+ * was shown whole, the password in its path or query. Masking a rare '@' in a path or query
+ * value with it hides more than needed, never a secret. Undefined for a URL with an '@' and no
+ * `//` (user:password@host/db, postgres:user:password@host/db): it parses, its "scheme" the user
+ * name, with no password to mask, and where the secret ends cannot be told.
+ */
+function withoutStrayUserinfo(url: string): string | undefined {
+  const at = url.lastIndexOf('@');
+  if (at === -1) return url;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url);
+  if (!scheme) return undefined;
+  const start = scheme[0].length;
+  const authorityEnd = url.slice(start).search(/[/?#\\]/);
+  if (authorityEnd === -1 || at < start + authorityEnd) return url;
+  return `${url.slice(0, start)}${MASK}${url.slice(at)}`;
 }
 
 /** The query's parameter values masked but for SHOWN_PARAMETERS, the text otherwise as it was (no re-encoding). */
@@ -65,3 +87,16 @@ function decodedName(name: string): string {
 /** How to write a PostgreSQL URL, for the errors about one that does not parse. */
 export const POSTGRES_URL_FORM =
   'write it as postgres://user:password@host:5432/database, with reserved characters in the user name or password (@ : / ? # [ ] %) percent-encoded';
+
+/**
+ * A value as an error message may show it: a URL with its password masked (withoutPassword);
+ * undefined for a value that is no URL but may hold one (user:pass@..., ...?password=...), where
+ * its secret ends cannot be told. Whitespace around it is kept as it was (masking re-writes the
+ * URL without it, and a refusal of that whitespace then showed a valid URL).
+ */
+export function shownSettingValue(value: string): string | undefined {
+  const [, before, url, after] = /^(\s*)(.*?)(\s*)$/s.exec(value)!;
+  const masked = withoutPassword(url!);
+  if (masked !== undefined) return `${before}${masked}${after}`;
+  return /[@?]/.test(value) ? undefined : value;
+}

@@ -408,7 +408,8 @@ export class WatchPushes {
       // to the webhooks too, each after the events already queued for it: a client that only
       // listens there would otherwise never learn that the watch ended. None when the registry
       // shuts down.
-      const status = watchEndStatus(watch.id, contextId, end);
+      // As the webhooks are told it (WatchEnd.pushedMessage): a failed webhook named by its origin.
+      const status = watchEndStatus(watch.id, contextId, end.pushedMessage === undefined ? end : { ...end, message: end.pushedMessage });
       const configs = this.configs.keptFor(watch.id);
       this.configs.drop(watch.id);
       if (!status || configs.length === 0) return;
@@ -447,7 +448,11 @@ export class WatchPushes {
     if (failure && watch.isOpen && current()) {
       this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
       const tried = `within ${this.#windowMs / 1000} s (REGISTRY_WEBHOOK_RETRY_SECONDS)`;
-      watch.end('failed', `Push notifications to ${config.url} failed: ${what} not accepted ${tried} (last: ${failure}). The watch ended.`);
+      const told = (webhook: string, last: string) => `Push notifications to ${webhook} failed: ${what} not accepted ${tried} (last: ${last}). The watch ended.`;
+      // The owner is told the URL in full, and where it redirected: both theirs. The watch's
+      // webhooks get this status too, and their receivers are others (the full URL, twice, handed
+      // the failed one's secret path or query to each): there it is named by config id and origin.
+      watch.end('failed', told(config.url, failure), told(`the webhook of push config "${config.id}" (${webhookForLog(config.url)})`, withoutWebhook(failure, config.url)));
     }
   }
 

@@ -3,7 +3,8 @@
  * HMAC so that a token that was altered, truncated or reused for another query is refused with
  * a clear BAD_REQUEST instead of silently paging somewhere else.
  */
-import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, scrypt, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
 import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_OPERATION, PAGE_TOKEN_OTHER_QUERY, badArguments } from '../contract/errors.js';
 import type { Finding } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
@@ -45,6 +46,19 @@ export const pageTokenOutOfLimits = (why: string): Omit<Finding, 'path'> => ({
  * it which tool's a token is (mcp/tools.ts).
  */
 export const issuedForKind = (kind: string): string => `issued for this search with filter kind "${kind}"`;
+
+/**
+ * The key page tokens are signed with when REGISTRY_PAGE_TOKEN_SECRET is unset: derived from the
+ * registry's bearer tokens, so replicas given the same tokens agree. Through scrypt (16 MiB, about
+ * 0.1 s), not one SHA-256: every page token is a signature that anyone who can search reads, and
+ * a key that was a fast hash of the tokens let its holder test guesses of them offline, billions
+ * a second (on a registry with one operator-chosen token, guesses of its admin token).
+ */
+export function pageTokenKeyOf(tokens: Iterable<string>): Promise<Buffer> {
+  return scryptAsync([...tokens].sort().join(','), 'a2a-registry page tokens', 32, { N: 2 ** 14, r: 8, p: 1 });
+}
+
+const scryptAsync = promisify(scrypt) as (password: string, salt: string, length: number, options: { N: number; r: number; p: number }) => Promise<Buffer>;
 
 export class PageTokens {
   private readonly key: Buffer;

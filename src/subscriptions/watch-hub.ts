@@ -90,6 +90,12 @@ export interface WatchEnd {
   reason: WatchEndReason;
   message: string;
   /**
+   * The message as the watch's webhooks are told it, when it differs: their receivers are others
+   * than the watch's owner, and a failed webhook's URL (its path and query often its secret) is
+   * named there by its origin only (protocol/watch-push.ts).
+   */
+  pushedMessage?: string;
+  /**
    * When it ended, and the id of the status message that says so (operations/executor.ts,
    * watchEndStatus): taken once, so the one end is the same message wherever it is told (the
    * stored task, every stream, every webhook). Each used to make its own, with ids and times apart.
@@ -99,8 +105,8 @@ export interface WatchEnd {
 }
 
 /** An end taken now (its time and message id once for all: see WatchEnd). */
-export function endNow(reason: WatchEndReason, message: string): WatchEnd {
-  return { reason, message, at: new Date().toISOString(), messageId: randomUUID() };
+export function endNow(reason: WatchEndReason, message: string, pushedMessage?: string): WatchEnd {
+  return { reason, message, ...(pushedMessage === undefined ? {} : { pushedMessage }), at: new Date().toISOString(), messageId: randomUUID() };
 }
 
 /** The end CancelTask gives a watch, wherever it runs. */
@@ -358,8 +364,8 @@ export class Watch {
     this.#arm();
   }
 
-  end(reason: WatchEndReason, message: string): void {
-    this.endAs(endNow(reason, message));
+  end(reason: WatchEndReason, message: string, pushedMessage?: string): void {
+    this.endAs(endNow(reason, message, pushedMessage));
   }
 
   /** Ends the watch with `end` as it was taken (another replica's CancelTask stored it in the task), unless it has ended. */
