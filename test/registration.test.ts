@@ -23,7 +23,8 @@ let n = 0;
 const uniqueUrl = () => `https://agents.example.org/${++n}/a2a`;
 
 before(async () => {
-  registry = await startTestRegistry();
+  // Without a page-token secret: its key is derived from the tokens, as a test below checks.
+  registry = await startTestRegistry({ REGISTRY_PAGE_TOKEN_SECRET: undefined });
   [alice, bob, admin, anonymous] = await Promise.all([
     sdkClient(registry.url, { token: TOKENS.alice }),
     sdkClient(registry.url, { token: TOKENS.bob }),

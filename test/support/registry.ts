@@ -27,6 +27,9 @@ export const TOKENS_ENV = Object.entries(TOKENS)
   .map(([p, t]) => `${p}:${t}`)
   .join(',');
 
+/** The page-token secret the harness's registries share unless a test says otherwise (see startTestRegistry). */
+export const TEST_PAGE_TOKEN_SECRET = 'test-harness-page-token-secret-0123456789';
+
 export interface TestRegistry extends RunningRegistry {
   dataDir: string;
 }
@@ -49,6 +52,10 @@ export async function startTestRegistry(env: Record<string, string | undefined> 
     // backup test, its registrations going on beside the CLI). Not what any test is about; a
     // test of the keep-alive timeout sets its own (connections.test).
     REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: '120',
+    // Set, as a deployment of several replicas sets it: unset, the key is derived from the tokens
+    // through scrypt (about 60 ms of CPU a start, on purpose), hundreds of times a suite. The
+    // tests of that derivation unset it (REGISTRY_PAGE_TOKEN_SECRET: undefined).
+    REGISTRY_PAGE_TOKEN_SECRET: TEST_PAGE_TOKEN_SECRET,
     ...env,
     REGISTRY_DATA_DIR: dataDir,
   });
@@ -98,7 +105,7 @@ export async function spawnRegistry(
     cwd: REPO_ROOT,
     // A data directory of its own unless the test names one: the child runs in the checkout, where
     // the default ./data would collect what it saves (a PostgreSQL replica's search index snapshot).
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRY_DATA_DIR: tempDir(), ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRY_DATA_DIR: tempDir(), REGISTRY_PAGE_TOKEN_SECRET: TEST_PAGE_TOKEN_SECRET, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
