@@ -54,6 +54,7 @@ before(async () => {
   registry = await startTestRegistry({
     // The proxies by address (the test's peer is 127.0.0.1): see the REGISTRY_TRUST_PROXY test.
     REGISTRY_TRUST_PROXY: 'loopback',
+    REGISTRY_TOKENS: `${TOKENS_ENV},carol:${CAROL}`,
     REGISTRY_RATE_WRITES_PER_MINUTE: '3',
     REGISTRY_RATE_READS_PER_MINUTE: '5',
     REGISTRY_RATE_REQUESTS_PER_MINUTE: '40',
@@ -76,6 +77,11 @@ describe('operation budgets', () => {
     assert.deepEqual(await registry.store.count(), before, 'refused registrations store nothing');
     assert.equal(await registry.store.lastChangeSeq(), seq);
     assert.equal(stateOf(await register(from('10.0.0.3', TOKENS.bob))), 'TASK_STATE_COMPLETED');
+    // A refusal by 10.0.0.1's budget costs the principal nothing: carol still has her three writes
+    // (it spent one of hers first, so a busy address drained its principals' budgets everywhere).
+    assert.match(rateLimited(await register(from('10.0.0.1', CAROL))).message, /from this address/);
+    for (const address of ['10.0.0.4', '10.0.0.5', '10.0.0.6']) assert.equal(stateOf(await register(from(address, CAROL))), 'TASK_STATE_COMPLETED', address);
+    assert.match(rateLimited(await register(from('10.0.0.7', CAROL))).message, /from this principal/);
     // unregister is a write too.
     assert.equal(rateLimited(await op({ unregister: { id: 'x' } }, from('10.0.0.1', TOKENS.alice))).code, 'RATE_LIMITED');
     // The operator (admin token) is not limited.

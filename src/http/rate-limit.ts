@@ -104,29 +104,42 @@ export class AbuseControl implements Admission {
     this.requests = new RateLimiterMemory({ keyPrefix: 'q', points: options.requestsPerMinute, duration: 60 });
   }
 
-  /** Operation budget: consumes one point per principal and one per address; throws RATE_LIMITED. */
+  /**
+   * Operation budget: consumes one point per principal and one per address; throws RATE_LIMITED.
+   * Both are looked at before either is spent: a request the address's budget refuses (a busy
+   * NAT, a neighbour's flood) spent a point of the principal's first, so its refusals drained the
+   * principal's budget everywhere else too (and one the principal's budget refuses never reaches
+   * the address's).
+   */
   async admit(action: BudgetedAction, requester: Caller): Promise<void> {
     if (!this.options.enabled || requester.isAdmin) return;
     const isWrite = WRITE_ACTIONS.has(action);
     const limiter = isWrite ? this.writes : this.reads;
-    const limit: LimitName = isWrite ? 'writes' : 'reads';
+    const perMinute = isWrite ? this.options.writesPerMinute : this.options.readsPerMinute;
     const keys: Array<[LimitedBy, string]> = [];
     if (requester.principal) keys.push(['principal', `p:${requester.principal}`]);
     if (requester.address) keys.push(['address', `a:${this.client(requester.address)}`]);
+    const refuse = (by: LimitedBy, res: RateLimiterRes): RegistryError => {
+      this.deps.onLimited?.(isWrite ? 'writes' : 'reads', by);
+      const seconds = retryAfter(res);
+      return new RegistryError(
+        'RATE_LIMITED',
+        `Too many ${isWrite ? 'writes (register, unregister, refresh, watch, renew)' : 'reads (search, get, list, validate)'} from this ${by === 'principal' ? 'principal' : this.named(requester.address ?? '')}: the limit is ${perMinute} per minute (${isWrite ? 'REGISTRY_RATE_WRITES_PER_MINUTE' : 'REGISTRY_RATE_READS_PER_MINUTE'}). Retry after ${seconds} s.`,
+        undefined,
+        seconds,
+      );
+    };
+    for (const [by, key] of keys) {
+      const spent = await limiter.get(key);
+      if (spent && spent.consumedPoints >= perMinute) throw refuse(by, spent);
+    }
     for (const [by, key] of keys) {
       try {
         await spend(limiter, key);
       } catch (err) {
+        // Spent meanwhile by a request looked at in the same moment.
         if (!(err instanceof RateLimiterRes)) throw err;
-        this.deps.onLimited?.(limit, by);
-        const seconds = retryAfter(err);
-        const perMinute = isWrite ? this.options.writesPerMinute : this.options.readsPerMinute;
-        throw new RegistryError(
-          'RATE_LIMITED',
-          `Too many ${isWrite ? 'writes (register, unregister, refresh, watch, renew)' : 'reads (search, get, list, validate)'} from this ${by === 'principal' ? 'principal' : this.named(requester.address ?? '')}: the limit is ${perMinute} per minute (${isWrite ? 'REGISTRY_RATE_WRITES_PER_MINUTE' : 'REGISTRY_RATE_READS_PER_MINUTE'}). Retry after ${seconds} s.`,
-          undefined,
-          seconds,
-        );
+        throw refuse(by, err);
       }
     }
   }
