@@ -985,7 +985,7 @@ export class WatchHub implements WatchKeeper {
       for (const row of rows) this.#leaseUntil.set(row.id, leaseUntil);
       await this.#run(rows);
       if (onlyId === undefined) this.log?.info({ watches: rows.length }, 'watches restored');
-      else this.log?.info({ watch: onlyId }, 'a watch moved here, where a client resumed it');
+      else this.log?.info({ watch: onlyId }, 'a watch moved here, where a request asked for it (a resume, a push config, a cancel)');
     } finally {
       this.#claiming--;
     }
