@@ -77,6 +77,11 @@ export type FloodRefusalAnswer = (req: Request, res: Response, refusal: Refusal)
 const answerInBinding: FloodRefusalAnswer = (req, res, refusal) => sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...refusal });
 const STREAM_RETRY_SECONDS = 5;
 
+/** Whether a client (AbuseControl.client) is an IPv6 network, in CIDR form, rather than one address. */
+const isNetwork = (client: string): boolean => client.includes('/');
+/** A client as a refusal names it: "address", or "network (2001:db8:0:100::/56)" when its network is counted. */
+const named = (client: string): string => (isNetwork(client) ? `network (${client})` : 'address');
+
 const retryAfter = (res: RateLimiterRes): number => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
 
 /**
@@ -118,13 +123,14 @@ export class AbuseControl implements Admission {
     const perMinute = isWrite ? this.options.writesPerMinute : this.options.readsPerMinute;
     const keys: Array<[LimitedBy, string]> = [];
     if (requester.principal) keys.push(['principal', `p:${requester.principal}`]);
-    if (requester.address) keys.push(['address', `a:${this.client(requester.address)}`]);
+    const client = requester.address ? this.client(requester.address) : undefined;
+    if (client !== undefined) keys.push(['address', `a:${client}`]);
     const refuse = (by: LimitedBy, res: RateLimiterRes): RegistryError => {
       this.deps.onLimited?.(isWrite ? 'writes' : 'reads', by);
       const seconds = retryAfter(res);
       return new RegistryError(
         'RATE_LIMITED',
-        `Too many ${isWrite ? 'writes (register, unregister, refresh, watch, renew)' : 'reads (search, get, list, validate)'} from this ${by === 'principal' ? 'principal' : this.named(requester.address ?? '')}: the limit is ${perMinute} per minute (${isWrite ? 'REGISTRY_RATE_WRITES_PER_MINUTE' : 'REGISTRY_RATE_READS_PER_MINUTE'}). Retry after ${seconds} s.`,
+        `Too many ${isWrite ? 'writes (register, unregister, refresh, watch, renew)' : 'reads (search, get, list, validate)'} from this ${by === 'principal' || client === undefined ? 'principal' : named(client)}: the limit is ${perMinute} per minute (${isWrite ? 'REGISTRY_RATE_WRITES_PER_MINUTE' : 'REGISTRY_RATE_READS_PER_MINUTE'}). Retry after ${seconds} s.`,
         undefined,
         seconds,
       );
@@ -159,14 +165,14 @@ export class AbuseControl implements Admission {
       this.deps.onLimited?.('requests', 'address');
       // One warning per address and window, not one per refused request: a flood must not become a log flood.
       if (err.consumedPoints === this.options.requestsPerMinute + 1) {
-        this.deps.log.warn({ address, client, limit: this.options.requestsPerMinute, requestId }, `request rate limit reached; refusing this ${client.includes('/') ? 'network' : 'address'} for the rest of the minute`);
+        this.deps.log.warn({ address, client, limit: this.options.requestsPerMinute, requestId }, `request rate limit reached; refusing this ${isNetwork(client) ? 'network' : 'address'} for the rest of the minute`);
       } else {
         this.deps.log.debug({ address, client, requestId }, 'request refused: over the request rate limit');
       }
       const seconds = retryAfter(err);
       return {
         reason: 'RATE_LIMITED',
-        message: `Too many requests from this ${this.named(address)}: the limit is ${this.options.requestsPerMinute} per minute. Retry after ${seconds} s.`,
+        message: `Too many requests from this ${named(client)}: the limit is ${this.options.requestsPerMinute} per minute. Retry after ${seconds} s.`,
         retryAfterSeconds: seconds,
       };
     }
@@ -183,7 +189,7 @@ export class AbuseControl implements Admission {
       this.deps.onLimited?.('streams', 'address');
       return {
         reason: 'TOO_MANY_STREAMS',
-        message: `This ${this.named(address)} already has ${open} open streams; the limit is ${this.options.maxStreamsPerClient}. Close one, or retry after ${STREAM_RETRY_SECONDS} s.`,
+        message: `This ${named(client)} already has ${open} open streams; the limit is ${this.options.maxStreamsPerClient}. Close one, or retry after ${STREAM_RETRY_SECONDS} s.`,
         retryAfterSeconds: STREAM_RETRY_SECONDS,
       };
     }
@@ -240,12 +246,6 @@ export class AbuseControl implements Admission {
   /** The client `address` is counted as: itself, or its IPv6 network. */
   private client(address: string): string {
     return limitedClient(address, this.options.ipv6Prefix);
-  }
-
-  /** The client as a refusal names it: "address", or "network (2001:db8:0:100::/56)" when its network is counted. */
-  private named(address: string): string {
-    const client = this.client(address);
-    return client.includes('/') ? `network (${client})` : 'address';
   }
 
   /** Streams open right now, all addresses together (metrics). */
