@@ -20,6 +20,7 @@ import { checkQueryLength, findingsSaid, zodFindings } from '../operations/reque
 import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, pageTokenText, queryText, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { ACCEPTED_TYPES_SAID, kindsOfMediaTypes, type Site } from './vocabulary.js';
+import { clipped } from '../lib/clipped.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
 export const ARD_LIST_DEFAULT_PAGE_SIZE = 20;
@@ -189,7 +190,7 @@ const COMMA_FREE_KEYS = ['type', ...LIST_KEYS, 'protocolBinding', 'protocolVersi
 function refuseCommaList(key: string, raw: unknown, path: string): void {
   if (typeof raw !== 'string' || !raw.includes(',') || !COMMA_FREE_KEYS.includes(key)) return;
   const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
-  const shown = JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
+  const shown = JSON.stringify(clipped(raw, 80));
   if (key === 'protocolBinding' || key === 'protocolVersion') {
     throw invalidFilter(path, `${shown} is a comma-separated list, and "${key}" takes one value`, `Send one of them, e.g. ${JSON.stringify({ [key]: parts[0] ?? '' })}.`);
   }

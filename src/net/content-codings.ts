@@ -28,6 +28,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { DECODED_CODINGS, MAX_CODINGS } from '../lib/content-codings.js';
 import { FetchError } from './fetcher.js';
+import { clipped } from '../lib/clipped.js';
 
 /** What the registry asks for, for http and https alike (undici's fetch asks for br over https only). */
 export const ACCEPT_ENCODING = 'gzip, deflate, br';
@@ -78,7 +79,7 @@ export function refusedCodings(contentEncoding: string): string | undefined {
  */
 export function codingRefusal(refusal: RefusedContentCoding, url: string): FetchError {
   const header = refusal.contentEncoding.trim();
-  const shown = header.length > 100 ? `${header.slice(0, 100)}…` : header;
+  const shown = clipped(header, 100);
   return new FetchError(
     'invalid-json',
     url,

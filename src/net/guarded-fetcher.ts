@@ -28,6 +28,7 @@ import {
   type NotModified,
   type PostResult,
 } from './fetcher.js';
+import { clipped } from '../lib/clipped.js';
 
 export type { Resolver } from './dns.js';
 
@@ -183,7 +184,7 @@ type BodyInitLike = string | Uint8Array | ArrayBuffer | URLSearchParams | Readab
  * A header's value as a message quotes it: the server chose it, up to the 16 KB of headers undici
  * takes, and a refusal (kept as an entry's health, logged) carries no more than its start.
  */
-const quotedHeader = (value: string): string => (value.length > 200 ? `${value.slice(0, 200)}…` : value);
+const quotedHeader = (value: string): string => clipped(value, 200);
 
 export class GuardedFetcher implements Fetcher {
   private readonly allow: AllowList;

@@ -42,6 +42,7 @@ import { PageTokens, issuedForKind, pageTokenNotIssued } from './page-token.js';
 import { ReservedEndpoints } from './reserved-endpoints.js';
 import { decodeCursor, encodeCursor, pageAfter, windowOf, type SearchCursor } from './search-cursor.js';
 import { SearchCache } from './search-cache.js';
+import { clipped } from '../lib/clipped.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 const DEFAULT_LIST_SIZE = 50;
@@ -89,7 +90,7 @@ function noEntry(id: string): RegistryError {
   const urn = ENTRY_URN.exec(id);
   // Ids are at most 100 characters (the operations' schemas); a path segment on the catalog door
   // is not bounded by them, and a 10 KB one was echoed whole.
-  if (!urn) return notFound(`No entry has id "${id.length > 100 ? `${id.slice(0, 100)}…` : id}".`);
+  if (!urn) return notFound(`No entry has id "${clipped(id, 100)}".`);
   return notFound(
     `No entry has id "${id}": that is a catalog (AI Catalog / ARD) identifier; the registry's operations take the entry id, its last segment: "${urn[1]}" (an ARD result's metadata.registryId).`,
   );

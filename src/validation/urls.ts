@@ -7,6 +7,7 @@ import type { Finding } from '../contract/types.js';
 import { grpcAddressUrl } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
 import { withoutPassword } from '../lib/url-password.js';
+import { clipped } from '../lib/clipped.js';
 
 export type UrlIssue = 'placeholder' | 'loopback' | 'insecure' | 'invalid' | 'unsafe' | 'credentials';
 
@@ -128,7 +129,7 @@ export function urlFinding(path: string, raw: string, issue: UrlIssue): Finding 
       return {
         path,
         rule: 'unsafe-url',
-        message: `${quote(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw)} is a ${new URL(raw).protocol} URL: a client or page that follows it runs script, reads local files or shows inline content, and reaches no page`,
+        message: `${quote(clipped(raw, 60))} is a ${new URL(raw).protocol} URL: a client or page that follows it runs script, reads local files or shows inline content, and reaches no page`,
         hint: 'Use the https URL of the page or image it stands for.',
       };
     case 'credentials': {
