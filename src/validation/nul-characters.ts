@@ -21,7 +21,7 @@ const HINT =
   'Send binary data as base64 text.';
 
 /** Whether any string of `root`, a member's name included, holds U+0000. */
-function holdsNul(root: unknown): boolean {
+export function holdsNul(root: unknown): boolean {
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const node = stack.pop();
