@@ -112,12 +112,13 @@ export class OpenAIEmbeddings implements Embedder {
   /**
    * `text` (an error's message, the start of an answer) with the secrets the registry sends
    * masked: the outbound guard's messages name the URL fetched in full, and a service may quote
-   * the key it was sent ("bad key ..."). Those messages are logged.
+   * the key it was sent ("bad key ..."). Those messages are logged. The key is masked whatever
+   * its length: a short one ("ollama", a local service's placeholder) may be a real secret too,
+   * and masking it where it is only a word of the message costs that message a word.
    */
   private masked(text: string): string {
     const shown = text.split(this.endpoint).join(withoutPassword(this.endpoint) ?? 'REGISTRY_EMBEDDINGS_URL');
-    // A key too short to be one (a placeholder) would mask every letter it matches.
-    return this.o.apiKey && this.o.apiKey.length >= 8 ? shown.split(this.o.apiKey).join('***') : shown;
+    return this.o.apiKey ? shown.split(this.o.apiKey).join('***') : shown;
   }
 }
 
