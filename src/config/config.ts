@@ -8,7 +8,7 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { AllowList, parseAddress, restrictedRange } from '../net/address-policy.js';
 import { parseDnsServers } from '../net/dns.js';
-import { POSTGRES_URL_FORM, shownSettingValue, withoutPassword } from '../lib/url-password.js';
+import { POSTGRES_URL_FORM, shownSettingValue, shownUrl, withoutPassword } from '../lib/url-password.js';
 import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 import { ConfigError } from './config-error.js';
 import { DEFAULT_DATA_DIR, dataDirUnsetMeans, emptySettingWarning } from './empty-setting.js';
@@ -697,7 +697,8 @@ function plainHttpJku(urls: readonly string[]): string[] {
       const { protocol, hostname } = new URL(url);
       return protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostname.toLowerCase()) && !/^127\./.test(hostname);
     })
-    .map((url) => `REGISTRY_TRUSTED_JKU lists ${url}, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL`);
+    // Named with its query values masked: a key server's ?token=... is a secret, and this is logged.
+    .map((url) => `REGISTRY_TRUSTED_JKU lists ${shownUrl(url, 'one of its URLs')}, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL`);
 }
 
 /** localhost names (RFC 6761) and loopback addresses: each machine that dials one reaches itself. */
