@@ -12,7 +12,7 @@ import { POSTGRES_URL_FORM, shownSettingValue, shownUrl, withoutPassword } from 
 import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 import { ConfigError } from './config-error.js';
 import { DEFAULT_DATA_DIR, dataDirUnsetMeans, emptySettingWarning } from './empty-setting.js';
-import { readSettingFile } from './setting-files.js';
+import { readSettingFile, settingFileError } from './setting-files.js';
 
 export { ADMIN_PRINCIPAL };
 
@@ -335,6 +335,17 @@ const tokensSchema = z
     return tokens;
   });
 
+const databaseUrlSchema = z
+  .string()
+  // Checked first: " postgres://..." was "must be a postgres:// or postgresql:// URL", shown as
+  // one (the password masked, the space lost with it).
+  .refine(noWhitespaceAround, whitespaceAround('no URL holds'))
+  .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
+  // Otherwise the first connection failed with a bare "Invalid URL", after start-up had begun.
+  .refine((url) => URL.canParse(url), {
+    message: `is not a valid URL: ${POSTGRES_URL_FORM}`,
+  });
+
 const envSchema = z.object({
   PORT: decimal(z.number({ message: 'must be a port number' }).int().min(0).max(65535)).default(8080),
   HOST: z.string().min(1).refine(noWhitespaceAround, whitespaceAround('is no address to listen on')).default('127.0.0.1'),
@@ -349,17 +360,10 @@ const envSchema = z.object({
     })
     .optional(),
   REGISTRY_DATA_DIR: pathSetting().default(DEFAULT_DATA_DIR),
-  DATABASE_URL: z
-    .string()
-    // Checked first: " postgres://..." was "must be a postgres:// or postgresql:// URL", shown as
-    // one (the password masked, the space lost with it).
-    .refine(noWhitespaceAround, whitespaceAround('no URL holds'))
-    .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
-    // Otherwise the first connection failed with a bare "Invalid URL", after start-up had begun.
-    .refine((url) => URL.canParse(url), {
-      message: `is not a valid URL: ${POSTGRES_URL_FORM}`,
-    })
-    .optional(),
+  DATABASE_URL: databaseUrlSchema.optional(),
+  // The URL, its password with it, in a file (a Docker or Kubernetes secret): out of the
+  // environment, `docker inspect` and the process list.
+  DATABASE_URL_FILE: pathSetting().optional(),
   // An import's transactions hold the lock for about a second at most (src/storage/sqlite/store.ts).
   REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
@@ -634,6 +638,24 @@ function adminToken(value: string | undefined, file: string | undefined): string
   return token;
 }
 
+/**
+ * The PostgreSQL URL: DATABASE_URL, or the first line of the file DATABASE_URL_FILE names (a
+ * Docker or Kubernetes secret, which keeps the password out of the environment), checked as
+ * DATABASE_URL is; the file's text is never shown (it holds the password).
+ */
+function databaseUrl(e: Pick<Env, 'DATABASE_URL' | 'DATABASE_URL_FILE'>): string | undefined {
+  if (e.DATABASE_URL !== undefined && e.DATABASE_URL_FILE !== undefined) {
+    throw new ConfigError('invalid configuration: set DATABASE_URL or DATABASE_URL_FILE, not both');
+  }
+  const file = e.DATABASE_URL_FILE;
+  if (file === undefined) return e.DATABASE_URL;
+  const url = readSettingFile('DATABASE_URL_FILE', file).split('\n')[0]!.trim();
+  if (url === '') throw settingFileError('DATABASE_URL_FILE', file, 'holds no URL on its first line');
+  const parsed = databaseUrlSchema.safeParse(url);
+  if (!parsed.success) throw settingFileError('DATABASE_URL_FILE', file, `holds a URL on its first line that ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
 function withAdminToken(tokens: Map<string, string>, admin: string | undefined): Map<string, string> {
   if (admin === undefined) return tokens;
   const owner = tokens.get(admin);
@@ -751,7 +773,8 @@ const UNSET_MEANS: Record<OptionalSetting, string | ((e: Partial<Env>) => string
   PUBLIC_URL: 'it is made of HOST and PORT',
   GRPC_PORT: 'no gRPC is served',
   PUBLIC_GRPC_URL: "the card advertises PUBLIC_URL's host with GRPC_PORT",
-  DATABASE_URL: (e) => `SQLite in ${path.resolve(e.REGISTRY_DATA_DIR ?? DEFAULT_DATA_DIR)}`,
+  DATABASE_URL: (e) => (e.DATABASE_URL_FILE === undefined ? `SQLite in ${path.resolve(e.REGISTRY_DATA_DIR ?? DEFAULT_DATA_DIR)}` : 'DATABASE_URL_FILE names the database'),
+  DATABASE_URL_FILE: (e) => (e.DATABASE_URL === undefined ? `SQLite in ${path.resolve(e.REGISTRY_DATA_DIR ?? DEFAULT_DATA_DIR)}` : 'DATABASE_URL names the database'),
   REGISTRY_ADMIN_TOKEN: 'no admin token from it',
   REGISTRY_ADMIN_TOKEN_FILE: 'no admin token from it',
   REGISTRY_MAX_BODY_BYTES: 'its default, 4 × REGISTRY_MAX_DOCUMENT_BYTES + 16 KB (at least 64 KB)',
@@ -821,9 +844,9 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
   },
   {
     settings: ['REGISTRY_SQLITE_LOCK_WAIT_MS'],
-    on: ['DATABASE_URL'],
-    inEffect: (e) => e.DATABASE_URL === undefined,
-    why: "with DATABASE_URL: it is SQLite's, and DATABASE_URL stores the entries in PostgreSQL",
+    on: ['DATABASE_URL', 'DATABASE_URL_FILE'],
+    inEffect: (e) => e.DATABASE_URL === undefined && e.DATABASE_URL_FILE === undefined,
+    why: "with DATABASE_URL: it is SQLite's, and DATABASE_URL (or DATABASE_URL_FILE) stores the entries in PostgreSQL",
   },
   {
     settings: ['REGISTRY_RATE_WRITES_PER_MINUTE', 'REGISTRY_RATE_READS_PER_MINUTE', 'REGISTRY_RATE_REQUESTS_PER_MINUTE', 'REGISTRY_MAX_STREAMS_PER_CLIENT', 'REGISTRY_RATE_IPV6_PREFIX'],
@@ -906,8 +929,8 @@ export interface StorageLocation {
  * work on its storage without serving it (backup, restore, migrate).
  */
 export function loadStorageLocation(env: NodeJS.ProcessEnv = process.env): StorageLocation {
-  const { e, warnings } = readSettings(env, ['REGISTRY_DATA_DIR', 'DATABASE_URL']);
-  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: e.DATABASE_URL, warnings };
+  const { e, warnings } = readSettings(env, ['REGISTRY_DATA_DIR', 'DATABASE_URL', 'DATABASE_URL_FILE']);
+  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: databaseUrl(e), warnings };
 }
 
 /** What `a2a-registry import` reads: the storage, and the checks of a registration. */
@@ -923,6 +946,7 @@ const IMPORT_SETTINGS = [
   'PUBLIC_URL',
   'REGISTRY_DATA_DIR',
   'DATABASE_URL',
+  'DATABASE_URL_FILE',
   'REGISTRY_SQLITE_LOCK_WAIT_MS',
   'REGISTRY_INDEX_SNAPSHOT_DIR',
   'REGISTRY_MAX_DOCUMENT_BYTES',
@@ -948,7 +972,7 @@ export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportCo
   requireTrustRoots(e);
   return {
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
-    databaseUrl: e.DATABASE_URL,
+    databaseUrl: databaseUrl(e),
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
     search: { snapshotDir: path.resolve(e.REGISTRY_INDEX_SNAPSHOT_DIR ?? e.REGISTRY_DATA_DIR) },
     ...bodyLimits(e),
@@ -1026,7 +1050,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     host: e.HOST,
     publicUrl,
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
-    databaseUrl: e.DATABASE_URL,
+    databaseUrl: databaseUrl(e),
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
     tokens,
     publicRead: e.REGISTRY_PUBLIC_READ,
