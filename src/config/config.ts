@@ -66,7 +66,18 @@ export interface RegistryConfig {
    * claimEveryMs) is no setting: the defaults (subscriptions/watch-hub.ts) unless a test
    * shortens them.
    */
-  watches: { maxPerPrincipal: number; ttlMs: number; bufferEvents: number; maxTracked: number; webhookRetryMs: number; leaseMs?: number; renewEveryMs?: number; claimEveryMs?: number };
+  watches: {
+    maxPerPrincipal: number;
+    ttlMs: number;
+    bufferEvents: number;
+    maxTracked: number;
+    webhookRetryMs: number;
+    /** A push config's token or credentials may go to a plain http webhook anywhere (REGISTRY_WEBHOOK_HTTP_CREDENTIALS), not only to one REGISTRY_FETCH_ALLOW allows. */
+    httpCredentials: boolean;
+    leaseMs?: number;
+    renewEveryMs?: number;
+    claimEveryMs?: number;
+  };
   /** Keeping entries fresh: refresh from sources, probes, health in search. */
   freshness: FreshnessConfig;
   /** Signed cards (see README, "Signed cards"). */
@@ -400,6 +411,7 @@ const envSchema = z.object({
   REGISTRY_WATCH_BUFFER: positiveInt(1_000_000).default(1000),
   REGISTRY_WATCH_MAX_MATCHES: positiveInt(10_000_000).default(10_000),
   REGISTRY_WEBHOOK_RETRY_SECONDS: numberFrom(0, 3600, 'must be seconds from 0 to 3600 (e.g. 60; 0: one attempt)').default(60),
+  REGISTRY_WEBHOOK_HTTP_CREDENTIALS: booleanString.default(false),
   REGISTRY_REQUEST_TIMEOUT_SECONDS: positiveInt(3600).default(30),
   REGISTRY_HEADERS_TIMEOUT_SECONDS: positiveInt(3600).optional(),
   REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: positiveInt(3600).default(5),
@@ -1087,7 +1099,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       trustProxy: e.REGISTRY_TRUST_PROXY,
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
-    watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, maxTracked: e.REGISTRY_WATCH_MAX_MATCHES, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000) },
+    watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, maxTracked: e.REGISTRY_WATCH_MAX_MATCHES, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000), httpCredentials: e.REGISTRY_WEBHOOK_HTTP_CREDENTIALS },
     fetch: fetchSettings(e),
     search: {
       synonymsFile: e.REGISTRY_SYNONYMS === undefined ? undefined : path.resolve(e.REGISTRY_SYNONYMS),
