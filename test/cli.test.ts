@@ -1250,6 +1250,26 @@ describe('a2a-registry serve', () => {
     assert.match(flag.stderr, /^a2a-registry: invalid configuration: --database-url \(DATABASE_URL\) must be a postgres:\/\/ or postgresql:\/\/ URL/);
   });
 
+  test('a database URL with a password on the command line is warned about once, first (the process list shows it to every user), pointing at DATABASE_URL and DATABASE_URL_FILE; one without a password is not', async () => {
+    const secret = 'postgres://registry:FlagSecret9@127.0.0.1:1/registry';
+    // Each stops at a bad setting after the warning: nothing connects.
+    const [served, imported, migrated, plain] = await Promise.all([
+      cli(['serve', '--database-url', secret], { env: { PORT: 'abc' } }),
+      cli(['import', '-', '--database-url', secret], { env: { REGISTRY_MAX_DOCUMENT_BYTES: 'abc' } }),
+      cli(['migrate', '--to', secret], { env: { REGISTRY_DATA_DIR: ' /data' } }),
+      cli(['import', '-', '--database-url', 'postgres://registry@127.0.0.1:1/registry'], { env: { REGISTRY_MAX_DOCUMENT_BYTES: 'abc' } }),
+    ]);
+    for (const [flag, run] of [['--database-url', served], ['--database-url', imported], ['--to', migrated]] as const) {
+      assert.equal(run.code, 2, run.stderr);
+      const lines = run.stderr.split('\n');
+      assert.match(lines[0]!, new RegExp(`^a2a-registry: warning: ${flag} carries a password, which every user of this machine can read in the process list \\(ps\\) .*DATABASE_URL, or .*DATABASE_URL_FILE`), run.stderr);
+      assert.equal(lines.filter((line) => /carries a password/.test(line)).length, 1, 'once');
+      assert.doesNotMatch(run.stderr + run.stdout, /FlagSecret9/);
+    }
+    assert.equal(plain.code, 2, plain.stderr);
+    assert.doesNotMatch(plain.stderr, /carries a password/);
+  });
+
   test('an empty flag (an unset shell variable) is refused (exit 2), not taken for the default over the environment', async () => {
     // It was: --database-url "" ran on SQLite in ./data despite DATABASE_URL, --data-dir "" on ./data with a new admin token.
     for (const flag of ['--host', '--data-dir', '--database-url', '--public-url', '--public-grpc-url']) {

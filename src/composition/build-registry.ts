@@ -32,6 +32,7 @@ import type { RegistryStore } from '../storage/types.js';
 import { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { CoalescedTask } from '../lib/coalesced-task.js';
 import { sharedWhileRunning } from '../lib/shared-while-running.js';
+import { shownUrl } from '../lib/url-password.js';
 import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
 import { SAVED_JWKS_FILE, TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
 import { createDocumentValidator, validatorOrigins } from '../validation/index.js';
@@ -287,7 +288,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     // every card is registered unverified, the registry serving all else: ready, with a warning.
     const withoutTrust = (): string | undefined => (roots.configured && roots.size === 0 ? withoutKeys(config) : undefined);
     trustRoots.onChange(() => {
-      if (roots.size === 0) log.warn({ keys: 0, file: config.trust.keysFile, jku: config.trust.jkuUrls }, withoutKeys(config));
+      if (roots.size === 0) log.warn({ keys: 0, file: config.trust.keysFile, jku: shownJkuUrls(config) }, withoutKeys(config));
       reevaluate.wake();
     });
     // After the index has loaded: both scan every entry, and the load is what readiness waits for.
@@ -456,7 +457,7 @@ function withoutKeys(config: RegistryConfig): string {
  */
 function tellTrustRoots(config: RegistryConfig, roots: TrustRoots, log: Logger): void {
   if (!roots.configured) return;
-  const details = { keys: roots.size, file: config.trust.keysFile, jku: config.trust.jkuUrls };
+  const details = { keys: roots.size, file: config.trust.keysFile, jku: shownJkuUrls(config) };
   if (roots.size > 0) {
     log.info(details, 'trust roots loaded');
     return;
@@ -510,4 +511,9 @@ function registryIndexFactory(config: RegistryConfig, synonyms: Synonyms | undef
     },
     close: () => current?.close(),
   };
+}
+
+/** The allow-listed JWKS URLs as the log names them: query values masked (a key server's ?token=...). */
+function shownJkuUrls(config: RegistryConfig): string[] {
+  return config.trust.jkuUrls.map((url) => shownUrl(url, 'an allow-listed JWKS URL'));
 }

@@ -21,6 +21,7 @@ import { positiveInt } from './import.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, printJson, reportUsage, styles, type Output } from '../output.js';
 import { POSTGRES_URL_FORM } from '../../lib/url-password.js';
 import { nonEmpty } from '../option-values.js';
+import { warnPasswordFlag } from '../password-flags.js';
 import { interruption, signalOf } from '../interruption.js';
 
 interface MigrateOptions {
@@ -67,9 +68,13 @@ function progressPrinter(o: Output): (p: MigrationProgress) => void {
 export async function migrateCommand(options: MigrateOptions, o: Output): Promise<number> {
   // REGISTRY_DATA_DIR and DATABASE_URL as the registry, backup and import read them (an empty one
   // is unset, said; " /data" refused), each only where its flag is not given: a flag stands for it.
+  warnPasswordFlag('--to', options.to, o);
   const env = { ...process.env };
   if (options.from !== undefined) delete env.REGISTRY_DATA_DIR;
-  if (options.to !== undefined) delete env.DATABASE_URL;
+  if (options.to !== undefined) {
+    delete env.DATABASE_URL;
+    delete env.DATABASE_URL_FILE;
+  }
   const location = commandSettings(loadStorageLocation, {}, o, env);
   if ('usage' in location) return reportUsage(o, options.json, 'USAGE', location.usage);
   const from = options.from ?? location.dataDir;
