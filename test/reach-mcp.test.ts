@@ -552,6 +552,10 @@ describe('MCP endpoint', () => {
       assert.equal(res.body.error.message, `Not Acceptable: MCP Streamable HTTP requests must accept both JSON and an event stream (${came}). Send the header Accept: application/json, text/event-stream.`);
       assert.equal(res.body.error.data.reason, 'NOT_ACCEPTABLE');
     }
+    // Media types are case-insensitive (RFC 9110 8.3.1): both accepted in capitals is both accepted (it was 406).
+    const capitals = await rawMcpPost({ 'content-type': 'application/json', accept: 'Application/JSON, Text/Event-Stream' }, '{"jsonrpc": "2.0", "id": 15, "method": "ping"}');
+    assert.equal(capitals.status, 200, JSON.stringify(capitals.body));
+    assert.deepEqual(capitals.body, { jsonrpc: '2.0', id: 15, result: {} });
   });
 
   test('a body that is no JSON-RPC message is Invalid Request (-32600) naming the member, with its id when usable (the SDK said "Parse error", id null)', async () => {
