@@ -22,7 +22,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
-import { bodyErrorHandler, failureFormat, sendFailure, type FailureFormatter } from '../http/errors.js';
+import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { requestScope, scopedErrorHandler, type RequestNamer } from '../http/request-log.js';
 import { isObject } from '../lib/json.js';
@@ -30,6 +30,7 @@ import { requireJsonRpcBody } from '../protocol/jsonrpc-media-type.js';
 import { isA2AMethod } from '../protocol/request-guard.js';
 import { currentScope, runInScope, type BatchCall, type RequestScope } from '../observability/request-scope.js';
 import { mcpAcceptGuard, mcpEnvelopeGuard, mcpProtocolVersionGuard } from './envelope-guard.js';
+import { mcpFailureFormat } from './failure-format.js';
 import { guardParams } from './params-guard.js';
 import { MCP_PATH } from './paths.js';
 import { TOOL_NAMES, registerTools } from './tools.js';
@@ -222,17 +223,6 @@ async function answerOverTransport(transport: WebStandardStreamableHTTPServerTra
   else res.setHeader('Content-Length', Buffer.byteLength(text)).end(text);
 }
 
-/** Refusals before the SDK (flood, body, host, auth) as JSON-RPC errors, like the SDK's own. */
-const jsonRpcFailure: FailureFormatter = (failure) => {
-  const data: Record<string, unknown> = { reason: failure.reason };
-  if (failure.retryAfterSeconds !== undefined) data.retryAfterSeconds = failure.retryAfterSeconds;
-  // The request's id when the refusal came after the body was read (a refused token), as on A2A.
-  // A body's media type refused (a charset other than UTF-8) takes the code the MCP SDK gives a
-  // wrong Content-Type, -32000, not A2A's -32005.
-  const code = failure.reason === 'CONTENT_TYPE_NOT_SUPPORTED' ? JSONRPC_SERVER_ERROR : failure.jsonRpcCode;
-  return { body: { jsonrpc: '2.0', id: failure.id ?? null, error: { code, message: failure.message, data } } };
-};
-
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Host names the endpoint answers: PUBLIC_URL's (all loopback names when it is one), and the configured extras. */
@@ -357,7 +347,7 @@ export const mcpDoor: Door = {
     app.all(
       MCP_PATH,
       metrics.middleware({ door: 'mcp', method: mcpMethodLabel }),
-      failureFormat(jsonRpcFailure),
+      failureFormat(mcpFailureFormat),
       rebindingGuard(hosts, config.hardening.corsOrigins),
       abuse.floodGuard(),
       // Bodies of any declared type are read, so a wrong Content-Type is refused with the request's
