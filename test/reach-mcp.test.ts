@@ -498,6 +498,10 @@ describe('MCP endpoint', () => {
       const res = await fetch(`${registry.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
       assert.equal(res.status, 405, method);
       assert.equal(res.headers.get('allow'), 'POST');
+      // The MCP SDK's code for a 405 (it was -32600, Invalid Request, of a request that sent no JSON-RPC message).
+      const refusal = (await res.json()) as WireJson;
+      assert.equal(refusal.error.code, -32000, method);
+      assert.equal(refusal.error.data.reason, 'METHOD_NOT_ALLOWED', method);
     }
     // OPTIONS asks which methods the path takes, and is answered as on every other route (it was 405).
     const options = await fetch(`${registry.url}/mcp`, { method: 'OPTIONS' });

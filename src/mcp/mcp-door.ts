@@ -35,7 +35,6 @@ import { guardParams } from './params-guard.js';
 import { MCP_PATH } from './paths.js';
 import { TOOL_NAMES, registerTools } from './tools.js';
 
-const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_SERVER_ERROR = -32000;
 
 /** MCP methods a client sends to this server (bounded metrics labels). */
@@ -304,13 +303,20 @@ export const mcpDoor: Door = {
         return;
       }
       if (req.method !== 'POST') {
+        // -32000, as the MCP SDK's transport and its stateless server example answer 405, with the
+        // reason this door's other refusals carry: it was -32600, "Invalid Request", of a request
+        // that sent no JSON-RPC message at all.
         const scope = currentScope();
         if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'METHOD_NOT_ALLOWED' });
         res.setHeader('Allow', 'POST');
         res.status(405).json({
           jsonrpc: '2.0',
           id: null,
-          error: { code: JSONRPC_INVALID_REQUEST, message: `This MCP endpoint is stateless: send every request as a POST (no ${req.method} stream or session).` },
+          error: {
+            code: JSONRPC_SERVER_ERROR,
+            message: `This MCP endpoint is stateless: send every request as a POST (no ${req.method} stream or session).`,
+            data: { reason: 'METHOD_NOT_ALLOWED' },
+          },
         });
         return;
       }
