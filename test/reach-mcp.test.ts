@@ -613,6 +613,7 @@ describe('MCP endpoint', () => {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
       });
     // JSON-RPC 2.0 section 6: the SDK answered a batch with one answer as that answer alone, an object.
     for (const batch of [
@@ -631,6 +632,17 @@ describe('MCP endpoint', () => {
     // Single requests are answered with an object, as ever, and a batch of notifications with 202.
     assert.ok(!Array.isArray(await (await post({ jsonrpc: '2.0', id: 2, method: 'ping' })).json()));
     assert.equal((await post([{ jsonrpc: '2.0', method: 'notifications/initialized' }])).status, 202);
+    // A request and its cancellation in one batch: the SDK dropped the request's answer and the
+    // transport waited for it, so no answer came at all. A tool cannot be cancelled: it is answered.
+    const cancelled = (await (
+      await post([
+        { jsonrpc: '2.0', id: 'c-1', method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c-1', reason: 'no longer needed' } },
+      ])
+    ).json()) as WireJson;
+    assert.equal(cancelled.length, 1);
+    assert.equal(cancelled[0].id, 'c-1');
+    assert.ok(Array.isArray(cancelled[0].result.structuredContent.entries), JSON.stringify(cancelled[0]).slice(0, 200));
 
     const refused = async (batch: unknown[], problem: string, token?: string) => {
       const res = await post(batch, token);

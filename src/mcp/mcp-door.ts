@@ -19,7 +19,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js';
@@ -193,6 +193,25 @@ function runCallsInScopes(transport: Transport, request: RequestScope): void {
   };
 }
 
+/**
+ * Leaves cancellation notifications (notifications/cancelled) unread. A call here cannot be
+ * cancelled (a tool runs its operation to the end), and MCP lets a receiver ignore a
+ * cancellation of a request it cannot cancel; in a stateless request, the only request a
+ * cancellation can name is one of its own batch. Read, it made the SDK drop that request's
+ * answer (a cancelled request gets none) while the transport waited for every answer of the
+ * batch: the HTTP request hung with no answer at all, a registration it held stored but never
+ * acknowledged. Ignored, the call is answered as any other, and the client ignores an answer
+ * to a request it cancelled, as MCP asks of it.
+ */
+function ignoreCancellations(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('ignoreCancellations: connect the server to the transport first');
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') return;
+    deliver(message, extra);
+  };
+}
+
 /** The request as the SDK's transport reads it: its headers (from rawHeaders, as sent; HTTP/2 pseudo-headers left out) and URL; the body is passed parsed. */
 function webRequestOf(req: Request): globalThis.Request {
   const headers = new Headers();
@@ -333,6 +352,7 @@ export const mcpDoor: Door = {
       });
       try {
         await server.connect(transport);
+        ignoreCancellations(transport);
         guardParams(transport, {
           tools: TOOLS,
           checkArguments,
