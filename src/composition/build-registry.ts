@@ -41,6 +41,7 @@ import { FetchingDocumentSources } from '../freshness/document-sources.js';
 import { RefreshLoop } from '../freshness/refresh-loop.js';
 import { createSignatureVerifier } from '../validation/signature.js';
 import { Housekeeping, StorageProbe } from './maintenance.js';
+import { IntegrityChecks } from './integrity-checks.js';
 import { openStorage, type StorageOpening } from './open-storage.js';
 import { refuseEmptiedDatabase } from './emptied-database.js';
 
@@ -145,6 +146,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
   let refresher: RefreshLoop | undefined;
   let housekeeping: Housekeeping | undefined;
   let probe: StorageProbe | undefined;
+  let integrityChecks: IntegrityChecks | undefined;
   let trustRoots: TrustRoots | undefined;
   let reevaluation: CoalescedTask | undefined;
   let stopLoading: AbortController | undefined;
@@ -341,12 +343,15 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       cachedDurableTasks: () => tasks.cacheUsage,
       searchCache: () => service.searchCache,
       storageFault: () => store.fault?.reason,
+      storageDamaged: () => store.fault?.lasting === true,
       lostLogLines: () => lostLogLines(log),
     });
     housekeeping = new Housekeeping(store, tasks, { tasks: config.taskRetention, changeRetentionMs: config.changeRetentionMs }, log);
     housekeeping.start(HOUSEKEEPING_INTERVAL_MS);
     const storageProbe = (probe = new StorageProbe(store, log));
     storageProbe.start();
+    integrityChecks = new IntegrityChecks(store, log);
+    if (config.sqliteCheckHours > 0) integrityChecks.start(indexLoad, config.sqliteCheckHours * 3_600_000);
 
     if (freshness.refreshSeconds > 0) {
       const intervalMs = freshness.refreshSeconds * 1000;
@@ -391,6 +396,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       // SELECT 1 through the pool): a flood of probes was a flood of queries queueing with the real
       // ones for the pool's connections. Checks asked while one runs share its answer.
       notReady: sharedWhileRunning(async () => {
+        // A damaged file first: an index that failed to load on it is one of its consequences.
+        if (store.fault?.lasting) return storageProbe.notReady();
         if (indexFailure) return indexFailure;
         const loading = service.indexLoading;
         if (loading) return loading;
@@ -414,6 +421,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
           await fetcher.close();
           await housekeeping?.stop();
           await probe?.stop();
+          integrityChecks?.stop();
           trustRoots?.close();
           indexes?.close();
           await reevaluationStopped;
@@ -429,6 +437,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     await refresher?.stop().catch(() => undefined);
     await housekeeping?.stop().catch(() => undefined);
     await probe?.stop().catch(() => undefined);
+    integrityChecks?.stop();
     trustRoots?.close();
     indexes?.close();
     await reevaluation?.stop().catch(() => undefined);

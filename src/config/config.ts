@@ -26,6 +26,8 @@ export interface RegistryConfig {
   databaseUrl?: string;
   /** SQLite: how long a write waits for another process's write lock (an import's transaction) before failing (ms). */
   sqliteLockWaitMs: number;
+  /** SQLite: hours between background integrity checks of the database file (the first once the index has loaded); 0: none. */
+  sqliteCheckHours: number;
   /**
    * token -> principal: REGISTRY_TOKENS, plus REGISTRY_ADMIN_TOKEN(_FILE) as `admin`. Empty: a
    * generated admin token is written to dataDir/admin-token.
@@ -362,6 +364,8 @@ const envSchema = z.object({
     .optional(),
   // An import's transactions hold the lock for about a second at most (src/storage/sqlite/store.ts).
   REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
+  // A quick_check reads the whole file, about a minute at 1,000,000 entries (docs/scaling.md): daily by default.
+  REGISTRY_SQLITE_CHECK_HOURS: wholeNumber(0, 8760, 'must be a whole number of hours from 0 (no background check) to 8760 (a year)').default(24),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
   REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).refine((token) => !unpresentableToken(token), { message: NOT_ONE_WORD }).optional(),
   REGISTRY_ADMIN_TOKEN_FILE: pathSetting().optional(),
@@ -819,7 +823,7 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
     fix: 'list them in REGISTRY_TRUSTED_JKU',
   },
   {
-    settings: ['REGISTRY_SQLITE_LOCK_WAIT_MS'],
+    settings: ['REGISTRY_SQLITE_LOCK_WAIT_MS', 'REGISTRY_SQLITE_CHECK_HOURS'],
     on: ['DATABASE_URL'],
     inEffect: (e) => e.DATABASE_URL === undefined,
     why: "with DATABASE_URL: it is SQLite's, and DATABASE_URL stores the entries in PostgreSQL",
@@ -1027,6 +1031,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
+    sqliteCheckHours: e.REGISTRY_SQLITE_CHECK_HOURS,
     tokens,
     publicRead: e.REGISTRY_PUBLIC_READ,
     maxDocumentBytes,
