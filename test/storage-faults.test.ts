@@ -504,6 +504,9 @@ describe('SQLite storage faults', () => {
     assert.equal(listed!.status, 503, listed!.text.slice(0, 300));
     assert.match(listed!.json!.error.message, /^Storage is unavailable: the database file is damaged \(SQLite found a corrupt page: SQLITE_CORRUPT/);
     assert.match((await readiness(second.registry)).reason!, /^storage is unavailable: the database file is damaged \(SQLite found a corrupt page: SQLITE_CORRUPT/);
+    // A lasting fault: no write probe clears it, no write goes into the file (a registration here once succeeded, and cleared the fault).
+    assertRefused(await registerBoth(second.registry, 'Damaged Later'), /the database file is damaged/);
+    assert.equal((await readiness(second.registry)).status, 503);
     const read = second.lines.find((l) => /SQLite reported the database file .* damaged while the registry used it/.test(l.msg));
     assert.ok(read, 'the corrupt page is logged');
     assert.match(read.msg, fileInMessage);

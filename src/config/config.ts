@@ -364,7 +364,7 @@ const envSchema = z.object({
     .optional(),
   // An import's transactions hold the lock for about a second at most (src/storage/sqlite/store.ts).
   REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
-  // A quick_check reads the whole file, about a minute at 1,000,000 entries (docs/scaling.md): daily by default.
+  // A quick_check reads the whole file, about 2 s per 100,000 entries (docs/scaling.md): daily by default.
   REGISTRY_SQLITE_CHECK_HOURS: wholeNumber(0, 8760, 'must be a whole number of hours from 0 (no background check) to 8760 (a year)').default(24),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
   REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).refine((token) => !unpresentableToken(token), { message: NOT_ONE_WORD }).optional(),

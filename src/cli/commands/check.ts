@@ -66,7 +66,7 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       '\nRead-only: it reads one snapshot of the database, the running registry writing meanwhile. It reads the whole file:\n' +
-        'about 0.05 s per 1,000 entries for --quick, more for the full check (see docs/scaling.md). The registry itself runs\n' +
+        'about 2 s per 100,000 entries for --quick, twice that for the full check (see docs/scaling.md). The registry itself runs\n' +
         'quick_check in the background every REGISTRY_SQLITE_CHECK_HOURS. On PostgreSQL use the server\'s own checks.\n' +
         'Exit status: 0 no damage, 1 damaged (what SQLite reports, and how to repair it), 2 usage (no database there, one this\n' +
         'user may not read, a file that is no SQLite database).\n' +

@@ -1,7 +1,7 @@
 /**
  * Runs an integrity check (./integrity.ts) in a child process. better-sqlite3 is synchronous and
- * a check reads the whole file, about 0.05 s per 1,000 entries (docs/scaling.md): a minute at
- * a million, which on the event loop would stop everything. A worker thread would not stop the
+ * a check reads the whole file, about 2 s per 100,000 entries (docs/scaling.md), which on the
+ * event loop would stop everything for as long. A worker thread would not stop the
  * event loop, but it cannot be stopped either while SQLite is in its check (a thread is only
  * terminated between JavaScript calls): a shutdown, and the process's exit, waited for the rest
  * of the check. A child process is killed at once, its read lock going with it.

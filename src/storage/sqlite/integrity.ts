@@ -6,8 +6,8 @@
  * file is otherwise found only when a read happens to land on it, at random, long after.
  *
  * Run on its own read-only connection: a read transaction in WAL mode, beside the registry's
- * writes, which it neither blocks nor sees half done. It reads the whole file (about 0.05 s per
- * 1,000 entries; see docs/scaling.md), so the registry runs it in a child process of its own
+ * writes, which it neither blocks nor sees half done. It reads the whole file (about 2 s per
+ * 100,000 entries; see docs/scaling.md), so the registry runs it in a child process of its own
  * (./integrity-process.ts), never on the event loop; `a2a-registry check` runs it in-process.
  */
 import Database from 'better-sqlite3';

@@ -381,7 +381,7 @@ export class SqliteStore implements RegistryStore {
   async #closeDatabase(): Promise<void> {
     const db = this.#db;
     this.#closed = true;
-    // A check of a large file can run for a minute: a shutdown does not wait for it (no verdict is lost, the next start checks again).
+    // A check reads the whole file (seconds per 100,000 entries): a shutdown does not wait for it (no verdict is lost, the next start checks again).
     this.#integrityCheck?.running.stop();
     if (!db) return;
     // Its connection closed first: the last checkpoint below then has the file to itself.
