@@ -7,8 +7,9 @@
  * snapshot, the registry's writes going on), or with it stopped. On PostgreSQL the server checks
  * its own pages (data checksums, amcheck): the command says so.
  *
- * Exit code: 0 whole, 1 damaged (what SQLite reports, and what to do), 2 usage (configuration,
- * no database in the data directory, one this user may not read, a file that is no SQLite database).
+ * Exit code: 0 whole, 1 damaged (what SQLite reports, and what to do; also a file that is no
+ * SQLite database at all, its header overwritten or emptied), 2 usage (configuration, no database
+ * in the data directory, a folder there, one this user may not read).
  */
 import fs from 'node:fs';
 import { Command } from 'commander';
@@ -42,8 +43,14 @@ export async function checkCommand(options: CheckOptions, o: Output): Promise<nu
   if (!fs.existsSync(file)) return reportUsage(o, options.json, 'USAGE', `there is no database at ${file}: give the registry's data directory (--data-dir or REGISTRY_DATA_DIR)`);
   const unreadable = whyCannotRead(file);
   if (unreadable) return reportUsage(o, options.json, 'READ_ERROR', `cannot read ${file}: ${unreadable}`);
-  const notADatabase = whyNotAnSqliteDatabase(file, 'a registry database', "give the registry's data directory");
-  if (notADatabase) return reportUsage(o, options.json, 'USAGE', notADatabase.message);
+  // A folder cannot be read as a file (usage); any other file that is no SQLite database (its header overwritten, emptied) is the damaged database.
+  const notADatabase = whyNotAnSqliteDatabase(file, 'a registry database', 'restore it from a backup (a2a-registry restore --force <backup>)');
+  if (notADatabase?.folder) return reportUsage(o, options.json, 'USAGE', notADatabase.message);
+  if (notADatabase) {
+    if (options.json) printJson(o, { error: { code: 'DAMAGED', message: notADatabase.message } });
+    o.err(`a2a-registry: ${notADatabase.message}\n`);
+    return EXIT_FAILED;
+  }
   let report: IntegrityReport;
   try {
     report = checkIntegrity(file, options.quick ? 'quick_check' : 'integrity_check');
@@ -68,8 +75,8 @@ export function register(program: Command): void {
       '\nRead-only: it reads one snapshot of the database, the running registry writing meanwhile. It reads the whole file:\n' +
         'about 2 s per 100,000 entries for --quick, twice that for the full check (see docs/scaling.md). The registry itself runs\n' +
         'quick_check in the background every REGISTRY_SQLITE_CHECK_HOURS. On PostgreSQL use the server\'s own checks.\n' +
-        'Exit status: 0 no damage, 1 damaged (what SQLite reports, and how to repair it), 2 usage (no database there, one this\n' +
-        'user may not read, a file that is no SQLite database).\n' +
+        'Exit status: 0 no damage, 1 damaged (what SQLite reports, and how to repair it; a file that is no SQLite database at\n' +
+        'all), 2 usage (no database there, a folder, one this user may not read).\n' +
         'Example:\n  a2a-registry check --data-dir /var/lib/a2a-registry',
     )
     .action(async (options: CheckOptions) => {
