@@ -455,6 +455,8 @@ describe('SQLite storage faults', () => {
         },
       });
       const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dataDir, ...env });
+      // The first background check at once, not a minute after the index has loaded.
+      config.sqliteFirstCheckAfterMs = 0;
       const registry = await startRegistry(config, createLogger('info', capture));
       running.push(registry);
       await registry.ready;
@@ -465,10 +467,11 @@ describe('SQLite storage faults', () => {
     // An index page: start-up reads none of it, and the registry was ready, taking writes into the file.
     damage('entries_updated_list_idx');
     const first = await start();
-    const reason = await eventually(10_000, async () => {
+    // Generous: a loaded machine starts the check's process slowly (it returns as soon as the check says so).
+    const reason = await eventually(30_000, async () => {
       const ready = await readiness(first.registry);
       return ready.status === 503 && ready.reason;
-    }, 'not ready once the background check found the damage');
+    }, 'not ready once the background check found the damage').catch((error: Error) => assert.fail(`${error.message}; logged: ${JSON.stringify(first.lines.filter((l) => /integrity|damaged/.test(l.msg)))}`));
     assert.match(reason, /^storage is unavailable: the database file is damaged \(SQLite's quick_check found \d+ problems?, the first: Tree \d+ page \d+.*\): the operator must repair it \(see the log\) and restart the registry \(INTEGRITY_CHECK, since .*\); writes are refused/);
     const logged = first.lines.find((l) => /is damaged: SQLite's quick_check found/.test(l.msg));
     assert.ok(logged, 'the damage is logged');

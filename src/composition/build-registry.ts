@@ -47,6 +47,8 @@ import { refuseEmptiedDatabase } from './emptied-database.js';
 
 const SEARCH_CHUNK_SIZE = 5;
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
+/** The first integrity check of a SQLite file: a minute after the index has loaded (./integrity-checks.ts). */
+const FIRST_INTEGRITY_CHECK_AFTER_MS = 60_000;
 /** Safety net behind change notifications: a replica sees every change within this, even if a notification was lost. */
 const FOLLOWER_POLL_MS = 500;
 
@@ -351,7 +353,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     const storageProbe = (probe = new StorageProbe(store, log));
     storageProbe.start();
     integrityChecks = new IntegrityChecks(store, log);
-    if (config.sqliteCheckHours > 0) integrityChecks.start(indexLoad, config.sqliteCheckHours * 3_600_000);
+    if (config.sqliteCheckHours > 0) integrityChecks.start(indexLoad, config.sqliteFirstCheckAfterMs ?? FIRST_INTEGRITY_CHECK_AFTER_MS, config.sqliteCheckHours * 3_600_000);
 
     if (freshness.refreshSeconds > 0) {
       const intervalMs = freshness.refreshSeconds * 1000;

@@ -2,8 +2,9 @@
  * Background integrity checks of the SQLite database file (storage/sqlite/integrity.ts): damage
  * in the middle of the file (a page overwritten, a file cut short, a torn index page) opens
  * without a word and was found only by a read that happened to land on it. The first check
- * runs once the search index has loaded (both read the whole file: not at once), then every
- * REGISTRY_SQLITE_CHECK_HOURS. Each runs in a child process: start-up is not delayed, the
+ * runs a minute after the search index has loaded (both read the whole file, and the start's
+ * other work follows the load: not all at once; a registry started and stopped at once, as tests
+ * do by the hundred, spawns none), then every REGISTRY_SQLITE_CHECK_HOURS. Each runs in a child process: start-up is not delayed, the
  * event loop not blocked. Damage found is logged by the store (the file, what SQLite reports,
  * what to do) and refuses writes; /readyz and registry_storage_damaged say so.
  */
@@ -19,13 +20,15 @@ export class IntegrityChecks {
     private readonly log: Logger,
   ) {}
 
-  /** Checks once `after` settles, then every `intervalMs` (the timer keeps no process alive). */
-  start(after: Promise<unknown>, intervalMs: number): void {
+  /** Checks `firstAfterMs` after `after` settles, then every `intervalMs` (the timers keep no process alive). */
+  start(after: Promise<unknown>, firstAfterMs: number, intervalMs: number): void {
     if (!this.store.checkIntegrity) return;
     void after.then(() => {
       if (this.#stopped) return;
-      void this.run();
-      this.#timer = setInterval(() => void this.run(), intervalMs).unref();
+      this.#timer = setTimeout(() => {
+        void this.run();
+        this.#timer = setInterval(() => void this.run(), intervalMs).unref();
+      }, firstAfterMs).unref();
     });
   }
 
@@ -44,6 +47,7 @@ export class IntegrityChecks {
 
   stop(): void {
     this.#stopped = true;
-    clearInterval(this.#timer);
+    // Either kind: Node's timers share one clear.
+    clearTimeout(this.#timer);
   }
 }

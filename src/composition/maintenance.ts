@@ -116,7 +116,6 @@ export class StorageProbe {
       : undefined;
   }
 
-
   /** Probes a faulted store (at most once a second, never twice at once) and logs transitions. */
   private check(): Promise<void> {
     const fault = this.store.fault;

@@ -26,8 +26,10 @@ export interface RegistryConfig {
   databaseUrl?: string;
   /** SQLite: how long a write waits for another process's write lock (an import's transaction) before failing (ms). */
   sqliteLockWaitMs: number;
-  /** SQLite: hours between background integrity checks of the database file (the first once the index has loaded); 0: none. */
+  /** SQLite: hours between background integrity checks of the database file (the first a minute after the index has loaded); 0: none. */
   sqliteCheckHours: number;
+  /** How long after the index has loaded the first check runs (ms; a minute unless a test shortens it). */
+  sqliteFirstCheckAfterMs?: number;
   /**
    * token -> principal: REGISTRY_TOKENS, plus REGISTRY_ADMIN_TOKEN(_FILE) as `admin`. Empty: a
    * generated admin token is written to dataDir/admin-token.
