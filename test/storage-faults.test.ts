@@ -485,10 +485,10 @@ describe('SQLite storage faults', () => {
     await first.registry.close();
     running.splice(0);
 
-    const damaged = { out: [] as string[], err: [] as string[], color: false };
-    const output = { ...damaged, out: (s: string) => damaged.out.push(s), err: (s: string) => damaged.err.push(s) };
+    const said: string[] = [];
+    const output = { out: () => undefined, err: (text: string) => void said.push(text), color: false };
     assert.equal(await checkCommand({ dataDir, quick: false, json: false }, output), 1, '`check` finds the damage');
-    assert.match(damaged.err.join(''), /^damaged .*registry\.db: SQLite's integrity_check found \d+ (or more )?problems?:\n {2}.+\n[^]*a2a-registry restore --force/);
+    assert.match(said.join(''), /^damaged .*registry\.db: SQLite's integrity_check found \d+ (or more )?problems?:\n {2}.+\n[^]*a2a-registry restore --force/);
 
     // Its header overwritten (a copy of it): no SQLite database at all, damaged as well (exit 1), not a usage error.
     const headless = tempDir('registry-headless-');
@@ -496,9 +496,9 @@ describe('SQLite storage faults', () => {
     const handle = fs.openSync(path.join(headless, 'registry.db'), 'r+');
     fs.writeSync(handle, Buffer.alloc(100, 0x5a), 0, 100, 0);
     fs.closeSync(handle);
-    damaged.err.length = 0;
+    said.length = 0;
     assert.equal(await checkCommand({ dataDir: headless, quick: true, json: false }, output), 1);
-    assert.match(damaged.err.join(''), /registry\.db is not an SQLite database \(it does not begin with "SQLite format 3"\), so not a registry database: restore it from a backup/);
+    assert.match(said.join(''), /registry\.db is not an SQLite database \(it does not begin with "SQLite format 3"\), so not a registry database: restore it from a backup/);
 
     // A table page too, with no background check (the saved index spares start-up the scan): a read that lands on it is refused as storage unavailable, not an internal error, and says so as the check does.
     damage('entries');
