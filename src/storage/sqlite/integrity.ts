@@ -46,16 +46,29 @@ export function checkIntegrity(file: string, check: IntegrityCheckKind, maxProbl
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
-    const rows = db.pragma(`${check}(${Math.max(1, Math.trunc(maxProblems))})`) as Record<string, unknown>[];
-    const messages = rows.map((row) => oneLine(String(Object.values(row)[0])));
-    return report(messages.length === 1 && messages[0] === 'ok' ? [] : messages);
+    return report(problemsOf(db, check, maxProblems));
   } catch (error) {
     if (sqliteFault(error)?.reason !== 'corrupt') throw error;
-    const code = (error as { code?: string }).code;
-    return report([`${(error as Error).message} (${code})`]);
+    const stopped = `${(error as Error).message} (${(error as { code?: string }).code})`;
+    // integrity_check gives up at the first page it cannot decode, where quick_check goes on listing what it finds.
+    if (check === 'integrity_check' && db?.open) {
+      try {
+        return report([`integrity_check stopped: ${stopped}; quick_check reports:`, ...problemsOf(db, 'quick_check', maxProblems - 1)]);
+      } catch {
+        // quick_check stopped too: SQLite's own words are all there is
+      }
+    }
+    return report([stopped]);
   } finally {
     db?.close();
   }
+}
+
+/** SQLite's messages for `check`, each on one line; none when it says "ok". */
+function problemsOf(db: Database.Database, check: IntegrityCheckKind, maxProblems: number): string[] {
+  const rows = db.pragma(`${check}(${Math.max(1, Math.trunc(maxProblems))})`) as Record<string, unknown>[];
+  const messages = rows.map((row) => oneLine(String(Object.values(row)[0])));
+  return messages.length === 1 && messages[0] === 'ok' ? [] : messages;
 }
 
 /** "3 problems", "10 or more problems": how much a report found (it keeps the first MAX_PROBLEMS). */
