@@ -225,7 +225,7 @@ describe('a2a-registry against a registry', () => {
     for (const name of ['register', 'search', 'watch', 'get', 'ls', 'rm', 'refresh']) {
       assert.match(helps.get(name)!, /Global Options:[\s\S]*--registry <url>[\s\S]*env: A2A_REGISTRY_URL[\s\S]*--token <token>[\s\S]*--timeout <seconds>[\s\S]*\(default: 30\)/, name);
     }
-    for (const name of ['serve', 'validate', 'import', 'backup', 'restore', 'migrate', 'keygen', 'sign', 'verify']) assert.doesNotMatch(helps.get(name)!, /--registry/, name);
+    for (const name of ['serve', 'validate', 'import', 'backup', 'restore', 'check', 'migrate', 'keygen', 'sign', 'verify']) assert.doesNotMatch(helps.get(name)!, /--registry/, name);
   });
 
   test('register: an example v1.0 card, then the same again (unchanged), human and --json', async () => {

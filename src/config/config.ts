@@ -26,6 +26,10 @@ export interface RegistryConfig {
   databaseUrl?: string;
   /** SQLite: how long a write waits for another process's write lock (an import's transaction) before failing (ms). */
   sqliteLockWaitMs: number;
+  /** SQLite: hours between background integrity checks of the database file (the first a minute after the index has loaded); 0: none. */
+  sqliteCheckHours: number;
+  /** How long after the index has loaded the first check runs (ms; a minute unless a test shortens it). */
+  sqliteFirstCheckAfterMs?: number;
   /**
    * token -> principal: REGISTRY_TOKENS, plus REGISTRY_ADMIN_TOKEN(_FILE) as `admin`. Empty: a
    * generated admin token is written to dataDir/admin-token.
@@ -377,6 +381,8 @@ const envSchema = z.object({
   DATABASE_URL_FILE: pathSetting().optional(),
   // An import's transactions hold the lock for about a second at most (src/storage/sqlite/store.ts).
   REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
+  // A quick_check reads the whole file, about 2 s per 100,000 entries (docs/scaling.md): daily by default.
+  REGISTRY_SQLITE_CHECK_HOURS: wholeNumber(0, 8760, 'must be a whole number of hours from 0 (no background check) to 8760 (a year)').default(24),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
   REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).refine((token) => !unpresentableToken(token), { message: NOT_ONE_WORD }).optional(),
   REGISTRY_ADMIN_TOKEN_FILE: pathSetting().optional(),
@@ -855,7 +861,7 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
     fix: 'list them in REGISTRY_TRUSTED_JKU',
   },
   {
-    settings: ['REGISTRY_SQLITE_LOCK_WAIT_MS'],
+    settings: ['REGISTRY_SQLITE_LOCK_WAIT_MS', 'REGISTRY_SQLITE_CHECK_HOURS'],
     on: ['DATABASE_URL', 'DATABASE_URL_FILE'],
     inEffect: (e) => e.DATABASE_URL === undefined && e.DATABASE_URL_FILE === undefined,
     why: "with DATABASE_URL: it is SQLite's, and DATABASE_URL (or DATABASE_URL_FILE) stores the entries in PostgreSQL",
@@ -1064,6 +1070,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
     databaseUrl: databaseUrl(e),
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
+    sqliteCheckHours: e.REGISTRY_SQLITE_CHECK_HOURS,
     tokens,
     publicRead: e.REGISTRY_PUBLIC_READ,
     maxDocumentBytes,
