@@ -846,7 +846,9 @@ describe('import into SQLite', () => {
       assert.equal(both.code, 2);
       assert.equal(
         both.err,
-        `a2a-registry: --data-dir names the SQLite database to import into, but --database-url (postgres://registry:***@127.0.0.1:1/registry) selects PostgreSQL, as it does for serve, ` +
+        'a2a-registry: warning: --database-url carries a password, which every user of this machine can read in the process list (ps) while the command runs, ' +
+          'and the shell may keep in its history: give the URL in DATABASE_URL, or on the first line of a file only this user reads, named by DATABASE_URL_FILE, instead\n' +
+          `a2a-registry: --data-dir names the SQLite database to import into, but --database-url (postgres://registry:***@127.0.0.1:1/registry) selects PostgreSQL, as it does for serve, ` +
           `and the data directory would be ignored: drop --data-dir to import into PostgreSQL, or drop --database-url to import into the SQLite database in ${dataDir}\n`,
       );
       const exported = process.env.DATABASE_URL;
@@ -858,6 +860,19 @@ describe('import into SQLite', () => {
       } finally {
         if (exported === undefined) delete process.env.DATABASE_URL;
         else process.env.DATABASE_URL = exported;
+      }
+      // From DATABASE_URL_FILE: named so, not as DATABASE_URL (not set, whose unsetting changed nothing).
+      const urlFile = path.join(dataDir, 'database-url');
+      fs.writeFileSync(urlFile, 'postgres://registry:secret@127.0.0.1:1/registry\n', { mode: 0o600 });
+      const exportedFile = process.env.DATABASE_URL_FILE;
+      process.env.DATABASE_URL_FILE = urlFile;
+      try {
+        const fromFile = await runImport([path.join(dataDir, 'missing.jsonl')], { dataDir });
+        assert.equal(fromFile.code, 2);
+        assert.match(fromFile.err, /but DATABASE_URL_FILE \(postgres:\/\/registry:\*\*\*@127\.0\.0\.1:1\/registry\) selects PostgreSQL.*or unset DATABASE_URL_FILE to import into the SQLite database in /);
+      } finally {
+        if (exportedFile === undefined) delete process.env.DATABASE_URL_FILE;
+        else process.env.DATABASE_URL_FILE = exportedFile;
       }
     } finally {
       removeTempDir(dataDir);

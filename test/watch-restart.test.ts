@@ -20,7 +20,7 @@ import { BIN, ensureBuilt } from './support/built.js';
 import { REPO_ROOT, removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, resume, sendWithPush, watch, webhook, type CliWatch } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
-import type { WatchRowUpdate } from '../src/storage/types.js';
+import type { WatchRow, WatchRowUpdate } from '../src/storage/types.js';
 import { importCommand } from '../src/cli/commands/import.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
@@ -43,6 +43,17 @@ async function updateStoredWatch(dataDir: string, id: string, change: WatchRowUp
   await store.open();
   try {
     await store.watches.update(id, change);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A stopped registry's stored watch, as its SQLite file holds it. */
+async function readStoredWatch(dataDir: string, id: string): Promise<WatchRow> {
+  const store = new SqliteStore({ file: `${dataDir}/registry.db` });
+  await store.open();
+  try {
+    return (await store.watches.get(id))!;
   } finally {
     await store.close();
   }
@@ -159,9 +170,14 @@ describe('watches across a restart (SQLite)', () => {
       let alice = await sdkClient(registry.url, { token: TOKENS.alice });
       for (const name of ['Broad A', 'Broad B']) resultOf(await op(alice, { register: { agentCard: card(name, ['broad']) } }));
       const broad = await sendWithPush(alice, { filter: { tags: ['broad'] } }, { url: broadHook.url, token: 'token-of-alice' });
+      const plain = await sendWithPush(alice, { filter: { tags: ['plain-http'] }, initial: false }, { url: `${broadHook.url}/plain`, token: 'token-of-alice-plain' });
       await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed');
       await broadHook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed (broad)');
       await registry.close();
+      // A config kept before plain http webhooks were refused a token (an older release): its
+      // token went unencrypted to a public address at every push after each restart.
+      const plainConfigs = JSON.parse((await readStoredWatch(dataDir, plain.id)).pushConfigs) as WireJson[];
+      await updateStoredWatch(dataDir, plain.id, { pushConfigs: JSON.stringify(plainConfigs.map((c) => ({ ...c, url: 'http://93.184.215.14/hook' }))) });
 
       // The operator takes bob's token away: reads need a token here, so bob may see nothing more.
       // And alice's watch matches more entries than a watch may follow (the limit lowered here to
@@ -169,13 +185,21 @@ describe('watches across a restart (SQLite)', () => {
       // was dropped without a word (its task WORKING for good), while a running one grew without bound.
       registry = await startTestRegistry({ ...env, REGISTRY_TOKENS: `admin:${TOKENS.admin},alice:${TOKENS.alice}`, REGISTRY_WATCH_MAX_MATCHES: '1' });
       await registry.core.restoreWatches();
-      assert.equal(registry.core.watches.size, 0, 'neither watch runs again');
+      await eventually(async () => registry!.core.watches.size === 0, 'no watch runs again');
       const broadEnd = await broadHook.waitFor((b) => b.statusUpdate !== undefined, 'the final status of the broad watch');
       assert.equal(broadEnd.statusUpdate.taskId, broad.id);
       assert.equal(broadEnd.statusUpdate.status.state, 'TASK_STATE_FAILED');
       assert.match(broadEnd.statusUpdate.status.message.parts[0].text, /^The watch ended: it matches 2 entries; a watch follows at most 1\. Start a narrower one/);
       assert.equal(await registry.store.watches.get(broad.id), undefined, 'the broad watch\'s definition is removed');
       assert.equal(await registry.store.watches.get(pushed.id), undefined, 'its definition is removed');
+      // Ended, its owner told why (nothing is pushed to that webhook), rather than sending the token in clear.
+      const plainStatus = async () => JSON.parse((await registry!.store.tasks.load({ tenant: '', owner: 'alice' }, plain.id))!.status!) as WireJson;
+      await eventually(async () => (await plainStatus()).state === 'TASK_STATE_FAILED', 'the watch with a token for a plain http webhook ends FAILED');
+      assert.match(
+        (await plainStatus()).message.parts[0].text,
+        /^The watch ended: the webhook of push config "[^"]+" \(http:\/\/93\.184\.215\.14\/hook\) is not sent to any more\. The push notification URL is plain http, and the config carries a token, .*REGISTRY_WEBHOOK_HTTP_CREDENTIALS=true\.\) Start a new watch with an https webhook\.$/,
+      );
+      assert.equal(await registry.store.watches.get(plain.id), undefined, 'the plain http watch\'s definition is removed');
       const pushesBefore = hook.requests.length;
       alice = await sdkClient(registry.url, { token: TOKENS.alice });
       resultOf(await op(alice, { register: { agentCard: card('Revoked A', ['revoked']) } }));

@@ -145,6 +145,36 @@ export class PushConfigs implements PushNotificationStore {
   }
 
   /**
+   * Takes from a restored watch the configs that send a token or credentials to a plain http
+   * webhook the operator does not allow (credentialsInClear, as a config given now is refused):
+   * kept by a release before that rule, or under an allowance the operator has since withdrawn,
+   * they were pushed to unencrypted after every restart. Each with why. Only plain http URLs
+   * with a secret are checked (the guard may resolve the host); one the guard refuses now is
+   * left to its deliveries, which fail as for any webhook that went away.
+   */
+  async withdrawExposed(taskId: string): Promise<{ config: TaskPushNotificationConfig; why: string }[]> {
+    if (this.options.httpCredentials) return [];
+    const exposed: { config: TaskPushNotificationConfig; why: string }[] = [];
+    for (const { config } of this.keptFor(taskId)) {
+      if (!/^http:/i.test(config.url) || (!config.token && !config.authentication?.credentials)) continue;
+      let checked: CheckedUrl;
+      try {
+        checked = await this.fetcher.check(config.url, { purpose: 'webhook' });
+      } catch (error) {
+        if (error instanceof FetchError) continue;
+        throw error;
+      }
+      const why = credentialsInClear(config, checked);
+      if (why) exposed.push({ config, why });
+    }
+    const withdrawn = new Set(exposed.map(({ config }) => config.id));
+    const list = (this.#byTask.get(taskId) ?? []).filter((c) => !withdrawn.has(c.config.id));
+    if (list.length > 0) this.#byTask.set(taskId, list);
+    else this.#byTask.delete(taskId);
+    return exposed;
+  }
+
+  /**
    * Stores a watch's configs with its definition (a task that is no watch keeps them in memory
    * only): each config's wire JSON, and beside its fields the version it was given in, so the
    * replica that runs the watch next sends its webhook the same payloads.
@@ -359,6 +389,8 @@ export class WatchPushes {
   follow(watch: Watch): Promise<void> {
     const { contextId } = watch;
     if (watch.restored) this.configs.restore(watch.id, watch.pushConfigs);
+    // Nothing reaches a restored watch's webhooks before its configs are checked again.
+    const vetted = watch.restored ? this.#vetRestored(watch) : Promise.resolve();
     // One queue per webhook (per config): notifications reach each webhook in the order of the
     // events, and a webhook that answers slowly, or is retried through an outage, delays only its
     // own (one chain for all of them held every other webhook behind it, attempt after attempt).
@@ -370,7 +402,7 @@ export class WatchPushes {
     const queues = new Map<string, WebhookQueue>();
     const queueOf = (configId: string): WebhookQueue => {
       let queue = queues.get(configId);
-      if (!queue) queues.set(configId, (queue = { chain: Promise.resolve(), pending: 0, behind: false }));
+      if (!queue) queues.set(configId, (queue = { chain: vetted, pending: 0, behind: false }));
       return queue;
     };
     const enqueue = (configId: string, notification: Notification, what: string) => {
@@ -444,6 +476,31 @@ export class WatchPushes {
       }
     });
     return kept;
+  }
+
+  /**
+   * A restored watch whose configs would send a token or credentials over plain http where the
+   * operator does not allow it (PushConfigs.withdrawExposed) ends FAILED, saying which and why:
+   * those webhooks get nothing more (not even that status, which would carry the secret too), its
+   * other webhooks get the final status, and the log names the watch and what would allow it.
+   * Ended rather than run on without them: its owner would not know that a webhook went quiet.
+   */
+  async #vetRestored(watch: Watch): Promise<void> {
+    try {
+      const exposed = await this.configs.withdrawExposed(watch.id);
+      if (exposed.length === 0 || !watch.isOpen) return;
+      for (const { config } of exposed) {
+        this.log.warn(
+          { watch: watch.id, principal: watch.principal, config: config.id, url: webhookForLog(config.url) },
+          'a stored watch sends a token or credentials to a plain http webhook the operator does not allow; the watch ends (REGISTRY_FETCH_ALLOW listing the host, or REGISTRY_WEBHOOK_HTTP_CREDENTIALS=true, allows it)',
+        );
+      }
+      const told = (name: (config: TaskPushNotificationConfig) => string) =>
+        `The watch ended: ${exposed.map(({ config, why }) => `the webhook of push config "${config.id}" (${name(config)}) is not sent to any more. ${why}`).join(' ')} Start a new watch with an https webhook.`;
+      watch.end('failed', told((config) => config.url), told((config) => webhookForLog(config.url)));
+    } catch (err) {
+      this.log.error({ err, watch: watch.id }, "a restored watch's push configs could not be checked; they are used as they are");
+    }
   }
 
   /** The watch's final status to one of its webhooks (the watch has ended: a failure is only logged). */

@@ -466,17 +466,20 @@ export async function importCommand(sources: string[], options: ImportOptions, o
 }
 
 /**
- * --data-dir with a PostgreSQL URL (--database-url, or DATABASE_URL from the environment): as for
+ * --data-dir with a PostgreSQL URL (--database-url, or DATABASE_URL(_FILE) from the environment): as for
  * `serve`, the URL selects where the entries are, and an import has no other use for a data
  * directory, so the one named would be ignored. It was, silently: `import --data-dir ./data`
  * in a shell where DATABASE_URL was exported filled PostgreSQL. REGISTRY_DATA_DIR from the
  * environment beside DATABASE_URL is a deployment's configuration (the replicas' snapshot and
  * token directory), not a contradiction: the import goes to PostgreSQL, as the summary says.
  */
-function dataDirIgnored(options: Pick<ImportOptions, 'dataDir' | 'databaseUrl'>, config: ImportConfig): string | undefined {
+function dataDirIgnored(options: Pick<ImportOptions, 'dataDir' | 'databaseUrl'>, config: ImportConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (options.dataDir === undefined || config.databaseUrl === undefined) return undefined;
-  const url = options.databaseUrl === undefined ? 'DATABASE_URL' : '--database-url';
-  const unset = options.databaseUrl === undefined ? 'unset DATABASE_URL' : 'drop --database-url';
+  // Named as the user gave it: the URL read from DATABASE_URL_FILE was told as DATABASE_URL, a
+  // variable not set, whose unsetting changed nothing. (Both set is refused before this.)
+  const variable = (env.DATABASE_URL_FILE ?? '').trim() === '' ? 'DATABASE_URL' : 'DATABASE_URL_FILE';
+  const url = options.databaseUrl === undefined ? variable : '--database-url';
+  const unset = options.databaseUrl === undefined ? `unset ${variable}` : 'drop --database-url';
   return (
     `--data-dir names the SQLite database to import into, but ${url} (${withoutPassword(config.databaseUrl) ?? 'a PostgreSQL URL'}) selects PostgreSQL, as it does for serve, ` +
     `and the data directory would be ignored: drop --data-dir to import into PostgreSQL, or ${unset} to import into the SQLite database in ${config.dataDir}`
