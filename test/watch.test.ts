@@ -573,6 +573,62 @@ describe('standing searches', () => {
     }
   });
 
+  test('a watch that expires while it is still being started (its definition being stored) ends COMPLETED in its task and its stream, not WORKING for good (streamed and push-only)', async () => {
+    const records = registry.store.watches;
+    const create = records.create;
+    const hook = await webhook(() => 200);
+    try {
+      for (const how of ['streamed', 'push-only'] as const) {
+        const query = `expired-while-starting-${how}`;
+        const point = holdPoint();
+        let id: string | undefined;
+        // The definition's write is held while the watch's time runs out, as a loaded machine had
+        // it with a one-second time to live: the watch ends before the hub has started it.
+        records.create = async (...args) => {
+          const [row] = args;
+          if (id === undefined && row.request.includes(query)) {
+            id = row.id;
+            await point.hold();
+          }
+          return create.apply(records, args);
+        };
+        const log = how === 'streamed' ? track(watch(bob, { query })) : undefined;
+        const sent = how === 'push-only' ? sendWithPush(bob, { query }, { url: hook.url, token: query }) : undefined;
+        try {
+          await point.reached;
+          await registry.core.watches.expiring(registry.core.watches.get(id!)!);
+        } finally {
+          point.release();
+          records.create = create;
+        }
+        let told: WireJson;
+        if (log) {
+          // Before, the stream ended after the WORKING task, telling no end.
+          told = await onlyFinalStatus(log, how);
+          assert.equal(log.events[0]?.task?.id, id, 'the stream starts with the watch\'s task');
+        } else {
+          assert.equal((await sent!).id, id);
+          told = (await hook.waitFor((body) => body.statusUpdate?.taskId === id, 'the final status pushed')).statusUpdate.status;
+        }
+        assert.equal(told.state, 'TASK_STATE_COMPLETED', how);
+        assert.match(told.message.parts[0].text, /expired/);
+        // Before, GetTask said WORKING for good.
+        let stored: WireJson | undefined;
+        await eventually(async () => {
+          stored = (Task.toJSON(await bob.getTask({ tenant: '', id: id!, historyLength: undefined })) as WireJson).status;
+          return stored?.state !== 'TASK_STATE_WORKING';
+        }, `the task of the ${how} watch ended`, 3_000).catch((error: unknown) => assert.fail(`${(error as Error).message}; it is ${JSON.stringify(stored)}`));
+        assert.deepEqual(stored, told, `GetTask shows the one status told (${how})`);
+        if (!log) assert.equal(hook.requests.filter((r) => r.body.statusUpdate?.taskId === id).length, 1, 'one final status pushed');
+        // Removed after it was written, not before: nothing is left to run again after a restart.
+        await eventually(async () => (await records.get(id!)) === undefined, `the ${how} watch's definition removed`, 3_000);
+      }
+    } finally {
+      records.create = create;
+      await hook.close();
+    }
+  });
+
   test("SubscribeToTask racing the watch's expiry (its end not yet stored): the stream tells the one COMPLETED status the started stream and GetTask have, then ends", async () => {
     const log = track(watch(bob, { query: `subscribe-racing-expiry-${randomUUID().slice(0, 8)}`, initial: false }));
     const id = await taskIdOf(log);

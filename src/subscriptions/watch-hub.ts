@@ -171,6 +171,13 @@ export class Watch {
   #seq = 0;
   #seqFloor: number;
   #end: WatchEnd | undefined;
+  /**
+   * Its hub runs it: its definition is stored and its followers (what writes its task, its
+   * webhooks) are told of it. A new watch is not yet while the hub starts it (WatchHub.start).
+   */
+  #running: boolean;
+  /** An end that came before the watch ran (see endAs), told once it runs. */
+  #endDue: WatchEnd | undefined;
   readonly #ended: Promise<WatchEnd>;
   #resolveEnd!: (end: WatchEnd) => void;
   #timer: NodeJS.Timeout | undefined;
@@ -205,6 +212,7 @@ export class Watch {
   ) {
     this.scope = state.scope;
     this.restored = state.restored;
+    this.#running = state.restored;
     this.#expiresAt = state.expiresAt;
     this.#pushConfigs = state.pushConfigs;
     this.#seq = state.seq;
@@ -371,6 +379,15 @@ export class Watch {
   /** Ends the watch with `end` as it was taken (another replica's CancelTask stored it in the task), unless it has ended. */
   endAs(end: WatchEnd): void {
     if (this.#end) return;
+    // Not before it runs: a new watch whose time ran out (or that grew too broad) while its
+    // definition was being stored (a one-second time to live on a loaded machine) ended with
+    // nothing following it yet. Its end was written into no task (none stored yet), and the
+    // WORKING task its request stored next said so for good. It ends once it runs (run). A
+    // refusal or a shutdown ('closed') ends it at once: it will not run.
+    if (!this.#running && end.reason !== 'closed') {
+      this.#endDue ??= end;
+      return;
+    }
     this.#end = end;
     clearTimeout(this.#timer);
     this.#listeners.clear();
@@ -378,6 +395,12 @@ export class Watch {
     for (const listener of this.#endListeners) listener();
     this.#endListeners.clear();
     this.#resolveEnd(this.#end);
+  }
+
+  /** Its hub runs it now (WatchHub.start): an end that came while it was being started is told. */
+  run(): void {
+    this.#running = true;
+    if (this.#endDue) this.endAs(this.#endDue);
   }
 
   /** A committed change: is the entry in the results now, and was it before? */
@@ -612,6 +635,9 @@ export class WatchHub implements WatchKeeper {
     // Followers that keep something with the definition (push configs) are done before the
     // watch is acknowledged.
     await Promise.all([...this.#started].map((listener) => listener(watch)));
+    // Followed now: an end that came meanwhile (its time up) is written to its task once the
+    // request has stored it (protocol/watch-task.ts), and its definition removed after it was stored.
+    watch.run();
     return watch;
   }
 
