@@ -14,7 +14,8 @@
  * MCP-Protocol-Version (envelope-guard.ts), and a batch's share of the request budget, one request a
  * message (batch-budget.ts). Between the transport and the SDK's handlers, requests whose params the
  * SDK would refuse are answered -32602, and tool calls whose arguments the tool does not take
- * get the tool's BAD_REQUEST (params-guard.ts); a batch's answers share one bound (batch-answer-cap.ts).
+ * get the tool's BAD_REQUEST (params-guard.ts); tools/list is answered from memory once made
+ * (tools-list-cache.ts); a batch's answers share one bound (batch-answer-cap.ts).
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -36,6 +37,7 @@ import { mcpAcceptGuard, mcpEnvelopeGuard, mcpProtocolVersionGuard } from './env
 import { mcpFailureFormat } from './failure-format.js';
 import { guardParams } from './params-guard.js';
 import { MCP_PATH } from './paths.js';
+import { answerToolsListFrom, type ToolsListCache } from './tools-list-cache.js';
 import { TOOL_NAMES, WRITING_TOOLS, registerTools } from './tools.js';
 
 const JSONRPC_SERVER_ERROR = -32000;
@@ -314,6 +316,7 @@ export const mcpDoor: Door = {
     }
     const serverInfo = { name: 'a2a-agent-registry', title: typeof card.name === 'string' ? card.name : undefined, version: String(card.version ?? '0.0.0') };
     const limits = { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: config.hardening.maxJsonDepth, maxQueryChars: config.hardening.maxQueryChars };
+    const toolsList: ToolsListCache = {};
 
     const answer: RequestHandler = async (req, res, next) => {
       if (req.method === 'OPTIONS') {
@@ -356,6 +359,7 @@ export const mcpDoor: Door = {
       try {
         await server.connect(transport);
         ignoreCancellations(transport);
+        answerToolsListFrom(toolsList, transport);
         guardParams(transport, {
           tools: TOOLS,
           checkArguments,
