@@ -595,7 +595,8 @@ describe('MCP endpoint', () => {
     for (const [batch, problem] of [
       [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }], 'message 2 of 2 in the batch: "id" must be a string or an integer: MCP does not allow null'],
       [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, 5], 'message 2 of 2 in the batch: it is an integer, not a JSON-RPC message object'],
-      [Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })), 'the batch has 101 messages; send at most 100 per request'],
+      // The SDK's bound is 100: each message is a request of its own, held and answered at once.
+      [Array.from({ length: 33 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })), 'the batch has 33 messages; send at most 32 per request'],
     ] as const) {
       const res = await post(JSON.stringify(batch));
       assert.equal(res.status, 400);
@@ -919,6 +920,57 @@ describe('MCP rate limits and metrics', () => {
     assert.equal(refused.status, 406);
     const after = await (await fetch(`${fresh.url}/metrics`)).text();
     assert.ok(after.includes('registry_requests_total{method="batch",operation="none",outcome="REJECTED",code="NOT_ACCEPTABLE",door="mcp"} 1'), after);
+  });
+});
+
+describe('MCP batches cost what their messages cost', () => {
+  test('each message of a batch is a request of the request budget, a batch that does not fit is refused whole (429), and its answers share 1 MiB', async () => {
+    const budgeted = await start({ REGISTRY_RATE_REQUESTS_PER_MINUTE: '40' });
+    const post = (body: unknown) =>
+      fetch(`${budgeted.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+    const pings = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'ping' }));
+
+    // 32 tools/list (32 requests of the 40): 1.1 MB of answers, from a body of 1.5 KB. The
+    // answers past 1 MiB are left out, each saying so; the list is the same in every answer.
+    const listed = await post(Array.from({ length: 32 }, (_, i) => ({ jsonrpc: '2.0', id: `list-${i}`, method: 'tools/list' })));
+    assert.equal(listed.status, 200);
+    const answers = (await listed.json()) as WireJson[];
+    assert.deepEqual(answers.map((answer) => answer.id).sort(), Array.from({ length: 32 }, (_, i) => `list-${i}`).sort());
+    const lists = answers.filter((answer) => answer.result);
+    const leftOut = answers.filter((answer) => answer.error);
+    assert.ok(lists.length >= 1 && leftOut.length >= 1, `${lists.length} answered, ${leftOut.length} left out`);
+    assert.ok(lists.reduce((bytes, answer) => bytes + Buffer.byteLength(JSON.stringify(answer)), 0) <= 1024 * 1024);
+    for (const list of lists) assert.deepEqual(list.result, lists[0]!.result);
+    assert.equal(lists[0]!.result.tools.length, 9);
+    for (const answer of leftOut) {
+      assert.equal(answer.error.code, -32000);
+      assert.equal(answer.error.data.reason, 'BATCH_ANSWER_TOO_LARGE');
+      assert.match(answer.error.message, /^This call ran, but its answer \([\d,]+ bytes\) is left out: a batch's answers take at most 1,048,576 bytes together, and the answers before it took [\d,]+ bytes\. Send it again alone, or in a smaller batch\.$/);
+    }
+    const line = [...logs].reverse().find((l) => l.msg === 'request' && l.method === 'batch' && Array.isArray(l.calls) && l.calls.length === 32) as WireJson;
+    assert.equal(line.calls.filter((c: WireJson) => c.errorCode === 'BATCH_ANSWER_TOO_LARGE' && c.taskState === 'REJECTED').length, leftOut.length);
+
+    // 33 spent: 9 pings need 8 more than their first, and 7 are left. Refused whole, nothing run,
+    // spending nothing but the request itself, as the flood guard answers (429, Retry-After).
+    const refused = await post(pings(9));
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    const refusal = (await refused.json()) as WireJson;
+    assert.equal(refusal.id, null);
+    assert.equal(refusal.error.code, -32603);
+    assert.equal(refusal.error.data.reason, 'RATE_LIMITED');
+    assert.equal(refusal.error.data.retryAfterSeconds, Number(refused.headers.get('retry-after')));
+    assert.match(
+      refusal.error.message,
+      /^Too many requests from this address: a batch counts each of its messages as a request, so this batch of 9 needs 8 more than its first, and this address has 7 left this minute \(the limit is 40 per minute\): send fewer messages per batch, or retry after \d+ s\.$/,
+    );
+    // 34 spent: 7 pings take the last 6 and their own; then the budget is spent, for a lone ping too.
+    const fits = await post(pings(7));
+    assert.equal(fits.status, 200);
+    assert.equal(((await fits.json()) as WireJson[]).length, 7);
+    const spent = await post({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    assert.equal(spent.status, 429);
+    assert.equal(((await spent.json()) as WireJson).error.data.reason, 'RATE_LIMITED');
   });
 });
 

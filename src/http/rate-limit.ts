@@ -91,7 +91,7 @@ const retryAfter = (res: RateLimiterRes): number => Math.max(1, Math.ceil(res.ms
  * their socket and parsed body for the minute. Anonymous searches of 50 KB from 1,500 addresses
  * held 90 MB that way, growing with the request rate times the minute, far beyond the key itself.
  */
-const spend = (limiter: RateLimiterMemory, key: string): Promise<RateLimiterRes> => outsideScope(() => limiter.consume(key));
+const spend = (limiter: RateLimiterMemory, key: string, points = 1): Promise<RateLimiterRes> => outsideScope(() => limiter.consume(key, points));
 
 export class AbuseControl implements Admission {
   private readonly writes: RateLimiterMemory;
@@ -175,6 +175,43 @@ export class AbuseControl implements Admission {
         message: `Too many requests from this ${named(client)}: the limit is ${this.options.requestsPerMinute} per minute. Retry after ${seconds} s.`,
         retryAfterSeconds: seconds,
       };
+    }
+  }
+
+  /**
+   * The rest of a request that carries `messages` JSON-RPC messages (an MCP batch): each is a
+   * request of its own, as it would be sent alone, and admitRequest (the flood guard, before the
+   * body was read) spent the first. A batch counted once: one POST of 100 tools/list calls (6 KB
+   * in, 3.5 MB and 0.3 s of CPU out) spent what one call does. The batch runs only if the
+   * address's budget holds all of its messages; refused, it spends nothing more (its client may
+   * send fewer, or wait), and is answered as the flood guard answers (RATE_LIMITED, 429).
+   */
+  async admitMessages(address: string, authorization: string | undefined, messages: number): Promise<Refusal | undefined> {
+    const more = messages - 1;
+    if (!this.options.enabled || more <= 0 || this.deps.isExempt?.(authorization)) return undefined;
+    const client = this.client(address);
+    const limit = this.options.requestsPerMinute;
+    // `before`: the points spent before this batch's own, its first (the flood guard's) included.
+    const refuse = (res: RateLimiterRes, before: number): Refusal => {
+      this.deps.onLimited?.('requests', 'address');
+      const seconds = retryAfter(res);
+      // A batch larger than the whole budget would be refused after every wait: say so.
+      const what = messages > limit ? `send at most ${limit} messages per batch` : `send fewer messages per batch, or retry after ${seconds} s`;
+      return {
+        reason: 'RATE_LIMITED',
+        message: `Too many requests from this ${named(client)}: a batch counts each of its messages as a request, so this batch of ${messages} needs ${more} more than its first, and this ${isNetwork(client) ? 'network' : 'address'} has ${Math.max(0, limit - before)} left this minute (the limit is ${limit} per minute): ${what}.`,
+        retryAfterSeconds: seconds,
+      };
+    };
+    const spent = await this.requests.get(client);
+    if (spent && spent.consumedPoints + more > limit) return refuse(spent, spent.consumedPoints);
+    try {
+      await spend(this.requests, client, more);
+      return undefined;
+    } catch (err) {
+      // Spent meanwhile by a request looked at in the same moment.
+      if (!(err instanceof RateLimiterRes)) throw err;
+      return refuse(err, err.consumedPoints - more);
     }
   }
 

@@ -11,9 +11,11 @@
  * our body parser and limits, the request scope and log line, and the door-level access rule
  * (http/authentication.ts: a bearer token makes the Caller; an unusable one, or none on a closed
  * registry, is refused with 401 and WWW-Authenticate), and the JSON-RPC envelope and
- * MCP-Protocol-Version (envelope-guard.ts). Between the transport and the SDK's handlers, requests whose params the
+ * MCP-Protocol-Version (envelope-guard.ts), and a batch's share of the request budget, one request a
+ * message (batch-budget.ts). Between the transport and the SDK's handlers, requests whose params the
  * SDK would refuse are answered -32602, and tool calls whose arguments the tool does not take
- * get the tool's BAD_REQUEST (params-guard.ts).
+ * get the tool's BAD_REQUEST (params-guard.ts); tools/list is answered from memory once made
+ * (tools-list-cache.ts); a batch's answers share one bound (batch-answer-cap.ts).
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -29,11 +31,14 @@ import { isObject } from '../lib/json.js';
 import { requireJsonRpcBody } from '../protocol/jsonrpc-media-type.js';
 import { isA2AMethod } from '../protocol/request-guard.js';
 import { currentScope, runInScope, type BatchCall, type RequestScope } from '../observability/request-scope.js';
+import { capBatchAnswers } from './batch-answer-cap.js';
+import { mcpBatchBudget } from './batch-budget.js';
 import { mcpAcceptGuard, mcpEnvelopeGuard, mcpProtocolVersionGuard } from './envelope-guard.js';
 import { mcpFailureFormat } from './failure-format.js';
 import { guardParams } from './params-guard.js';
 import { MCP_PATH } from './paths.js';
-import { TOOL_NAMES, registerTools } from './tools.js';
+import { answerToolsListFrom, type ToolsListCache } from './tools-list-cache.js';
+import { TOOL_NAMES, WRITING_TOOLS, registerTools } from './tools.js';
 
 const JSONRPC_SERVER_ERROR = -32000;
 
@@ -311,6 +316,7 @@ export const mcpDoor: Door = {
     }
     const serverInfo = { name: 'a2a-agent-registry', title: typeof card.name === 'string' ? card.name : undefined, version: String(card.version ?? '0.0.0') };
     const limits = { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: config.hardening.maxJsonDepth, maxQueryChars: config.hardening.maxQueryChars };
+    const toolsList: ToolsListCache = {};
 
     const answer: RequestHandler = async (req, res, next) => {
       if (req.method === 'OPTIONS') {
@@ -353,6 +359,7 @@ export const mcpDoor: Door = {
       try {
         await server.connect(transport);
         ignoreCancellations(transport);
+        answerToolsListFrom(toolsList, transport);
         guardParams(transport, {
           tools: TOOLS,
           checkArguments,
@@ -364,6 +371,7 @@ export const mcpDoor: Door = {
         recordSdkRefusals(transport);
         explainUnknownMethods(transport, req.body);
         if (scope && Array.isArray(req.body)) runCallsInScopes(transport, scope);
+        if (Array.isArray(req.body)) capBatchAnswers(transport, req.body, WRITING_TOOLS);
         await answerOverTransport(transport, req, res);
       } catch (err) {
         next(err);
@@ -387,6 +395,7 @@ export const mcpDoor: Door = {
       mcpEnvelopeGuard,
       mcpAcceptGuard,
       mcpProtocolVersionGuard,
+      mcpBatchBudget(abuse),
       answer,
     );
   },

@@ -50,6 +50,8 @@ export const TOOL_NAMES = [
   'refresh_entry',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
+/** The tools that write (annotated REGISTERS below); the others only read. */
+export const WRITING_TOOLS: ReadonlySet<string> = new Set<ToolName>(['register_agent', 'register_mcp_server', 'refresh_entry']);
 
 /** Tools that only read the registry (validate_document checks a document it is given and stores nothing). */
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
