@@ -540,6 +540,47 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('each search typed is a history entry of its own (its words corrected in one stay in the box replace it): Back returns to the search before', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/`);
+      await page.locator('.hit').first().waitFor();
+      const entries = await page.evaluate(() => history.length);
+      // Typed, paused on, corrected: one history entry. Each write used to replace the entry
+      // it was typed on, so Back from "weather" below left the page, the invoice search lost.
+      await page.locator('#q').pressSequentially('invoce');
+      await page.waitForURL(/\?q=invoce$/);
+      await page.locator('#q').press('Backspace');
+      await page.locator('#q').press('Backspace');
+      await page.locator('#q').pressSequentially('ice');
+      await page.waitForURL(/\?q=invoice$/);
+      await expectHits(page, ['Invoice Agent']);
+      assert.equal(await page.evaluate(() => history.length), entries + 1, 'one entry for the words typed in one stay');
+      // Another search, typed after the box lost the focus: an entry of its own.
+      await page.locator('h1').click();
+      await page.locator('#q').fill('weather');
+      await page.waitForURL(/\?q=weather$/);
+      await expectHits(page, ['Weather Agent']);
+      // And one asked with Enter before the pause: its own too.
+      await page.locator('#q').press('Enter');
+      await page.locator('#q').fill('ledger');
+      await page.locator('#q').press('Enter');
+      await page.waitForURL(/\?q=ledger$/);
+      await expectHits(page, ['Ledger Agent']);
+      assert.equal(await page.evaluate(() => history.length), entries + 3);
+      await page.goBack();
+      await page.waitForURL(/\?q=weather$/);
+      await expectHits(page, ['Weather Agent']);
+      assert.equal(await page.locator('#q').inputValue(), 'weather');
+      await page.goBack();
+      await page.waitForURL(/\?q=invoice$/);
+      await expectHits(page, ['Invoice Agent']);
+      assert.equal(await page.locator('#q').inputValue(), 'invoice');
+      await page.goBack();
+      await page.waitForURL((url) => url.search === '');
+      assert.equal(await page.locator('#q').inputValue(), '');
+    });
+  });
+
   test('arrowing through a filter\'s options: one history entry and one search, Back returns to the search before', async () => {
     await withPage(async (page) => {
       // The pause ends when the test says: on a busy machine a key could come after it.
