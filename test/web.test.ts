@@ -40,6 +40,19 @@ import {
 
 const unavailable = browserUnavailable();
 
+/** WCAG's contrast ratio of two CSS colours as computed (`rgb(…)`; a box-shadow's colour is its first). */
+function contrast(a: string, b: string): number {
+  const luminance = (color: string) => {
+    const [r, g, bl] = (/rgba?\((\d+), (\d+), (\d+)/.exec(color) ?? assert.fail(`not a colour: ${color}`)).slice(1).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
 describe('web page', { skip: unavailable }, () => {
   let fixture: WebFixture | undefined;
   let registry: TestRegistry;
@@ -366,6 +379,28 @@ describe('web page', { skip: unavailable }, () => {
       assert.deepEqual(await marks('พยากรณ์', '.hit-description'), ['พยากรณ์']);
       assert.deepEqual(await marks('c++', '.hit-description'), ['C++']);
       assert.deepEqual(await marks('nimbus -sky', 'h2'), ['Nimbus']);
+
+      // A marked word is seen as marked without its colour: its yellow was 1.2:1 on white (1.7:1
+      // in the dark scheme), a word like any other in greyscale. Its background, or an edge drawn
+      // around it, must stand 3:1 from the page (WCAG 1.4.1, as 1.4.11 measures a boundary).
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        await marks('nimbus notes', 'h2');
+        const drawn = await page.locator('.hit mark').evaluateAll((all) =>
+          all.map((mark) => {
+            const style = getComputedStyle(mark);
+            let around = mark.parentElement;
+            while (around && /^(transparent|rgba\(.*, 0\))$/.test(getComputedStyle(around).backgroundColor)) around = around.parentElement;
+            const edge = style.boxShadow === 'none' ? (style.outlineStyle === 'none' ? '' : style.outlineColor) : style.boxShadow;
+            return { text: mark.textContent, background: style.backgroundColor, edge, page: around ? getComputedStyle(around).backgroundColor : 'rgb(255, 255, 255)' };
+          }),
+        );
+        assert.ok(drawn.length >= 2, `marks in the name and the description: ${JSON.stringify(drawn)}`);
+        for (const mark of drawn) {
+          const seen = Math.max(contrast(mark.background, mark.page), mark.edge ? contrast(mark.edge, mark.page) : 1);
+          assert.ok(seen >= 3, `${colorScheme}: "${mark.text}" stands ${seen.toFixed(2)}:1 from the page (${JSON.stringify(mark)})`);
+        }
+      }
     });
   });
 
