@@ -112,7 +112,8 @@ test('liveness answers and requests are refused as retryable while storage waits
     assert.equal(page.status, 503);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     assert.equal(page.headers.get('retry-after'), '2');
-    assert.match(await page.text(), /<h1>The registry is starting up<\/h1>[\s\S]*Reload this page in 2 s\./);
+    // In a main landmark (as the page's own views are), not loose in the body.
+    assert.match(await page.text(), /<body>\s*<main>\s*<h1>The registry is starting up<\/h1>[\s\S]*Reload this page in 2 s\.[\s\S]*<\/main>\s*<\/body>/);
     const json = await fetch(`${base}/entries/some-id`, { headers: { accept: 'application/json' } });
     assert.equal(json.status, 503);
     assert.equal(((await json.json()) as { error: { details: { reason: string }[] } }).error.details[0]!.reason, 'STARTING_UP', 'API clients keep the JSON refusal');

@@ -609,6 +609,8 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         assert.match(refused?.headers()['content-type'] ?? '', /^text\/html/);
         assert.match(refused?.headers()['retry-after'] ?? '', /^\d+$/);
         assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Too many requests');
+        // In a main landmark, as the page's own views are: a screen reader going by landmarks found none.
+        assert.deepEqual(await page.getByRole('main').getByRole('heading', { level: 1 }).allInnerTexts(), ['Too many requests']);
         assert.match(await page.locator('body').innerText(), /takes at most 150 requests a minute from one address, and this address has sent more: pages and their files, searches, entries, checks and registrations count together\.\s+Reload this page in \d+ s\./);
         page.problems.length = 0; // the browser logs the refused page (429) itself
         await assertAccessible(page, 'the page refused by the request limit');

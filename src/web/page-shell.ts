@@ -72,10 +72,12 @@ export function rateLimitedPage(name: string, perMinute: number, retryAfterSecon
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Too many requests · ${escapeHtml(name)}</title></head>
 <body>
+<main>
 <h1>Too many requests</h1>
 <p>${escapeHtml(name)} takes at most ${perMinute.toLocaleString('en-US')} requests a minute from one address, and this address has sent more: pages and their files, searches, entries, checks and registrations count together.</p>
 <p>Reload this page in ${retryAfterSeconds} s.</p>
 <p>Everyone behind the same address (an office, a proxy) shares the limit. If it keeps happening, tell the registry's operator.</p>
+</main>
 </body>
 </html>
 `;
@@ -91,9 +93,11 @@ export function startingUpPage(retryAfterSeconds: number): string {
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Starting up · A2A Agent Registry</title></head>
 <body>
+<main>
 <h1>The registry is starting up</h1>
 <p>It is opening its storage (after an upgrade this can take a while). Nothing registered is lost.</p>
 <p>Reload this page in ${retryAfterSeconds} s.</p>
+</main>
 </body>
 </html>
 `;
@@ -105,9 +109,11 @@ export function notBuiltPage(name: string): string {
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(name)}</title></head>
 <body>
+<main>
 <h1>${escapeHtml(name)}</h1>
 <p>The web page of this registry is not built. Run <code>npm run build</code>, then start the registry again.</p>
 <p>The A2A endpoints work meanwhile: the agent card is at <a href="/.well-known/agent-card.json">/.well-known/agent-card.json</a>.</p>
+</main>
 </body>
 </html>
 `;

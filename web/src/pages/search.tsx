@@ -284,7 +284,18 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     setText(query);
   }, [moved]);
 
-  // Typing: the URL follows after a pause, replacing the current history entry.
+  // Whether the words typed in the box's current stay already made a history entry. The first
+  // write of a stay adds one, so Back returns to the search before (when every write replaced
+  // the entry it was typed on, Back from a second search left the page, the first one lost);
+  // the writes after it, words still being typed or corrected, replace it, as a filter's
+  // changes while it keeps the focus do. A new stay starts when the box gets the focus, on a
+  // move (Back, a link) and after Enter.
+  const boxWrote = useRef(false);
+  useEffect(() => {
+    boxWrote.current = false;
+  }, [moved]);
+
+  // Typing: the URL follows after a pause (see boxWrote).
   useEffect(() => {
     if (text === query) {
       typing.current = false;
@@ -298,7 +309,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       typing.current = false;
       written.current = text.trim() ? text : '';
       // The URL as it is now, not as it was drawn: a filter set since (before this effect ran) stays.
-      navigate(searchUrl(new URLSearchParams(window.location.search), { q: text.trim() ? text : undefined }), { replace: true });
+      navigate(searchUrl(new URLSearchParams(window.location.search), { q: text.trim() ? text : undefined }), { replace: boxWrote.current, inPlace: true });
+      boxWrote.current = true;
     }, TYPING_DEBOUNCE_MS);
     return () => window.clearTimeout(timer);
   }, [text]);
@@ -462,7 +474,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           // what changed): search again in place; a new history entry would only make Back stall.
           // Under a rate limit, once its wait is over: asked sooner, it is only refused again.
           if (url === searchUrl(params, {}, true)) retry.again(undefined, result.state === 'failed' ? result.error : undefined);
-          else navigate(url, { replace: text !== query });
+          else navigate(url, { replace: boxWrote.current, inPlace: text !== query });
+          // Words typed after Enter are another search: their first write is a history entry of its own.
+          boxWrote.current = false;
         }}
       >
         <label for="q">Search skills, tools, agents and servers</label>
@@ -478,6 +492,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
             placeholder="e.g. translate invoices"
             aria-describedby="result-count"
             onInput={(e) => setText(e.currentTarget.value)}
+            onFocus={() => (boxWrote.current = false)}
           />
           <button type="submit">Search</button>
         </div>
