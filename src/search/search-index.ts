@@ -72,7 +72,7 @@ import {
   offeredCapabilities,
   type EntryRecord,
 } from './entry-store.js';
-import { ANY_LANGUAGE, planQuery, type PlanClause } from './expansion.js';
+import { ANY_LANGUAGE, planQuery, type PlanClause, type PlanPhrase } from './expansion.js';
 import {
   FIELD_DESCRIPTION,
   FIELD_EXAMPLES,
@@ -143,6 +143,8 @@ const LINEAR_UNIT_TERMS = 24;
  * often. Names of more words than a phrase may have are not filed. Skills' and tools' names are
  * not filed: a term per unit cost ~130 bytes an entry (6 units on average in bench/lib's
  * generated entries), which the heap at 1M entries (issue 22: at most 2 GiB) has no room for.
+ * The same clause finds them through their words instead, kept for phrases with the number of
+ * the name's (./phrases.ts PhraseWords.nameIs; phraseGroups `wholeName`).
  */
 const NAME_MARK = ' ';
 const nameTerm = (all: readonly string[]): string | undefined => {
@@ -151,6 +153,17 @@ const nameTerm = (all: readonly string[]): string | undefined => {
   return words.length > 0 && words.length <= MAX_PHRASE_WORDS ? NAME_MARK + words.join(' ') : undefined;
 };
 const isNameTerm = (term: string): boolean => term.startsWith(NAME_MARK);
+/**
+ * How many words a skill's or tool's name has, as PhraseWords.nameIs compares it (./phrases.ts):
+ * its `words`, plus the letters and "it" of its `text` that are no word because they were
+ * written in lower case ("r studio" is `studio`, and two words long, so a skill named "Studio"
+ * is not what it names; "get_a_quote" is `get quote`, three words long as "get a quote" is).
+ * An entry's name term leaves such words out on both sides: "r studio" names "R Studio".
+ */
+const nameLength = (words: readonly string[], text: string): number => {
+  const caseMade = (all: readonly string[]): number => all.filter(isCaseMadeTerm).length;
+  return words.length + caseMade(tokenize(text, { maxChars: MAX_FIELD_CHARS, keepShort: true })) - caseMade(words);
+};
 
 /**
  * Field texts of one unit → distinct terms, the mask of fields each occurs in, and the words of
@@ -169,6 +182,8 @@ class UnitTerms {
   /** phraseWord hashes of the unit's texts of two words or more, back to back, and how many texts. */
   private words: number[] = [];
   private texts = 0;
+  /** Words of the unit's name (addName). */
+  private nameWords = 0;
   addText(text: string | undefined, field: number): void {
     if (!text) return;
     if (field === FIELD_TAGS) this.addTag(text);
@@ -199,13 +214,18 @@ class UnitTerms {
     this.addTerms(words, FIELD_TAGS);
     if (words.length > 1 && words.some(isDroppedTerm)) this.addPhraseText(tokenize(text, { maxChars: MAX_FIELD_CHARS }), TAG_PROSE);
   }
-  /** The unit's name: its words, and the whole name as one term (nameTerm). */
-  addName(text: string | undefined): void {
+  /**
+   * The unit's name, its first text (so its words start the unit's words for phrases, and
+   * `nameWords` says how long it is: nameLength): its words, and with `fileWhole` (an entry's
+   * own name) the whole name as one term (nameTerm).
+   */
+  addName(text: string | undefined, fileWhole: boolean): void {
     if (!text) return;
     const words = tokenize(text, { maxChars: MAX_FIELD_CHARS });
+    this.nameWords = nameLength(words, text);
     this.addTerms(words, FIELD_NAME);
     this.addJoined(text, FIELD_NAME);
-    const whole = nameTerm(words);
+    const whole = fileWhole ? nameTerm(words) : undefined;
     if (whole !== undefined) this.note(whole, FIELD_NAME);
   }
   private addTerms(words: readonly string[], field: number): void {
@@ -225,12 +245,13 @@ class UnitTerms {
   addTexts(texts: readonly string[], field: number): void {
     for (const t of texts) this.addText(t, field);
   }
-  take(): { terms: string[]; slots: number[]; words: number[] } {
-    const taken = { terms: this.terms, slots: this.slots, words: this.words };
+  take(): { terms: string[]; slots: number[]; words: number[]; nameWords: number } {
+    const taken = { terms: this.terms, slots: this.slots, words: this.words, nameWords: this.nameWords };
     this.terms = [];
     this.slots = [];
     this.words = [];
     this.texts = 0;
+    this.nameWords = 0;
     if (this.places.size > 0) this.places.clear();
     return taken;
   }
@@ -290,6 +311,13 @@ const SCOPE_ENTRY = 1;
 const SCOPE_SKILL = 2;
 const SCOPE_TOOL = 3;
 const SCOPES = { any: SCOPE_ANY, entry: SCOPE_ENTRY, skill: SCOPE_SKILL, tool: SCOPE_TOOL } as const;
+
+/** Units having a phrase (phraseGroups), by the mask of the fields saying it, oldest first; how many; postings read. */
+interface FoundPhrase {
+  slots: [mask: number, ids: number[]][];
+  df: number;
+  read: number;
+}
 
 /** Postings of one term (or phrase) in one slot: they all add the same to a unit's score. */
 interface PostingGroup {
@@ -513,6 +541,8 @@ export class PostingsIndex implements KeywordIndex {
   private hash: Int32Array = new Int32Array(0);
   /** The entries whose own text has one of this search's excluded words (see exclude). */
   private excludedEntries: number[] = [];
+  /** This search's skills and tools named as its query is (nameClause), and the phrase that stands for them in its plan. */
+  private namedUnits: { phrase: PlanPhrase; found: FoundPhrase } | undefined;
   /**
    * Per-search state by entry number, one Int32 an entry: the search's stamp and the state
    * (SEEN_STAMP, SEEN_STATE), the state being ENTRY_REJECTED, ENTRY_NO_GROUP or the entry's
@@ -731,7 +761,7 @@ export class PostingsIndex implements KeywordIndex {
       a.setEntry(no, d.kind === 'mcp-server', d.streaming, record.verified, entry.owner, d.interfaces, d.protocolVersion, lang, entry.health);
       entrySet = true;
       a.setCapabilities(no, offeredCapabilities(record.skills, record.tools));
-      u.addName(d.name);
+      u.addName(d.name, true);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);
       this.index(unitId(no, 0), base, lang);
@@ -739,7 +769,7 @@ export class PostingsIndex implements KeywordIndex {
       for (let ord = 1; ord < unitCount; ord++) {
         const k = d.skills[ord - 1];
         if (k) {
-          u.addText(k.name, FIELD_NAME);
+          u.addName(k.name, false);
           u.addTexts(k.tags, FIELD_TAGS);
           u.addText(k.description, FIELD_DESCRIPTION);
           u.addTexts(k.examples, FIELD_EXAMPLES);
@@ -752,7 +782,7 @@ export class PostingsIndex implements KeywordIndex {
           continue;
         }
         const t = d.tools[ord - 1 - d.skills.length]!;
-        u.addText(t.name, FIELD_NAME);
+        u.addName(t.name, false);
         u.addText(t.title, FIELD_TITLE);
         u.addText(t.annotationTitle, FIELD_TITLE);
         u.addText(t.description, FIELD_DESCRIPTION);
@@ -846,7 +876,8 @@ export class PostingsIndex implements KeywordIndex {
       },
     );
     const excluded = this.exclude(plan.excluded);
-    const named = this.nameClause(parsed);
+    this.namedUnits = undefined;
+    const named = this.nameClause(parsed, query.text ?? '');
     if (named) plan.clauses.push(named);
     if (plan.clauses.length === 0) {
       // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
@@ -860,12 +891,15 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   /**
-   * One more clause when the query's words are exactly the name of an entry, in order (case,
-   * accents, spacing and punctuation aside: the same terms): those entries match it, so they
-   * rank above units that have the words but another name. Only for a query of
-   * plain words and quoted phrases, searched in any field or in names, in one scope.
+   * One more clause when the query's words are exactly the name of an entry, a skill or a tool,
+   * in order (case, accents, spacing and punctuation aside: the same terms, so `get_weather`,
+   * `getWeather`, `get-weather` and "Get Weather" are one name): the entries and units so named
+   * match it, so they rank above units that have the words but another name ("get weather
+   * forecast", or the words in a description). Only for a query of plain words and quoted
+   * phrases, searched in any field or in names, in one scope; and only when something has that
+   * name, so other queries keep their clauses (and a query of one word its one-clause ranking).
    */
-  private nameClause(parsed: ParsedQuery): PlanClause | undefined {
+  private nameClause(parsed: ParsedQuery, text: string): PlanClause | undefined {
     const clauses = parsed.clauses;
     if (clauses.length === 0 || clauses.length >= MAX_CLAUSES) return undefined;
     for (const c of clauses) {
@@ -873,9 +907,21 @@ export class PostingsIndex implements KeywordIndex {
       if (c.alternatives.filter((a) => a.kind !== 'word' || !a.joined).length !== 1 || (c.fields !== 0 && c.fields !== FIELD_NAME) || c.scope !== clauses[0]!.scope) return undefined;
     }
     // The query's words as typed, a repeated one too: the clauses keep "Echo Echo" as one "echo".
-    const term = nameTerm(parsed.words);
-    if (term === undefined || this.terms.count(term) === 0) return undefined;
-    return { terms: [{ term, weight: 1, strong: true, lang: ANY_LANGUAGE }], phrases: [], fields: FIELD_NAME, scope: clauses[0]!.scope };
+    const words = parsed.words;
+    const term = nameTerm(words);
+    const entries = term !== undefined && this.terms.count(term) > 0;
+    // Skills and tools so named, found now (their units are the clause's postings: groupsOf).
+    const found = words.length > 0 && words.length <= MAX_PHRASE_WORDS ? this.phraseGroups(words, FIELD_NAME, this.maxPostings, true, nameLength(words, text)) : undefined;
+    const units = found !== undefined && found.df > 0;
+    if (!entries && !units) return undefined;
+    const phrase: PlanPhrase = { words, weight: 1, strong: true };
+    if (units) this.namedUnits = { phrase, found };
+    return {
+      terms: entries ? [{ term: term!, weight: 1, strong: true, lang: ANY_LANGUAGE }] : [],
+      phrases: units ? [phrase] : [],
+      fields: FIELD_NAME,
+      scope: clauses[0]!.scope,
+    };
   }
 
   /**
@@ -989,10 +1035,10 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   private index(id: number, slot: number, lang: number): void {
-    const { terms, slots, words } = this.unitTerms.take();
+    const { terms, slots, words, nameWords } = this.unitTerms.take();
     for (const t of terms) if (!isNameTerm(t)) this.vocabulary.add(t, lang);
     this.terms.add(id, terms, slots);
-    this.phrases.set(slot, words);
+    this.phrases.set(slot, words, nameWords);
   }
 
   private drop(record: EntryRecord): void {
@@ -1157,7 +1203,9 @@ export class PostingsIndex implements KeywordIndex {
       }
       let completions = this.maxPostings;
       for (const p of c.phrases) {
-        const found = p.completion
+        const found = p === this.namedUnits?.phrase
+          ? this.namedUnits.found
+          : p.completion
           ? this.phraseGroups(p.words, c.fields, completions, true)
           : p.strong
             ? this.phraseGroups(p.words, c.fields, this.maxPostings, true)
@@ -1182,9 +1230,18 @@ export class PostingsIndex implements KeywordIndex {
    * mask of the fields that say the phrase, and how many units that makes. A prose phrase also
    * reads a tag's words without its stop words (TAG_PROSE); a phrase in `tags:` does not, as a
    * tag is matched with its every word (`tags:text-speech` is not the tag "text-to-speech").
+   * With `wholeName` (the query's nameLength), the skills and tools whose name is the phrase (of
+   * that length: PhraseWords.nameIs; `fields` is then FIELD_NAME, and an entry's own name is its
+   * name term).
    */
-  private phraseGroups(words: readonly string[], fields: number, budget: number, partial: boolean): { slots: [mask: number, ids: number[]][]; df: number; read: number } {
-    const slots: [number, number[]][] = [];
+  private phraseGroups(
+    words: readonly string[],
+    fields: number,
+    budget: number,
+    partial: boolean,
+    wholeName = 0,
+  ): FoundPhrase {
+    const slots: FoundPhrase['slots'] = [];
     let rarest: ReturnType<TermIndex['lookup']> | undefined;
     let rarestDf = Infinity;
     for (const w of words) {
@@ -1202,6 +1259,7 @@ export class PostingsIndex implements KeywordIndex {
     const hashes = words.map(termHash);
     // The phrase's words as each field keeps them, in a text of either parity: made on first use.
     const salted = new Map<number, [number[], number[]]>();
+    const nameRun = wholeName > 0 ? hashes.map((h) => phraseWord(h, phraseSalt(FIELD_NAME, 0))) : undefined;
     const inField = (unitSlot: number, field: number): boolean => {
       // One word: the postings said it.
       if (hashes.length < 2) return true;
@@ -1227,7 +1285,8 @@ export class PostingsIndex implements KeywordIndex {
         if ((marks[id >>> ORD_BITS]! & M_LIVE) === 0) continue;
         const unitSlot = unitBase[id >>> ORD_BITS]! + (id & ORD_MASK);
         let mask = 0;
-        for (let rest = asked; rest !== 0; rest &= rest - 1) {
+        if (nameRun !== undefined) mask = (id & ORD_MASK) !== 0 && this.phrases.nameIs(unitSlot, nameRun, wholeName) ? FIELD_NAME : 0;
+        else for (let rest = asked; rest !== 0; rest &= rest - 1) {
           const field = rest & -rest;
           if (inField(unitSlot, field) || (field === FIELD_TAGS && proseTags && inField(unitSlot, TAG_PROSE))) mask |= field;
         }
