@@ -225,7 +225,7 @@ describe('a2a-registry against a registry', () => {
     for (const name of ['register', 'search', 'watch', 'get', 'ls', 'rm', 'refresh']) {
       assert.match(helps.get(name)!, /Global Options:[\s\S]*--registry <url>[\s\S]*env: A2A_REGISTRY_URL[\s\S]*--token <token>[\s\S]*--timeout <seconds>[\s\S]*\(default: 30\)/, name);
     }
-    for (const name of ['serve', 'validate', 'import', 'backup', 'restore', 'migrate', 'keygen', 'sign', 'verify']) assert.doesNotMatch(helps.get(name)!, /--registry/, name);
+    for (const name of ['serve', 'validate', 'import', 'backup', 'restore', 'check', 'migrate', 'keygen', 'sign', 'verify']) assert.doesNotMatch(helps.get(name)!, /--registry/, name);
   });
 
   test('register: an example v1.0 card, then the same again (unchanged), human and --json', async () => {
@@ -1248,6 +1248,26 @@ describe('a2a-registry serve', () => {
     const flag = await cli(['import', '-', '--database-url', 'mysql://registry@127.0.0.1/registry']);
     assert.equal(flag.code, 2, flag.stderr);
     assert.match(flag.stderr, /^a2a-registry: invalid configuration: --database-url \(DATABASE_URL\) must be a postgres:\/\/ or postgresql:\/\/ URL/);
+  });
+
+  test('a database URL with a password on the command line is warned about once, first (the process list shows it to every user), pointing at DATABASE_URL and DATABASE_URL_FILE; one without a password is not', async () => {
+    const secret = 'postgres://registry:FlagSecret9@127.0.0.1:1/registry';
+    // Each stops at a bad setting after the warning: nothing connects.
+    const [served, imported, migrated, plain] = await Promise.all([
+      cli(['serve', '--database-url', secret], { env: { PORT: 'abc' } }),
+      cli(['import', '-', '--database-url', secret], { env: { REGISTRY_MAX_DOCUMENT_BYTES: 'abc' } }),
+      cli(['migrate', '--to', secret], { env: { REGISTRY_DATA_DIR: ' /data' } }),
+      cli(['import', '-', '--database-url', 'postgres://registry@127.0.0.1:1/registry'], { env: { REGISTRY_MAX_DOCUMENT_BYTES: 'abc' } }),
+    ]);
+    for (const [flag, run] of [['--database-url', served], ['--database-url', imported], ['--to', migrated]] as const) {
+      assert.equal(run.code, 2, run.stderr);
+      const lines = run.stderr.split('\n');
+      assert.match(lines[0]!, new RegExp(`^a2a-registry: warning: ${flag} carries a password, which every user of this machine can read in the process list \\(ps\\) .*DATABASE_URL, or .*DATABASE_URL_FILE`), run.stderr);
+      assert.equal(lines.filter((line) => /carries a password/.test(line)).length, 1, 'once');
+      assert.doesNotMatch(run.stderr + run.stdout, /FlagSecret9/);
+    }
+    assert.equal(plain.code, 2, plain.stderr);
+    assert.doesNotMatch(plain.stderr, /carries a password/);
   });
 
   test('an empty flag (an unset shell variable) is refused (exit 2), not taken for the default over the environment', async () => {

@@ -40,7 +40,7 @@ interface Run {
   err: string;
 }
 
-async function migrate(options: { from?: string; to?: string; force?: boolean; batchSize?: number; json?: boolean }): Promise<Run> {
+async function migrate(options: { from?: string; to?: string; force?: boolean; replaceNul?: boolean; batchSize?: number; json?: boolean }): Promise<Run> {
   let out = '';
   let err = '';
   const o: Output = { out: (s) => (out += s), err: (s) => (err += s), color: false };
@@ -185,6 +185,35 @@ describe('migrate SQLite to PostgreSQL', () => {
       assert.match(forced.out, /migrated 4 entries \(6 revisions, 1 freshness record, /);
       assert.match(forced.out, /replaced/);
       assert.match(forced.out, /and 1 watch from /);
+
+      // U+0000 that a release before stored on SQLite (a trusted kid, a message's context id): found
+      // before anything is written, the rows named; carried as U+FFFD when asked. The copy failed
+      // part way, "invalid byte sequence for encoding UTF8: 0x00".
+      const file = new Database(path.join(sqlite.dataDir, 'registry.db'));
+      file.pragma('busy_timeout = 10000');
+      file.prepare("UPDATE entry_revisions SET verified_kid = 'migrate' || char(0) || 'key' WHERE entry_id = ?").run(signed);
+      const taskId = tasks[0]!.id;
+      file.prepare("UPDATE tasks SET context_id = 'ctx' || char(0) || 'old' WHERE id = ?").run(taskId);
+      file.close();
+      const copy = new pg.Client({ connectionString: databaseUrl });
+      await copy.connect();
+      t.after(() => copy.end());
+      const held = async () => (await copy.query("SELECT count(*)::int AS n, max(verified_kid) AS kid FROM entry_revisions WHERE verified_kid IS NOT NULL")).rows[0];
+      const heldBefore = await held();
+      const refused = await migrate({ from: sqlite.dataDir, to: databaseUrl, force: true });
+      assert.equal(refused.code, 1, refused.err);
+      assert.equal(
+        refused.err,
+        `a2a-registry: ${path.join(sqlite.dataDir, 'registry.db')} holds 2 values with the character U+0000 (NUL), which PostgreSQL's text cannot hold (stored before the registry refused it): ` +
+          `entry_revisions (entry_id "${signed}", revision 1): verified_kid; tasks (tenant "", owner "alice", id "${taskId}"): context_id. Nothing was written. ` +
+          'Run the migration again with --replace-nul to carry each with U+FFFD (the replacement character) in its place, or first remove those rows on the SQLite registry (unregister the entries named)\n',
+      );
+      assert.deepEqual(await held(), heldBefore, 'nothing written');
+      const replaced = await migrate({ from: sqlite.dataDir, to: databaseUrl, force: true, replaceNul: true });
+      assert.equal(replaced.code, 0, replaced.err);
+      assert.match(replaced.out, /\n2 values holding U\+0000 \(NUL\) were carried with U\+FFFD in its place \(--replace-nul\)\.\n/);
+      assert.equal((await held()).kid, 'migrate\uFFFDkey');
+      assert.deepEqual((await copy.query('SELECT context_id FROM tasks WHERE id = $1', [taskId])).rows, [{ context_id: 'ctx\uFFFDold' }]);
     } finally {
       await onPostgres?.close();
       await sqlite.close().catch(() => undefined);

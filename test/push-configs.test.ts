@@ -23,6 +23,7 @@ import { ServerCallContext } from '@a2a-js/sdk/server';
 import { LegacyA2AService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 import { AllowList, GuardedFetcher } from '../src/net/index.js';
 import { PushConfigs } from '../src/protocol/watch-push.js';
+import { loadConfig } from '../src/config/config.js';
 
 let registry: TestRegistry;
 let raw: RawA2AClient;
@@ -30,6 +31,8 @@ let raw: RawA2AClient;
 const alice = { authorization: `Bearer ${TOKENS.alice}` };
 /** A webhook address the outbound guard accepts (REGISTRY_FETCH_ALLOW); nothing is sent to it here. */
 const HOOK = 'http://127.0.0.1:8/hook';
+/** A public address (no request is sent to it: configs are only checked here). */
+const PUBLIC_HTTP_HOOK = 'http://93.184.215.14/hook';
 const TASK_NOT_FOUND = -32001;
 const INVALID_PARAMS = -32602;
 
@@ -414,6 +417,9 @@ describe('a token or credentials that cannot travel as a header', () => {
     ['credentials with a line break', { authentication: { scheme: 'Bearer', credentials: 'x\ny' } }, /credentials cannot be sent.*Authorization/, 'authentication.credentials'],
     ['a scheme that is no HTTP scheme', { authentication: { scheme: 'Be arer', credentials: 'xy' } }, /not an HTTP authentication scheme/, 'authentication.scheme'],
     ['a URL the outbound guard refuses', { url: 'http://192.168.1.20/hook' }, /push notification URL is refused/, 'url'],
+    // A public address over plain http, which REGISTRY_FETCH_ALLOW (127.0.0.1) does not allow: nothing is sent to it.
+    ['a token to a plain http webhook the operator did not allow', { url: PUBLIC_HTTP_HOOK, token: 'a-webhook-token' }, /plain http, and the config carries a token, .*unencrypted.*https URL/, 'url'],
+    ['credentials to a plain http webhook the operator did not allow', { url: PUBLIC_HTTP_HOOK, authentication: { scheme: 'Bearer', credentials: 'xy' } }, /plain http, and the config carries authentication credentials/, 'url'],
   ];
 
   test('is refused when the config is given, on every binding, naming the field, rather than failing every delivery later', async () => {
@@ -691,6 +697,25 @@ describe('push configs from a caller without a token', () => {
 });
 
 describe('configs of finished tasks', () => {
+  test('with a token or credentials go over plain http only where the operator allows it: a host or address REGISTRY_FETCH_ALLOW lists, or REGISTRY_WEBHOOK_HTTP_CREDENTIALS', async () => {
+    const fetcher = new GuardedFetcher({ maxBytes: 1024, allow: AllowList.parse('127.0.0.1') });
+    const context = new ServerCallContext();
+    const save = (configs: PushConfigs, fields: WireJson) => configs.save('task', context, TaskPushNotificationConfig.fromJSON({ id: 'c', ...fields }));
+    const strict = new PushConfigs(fetcher);
+    await assert.rejects(save(strict, { url: PUBLIC_HTTP_HOOK, token: 'a-webhook-token' }), /plain http, and the config carries a token/);
+    // https, no credentials, or the operator's own address: kept.
+    await save(strict, { url: 'https://93.184.215.14/hook', token: 'a-webhook-token' });
+    await save(strict, { url: PUBLIC_HTTP_HOOK });
+    await save(strict, { url: HOOK, token: 'a-webhook-token', authentication: { scheme: 'Bearer', credentials: 'xy' } });
+    assert.equal((await fetcher.check(HOOK, { purpose: 'webhook' })).operatorAllowed, true);
+    assert.equal((await fetcher.check(PUBLIC_HTTP_HOOK, { purpose: 'webhook' })).operatorAllowed, false);
+    // The operator's setting allows it everywhere.
+    await save(new PushConfigs(fetcher, undefined, { httpCredentials: true }), { url: PUBLIC_HTTP_HOOK, token: 'a-webhook-token' });
+    await fetcher.close();
+    assert.equal(loadConfig({ REGISTRY_WEBHOOK_HTTP_CREDENTIALS: 'true' }).watches.httpCredentials, true);
+    assert.equal(loadConfig({}).watches.httpCredentials, false);
+  });
+
   test('are bounded: past 1,000 tasks the oldest go (a config on a finished task sees no final event to remove it)', async () => {
     const configs = new PushConfigs(new GuardedFetcher({ maxBytes: 1024, allow: AllowList.parse('127.0.0.1') }));
     const context = new ServerCallContext();

@@ -498,6 +498,10 @@ describe('MCP endpoint', () => {
       const res = await fetch(`${registry.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
       assert.equal(res.status, 405, method);
       assert.equal(res.headers.get('allow'), 'POST');
+      // The MCP SDK's code for a 405 (it was -32600, Invalid Request, of a request that sent no JSON-RPC message).
+      const refusal = (await res.json()) as WireJson;
+      assert.equal(refusal.error.code, -32000, method);
+      assert.equal(refusal.error.data.reason, 'METHOD_NOT_ALLOWED', method);
     }
     // OPTIONS asks which methods the path takes, and is answered as on every other route (it was 405).
     const options = await fetch(`${registry.url}/mcp`, { method: 'OPTIONS' });
@@ -552,6 +556,10 @@ describe('MCP endpoint', () => {
       assert.equal(res.body.error.message, `Not Acceptable: MCP Streamable HTTP requests must accept both JSON and an event stream (${came}). Send the header Accept: application/json, text/event-stream.`);
       assert.equal(res.body.error.data.reason, 'NOT_ACCEPTABLE');
     }
+    // Media types are case-insensitive (RFC 9110 8.3.1): both accepted in capitals is both accepted (it was 406).
+    const capitals = await rawMcpPost({ 'content-type': 'application/json', accept: 'Application/JSON, Text/Event-Stream' }, '{"jsonrpc": "2.0", "id": 15, "method": "ping"}');
+    assert.equal(capitals.status, 200, JSON.stringify(capitals.body));
+    assert.deepEqual(capitals.body, { jsonrpc: '2.0', id: 15, result: {} });
   });
 
   test('a body that is no JSON-RPC message is Invalid Request (-32600) naming the member, with its id when usable (the SDK said "Parse error", id null)', async () => {
@@ -605,6 +613,7 @@ describe('MCP endpoint', () => {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
       });
     // JSON-RPC 2.0 section 6: the SDK answered a batch with one answer as that answer alone, an object.
     for (const batch of [
@@ -623,6 +632,17 @@ describe('MCP endpoint', () => {
     // Single requests are answered with an object, as ever, and a batch of notifications with 202.
     assert.ok(!Array.isArray(await (await post({ jsonrpc: '2.0', id: 2, method: 'ping' })).json()));
     assert.equal((await post([{ jsonrpc: '2.0', method: 'notifications/initialized' }])).status, 202);
+    // A request and its cancellation in one batch: the SDK dropped the request's answer and the
+    // transport waited for it, so no answer came at all. A tool cannot be cancelled: it is answered.
+    const cancelled = (await (
+      await post([
+        { jsonrpc: '2.0', id: 'c-1', method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c-1', reason: 'no longer needed' } },
+      ])
+    ).json()) as WireJson;
+    assert.equal(cancelled.length, 1);
+    assert.equal(cancelled[0].id, 'c-1');
+    assert.ok(Array.isArray(cancelled[0].result.structuredContent.entries), JSON.stringify(cancelled[0]).slice(0, 200));
 
     const refused = async (batch: unknown[], problem: string, token?: string) => {
       const res = await post(batch, token);

@@ -55,7 +55,7 @@ interface EmbeddingsServer {
   /** Bodies received. */
   requests: { model: string; input: string[] }[];
   /** How to answer from now on. */
-  mode: 'ok' | 'fail' | 'hang' | 'huge';
+  mode: 'ok' | 'fail' | 'hang' | 'huge' | 'quote-key';
   close(): Promise<void>;
 }
 
@@ -73,6 +73,10 @@ async function startEmbeddingsServer(): Promise<EmbeddingsServer> {
       state.requests.push(parsed);
       if (state.mode === 'fail') {
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"error": {"message": "model is loading"}}');
+        return;
+      }
+      if (state.mode === 'quote-key') {
+        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `invalid key: ${req.headers.authorization}` } }));
         return;
       }
       if (state.mode === 'hang') return; // never answers; the client's timeout must fire
@@ -221,6 +225,12 @@ describe('embeddings client', () => {
       await assert.rejects(new OpenAIEmbeddings({ url: server.url, model: 'm', timeoutMs: 300, fetch }).embed(['x']), /no answer within 300 ms/);
       server.mode = 'huge';
       await assert.rejects(client.embed(['x']), /over the 1000000-byte limit/);
+      // A key the service quotes back is masked whatever its length (one under 8 characters was shown).
+      server.mode = 'quote-key';
+      await assert.rejects(
+        new OpenAIEmbeddings({ url: server.url, model: 'm', apiKey: 'k3Y9z', fetch }).embed(['x']),
+        (e: Error) => e instanceof EmbeddingError && /HTTP 401: .*invalid key: Bearer \*\*\*/.test(e.message) && !e.message.includes('k3Y9z'),
+      );
       server.mode = 'ok';
       assert.equal((await client.embed(['dog', 'rain']))[1]!.length, DIMS);
     } finally {

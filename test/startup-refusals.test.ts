@@ -35,7 +35,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config/config.js';
+import { ConfigError, loadConfig, loadStorageLocation } from '../src/config/config.js';
 import { generateSigningKey } from '../src/trust/jwks.js';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
 import { TOKENS_ENV, spawnRegistry } from './support/registry.js';
@@ -359,6 +359,24 @@ test('a DATABASE_URL with whitespace around it is refused as the path settings a
     );
   }
   assert.match(refusedConfig({ DATABASE_URL: 'mysql://registry:secret@db/registry' }), /^invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL \(leave it unset for SQLite\) \(got "mysql:\/\/registry:\*\*\*@db\/registry"\)$/);
+});
+
+test('DATABASE_URL_FILE gives the database URL from a file (its first line), checked as DATABASE_URL is, its text never shown; not beside DATABASE_URL', () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'database-url');
+  const url = 'postgres://registry:FileSecret7@db.internal:5432/registry';
+  fs.writeFileSync(file, `${url}\n`, { mode: 0o600 });
+  assert.equal(loadConfig({ DATABASE_URL_FILE: file }).databaseUrl, url);
+  assert.equal(loadStorageLocation({ DATABASE_URL_FILE: file }).databaseUrl, url, 'the storage commands read it too');
+  assert.equal(refusedConfig({ DATABASE_URL_FILE: file, DATABASE_URL: url }), 'invalid configuration: set DATABASE_URL or DATABASE_URL_FILE, not both');
+  assert.match(refusedConfig({ DATABASE_URL_FILE: path.join(dir, 'missing') }), /^invalid configuration: DATABASE_URL_FILE: \S+missing does not exist; set DATABASE_URL_FILE to the path of a file whose first line is the PostgreSQL URL/);
+  const bad = path.join(dir, 'bad');
+  fs.writeFileSync(bad, 'mysql://registry:FileSecret7@db/registry\n');
+  const refused = refusedConfig({ DATABASE_URL_FILE: bad });
+  assert.match(refused, /^invalid configuration: DATABASE_URL_FILE: \S+bad holds a URL on its first line that must be a postgres:\/\/ or postgresql:\/\/ URL/);
+  assert.doesNotMatch(refused, /FileSecret7/);
+  fs.writeFileSync(bad, '\n');
+  assert.match(refusedConfig({ DATABASE_URL_FILE: bad }), /^invalid configuration: DATABASE_URL_FILE: \S+bad holds no URL on its first line/);
 });
 
 test('a password in a refused setting is never shown: a URL without "//" (its user name parses as a scheme), a wildcard PUBLIC_URL, a REGISTRY_TRUSTED_JKU', () => {

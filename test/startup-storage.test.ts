@@ -5,7 +5,7 @@
  * session holds the migration lock, as a replica migrating the database does: meanwhile /healthz
  * answers 200, /readyz 503 "opening storage", and requests are refused as retryable on each
  * binding (JSON-RPC: an error with reason STARTING_UP and the request's id; HTTP+JSON: 503 and a
- * google.rpc.Status; both with Retry-After). Once the lock is released the registry starts and
+ * google.rpc.Status; MCP: 503 and a JSON-RPC error with the request's id; all with Retry-After). Once the lock is released the registry starts and
  * answers, with what was registered before.
  *
  * A SIGTERM or SIGINT while storage waits to open (the built registry, as `npm start` runs it, a
@@ -95,6 +95,16 @@ test('liveness answers and requests are refused as retryable while storage waits
     assert.equal(rest.json!.error.status, 'UNAVAILABLE');
     assert.equal(rest.json!.error.details[0].reason, 'STARTING_UP');
     assert.equal(rest.headers.get('retry-after'), '2');
+    // MCP in its own words, as its door refuses: HTTP 503 and a JSON-RPC error with the request's
+    // id, the reason and when to retry (it was the HTTP+JSON google.rpc.Status, no JSON-RPC at all).
+    const mcp = await rawPost(`${base}/mcp`, JSON.stringify({ jsonrpc: '2.0', id: 'mcp-7', method: 'tools/list' }), { headers: { accept: 'application/json, text/event-stream' } });
+    assert.equal(mcp.status, 503);
+    assert.equal(mcp.headers.get('retry-after'), '2');
+    assert.equal(mcp.json!.jsonrpc, '2.0');
+    assert.equal(mcp.json!.id, 'mcp-7');
+    assert.equal(mcp.json!.error.code, -32603);
+    assert.match(mcp.json!.error.message, /starting up: its storage is opening.*retry/);
+    assert.deepEqual(mcp.json!.error.data, { reason: 'STARTING_UP', retryAfterSeconds: 2 });
     const card = await fetch(`${base}/.well-known/agent-card.json`);
     assert.equal(card.status, 503, 'the card names URLs and keys the doors give: it waits for them');
     // A browser (re)loading the web page meanwhile: a page saying so, not the JSON refusal shown as text.

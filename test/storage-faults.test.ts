@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
@@ -35,6 +35,8 @@ import { RefreshLoop } from '../src/freshness/refresh-loop.js';
 import { FaultState, StorageUnavailableError } from '../src/storage/faults.js';
 import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
+import { metricValue } from './support/metrics.js';
+import { checkCommand } from '../src/cli/commands/check.js';
 
 /** A file's SHA-256 (comparing the bytes of two large files, assert prints a diff of gigabytes). */
 const digestOf = (file: string): string => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
@@ -414,6 +416,114 @@ describe('SQLite storage faults', () => {
       return true;
     });
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
+  });
+
+  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0)', async (t) => {
+    const dataDir = tempDir('registry-damaged-');
+    const file = path.join(dataDir, 'registry.db');
+    const running: { close(): Promise<void> }[] = [];
+    t.after(async () => {
+      for (const each of running) await each.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+    // A few hundred entries, through the store (one group commit: a registry's worth of pages without a registry's cost).
+    const store = new SqliteStore({ file });
+    await store.open();
+    await Promise.all(Array.from({ length: 300 }, (_, i) => store.upsert(entryWrite('agent', `https://damaged-${i}.example.org/a2a`, '1', `Damaged ${i} ${'x'.repeat(200)}`), actor('alice'))));
+    await store.close();
+    const quiet = { out: () => undefined, err: () => undefined, color: false };
+    assert.equal(await checkCommand({ dataDir, quick: false, json: false }, quiet), 0, '`check` finds a healthy file whole');
+
+    /** Overwrites the middle page of a table's or an index's b-tree with garbage, as a disk error or a bad copy leaves it. */
+    const damage = (tree: string): void => {
+      const db = new Database(file, { readonly: true });
+      const pages = db.prepare('SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno').all(tree) as { pageno: number }[];
+      const pageSize = db.pragma('page_size', { simple: true }) as number;
+      db.close();
+      assert.ok(pages.length > 2, `${tree} spans pages`);
+      const handle = fs.openSync(file, 'r+');
+      fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (pages[pages.length >> 1]!.pageno - 1) * pageSize);
+      fs.closeSync(handle);
+    };
+    /** A registry on the data directory, its log lines kept. */
+    const start = async (env: Record<string, string> = {}) => {
+      const lines: { msg: string; [key: string]: unknown }[] = [];
+      const capture = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line));
+          done();
+        },
+      });
+      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dataDir, ...env });
+      // The first background check at once, not a minute after the index has loaded.
+      config.sqliteFirstCheckAfterMs = 0;
+      const registry = await startRegistry(config, createLogger('info', capture));
+      running.push(registry);
+      await registry.ready;
+      return { registry: Object.assign(registry, { dataDir }), lines };
+    };
+    const fileInMessage = new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+
+    // An index page: start-up reads none of it, and the registry was ready, taking writes into the file.
+    damage('entries_updated_list_idx');
+    const first = await start();
+    // Generous: a loaded machine starts the check's process slowly (it returns as soon as the check says so).
+    const reason = await eventually(30_000, async () => {
+      const ready = await readiness(first.registry);
+      return ready.status === 503 && ready.reason;
+    }, 'not ready once the background check found the damage').catch((error: Error) => assert.fail(`${error.message}; logged: ${JSON.stringify(first.lines.filter((l) => /integrity|damaged/.test(l.msg)))}`));
+    assert.match(reason, /^storage is unavailable: the database file is damaged \(SQLite's quick_check found \d+ problems?, the first: Tree \d+ page \d+.*\): the operator must repair it \(see the log\) and restart the registry \(INTEGRITY_CHECK, since .*\); writes are refused/);
+    const logged = first.lines.find((l) => /is damaged: SQLite's quick_check found/.test(l.msg));
+    assert.ok(logged, 'the damage is logged');
+    assert.equal(logged.level, 50, 'as an error');
+    assert.match(logged.msg, fileInMessage, 'naming the file');
+    assert.match(logged.msg, /a2a-registry restore --force <backup>.*sqlite3 .* \.recover/, 'and what to do');
+    assert.ok(Array.isArray(logged.problems) && (logged.problems as string[]).length > 0, "with SQLite's messages");
+    assertRefused(await registerBoth(first.registry, 'Damaged New'), /the database file is damaged/);
+    assert.equal(await metricValue(first.registry.url, 'registry_storage_damaged', ''), 1);
+    assert.equal(await metricValue(first.registry.url, 'registry_storage_writable', ''), 0);
+    await first.registry.close();
+    running.splice(0);
+
+    const said: string[] = [];
+    const output = { out: () => undefined, err: (text: string) => void said.push(text), color: false };
+    assert.equal(await checkCommand({ dataDir, quick: false, json: false }, output), 1, '`check` finds the damage');
+    assert.match(said.join(''), /^damaged .*registry\.db: SQLite's integrity_check found \d+ (or more )?problems?:\n {2}.+\n[^]*a2a-registry restore --force/);
+
+    // Its header overwritten (a copy of it): no SQLite database at all, damaged as well (exit 1), not a usage error.
+    const headless = tempDir('registry-headless-');
+    fs.copyFileSync(file, path.join(headless, 'registry.db'));
+    const handle = fs.openSync(path.join(headless, 'registry.db'), 'r+');
+    fs.writeSync(handle, Buffer.alloc(100, 0x5a), 0, 100, 0);
+    fs.closeSync(handle);
+    said.length = 0;
+    assert.equal(await checkCommand({ dataDir: headless, quick: true, json: false }, output), 1);
+    assert.match(said.join(''), /registry\.db is not an SQLite database \(it does not begin with "SQLite format 3"\), so not a registry database: restore it from a backup/);
+
+    // A table page too, with no background check (the saved index spares start-up the scan): a read that lands on it is refused as storage unavailable, not an internal error, and says so as the check does.
+    damage('entries');
+    const second = await start({ REGISTRY_SQLITE_CHECK_HOURS: '0' });
+    assert.equal((await readiness(second.registry)).status, 200, 'nothing read the damaged page yet');
+    // Listed page by page until a page lands on it.
+    let listed: Awaited<ReturnType<typeof rawPost>> | undefined;
+    for (let page = 0, token: string | undefined; page < 4; page++) {
+      const list = { list: { pageSize: 100, ...(token ? { pageToken: token } : {}) } };
+      listed = await rawPost(`${second.registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data: list, mediaType: 'application/json' }] } }), {
+        headers: { authorization: `Bearer ${TOKENS.alice}` },
+      });
+      if (listed.status !== 200) break;
+      token = listed.json!.task.artifacts[0].parts[0].data.nextPageToken;
+    }
+    assert.equal(listed!.status, 503, listed!.text.slice(0, 300));
+    assert.match(listed!.json!.error.message, /^Storage is unavailable: the database file is damaged \(SQLite found a corrupt page: SQLITE_CORRUPT/);
+    assert.match((await readiness(second.registry)).reason!, /^storage is unavailable: the database file is damaged \(SQLite found a corrupt page: SQLITE_CORRUPT/);
+    // A lasting fault: no write probe clears it, no write goes into the file (a registration here once succeeded, and cleared the fault).
+    assertRefused(await registerBoth(second.registry, 'Damaged Later'), /the database file is damaged/);
+    assert.equal((await readiness(second.registry)).status, 503);
+    const read = second.lines.find((l) => /SQLite reported the database file .* damaged while the registry used it/.test(l.msg));
+    assert.ok(read, 'the corrupt page is logged');
+    assert.match(read.msg, fileInMessage);
+    assert.match(read.msg, /a2a-registry restore --force <backup>/);
   });
 
   test('an emptied (0-byte) database file where a registry had data: the registry does not start, names the file, what is wrong and what to do, and leaves the saved index; a new data directory with an empty or no file starts', async (t) => {

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { ListTasksRequest, Message, Task, TaskState } from '@a2a-js/sdk';
 import { STATE_HEADERS_KEY } from '@a2a-js/sdk/server';
 import type { Client } from '@a2a-js/sdk/client';
-import { v1Card } from './support/documents.js';
+import { mcpServer, toolspec, v1Card } from './support/documents.js';
 import { BINDINGS, dataPart, errorOf, message, op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
 import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
@@ -291,6 +291,30 @@ for (const engine of storageEngines()) {
       t.after(() => mcp.close());
       assert.deepEqual(structured(await callTool(mcp, 'list_agents', { owner: nul })).entries, []);
       assert.equal(structured(await callTool(mcp, 'list_agents', { owner: 'alice' })).entries.length, 1);
+
+      // A document holding one anywhere, a member's name included, is refused at validation on
+      // both engines, at its path: SQLite would store it, PostgreSQL's text could not.
+      const withExtension = (params: WireJson) => {
+        const card = v1Card('Nul Params Agent', 'https://nul-params.example.org/a2a') as WireJson;
+        card.capabilities.extensions = [{ uri: 'https://ext.example.org/nul', params }];
+        return card;
+      };
+      const nulTool = toolspec() as WireJson;
+      nulTool.tools[0].inputSchema.properties = { q: { type: 'string', default: 'a\u0000b' } };
+      for (const [what, document, path, said] of [
+        ['a value', { agentCard: withExtension({ note: 'a\u0000b' }) }, '/capabilities/extensions/0/params/note', /^holds the character U\+0000 \(NUL\) at position 1$/],
+        ['a member name', { agentCard: withExtension({ 'a\u0000b': 1 }) }, '/capabilities/extensions/0/params', /^the member name "a\\u0000b" holds the character U\+0000 \(NUL\) at position 1$/],
+        ['a tool parameter\'s default', { mcpServer: mcpServer('nul-files', 'https://nul-files.example.org/mcp'), toolspec: nulTool }, '/toolspec/tools/0/inputSchema/properties/q/default', /^holds the character U\+0000/],
+      ] as const) {
+        for (const operation of ['validate', 'register']) {
+          const error = errorOf(await op(alice, { [operation]: document }));
+          assert.equal(error.code, 'VALIDATION_FAILED', `${what} (${operation}): ${JSON.stringify(error)}`);
+          assert.deepEqual(error.details.map((d: WireJson) => [d.path, d.rule]), [[path, 'nul-character']], what);
+          assert.match(error.details[0].message, said, what);
+          assert.match(error.details[0].hint, /^Remove it: the registry stores no U\+0000/, what);
+        }
+      }
+      assert.equal(resultOf(await op(alice, { list: { filter: { owner: 'alice' } } })).entries.length, 1, 'nothing registered');
     });
   });
 }

@@ -363,13 +363,49 @@ describe('an https JWKS URL', () => {
 });
 
 describe('a plain http JWKS URL', () => {
-  test('start-up warns that anyone on the network path could replace the keys (not for the local host)', () => {
+  test('start-up warns that anyone on the network path could replace the keys (not for the local host), a key in its query masked', () => {
     const { warnings } = loadConfig({
-      REGISTRY_TRUSTED_JKU: 'http://keys.example.com/jwks.json, https://keys.example.com/jwks.json, http://127.0.0.1:8080/jwks.json, http://localhost/jwks.json',
+      REGISTRY_TRUSTED_JKU: 'http://keys.example.com/jwks.json, https://keys.example.com/jwks.json, http://127.0.0.1:8080/jwks.json, http://localhost/jwks.json, http://keys.example.net/jwks.json?token=WarnedSecret9',
     });
     assert.deepEqual(warnings, [
       'REGISTRY_TRUSTED_JKU lists http://keys.example.com/jwks.json, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL',
+      'REGISTRY_TRUSTED_JKU lists http://keys.example.net/jwks.json?token=***, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL',
     ]);
+  });
+});
+
+describe('an allow-listed JWKS URL with a key in its query', () => {
+  test('is named with its query values masked: in the log, in the detail of a failed fetch and in the key set a verified signature names', async () => {
+    const publisher = await key('pub-query');
+    const path = '/query.json?token=JkuQuerySecret42';
+    // Keys, one of them with private material the log warns about (naming the set).
+    sets[path] = { keys: [publisher.publicJwk, { ...(await key('pub-query-private')).publicJwk, d: 'x' }] };
+    const lines: string[] = [];
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('127.0.0.1') });
+    const roots = await TrustRoots.open({
+      jkuUrls: [`${base}${path}`],
+      fetchJwks: guardedJwksFetch(fetcher),
+      log: createLogger('warn', { write: (line: string) => lines.push(line) }),
+      jkuRetryMs: 0,
+      watch: false,
+      sighup: false,
+    });
+    down.add(path);
+    try {
+      const verifier = createSignatureVerifier(roots);
+      const verified = await verifier.verifyAgentCard(await signCard(card(), publisher.signing), '1.0');
+      assert.equal(verified.verification.jwks, `${base}/query.json?token=***`, 'the set a verified signature names');
+      // A kid no set holds: the set is fetched again, fails (503), and the detail names it.
+      const unknown = await roots.lookup('pub-nobody', undefined);
+      assert.match(unknown.noteDetail ?? '', /the JWKS at http:\/\/127\.0\.0\.1:\d+\/query\.json\?token=\*\*\* could not be fetched \(.*503/);
+      assert.ok(lines.some((l) => /holds private key material/.test(l)) && lines.some((l) => /could not be fetched/.test(l)), lines.join('\n'));
+      const leaked = [...lines, JSON.stringify(unknown), JSON.stringify(verified)].filter((l) => l.includes('JkuQuerySecret42'));
+      assert.deepEqual(leaked, [], 'no line or answer holds the key');
+    } finally {
+      down.delete(path);
+      roots.close();
+      await fetcher.close();
+    }
   });
 });
 

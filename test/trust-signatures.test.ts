@@ -568,13 +568,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     let anonymous: Client;
     let oldKey: { signing: SigningKey; publicJwk: JWK };
     let newKey: { signing: SigningKey; publicJwk: JWK };
+    /** Trusted, under a kid holding U+0000. */
+    let nulKey: { signing: SigningKey; publicJwk: JWK };
     const jwksFile = path.join(dir, `rotation-${engine}.json`);
     const skip = () => (engine === 'postgres' ? postgres.skipReason : undefined);
 
     before(async () => {
       if (skip()) return;
-      [oldKey, newKey] = await Promise.all([key('ES256', `old-${engine}`), key('PS256', `new-${engine}`)]);
-      writeJwks(jwksFile, [oldKey.publicJwk, newKey.publicJwk]);
+      [oldKey, newKey, nulKey] = await Promise.all([key('ES256', `old-${engine}`), key('PS256', `new-${engine}`), key('ES256', `nul\u0000${engine}`)]);
+      writeJwks(jwksFile, [oldKey.publicJwk, newKey.publicJwk, nulKey.publicJwk]);
       const env: Record<string, string> = { REGISTRY_TRUSTED_KEYS: jwksFile };
       if (engine === 'postgres') env.DATABASE_URL = await postgres.server.createDatabase('rotation');
       registry = await startTestRegistry(env);
@@ -583,6 +585,23 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     after(async () => {
       await registry?.close();
       if (registry) fs.rmSync(registry.dataDir, { recursive: true, force: true });
+    });
+
+    test('a signature whose protected header holds U+0000 (a trusted key\'s kid) or an unpaired surrogate is invalid, and its card refused, on both engines', async (t) => {
+      if (skip()) return t.skip(skip());
+      // SQLite stored the first verified, its kid holding the NUL; PostgreSQL refused it BAD_REQUEST.
+      const lone = await key('ES256', `lone\ud800${engine}`);
+      for (const [signing, said] of [
+        [nulKey.signing, /: its protected header's "kid" holds the character U\+0000 \(NUL\) at position 3, which the registry keeps on no storage engine as written: sign the card again with a protected header of printable text$/],
+        [lone.signing, /: its protected header's "kid" holds an unpaired surrogate/],
+      ] as const) {
+        const card = await signCard(fresh('Unkept Kid'), signing);
+        const error = errorOf(await op(alice, { register: { agentCard: card } }));
+        assert.equal(error.code, 'SIGNATURE_INVALID', JSON.stringify(error));
+        assert.deepEqual(error.details.map((d: WireJson) => d.path), ['/signatures/0']);
+        assert.match(error.details[0].message, said);
+        assert.equal(errorOf(await op(anonymous, { validate: { agentCard: card } })).code, 'SIGNATURE_INVALID', 'validate declines it the same way');
+      }
     });
 
     test('two keys, the old one removed: cards signed by both stay verified, cards signed by the old one only are no longer', async (t) => {

@@ -10,6 +10,7 @@
 import { ConfigError } from '../config/config-error.js';
 import { styles, type Output } from './output.js';
 import { nameFlags, serveEnvironment, type ServeOptions } from './commands/serve.js';
+import { warnPasswordFlag } from './password-flags.js';
 
 export function commandSettings<T extends { warnings?: string[] }>(
   load: (env: NodeJS.ProcessEnv) => T,
@@ -17,6 +18,7 @@ export function commandSettings<T extends { warnings?: string[] }>(
   o: Output,
   env: NodeJS.ProcessEnv = process.env,
 ): T | { usage: string } {
+  warnPasswordFlag('--database-url', flags.databaseUrl, o);
   let settings: T;
   try {
     settings = load(serveEnvironment(flags, env));

@@ -43,6 +43,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<{ 
   { names: ['import'], load: () => import('./commands/import.js') },
   { names: ['backup'], load: () => import('./commands/backup.js') },
   { names: ['restore'], load: () => import('./commands/restore.js') },
+  { names: ['check'], load: () => import('./commands/check.js') },
   { names: ['migrate'], load: () => import('./commands/migrate.js') },
   { names: ['keygen'], load: () => import('./commands/keygen.js') },
   { names: ['sign'], load: () => import('./commands/sign.js') },

@@ -32,6 +32,7 @@ import type { RegistryStore } from '../storage/types.js';
 import { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { CoalescedTask } from '../lib/coalesced-task.js';
 import { sharedWhileRunning } from '../lib/shared-while-running.js';
+import { shownUrl } from '../lib/url-password.js';
 import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
 import { SAVED_JWKS_FILE, TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
 import { createDocumentValidator, validatorOrigins } from '../validation/index.js';
@@ -41,11 +42,14 @@ import { FetchingDocumentSources } from '../freshness/document-sources.js';
 import { RefreshLoop } from '../freshness/refresh-loop.js';
 import { createSignatureVerifier } from '../validation/signature.js';
 import { Housekeeping, StorageProbe } from './maintenance.js';
+import { IntegrityChecks } from './integrity-checks.js';
 import { openStorage, type StorageOpening } from './open-storage.js';
 import { refuseEmptiedDatabase } from './emptied-database.js';
 
 const SEARCH_CHUNK_SIZE = 5;
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
+/** The first integrity check of a SQLite file: a minute after the index has loaded (./integrity-checks.ts). */
+const FIRST_INTEGRITY_CHECK_AFTER_MS = 60_000;
 /** Safety net behind change notifications: a replica sees every change within this, even if a notification was lost. */
 const FOLLOWER_POLL_MS = 500;
 
@@ -145,6 +149,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
   let refresher: RefreshLoop | undefined;
   let housekeeping: Housekeeping | undefined;
   let probe: StorageProbe | undefined;
+  let integrityChecks: IntegrityChecks | undefined;
   let trustRoots: TrustRoots | undefined;
   let reevaluation: CoalescedTask | undefined;
   let stopLoading: AbortController | undefined;
@@ -287,7 +292,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     // every card is registered unverified, the registry serving all else: ready, with a warning.
     const withoutTrust = (): string | undefined => (roots.configured && roots.size === 0 ? withoutKeys(config) : undefined);
     trustRoots.onChange(() => {
-      if (roots.size === 0) log.warn({ keys: 0, file: config.trust.keysFile, jku: config.trust.jkuUrls }, withoutKeys(config));
+      if (roots.size === 0) log.warn({ keys: 0, file: config.trust.keysFile, jku: shownJkuUrls(config) }, withoutKeys(config));
       reevaluate.wake();
     });
     // After the index has loaded: both scan every entry, and the load is what readiness waits for.
@@ -341,12 +346,15 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       cachedDurableTasks: () => tasks.cacheUsage,
       searchCache: () => service.searchCache,
       storageFault: () => store.fault?.reason,
+      storageDamaged: () => store.fault?.lasting === true,
       lostLogLines: () => lostLogLines(log),
     });
     housekeeping = new Housekeeping(store, tasks, { tasks: config.taskRetention, changeRetentionMs: config.changeRetentionMs }, log);
     housekeeping.start(HOUSEKEEPING_INTERVAL_MS);
     const storageProbe = (probe = new StorageProbe(store, log));
     storageProbe.start();
+    integrityChecks = new IntegrityChecks(store, log);
+    if (config.sqliteCheckHours > 0) integrityChecks.start(indexLoad, config.sqliteFirstCheckAfterMs ?? FIRST_INTEGRITY_CHECK_AFTER_MS, config.sqliteCheckHours * 3_600_000);
 
     if (freshness.refreshSeconds > 0) {
       const intervalMs = freshness.refreshSeconds * 1000;
@@ -391,6 +399,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       // SELECT 1 through the pool): a flood of probes was a flood of queries queueing with the real
       // ones for the pool's connections. Checks asked while one runs share its answer.
       notReady: sharedWhileRunning(async () => {
+        // A damaged file first: an index that failed to load on it is one of its consequences.
+        if (store.fault?.lasting) return storageProbe.notReady();
         if (indexFailure) return indexFailure;
         const loading = service.indexLoading;
         if (loading) return loading;
@@ -414,6 +424,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
           await fetcher.close();
           await housekeeping?.stop();
           await probe?.stop();
+          integrityChecks?.stop();
           trustRoots?.close();
           indexes?.close();
           await reevaluationStopped;
@@ -429,6 +440,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     await refresher?.stop().catch(() => undefined);
     await housekeeping?.stop().catch(() => undefined);
     await probe?.stop().catch(() => undefined);
+    integrityChecks?.stop();
     trustRoots?.close();
     indexes?.close();
     await reevaluation?.stop().catch(() => undefined);
@@ -456,7 +468,7 @@ function withoutKeys(config: RegistryConfig): string {
  */
 function tellTrustRoots(config: RegistryConfig, roots: TrustRoots, log: Logger): void {
   if (!roots.configured) return;
-  const details = { keys: roots.size, file: config.trust.keysFile, jku: config.trust.jkuUrls };
+  const details = { keys: roots.size, file: config.trust.keysFile, jku: shownJkuUrls(config) };
   if (roots.size > 0) {
     log.info(details, 'trust roots loaded');
     return;
@@ -510,4 +522,9 @@ function registryIndexFactory(config: RegistryConfig, synonyms: Synonyms | undef
     },
     close: () => current?.close(),
   };
+}
+
+/** The allow-listed JWKS URLs as the log names them: query values masked (a key server's ?token=...). */
+function shownJkuUrls(config: RegistryConfig): string[] {
+  return config.trust.jkuUrls.map((url) => shownUrl(url, 'an allow-listed JWKS URL'));
 }

@@ -125,9 +125,12 @@ export class StorageProbe {
       return Promise.resolve();
     }
     if (this.reported !== fault.reason) {
-      this.log.error({ fault: fault.reason, code: fault.code, since: fault.since }, `storage is unavailable: ${fault.message}; writes are refused until a write probe succeeds`);
+      const until = fault.lasting ? '' : '; writes are refused until a write probe succeeds';
+      this.log.error({ fault: fault.reason, code: fault.code, since: fault.since }, `storage is unavailable: ${fault.message}${until}`);
       this.reported = fault.reason;
     }
+    // A lasting fault (a damaged file) is never probed: a write into it could only spread the damage.
+    if (fault.lasting) return Promise.resolve();
     if (this.probing || Date.now() - this.lastProbe < MIN_PROBE_GAP_MS) return this.probing ?? Promise.resolve();
     this.lastProbe = Date.now();
     this.probing = this.store

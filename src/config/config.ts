@@ -8,11 +8,11 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { AllowList, parseAddress, restrictedRange } from '../net/address-policy.js';
 import { parseDnsServers } from '../net/dns.js';
-import { POSTGRES_URL_FORM, shownSettingValue, withoutPassword } from '../lib/url-password.js';
+import { POSTGRES_URL_FORM, shownSettingValue, shownUrl, withoutPassword } from '../lib/url-password.js';
 import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 import { ConfigError } from './config-error.js';
 import { DEFAULT_DATA_DIR, dataDirUnsetMeans, emptySettingWarning } from './empty-setting.js';
-import { readSettingFile } from './setting-files.js';
+import { readSettingFile, settingFileError } from './setting-files.js';
 
 export { ADMIN_PRINCIPAL };
 
@@ -26,6 +26,10 @@ export interface RegistryConfig {
   databaseUrl?: string;
   /** SQLite: how long a write waits for another process's write lock (an import's transaction) before failing (ms). */
   sqliteLockWaitMs: number;
+  /** SQLite: hours between background integrity checks of the database file (the first a minute after the index has loaded); 0: none. */
+  sqliteCheckHours: number;
+  /** How long after the index has loaded the first check runs (ms; a minute unless a test shortens it). */
+  sqliteFirstCheckAfterMs?: number;
   /**
    * token -> principal: REGISTRY_TOKENS, plus REGISTRY_ADMIN_TOKEN(_FILE) as `admin`. Empty: a
    * generated admin token is written to dataDir/admin-token.
@@ -66,7 +70,18 @@ export interface RegistryConfig {
    * claimEveryMs) is no setting: the defaults (subscriptions/watch-hub.ts) unless a test
    * shortens them.
    */
-  watches: { maxPerPrincipal: number; ttlMs: number; bufferEvents: number; maxTracked: number; webhookRetryMs: number; leaseMs?: number; renewEveryMs?: number; claimEveryMs?: number };
+  watches: {
+    maxPerPrincipal: number;
+    ttlMs: number;
+    bufferEvents: number;
+    maxTracked: number;
+    webhookRetryMs: number;
+    /** A push config's token or credentials may go to a plain http webhook anywhere (REGISTRY_WEBHOOK_HTTP_CREDENTIALS), not only to one REGISTRY_FETCH_ALLOW allows. */
+    httpCredentials: boolean;
+    leaseMs?: number;
+    renewEveryMs?: number;
+    claimEveryMs?: number;
+  };
   /** Keeping entries fresh: refresh from sources, probes, health in search. */
   freshness: FreshnessConfig;
   /** Signed cards (see README, "Signed cards"). */
@@ -335,6 +350,17 @@ const tokensSchema = z
     return tokens;
   });
 
+const databaseUrlSchema = z
+  .string()
+  // Checked first: " postgres://..." was "must be a postgres:// or postgresql:// URL", shown as
+  // one (the password masked, the space lost with it).
+  .refine(noWhitespaceAround, whitespaceAround('no URL holds'))
+  .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
+  // Otherwise the first connection failed with a bare "Invalid URL", after start-up had begun.
+  .refine((url) => URL.canParse(url), {
+    message: `is not a valid URL: ${POSTGRES_URL_FORM}`,
+  });
+
 const envSchema = z.object({
   PORT: decimal(z.number({ message: 'must be a port number' }).int().min(0).max(65535)).default(8080),
   HOST: z.string().min(1).refine(noWhitespaceAround, whitespaceAround('is no address to listen on')).default('127.0.0.1'),
@@ -349,19 +375,14 @@ const envSchema = z.object({
     })
     .optional(),
   REGISTRY_DATA_DIR: pathSetting().default(DEFAULT_DATA_DIR),
-  DATABASE_URL: z
-    .string()
-    // Checked first: " postgres://..." was "must be a postgres:// or postgresql:// URL", shown as
-    // one (the password masked, the space lost with it).
-    .refine(noWhitespaceAround, whitespaceAround('no URL holds'))
-    .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
-    // Otherwise the first connection failed with a bare "Invalid URL", after start-up had begun.
-    .refine((url) => URL.canParse(url), {
-      message: `is not a valid URL: ${POSTGRES_URL_FORM}`,
-    })
-    .optional(),
+  DATABASE_URL: databaseUrlSchema.optional(),
+  // The URL, its password with it, in a file (a Docker or Kubernetes secret): out of the
+  // environment, `docker inspect` and the process list.
+  DATABASE_URL_FILE: pathSetting().optional(),
   // An import's transactions hold the lock for about a second at most (src/storage/sqlite/store.ts).
   REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
+  // A quick_check reads the whole file, about 2 s per 100,000 entries (docs/scaling.md): daily by default.
+  REGISTRY_SQLITE_CHECK_HOURS: wholeNumber(0, 8760, 'must be a whole number of hours from 0 (no background check) to 8760 (a year)').default(24),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
   REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).refine((token) => !unpresentableToken(token), { message: NOT_ONE_WORD }).optional(),
   REGISTRY_ADMIN_TOKEN_FILE: pathSetting().optional(),
@@ -396,6 +417,7 @@ const envSchema = z.object({
   REGISTRY_WATCH_BUFFER: positiveInt(1_000_000).default(1000),
   REGISTRY_WATCH_MAX_MATCHES: positiveInt(10_000_000).default(10_000),
   REGISTRY_WEBHOOK_RETRY_SECONDS: numberFrom(0, 3600, 'must be seconds from 0 to 3600 (e.g. 60; 0: one attempt)').default(60),
+  REGISTRY_WEBHOOK_HTTP_CREDENTIALS: booleanString.default(false),
   REGISTRY_REQUEST_TIMEOUT_SECONDS: positiveInt(3600).default(30),
   REGISTRY_HEADERS_TIMEOUT_SECONDS: positiveInt(3600).optional(),
   REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: positiveInt(3600).default(5),
@@ -634,6 +656,24 @@ function adminToken(value: string | undefined, file: string | undefined): string
   return token;
 }
 
+/**
+ * The PostgreSQL URL: DATABASE_URL, or the first line of the file DATABASE_URL_FILE names (a
+ * Docker or Kubernetes secret, which keeps the password out of the environment), checked as
+ * DATABASE_URL is; the file's text is never shown (it holds the password).
+ */
+function databaseUrl(e: Pick<Env, 'DATABASE_URL' | 'DATABASE_URL_FILE'>): string | undefined {
+  if (e.DATABASE_URL !== undefined && e.DATABASE_URL_FILE !== undefined) {
+    throw new ConfigError('invalid configuration: set DATABASE_URL or DATABASE_URL_FILE, not both');
+  }
+  const file = e.DATABASE_URL_FILE;
+  if (file === undefined) return e.DATABASE_URL;
+  const url = readSettingFile('DATABASE_URL_FILE', file).split('\n')[0]!.trim();
+  if (url === '') throw settingFileError('DATABASE_URL_FILE', file, 'holds no URL on its first line');
+  const parsed = databaseUrlSchema.safeParse(url);
+  if (!parsed.success) throw settingFileError('DATABASE_URL_FILE', file, `holds a URL on its first line that ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
 function withAdminToken(tokens: Map<string, string>, admin: string | undefined): Map<string, string> {
   if (admin === undefined) return tokens;
   const owner = tokens.get(admin);
@@ -697,7 +737,8 @@ function plainHttpJku(urls: readonly string[]): string[] {
       const { protocol, hostname } = new URL(url);
       return protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostname.toLowerCase()) && !/^127\./.test(hostname);
     })
-    .map((url) => `REGISTRY_TRUSTED_JKU lists ${url}, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL`);
+    // Named with its query values masked: a key server's ?token=... is a secret, and this is logged.
+    .map((url) => `REGISTRY_TRUSTED_JKU lists ${shownUrl(url, 'one of its URLs')}, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL`);
 }
 
 /** localhost names (RFC 6761) and loopback addresses: each machine that dials one reaches itself. */
@@ -750,7 +791,8 @@ const UNSET_MEANS: Record<OptionalSetting, string | ((e: Partial<Env>) => string
   PUBLIC_URL: 'it is made of HOST and PORT',
   GRPC_PORT: 'no gRPC is served',
   PUBLIC_GRPC_URL: "the card advertises PUBLIC_URL's host with GRPC_PORT",
-  DATABASE_URL: (e) => `SQLite in ${path.resolve(e.REGISTRY_DATA_DIR ?? DEFAULT_DATA_DIR)}`,
+  DATABASE_URL: (e) => (e.DATABASE_URL_FILE === undefined ? `SQLite in ${path.resolve(e.REGISTRY_DATA_DIR ?? DEFAULT_DATA_DIR)}` : 'DATABASE_URL_FILE names the database'),
+  DATABASE_URL_FILE: (e) => (e.DATABASE_URL === undefined ? `SQLite in ${path.resolve(e.REGISTRY_DATA_DIR ?? DEFAULT_DATA_DIR)}` : 'DATABASE_URL names the database'),
   REGISTRY_ADMIN_TOKEN: 'no admin token from it',
   REGISTRY_ADMIN_TOKEN_FILE: 'no admin token from it',
   REGISTRY_MAX_BODY_BYTES: 'its default, 4 × REGISTRY_MAX_DOCUMENT_BYTES + 16 KB (at least 64 KB)',
@@ -819,10 +861,10 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
     fix: 'list them in REGISTRY_TRUSTED_JKU',
   },
   {
-    settings: ['REGISTRY_SQLITE_LOCK_WAIT_MS'],
-    on: ['DATABASE_URL'],
-    inEffect: (e) => e.DATABASE_URL === undefined,
-    why: "with DATABASE_URL: it is SQLite's, and DATABASE_URL stores the entries in PostgreSQL",
+    settings: ['REGISTRY_SQLITE_LOCK_WAIT_MS', 'REGISTRY_SQLITE_CHECK_HOURS'],
+    on: ['DATABASE_URL', 'DATABASE_URL_FILE'],
+    inEffect: (e) => e.DATABASE_URL === undefined && e.DATABASE_URL_FILE === undefined,
+    why: "with DATABASE_URL: it is SQLite's, and DATABASE_URL (or DATABASE_URL_FILE) stores the entries in PostgreSQL",
   },
   {
     settings: ['REGISTRY_RATE_WRITES_PER_MINUTE', 'REGISTRY_RATE_READS_PER_MINUTE', 'REGISTRY_RATE_REQUESTS_PER_MINUTE', 'REGISTRY_MAX_STREAMS_PER_CLIENT', 'REGISTRY_RATE_IPV6_PREFIX'],
@@ -905,8 +947,8 @@ export interface StorageLocation {
  * work on its storage without serving it (backup, restore, migrate).
  */
 export function loadStorageLocation(env: NodeJS.ProcessEnv = process.env): StorageLocation {
-  const { e, warnings } = readSettings(env, ['REGISTRY_DATA_DIR', 'DATABASE_URL']);
-  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: e.DATABASE_URL, warnings };
+  const { e, warnings } = readSettings(env, ['REGISTRY_DATA_DIR', 'DATABASE_URL', 'DATABASE_URL_FILE']);
+  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: databaseUrl(e), warnings };
 }
 
 /** What `a2a-registry import` reads: the storage, and the checks of a registration. */
@@ -922,6 +964,7 @@ const IMPORT_SETTINGS = [
   'PUBLIC_URL',
   'REGISTRY_DATA_DIR',
   'DATABASE_URL',
+  'DATABASE_URL_FILE',
   'REGISTRY_SQLITE_LOCK_WAIT_MS',
   'REGISTRY_INDEX_SNAPSHOT_DIR',
   'REGISTRY_MAX_DOCUMENT_BYTES',
@@ -947,7 +990,7 @@ export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportCo
   requireTrustRoots(e);
   return {
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
-    databaseUrl: e.DATABASE_URL,
+    databaseUrl: databaseUrl(e),
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
     search: { snapshotDir: path.resolve(e.REGISTRY_INDEX_SNAPSHOT_DIR ?? e.REGISTRY_DATA_DIR) },
     ...bodyLimits(e),
@@ -1025,8 +1068,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     host: e.HOST,
     publicUrl,
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
-    databaseUrl: e.DATABASE_URL,
+    databaseUrl: databaseUrl(e),
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
+    sqliteCheckHours: e.REGISTRY_SQLITE_CHECK_HOURS,
     tokens,
     publicRead: e.REGISTRY_PUBLIC_READ,
     maxDocumentBytes,
@@ -1062,7 +1106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       trustProxy: e.REGISTRY_TRUST_PROXY,
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
-    watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, maxTracked: e.REGISTRY_WATCH_MAX_MATCHES, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000) },
+    watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, maxTracked: e.REGISTRY_WATCH_MAX_MATCHES, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000), httpCredentials: e.REGISTRY_WEBHOOK_HTTP_CREDENTIALS },
     fetch: fetchSettings(e),
     search: {
       synonymsFile: e.REGISTRY_SYNONYMS === undefined ? undefined : path.resolve(e.REGISTRY_SYNONYMS),

@@ -5,6 +5,9 @@
  * to a limit the MCP tools publish as maxLength 1000.
  */
 
+/** An unpaired surrogate (JSON allows "\ud800"): no Unicode character, written as U+FFFD by every UTF-8 encoder. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Characters (code points) of `text`; a lone surrogate counts as one. */
 export function codePointLength(text: string): number {
   let n = text.length;

@@ -100,3 +100,28 @@ export function shownSettingValue(value: string): string | undefined {
   if (masked !== undefined) return `${before}${masked}${after}`;
   return /[@?]/.test(value) ? undefined : value;
 }
+
+/**
+ * A URL the operator configured (an allow-listed JWKS, a service), as logs and messages name it:
+ * withoutPassword's form, its user name's password and query values masked (a key or token in
+ * ?token=... is as much a secret as a password); `otherwise` where what in it is a secret cannot be told.
+ */
+export function shownUrl(url: string, otherwise: string): string {
+  return withoutPassword(url) ?? otherwise;
+}
+
+/**
+ * `text` (an error's message, which often names the URL it fetched) with `url` in it, as given
+ * and as the URL parser writes it, replaced by `shown`.
+ */
+export function withUrlShown(text: string, url: string, shown: string): string {
+  let href = url;
+  try {
+    href = new URL(url).href;
+  } catch {
+    // not a URL: only the given form can appear
+  }
+  let out = text;
+  for (const form of new Set([url, href])) if (form !== shown) out = out.split(form).join(shown);
+  return out;
+}

@@ -152,11 +152,19 @@ export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
  * does not say which header to send (a client without Accept, or with fetch's and curl's default
  * of any type, read "Client must accept both ..."). The same check as the SDK's (a substring test of
  * each type, as it makes it: Accept is a list), answered with the request's id when it has a
- * usable one (a batch has none), naming the header to send and what came.
+ * usable one (a batch has none), naming the header to send and what came. Media types are
+ * case-insensitive (RFC 9110 8.3.1), and the SDK's test is not: it refused "Accept:
+ * Application/JSON, Text/Event-Stream" with 406, telling a client that accepted both to accept
+ * both. The header passes in lower case, as the SDK then reads it.
  */
 export const mcpAcceptGuard: RequestHandler = (req, res, next) => {
+  if (req.method !== 'POST') return next();
   const accept = req.headers.accept;
-  if (req.method !== 'POST' || (accept?.includes('application/json') && accept.includes('text/event-stream'))) return next();
+  const types = accept?.toLowerCase();
+  if (types?.includes('application/json') && types.includes('text/event-stream')) {
+    if (types !== accept) setOneHeaderValue(req, 'accept', types);
+    return next();
+  }
   const body: unknown = req.body;
   const sent = accept === undefined ? 'no Accept header came' : `it came with Accept: ${accept.slice(0, 100)}`;
   const message = `Not Acceptable: MCP Streamable HTTP requests must accept both JSON and an event stream (${sent}). Send the header Accept: application/json, text/event-stream.`;

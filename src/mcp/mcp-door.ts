@@ -19,10 +19,10 @@ import type { Request, RequestHandler, Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
-import { bodyErrorHandler, failureFormat, sendFailure, type FailureFormatter } from '../http/errors.js';
+import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { requestScope, scopedErrorHandler, type RequestNamer } from '../http/request-log.js';
 import { isObject } from '../lib/json.js';
@@ -30,11 +30,11 @@ import { requireJsonRpcBody } from '../protocol/jsonrpc-media-type.js';
 import { isA2AMethod } from '../protocol/request-guard.js';
 import { currentScope, runInScope, type BatchCall, type RequestScope } from '../observability/request-scope.js';
 import { mcpAcceptGuard, mcpEnvelopeGuard, mcpProtocolVersionGuard } from './envelope-guard.js';
+import { mcpFailureFormat } from './failure-format.js';
 import { guardParams } from './params-guard.js';
 import { MCP_PATH } from './paths.js';
 import { TOOL_NAMES, registerTools } from './tools.js';
 
-const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_SERVER_ERROR = -32000;
 
 /** MCP methods a client sends to this server (bounded metrics labels). */
@@ -193,6 +193,25 @@ function runCallsInScopes(transport: Transport, request: RequestScope): void {
   };
 }
 
+/**
+ * Leaves cancellation notifications (notifications/cancelled) unread. A call here cannot be
+ * cancelled (a tool runs its operation to the end), and MCP lets a receiver ignore a
+ * cancellation of a request it cannot cancel; in a stateless request, the only request a
+ * cancellation can name is one of its own batch. Read, it made the SDK drop that request's
+ * answer (a cancelled request gets none) while the transport waited for every answer of the
+ * batch: the HTTP request hung with no answer at all, a registration it held stored but never
+ * acknowledged. Ignored, the call is answered as any other, and the client ignores an answer
+ * to a request it cancelled, as MCP asks of it.
+ */
+function ignoreCancellations(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('ignoreCancellations: connect the server to the transport first');
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') return;
+    deliver(message, extra);
+  };
+}
+
 /** The request as the SDK's transport reads it: its headers (from rawHeaders, as sent; HTTP/2 pseudo-headers left out) and URL; the body is passed parsed. */
 function webRequestOf(req: Request): globalThis.Request {
   const headers = new Headers();
@@ -221,17 +240,6 @@ async function answerOverTransport(transport: WebStandardStreamableHTTPServerTra
   if (text === '') res.end();
   else res.setHeader('Content-Length', Buffer.byteLength(text)).end(text);
 }
-
-/** Refusals before the SDK (flood, body, host, auth) as JSON-RPC errors, like the SDK's own. */
-const jsonRpcFailure: FailureFormatter = (failure) => {
-  const data: Record<string, unknown> = { reason: failure.reason };
-  if (failure.retryAfterSeconds !== undefined) data.retryAfterSeconds = failure.retryAfterSeconds;
-  // The request's id when the refusal came after the body was read (a refused token), as on A2A.
-  // A body's media type refused (a charset other than UTF-8) takes the code the MCP SDK gives a
-  // wrong Content-Type, -32000, not A2A's -32005.
-  const code = failure.reason === 'CONTENT_TYPE_NOT_SUPPORTED' ? JSONRPC_SERVER_ERROR : failure.jsonRpcCode;
-  return { body: { jsonrpc: '2.0', id: failure.id ?? null, error: { code, message: failure.message, data } } };
-};
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -314,13 +322,20 @@ export const mcpDoor: Door = {
         return;
       }
       if (req.method !== 'POST') {
+        // -32000, as the MCP SDK's transport and its stateless server example answer 405, with the
+        // reason this door's other refusals carry: it was -32600, "Invalid Request", of a request
+        // that sent no JSON-RPC message at all.
         const scope = currentScope();
         if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'METHOD_NOT_ALLOWED' });
         res.setHeader('Allow', 'POST');
         res.status(405).json({
           jsonrpc: '2.0',
           id: null,
-          error: { code: JSONRPC_INVALID_REQUEST, message: `This MCP endpoint is stateless: send every request as a POST (no ${req.method} stream or session).` },
+          error: {
+            code: JSONRPC_SERVER_ERROR,
+            message: `This MCP endpoint is stateless: send every request as a POST (no ${req.method} stream or session).`,
+            data: { reason: 'METHOD_NOT_ALLOWED' },
+          },
         });
         return;
       }
@@ -337,6 +352,7 @@ export const mcpDoor: Door = {
       });
       try {
         await server.connect(transport);
+        ignoreCancellations(transport);
         guardParams(transport, {
           tools: TOOLS,
           checkArguments,
@@ -357,7 +373,7 @@ export const mcpDoor: Door = {
     app.all(
       MCP_PATH,
       metrics.middleware({ door: 'mcp', method: mcpMethodLabel }),
-      failureFormat(jsonRpcFailure),
+      failureFormat(mcpFailureFormat),
       rebindingGuard(hosts, config.hardening.corsOrigins),
       abuse.floodGuard(),
       // Bodies of any declared type are read, so a wrong Content-Type is refused with the request's

@@ -170,5 +170,15 @@ export interface Fetcher {
    */
   fetchFunction(options: FetchOptions): FetchFunction;
   /** Resolves and checks a URL without sending anything; throws the FetchError a request would. */
-  check(url: string | URL, options: Pick<FetchOptions, 'purpose' | 'signal'>): Promise<void>;
+  check(url: string | URL, options: Pick<FetchOptions, 'purpose' | 'signal'>): Promise<CheckedUrl>;
+}
+
+/** What `check` found out about a URL it accepts. */
+export interface CheckedUrl {
+  /**
+   * The operator allowed where it goes: REGISTRY_FETCH_ALLOW lists its host, or every address it
+   * resolves to, or it is a service the operator configured for the purpose. Such a target is on
+   * a network the operator vouches for (its own, often private), not anywhere on the internet.
+   */
+  operatorAllowed: boolean;
 }

@@ -18,6 +18,7 @@ import { otherThanUtf8 } from '../lib/charset.js';
 import { contentCodings } from '../lib/content-codings.js';
 import {
   FetchError,
+  type CheckedUrl,
   type FetchFailureReason,
   type FetchFunction,
   type FetchOptions,
@@ -229,13 +230,17 @@ export class GuardedFetcher implements Fetcher {
     return this.agents.close();
   }
 
-  async check(url: string | URL, options: Pick<FetchOptions, 'purpose' | 'signal'>): Promise<void> {
+  async check(url: string | URL, options: Pick<FetchOptions, 'purpose' | 'signal'>): Promise<CheckedUrl> {
     const started = process.hrtime.bigint();
     const deadline = new Deadline(this.timeoutMs, [options.signal]);
     const state = { url: String(url) };
     try {
-      await this.admit(parseUrl(url), deadline, options.purpose);
+      const parsed = parseUrl(url);
+      const addresses = await this.admit(parsed, deadline, options.purpose);
       this.report(options.purpose, started, 'ok');
+      const operatorAllowed =
+        this.hostAllowed(parsed, options.purpose) || addresses.every(({ address }) => this.allow.allowsAddress(parseAddress(address)!));
+      return { operatorAllowed };
     } catch (error) {
       throw this.failed(options.purpose, started, error, state.url, deadline);
     } finally {
@@ -437,6 +442,11 @@ export class GuardedFetcher implements Fetcher {
     }
   }
 
+  /** REGISTRY_FETCH_ALLOW lists the URL's host by name, or the operator configured its origin for `purpose`: any address it resolves to is accepted. */
+  private hostAllowed(url: URL, purpose: FetchPurpose): boolean {
+    return (parseAddress(url.hostname) === undefined && this.allow.allowsHost(url.hostname)) || this.operatorOrigins.get(purpose)?.has(url.origin) === true;
+  }
+
   /** Checks scheme, credentials and every address of the host; answers the addresses to connect to. */
   private async admit(url: URL, deadline: Deadline, purpose: FetchPurpose): Promise<CheckedAddress[]> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -454,7 +464,7 @@ export class GuardedFetcher implements Fetcher {
     }
     const host = url.hostname;
     const literal = parseAddress(host);
-    const hostAllowed = (!literal && this.allow.allowsHost(host)) || this.operatorOrigins.get(purpose)?.has(url.origin) === true;
+    const hostAllowed = this.hostAllowed(url, purpose);
     let answers: readonly string[];
     if (literal) {
       answers = [literal.toString()];

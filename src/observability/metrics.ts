@@ -30,6 +30,8 @@ export interface MetricsSources {
   cachedDurableTasks?(): { tasks: number; bytes: number };
   /** Whether storage takes writes (no storage fault), and the fault's reason otherwise. */
   storageFault?(): string | undefined;
+  /** Whether the database is known damaged (a lasting fault: an integrity check or a corrupt page found it). */
+  storageDamaged?(): boolean;
   /** Searches answered from the search cache and not, since start, and answers kept now. */
   searchCache?(): { found: number; missed: number; size: number; bytes: number };
   /** Log lines dropped since start because the log could not be written (a full disk); undefined: not counted. */
@@ -231,6 +233,14 @@ export class RegistryMetrics {
       registers: [this.registry],
       collect() {
         if (self.sources?.storageFault) this.set(self.sources.storageFault() === undefined ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'registry_storage_damaged',
+      help: '1 once the database file is found damaged (SQLite: a background integrity check, or a corrupt page read), until it is repaired and the registry restarted; writes are refused meanwhile. 0 otherwise.',
+      registers: [this.registry],
+      collect() {
+        if (self.sources?.storageDamaged) this.set(self.sources.storageDamaged() ? 1 : 0);
       },
     });
     // The count is the log destination's, process-wide: the metric follows it.

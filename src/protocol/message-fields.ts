@@ -19,7 +19,7 @@
  */
 import type { Message } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
-import { codePointLength } from '../lib/code-points.js';
+import { LONE_SURROGATE, codePointLength } from '../lib/code-points.js';
 import { isObject } from '../lib/json.js';
 
 /** Characters (code points) of an id a client gives a message, its context, the task it continues or references. */
@@ -94,8 +94,6 @@ export function messageFieldProblem(message: unknown, legacy: boolean): RequestM
 
 /** A C0 or C1 control character, DEL included (NUL too, which PostgreSQL refuses in text). */
 const CONTROL = /\p{Cc}/u;
-/** An unpaired surrogate (JSON allows "\ud800"), as validation/display-text.ts finds one in a card. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** What is wrong with the client-chosen id `value` at `field`, or undefined. */
 function clientIdProblem(field: string, value: string): string | undefined {

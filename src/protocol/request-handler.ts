@@ -30,7 +30,7 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
     );
     const { abuse, fetcher, watches } = ctx.core;
     // Push notifications go through the outbound guard (the SDK's own sender calls global fetch).
-    const pushConfigs = new PushConfigs(fetcher, watches);
+    const pushConfigs = new PushConfigs(fetcher, watches, { httpCredentials: config.watches.httpCredentials });
     const pushes = new WatchPushes(pushConfigs, fetcher, log, config.watches.bufferEvents, { ...DEFAULT_PUSH_RETRY, windowMs: config.watches.webhookRetryMs });
     watches.onStart((watch) => pushes.follow(watch));
     // Every watch keeps its stored task current (events, its end), whether or not a stream is open.

@@ -27,7 +27,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 import type { WatchEvent } from '../contract/types.js';
-import { FetchError, type Fetcher } from '../net/fetcher.js';
+import { FetchError, type CheckedUrl, type Fetcher } from '../net/fetcher.js';
 import type { Logger } from '../observability/logger.js';
 import { watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
@@ -86,6 +86,8 @@ export class PushConfigs implements PushNotificationStore {
     private readonly fetcher: Fetcher,
     /** A watch's configs are stored with its definition. */
     private readonly watches?: WatchHub,
+    /** httpCredentials: a token or credentials may go to a plain http webhook the operator did not allow (REGISTRY_WEBHOOK_HTTP_CREDENTIALS). */
+    private readonly options: { httpCredentials?: boolean } = {},
   ) {}
 
   async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
@@ -93,12 +95,15 @@ export class PushConfigs implements PushNotificationStore {
     if (!config.url) throw configRefusal('url is required: the absolute http(s) URL of the webhook that receives the task\'s notifications.', 'url');
     const unsendable = sizeProblem(config) ?? headerProblem(config);
     if (unsendable) throw configRefusal(unsendable.message, unsendable.field);
+    let checked: CheckedUrl;
     try {
-      await this.fetcher.check(config.url, { purpose: 'webhook' });
+      checked = await this.fetcher.check(config.url, { purpose: 'webhook' });
     } catch (error) {
       if (error instanceof FetchError) throw configRefusal(`The push notification URL is refused: ${error.message}`, 'url');
       throw error;
     }
+    const exposed = this.options.httpCredentials ? undefined : credentialsInClear(config, checked);
+    if (exposed) throw configRefusal(exposed, 'url');
     // A v0.3 config set without an id gets the task's id, as v0.3 servers give it (the v0.3 SDK's
     // did): a v0.3 client then gets and deletes it by the task id. v1.0 leaves the id to the server.
     if (!config.id) config.id = context.requestedVersion === LEGACY_VERSION ? taskId : randomUUID();
@@ -224,6 +229,23 @@ function sizeProblem(config: TaskPushNotificationConfig): ConfigProblem | undefi
     }
   }
   return undefined;
+}
+
+/**
+ * Why a config's token or credentials would cross the network unencrypted, if they would: its
+ * webhook is plain http, somewhere the operator did not allow (REGISTRY_FETCH_ALLOW names the
+ * operator's own networks, a receiver on localhost in tests among them). Every notification
+ * carries them as headers, readable by anyone on the path and replayable against the receiver
+ * (A2A 13.2: webhook URLs SHOULD use HTTPS, its tokens are secrets).
+ */
+function credentialsInClear(config: TaskPushNotificationConfig, checked: CheckedUrl): string | undefined {
+  if (checked.operatorAllowed || new URL(config.url).protocol !== 'http:') return undefined;
+  const carried = [config.token ? 'a token' : undefined, config.authentication?.credentials ? 'authentication credentials' : undefined].filter(Boolean);
+  if (carried.length === 0) return undefined;
+  return (
+    `The push notification URL is plain http, and the config carries ${carried.join(' and ')}, which every notification would send unencrypted across the network, ` +
+    "readable by anyone on the path: give the webhook's https URL. (The registry's operator allows plain http to the hosts REGISTRY_FETCH_ALLOW lists, or everywhere with REGISTRY_WEBHOOK_HTTP_CREDENTIALS=true.)"
+  );
 }
 
 /** A header value sent as given: visible ASCII, spaces inside only (HTTP would trim them at the ends). */

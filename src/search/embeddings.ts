@@ -10,7 +10,7 @@
  * is refused like any other request. Bounded: a timeout per request, a cap on the answer's size,
  * and errors that say which service failed and how.
  */
-import { withoutPassword } from '../lib/url-password.js';
+import { shownUrl, withUrlShown } from '../lib/url-password.js';
 import type { FetchFunction, FetchOptions } from '../net/fetcher.js';
 
 
@@ -62,7 +62,7 @@ export class OpenAIEmbeddings implements Embedder {
     this.endpoint = embeddingsEndpoint(o.url);
     // Shown with its query values masked (a key given as ?api-key=...), in every log line and
     // message that names the service.
-    this.describe = `embeddings service ${withoutPassword(this.endpoint) ?? 'at REGISTRY_EMBEDDINGS_URL'} (model ${o.model})`;
+    this.describe = `embeddings service ${shownUrl(this.endpoint, 'at REGISTRY_EMBEDDINGS_URL')} (model ${o.model})`;
     this.timeoutMs = o.timeoutMs ?? 10_000;
     this.maxBytes = o.maxResponseBytes ?? 64 * 1024 * 1024;
     // The guard's deadline covers the whole request, body included; its cap, the body.
@@ -112,12 +112,13 @@ export class OpenAIEmbeddings implements Embedder {
   /**
    * `text` (an error's message, the start of an answer) with the secrets the registry sends
    * masked: the outbound guard's messages name the URL fetched in full, and a service may quote
-   * the key it was sent ("bad key ..."). Those messages are logged.
+   * the key it was sent ("bad key ..."). Those messages are logged. The key is masked whatever
+   * its length: a short one ("ollama", a local service's placeholder) may be a real secret too,
+   * and masking it where it is only a word of the message costs that message a word.
    */
   private masked(text: string): string {
-    const shown = text.split(this.endpoint).join(withoutPassword(this.endpoint) ?? 'REGISTRY_EMBEDDINGS_URL');
-    // A key too short to be one (a placeholder) would mask every letter it matches.
-    return this.o.apiKey && this.o.apiKey.length >= 8 ? shown.split(this.o.apiKey).join('***') : shown;
+    const shown = withUrlShown(text, this.endpoint, shownUrl(this.endpoint, 'REGISTRY_EMBEDDINGS_URL'));
+    return this.o.apiKey ? shown.split(this.o.apiKey).join('***') : shown;
   }
 }
 

@@ -23,6 +23,12 @@ export interface StorageFault {
    * writes that need those rows are refused.
    */
   scope?: 'rows';
+  /**
+   * A fault no write probe clears: the database file is damaged (an integrity check found it, or
+   * SQLite reported a corrupt page), and writing on into it could only spread the damage. Writes
+   * stay refused until the operator repairs the file and restarts the registry.
+   */
+  lasting?: true;
 }
 
 export class StorageUnavailableError extends Error {

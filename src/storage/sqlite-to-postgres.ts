@@ -16,7 +16,9 @@
  * on it, but what it writes after the snapshot is not carried, so stop it for the final run); the
  * target is written in one PostgreSQL transaction, so a failure leaves it as it was; a target
  * that holds registry data is refused unless `replace`. The copy is verified before it commits:
- * row counts, and a checksum of every entry and revision read back from PostgreSQL.
+ * row counts, and a checksum of every entry and revision read back from PostgreSQL. A value
+ * PostgreSQL's text cannot hold (U+0000, which releases before stored on SQLite) is found before
+ * anything is written, and refused naming its rows, or carried as U+FFFD when asked (`replaceNul`).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -85,6 +87,8 @@ export interface MigrationSummary {
   checksum: string;
   /** Whether registry data the target held was replaced (`replace`). */
   replaced: boolean;
+  /** Values holding U+0000 carried with U+FFFD in its place (`replaceNul`). */
+  replacedNul: number;
   seconds: number;
 }
 
@@ -97,6 +101,11 @@ export interface MigrationOptions {
   replace: boolean;
   /** Rows per INSERT. */
   batchSize: number;
+  /**
+   * Carry each U+0000 (NUL) that SQLite holds as U+FFFD, which PostgreSQL's text can hold. Without
+   * it, a source holding one is refused before anything is written (see `unstorableValues`).
+   */
+  replaceNul?: boolean;
   onProgress?: (p: MigrationProgress) => void;
   /**
    * Aborted (Ctrl-C): the copy stops at its next batch and is rolled back, as is any failure; one
@@ -190,6 +199,10 @@ const MAX_BATCH_CHARS = 32 * 1024 * 1024;
 
 const bool = (v: unknown): boolean | null => (v === null || v === undefined ? null : Number(v) !== 0);
 
+const NUL = '\u0000';
+/** U+0000 as PostgreSQL's text can hold it: U+FFFD, the replacement character (`replaceNul`). */
+const withoutNul = (v: unknown): unknown => (typeof v === 'string' && v.includes(NUL) ? v.replaceAll(NUL, '\uFFFD') : v);
+
 const COPIES: readonly TableCopy[] = [
   {
     table: 'entries',
@@ -264,7 +277,7 @@ async function copyTable(db: Database.Database, client: pg.Client, copy: TableCo
     if (rows.length === 0) break;
     const arrays = copy.columns.map((c) => {
       const convert = copy.convert?.[c];
-      return rows.map((r) => (convert ? convert(r[c]) : (r[c] ?? null)));
+      return rows.map((r) => withoutNul(convert ? convert(r[c]) : (r[c] ?? null)));
     });
     await client.query(insert, arrays);
     done += rows.length;
@@ -289,6 +302,8 @@ const REVISION_SUM_SQL = {
 /** One value as both engines' rows give it: times as ISO-8601 instants, numbers as numbers. */
 function canonical(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
+  // As copied: a source refused for U+0000 is never compared, and `replaceNul` wrote U+FFFD.
+  if (typeof value === 'string' && value.includes(NUL)) return withoutNul(value);
   if (typeof value === 'bigint') return Number(value);
   if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value)) return new Date(value).toISOString();
   if (typeof value === 'string' && /^\d+$/.test(value) && value.length < 16) return Number(value);
@@ -352,6 +367,50 @@ function postgresChecksum(client: pg.Client, batchSize: number, onPage: (entries
   );
 }
 
+/** A value SQLite holds that PostgreSQL's text cannot: its table, its row (by key) and column. */
+export interface UnstorableValue {
+  table: MigratedTable;
+  row: Record<string, unknown>;
+  column: string;
+}
+
+/**
+ * Every text value of the copied tables holding U+0000 (NUL), which PostgreSQL's text cannot hold:
+ * the INSERT of its batch would fail the copy part way ("invalid byte sequence for encoding UTF8:
+ * 0x00"). Releases before refused none (a verified signature's kid, a message's context id), and
+ * SQLite stores them. Found by bytes (SQLite's text functions stop at a NUL).
+ */
+export function unstorableValues(db: Database.Database): UnstorableValue[] {
+  const found: UnstorableValue[] = [];
+  for (const copy of COPIES) {
+    const texts = copy.columns.filter((c, i) => copy.types[i] === 'text');
+    const holds = (c: string) => `instr(CAST(${c} AS BLOB), x'00') > 0`;
+    const rows = db.prepare(`SELECT ${[...copy.key, ...texts.map((c) => `${holds(c)} AS "nul:${c}"`)].join(', ')} FROM ${copy.table} WHERE ${texts.map(holds).join(' OR ')}`).all() as Record<string, unknown>[];
+    for (const r of rows) {
+      const row = Object.fromEntries(copy.key.map((k) => [k, r[k]]));
+      for (const column of texts) if (Number(r[`nul:${column}`]) === 1) found.push({ table: copy.table, row, column });
+    }
+  }
+  return found;
+}
+
+/** At most this many values are named in the refusal; the count says how many there are. */
+const NAMED_UNSTORABLE = 20;
+
+function unstorableRefusal(file: string, found: UnstorableValue[]): MigrationError {
+  const named = found.slice(0, NAMED_UNSTORABLE).map((v) => {
+    const row = Object.entries(v.row).map(([k, value]) => `${k} ${JSON.stringify(value)}`).join(', ');
+    return `${v.table} (${row}): ${v.column}`;
+  });
+  const more = found.length > NAMED_UNSTORABLE ? `; and ${found.length - NAMED_UNSTORABLE} more` : '';
+  return new MigrationError(
+    `${file} holds ${found.length === 1 ? 'a value' : `${found.length} values`} with the character U+0000 (NUL), which PostgreSQL's text cannot hold ` +
+      `(stored before the registry refused it): ${named.join('; ')}${more}. Nothing was written. ` +
+      `Run the migration again with --replace-nul to carry each with U+FFFD (the replacement character) in its place, ` +
+      `or first remove those rows on the SQLite registry (unregister the entries named)`,
+  );
+}
+
 /** What registry data a PostgreSQL database holds, as "3 entries, 2 tasks" (empty when none). */
 async function heldData(client: pg.Client): Promise<string> {
   const { rows } = await client.query<{ entries: string; tasks: string; watches: string; changes: string }>(
@@ -375,6 +434,18 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
   };
   const file = sourceFile(options.from);
   const db = openSource(file);
+  // The copy reads one snapshot, taken by this transaction's first read: the check below, before
+  // anything is written or PostgreSQL even asked, sees what the copy will.
+  db.exec('BEGIN');
+  let replacedNul = 0;
+  try {
+    const unstorable = unstorableValues(db);
+    if (unstorable.length > 0 && options.replaceNul !== true) throw unstorableRefusal(file, unstorable);
+    replacedNul = unstorable.length;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   let client: pg.Client;
   try {
     client = new pg.Client({ connectionString: options.to, application_name: 'a2a-registry migrate', connectionTimeoutMillis: 10_000 });
@@ -397,8 +468,7 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
       if (err instanceof SchemaTooNewError) throw new MigrationError(`${err.message.replace(/ Refusing to start.*$/, '')} Migrate with that release.`, false, { cause: err });
       throw err;
     }
-    // The copy is one transaction: the SQLite snapshot is taken by its first read, below.
-    db.exec('BEGIN');
+    // The copy is one transaction (the SQLite snapshot was taken above).
     await client.query('BEGIN');
     try {
       // No statement of the copy may trip a server-side default timeout; the transaction is long by design.
@@ -447,7 +517,7 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
       await client.query('COMMIT');
       // Fresh statistics, so the first queries on a large copy are planned well.
       await client.query('ANALYZE').catch(() => undefined);
-      return { source: file, target, rows, changeSeq, checksum: expected, replaced: held !== '', seconds: (Date.now() - started) / 1000 };
+      return { source: file, target, rows, changeSeq, checksum: expected, replaced: held !== '', replacedNul, seconds: (Date.now() - started) / 1000 };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;

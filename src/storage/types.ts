@@ -408,6 +408,19 @@ export interface ScanOptions {
   outsideKeyset?: string;
 }
 
+/** SQLite's checks of a whole file: `quick_check` (every page, b-tree and record) and `integrity_check` (also every index against its table). */
+export type IntegrityCheckKind = 'quick_check' | 'integrity_check';
+
+export interface IntegrityReport {
+  /** The file checked. */
+  file: string;
+  check: IntegrityCheckKind;
+  ok: boolean;
+  /** What SQLite reported (its first few messages); empty when whole. */
+  problems: string[];
+  seconds: number;
+}
+
 export interface RegistryStore {
   /** Which implementation, for logs and /readyz ("sqlite" or "postgres"). */
   readonly engine: string;
@@ -445,6 +458,14 @@ export interface RegistryStore {
    * e.g. re-creating a deleted SQLite file from the open connection). Clears `fault` on success.
    */
   probeWrites(): Promise<boolean>;
+
+  /**
+   * SQLite: checks the database file through (`quick_check` by default), off the event loop,
+   * beside the running store. Damage found makes `fault` a lasting one (writes refused until the
+   * file is repaired and the registry restarted), said in the store's notice. Absent on
+   * PostgreSQL, whose server checks its own pages (data checksums).
+   */
+  checkIntegrity?(check?: IntegrityCheckKind): Promise<IntegrityReport>;
 
   /**
    * Creates the entry, or updates the one with the same kind and identityUrl.

@@ -37,6 +37,7 @@ import { outsideScope } from '../observability/request-scope.js';
 import type { KeyLookup, TrustedKey, TrustedKeys } from '../validation/signature.js';
 import { keysetFingerprint, parseJwks } from './jwks.js';
 import { makeDirectories } from '../lib/make-directories.js';
+import { shownUrl, withUrlShown } from '../lib/url-password.js';
 
 /** A JWKS document as fetched: `lifetimeMs` is how long its server says it may be used, when it says. */
 export interface FetchedJwks {
@@ -115,6 +116,12 @@ export interface TrustRootsOptions {
 
 interface JkuSet {
   url: string;
+  /**
+   * The URL as every log line, message and verified signature names it: its query values masked
+   * (a key server's ?token=... is the operator's secret, and signatures' key sets are shown with
+   * entries to anyone).
+   */
+  shown: string;
   keys: TrustedKey[];
   /** The document the keys come from, and when it was fetched (undefined: never, nor saved). */
   document?: unknown;
@@ -169,7 +176,7 @@ export class TrustRoots implements TrustedKeys {
   private constructor(options: TrustRootsOptions) {
     this.#options = options;
     this.#log = options.log;
-    for (const url of options.jkuUrls ?? []) this.#jku.set(jkuKey(url), { url, keys: [], fetchedAt: 0, failures: 0 });
+    for (const url of options.jkuUrls ?? []) this.#jku.set(jkuKey(url), { url, shown: shownUrl(url, 'an allow-listed JWKS URL'), keys: [], fetchedAt: 0, failures: 0 });
   }
 
   /** Loads the trust roots; throws when the keys file cannot be used (the operator must fix it). */
@@ -234,7 +241,7 @@ export class TrustRoots implements TrustedKeys {
         notes.push(
           `${failed.length === 1 ? 'a trusted JWKS' : `${failed.length} trusted JWKS`} that may hold it could not be fetched just now; the registry's operator can see which, and why, in its log`,
         );
-        for (const s of failed) details.push(`the JWKS at ${s.url} could not be fetched (${s.error})`);
+        for (const s of failed) details.push(`the JWKS at ${s.shown} could not be fetched (${s.error})`);
       }
     }
     const out: KeyLookup = { keys };
@@ -341,16 +348,17 @@ export class TrustRoots implements TrustedKeys {
         // unverify every card it vouches for. It is asked again soon, then less often while it
         // stays down (at most every jkuMaxRetryMs); past the longest it may be used, its keys are
         // no longer trusted.
-        set.error = (error as Error).message;
+        // The guard's messages name the URL fetched in full: shown as the set is.
+        set.error = withUrlShown((error as Error).message, set.url, set.shown);
         set.failures++;
         const staleIn = set.keys.length > 0 && set.goodAt !== undefined ? set.goodAt + this.#maxStaleMs - Date.now() : Infinity;
         const kept = Number.isFinite(staleIn) && staleIn > 0 ? `: the keys it gave at ${new Date(set.goodAt!).toISOString()} stay trusted until ${new Date(set.goodAt! + this.#maxStaleMs).toISOString()} (REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS)` : '';
-        this.#log.warn({ url: set.url, err: error }, `the trusted JWKS at ${set.url} could not be fetched${kept}`);
+        this.#log.warn({ url: set.shown, failure: set.error }, `the trusted JWKS at ${set.shown} could not be fetched${kept}`);
         if (staleIn <= 0) {
           set.keys = [];
           this.#log.error(
-            { url: set.url, fetchedAt: new Date(set.goodAt!).toISOString() },
-            `the keys of the trusted JWKS at ${set.url} are no longer trusted: it has not been fetched since ${new Date(set.goodAt!).toISOString()}, longer ago than REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS allows`,
+            { url: set.shown, fetchedAt: new Date(set.goodAt!).toISOString() },
+            `the keys of the trusted JWKS at ${set.shown} are no longer trusted: it has not been fetched since ${new Date(set.goodAt!).toISOString()}, longer ago than REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS allows`,
           );
         }
         const backoff = Math.min(this.#minRefreshMs * 2 ** Math.min(set.failures - 1, 20), this.#maxRetryMs);
@@ -365,11 +373,11 @@ export class TrustRoots implements TrustedKeys {
 
   /** The keys of `document` (a JWKS fetched or saved at `goodAt`) become the set's. */
   #adopt(set: JkuSet, document: unknown, goodAt: number, warn: boolean): void {
-    const parsed = parseJwks(document, set.url);
-    if (warn) for (const problem of parsed.problems) this.#log.warn({ url: set.url }, problem);
+    const parsed = parseJwks(document, set.shown);
+    if (warn) for (const problem of parsed.problems) this.#log.warn({ url: set.shown }, problem);
     const scope = this.#options.jkuScope === 'site' ? siteOf(set.url) : undefined;
     // Each key knows its set, which a signature it verifies is said to be by (SignatureStatus.jwks).
-    set.keys = parsed.keys.map((k) => (scope === undefined ? { ...k, jwks: set.url } : { ...k, jwks: set.url, vouchesFor: scope }));
+    set.keys = parsed.keys.map((k) => (scope === undefined ? { ...k, jwks: set.shown } : { ...k, jwks: set.shown, vouchesFor: scope }));
     set.document = document;
     set.goodAt = goodAt;
   }

@@ -20,6 +20,7 @@ import type { Generation, ValidatorOptions, Verdict, WrittenText } from './types
 import { accepted, failureMessage, rejected, tooLarge } from './verdict.js';
 import { AGENT_CARD_TEXT, displayTextFindings } from './display-text.js';
 import { fidelityFindings } from './json-fidelity.js';
+import { nulCharacterErrors } from './nul-characters.js';
 
 export interface CardValidators {
   cardV03: CompiledPair;
@@ -104,6 +105,8 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
   const text = displayTextFindings(card, AGENT_CARD_TEXT);
   errors.push(...text.errors.filter((f) => !errors.some((e) => e.path === f.path)));
   warnings.push(...text.warnings);
+  // U+0000 anywhere else (an extension's params, a key): said once where a check above said it.
+  errors.push(...nulCharacterErrors(card).filter((f) => !errors.some((e) => e.path === f.path)));
   if (errors.length === 0) return withCheckedEndpoints(accepted('agent', sizeBytes, warnings, generation), endpoints.checked);
 
   const label = `A2A v${generation} agent card`;

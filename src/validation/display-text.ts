@@ -22,6 +22,7 @@
  */
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer } from '../lib/json.js';
+import { LONE_SURROGATE } from '../lib/code-points.js';
 
 /**
  * Where the texts of a document are, as JSON Pointer patterns ("*": any array index, "{}": any
@@ -132,7 +133,6 @@ export const MCP_SERVER_TEXT: TextFields = {
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 const CONTROL_IN_NAME = /[\u0000-\u001F\u007F-\u009F]/;
 const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The findings on `doc`'s display texts: errors, and warnings (bidirectional controls in running text). */
 export function displayTextFindings(doc: unknown, fields: TextFields): { errors: Finding[]; warnings: Finding[] } {

@@ -16,6 +16,7 @@ import { classifyUrl, urlFinding } from './urls.js';
 import { accepted, failureMessage, rejected, tooLarge } from './verdict.js';
 import { MCP_SERVER_TEXT, displayTextFindings } from './display-text.js';
 import { fidelityFindings, partsOf } from './json-fidelity.js';
+import { nulCharacterErrors } from './nul-characters.js';
 
 export interface McpValidators {
   toolspec: CompiledPair;
@@ -140,6 +141,8 @@ export function validateMcpServer(
   const text = displayTextFindings({ mcpServer: server, toolspec }, MCP_SERVER_TEXT);
   errors.push(...text.errors.filter((f) => !errors.some((e) => e.path === f.path)));
   warnings.push(...text.warnings);
+  // U+0000 anywhere else (a parameter's default, a key): said once where a check above said it.
+  errors.push(...nulCharacterErrors({ mcpServer: server, toolspec }).filter((f) => !errors.some((e) => e.path === f.path)));
 
   if (errors.length === 0) return withCheckedEndpoints(accepted('mcp-server', toolspecSizeBytes, warnings), checked);
   return rejected('mcp-server', 'VALIDATION_FAILED', failureMessage('MCP server registration', errors), toolspecSizeBytes, errors, warnings);

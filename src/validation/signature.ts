@@ -17,6 +17,7 @@
 import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify, importJWK, type JWK } from 'jose';
 import type { Finding, SignatureStatus } from '../contract/types.js';
 import { OWN_KEY_SET, type CardVerification } from '../contract/verification.js';
+import { LONE_SURROGATE } from '../lib/code-points.js';
 import { normalHost, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
 import {
@@ -30,6 +31,7 @@ import {
   uncoveredRequirementPaths,
 } from './canonical-card.js';
 import { cardEndpointUrls } from './endpoint-urls.js';
+import { holdsNul } from './nul-characters.js';
 import type { Generation } from './types.js';
 
 /** Asymmetric JWS algorithms (RFC 7518, RFC 8037). */
@@ -277,6 +279,32 @@ function missingFromProtected(member: 'alg' | 'kid', header: Record<string, unkn
   return `its protected header has no "${member}"`;
 }
 
+const NUL = '\u0000';
+
+/** What a header text holds that makes it unkept, said for the reason. */
+const unkeptText = (text: string): string | undefined =>
+  text.includes(NUL)
+    ? `holds the character U+0000 (NUL) at position ${text.indexOf(NUL)}`
+    : !LONE_SURROGATE.test(text)
+      ? undefined
+      : 'holds an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character';
+
+/**
+ * A protected header member (its name, or its value: `kid`, `jku`, any other) holding U+0000 or an
+ * unpaired surrogate. The kid of a verified signature is stored as text of its own: SQLite kept a
+ * NUL where PostgreSQL refused the whole registration, and both engines write an unpaired
+ * surrogate as U+FFFD. So such a signature is invalid, on every engine, before any key is asked.
+ */
+function unkeptHeaderText(header: Record<string, unknown>): string | undefined {
+  for (const [name, value] of Object.entries(header)) {
+    const inName = unkeptText(name);
+    if (inName !== undefined) return `the member name ${quote(name)} of its protected header ${inName}`;
+    const inValue = typeof value === 'string' ? unkeptText(value) : holdsNul(value) ? 'holds the character U+0000 (NUL)' : undefined;
+    if (inValue !== undefined) return `its protected header's ${quote(name)} ${inValue}`;
+  }
+  return undefined;
+}
+
 async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKeys, card: JsonObject, generation: Generation): Promise<Checked> {
   if (!isObject(sig) || typeof sig.protected !== 'string' || typeof sig.signature !== 'string') {
     return invalid('it is not a JWS signature object {"protected": "…", "signature": "…"}');
@@ -289,6 +317,10 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
   }
   const alg = typeof header.alg === 'string' ? header.alg : undefined;
   const kid = typeof header.kid === 'string' && header.kid !== '' ? header.kid : undefined;
+  const unkept = unkeptHeaderText(header);
+  if (unkept !== undefined) {
+    return invalid(`${unkept}, which the registry keeps on no storage engine as written: sign the card again with a protected header of printable text`, kid, alg);
+  }
   if (alg === undefined) return invalid(missingFromProtected('alg', header, sig), kid);
   if (!ACCEPTED.has(alg)) {
     const why = alg === 'none' || /^HS/i.test(alg) ? 'only asymmetric algorithms are accepted' : 'it is not an accepted algorithm';

@@ -6,7 +6,8 @@
  * replicas) at the database with DATABASE_URL.
  *
  * Exit code: 0 copied and verified, 1 the copy failed (--from not a registry's database, an older
- * or newer schema, a target in use, PostgreSQL unreachable, verification: nothing was committed),
+ * or newer schema, a target in use, PostgreSQL unreachable, verification, a value holding U+0000
+ * without --replace-nul: nothing was committed),
  * 2 usage (nothing at --from, or nothing this user may read, a target that already holds registry
  * data without --force, a --to that is not a PostgreSQL URL); 130 (143, 129) interrupted by
  * SIGINT (SIGTERM, SIGHUP): nothing was committed, said on stderr.
@@ -20,12 +21,14 @@ import { positiveInt } from './import.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, printJson, reportUsage, styles, type Output } from '../output.js';
 import { POSTGRES_URL_FORM } from '../../lib/url-password.js';
 import { nonEmpty } from '../option-values.js';
+import { warnPasswordFlag } from '../password-flags.js';
 import { interruption, signalOf } from '../interruption.js';
 
 interface MigrateOptions {
   from?: string;
   to?: string;
   force: boolean;
+  replaceNul?: boolean;
   batchSize: number;
   json: boolean;
 }
@@ -43,6 +46,7 @@ function formatSummary(m: MigrationSummary, o: Output): string {
     `and ${countOf(r.watches, 'watch', 'watches')} from ${m.source} to ${m.target} in ${m.seconds.toFixed(1)} s\n` +
     `verified: every table's rows counted, entries and revisions checksum ${m.checksum.slice(0, 16)}… equal on both sides\n` +
     (m.replaced ? 'The registry data the database held before was replaced.\n' : '') +
+    (m.replacedNul > 0 ? `${countOf(m.replacedNul, 'value')} holding U+0000 (NUL) ${m.replacedNul === 1 ? 'was' : 'were'} carried with U+FFFD in its place (--replace-nul).\n` : '') +
     'Next: stop the SQLite registry (what it wrote after the copy began is not in it: migrate again with --force if it wrote since),\n' +
     'then start the registry with DATABASE_URL set to the database, and the same REGISTRY_TOKENS (or admin token).\n'
   );
@@ -64,9 +68,13 @@ function progressPrinter(o: Output): (p: MigrationProgress) => void {
 export async function migrateCommand(options: MigrateOptions, o: Output): Promise<number> {
   // REGISTRY_DATA_DIR and DATABASE_URL as the registry, backup and import read them (an empty one
   // is unset, said; " /data" refused), each only where its flag is not given: a flag stands for it.
+  warnPasswordFlag('--to', options.to, o);
   const env = { ...process.env };
   if (options.from !== undefined) delete env.REGISTRY_DATA_DIR;
-  if (options.to !== undefined) delete env.DATABASE_URL;
+  if (options.to !== undefined) {
+    delete env.DATABASE_URL;
+    delete env.DATABASE_URL_FILE;
+  }
   const location = commandSettings(loadStorageLocation, {}, o, env);
   if ('usage' in location) return reportUsage(o, options.json, 'USAGE', location.usage);
   const from = options.from ?? location.dataDir;
@@ -82,7 +90,7 @@ export async function migrateCommand(options: MigrateOptions, o: Output): Promis
   // the signal does (130), as backup and import do.
   const stop = interruption();
   try {
-    summary = await migrateSqliteToPostgres({ from, to: to.trim(), replace: options.force, batchSize: options.batchSize, onProgress: progressPrinter(o), signal: stop.signal });
+    summary = await migrateSqliteToPostgres({ from, to: to.trim(), replace: options.force, replaceNul: options.replaceNul === true, batchSize: options.batchSize, onProgress: progressPrinter(o), signal: stop.signal });
   } catch (err) {
     if (stop.signal.aborted) {
       const signal = signalOf(stop.signal.reason);
@@ -112,6 +120,7 @@ export function register(program: Command): void {
     .option('--from <dir|file>', "the SQLite registry's data directory or its registry.db (REGISTRY_DATA_DIR, default ./data)", nonEmpty)
     .option('--to <url>', 'the PostgreSQL database to fill: postgres://... (DATABASE_URL)', nonEmpty)
     .option('--force', 'replace the registry data the PostgreSQL database holds (stop its replicas first)', false)
+    .option('--replace-nul', 'carry a value holding U+0000 (NUL), which PostgreSQL cannot store, with U+FFFD in its place (otherwise such a database is refused, its rows named)', false)
     .addOption(new Option('--batch-size <n>', 'rows per insert').argParser(positiveInt).default(DEFAULT_MIGRATE_BATCH_SIZE))
     .option('--json', 'print what was copied as one JSON document', false)
     .addHelpText(
@@ -122,7 +131,7 @@ export function register(program: Command): void {
         'before it commits: a failure leaves the database as it was. The SQLite file is read as one snapshot, so a\n' +
         'running registry may stay up, but its writes after the snapshot are not carried: stop it for the final run.\n' +
         'Exit status: 0 copied and verified, 1 failed, nothing committed (--from not a registry database, another\n' +
-        'release\'s schema, a target in use), 2 usage (nothing at --from this user may read, a --to that is no\n' +
+        'release\'s schema, a target in use, a value holding U+0000 without --replace-nul), 2 usage (nothing at --from this user may read, a --to that is no\n' +
         'PostgreSQL URL, a database holding registry data without --force), 130 interrupted (Ctrl-C): nothing committed.\n' +
         'Example:\n  a2a-registry migrate --from /var/lib/a2a-registry --to postgres://registry:secret@db:5432/registry',
     )

@@ -10,6 +10,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { RegistryConfig } from '../../config/config.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson } from '../output.js';
 import { nonEmpty } from '../option-values.js';
+import { warnPasswordFlag } from '../password-flags.js';
 import { catchStopSignals } from '../../stop-signals.js';
 
 export interface ServeOptions {
@@ -48,6 +49,9 @@ export function serveEnvironment(options: ServeOptions, env: NodeJS.ProcessEnv):
     const value = options[key];
     if (value !== undefined) merged[variable] = String(value);
   }
+  // The flag stands for the database URL however the environment gives it: a DATABASE_URL_FILE
+  // there beside it would be refused as both given.
+  if (options.databaseUrl !== undefined) delete merged.DATABASE_URL_FILE;
   return merged;
 }
 
@@ -93,6 +97,7 @@ export function register(program: Command): void {
       // First, as npm start does: a SIGTERM while the registry's modules load (the configuration's
       // included, loaded here for that) ends the start.
       catchStopSignals();
+      warnPasswordFlag('--database-url', options.databaseUrl, defaultOutput());
       const { ConfigError, loadConfig } = await import('../../config/config.js');
       let config: RegistryConfig;
       try {

@@ -86,6 +86,8 @@ import {
 import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
 import { OwnChanges } from '../own-changes.js';
 import { BackgroundCheckpointer, type CheckpointFailure } from './checkpointer.js';
+import { damageRemedy, problemCount, type IntegrityCheckKind, type IntegrityReport } from './integrity.js';
+import { checkIntegrityInChild, type RunningIntegrityCheck } from './integrity-process.js';
 import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
 import { prepare } from './statements.js';
 import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
@@ -219,6 +221,13 @@ export class SqliteStore implements RegistryStore {
   /** Their change-log sequences: pending (OwnChanges) until published. */
   readonly #unacknowledgedSeqs: number[] = [];
   #unacknowledgedListener: ((ids: string[]) => Promise<void>) | undefined;
+  /**
+   * The file found damaged (an integrity check, or SQLite reporting a corrupt page): a lasting
+   * fault, which no write probe clears, until the operator repairs the file and restarts.
+   */
+  #damage: StorageFault | undefined;
+  /** The integrity check running (at most one), stopped when the store closes. */
+  #integrityCheck: { running: RunningIntegrityCheck; report: Promise<IntegrityReport> } | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.#file = resolve(options.file);
@@ -250,7 +259,7 @@ export class SqliteStore implements RegistryStore {
   }
 
   get fault(): StorageFault | undefined {
-    return this.#faults.current;
+    return this.#damage ?? this.#faults.current;
   }
 
   async open(): Promise<void> {
@@ -372,6 +381,8 @@ export class SqliteStore implements RegistryStore {
   async #closeDatabase(): Promise<void> {
     const db = this.#db;
     this.#closed = true;
+    // A check reads the whole file (seconds per 100,000 entries): a shutdown does not wait for it (no verdict is lost, the next start checks again).
+    this.#integrityCheck?.running.stop();
     if (!db) return;
     // Its connection closed first: the last checkpoint below then has the file to itself.
     await this.#checkpointer?.close();
@@ -453,12 +464,76 @@ export class SqliteStore implements RegistryStore {
   #checkpointFailed(failure: CheckpointFailure): void {
     this.#notice('a background checkpoint of the WAL failed; SQLite checkpoints in COMMIT once the WAL is large', { file: this.#file, message: failure.message, code: failure.code });
     const fault = failure.code === undefined ? undefined : this.#classify(Object.assign(new Error(failure.message), { code: failure.code }));
-    if (fault && fault.reason !== 'locked') this.#faults.record(fault);
+    if (fault?.reason === 'corrupt') this.#corruptionFound(failure.message, fault.code);
+    else if (fault && fault.reason !== 'locked') this.#faults.record(fault);
+  }
+
+  /**
+   * A storage error, named (../faults.ts). SQLite finding a corrupt page makes the whole file
+   * damaged: what else is damaged is unknown, so nothing more is written into it.
+   */
+  #failed(error: unknown): unknown {
+    const named = this.#faults.wrap(error);
+    if (!(named instanceof StorageUnavailableError) || named.fault.reason !== 'corrupt') return named;
+    this.#corruptionFound(error instanceof Error ? error.message : String(error), named.fault.code);
+    return new StorageUnavailableError(this.#damage!, { cause: error });
+  }
+
+  /** SQLite reported a corrupt page while the store used the file: damaged, said once, and checked through for the rest. */
+  #corruptionFound(message: string, code: string): void {
+    if (this.#damage) return;
+    this.#damage = {
+      ...storageFault('corrupt', code, `the database file is damaged (SQLite found a corrupt page: ${code}): the operator must repair it (see the log) and restart the registry`),
+      lasting: true,
+    };
+    this.#notice(`SQLite reported the database file ${this.#file} damaged while the registry used it (${code}: ${message}); nothing more is written into it. ${damageRemedy(this.#file)}`, {
+      file: this.#file,
+      code,
+      message,
+    });
+    // Where else it is damaged, for the operator: the check logs what it finds.
+    if (!this.#closed) void this.checkIntegrity().catch(() => undefined);
+  }
+
+  /**
+   * Checks the file through (./integrity.ts) in a child process, beside the running store; one
+   * at a time (a second call gets the running check's report). Damage found is a lasting fault:
+   * logged with what SQLite reports and what to do, writes refused from then on.
+   */
+  checkIntegrity(check: IntegrityCheckKind = 'quick_check'): Promise<IntegrityReport> {
+    if (this.#closed || !this.#db) return Promise.reject(new Error('the store is not open'));
+    if (this.#integrityCheck) return this.#integrityCheck.report;
+    const running = checkIntegrityInChild(this.#file, check);
+    const report = running.report
+      .then((found) => {
+        if (!found.ok) this.#damageFound(found);
+        return found;
+      })
+      .finally(() => (this.#integrityCheck = undefined));
+    this.#integrityCheck = { running, report };
+    return report;
+  }
+
+  #damageFound(report: IntegrityReport): void {
+    const problems = problemCount(report);
+    this.#damage ??= {
+      ...storageFault(
+        'corrupt',
+        'INTEGRITY_CHECK',
+        `the database file is damaged (SQLite's ${report.check} found ${problems}, the first: ${report.problems[0]}): the operator must repair it (see the log) and restart the registry`,
+      ),
+      lasting: true,
+    };
+    this.#notice(
+      `the database file ${this.#file} is damaged: SQLite's ${report.check} found ${problems}: ${report.problems.join('; ')}. Nothing more is written into it. ${damageRemedy(this.#file)}`,
+      { file: this.#file, check: report.check, problems: report.problems, seconds: report.seconds },
+    );
   }
 
   /** A write through the group commit; storage faults come back named, a success clears the fault. */
   #write<T>(job: WriteJob<T>, options: { alone?: boolean } = {}): Promise<T> {
     this.#requireDb();
+    if (this.#damage) return Promise.reject(new StorageUnavailableError(this.#damage));
     return this.#writes.run(job, options).then(
       (value) => {
         this.#faults.clear();
@@ -467,7 +542,7 @@ export class SqliteStore implements RegistryStore {
         return value;
       },
       (error: unknown) => {
-        throw this.#faults.wrap(error);
+        throw this.#failed(error);
       },
     );
   }
@@ -499,7 +574,7 @@ export class SqliteStore implements RegistryStore {
     try {
       return fn();
     } catch (error) {
-      throw this.#faults.wrap(error);
+      throw this.#failed(error);
     }
   }
 

@@ -1,0 +1,90 @@
+/**
+ * Whether the SQLite database file is whole: SQLite's own `quick_check` (every page of every
+ * b-tree read, their structure and records checked: a page overwritten with garbage, a file cut
+ * short, a torn page) or `integrity_check` (also that every index agrees with its table, row for
+ * row: an index that silently disagrees would answer lookups wrong). Damage in the middle of the
+ * file is otherwise found only when a read happens to land on it, at random, long after.
+ *
+ * Run on its own read-only connection: a read transaction in WAL mode, beside the registry's
+ * writes, which it neither blocks nor sees half done. It reads the whole file (about 2 s per
+ * 100,000 entries; see docs/scaling.md), so the registry runs it in a child process of its own
+ * (./integrity-process.ts), never on the event loop; `a2a-registry check` runs it in-process.
+ */
+import Database from 'better-sqlite3';
+import { clipped } from '../../lib/clipped.js';
+import { sqliteFault } from '../faults.js';
+import type { IntegrityCheckKind, IntegrityReport } from '../types.js';
+
+export type { IntegrityCheckKind, IntegrityReport } from '../types.js';
+
+/** How many of SQLite's messages a check keeps: enough to see what is damaged, never thousands. */
+export const MAX_PROBLEMS = 10;
+/** A message longer than this is cut (a log line, /readyz). */
+const MAX_PROBLEM_CHARS = 300;
+
+/** SQLite heads the first message with the schema it checked ("*** in database main ***"): one database here, one line per message. */
+const oneLine = (message: string): string =>
+  message
+    .split('\n')
+    .filter((line) => !/^\*\*\* in database \S+ \*\*\*$/.test(line))
+    .join(' ');
+
+/**
+ * Checks `file` (which must exist) with `check`. A file SQLite cannot read at all (a header or
+ * schema page overwritten: SQLITE_NOTADB, SQLITE_CORRUPT) is reported as damaged with SQLite's
+ * message; any other failure (no such file, no permission) is thrown.
+ */
+export function checkIntegrity(file: string, check: IntegrityCheckKind, maxProblems = MAX_PROBLEMS): IntegrityReport {
+  const started = performance.now();
+  const report = (problems: string[]): IntegrityReport => ({
+    file,
+    check,
+    ok: problems.length === 0,
+    problems: problems.slice(0, maxProblems).map((p) => clipped(p, MAX_PROBLEM_CHARS)),
+    seconds: Math.round(performance.now() - started) / 1000,
+  });
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    return report(problemsOf(db, check, maxProblems));
+  } catch (error) {
+    if (sqliteFault(error)?.reason !== 'corrupt') throw error;
+    const stopped = `${(error as Error).message} (${(error as { code?: string }).code})`;
+    // integrity_check gives up at the first page it cannot decode, where quick_check goes on listing what it finds.
+    if (check === 'integrity_check' && db?.open) {
+      try {
+        return report([`integrity_check stopped: ${stopped}; quick_check reports:`, ...problemsOf(db, 'quick_check', maxProblems - 1)]);
+      } catch {
+        // quick_check stopped too: SQLite's own words are all there is
+      }
+    }
+    return report([stopped]);
+  } finally {
+    db?.close();
+  }
+}
+
+/** SQLite's messages for `check`, each on one line; none when it says "ok". */
+function problemsOf(db: Database.Database, check: IntegrityCheckKind, maxProblems: number): string[] {
+  const rows = db.pragma(`${check}(${Math.max(1, Math.trunc(maxProblems))})`) as Record<string, unknown>[];
+  const messages = rows.map((row) => oneLine(String(Object.values(row)[0])));
+  return messages.length === 1 && messages[0] === 'ok' ? [] : messages;
+}
+
+/** "3 problems", "10 or more problems": how much a report found (it keeps the first MAX_PROBLEMS). */
+export function problemCount(report: IntegrityReport): string {
+  const n = report.problems.length;
+  return `${n}${n >= MAX_PROBLEMS ? ' or more' : ''} ${n === 1 ? 'problem' : 'problems'}`;
+}
+
+/**
+ * What to do about a damaged file, for the log line and `a2a-registry check`: the registry writes
+ * nothing more into it, and the fix is the operator's (which backup, what may be lost).
+ */
+export function damageRemedy(file: string): string {
+  return (
+    `Stop the registry and restore the latest good backup (a2a-registry restore --force <backup>, which keeps ${file} beside it); ` +
+    `without a backup, recover what SQLite can still read: sqlite3 ${file} .recover | sqlite3 recovered.db, then a2a-registry restore --force recovered.db ` +
+    '(entries on the damaged pages are lost: register them again). Check the disk too (dmesg, SMART): damage in the middle of a file is usually its doing'
+  );
+}
