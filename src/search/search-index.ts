@@ -87,7 +87,8 @@ import { CompiledFilter } from './filters.js';
 import { part, type IndexState, type SavedState } from './index-state.js';
 import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
-import { MAX_PHRASE_UNIT_WORDS, PhraseWords, TAG_PROSE, phraseSalt, phraseWord, termHash } from './phrases.js';
+import { NameFilter } from './name-filter.js';
+import { MAX_NAME_WORDS, MAX_PHRASE_UNIT_WORDS, PhraseWords, TAG_PROSE, phraseSalt, phraseWord, termHash } from './phrases.js';
 import { MAX_CLAUSES, MAX_JOINED_WORDS, MAX_PHRASE_WORDS, parseQuery, type ParsedClause, type ParsedQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
@@ -164,6 +165,15 @@ const nameLength = (words: readonly string[], text: string): number => {
   const caseMade = (all: readonly string[]): number => all.filter(isCaseMadeTerm).length;
   return words.length + caseMade(tokenize(text, { maxChars: MAX_FIELD_CHARS, keepShort: true })) - caseMade(words);
 };
+/** A text cut as an index reads it. */
+const clippedField = (text: string): string => (text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text);
+/** A skill's or tool's name as its terms in names: its words, and its joined terms (`xray` of "X-ray": a query of one word may be one). */
+interface UnitName {
+  words: readonly string[];
+  joined: readonly string[];
+}
+/** Whether a name of `words`, `length` long, is one a query can name exactly (nameClause; PhraseWords.nameIs counts at most MAX_NAME_WORDS). */
+const nameable = (words: readonly string[], length: number): boolean => words.length > 0 && words.length <= MAX_PHRASE_WORDS && length <= MAX_NAME_WORDS;
 
 /**
  * Field texts of one unit → distinct terms, the mask of fields each occurs in, and the words of
@@ -182,23 +192,26 @@ class UnitTerms {
   /** phraseWord hashes of the unit's texts of two words or more, back to back, and how many texts. */
   private words: number[] = [];
   private texts = 0;
-  /** Words of the unit's name (addName). */
+  /** Words of the unit's name (addName), and of a skill's or tool's name its terms (for the NameFilter). */
   private nameWords = 0;
+  private unitName: UnitName | undefined;
   addText(text: string | undefined, field: number): void {
     if (!text) return;
     if (field === FIELD_TAGS) this.addTag(text);
     else this.addTerms(tokenize(text, { maxChars: MAX_FIELD_CHARS }), field);
     this.addJoined(text, field);
   }
-  private addJoined(text: string, field: number): void {
-    const clipped = text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text;
+  /** The text's joined terms (nameJoined), noted in `field`; returns them. */
+  private addJoined(text: string, field: number): string[] {
+    const clipped = clippedField(text);
     const joined = joinedTerms(clipped, MAX_JOINED_WORDS);
-    if (joined.length === 0) return;
+    if (joined.length === 0) return joined;
     for (const t of joined) this.note(t, field);
     // The text read with those words ("send e-mail" as `send email`), so a phrase written
     // either way finds it. A tag's goes with the words prose reads of it (TAG_PROSE).
     const reading = joinedReading(clipped, MAX_JOINED_WORDS);
     if (reading !== undefined) this.addPhraseText(tokenize(reading, { maxChars: MAX_FIELD_CHARS }), field === FIELD_TAGS ? TAG_PROSE : field);
+    return joined;
   }
   /**
    * A tag is a label, every word of it meant: its single letters and stop words are terms too
@@ -224,7 +237,8 @@ class UnitTerms {
     const words = tokenize(text, { maxChars: MAX_FIELD_CHARS });
     this.nameWords = nameLength(words, text);
     this.addTerms(words, FIELD_NAME);
-    this.addJoined(text, FIELD_NAME);
+    const joined = this.addJoined(text, FIELD_NAME);
+    if (!fileWhole) this.unitName = { words, joined };
     const whole = fileWhole ? nameTerm(words) : undefined;
     if (whole !== undefined) this.note(whole, FIELD_NAME);
   }
@@ -245,13 +259,14 @@ class UnitTerms {
   addTexts(texts: readonly string[], field: number): void {
     for (const t of texts) this.addText(t, field);
   }
-  take(): { terms: string[]; slots: number[]; words: number[]; nameWords: number } {
-    const taken = { terms: this.terms, slots: this.slots, words: this.words, nameWords: this.nameWords };
+  take(): { terms: string[]; slots: number[]; words: number[]; nameWords: number; unitName: UnitName | undefined } {
+    const taken = { terms: this.terms, slots: this.slots, words: this.words, nameWords: this.nameWords, unitName: this.unitName };
     this.terms = [];
     this.slots = [];
     this.words = [];
     this.texts = 0;
     this.nameWords = 0;
+    this.unitName = undefined;
     if (this.places.size > 0) this.places.clear();
     return taken;
   }
@@ -501,6 +516,10 @@ export class PostingsIndex implements KeywordIndex {
     tag: (id) => this.recency.forgetTag(id),
   });
   private readonly phrases = new PhraseWords(this.tables);
+  /** The skills' and tools' names, so that a query naming none skips looking for them (nameClause). */
+  private readonly names = new NameFilter();
+  /** Searches that read postings to find skills and tools named as their query (nameClause; for tests). */
+  private nameScans = 0;
   /** A term's last posting gone (TermIndex.forgetEmptied), the vocabulary forgets it too (a name term is not in it). */
   private readonly terms = new TermIndex(
     (no) => this.store.recycle(no),
@@ -649,6 +668,9 @@ export class PostingsIndex implements KeywordIndex {
     attributes: Attributes['dictionaries'];
     /** Listing orders held by owner and by tag (./recency-lists.ts). */
     listingLists: { owners: number; tags: number };
+    /** Bytes of the filter of skill and tool names, and the searches that looked for units so named (nameClause). */
+    nameFilterBytes: number;
+    nameScans: number;
   } {
     const kept = this.filterBitmaps.stats;
     const offered = this.capabilityLists.size;
@@ -665,6 +687,8 @@ export class PostingsIndex implements KeywordIndex {
       filterBitmapsBuilt: kept.built,
       attributes: this.attrs.dictionaries,
       listingLists: this.recency.listCounts,
+      nameFilterBytes: this.names.bytes,
+      nameScans: this.nameScans,
     };
   }
 
@@ -687,6 +711,7 @@ export class PostingsIndex implements KeywordIndex {
     this.store.save(state);
     this.attrs.save(state);
     this.phrases.save(state);
+    this.names.save(state);
     const release = this.terms.save(state);
     this.vocabulary.save(state);
     this.recency.save(state);
@@ -705,6 +730,7 @@ export class PostingsIndex implements KeywordIndex {
     this.store.load(state);
     this.attrs.load(state);
     this.phrases.load(state);
+    this.names.load(state);
     // The vocabulary first: the terms forget any saved without postings, and tell it.
     this.vocabulary.load(state);
     this.terms.load(state);
@@ -811,6 +837,7 @@ export class PostingsIndex implements KeywordIndex {
       throw err;
     }
     this.terms.commit(no);
+    if (this.names.full) this.rebuildNames();
     // The old version's words the new one has not kept (kept ones are not forgotten and filed again).
     this.terms.forgetEmptied();
     this.store.commit(record);
@@ -910,8 +937,10 @@ export class PostingsIndex implements KeywordIndex {
     const words = parsed.words;
     const term = nameTerm(words);
     const entries = term !== undefined && this.terms.count(term) > 0;
-    // Skills and tools so named, found now (their units are the clause's postings: groupsOf).
-    const found = words.length > 0 && words.length <= MAX_PHRASE_WORDS ? this.phraseGroups(words, FIELD_NAME, this.maxPostings, true, nameLength(words, text)) : undefined;
+    // Skills and tools so named, found now (their units are the clause's postings: groupsOf),
+    // unless none has that name: reading the rarest word's postings cost every search.
+    const length = nameLength(words, text);
+    const found = nameable(words, length) && this.names.mayHold(words, length) ? this.findNamed(words, length) : undefined;
     const units = found !== undefined && found.df > 0;
     if (!entries && !units) return undefined;
     const phrase: PlanPhrase = { words, weight: 1, strong: true };
@@ -1030,12 +1059,51 @@ export class PostingsIndex implements KeywordIndex {
     return mask;
   }
 
+  /** The skills and tools named `words`, `length` long (phraseGroups `wholeName`). */
+  private findNamed(words: readonly string[], length: number): FoundPhrase {
+    this.nameScans++;
+    return this.phraseGroups(words, FIELD_NAME, this.maxPostings, true, length);
+  }
+
+  /**
+   * The name filter built anew from the entries' records, for twice the skills and tools they
+   * have (at least): when as many names were added as it was sized for (an index that doubled),
+   * it forgets the removed units' names too.
+   */
+  private rebuildNames(): void {
+    this.names.reset(2 * this.store.unitCount);
+    for (const no of this.store.liveNumbers()) {
+      const r = this.store.record(no);
+      // Units 1.. are the skills, then the tools, up to the entry's unit count (upsert).
+      const units = Math.min(r.unitCount - 1, r.skills.length + r.tools.length);
+      for (let i = 0; i < units; i++) this.addName((i < r.skills.length ? r.skills[i]! : r.tools[i - r.skills.length]!).name);
+    }
+  }
+
+  /** Notes a skill's or tool's name in the name filter, as UnitTerms.addName reads it. */
+  private addName(text: string): void {
+    if (!text) return;
+    const words = tokenize(text, { maxChars: MAX_FIELD_CHARS });
+    this.noteName({ words, joined: joinedTerms(clippedField(text), MAX_JOINED_WORDS) }, nameLength(words, text));
+  }
+
+  /**
+   * Notes a skill's or tool's name, `length` long, in the name filter: its words, and each of its
+   * joined terms alone, since a query of one word finds the units having it in their names
+   * (phraseGroups) and compares only the name's length (PhraseWords.nameIs): `xray` names "X-ray".
+   */
+  private noteName(name: UnitName, length: number): void {
+    if (nameable(name.words, length)) this.names.add(name.words, length);
+    for (const j of name.joined) if (length <= MAX_NAME_WORDS) this.names.add([j], length);
+  }
+
   private postingCount(term: string): number {
     return this.terms.count(term);
   }
 
   private index(id: number, slot: number, lang: number): void {
-    const { terms, slots, words, nameWords } = this.unitTerms.take();
+    const { terms, slots, words, nameWords, unitName } = this.unitTerms.take();
+    if (unitName !== undefined) this.noteName(unitName, nameWords);
     for (const t of terms) if (!isNameTerm(t)) this.vocabulary.add(t, lang);
     this.terms.add(id, terms, slots);
     this.phrases.set(slot, words, nameWords);
