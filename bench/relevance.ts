@@ -150,7 +150,7 @@ export function evaluate(index: SearchIndex, queries: readonly JudgedQuery[], re
   return out;
 }
 
-const CATEGORIES = ['all', 'plain', 'forms', 'lang', 'typo', 'related', 'syntax', 'multi'];
+const CATEGORIES = ['all', 'plain', 'forms', 'lang', 'typo', 'related', 'syntax', 'multi', 'names'];
 
 function main(): void {
   const argv = process.argv.slice(2);

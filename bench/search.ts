@@ -298,6 +298,14 @@ async function benchSize(size: number, args: Args): Promise<void> {
   const typos = withTypos(plain, args.seed + 3);
   const syntax = withSyntax(args.queries, args.seed + 4);
   const phrases = withPhrases(entries, args.queries, args.seed + 5);
+  // Exact names of skills and tools, as pasted from a catalog (the name clause finds their units).
+  const names: GeneratedQuery[] = [];
+  const step = Math.max(1, Math.floor(entries.length / args.queries));
+  for (let i = 0; i < entries.length && names.length < args.queries; i += step) {
+    const d = entries[i]!.description;
+    const name = d.skills[0]?.name ?? d.tools[0]?.name;
+    if (name) names.push({ text: name });
+  }
 
   // --- the registry's index (and --compare's)
   type Searchable = { search(q: IndexQuery): IndexPage | Promise<IndexPage>; upsert(e: IndexedEntry): void; remove(id: string): void; size: number };
@@ -331,7 +339,10 @@ async function benchSize(size: number, args: Args): Promise<void> {
     const perEntry = heap0 !== undefined && heap1 !== undefined ? (heap1 - heap0) / size : undefined;
     console.log(`\n${m.label}: build ${(buildMs / 1000).toFixed(2)} s, heap + array buffers +${mib(perEntry === undefined ? undefined : perEntry * size)} (${perEntry === undefined ? 'n/a' : `${perEntry.toFixed(0)} B`} per entry)`);
     const stats = (index as Partial<PostingsIndex>).stats;
-    if (stats) console.log(`  of which words for phrases ${mib(stats.phraseBytes)} (${(stats.phraseBytes / size).toFixed(0)} B per entry); ${stats.vocabularyTerms} distinct terms`);
+    if (stats) {
+      const names = stats.nameFilterBytes !== undefined ? `; skill and tool names' filter ${mib(stats.nameFilterBytes)}` : '';
+      console.log(`  of which words for phrases ${mib(stats.phraseBytes)} (${(stats.phraseBytes / size).toFixed(0)} B per entry)${names}; ${stats.vocabularyTerms} distinct terms`);
+    }
     built.push({ label: m.label, index });
   }
   const current = built.at(-1)!.index as PostingsIndex;
@@ -357,6 +368,7 @@ async function benchSize(size: number, args: Args): Promise<void> {
     ['a typo in a word', typos],
     ['syntax ("a b", OR, -w, f:w, w*)', syntax],
     ['phrases the entries say ("a b c", w -"a b")', phrases],
+    ["a skill's or tool's exact name", names],
   ] as const) {
     console.log(`  ${kind}:`);
     const results = measureInterleaved(queries, configs.map((c) => (q: GeneratedQuery) => {

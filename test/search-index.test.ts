@@ -916,6 +916,52 @@ describe('updates', () => {
   });
 });
 
+describe("skills' and tools' exact names", () => {
+  it('are looked for only when a unit may be so named, and not found once it is removed (also after the filter grows, and after a save and load)', () => {
+    // Every query of plain words read its rarest word's postings to find skills and tools named
+    // as it (nameClause), whether or not one was: a cost on every search.
+    const index = createSearchIndex();
+    const scans = () => (index as unknown as PostingsIndex).stats.nameScans;
+    add(index, 'git', server('potoroo-git', [{ name: 'create_pull_request', description: 'Opens one.' }, { name: 'The_Weather', description: 'Looks at the sky.' }]));
+    add(index, 'forge', server('potoroo-forge', [{ name: 'create_pull_request_review', description: 'create pull request review: reviews a pull request, theweather style.' }]));
+    const firstMatch = (from: SearchIndex, text: string) => {
+      const [hit] = search(from, text).hits;
+      return `${hit?.id}/${hit?.match.name}`;
+    };
+    let before = scans();
+    for (const text of ['pull request', 'request', 'review pull', 'reviews', 'pull request create', 'looks sky']) {
+      assert.ok(search(index, text).hits.length > 0, text);
+      assert.equal(scans(), before, `${text}: no skill or tool has that name, no postings read to find one`);
+    }
+    for (const [text, named] of [
+      ['createPullRequest', 'git/create_pull_request'],
+      ['create pull request', 'git/create_pull_request'],
+      // A word written together with a stop word is a term of its name ("The_Weather" is `weather`, 1 word long).
+      ['theweather', 'git/The_Weather'],
+      ['create_pull_request_review', 'forge/create_pull_request_review'],
+    ]) {
+      assert.equal(firstMatch(index, text!), named, text);
+      assert.equal(scans(), ++before, `${text}: looked for the units so named`);
+    }
+    // Removed: its name stays in the filter (a needless look), but no live unit has it.
+    index.remove('git');
+    assert.equal(firstMatch(index, 'create_pull_request'), 'forge/create_pull_request_review');
+    // Grown past its size (2,048 names): built anew from the entries, without the removed names.
+    for (let i = 0; i < 700; i++) add(index, `s${i}`, server(`wombat-${i}`, [0, 1, 2].map((k) => ({ name: `burrow_${i}_${k}`, description: 'Digs.' }))));
+    before = scans();
+    search(index, 'create_pull_request');
+    assert.equal(scans(), before, 'the removed name is forgotten once the filter is rebuilt');
+    const saved = index.saveState!();
+    const loaded = createSearchIndex();
+    loaded.loadState!(saved.parts);
+    saved.release();
+    for (const from of [index, loaded]) {
+      assert.equal(firstMatch(from, 'burrow_699_2'), 's699/burrow_699_2');
+      assert.equal(firstMatch(from, 'create pull request review'), 'forge/create_pull_request_review');
+    }
+  });
+});
+
 describe('words no entry has any more', () => {
   /** A word of letters only (the tokenizer splits letters from digits), different for every n. */
   const wordOf = (n: number): string => {

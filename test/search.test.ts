@@ -150,6 +150,26 @@ describe('matching', () => {
         ]),
       },
     });
+    // Skills and tools of exact names, registered before entries that say their words more often
+    // (in names that go on, descriptions, tags).
+    const tools = (names: string[], description: (name: string) => string) => ({
+      tools: names.map((name) => ({ name, description: description(name), inputSchema: { type: 'object' } })),
+    });
+    await op(writer, { register: { mcpServer: mcpServer('potoroo-git', 'https://mcp.example.org/potoroo-git'), toolspec: tools(['create_pull_request', 'search-flights', 'bandicoot', 'get_a_quote'], () => 'Does it.') } });
+    await op(writer, { register: { agentCard: card('Potoroo Exchange', 'https://px.example.org/a2a', [skill('fx', 'Currency Conversion', 'Converts money.', ['money'], ['100 EUR in USD'])]) } });
+    await op(writer, {
+      register: {
+        mcpServer: mcpServer('potoroo-forge', 'https://mcp.example.org/potoroo-forge'),
+        toolspec: tools(['create_pull_request_review', 'search_flights_cheaply', 'bandicoot_lookup', 'get_quote'], (name) => `${name.replace(/[_-]/g, ' ')}: ${name.replace(/[_-]/g, ' ')}, bandicoot.`),
+      },
+    });
+    await op(writer, {
+      register: {
+        agentCard: card('Potoroo Currency Conversion Desk', 'https://pd.example.org/a2a', [
+          skill('rates', 'Currency conversion rates', 'Currency conversion for every currency: conversion tables.', ['currency', 'conversion'], ['currency conversion']),
+        ]),
+      },
+    });
     await op(writer, { register: { agentCard: card('Kestrel C++ Mentor', 'https://cpp.example.org/a2a', [skill('templates', 'Explain templates', 'Explains C++17 templates.', ['c++'], ['Why does my C++ code not compile?'])]) } });
     await op(writer, { register: { agentCard: card('Kestrel Reviewer', 'https://cs.example.org/a2a', [skill('review', 'Review code', 'Reviews C# and F# code (.NET).', ['c#', 'f#'], ['Review this C# class'])]) } });
     // Tags with a stop word or a letter in them, and beside them the tags they were taken for; words written together.
@@ -379,6 +399,37 @@ describe('matching', () => {
     // The words in another order, or fewer of them, are no name: the hub says them more often.
     assert.equal((await first('ledger tally'))?.name, 'Numbat Tally Ledger Agent Hub');
     assert.equal((await first('tally ledger'))?.name, 'Numbat Tally Ledger Agent Hub');
+  });
+
+  test("a query that is exactly a skill's or tool's name, however it is written, finds what has it first", async () => {
+    // Skills' and tools' names had no exact-name term (only entries' own names did): the entries
+    // saying the words in longer names and descriptions ranked first. Generated entries have a
+    // create_pull_request too: every entry having the name comes before every other.
+    const squeezed = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+    for (const [queries, name, owner, other] of [
+      [['create_pull_request', 'createPullRequest', 'create-pull-request', 'Create Pull Request', 'CREATE_PULL_REQUEST'], 'create_pull_request', 'potoroo-git', 'potoroo-forge'],
+      [['search-flights', 'search_flights', 'searchFlights', 'search flights'], 'search-flights', 'potoroo-git', 'potoroo-forge'],
+      [['bandicoot', 'Bandicoot'], 'bandicoot', 'potoroo-git', 'potoroo-forge'],
+      // A letter in lower case is no word, but part of the name: "get_a_quote" is not "get_quote".
+      [['get_a_quote', 'Get a quote'], 'get_a_quote', 'potoroo-git', 'potoroo-forge'],
+      [['get_quote', 'getQuote'], 'get_quote', 'potoroo-forge', 'potoroo-git'],
+      [['Currency Conversion', 'currency_conversion', 'currencyConversion', 'CURRENCY-CONVERSION'], 'Currency Conversion', 'Potoroo Exchange', 'Potoroo Currency Conversion Desk'],
+    ] as const) {
+      for (const query of queries) {
+        for (const resultsPer of ['entry', 'match']) {
+          const hits: WireJson[] = (await search({ query, resultsPer, limit: 100 })).results;
+          const named = hits.map((h) => squeezed(h.match.name) === squeezed(name));
+          const at = `${query} (results per ${resultsPer}): ${hits.slice(0, 5).map((h) => `${h.name}: ${h.match.name}`).join(', ')}`;
+          assert.ok(named[0] && !named.slice(named.indexOf(false)).includes(true), at);
+          assert.ok(hits.some((h) => h.name === owner && named[hits.indexOf(h)]), at);
+          assert.ok(hits.some((h) => h.name === other), at);
+        }
+      }
+    }
+    // The words in another order are no name: what says them more often ranks above.
+    const order = async (query: string, names: string[]) => (await allHits({ query })).map((h) => h.name as string).filter((n) => names.includes(n));
+    assert.deepEqual(await order('pull request create', ['potoroo-git', 'potoroo-forge']), ['potoroo-forge', 'potoroo-git']);
+    assert.deepEqual(await order('conversion currency', ['Potoroo Exchange', 'Potoroo Currency Conversion Desk']), ['Potoroo Currency Conversion Desk', 'Potoroo Exchange']);
   });
 
   test('a hit names its entry, what matched, its score and interfaces', async () => {

@@ -384,11 +384,15 @@ export class EntryStore {
     this.unitGarbage = 0;
   }
 
+  /** Numbers of every live entry. */
+  *liveNumbers(): Generator<number> {
+    for (let no = 0; no < this.nextNumber; no++) if (this.ids.has(no)) yield no;
+  }
+
   /** Unit slots of every live entry, for the attribute pool's compaction. */
   *liveUnitSlots(): Generator<number> {
     const t = this.tables;
-    for (let no = 0; no < this.nextNumber; no++) {
-      if (!this.ids.has(no)) continue;
+    for (const no of this.liveNumbers()) {
       const row = no << E_SHIFT;
       const base = t.entries[row + E_BASE]!;
       const count = t.entries[row + E_COUNT]!;

@@ -33,6 +33,14 @@
  * speech" finds the tag, as it finds the words in a description), `tags:` only the first
  * (`tags:text-speech` is not the tag "text-to-speech").
  *
+ * A unit's name is its first text, so its words start the segment, and the segment's first
+ * number holds, beside the count of its words, how long the name is (NAME_SHIFT: the caller's
+ * count, ./search-index.ts nameLength): PhraseWords.nameIs tells a skill or tool named exactly
+ * "get_weather" from one named "get_weather_forecast", at no cost in memory (a term per skill
+ * and tool name cost ~130 bytes an entry: ./search-index.ts nameTerm). A name of one word is
+ * not kept (it is no phrase), only counted, and a unit with no segment at all has a name of one
+ * word at most.
+ *
  * Segments are appended; removing a unit leaves garbage, compacted when more than half of the
  * pool is garbage (as ./attributes.ts does for its pool).
  */
@@ -41,6 +49,14 @@ import type { Tables } from './tables.js';
 
 /** Words kept per unit (a longer text keeps its first ones; the texts after it none). */
 export const MAX_PHRASE_UNIT_WORDS = 4_000;
+/**
+ * A segment's first number: the words kept (below 4,096: MAX_PHRASE_UNIT_WORDS) in its low 12
+ * bits, the name's words (0: none, or more than MAX_NAME_WORDS) from NAME_SHIFT.
+ */
+const COUNT_MASK = 0xfff;
+const NAME_SHIFT = 12;
+/** The longest name whose words a segment counts. */
+export const MAX_NAME_WORDS = 15;
 
 /** 32-bit FNV-1a of a term. */
 export function termHash(term: string): number {
@@ -93,8 +109,12 @@ export class PhraseWords {
     this.garbage = part(state, 'phrases.garbage');
   }
 
-  /** Stores the words of unit slot `slot`: phraseWord hashes, its texts' back to back (at most MAX_PHRASE_UNIT_WORDS). */
-  set(slot: number, words: readonly number[]): void {
+  /**
+   * Stores the words of unit slot `slot`: phraseWord hashes, its texts' back to back (at most
+   * MAX_PHRASE_UNIT_WORDS), beginning with its name's when it has two or more, the name being
+   * `nameWords` long.
+   */
+  set(slot: number, words: readonly number[], nameWords: number): void {
     const n = Math.min(words.length, MAX_PHRASE_UNIT_WORDS);
     if (n === 0) {
       this.tables.unitWords[slot] = -1;
@@ -111,7 +131,7 @@ export class PhraseWords {
     }
     const at = this.end;
     const pool = this.pool;
-    pool[at] = n;
+    pool[at] = n | ((nameWords <= MAX_NAME_WORDS ? nameWords : 0) << NAME_SHIFT);
     for (let i = 0; i < n; i++) pool[at + 1 + i] = words[i]!;
     this.end += n + 1;
     this.tables.unitWords[slot] = at;
@@ -129,7 +149,7 @@ export class PhraseWords {
     const first0 = even[0]!;
     const first1 = odd[0]!;
     // The last place a run of n words can start.
-    const last = at + p[at]! - n + 1;
+    const last = at + (p[at]! & COUNT_MASK) - n + 1;
     for (let i = at + 1; i <= last; i++) {
       const h = p[i]!;
       if (h !== first0 && h !== first1) continue;
@@ -141,9 +161,24 @@ export class PhraseWords {
     return false;
   }
 
+  /**
+   * Whether the name of unit slot `slot` is exactly the words `run` (phraseWord hashes salted for
+   * a name, parity 0: the first text), no more, no fewer: `length` words long as the name's count
+   * says (the caller's count, which may add words no phrase keeps). A run of one word is only
+   * compared by its length: the caller found the unit by that word's postings in the name field.
+   */
+  nameIs(slot: number, run: readonly number[], length: number): boolean {
+    const at = this.tables.unitWords[slot]!;
+    if (at < 0) return length === 1;
+    const p = this.pool;
+    if (p[at]! >>> NAME_SHIFT !== length) return false;
+    if (run.length > 1) for (let k = 0; k < run.length; k++) if (p[at + 1 + k] !== run[k]) return false;
+    return true;
+  }
+
   clear(slot: number): void {
     const at = this.tables.unitWords[slot]!;
-    if (at >= 0) this.garbage += this.pool[at]! + 1;
+    if (at >= 0) this.garbage += (this.pool[at]! & COUNT_MASK) + 1;
     this.tables.unitWords[slot] = -1;
   }
 
@@ -156,7 +191,7 @@ export class PhraseWords {
     for (const slot of liveSlots()) {
       const off = offsets[slot]!;
       if (off < 0) continue;
-      const len = this.pool[off]! + 1;
+      const len = (this.pool[off]! & COUNT_MASK) + 1;
       out.set(this.pool.subarray(off, off + len), at);
       offsets[slot] = at;
       at += len;

@@ -72,7 +72,7 @@ import {
   offeredCapabilities,
   type EntryRecord,
 } from './entry-store.js';
-import { ANY_LANGUAGE, planQuery, type PlanClause } from './expansion.js';
+import { ANY_LANGUAGE, planQuery, type PlanClause, type PlanPhrase } from './expansion.js';
 import {
   FIELD_DESCRIPTION,
   FIELD_EXAMPLES,
@@ -87,7 +87,8 @@ import { CompiledFilter } from './filters.js';
 import { part, type IndexState, type SavedState } from './index-state.js';
 import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
-import { MAX_PHRASE_UNIT_WORDS, PhraseWords, TAG_PROSE, phraseSalt, phraseWord, termHash } from './phrases.js';
+import { NameFilter } from './name-filter.js';
+import { MAX_NAME_WORDS, MAX_PHRASE_UNIT_WORDS, PhraseWords, TAG_PROSE, phraseSalt, phraseWord, termHash } from './phrases.js';
 import { MAX_CLAUSES, MAX_JOINED_WORDS, MAX_PHRASE_WORDS, parseQuery, type ParsedClause, type ParsedQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
@@ -143,6 +144,8 @@ const LINEAR_UNIT_TERMS = 24;
  * often. Names of more words than a phrase may have are not filed. Skills' and tools' names are
  * not filed: a term per unit cost ~130 bytes an entry (6 units on average in bench/lib's
  * generated entries), which the heap at 1M entries (issue 22: at most 2 GiB) has no room for.
+ * The same clause finds them through their words instead, kept for phrases with the number of
+ * the name's (./phrases.ts PhraseWords.nameIs; phraseGroups `wholeName`).
  */
 const NAME_MARK = ' ';
 const nameTerm = (all: readonly string[]): string | undefined => {
@@ -151,6 +154,26 @@ const nameTerm = (all: readonly string[]): string | undefined => {
   return words.length > 0 && words.length <= MAX_PHRASE_WORDS ? NAME_MARK + words.join(' ') : undefined;
 };
 const isNameTerm = (term: string): boolean => term.startsWith(NAME_MARK);
+/**
+ * How many words a skill's or tool's name has, as PhraseWords.nameIs compares it (./phrases.ts):
+ * its `words`, plus the letters and "it" of its `text` that are no word because they were
+ * written in lower case ("r studio" is `studio`, and two words long, so a skill named "Studio"
+ * is not what it names; "get_a_quote" is `get quote`, three words long as "get a quote" is).
+ * An entry's name term leaves such words out on both sides: "r studio" names "R Studio".
+ */
+const nameLength = (words: readonly string[], text: string): number => {
+  const caseMade = (all: readonly string[]): number => all.filter(isCaseMadeTerm).length;
+  return words.length + caseMade(tokenize(text, { maxChars: MAX_FIELD_CHARS, keepShort: true })) - caseMade(words);
+};
+/** A text cut as an index reads it. */
+const clippedField = (text: string): string => (text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text);
+/** A skill's or tool's name as its terms in names: its words, and its joined terms (`xray` of "X-ray": a query of one word may be one). */
+interface UnitName {
+  words: readonly string[];
+  joined: readonly string[];
+}
+/** Whether a name of `words`, `length` long, is one a query can name exactly (nameClause; PhraseWords.nameIs counts at most MAX_NAME_WORDS). */
+const nameable = (words: readonly string[], length: number): boolean => words.length > 0 && words.length <= MAX_PHRASE_WORDS && length <= MAX_NAME_WORDS;
 
 /**
  * Field texts of one unit → distinct terms, the mask of fields each occurs in, and the words of
@@ -169,21 +192,26 @@ class UnitTerms {
   /** phraseWord hashes of the unit's texts of two words or more, back to back, and how many texts. */
   private words: number[] = [];
   private texts = 0;
+  /** Words of the unit's name (addName), and of a skill's or tool's name its terms (for the NameFilter). */
+  private nameWords = 0;
+  private unitName: UnitName | undefined;
   addText(text: string | undefined, field: number): void {
     if (!text) return;
     if (field === FIELD_TAGS) this.addTag(text);
     else this.addTerms(tokenize(text, { maxChars: MAX_FIELD_CHARS }), field);
     this.addJoined(text, field);
   }
-  private addJoined(text: string, field: number): void {
-    const clipped = text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text;
+  /** The text's joined terms (nameJoined), noted in `field`; returns them. */
+  private addJoined(text: string, field: number): string[] {
+    const clipped = clippedField(text);
     const joined = joinedTerms(clipped, MAX_JOINED_WORDS);
-    if (joined.length === 0) return;
+    if (joined.length === 0) return joined;
     for (const t of joined) this.note(t, field);
     // The text read with those words ("send e-mail" as `send email`), so a phrase written
     // either way finds it. A tag's goes with the words prose reads of it (TAG_PROSE).
     const reading = joinedReading(clipped, MAX_JOINED_WORDS);
     if (reading !== undefined) this.addPhraseText(tokenize(reading, { maxChars: MAX_FIELD_CHARS }), field === FIELD_TAGS ? TAG_PROSE : field);
+    return joined;
   }
   /**
    * A tag is a label, every word of it meant: its single letters and stop words are terms too
@@ -199,13 +227,19 @@ class UnitTerms {
     this.addTerms(words, FIELD_TAGS);
     if (words.length > 1 && words.some(isDroppedTerm)) this.addPhraseText(tokenize(text, { maxChars: MAX_FIELD_CHARS }), TAG_PROSE);
   }
-  /** The unit's name: its words, and the whole name as one term (nameTerm). */
-  addName(text: string | undefined): void {
+  /**
+   * The unit's name, its first text (so its words start the unit's words for phrases, and
+   * `nameWords` says how long it is: nameLength): its words, and with `fileWhole` (an entry's
+   * own name) the whole name as one term (nameTerm).
+   */
+  addName(text: string | undefined, fileWhole: boolean): void {
     if (!text) return;
     const words = tokenize(text, { maxChars: MAX_FIELD_CHARS });
+    this.nameWords = nameLength(words, text);
     this.addTerms(words, FIELD_NAME);
-    this.addJoined(text, FIELD_NAME);
-    const whole = nameTerm(words);
+    const joined = this.addJoined(text, FIELD_NAME);
+    if (!fileWhole) this.unitName = { words, joined };
+    const whole = fileWhole ? nameTerm(words) : undefined;
     if (whole !== undefined) this.note(whole, FIELD_NAME);
   }
   private addTerms(words: readonly string[], field: number): void {
@@ -225,12 +259,14 @@ class UnitTerms {
   addTexts(texts: readonly string[], field: number): void {
     for (const t of texts) this.addText(t, field);
   }
-  take(): { terms: string[]; slots: number[]; words: number[] } {
-    const taken = { terms: this.terms, slots: this.slots, words: this.words };
+  take(): { terms: string[]; slots: number[]; words: number[]; nameWords: number; unitName: UnitName | undefined } {
+    const taken = { terms: this.terms, slots: this.slots, words: this.words, nameWords: this.nameWords, unitName: this.unitName };
     this.terms = [];
     this.slots = [];
     this.words = [];
     this.texts = 0;
+    this.nameWords = 0;
+    this.unitName = undefined;
     if (this.places.size > 0) this.places.clear();
     return taken;
   }
@@ -290,6 +326,13 @@ const SCOPE_ENTRY = 1;
 const SCOPE_SKILL = 2;
 const SCOPE_TOOL = 3;
 const SCOPES = { any: SCOPE_ANY, entry: SCOPE_ENTRY, skill: SCOPE_SKILL, tool: SCOPE_TOOL } as const;
+
+/** Units having a phrase (phraseGroups), by the mask of the fields saying it, oldest first; how many; postings read. */
+interface FoundPhrase {
+  slots: [mask: number, ids: number[]][];
+  df: number;
+  read: number;
+}
 
 /** Postings of one term (or phrase) in one slot: they all add the same to a unit's score. */
 interface PostingGroup {
@@ -473,6 +516,10 @@ export class PostingsIndex implements KeywordIndex {
     tag: (id) => this.recency.forgetTag(id),
   });
   private readonly phrases = new PhraseWords(this.tables);
+  /** The skills' and tools' names, so that a query naming none skips looking for them (nameClause). */
+  private readonly names = new NameFilter();
+  /** Searches that read postings to find skills and tools named as their query (nameClause; for tests). */
+  private nameScans = 0;
   /** A term's last posting gone (TermIndex.forgetEmptied), the vocabulary forgets it too (a name term is not in it). */
   private readonly terms = new TermIndex(
     (no) => this.store.recycle(no),
@@ -513,6 +560,8 @@ export class PostingsIndex implements KeywordIndex {
   private hash: Int32Array = new Int32Array(0);
   /** The entries whose own text has one of this search's excluded words (see exclude). */
   private excludedEntries: number[] = [];
+  /** This search's skills and tools named as its query is (nameClause), and the phrase that stands for them in its plan. */
+  private namedUnits: { phrase: PlanPhrase; found: FoundPhrase } | undefined;
   /**
    * Per-search state by entry number, one Int32 an entry: the search's stamp and the state
    * (SEEN_STAMP, SEEN_STATE), the state being ENTRY_REJECTED, ENTRY_NO_GROUP or the entry's
@@ -619,6 +668,9 @@ export class PostingsIndex implements KeywordIndex {
     attributes: Attributes['dictionaries'];
     /** Listing orders held by owner and by tag (./recency-lists.ts). */
     listingLists: { owners: number; tags: number };
+    /** Bytes of the filter of skill and tool names, and the searches that looked for units so named (nameClause). */
+    nameFilterBytes: number;
+    nameScans: number;
   } {
     const kept = this.filterBitmaps.stats;
     const offered = this.capabilityLists.size;
@@ -635,6 +687,8 @@ export class PostingsIndex implements KeywordIndex {
       filterBitmapsBuilt: kept.built,
       attributes: this.attrs.dictionaries,
       listingLists: this.recency.listCounts,
+      nameFilterBytes: this.names.bytes,
+      nameScans: this.nameScans,
     };
   }
 
@@ -657,6 +711,7 @@ export class PostingsIndex implements KeywordIndex {
     this.store.save(state);
     this.attrs.save(state);
     this.phrases.save(state);
+    this.names.save(state);
     const release = this.terms.save(state);
     this.vocabulary.save(state);
     this.recency.save(state);
@@ -675,6 +730,7 @@ export class PostingsIndex implements KeywordIndex {
     this.store.load(state);
     this.attrs.load(state);
     this.phrases.load(state);
+    this.names.load(state);
     // The vocabulary first: the terms forget any saved without postings, and tell it.
     this.vocabulary.load(state);
     this.terms.load(state);
@@ -731,7 +787,7 @@ export class PostingsIndex implements KeywordIndex {
       a.setEntry(no, d.kind === 'mcp-server', d.streaming, record.verified, entry.owner, d.interfaces, d.protocolVersion, lang, entry.health);
       entrySet = true;
       a.setCapabilities(no, offeredCapabilities(record.skills, record.tools));
-      u.addName(d.name);
+      u.addName(d.name, true);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);
       this.index(unitId(no, 0), base, lang);
@@ -739,7 +795,7 @@ export class PostingsIndex implements KeywordIndex {
       for (let ord = 1; ord < unitCount; ord++) {
         const k = d.skills[ord - 1];
         if (k) {
-          u.addText(k.name, FIELD_NAME);
+          u.addName(k.name, false);
           u.addTexts(k.tags, FIELD_TAGS);
           u.addText(k.description, FIELD_DESCRIPTION);
           u.addTexts(k.examples, FIELD_EXAMPLES);
@@ -752,7 +808,7 @@ export class PostingsIndex implements KeywordIndex {
           continue;
         }
         const t = d.tools[ord - 1 - d.skills.length]!;
-        u.addText(t.name, FIELD_NAME);
+        u.addName(t.name, false);
         u.addText(t.title, FIELD_TITLE);
         u.addText(t.annotationTitle, FIELD_TITLE);
         u.addText(t.description, FIELD_DESCRIPTION);
@@ -781,6 +837,7 @@ export class PostingsIndex implements KeywordIndex {
       throw err;
     }
     this.terms.commit(no);
+    if (this.names.full) this.rebuildNames();
     // The old version's words the new one has not kept (kept ones are not forgotten and filed again).
     this.terms.forgetEmptied();
     this.store.commit(record);
@@ -846,7 +903,8 @@ export class PostingsIndex implements KeywordIndex {
       },
     );
     const excluded = this.exclude(plan.excluded);
-    const named = this.nameClause(parsed);
+    this.namedUnits = undefined;
+    const named = this.nameClause(parsed, query.text ?? '');
     if (named) plan.clauses.push(named);
     if (plan.clauses.length === 0) {
       // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
@@ -860,12 +918,15 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   /**
-   * One more clause when the query's words are exactly the name of an entry, in order (case,
-   * accents, spacing and punctuation aside: the same terms): those entries match it, so they
-   * rank above units that have the words but another name. Only for a query of
-   * plain words and quoted phrases, searched in any field or in names, in one scope.
+   * One more clause when the query's words are exactly the name of an entry, a skill or a tool,
+   * in order (case, accents, spacing and punctuation aside: the same terms, so `get_weather`,
+   * `getWeather`, `get-weather` and "Get Weather" are one name): the entries and units so named
+   * match it, so they rank above units that have the words but another name ("get weather
+   * forecast", or the words in a description). Only for a query of plain words and quoted
+   * phrases, searched in any field or in names, in one scope; and only when something has that
+   * name, so other queries keep their clauses (and a query of one word its one-clause ranking).
    */
-  private nameClause(parsed: ParsedQuery): PlanClause | undefined {
+  private nameClause(parsed: ParsedQuery, text: string): PlanClause | undefined {
     const clauses = parsed.clauses;
     if (clauses.length === 0 || clauses.length >= MAX_CLAUSES) return undefined;
     for (const c of clauses) {
@@ -873,9 +934,23 @@ export class PostingsIndex implements KeywordIndex {
       if (c.alternatives.filter((a) => a.kind !== 'word' || !a.joined).length !== 1 || (c.fields !== 0 && c.fields !== FIELD_NAME) || c.scope !== clauses[0]!.scope) return undefined;
     }
     // The query's words as typed, a repeated one too: the clauses keep "Echo Echo" as one "echo".
-    const term = nameTerm(parsed.words);
-    if (term === undefined || this.terms.count(term) === 0) return undefined;
-    return { terms: [{ term, weight: 1, strong: true, lang: ANY_LANGUAGE }], phrases: [], fields: FIELD_NAME, scope: clauses[0]!.scope };
+    const words = parsed.words;
+    const term = nameTerm(words);
+    const entries = term !== undefined && this.terms.count(term) > 0;
+    // Skills and tools so named, found now (their units are the clause's postings: groupsOf),
+    // unless none has that name: reading the rarest word's postings cost every search.
+    const length = nameLength(words, text);
+    const found = nameable(words, length) && this.names.mayHold(words, length) ? this.findNamed(words, length) : undefined;
+    const units = found !== undefined && found.df > 0;
+    if (!entries && !units) return undefined;
+    const phrase: PlanPhrase = { words, weight: 1, strong: true };
+    if (units) this.namedUnits = { phrase, found };
+    return {
+      terms: entries ? [{ term: term!, weight: 1, strong: true, lang: ANY_LANGUAGE }] : [],
+      phrases: units ? [phrase] : [],
+      fields: FIELD_NAME,
+      scope: clauses[0]!.scope,
+    };
   }
 
   /**
@@ -984,15 +1059,54 @@ export class PostingsIndex implements KeywordIndex {
     return mask;
   }
 
+  /** The skills and tools named `words`, `length` long (phraseGroups `wholeName`). */
+  private findNamed(words: readonly string[], length: number): FoundPhrase {
+    this.nameScans++;
+    return this.phraseGroups(words, FIELD_NAME, this.maxPostings, true, length);
+  }
+
+  /**
+   * The name filter built anew from the entries' records, for twice the skills and tools they
+   * have (at least): when as many names were added as it was sized for (an index that doubled),
+   * it forgets the removed units' names too.
+   */
+  private rebuildNames(): void {
+    this.names.reset(2 * this.store.unitCount);
+    for (const no of this.store.liveNumbers()) {
+      const r = this.store.record(no);
+      // Units 1.. are the skills, then the tools, up to the entry's unit count (upsert).
+      const units = Math.min(r.unitCount - 1, r.skills.length + r.tools.length);
+      for (let i = 0; i < units; i++) this.addName((i < r.skills.length ? r.skills[i]! : r.tools[i - r.skills.length]!).name);
+    }
+  }
+
+  /** Notes a skill's or tool's name in the name filter, as UnitTerms.addName reads it. */
+  private addName(text: string): void {
+    if (!text) return;
+    const words = tokenize(text, { maxChars: MAX_FIELD_CHARS });
+    this.noteName({ words, joined: joinedTerms(clippedField(text), MAX_JOINED_WORDS) }, nameLength(words, text));
+  }
+
+  /**
+   * Notes a skill's or tool's name, `length` long, in the name filter: its words, and each of its
+   * joined terms alone, since a query of one word finds the units having it in their names
+   * (phraseGroups) and compares only the name's length (PhraseWords.nameIs): `xray` names "X-ray".
+   */
+  private noteName(name: UnitName, length: number): void {
+    if (nameable(name.words, length)) this.names.add(name.words, length);
+    for (const j of name.joined) if (length <= MAX_NAME_WORDS) this.names.add([j], length);
+  }
+
   private postingCount(term: string): number {
     return this.terms.count(term);
   }
 
   private index(id: number, slot: number, lang: number): void {
-    const { terms, slots, words } = this.unitTerms.take();
+    const { terms, slots, words, nameWords, unitName } = this.unitTerms.take();
+    if (unitName !== undefined) this.noteName(unitName, nameWords);
     for (const t of terms) if (!isNameTerm(t)) this.vocabulary.add(t, lang);
     this.terms.add(id, terms, slots);
-    this.phrases.set(slot, words);
+    this.phrases.set(slot, words, nameWords);
   }
 
   private drop(record: EntryRecord): void {
@@ -1157,7 +1271,9 @@ export class PostingsIndex implements KeywordIndex {
       }
       let completions = this.maxPostings;
       for (const p of c.phrases) {
-        const found = p.completion
+        const found = p === this.namedUnits?.phrase
+          ? this.namedUnits.found
+          : p.completion
           ? this.phraseGroups(p.words, c.fields, completions, true)
           : p.strong
             ? this.phraseGroups(p.words, c.fields, this.maxPostings, true)
@@ -1182,9 +1298,18 @@ export class PostingsIndex implements KeywordIndex {
    * mask of the fields that say the phrase, and how many units that makes. A prose phrase also
    * reads a tag's words without its stop words (TAG_PROSE); a phrase in `tags:` does not, as a
    * tag is matched with its every word (`tags:text-speech` is not the tag "text-to-speech").
+   * With `wholeName` (the query's nameLength), the skills and tools whose name is the phrase (of
+   * that length: PhraseWords.nameIs; `fields` is then FIELD_NAME, and an entry's own name is its
+   * name term).
    */
-  private phraseGroups(words: readonly string[], fields: number, budget: number, partial: boolean): { slots: [mask: number, ids: number[]][]; df: number; read: number } {
-    const slots: [number, number[]][] = [];
+  private phraseGroups(
+    words: readonly string[],
+    fields: number,
+    budget: number,
+    partial: boolean,
+    wholeName = 0,
+  ): FoundPhrase {
+    const slots: FoundPhrase['slots'] = [];
     let rarest: ReturnType<TermIndex['lookup']> | undefined;
     let rarestDf = Infinity;
     for (const w of words) {
@@ -1202,6 +1327,7 @@ export class PostingsIndex implements KeywordIndex {
     const hashes = words.map(termHash);
     // The phrase's words as each field keeps them, in a text of either parity: made on first use.
     const salted = new Map<number, [number[], number[]]>();
+    const nameRun = wholeName > 0 ? hashes.map((h) => phraseWord(h, phraseSalt(FIELD_NAME, 0))) : undefined;
     const inField = (unitSlot: number, field: number): boolean => {
       // One word: the postings said it.
       if (hashes.length < 2) return true;
@@ -1227,7 +1353,8 @@ export class PostingsIndex implements KeywordIndex {
         if ((marks[id >>> ORD_BITS]! & M_LIVE) === 0) continue;
         const unitSlot = unitBase[id >>> ORD_BITS]! + (id & ORD_MASK);
         let mask = 0;
-        for (let rest = asked; rest !== 0; rest &= rest - 1) {
+        if (nameRun !== undefined) mask = (id & ORD_MASK) !== 0 && this.phrases.nameIs(unitSlot, nameRun, wholeName) ? FIELD_NAME : 0;
+        else for (let rest = asked; rest !== 0; rest &= rest - 1) {
           const field = rest & -rest;
           if (inField(unitSlot, field) || (field === FIELD_TAGS && proseTags && inField(unitSlot, TAG_PROSE))) mask |= field;
         }

@@ -23,13 +23,14 @@ import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
 import { makeDirectories } from '../lib/make-directories.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
-export const SNAPSHOT_FORMAT = 24;
+export const SNAPSHOT_FORMAT = 26;
 /**
- * The formats this code loads: its own, and 23, which differs only in that its attribute
- * dictionaries have no free ids (24 saves a forgotten value's id as undefined, which 23's code
- * would misread: ./attributes.ts) and may hold values no entry has, forgotten as it loads.
+ * The formats this code loads: its own. 23 and 24 are rebuilt: their words for phrases do not
+ * say how many of a unit's words are its name's (./phrases.ts), which a search for a skill's or
+ * tool's exact name reads, so loaded they would find none until each entry changed. 25 (never
+ * released) has no filter of skill and tool names (./name-filter.ts).
  */
-export const LOADABLE_SNAPSHOT_FORMATS: readonly number[] = [23, SNAPSHOT_FORMAT];
+export const LOADABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT];
 const MAGIC = 'a2a-registry search index\n';
 const END = '\u0000end';
 
