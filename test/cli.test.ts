@@ -842,6 +842,25 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
     assert.equal(watchUsage.stdout, `${JSON.stringify({ error: { code: 'USAGE', message: "unknown option '--limit' (Did you mean --list?)" } })}\n`);
   });
 
+  test('a token on the command line (--token) is warned about once, first (the process list shows it to every user), pointing at A2A_REGISTRY_TOKEN; never shown; none from the environment variable', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const secret = 'CliFlagToken0123456789';
+    const [flagged, watched, fromEnv] = await Promise.all([
+      cli(['--token', secret, 'ls', '--registry', url]),
+      cli(['watch', 'x', '--json', '--registry', url, '--token', secret]),
+      cli(['ls', '--registry', url], { env: { A2A_REGISTRY_TOKEN: secret } }),
+    ]);
+    for (const run of [flagged, watched]) {
+      assert.equal(run.code, 3, run.stderr);
+      const lines = run.stderr.split('\n');
+      assert.match(lines[0]!, /^a2a-registry: warning: --token carries a registry token, which every user of this machine can read in the process list \(ps\) .*A2A_REGISTRY_TOKEN instead/, run.stderr);
+      assert.equal(lines.filter((line) => /--token carries/.test(line)).length, 1, 'once');
+      assert.doesNotMatch(run.stderr + run.stdout, new RegExp(secret));
+    }
+    assert.equal(fromEnv.code, 3, fromEnv.stderr);
+    assert.equal(fromEnv.stderr, `a2a-registry: cannot reach the registry at ${url}: connection refused\n`);
+  });
+
   test('a host that does not resolve, and a registry that never answers (--timeout)', async () => {
     const silent = http.createServer(() => {
       /* never answers */

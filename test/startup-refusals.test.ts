@@ -397,3 +397,21 @@ test('a password in a refused setting is never shown: a URL without "//" (its us
   assert.match(opaque, /^invalid configuration: REGISTRY_TRUSTED_JKU item 2 is not an http\(s\) URL of a JWKS/);
   for (const message of [wildcard, ftp, credentials, opaque]) assert.doesNotMatch(message, /Hunter2pw/, message);
 });
+
+test('REGISTRY_METRICS_TOKEN that is also a principal\'s token (or the admin token) is refused: whoever scrapes /metrics could write as that principal', async () => {
+  const shared = 'shared-metrics-token-0123456789';
+  const refusal = await startRefused({ REGISTRY_TOKENS: `alice:${shared},bob:bob-token-0123456789abcdef`, REGISTRY_METRICS_TOKEN: shared });
+  assertRefused(
+    refusal,
+    2,
+    /^a2a-registry: invalid configuration: REGISTRY_METRICS_TOKEN is also the token of "alice" in REGISTRY_TOKENS: whoever scrapes \/metrics with it could act as that principal, writes included; give REGISTRY_METRICS_TOKEN a token of its own\n$/,
+  );
+  assert.doesNotMatch(refusal.stderr, new RegExp(shared), 'the token is not shown');
+  assert.match(refusedConfig({ REGISTRY_ADMIN_TOKEN: shared, REGISTRY_METRICS_TOKEN: shared }), /REGISTRY_METRICS_TOKEN is also the admin token \(REGISTRY_ADMIN_TOKEN\): .*a token of its own$/);
+  const file = path.join(tempDir(), 'admin-token');
+  fs.writeFileSync(file, `${shared}\n`, { mode: 0o600 });
+  assert.match(refusedConfig({ REGISTRY_ADMIN_TOKEN_FILE: file, REGISTRY_METRICS_TOKEN: shared }), /REGISTRY_METRICS_TOKEN is also the admin token \(REGISTRY_ADMIN_TOKEN_FILE\)/);
+  assert.match(refusedConfig({ REGISTRY_TOKENS: `admin:${shared}`, REGISTRY_METRICS_TOKEN: shared }), /REGISTRY_METRICS_TOKEN is also the token of "admin" in REGISTRY_TOKENS/);
+  // A token of its own is taken.
+  assert.equal(loadConfig({ REGISTRY_TOKENS: `alice:${shared}`, REGISTRY_METRICS_TOKEN: 'metrics-only-token-0123456789' }).hardening.metricsToken, 'metrics-only-token-0123456789');
+});

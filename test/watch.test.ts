@@ -19,6 +19,7 @@ import { heapAfterGc } from './support/heap.js';
 import { holdPoint } from './support/hold-point.js';
 import { connect } from './support/raw-connection.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+import { startDnsServer, type DnsServer } from './support/dns-server.js';
 
 
 function card(name: string, url: string, tags: string[]): WireJson {
@@ -945,17 +946,56 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
   let registry: TestRegistry;
   let alice: Client;
   let bob: Client;
+  /** Where the registry resolves names (REGISTRY_DNS_SERVERS): a webhook's name may move. */
+  let dns: DnsServer;
 
   before(async () => {
+    dns = await startDnsServer();
     // Webhook retries for 1.75 s: waits of 0.25, 0.5 and 1 s, so 4 attempts (the tests wait out
     // the window, so it is as short as shows doubling waits and a last attempt).
-    registry = await startTestRegistry({ REGISTRY_WATCH_BUFFER: '3', REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_WEBHOOK_RETRY_SECONDS: '1.75' });
+    registry = await startTestRegistry({
+      REGISTRY_WATCH_BUFFER: '3',
+      REGISTRY_FETCH_ALLOW: '127.0.0.1',
+      REGISTRY_WEBHOOK_RETRY_SECONDS: '1.75',
+      REGISTRY_DNS_SERVERS: dns.address,
+    });
     alice = await sdkClient(registry.url, { token: TOKENS.alice });
     bob = await sdkClient(registry.url, { token: TOKENS.bob });
   });
   after(async () => {
     await registry.close();
+    await dns.close();
     removeTempDir(registry.dataDir);
+  });
+
+  test('push: a token goes over plain http only to an address the operator allows when it is sent, not only when the config was given', async () => {
+    const hook = await webhook(() => 200);
+    try {
+      // Accepted: hook.test resolves to 127.0.0.1, which REGISTRY_FETCH_ALLOW lists.
+      dns.set('hook.test', ['127.0.0.1']);
+      const url = `http://hook.test:${new URL(hook.url).port}/hook`;
+      const task = await sendWithPush(bob, { filter: { tags: ['push-dns-moved'] } }, { url, token: 'dns-moved-token' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches pushed');
+      assert.equal(hook.requests[0]!.token, 'dns-moved-token');
+      // The name now resolves to a public address the operator does not allow: the next event's
+      // token would cross the internet unencrypted. Refused before connecting, as when the config is given.
+      dns.set('hook.test', ['93.184.215.14']);
+      await op(alice, { register: { agentCard: card('Dns Moved', 'https://dns-moved.example.org/a2a', ['push-dns-moved']) } });
+      let status: WireJson = {};
+      await eventually(async () => {
+        status = ((await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson).status ?? {};
+        return status.state === TaskState.TASK_STATE_FAILED;
+      }, 'the watch ends FAILED');
+      const reason = JSON.stringify(status.message ?? {});
+      assert.match(
+        reason,
+        /Push notifications to http:\/\/hook\.test:\d+\/hook failed: event \d+ was not accepted .*\(last: refused to send to http:\/\/hook\.test:\d+\/hook: The push notification URL is plain http, and the config carries a token, which every notification would send unencrypted across the network, .*REGISTRY_WEBHOOK_HTTP_CREDENTIALS=true\.\)\)/,
+        reason,
+      );
+      assert.equal(hook.requests.length, 1, 'only the initial matches, sent while the name resolved to the allowed address');
+    } finally {
+      await hook.close();
+    }
   });
 
   test('push: a webhook that keeps failing is retried, then the watch ends FAILED with the reason; the other webhooks are told it naming the failed one without its path and query', async () => {

@@ -1,10 +1,13 @@
 /**
+ * Secrets given on the command line, said once per command on standard error.
+ *
  * A database URL given on the command line (`serve`'s and `import`'s --database-url, `migrate`'s
  * --to) is in the process list, its password with it, for every user of the machine (ps,
  * /proc/<pid>/cmdline) as long as the command runs, and in the shell's history. Said once, on
  * standard error, before the command starts, with the ways that keep it out of both:
  * DATABASE_URL, or the file DATABASE_URL_FILE names.
  */
+import type { Command } from 'commander';
 import { withoutPassword } from '../lib/url-password.js';
 import { styles, type Output } from './output.js';
 
@@ -14,5 +17,19 @@ export function warnPasswordFlag(flag: string, value: string | undefined, o: Out
   o.err(
     `a2a-registry: ${styles(o.color).yellow('warning')}: ${flag} carries a password, which every user of this machine can read in the process list (ps) while the command runs, ` +
       'and the shell may keep in its history: give the URL in DATABASE_URL, or on the first line of a file only this user reads, named by DATABASE_URL_FILE, instead\n',
+  );
+}
+
+/**
+ * A registry token given as `--token` is in the process list and the shell's history alike (a
+ * `watch` may run for days): said once, before the command connects, never showing the token,
+ * with the way that keeps it out of both: A2A_REGISTRY_TOKEN, which commander maps onto --token
+ * (and which is no warning: its source is then 'env').
+ */
+export function warnTokenFlag(command: Command, o: Output): void {
+  if (command.getOptionValueSourceWithGlobals('token') !== 'cli') return;
+  o.err(
+    `a2a-registry: ${styles(o.color).yellow('warning')}: --token carries a registry token, which every user of this machine can read in the process list (ps) while the command runs, ` +
+      'and the shell may keep in its history: give it in the environment variable A2A_REGISTRY_TOKEN instead (e.g. read from a file only this user reads)\n',
   );
 }

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import type { RegistryClient } from './client.js';
 import { BadConnectionOption, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, resolveConnection, type Connection } from './connection.js';
+import { warnTokenFlag } from './password-flags.js';
 import { defaultOutput, reportFailure, reportUsage, styles, typedArgumentsAt, type Locate, type Output, type TypedArguments } from './output.js';
 
 /** Options every remote command sees: the program's (--registry, --token, --timeout) and its own --json. */
@@ -40,6 +41,7 @@ export async function runRemote(command: Command, body: (ctx: RemoteContext) => 
   const options = command.optsWithGlobals<RemoteOptions>();
   const out: Output = { ...defaultOutput(), jsonLines: settings.jsonLines };
   const json = options.json === true;
+  warnTokenFlag(command, out);
   let connection: Connection;
   try {
     connection = { ...resolveConnection(options), openStreams: settings.openStreams };

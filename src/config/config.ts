@@ -683,6 +683,23 @@ function withAdminToken(tokens: Map<string, string>, admin: string | undefined):
   return new Map([...tokens, [admin, ADMIN_PRINCIPAL]]);
 }
 
+/**
+ * REGISTRY_METRICS_TOKEN must be no principal's token: a scraper's token sits in a Prometheus
+ * config, read by more people than the registry's secrets, and one that is also a principal's
+ * (the admin's) would let whoever reads it register, change and delete as that principal.
+ */
+function metricsTokenOfItsOwn(metrics: string | undefined, listed: ReadonlyMap<string, string>, admin: string | undefined, adminFromFile: boolean): void {
+  if (metrics === undefined) return;
+  const owner = listed.get(metrics);
+  let whose: string;
+  if (owner !== undefined) whose = `the token of "${owner}" in REGISTRY_TOKENS`;
+  else if (metrics === admin) whose = `the admin token (${adminFromFile ? 'REGISTRY_ADMIN_TOKEN_FILE' : 'REGISTRY_ADMIN_TOKEN'})`;
+  else return;
+  throw new ConfigError(
+    `invalid configuration: REGISTRY_METRICS_TOKEN is also ${whose}: whoever scrapes /metrics with it could act as that principal, writes included; give REGISTRY_METRICS_TOKEN a token of its own`,
+  );
+}
+
 /** Edit distance (insertions, deletions, substitutions) between two short names. */
 function editDistance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -1061,7 +1078,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   }
   const publicUrl = resolvePublicUrl(e.PUBLIC_URL, e.HOST, e.PORT);
   embeddingsUrlWithoutCredentials(e.REGISTRY_EMBEDDINGS_URL);
-  const tokens = withAdminToken(e.REGISTRY_TOKENS, adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE));
+  const admin = adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE);
+  const tokens = withAdminToken(e.REGISTRY_TOKENS, admin);
+  metricsTokenOfItsOwn(e.REGISTRY_METRICS_TOKEN, e.REGISTRY_TOKENS, admin, e.REGISTRY_ADMIN_TOKEN_FILE !== undefined);
   const { maxDocumentBytes, maxBodyBytes } = bodyLimits(e);
   return {
     port: e.PORT,

@@ -110,6 +110,14 @@ export interface FetchOptions {
   maxBytes?: number;
   /** Cancels the request (the FetchError's reason is then `aborted`). */
   signal?: AbortSignal;
+  /**
+   * postJson's request carries a secret (a webhook's token or credentials): over plain http it is sent
+   * only where the operator allows it (REGISTRY_FETCH_ALLOW lists the host, or every address it
+   * resolves to NOW, the addresses the socket connects to), else refused with reason
+   * `credentials` and this text. Checked when the request is sent, not only when the URL was
+   * given: a name that resolved to the operator's network then may resolve to the internet later.
+   */
+  secretOverHttpRefusal?: string;
 }
 
 export interface GetJsonOptions extends FetchOptions {

@@ -238,9 +238,7 @@ export class GuardedFetcher implements Fetcher {
       const parsed = parseUrl(url);
       const addresses = await this.admit(parsed, deadline, options.purpose);
       this.report(options.purpose, started, 'ok');
-      const operatorAllowed =
-        this.hostAllowed(parsed, options.purpose) || addresses.every(({ address }) => this.allow.allowsAddress(parseAddress(address)!));
-      return { operatorAllowed };
+      return { operatorAllowed: this.operatorAllowed(parsed, addresses, options.purpose) };
     } catch (error) {
       throw this.failed(options.purpose, started, error, state.url, deadline);
     } finally {
@@ -326,7 +324,15 @@ export class GuardedFetcher implements Fetcher {
       // A JSON media type of the caller's own (a v1.0 notification is application/a2a+json) stands.
       const headers = { accept: 'application/json', 'content-type': 'application/json', ...lowerKeys(options.headers) };
       // A webhook that redirects is answered as it is: re-posting a notification elsewhere is not ours to decide.
-      const { response, url: finalUrl } = await this.exchange(parseUrl(url), { method: 'POST', headers, body: JSON.stringify(body) }, deadline, state, 'manual', options.purpose);
+      const { response, url: finalUrl } = await this.exchange(
+        parseUrl(url),
+        { method: 'POST', headers, body: JSON.stringify(body) },
+        deadline,
+        state,
+        'manual',
+        options.purpose,
+        options.secretOverHttpRefusal,
+      );
       try {
         expectNoRedirect(response, finalUrl);
         expectSuccess(response, finalUrl);
@@ -395,6 +401,7 @@ export class GuardedFetcher implements Fetcher {
     state: { url: string },
     mode: RequestRedirect,
     purpose: FetchPurpose,
+    secretOverHttpRefusal?: string,
   ): Promise<Exchange> {
     let url = first;
     // The codings asked for are the registry's, whatever a caller set: an answer in zstd is not
@@ -403,6 +410,11 @@ export class GuardedFetcher implements Fetcher {
     for (let hop = 0; ; hop++) {
       state.url = url.href;
       const addresses = await this.admit(url, deadline, purpose);
+      // Decided on the addresses this request connects to: the answer when the URL was checked
+      // (a webhook configured) may have been the operator's network, and this one the internet.
+      if (secretOverHttpRefusal !== undefined && url.protocol === 'http:' && !this.operatorAllowed(url, addresses, purpose)) {
+        throw new FetchError('credentials', url.href, `refused to send to ${url.href}: ${secretOverHttpRefusal}`);
+      }
       const dispatcher = await this.agents.for(url, addresses, deadline.ms);
       const { fetch: undiciFetch } = await loadUndici();
       const response = await undiciFetch(url, {
@@ -445,6 +457,11 @@ export class GuardedFetcher implements Fetcher {
   /** REGISTRY_FETCH_ALLOW lists the URL's host by name, or the operator configured its origin for `purpose`: any address it resolves to is accepted. */
   private hostAllowed(url: URL, purpose: FetchPurpose): boolean {
     return (parseAddress(url.hostname) === undefined && this.allow.allowsHost(url.hostname)) || this.operatorOrigins.get(purpose)?.has(url.origin) === true;
+  }
+
+  /** The operator allows `url` for `purpose` whatever its rules say: by its host, or by every one of these addresses it resolved to. */
+  private operatorAllowed(url: URL, addresses: readonly CheckedAddress[], purpose: FetchPurpose): boolean {
+    return this.hostAllowed(url, purpose) || addresses.every(({ address }) => this.allow.allowsAddress(parseAddress(address)!));
   }
 
   /** Checks scheme, credentials and every address of the host; answers the addresses to connect to. */

@@ -27,7 +27,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 import type { WatchEvent } from '../contract/types.js';
-import { FetchError, type CheckedUrl, type Fetcher } from '../net/fetcher.js';
+import { FetchError, type CheckedUrl, type FetchOptions, type Fetcher } from '../net/fetcher.js';
 import type { Logger } from '../observability/logger.js';
 import { watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
@@ -201,6 +201,18 @@ export class PushConfigs implements PushNotificationStore {
   drop(taskId: string): void {
     this.#byTask.delete(taskId);
   }
+
+  /**
+   * How a notification is sent to `config`'s webhook: its headers, and (unless the operator set
+   * REGISTRY_WEBHOOK_HTTP_CREDENTIALS) its secret kept off plain http the operator does not allow
+   * at the moment it is sent. save() checked that once, when the config was given; the name may
+   * resolve elsewhere since (an allowed private address then, a public one now), and each
+   * notification would carry the token unencrypted across the internet.
+   */
+  sendOptions(config: TaskPushNotificationConfig, wireVersion: string): FetchOptions {
+    const refusal = this.options.httpCredentials ? undefined : secretOverHttp(config);
+    return { purpose: 'webhook', headers: headersOf(config, wireVersion), ...(refusal ? { secretOverHttpRefusal: refusal } : {}) };
+  }
 }
 
 /**
@@ -269,7 +281,12 @@ function sizeProblem(config: TaskPushNotificationConfig): ConfigProblem | undefi
  * (A2A 13.2: webhook URLs SHOULD use HTTPS, its tokens are secrets).
  */
 function credentialsInClear(config: TaskPushNotificationConfig, checked: CheckedUrl): string | undefined {
-  if (checked.operatorAllowed || new URL(config.url).protocol !== 'http:') return undefined;
+  return checked.operatorAllowed ? undefined : secretOverHttp(config);
+}
+
+/** What credentialsInClear says of a config whose plain http webhook the operator does not allow, if it carries a secret. */
+function secretOverHttp(config: TaskPushNotificationConfig): string | undefined {
+  if (new URL(config.url).protocol !== 'http:') return undefined;
   const carried = [config.token ? 'a token' : undefined, config.authentication?.credentials ? 'authentication credentials' : undefined].filter(Boolean);
   if (carried.length === 0) return undefined;
   return (
@@ -563,7 +580,7 @@ export class WatchPushes {
         // Cut at the window's end (never below MIN_ATTEMPT_MS); the fetch timeout still bounds each
         // attempt, and the guard counts this cut as a timeout too.
         const cut = attempts > 1 ? AbortSignal.timeout(Math.max(MIN_ATTEMPT_MS, deadline - Date.now())) : undefined;
-        await this.fetcher.postJson(config.url, body, { purpose: 'webhook', headers: headersOf(config, wireVersion), ...(cut ? { signal: cut } : {}) });
+        await this.fetcher.postJson(config.url, body, { ...this.configs.sendOptions(config, wireVersion), ...(cut ? { signal: cut } : {}) });
         return undefined;
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
@@ -621,7 +638,7 @@ export class GuardedPushSender implements PushNotificationSender {
     const notification = new Notification(response);
     await Promise.all(
       this.configs.keptFor(taskId).map(({ config, wireVersion }) =>
-        this.fetcher.postJson(config.url, notification.bodyFor(wireVersion), { purpose: 'webhook', headers: headersOf(config, wireVersion) }).catch((error: unknown) => {
+        this.fetcher.postJson(config.url, notification.bodyFor(wireVersion), this.configs.sendOptions(config, wireVersion)).catch((error: unknown) => {
           const failure = error instanceof Error ? error.message : String(error);
           this.log.warn({ taskId, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'a push notification failed');
         }),
