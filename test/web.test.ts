@@ -1529,6 +1529,14 @@ describe('web page', { skip: unavailable }, () => {
         assert.deepEqual(brokenWords, [], `words broken across lines at ${width} px`);
         await screenshot(page, `long-words-${width}`);
       }
+      // The agent's second interface, counted "+1" beside the first: a screen reader hears what it
+      // counts ("plus 1" was read, naming nothing).
+      await page.goto(`${registry.url}/?q=wraparound`);
+      const more = page.locator('.hit', { has: page.locator(`a[href$="${agent}"]`) }).locator('.hit-interface');
+      assert.match(await more.innerText(), /\s\+1\b/, 'the eye still sees "+1"');
+      const heard = await more.ariaSnapshot();
+      assert.match(heard, /1 more interface\b/, heard);
+      assert.doesNotMatch(heard, /\+1/, heard);
     });
   });
 });
