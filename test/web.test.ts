@@ -803,6 +803,9 @@ describe('web page', { skip: unavailable }, () => {
       await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
       assert.equal(await leftOut.count(), 0, 'said once, for the link that had them');
       assert.equal(await page.locator('.hit', { hasText: 'Beacon' }).locator('.badge', { hasText: /^Reachable$/ }).count(), 1);
+      // When it was checked (the badge's tooltip) is said to screen readers too: a title is for the mouse only.
+      const beacon = await page.locator('.hit', { hasText: 'Beacon' }).ariaSnapshot();
+      assert.match(beacon, /Reachable \(Checked [^)]+\)/, beacon);
       assert.equal(await page.locator('.hit', { hasText: 'Lighthouse' }).locator('.badge', { hasText: 'Unreachable' }).count(), 1);
       await page.selectOption('#f-health', 'unreachable');
       await page.waitForURL(/health=unreachable/);
@@ -915,6 +918,9 @@ describe('web page', { skip: unavailable }, () => {
       await page.waitForURL(/verified=true/);
       await expectHits(page, ['Ledger Agent']);
       assert.equal(await page.locator('.hit .badge', { hasText: 'Verified' }).count(), 1);
+      // Which key verified it (the badge's tooltip) is said to screen readers too.
+      const verified = await page.locator('.hit', { hasText: 'Ledger Agent' }).ariaSnapshot();
+      assert.match(verified, /Verified \(Signature verified with key web-trusted of the registry operator's own keys\)/, verified);
       assert.equal(await page.locator('#f-kind').inputValue(), 'agent', 'the other filters stay');
       await screenshot(page, 'filter-verified');
       await page.getByRole('link', { name: 'Ledger Agent' }).click();

@@ -89,22 +89,47 @@ export function keySetText(jwks: string): string {
   return jwks === OWN_KEY_SET ? "the registry operator's own keys" : `the key set at ${jwks}`;
 }
 
+/**
+ * Words a badge's tooltip adds, said to assistive technology too: a `title` shows on hover only
+ * (never to keyboard or touch users) and screen readers often skip it. Beside the badge, not in
+ * it, so that the badge itself still reads as one word.
+ */
+function BadgeDetail({ text }: { text: string | undefined }) {
+  return text ? <span class="visually-hidden"> ({text})</span> : null;
+}
+
+const DRIFT_DETAIL = 'The live document differs from this registered revision';
+
 /** Verified and health, shown when the registry reports them (trust and freshness features). */
 export function StatusBadges({ status }: { status: EntryStatus }) {
   const key = status.kid ? `Signature verified with key ${status.kid}${status.jwks ? ` of ${keySetText(status.jwks)}` : ''}` : 'Signature verified with a trusted key';
+  const checked = status.health?.checkedAt ? `Checked ${formatDate(status.health.checkedAt)}` : undefined;
   return (
     <>
       {status.verified === true && (
-        <span class="badge ok" title={key}>
-          Verified
-        </span>
+        <>
+          <span class="badge ok" title={key}>
+            Verified
+          </span>
+          <BadgeDetail text={key} />
+        </>
       )}
       {status.health && (
-        <span class={`badge ${status.health.status === 'ok' ? 'ok' : 'warn'}`} title={status.health.checkedAt ? `Checked ${formatDate(status.health.checkedAt)}` : undefined}>
-          {status.health.status === 'ok' ? 'Reachable' : status.health.status === 'unreachable' ? 'Unreachable' : status.health.status === 'invalid' ? 'Invalid live card' : status.health.status}
-        </span>
+        <>
+          <span class={`badge ${status.health.status === 'ok' ? 'ok' : 'warn'}`} title={checked}>
+            {status.health.status === 'ok' ? 'Reachable' : status.health.status === 'unreachable' ? 'Unreachable' : status.health.status === 'invalid' ? 'Invalid live card' : status.health.status}
+          </span>
+          <BadgeDetail text={checked} />
+        </>
       )}
-      {status.drift === true && <span class="badge warn" title="The live document differs from this registered revision">Changed live</span>}
+      {status.drift === true && (
+        <>
+          <span class="badge warn" title={DRIFT_DETAIL}>
+            Changed live
+          </span>
+          <BadgeDetail text={DRIFT_DETAIL} />
+        </>
+      )}
     </>
   );
 }
