@@ -961,6 +961,11 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(JSON.parse((await page.locator('pre.code').last().textContent()) ?? '').version, '1.3.0');
       await screenshot(page, 'entry-agent');
       await assertAccessible(page, 'an agent entry');
+      // The links that open in a new tab (the provider's site) say so to screen readers (WCAG G201).
+      const newTab = page.locator('a[target=_blank]');
+      assert.ok((await newTab.count()) > 0, 'the entry links the provider');
+      assert.equal(await page.getByRole('link', { name: /\(opens in a new tab\)$/ }).count(), await newTab.count(), 'each new-tab link says so');
+      assert.equal(await page.getByRole('link', { name: 'https://invoice-works.example.org/about (opens in a new tab)', exact: true }).count(), 1);
 
       await page.goto(`${registry.url}/entries/${ids.ledger}`);
       await page.locator('#security-h').waitFor();

@@ -24,13 +24,18 @@ export function safeUrl(value: unknown): string | undefined {
   }
 }
 
-/** A link to somewhere a registered document points: never given our referrer or window. */
+/**
+ * A link to somewhere a registered document points: never given our referrer or window. It opens
+ * in a new tab, and says so to screen readers (WCAG technique G201): a tab opened unannounced
+ * leaves them with a Back that does nothing.
+ */
 export function ExternalLink({ url, children }: { url: unknown; children?: ComponentChildren }) {
   const safe = safeUrl(url);
   if (!safe) return <span class="mono">{typeof url === 'string' ? url : String(url ?? '')}</span>;
   return (
     <a href={safe} rel="noopener noreferrer nofollow ugc" target="_blank">
       {children ?? safe}
+      <span class="visually-hidden"> (opens in a new tab)</span>
     </a>
   );
 }
