@@ -19,6 +19,7 @@ import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../src/http/security.js';
+import { notBuiltPage } from '../src/web/page-shell.js';
 import { browserUnavailable, screenshot, type TestBrowser, type WatchedPage } from './support/browser.js';
 import { op, registerByUrl, resultOf, sdkClient, send, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v1Card } from './support/documents.js';
@@ -89,6 +90,11 @@ describe('web page', { skip: unavailable }, () => {
         assert.doesNotMatch(html, /\bstyle=|<style/, 'no inline style');
         assert.doesNotMatch(html, /https?:\/\/(?!127\.0\.0\.1)/, 'no other origin');
       }
+      // The page served when dist/web is missing links the agent card under PUBLIC_URL's path, as
+      // the built page does (it linked the root). Called directly: serving it takes a registry
+      // started without the build, which every test here shares.
+      assert.match(notBuiltPage('Registry', '/registry'), /<a href="\/registry\/\.well-known\/agent-card\.json">/);
+      assert.match(notBuiltPage('Registry', ''), /<a href="\/\.well-known\/agent-card\.json">/);
       const head = await fetch(`${registry.url}/`, { method: 'HEAD', headers: { accept: BROWSER_ACCEPT } });
       assert.equal(head.status, 200);
       assert.equal(await head.text(), '');
