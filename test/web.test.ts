@@ -19,6 +19,7 @@ import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../src/http/security.js';
+import { notBuiltPage } from '../src/web/page-shell.js';
 import { browserUnavailable, screenshot, type TestBrowser, type WatchedPage } from './support/browser.js';
 import { op, registerByUrl, resultOf, sdkClient, send, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v1Card } from './support/documents.js';
@@ -89,6 +90,11 @@ describe('web page', { skip: unavailable }, () => {
         assert.doesNotMatch(html, /\bstyle=|<style/, 'no inline style');
         assert.doesNotMatch(html, /https?:\/\/(?!127\.0\.0\.1)/, 'no other origin');
       }
+      // The page served when dist/web is missing links the agent card under PUBLIC_URL's path, as
+      // the built page does (it linked the root). Called directly: serving it takes a registry
+      // started without the build, which every test here shares.
+      assert.match(notBuiltPage('Registry', '/registry'), /<a href="\/registry\/\.well-known\/agent-card\.json">/);
+      assert.match(notBuiltPage('Registry', ''), /<a href="\/\.well-known\/agent-card\.json">/);
       const head = await fetch(`${registry.url}/`, { method: 'HEAD', headers: { accept: BROWSER_ACCEPT } });
       assert.equal(head.status, 200);
       assert.equal(await head.text(), '');
@@ -803,6 +809,9 @@ describe('web page', { skip: unavailable }, () => {
       await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
       assert.equal(await leftOut.count(), 0, 'said once, for the link that had them');
       assert.equal(await page.locator('.hit', { hasText: 'Beacon' }).locator('.badge', { hasText: /^Reachable$/ }).count(), 1);
+      // When it was checked (the badge's tooltip) is said to screen readers too: a title is for the mouse only.
+      const beacon = await page.locator('.hit', { hasText: 'Beacon' }).ariaSnapshot();
+      assert.match(beacon, /Reachable \(Checked [^)]+\)/, beacon);
       assert.equal(await page.locator('.hit', { hasText: 'Lighthouse' }).locator('.badge', { hasText: 'Unreachable' }).count(), 1);
       await page.selectOption('#f-health', 'unreachable');
       await page.waitForURL(/health=unreachable/);
@@ -915,6 +924,9 @@ describe('web page', { skip: unavailable }, () => {
       await page.waitForURL(/verified=true/);
       await expectHits(page, ['Ledger Agent']);
       assert.equal(await page.locator('.hit .badge', { hasText: 'Verified' }).count(), 1);
+      // Which key verified it (the badge's tooltip) is said to screen readers too.
+      const verified = await page.locator('.hit', { hasText: 'Ledger Agent' }).ariaSnapshot();
+      assert.match(verified, /Verified \(Signature verified with key web-trusted of the registry operator's own keys\)/, verified);
       assert.equal(await page.locator('#f-kind').inputValue(), 'agent', 'the other filters stay');
       await screenshot(page, 'filter-verified');
       await page.getByRole('link', { name: 'Ledger Agent' }).click();
@@ -955,6 +967,11 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(JSON.parse((await page.locator('pre.code').last().textContent()) ?? '').version, '1.3.0');
       await screenshot(page, 'entry-agent');
       await assertAccessible(page, 'an agent entry');
+      // The links that open in a new tab (the provider's site) say so to screen readers (WCAG G201).
+      const newTab = page.locator('a[target=_blank]');
+      assert.ok((await newTab.count()) > 0, 'the entry links the provider');
+      assert.equal(await page.getByRole('link', { name: /\(opens in a new tab\)$/ }).count(), await newTab.count(), 'each new-tab link says so');
+      assert.equal(await page.getByRole('link', { name: 'https://invoice-works.example.org/about (opens in a new tab)', exact: true }).count(), 1);
 
       await page.goto(`${registry.url}/entries/${ids.ledger}`);
       await page.locator('#security-h').waitFor();
@@ -1529,6 +1546,14 @@ describe('web page', { skip: unavailable }, () => {
         assert.deepEqual(brokenWords, [], `words broken across lines at ${width} px`);
         await screenshot(page, `long-words-${width}`);
       }
+      // The agent's second interface, counted "+1" beside the first: a screen reader hears what it
+      // counts ("plus 1" was read, naming nothing).
+      await page.goto(`${registry.url}/?q=wraparound`);
+      const more = page.locator('.hit', { has: page.locator(`a[href$="${agent}"]`) }).locator('.hit-interface');
+      assert.match(await more.innerText(), /\s\+1\b/, 'the eye still sees "+1"');
+      const heard = await more.ariaSnapshot();
+      assert.match(heard, /1 more interface\b/, heard);
+      assert.doesNotMatch(heard, /\+1/, heard);
     });
   });
 });

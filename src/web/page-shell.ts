@@ -103,8 +103,13 @@ export function startingUpPage(retryAfterSeconds: number): string {
 `;
 }
 
-/** What a browser gets when the page's assets were not built (running from source without `npm run build`). */
-export function notBuiltPage(name: string): string {
+/**
+ * What a browser gets when the page's assets were not built (running from source without `npm run build`).
+ * `base`: PUBLIC_URL's path (PageConfig.base), as every link of the built page has it: behind a
+ * proxy that serves the registry under a path, a link from the root leads out of it.
+ */
+export function notBuiltPage(name: string, base: string): string {
+  const card = escapeHtml(`${base}/.well-known/agent-card.json`);
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(name)}</title></head>
@@ -112,7 +117,7 @@ export function notBuiltPage(name: string): string {
 <main>
 <h1>${escapeHtml(name)}</h1>
 <p>The web page of this registry is not built. Run <code>npm run build</code>, then start the registry again.</p>
-<p>The A2A endpoints work meanwhile: the agent card is at <a href="/.well-known/agent-card.json">/.well-known/agent-card.json</a>.</p>
+<p>The A2A endpoints work meanwhile: the agent card is at <a href="${card}">${card}</a>.</p>
 </main>
 </body>
 </html>

@@ -99,13 +99,15 @@ export const webDoor: Door = {
     const guardedPage = (handler: RequestHandler): RequestHandler => handlerChain([pageFloodGuard, scope, handler]);
     const description = typeof ctx.card.description === 'string' ? ctx.card.description : '';
     const assets = loadAssets(log);
+    // PUBLIC_URL's path: every link a page gives starts with it (a proxy may serve the registry under a path).
+    const base = new URL(ctx.publicUrl).pathname.replace(/\/+$/, '');
 
     let page: RequestHandler;
     let notFound: RequestHandler | undefined;
     if (assets) {
       const pageConfig: PageConfig = {
         name,
-        base: new URL(ctx.publicUrl).pathname.replace(/\/+$/, ''),
+        base,
         filters: searchFilters(),
         filterTypes: filterTypes(),
         filterMaxChars: filterMaxChars(),
@@ -124,7 +126,7 @@ export const webDoor: Door = {
       // The same HTML: the page's router finds no page at the path and says so.
       notFound = (req, res) => sendCached(req, res, html, 'no-cache', 404);
     } else {
-      const body = notBuiltPage(name);
+      const body = notBuiltPage(name, base);
       page = (_req, res) => {
         res.status(503).setHeader('Content-Type', 'text/html; charset=utf-8');
         res.setHeader('Cache-Control', 'no-store');

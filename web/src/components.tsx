@@ -24,13 +24,18 @@ export function safeUrl(value: unknown): string | undefined {
   }
 }
 
-/** A link to somewhere a registered document points: never given our referrer or window. */
+/**
+ * A link to somewhere a registered document points: never given our referrer or window. It opens
+ * in a new tab, and says so to screen readers (WCAG technique G201): a tab opened unannounced
+ * leaves them with a Back that does nothing.
+ */
 export function ExternalLink({ url, children }: { url: unknown; children?: ComponentChildren }) {
   const safe = safeUrl(url);
   if (!safe) return <span class="mono">{typeof url === 'string' ? url : String(url ?? '')}</span>;
   return (
     <a href={safe} rel="noopener noreferrer nofollow ugc" target="_blank">
       {children ?? safe}
+      <span class="visually-hidden"> (opens in a new tab)</span>
     </a>
   );
 }
@@ -89,22 +94,47 @@ export function keySetText(jwks: string): string {
   return jwks === OWN_KEY_SET ? "the registry operator's own keys" : `the key set at ${jwks}`;
 }
 
+/**
+ * Words a badge's tooltip adds, said to assistive technology too: a `title` shows on hover only
+ * (never to keyboard or touch users) and screen readers often skip it. Beside the badge, not in
+ * it, so that the badge itself still reads as one word.
+ */
+function BadgeDetail({ text }: { text: string | undefined }) {
+  return text ? <span class="visually-hidden"> ({text})</span> : null;
+}
+
+const DRIFT_DETAIL = 'The live document differs from this registered revision';
+
 /** Verified and health, shown when the registry reports them (trust and freshness features). */
 export function StatusBadges({ status }: { status: EntryStatus }) {
   const key = status.kid ? `Signature verified with key ${status.kid}${status.jwks ? ` of ${keySetText(status.jwks)}` : ''}` : 'Signature verified with a trusted key';
+  const checked = status.health?.checkedAt ? `Checked ${formatDate(status.health.checkedAt)}` : undefined;
   return (
     <>
       {status.verified === true && (
-        <span class="badge ok" title={key}>
-          Verified
-        </span>
+        <>
+          <span class="badge ok" title={key}>
+            Verified
+          </span>
+          <BadgeDetail text={key} />
+        </>
       )}
       {status.health && (
-        <span class={`badge ${status.health.status === 'ok' ? 'ok' : 'warn'}`} title={status.health.checkedAt ? `Checked ${formatDate(status.health.checkedAt)}` : undefined}>
-          {status.health.status === 'ok' ? 'Reachable' : status.health.status === 'unreachable' ? 'Unreachable' : status.health.status === 'invalid' ? 'Invalid live card' : status.health.status}
-        </span>
+        <>
+          <span class={`badge ${status.health.status === 'ok' ? 'ok' : 'warn'}`} title={checked}>
+            {status.health.status === 'ok' ? 'Reachable' : status.health.status === 'unreachable' ? 'Unreachable' : status.health.status === 'invalid' ? 'Invalid live card' : status.health.status}
+          </span>
+          <BadgeDetail text={checked} />
+        </>
       )}
-      {status.drift === true && <span class="badge warn" title="The live document differs from this registered revision">Changed live</span>}
+      {status.drift === true && (
+        <>
+          <span class="badge warn" title={DRIFT_DETAIL}>
+            Changed live
+          </span>
+          <BadgeDetail text={DRIFT_DETAIL} />
+        </>
+      )}
     </>
   );
 }

@@ -813,9 +813,23 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
             {first.protocolVersion ? ` ${first.protocolVersion}` : ''}
           </span>{' '}
           <span class="mono">{first.url}</span>
-          {hit.interfaces.length > 1 && <span class="muted"> +{hit.interfaces.length - 1}</span>}
+          {hit.interfaces.length > 1 && <MoreInterfaces count={hit.interfaces.length - 1} />}
         </p>
       )}
     </li>
+  );
+}
+
+/**
+ * How many interfaces a hit has beyond the one shown: "+3" to the eye, "3 more interfaces" to a
+ * screen reader (which read the bare "+3" as "plus 3", naming nothing).
+ */
+function MoreInterfaces({ count }: { count: number }) {
+  return (
+    <span class="muted">
+      {' '}
+      <span aria-hidden="true">+{count}</span>
+      <span class="visually-hidden">{count === 1 ? '1 more interface' : `${count} more interfaces`}</span>
+    </span>
   );
 }
