@@ -618,6 +618,9 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('#q').inputValue(), 'invoice');
       await page.goBack();
       await page.waitForURL((url) => url.search === '');
+      // The box follows the URL once the page has drawn it (no hits to wait for here, unlike the
+      // steps above): read when it has, or after 5 s, which fails below.
+      await page.waitForFunction(() => (document.querySelector('#q') as HTMLInputElement | null)?.value === '', undefined, { timeout: 5000 }).catch(() => undefined);
       assert.equal(await page.locator('#q').inputValue(), '');
     });
   });
