@@ -74,7 +74,8 @@ const JSONRPC_RATE_LIMITED = -32603; // A2A v1.0 section on system errors: "rate
 
 /** How a door answers a request its flood guard refused (the request id is set already). */
 export type FloodRefusalAnswer = (req: Request, res: Response, refusal: Refusal) => void;
-const answerInBinding: FloodRefusalAnswer = (req, res, refusal) => sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...refusal });
+/** A request over the budget, answered in the door's binding: HTTP 429, Retry-After, JSON-RPC -32603 with the reason. */
+export const answerInBinding: FloodRefusalAnswer = (req, res, refusal) => sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...refusal });
 const STREAM_RETRY_SECONDS = 5;
 
 /** Whether a client (AbuseControl.client) is an IPv6 network, in CIDR form, rather than one address. */

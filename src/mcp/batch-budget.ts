@@ -6,11 +6,8 @@
  * retryAfterSeconds), id null as every refusal of a batch as a whole.
  */
 import type { RequestHandler } from 'express';
-import type { AbuseControl } from '../http/rate-limit.js';
-import { sendFailure } from '../http/errors.js';
+import { answerInBinding, type AbuseControl } from '../http/rate-limit.js';
 import { currentScope } from '../observability/request-scope.js';
-
-const JSONRPC_RATE_LIMITED = -32603; // as the flood guard answers (http/rate-limit.ts)
 
 export function mcpBatchBudget(abuse: AbuseControl): RequestHandler {
   return (req, res, next) => {
@@ -20,7 +17,8 @@ export function mcpBatchBudget(abuse: AbuseControl): RequestHandler {
       if (!refusal) return next();
       const scope = currentScope();
       if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: refusal.reason });
-      sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...refusal, id: null });
+      // As the flood guard answers (no id: the batch's, as every refusal of a batch as a whole, is null).
+      answerInBinding(req, res, refusal);
     }, next);
   };
 }
