@@ -156,7 +156,8 @@ export class PushConfigs implements PushNotificationStore {
     if (this.options.httpCredentials) return [];
     const exposed: { config: TaskPushNotificationConfig; why: string }[] = [];
     for (const { config } of this.keptFor(taskId)) {
-      if (!/^http:/i.test(config.url) || (!config.token && !config.authentication?.credentials)) continue;
+      const why = secretOverHttp(config);
+      if (why === undefined) continue;
       let checked: CheckedUrl;
       try {
         checked = await this.fetcher.check(config.url, { purpose: 'webhook' });
@@ -164,8 +165,7 @@ export class PushConfigs implements PushNotificationStore {
         if (error instanceof FetchError) continue;
         throw error;
       }
-      const why = credentialsInClear(config, checked);
-      if (why) exposed.push({ config, why });
+      if (!checked.operatorAllowed) exposed.push({ config, why });
     }
     const withdrawn = new Set(exposed.map(({ config }) => config.id));
     const list = (this.#byTask.get(taskId) ?? []).filter((c) => !withdrawn.has(c.config.id));
