@@ -18,6 +18,7 @@
  * The bits are saved with the index (./snapshot-file.ts SNAPSHOT_FORMAT): changing the hash or
  * the bits a value sets needs the format raised.
  */
+import { fmix32 } from './hash-finalizer.js';
 
 /** The bits one capability value sets, by signature word. */
 export interface CapabilityBits {
@@ -30,11 +31,7 @@ export interface CapabilityBits {
 export function capabilityHash(value: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  return fmix32(h);
 }
 
 export function capabilityBits(value: string): CapabilityBits {

@@ -16,6 +16,7 @@
 import type { IndexState } from './index-state.js';
 import { part } from './index-state.js';
 import { termHash } from './phrases.js';
+import { fmix32 } from './hash-finalizer.js';
 
 const BITS_PER_NAME = 10;
 /** Probes a name: near the best for 10 bits a name (ln 2 × 10 ≈ 7), ~0.8 % false "maybe"s. */
@@ -68,11 +69,11 @@ export class NameFilter {
     let h2 = 0x9e3779b9 ^ Math.imul(length, 0x85ebca6b);
     for (const w of words) {
       const h = termHash(w);
-      h1 = mix(h1 ^ h);
-      h2 = mix(h2 + Math.imul(h, 0xcc9e2d51));
+      h1 = fmix32(h1 ^ h);
+      h2 = fmix32(h2 + Math.imul(h, 0xcc9e2d51));
     }
-    h1 = mix(h1 ^ words.length);
-    h2 = mix(h2 ^ words.length) | 1;
+    h1 = fmix32(h1 ^ words.length);
+    h2 = fmix32(h2 ^ words.length) | 1;
     const bits = this.bits;
     const size = this.size;
     let clear = false;
@@ -108,13 +109,4 @@ export class NameFilter {
     this.capacity = capacity;
     this.added = added;
   }
-}
-
-/** murmur3's 32-bit finaliser: every input bit moves every output bit. */
-function mix(x: number): number {
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x85ebca6b);
-  x ^= x >>> 13;
-  x = Math.imul(x, 0xc2b2ae35);
-  return (x ^ (x >>> 16)) >>> 0;
 }
