@@ -58,16 +58,36 @@ async function registerBoth(registry: TestRegistry, name: string, legacy = false
 }
 
 /**
+ * The PostgreSQL registries' statement timeout in the tests that wait one out on a lock another
+ * session holds (REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS): by default 15 s, three such waits made
+ * 45 s of this file. 4 s still leaves the statements that must not time out (a registration, the
+ * probe) a wide margin on a loaded machine.
+ */
+const STATEMENT_TIMEOUT_MS = 4000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
+
+/**
+ * Refused after the statement timeout the registry was given, not the default: the setting takes
+ * effect (and the lock was waited for, not failed at once).
+ */
+function assertWaitedOutTimeout(startedAt: number): void {
+  const waited = performance.now() - startedAt;
+  assert.ok(waited >= STATEMENT_TIMEOUT_MS - 50 && waited < DEFAULT_STATEMENT_TIMEOUT_MS, `refused after ${Math.round(waited)} ms: the statement timeout is ${STATEMENT_TIMEOUT_MS} ms`);
+}
+
+/**
  * registerBoth's two registrations (v1.0 JSON-RPC and HTTP+JSON) sent at once, for writes that
  * each wait out the statement timeout on a lock another session holds: one wait, not two.
  */
 async function registerBothAtOnce(registry: TestRegistry, name: string): Promise<Awaited<ReturnType<typeof registerBoth>>> {
   const headers = { authorization: `Bearer ${TOKENS.alice}` };
   const signal = AbortSignal.timeout(60_000);
+  const startedAt = performance.now();
   const [jsonRpc, rest] = await Promise.all([
     rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([registerPart(name)]), { headers, signal }),
     rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [registerPart(`${name} rest`)] } }), { headers, signal }),
   ]);
+  assertWaitedOutTimeout(startedAt);
   return { jsonRpc, rest, legacyJsonRpc: undefined };
 }
 
@@ -758,6 +778,8 @@ describe('SQLite storage faults', () => {
 
 describe('PostgreSQL storage faults', () => {
   const [, postgres] = storageEngines();
+  /** A fresh database, and the short statement timeout of the tests that wait one out. */
+  const lockTestEnv = async (): Promise<Record<string, string>> => ({ ...(await postgres!.env()), REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) });
 
   /** Runs `work` on a connection to the server's maintenance database, with the name of `url`'s database. */
   async function asAdmin<T>(url: string, work: (client: pg.Client, database: string) => Promise<T>): Promise<T> {
@@ -848,7 +870,7 @@ describe('PostgreSQL storage faults', () => {
   test('a lock held past the statement timeout, and no connection left (53300): writes refused as STORAGE_UNAVAILABLE, not failed tasks; /readyz stays ready while only locked rows fail, not while no connection opens', { timeout: 90_000 }, async (t) => {
     const skip = postgres!.skip();
     if (skip) return t.skip(skip);
-    const env = await postgres!.env();
+    const env = await lockTestEnv();
     // A role that is no superuser: a connection limit does not apply to superusers.
     const role = `registry_${process.pid}_${Date.now().toString(36)}`;
     await admin(env.DATABASE_URL!, `CREATE ROLE ${role} LOGIN`);
@@ -860,7 +882,7 @@ describe('PostgreSQL storage faults', () => {
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
     resultOf(await op(alice, { register: { agentCard: v1Card('Locked One', 'https://locked-one.example.org/a2a') } }));
 
-    // Another session holds the entries table past the registry's 15 s statement timeout.
+    // Another session holds the entries table past the registry's statement timeout.
     const holder = await otherSession(env.DATABASE_URL!);
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE entries IN ACCESS EXCLUSIVE MODE');
@@ -883,7 +905,7 @@ describe('PostgreSQL storage faults', () => {
   test('the change-log lock held by another session (every write takes it): writes refused as STORAGE_UNAVAILABLE, /readyz not ready until it is free', { timeout: 90_000 }, async (t) => {
     const skip = postgres!.skip();
     if (skip) return t.skip(skip);
-    const env = await postgres!.env();
+    const env = await lockTestEnv();
     const registry = await startTestRegistry(env);
     t.after(() => registry.close());
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
@@ -906,7 +928,7 @@ describe('PostgreSQL storage faults', () => {
   test("an entry's row locked by another session: writing that entry is refused after the statement timeout as busy, not as storage down; other writes go on and /readyz stays ready", { timeout: 90_000 }, async (t) => {
     const skip = postgres!.skip();
     if (skip) return t.skip(skip);
-    const env = await postgres!.env();
+    const env = await lockTestEnv();
     const registry = await startTestRegistry(env);
     t.after(() => registry.close());
     const [alice, bob] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url, { token: TOKENS.bob })]);
@@ -917,6 +939,7 @@ describe('PostgreSQL storage faults', () => {
     await holder.query('BEGIN');
     await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [id]);
     const headers = { authorization: `Bearer ${TOKENS.alice}` };
+    const startedAt = performance.now();
     const changed = (binding: string) => ({ data: { register: { agentCard: { ...v1Card('Busy One', 'https://busy-one.example.org/a2a'), version: binding } } }, mediaType: 'application/json' });
     const [jsonRpc, rest, others] = await Promise.all([
       rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([changed('2.0.0')]), { headers, signal: AbortSignal.timeout(60_000) }),
@@ -930,6 +953,7 @@ describe('PostgreSQL storage faults', () => {
         ]),
       ),
     ]);
+    assertWaitedOutTimeout(startedAt);
     assert.deepEqual(others.map(stateOf), ['TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED'], 'other entries are written meanwhile');
     const busy = /^The entry is busy: another request is writing it \(or its URLs\), or another database session holds it, and this write waited for it longer than a write may \(57014\)\. Retry shortly\.$/;
     const error = jsonRpc.json!.error as WireJson;

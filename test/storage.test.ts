@@ -1376,8 +1376,10 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       // DELETE of everything (a third of a timed one, tens of milliseconds): on a loaded machine a
       // batch, or a read, outlasted it too, and the test failed in CI again and again.
       const { target } = await openFresh(t, engine);
-      // Many batches of either table on both engines (5,000 rows a batch on PostgreSQL, 1,000 on SQLite).
-      const rows = engine.name === 'postgres' ? 60_000 : 30_000;
+      // Many batches of either table on both engines (5,000 rows a batch on PostgreSQL, 1,000 on
+      // SQLite): 12 of changes and 6 of tasks on each, as the checks below need (more than 10 and
+      // more than 5). SQLite had 30,000 rows, 2.5 times the batches the checks look for, at 2.5 times the cost.
+      const rows = engine.name === 'postgres' ? 60_000 : 12_000;
       const old = new Date(Date.now() - 2 * 86_400_000).toISOString();
       if (engine.name === 'postgres') {
         await target.raw(`INSERT INTO changes (entry_id, op, at) SELECT gen_random_uuid(), 'upsert', '${old}' FROM generate_series(1, ${rows})`);
@@ -1437,14 +1439,17 @@ for (const engine of [sqliteEngine, postgresEngine]) {
     test("gives a large prune's space back to the file system a little at a time: the event loop is never held for all of it", async (t) => {
       if (engine.name !== 'sqlite') return; // PostgreSQL's autovacuum does this on the server
       const { target, store } = await openFresh(t, engine);
-      const rows = 20_000;
+      // About 12 MB freed, 12 or more transactions of 1 MiB (RECLAIM_BATCH_PAGES): each holds the
+      // loop a twelfth of the time or so, far under the third the check allows, while giving it all
+      // back at once holds it for all of it (20,000 rows, 40 MB, made no stronger a check at 3 times the cost).
+      const rows = 6000;
       await target.raw(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})
          INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state, status, artifacts)
          SELECT '', 'alice', 'bulk-' || i, 'c', i, 'TASK_STATE_COMPLETED', '{}', hex(randomblob(1000)) FROM n`,
       );
       assert.equal(await store.tasks.prune({ maxAgeMs: 0, maxCount: 0 }), rows);
-      // How long the event loop was held at once while the space went back (about 40 MB).
+      // How long the event loop was held at once while the space went back (about 12 MB).
       let held = 0;
       let tick = performance.now();
       const ticker = setInterval(() => {

@@ -137,6 +137,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     lockWaitMs: config.sqliteLockWaitMs,
+    statementTimeoutMs: config.postgresStatementTimeoutMs,
     notice: (message, details) => log.error(details, message),
     // Its index and watches follow only its own writes on SQLite: one registry per database.
     singleProcess: true,

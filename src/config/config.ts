@@ -30,6 +30,8 @@ export interface RegistryConfig {
   sqliteCheckHours: number;
   /** How long after the index has loaded the first check runs (ms; a minute unless a test shortens it). */
   sqliteFirstCheckAfterMs?: number;
+  /** PostgreSQL: the server-side limit of one statement, lock waits included (ms). */
+  postgresStatementTimeoutMs: number;
   /**
    * token -> principal: REGISTRY_TOKENS, plus REGISTRY_ADMIN_TOKEN(_FILE) as `admin`. Empty: a
    * generated admin token is written to dataDir/admin-token.
@@ -383,6 +385,8 @@ const envSchema = z.object({
   REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
   // A quick_check reads the whole file, about 2 s per 100,000 entries (docs/scaling.md): daily by default.
   REGISTRY_SQLITE_CHECK_HOURS: wholeNumber(0, 8760, 'must be a whole number of hours from 0 (no background check) to 8760 (a year)').default(24),
+  // Not 0 (PostgreSQL's "no limit"): it bounds how long a write waits for a lock, and how long a request waits for a busy pool.
+  REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS: wholeNumber(1000, 600_000, 'must be a whole number of milliseconds from 1000 to 600000 (10 minutes)').default(15_000),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
   REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).refine((token) => !unpresentableToken(token), { message: NOT_ONE_WORD }).optional(),
   REGISTRY_ADMIN_TOKEN_FILE: pathSetting().optional(),
@@ -884,6 +888,13 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
     why: "with DATABASE_URL: it is SQLite's, and DATABASE_URL (or DATABASE_URL_FILE) stores the entries in PostgreSQL",
   },
   {
+    settings: ['REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS'],
+    on: ['DATABASE_URL', 'DATABASE_URL_FILE'],
+    inEffect: (e) => e.DATABASE_URL !== undefined || e.DATABASE_URL_FILE !== undefined,
+    why: "without DATABASE_URL: it is PostgreSQL's, and the entries are stored in SQLite",
+    fix: 'set DATABASE_URL (or DATABASE_URL_FILE)',
+  },
+  {
     settings: ['REGISTRY_RATE_WRITES_PER_MINUTE', 'REGISTRY_RATE_READS_PER_MINUTE', 'REGISTRY_RATE_REQUESTS_PER_MINUTE', 'REGISTRY_MAX_STREAMS_PER_CLIENT', 'REGISTRY_RATE_IPV6_PREFIX'],
     on: ['REGISTRY_RATE_LIMITS'],
     inEffect: (e) => e.REGISTRY_RATE_LIMITS !== false,
@@ -1090,6 +1101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     databaseUrl: databaseUrl(e),
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
     sqliteCheckHours: e.REGISTRY_SQLITE_CHECK_HOURS,
+    postgresStatementTimeoutMs: e.REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS,
     tokens,
     publicRead: e.REGISTRY_PUBLIC_READ,
     maxDocumentBytes,

@@ -14,6 +14,8 @@ export interface StoreConfig {
   dataDir: string;
   /** SQLite: how long a write waits for another process's write lock (REGISTRY_SQLITE_LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /** PostgreSQL: the server-side limit of one statement, lock waits included (REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs?: number;
   /** Told about what the store did by itself (e.g. re-created a deleted SQLite file). */
   notice?: (message: string, details: Record<string, unknown>) => void;
   /** A serving registry: SQLite refuses a second one on the same database (sqlite/process-lock.ts). */
@@ -22,6 +24,6 @@ export interface StoreConfig {
 
 /** Returns an unopened store; call `open()` before use. */
 export function createStore(config: StoreConfig): RegistryStore {
-  if (isPostgresUrl(config.databaseUrl)) return new PostgresStore({ url: config.databaseUrl.trim(), notice: config.notice });
+  if (isPostgresUrl(config.databaseUrl)) return new PostgresStore({ url: config.databaseUrl.trim(), statementTimeoutMs: config.statementTimeoutMs, notice: config.notice });
   return new SqliteStore({ file: sqliteFile(config.dataDir), busyTimeoutMs: config.lockWaitMs, notice: config.notice, singleProcess: config.singleProcess });
 }
