@@ -1475,8 +1475,9 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       const created = await setup.upsert(entryWrite('agent', 'https://busy.example.com/a2a'), actor('alice'));
       assert.ok(created.status === 'created');
       await setup.close();
-      // Two connections, and a pool wait that times out after 100 ms: the tenth write queues far longer.
-      const store = target.makeStore({ poolMax: 2, connectTimeoutMs: 100 });
+      // Two connections, and a pool wait that times out after 250 ms: the tenth write queues far longer.
+      // (Not less: the same limit bounds opening a connection, which took over 100 ms on a loaded CI machine.)
+      const store = target.makeStore({ poolMax: 2, connectTimeoutMs: 250 });
       await store.open();
       t.after(() => store.close());
       const holder = new pg.Client({ connectionString: target.url });
@@ -1488,7 +1489,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         Array.from({ length: 10 }, (_, i) => store.upsert(entryWrite('agent', 'https://busy.example.com/a2a', `v${i + 2}`), actor('alice'))),
       );
       // Every connection is now stuck behind the row lock and the others wait for the pool, past its timeout.
-      await new Promise((r) => setTimeout(r, 600));
+      await new Promise((r) => setTimeout(r, 1000));
       await holder.query('COMMIT');
       const outcomes = await writes;
       assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
