@@ -296,6 +296,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   }, [moved]);
 
   // Typing: the URL follows after a pause (see boxWrote).
+  const typingPause = useRef<number | undefined>(undefined);
   useEffect(() => {
     if (text === query) {
       typing.current = false;
@@ -304,7 +305,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     typing.current = true;
     const at = window.location.href;
     const timer = window.setTimeout(() => {
-      // Moved elsewhere meanwhile (Back): writing this search over that history entry would undo it.
+      // Moved elsewhere meanwhile (a link): writing this search over that history entry would undo it.
       if (window.location.href !== at) return;
       typing.current = false;
       written.current = text.trim() ? text : '';
@@ -312,8 +313,19 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       navigate(searchUrl(new URLSearchParams(window.location.search), { q: text.trim() ? text : undefined }), { replace: boxWrote.current, inPlace: true });
       boxWrote.current = true;
     }, TYPING_DEBOUNCE_MS);
+    typingPause.current = timer;
     return () => window.clearTimeout(timer);
   }, [text]);
+  // The pause's write is dropped the moment the words go elsewhere, not when the page next draws:
+  // with Enter (they are searched already), and with Back or Forward. Enter's search leaves the
+  // box's words as they were, so the pause stayed set; Back then returned to the URL it was set
+  // at, and the pause, ending before the page drew the Back, wrote the words over it: the page
+  // went forward again to the search Back had left.
+  useEffect(() => {
+    const dropPause = () => window.clearTimeout(typingPause.current);
+    window.addEventListener('popstate', dropPause);
+    return () => window.removeEventListener('popstate', dropPause);
+  }, []);
 
   // The entry page's way back returns here, to these words, filters and page.
   useEffect(() => rememberSearch(searchUrl(params, {}, true)), [requestKey]);
@@ -469,6 +481,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         onSubmit={(e) => {
           e.preventDefault();
           typing.current = false;
+          window.clearTimeout(typingPause.current);
           const url = searchUrl(params, { q: text.trim() ? text : undefined });
           // The search shown, asked again (after "cannot be reached", a rate limit, or to see
           // what changed): search again in place; a new history entry would only make Back stall.
