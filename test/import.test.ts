@@ -7,7 +7,7 @@
  * registration (another principal's identity or URL is refused).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -68,6 +68,29 @@ function writeBatch(dir: string, count: number): string {
   });
   fs.writeFileSync(file, Array.from({ length: count }, (_, i) => JSON.stringify(card(i))).join('\n') + '\n');
   return file;
+}
+
+/**
+ * A named pipe at `file` (a *.jsonl name: the import reads it as it reads a file) that the test
+ * fills as it chooses: the import waits for the next line, so it is still running, part way, when
+ * the test acts, however fast the machine. (A file of 20,000 documents was written for that, long
+ * enough not to be done first, and each test then imported all of them again.) `close` lets go
+ * of it whether or not the import ever opened it, so a failing test fails instead of hanging.
+ */
+function linesPipe(file: string): { write(lines: readonly string[]): Promise<void>; end(): void; close(): void } {
+  execFileSync('mkfifo', [file]);
+  // Opening it for writing waits for a reader (the import); meanwhile the writes queue here.
+  const writer = fs.createWriteStream(file);
+  writer.on('error', () => undefined); // the reader stopped (interrupted, failed) before all was written
+  return {
+    // Settles once the lines are in the pipe (a pipe holds 64 KiB: most of them read by then), or the reader has gone.
+    write: (lines) => new Promise((resolve) => writer.write(lines.map((l) => `${l}\n`).join(''), () => resolve())),
+    end: () => writer.end(),
+    close: () => {
+      if (writer.pending) fs.closeSync(fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)); // lets the waiting open finish
+      writer.destroy();
+    },
+  };
 }
 
 /**
@@ -435,10 +458,13 @@ describe('import into SQLite', () => {
     ensureBuilt();
     const work = tempDir();
     try {
-      const total = 20_000;
-      const lines = path.join(work, 'many.jsonl');
-      fs.writeFileSync(lines, Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Quokka ${i}`, `https://quokka-${i}.example.org/a2a`))).join('\n'));
+      // Given through a named pipe, the first 250 lines at first: it is part way when the signal
+      // comes, for certain (at most 500 of 1,000 stored), and running it again stores the rest.
+      const total = 1000;
+      const cards = Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Quokka ${i}`, `https://quokka-${i}.example.org/a2a`)));
       for (const [signal, json] of [['SIGINT', false], ['SIGTERM', true]] as const) {
+        const lines = path.join(work, `many-${signal}.jsonl`);
+        const pipe = linesPipe(lines);
         const dataDir = path.join(work, `data-${signal}`);
         const database = path.join(dataDir, 'registry.db');
         const count = (): number => {
@@ -458,11 +484,20 @@ describe('import into SQLite', () => {
         child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
         child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
         const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-        for (const deadline = Date.now() + 30_000; count() === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-        child.kill(signal);
-        // It printed nothing, and ended as the signal does (the shell's 130 or 143).
-        assert.deepEqual(await exited, { code: null, signal }, stderr);
-        const stored = count();
+        let stored: number;
+        try {
+          void pipe.write(cards.slice(0, 250));
+          for (const deadline = Date.now() + 30_000; count() === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+          // 250 lines more (about 190 KB), most of them read when this settles: the signal finds it
+          // checking and storing them, as part way through a long import.
+          await pipe.write(cards.slice(250, 500));
+          child.kill(signal);
+          // It printed nothing, and ended as the signal does (the shell's 130 or 143).
+          assert.deepEqual(await exited, { code: null, signal }, stderr);
+          stored = count();
+        } finally {
+          pipe.close();
+        }
         assert.ok(stored > 0 && stored < total, `stopped part way (${stored} stored)`);
         const message =
           `the import was interrupted (${signal}): ${stored.toLocaleString('en-US')} documents stored before it stopped (a transaction commits whole or not at all: nothing is half-written); ` +
@@ -470,6 +505,9 @@ describe('import into SQLite', () => {
         assert.equal(stderr, `a2a-registry: ${message}\n`);
         if (json) assert.deepEqual(JSON.parse(stdout), { error: { code: 'INTERRUPTED', message, stored } });
         else assert.equal(stdout, '');
+        // The same import again, its lines whole in a file of the same name this time.
+        fs.rmSync(lines);
+        fs.writeFileSync(lines, cards.join('\n'));
         const again = summaryOf(await runImport([lines], { dataDir, json: true }));
         assert.deepEqual([again.created + again.unchanged, again.unchanged, again.refused], [total, stored, 0]);
       }
