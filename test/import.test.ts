@@ -604,10 +604,12 @@ describe('import into SQLite', () => {
       const backup = path.join(work, 'backup.db');
       assert.equal((await bin(['backup', '--data-dir', dataDir, backup])).code, 0);
 
-      const total = 20_000;
+      // Given through a named pipe: the import is still running when the restore is tried, for
+      // certain (the first 250 lines given, the rest after), and goes on storing after it.
+      const total = 1000;
+      const cards = Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Yak ${i}`, `https://yak-${i}.example.org/a2a`)));
       const lines = path.join(work, 'many.jsonl');
-      fs.writeFileSync(lines, Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Yak ${i}`, `https://yak-${i}.example.org/a2a`))).join('\n'));
-      const importing = bin(['import', '--batch-size', '100', '--data-dir', dataDir, lines]);
+      const pipe = linesPipe(lines);
       const count = (): number => {
         const db = new Database(database, { readonly: true });
         try {
@@ -616,17 +618,26 @@ describe('import into SQLite', () => {
           db.close();
         }
       };
-      for (const deadline = Date.now() + 30_000; count() <= 1 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-      const restore = await bin(['restore', '--force', '--data-dir', dataDir, backup]);
-      assert.equal(restore.code, 1, restore.err);
-      assert.equal(
-        restore.err,
-        `a2a-registry: an a2a-registry import is writing to the SQLite database ${database} (it holds ${database}.import-lock): let it finish, or stop it and run it again once the backup is restored; then restore\n`,
-      );
-      const imported = await importing;
+      let imported: Run;
+      try {
+        const importing = bin(['import', '--batch-size', '100', '--data-dir', dataDir, lines]);
+        void pipe.write(cards.slice(0, 250));
+        for (const deadline = Date.now() + 30_000; count() <= 1 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+        const restore = await bin(['restore', '--force', '--data-dir', dataDir, backup]);
+        assert.equal(restore.code, 1, restore.err);
+        assert.equal(
+          restore.err,
+          `a2a-registry: an a2a-registry import is writing to the SQLite database ${database} (it holds ${database}.import-lock): let it finish, or stop it and run it again once the backup is restored; then restore\n`,
+        );
+        await pipe.write(cards.slice(250));
+        pipe.end();
+        imported = await importing;
+      } finally {
+        pipe.close();
+      }
       // It stopped with "the database file was replaced ... restart the registry", its documents in registry.db.replaced-*.
       assert.equal(imported.code, 0, imported.err);
-      assert.match(imported.out, /imported 20,000 documents .*: 20,000 created/);
+      assert.match(imported.out, /imported 1,000 documents .*: 1,000 created/);
       assert.equal(count(), total + 1);
       assert.deepEqual(fs.readdirSync(dataDir).filter((f) => f.includes('replaced')), []);
 
