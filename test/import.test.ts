@@ -1135,19 +1135,32 @@ describe('import into PostgreSQL', () => {
       }
     };
     try {
-      const total = 20_000;
+      // Given through a named pipe: 120 lines first, the server stopped once some are stored (part
+      // way for certain: at most 120 of 1,000), then the rest, which it cannot store.
+      const total = 1000;
+      const cards = Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Marmot ${i}`, `https://marmot-${i}.example.org/a2a`)));
       const lines = path.join(work, 'many.jsonl');
-      fs.writeFileSync(lines, Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Marmot ${i}`, `https://marmot-${i}.example.org/a2a`))).join('\n'));
-      const running = runImport([lines], { databaseUrl, batchSize: 50, json: true });
-      let stored = 0;
-      for (const deadline = Date.now() + 30_000; stored === 0 && Date.now() < deadline; ) stored = await count().catch(() => 0);
-      assert.ok(stored > 0 && stored < total, `stopped part way (${stored} stored)`);
-      await postgres.server.halt();
+      const pipe = linesPipe(lines);
       let run: Run;
       try {
-        run = await running;
+        const running = runImport([lines], { databaseUrl, batchSize: 50, json: true });
+        void pipe.write(cards.slice(0, 120));
+        let stored = 0;
+        for (const deadline = Date.now() + 30_000; stored === 0 && Date.now() < deadline; ) {
+          stored = await count().catch(() => 0);
+          if (stored === 0) await new Promise((r) => setTimeout(r, 20));
+        }
+        assert.ok(stored > 0 && stored < total, `stopped part way (${stored} stored)`);
+        await postgres.server.halt();
+        try {
+          void pipe.write(cards.slice(120));
+          pipe.end();
+          run = await running;
+        } finally {
+          await postgres.server.resume();
+        }
       } finally {
-        await postgres.server.resume();
+        pipe.close();
       }
       assert.equal(run.code, 1, run.out);
       const { error } = JSON.parse(run.out) as { error: { code: string; message: string; stored: number } };
@@ -1156,6 +1169,9 @@ describe('import into PostgreSQL', () => {
       assert.match(error.message, /^the import stopped: Storage is unavailable: .*\. The [\d,]+ documents stored before it stay stored; run the same import again to finish/);
       assert.match(run.err, /a2a-registry: the import stopped: /);
 
+      // The same import again, its lines whole in a file of the same name this time.
+      fs.rmSync(lines);
+      fs.writeFileSync(lines, cards.join('\n'));
       const again = summaryOf(await runImport([lines], { databaseUrl, json: true }));
       assert.deepEqual([again.created + again.unchanged, again.refused, again.unchanged], [total, 0, error.stored]);
     } finally {
