@@ -28,6 +28,7 @@ import {
   passDeadlines,
   passDeadlinesOnDemand,
   problemPieces,
+  retirePage,
   startProxy as proxyInFront,
   startWebFixture,
   withPage as pageOf,
@@ -51,7 +52,7 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
     await fixture?.close();
   });
 
-  /** A fresh page; at the end of the test nothing went wrong in it (console errors, exceptions, CSP refusals). */
+  /** A page as new (one page, put back between tests: see withPage in support/web-page.ts); at the end of the test nothing went wrong in it (console errors, exceptions, CSP refusals). */
   const withPage = <T>(fn: (page: WatchedPage) => Promise<T>): Promise<T> => pageOf(browser, fn);
 
   /** A real reverse proxy on 127.0.0.1 in front of the registry (see support/web-page.ts). */
@@ -579,6 +580,7 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         // A view's code (loaded when first shown) refused by that limit too: said so, and when to
         // reload, not blamed on the connection or an update.
         // (Its file not in the browser's cache, where an earlier visit in this test put it.)
+        retirePage(page); // the cache stays disabled with the page
         const cdp = await page.context().newCDPSession(page);
         await cdp.send('Network.enable');
         await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });

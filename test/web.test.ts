@@ -33,6 +33,7 @@ import {
   FILLERS,
   releaseTimers,
   holdTimers,
+  retirePage,
   startWebFixture,
   TYPING_PAUSE_MS,
   withPage as pageOf,
@@ -71,7 +72,7 @@ describe('web page', { skip: unavailable }, () => {
     await fixture?.close();
   });
 
-  /** A fresh page; at the end of the test nothing went wrong in it (console errors, exceptions, CSP refusals). */
+  /** A page as new (one page, put back between tests: see withPage in support/web-page.ts); at the end of the test nothing went wrong in it (console errors, exceptions, CSP refusals). */
   const withPage = <T>(fn: (page: WatchedPage) => Promise<T>): Promise<T> => pageOf(browser, fn);
 
 
@@ -1312,6 +1313,7 @@ describe('web page', { skip: unavailable }, () => {
 
       // Larger text chosen in the browser's settings (not zoom): all of the page's text follows
       // it, the descriptions and labels as the headings do.
+      retirePage(page); // the font sizes stay with the page
       const cdp = await page.context().newCDPSession(page);
       await cdp.send('Page.setFontSizes', { fontSizes: { standard: 24, fixed: 20 } });
       await page.goto(`${registry.url}/?q=invoice`);

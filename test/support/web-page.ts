@@ -66,7 +66,7 @@ export const brokenCard = () => {
  * Each held timer remembers the URL (its search) it was set at, for releaseTimers to wait for.
  */
 export async function holdTimers(page: Page, ms: number, name: string) {
-  await page.addInitScript(
+  const script = await page.addInitScript(
     ([heldMs, releaseName]) => {
       const realSet = window.setTimeout.bind(window);
       const realClear = window.clearTimeout.bind(window);
@@ -93,6 +93,8 @@ export async function holdTimers(page: Page, ms: number, name: string) {
     },
     [ms, name] as const,
   );
+  // Not for the next test on this page (see withPage).
+  undoBeforeReuse(page, () => script.dispose());
 }
 
 /**
@@ -207,15 +209,94 @@ export async function startWebFixture(): Promise<WebFixture> {
   }
 }
 
-/** A fresh page; at the end of the test nothing went wrong in it (console errors, exceptions, CSP refusals). */
-export async function withPage<T>(browser: TestBrowser, fn: (page: WatchedPage) => Promise<T>): Promise<T> {
+/**
+ * The tests of a file take turns on one page, put back between them as a new page is. A new page
+ * for each test cost Chromium about a second of CPU (a renderer started, the page's code compiled
+ * anew), most of what web.test spent besides the tests' own steps; a navigation on a page already
+ * open costs a fraction of it. What a test leaves on the page is undone before the next takes it:
+ * its routes and listeners, its init scripts (holdTimers), the viewport and colour scheme, where
+ * the mouse was, the tab's session storage (token, rate waits, validate draft) and its history
+ * (tests count history entries and go Back to before their first page: about:blank, as on a new
+ * page). A page a test changed in a way that cannot be undone (retirePage), or one whose test
+ * failed, is closed and the next test gets a new one.
+ */
+const sparePages = new WeakMap<TestBrowser, WatchedPage>();
+const retired = new WeakSet<Page>();
+/** What the test did to the page that the next must not find there (an init script's removal). */
+const undoings = new WeakMap<Page, (() => Promise<unknown>)[]>();
+const undoBeforeReuse = (page: Page, undo: () => Promise<unknown>) => {
+  const undos = undoings.get(page) ?? [];
+  undos.push(undo);
+  undoings.set(page, undos);
+};
+/** The origins whose documents the page showed in the test: each may hold the tab's session storage. */
+const originsShown = new WeakMap<Page, Set<string>>();
+const newViewport = new WeakMap<Page, { width: number; height: number } | null>();
+/** The page events tests listen to (the problems watchers use console and pageerror, which stay). */
+const TEST_EVENTS = ['request', 'response', 'requestfinished', 'requestfailed', 'download', 'dialog', 'popup'] as const;
+
+/** The page keeps something a reset cannot undo (a DevTools session's settings): withPage closes it after the test. */
+export function retirePage(page: Page) {
+  retired.add(page);
+}
+
+async function takePage(browser: TestBrowser): Promise<WatchedPage> {
+  const spare = sparePages.get(browser);
+  sparePages.delete(browser);
+  if (spare) return spare;
   const page = await browser.newPage();
+  newViewport.set(page, page.viewportSize());
+  const origins = new Set<string>();
+  originsShown.set(page, origins);
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame() && /^https?:/.test(frame.url())) origins.add(new URL(frame.url()).origin);
+  });
+  return page;
+}
+
+/** Puts the page back as a new page is (see sparePages); false when it cannot be. */
+async function resetPage(page: WatchedPage): Promise<boolean> {
+  if (retired.has(page)) return false;
+  try {
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    for (const event of TEST_EVENTS) page.removeAllListeners(event);
+    for (const undo of undoings.get(page)?.splice(0) ?? []) await undo();
+    // The session storage of each origin shown, cleared from a document of that origin (a 404 of
+    // its own is one; the registry's for /assets/ is JSON, not the page): DevTools clears it only
+    // for a frame showing the origin.
+    const origins = originsShown.get(page)!;
+    for (const origin of origins) {
+      if (new URL(page.url()).origin !== origin) await page.goto(`${origin}/assets/page-reset-no-such-file`).catch(() => undefined);
+      await page.evaluate(() => sessionStorage.clear()).catch(() => undefined);
+    }
+    origins.clear();
+    await page.goto('about:blank');
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Page.resetNavigationHistory');
+    await cdp.detach();
+    const viewport = newViewport.get(page);
+    if (viewport) await page.setViewportSize(viewport);
+    await page.emulateMedia({ media: null, colorScheme: 'light' });
+    await page.mouse.move(0, 0);
+    page.problems.length = 0;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A page as new; at the end of the test nothing went wrong in it (console errors, exceptions, CSP refusals). */
+export async function withPage<T>(browser: TestBrowser, fn: (page: WatchedPage) => Promise<T>): Promise<T> {
+  const page = await takePage(browser);
+  let passed = false;
   try {
     const result = await fn(page);
     assert.deepEqual(page.problems, [], 'the page logged errors');
+    passed = true;
     return result;
   } finally {
-    await page.close();
+    if (passed && (await resetPage(page))) sparePages.set(browser, page);
+    else await page.close();
   }
 }
 
