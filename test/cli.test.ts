@@ -954,6 +954,14 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
 });
 
 describe('the admin-token fallback', () => {
+  // One registry with the harness's defaults for the tests that need no setting of their own
+  // (each registers its own entries, or none), started by the first that asks.
+  let defaults: Promise<TestRegistry> | undefined;
+  const defaultRegistry = (): Promise<TestRegistry> => (defaults ??= startTestRegistry());
+  after(async () => {
+    if (defaults) await (await defaults).close();
+  });
+
   test('without a token, the registry\'s generated admin token in REGISTRY_DATA_DIR is used', async () => {
     const registry = await startTestRegistry({ REGISTRY_TOKENS: '' });
     try {
@@ -1035,8 +1043,8 @@ describe('the admin-token fallback', () => {
   });
 
   test('a token the registry refuses at its door (HTTP 401) is UNAUTHENTICATED, and says when it was the data directory\'s; a read goes again without that token', async () => {
-    const registry = await startTestRegistry(); // REGISTRY_TOKENS: a generated admin-token file left behind is stale
-    const closedRegistry = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
+    // REGISTRY_TOKENS: a generated admin-token file left behind is stale
+    const [registry, closedRegistry] = await Promise.all([defaultRegistry(), startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' })]);
     try {
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
       const entry = resultOf(await op(alice, { register: { agentCard: v1Card('Stale Token Reader', 'https://stale-token.example.org/a2a') } }));
@@ -1071,7 +1079,6 @@ describe('the admin-token fallback', () => {
       assert.match(closedRead.stderr, /The admin token from the data directory was sent and not accepted/);
       assertNoStack(write);
     } finally {
-      await registry.close();
       await closedRegistry.close();
     }
   });
@@ -1139,7 +1146,7 @@ describe('the admin-token fallback', () => {
   });
 
   test('a registry behind a proxy under a path prefix (/registry) is found at its own card, not the host\'s root', async () => {
-    const registry = await startTestRegistry();
+    const registry = await defaultRegistry();
     const target = new URL(registry.url);
     // A reverse proxy serving the registry under /registry (prefix stripped) and nothing at its root.
     const proxy = http.createServer((req, res) => {
@@ -1153,13 +1160,13 @@ describe('the admin-token fallback', () => {
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
       const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/registry`;
-      const run = await cli(['search', 'x', '--json', '--registry', base]);
+      // A word no entry of the shared registry holds: an answer, and an empty one.
+      const run = await cli(['search', 'zzqxnothingmatches', '--json', '--registry', base]);
       assert.equal(run.code, 0, run.stderr);
       assert.equal(parse(run).total, 0);
     } finally {
       proxy.closeAllConnections();
       proxy.close();
-      await registry.close();
     }
   });
 
