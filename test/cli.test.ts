@@ -288,11 +288,12 @@ describe('a2a-registry against a registry', () => {
     assert.match(updated.stdout, new RegExp(`warning ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+  /mcpServer/url: `));
 
     // A value an option gave over the document's is named at the option, not at the document's line and column, as validate names it.
-    const [overText, overJson, toolspecText, empty] = await Promise.all([
+    const [overText, overJson, toolspecText, empty, validated] = await Promise.all([
       cli(['register', '--dry-run', file, '--mcp-url', 'notaurl'], { env: as('alice') }),
       cli(['register', '--dry-run', '--json', file, '--mcp-url', 'notaurl'], { env: as('alice') }),
       cli(['register', '--dry-run', example('toolspec.json'), '--mcp-name', 'files', '--mcp-url', 'notaurl'], { env: as('alice') }),
       cli(['register', '--dry-run', file, '--mcp-url', ''], { env: as('alice') }),
+      cli(['validate', file, '--mcp-url', 'notaurl']),
     ]);
     for (const r of [overText, toolspecText]) {
       assert.equal(r.code, 1, r.stderr);
@@ -303,7 +304,6 @@ describe('a2a-registry against a registry', () => {
     assert.deepEqual(parse(overJson).error.details.map((d: { path: string; location?: unknown }) => [d.path, d.location]), [['--mcp-url', undefined]]);
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /option '--mcp-url <url>' argument '' is invalid\. must not be empty/);
-    const validated = await cli(['validate', file, '--mcp-url', 'notaurl']);
     assert.equal(validated.code, 1, 'validate lays the option over the document as register does');
     assert.match(validated.stdout, /^ {2}error {3}--mcp-url: must be an absolute http\(s\) URL; found "notaurl" \[pattern\]$/m);
   });
@@ -505,6 +505,11 @@ describe('a2a-registry against a registry', () => {
   });
 
   test('usage errors (exit 2), commander\'s and the CLI\'s own', async () => {
+    // Started beside the others; read below.
+    const credentialRuns = Promise.all([
+      cli(['ls', '--json', '--registry', 'ftp://user:Hunter2pw@registry.example.com'], { env }),
+      cli(['ls', '--registry', 'user:Hunter2pw@registry.example.com'], { env }),
+    ]);
     const runs = await Promise.all([
       cli(['search', '--no-such-option'], { env }),
       cli(['search', '--limit', '0', 'x'], { env }),
@@ -558,10 +563,7 @@ describe('a2a-registry against a registry', () => {
     assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
     // A password in --registry is not shown (it was, in full, --json too): masked, or the value
     // left out where it is no URL with a password to mask (user:password@host parses as scheme "user").
-    const credentials = await Promise.all([
-      cli(['ls', '--json', '--registry', 'ftp://user:Hunter2pw@registry.example.com'], { env }),
-      cli(['ls', '--registry', 'user:Hunter2pw@registry.example.com'], { env }),
-    ]);
+    const credentials = await credentialRuns;
     for (const r of credentials) {
       assert.equal(r.code, 2, r.stderr);
       assert.doesNotMatch(r.stdout + r.stderr, /Hunter2pw/);
