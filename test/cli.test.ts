@@ -161,37 +161,53 @@ describe('a2a-registry against a registry', () => {
   });
   after(() => registry.close());
 
+  /**
+   * Runs the CLI with a loader hook in its process that lists the modules it loaded (each run
+   * writes its own list, so runs can go at once).
+   */
+  const modulesDir = tempDir('a2a-registry-cli-modules-');
+  const hook = path.join(modulesDir, 'hook.mjs');
+  fs.writeFileSync(
+    hook,
+    `import { registerHooks } from 'node:module'; import fs from 'node:fs';\n` +
+      `const urls = []; registerHooks({ load(url, ctx, next) { urls.push(url); return next(url, ctx); } });\n` +
+      `process.on('exit', () => fs.writeFileSync(process.env.LOADED_MODULES_FILE, urls.join('\\n')));\n`,
+  );
+  let listings = 0;
+  const withLoaded = async (args: string[]): Promise<{ run: Run; loaded: string[] }> => {
+    const listing = path.join(modulesDir, `loaded-${++listings}.txt`);
+    const run = await cli(args, { env: { NODE_OPTIONS: `--import ${pathToFileURL(hook).href}`, LOADED_MODULES_FILE: listing } });
+    return { run, loaded: run.code === 0 ? fs.readFileSync(listing, 'utf8').split('\n') : [] };
+  };
+  // The full help (every command's module, about 0.6 s of CPU a run) is run once for the two tests that read it.
+  let fullHelp: Promise<{ run: Run; loaded: string[] }> | undefined;
+  const fullHelpRun = (): Promise<{ run: Run; loaded: string[] }> => (fullHelp ??= withLoaded(['--help']));
+
   test('a command loads only what it runs: `get` neither the server, the storage engines nor the configuration schema', async () => {
     // Loading every command's module cost each invocation about 0.6 s of CPU more than the one
     // it runs. A loader hook in the CLI's process lists the modules it loaded.
-    const dir = tempDir('a2a-registry-cli-modules-');
-    const hook = path.join(dir, 'hook.mjs');
-    const listing = path.join(dir, 'loaded.txt');
-    fs.writeFileSync(
-      hook,
-      `import { registerHooks } from 'node:module'; import fs from 'node:fs';\n` +
-        `const urls = []; registerHooks({ load(url, ctx, next) { urls.push(url); return next(url, ctx); } });\n` +
-        `process.on('exit', () => fs.writeFileSync(${JSON.stringify(listing)}, urls.join('\\n')));\n`,
-    );
-    const loaded = async (args: string[]): Promise<string[]> => {
-      const run = await cli(args, { env: { NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` } });
-      assert.equal(run.code, 0, run.stderr);
-      return fs.readFileSync(listing, 'utf8').split('\n');
+    const loaded = async (run: Promise<{ run: Run; loaded: string[] }>): Promise<string[]> => {
+      const done = await run;
+      assert.equal(done.run.code, 0, done.run.stderr);
+      return done.loaded;
     };
-    const get = await loaded(['--token', 'some-token', 'get', '--help']);
+    const [get, register, list, all] = await Promise.all([
+      loaded(withLoaded(['--token', 'some-token', 'get', '--help'])),
+      loaded(withLoaded(['register', '--help'])),
+      loaded(withLoaded(['list', '--help'])),
+      loaded(fullHelpRun()),
+    ]);
     assert.ok(get.some((u) => u.endsWith('/dist/src/cli/commands/get.js')), 'the command itself is loaded');
     // Nor the A2A client (the SDK and jose, 60 ms), which a command loads when it connects.
     for (const unwanted of ['/dist/src/cli/commands/serve.js', '/dist/src/server.js', '/node_modules/zod/', '/node_modules/better-sqlite3/', '/node_modules/pg/', '/node_modules/ajv/', '/node_modules/jose/', '/node_modules/@a2a-js/']) {
       assert.ok(!get.some((u) => u.includes(unwanted)), `get --help loaded ${unwanted}`);
     }
     // `register` leaves the checks to the registry: not the validator (ajv and the schemas, 0.1 s to load).
-    const register = await loaded(['register', '--help']);
     assert.ok(register.some((u) => u.endsWith('/dist/src/cli/commands/register.js')));
     assert.ok(!register.some((u) => u.includes('/node_modules/ajv/')), 'register --help loaded ajv');
     // An alias loads its command; no command named loads them all, for the full help.
-    assert.ok((await loaded(['list', '--help'])).some((u) => u.endsWith('/dist/src/cli/commands/ls.js')));
-    assert.ok((await loaded(['--help'])).filter((u) => u.includes('/dist/src/cli/commands/')).length >= 16);
-    fs.rmSync(dir, { recursive: true, force: true });
+    assert.ok(list.some((u) => u.endsWith('/dist/src/cli/commands/ls.js')));
+    assert.ok(all.filter((u) => u.includes('/dist/src/cli/commands/')).length >= 16);
   });
 
   test('help <a name no command has> says so and suggests the nearest, as the name alone does (it printed the whole help, exit 2, without a word on it)', async () => {
@@ -206,11 +222,10 @@ describe('a2a-registry against a registry', () => {
   });
 
   test('--help lists every command, and every command has its own --help', async () => {
-    const help = await cli(['--help']);
+    const [{ run: help }, searchHelp] = await Promise.all([fullHelpRun(), cli(['search', '--help'])]);
     assert.equal(help.code, 0);
     for (const c of ['serve', 'validate', 'register', 'search', 'get', 'ls', 'rm', 'refresh', 'import']) assert.match(help.stdout, new RegExp(`^  ${c}\\b`, 'm'), c);
     assert.match(help.stdout, /--registry <url> [^-]*env: A2A_REGISTRY_URL/);
-    const searchHelp = await cli(['search', '--help']);
     assert.equal(searchHelp.code, 0);
     assert.match(searchHelp.stdout, /--protocol-version <version>/);
     // The rest in-process: each command's help, as `<command> --help` prints it.
@@ -273,11 +288,12 @@ describe('a2a-registry against a registry', () => {
     assert.match(updated.stdout, new RegExp(`warning ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+  /mcpServer/url: `));
 
     // A value an option gave over the document's is named at the option, not at the document's line and column, as validate names it.
-    const [overText, overJson, toolspecText, empty] = await Promise.all([
+    const [overText, overJson, toolspecText, empty, validated] = await Promise.all([
       cli(['register', '--dry-run', file, '--mcp-url', 'notaurl'], { env: as('alice') }),
       cli(['register', '--dry-run', '--json', file, '--mcp-url', 'notaurl'], { env: as('alice') }),
       cli(['register', '--dry-run', example('toolspec.json'), '--mcp-name', 'files', '--mcp-url', 'notaurl'], { env: as('alice') }),
       cli(['register', '--dry-run', file, '--mcp-url', ''], { env: as('alice') }),
+      cli(['validate', file, '--mcp-url', 'notaurl']),
     ]);
     for (const r of [overText, toolspecText]) {
       assert.equal(r.code, 1, r.stderr);
@@ -288,7 +304,6 @@ describe('a2a-registry against a registry', () => {
     assert.deepEqual(parse(overJson).error.details.map((d: { path: string; location?: unknown }) => [d.path, d.location]), [['--mcp-url', undefined]]);
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /option '--mcp-url <url>' argument '' is invalid\. must not be empty/);
-    const validated = await cli(['validate', file, '--mcp-url', 'notaurl']);
     assert.equal(validated.code, 1, 'validate lays the option over the document as register does');
     assert.match(validated.stdout, /^ {2}error {3}--mcp-url: must be an absolute http\(s\) URL; found "notaurl" \[pattern\]$/m);
   });
@@ -329,7 +344,7 @@ describe('a2a-registry against a registry', () => {
   });
 
   test('search and watch take the query syntax\'s -word exclusion as words (it was "unknown option \'-storm\'", exit 2); options around it still count', async () => {
-    const [dashed, separated, withNot, optionsAfter, optionsAfterSeparated, tagValue, tagValueJoined, help] = await Promise.all([
+    const [dashed, separated, withNot, optionsAfter, optionsAfterSeparated, tagValue, tagValueJoined, help, weatherAlone, searchStation, watchStation, unknown] = await Promise.all([
       cli(['search', '--json', 'weather', '-storm'], { env }),
       cli(['search', '--json', '--', 'weather', '-storm'], { env }),
       cli(['search', '--json', 'weather', 'NOT', 'storm'], { env }),
@@ -339,13 +354,17 @@ describe('a2a-registry against a registry', () => {
       cli(['search', '--json', '--tag', '-storm', 'weather'], { env }),
       cli(['search', '--json', '--tag=-storm', 'weather'], { env }),
       cli(['search', 'weather', '-h']),
+      cli(['search', '--json', 'weather'], { env }),
+      cli(['search', 'weather', '-station', '--kind', 'robot'], { env }),
+      cli(['watch', 'weather', '-station', '--kind', 'robot'], { env }),
+      cli(['search', 'weather', '--station'], { env }),
     ]);
     for (const r of [dashed, separated, withNot, optionsAfter, optionsAfterSeparated, tagValue, tagValueJoined]) assert.equal(r.code, 0, r.stderr);
     const idsOf = (r: Run): string[] => parse(r).results.map((h: { id: string }) => h.id);
     // The weather agent, without its alerts skill ("storm ... warnings"), which `weather` alone matches.
     assert.equal(parse(dashed).results[0].id, ids.weather);
     assert.ok(!JSON.stringify(parse(dashed).results[0]).includes('Severe weather alerts'), dashed.stdout);
-    assert.ok(JSON.stringify(parse(await cli(['search', '--json', 'weather'], { env })).results[0]).includes('Severe weather alerts'));
+    assert.ok(JSON.stringify(parse(weatherAlone).results[0]).includes('Severe weather alerts'));
     assert.deepEqual(idsOf(dashed), idsOf(separated));
     assert.deepEqual(idsOf(dashed), idsOf(withNot));
     assert.deepEqual(idsOf(optionsAfter), idsOf(optionsAfterSeparated));
@@ -353,13 +372,11 @@ describe('a2a-registry against a registry', () => {
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^Usage: a2a-registry search /);
     // The options after the word are read as options: here, a usage error of --kind's, not of the word.
-    for (const command of ['search', 'watch']) {
-      const r = await cli([command, 'weather', '-station', '--kind', 'robot'], { env });
+    for (const [command, r] of [['search', searchStation], ['watch', watchStation]] as const) {
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /^error: option '--kind <kind>' argument 'robot' is invalid/, command);
     }
     // An unknown --option is still one.
-    const unknown = await cli(['search', 'weather', '--station'], { env });
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /^error: unknown option '--station'/);
   });
@@ -424,7 +441,12 @@ describe('a2a-registry against a registry', () => {
   test('declined (exit 1): code, message, and each detail with its place in the user\'s file, path, message and hint', async () => {
     const file = path.join(tempDir(), 'broken-card.json');
     fs.writeFileSync(file, JSON.stringify({ name: 'Broken', supportedInterfaces: [{ url: 'https://broken.example.org/a2a', transport: 'jsonrpc' }], capabilities: [] }, null, 2));
-    const human = await cli(['register', file], { env: as('alice') });
+    const [human, json, dry, anonymous] = await Promise.all([
+      cli(['register', file], { env: as('alice') }),
+      cli(['register', '--json', file], { env: as('alice') }),
+      cli(['register', '--dry-run', file], { env: as('alice') }),
+      cli(['register', example('agent-card.json')], { env }),
+    ]);
     assert.equal(human.code, 1);
     assert.match(human.stderr, /declined VALIDATION_FAILED: /);
     // Line 4: the interface object that lacks the member; line 9: "capabilities": [].
@@ -433,17 +455,14 @@ describe('a2a-registry against a registry', () => {
     assert.match(human.stderr, /hint: Rename "transport" to "protocolBinding"/);
     assert.doesNotMatch(human.stderr, /agent-card\.json|\/parts\//, 'the user never named agent-card.json');
     assertNoStack(human);
-    const json = await cli(['register', '--json', file], { env: as('alice') });
     assert.equal(json.code, 1);
     const error = parse(json).error;
     assert.equal(error.code, 'VALIDATION_FAILED');
     assert.ok(error.details.some((d: { path: string; hint?: string }) => d.path === '/capabilities' && d.hint));
     assert.deepEqual(error.details.find((d: { path: string }) => d.path === '/capabilities').location, { file, line: 9, column: 3 });
     // A dry run of the same card fails the same way (exit 1), storing nothing.
-    const dry = await cli(['register', '--dry-run', file], { env: as('alice') });
     assert.equal(dry.code, 1, dry.stdout + dry.stderr);
     assert.match(dry.stdout + dry.stderr, /\/supportedInterfaces\/0\/protocolBinding: required field "protocolBinding" is missing/);
-    const anonymous = await cli(['register', example('agent-card.json')], { env });
     assert.equal(anonymous.code, 1);
     assert.match(anonymous.stderr, /UNAUTHENTICATED/);
   });
@@ -486,6 +505,11 @@ describe('a2a-registry against a registry', () => {
   });
 
   test('usage errors (exit 2), commander\'s and the CLI\'s own', async () => {
+    // Started beside the others; read below.
+    const credentialRuns = Promise.all([
+      cli(['ls', '--json', '--registry', 'ftp://user:Hunter2pw@registry.example.com'], { env }),
+      cli(['ls', '--registry', 'user:Hunter2pw@registry.example.com'], { env }),
+    ]);
     const runs = await Promise.all([
       cli(['search', '--no-such-option'], { env }),
       cli(['search', '--limit', '0', 'x'], { env }),
@@ -539,10 +563,7 @@ describe('a2a-registry against a registry', () => {
     assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
     // A password in --registry is not shown (it was, in full, --json too): masked, or the value
     // left out where it is no URL with a password to mask (user:password@host parses as scheme "user").
-    const credentials = await Promise.all([
-      cli(['ls', '--json', '--registry', 'ftp://user:Hunter2pw@registry.example.com'], { env }),
-      cli(['ls', '--registry', 'user:Hunter2pw@registry.example.com'], { env }),
-    ]);
+    const credentials = await credentialRuns;
     for (const r of credentials) {
       assert.equal(r.code, 2, r.stderr);
       assert.doesNotMatch(r.stdout + r.stderr, /Hunter2pw/);
@@ -807,12 +828,14 @@ describe('a2a-registry against a registry', () => {
     for (const command of (await buildProgram()).commands) {
       assert.ok(command.options.some((o) => o.long === '--json'), `${command.name()} has no --json`);
     }
-    for (const [args, message] of [
+    const cases = [
       [['search', '--json', '--limit', '0'], /--limit/],
       [['search', '--bogus', '--json'], /unknown option '--bogus'/],
       [['get', '--json'], /missing required argument 'id'/],
-    ] as const) {
-      const run = await cli([...args]);
+    ] as const;
+    const runs = await Promise.all(cases.map(([args]) => cli([...args])));
+    for (const [i, [, message]] of cases.entries()) {
+      const run = runs[i]!;
       assert.equal(run.code, 2, run.stderr);
       const error = parse(run).error;
       assert.equal(error.code, 'USAGE', run.stdout);
@@ -933,6 +956,14 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
 });
 
 describe('the admin-token fallback', () => {
+  // One registry with the harness's defaults for the tests that need no setting of their own
+  // (each registers its own entries, or none), started by the first that asks.
+  let defaults: Promise<TestRegistry> | undefined;
+  const defaultRegistry = (): Promise<TestRegistry> => (defaults ??= startTestRegistry());
+  after(async () => {
+    if (defaults) await (await defaults).close();
+  });
+
   test('without a token, the registry\'s generated admin token in REGISTRY_DATA_DIR is used', async () => {
     const registry = await startTestRegistry({ REGISTRY_TOKENS: '' });
     try {
@@ -1014,8 +1045,8 @@ describe('the admin-token fallback', () => {
   });
 
   test('a token the registry refuses at its door (HTTP 401) is UNAUTHENTICATED, and says when it was the data directory\'s; a read goes again without that token', async () => {
-    const registry = await startTestRegistry(); // REGISTRY_TOKENS: a generated admin-token file left behind is stale
-    const closedRegistry = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
+    // REGISTRY_TOKENS: a generated admin-token file left behind is stale
+    const [registry, closedRegistry] = await Promise.all([defaultRegistry(), startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' })]);
     try {
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
       const entry = resultOf(await op(alice, { register: { agentCard: v1Card('Stale Token Reader', 'https://stale-token.example.org/a2a') } }));
@@ -1050,7 +1081,6 @@ describe('the admin-token fallback', () => {
       assert.match(closedRead.stderr, /The admin token from the data directory was sent and not accepted/);
       assertNoStack(write);
     } finally {
-      await registry.close();
       await closedRegistry.close();
     }
   });
@@ -1118,7 +1148,7 @@ describe('the admin-token fallback', () => {
   });
 
   test('a registry behind a proxy under a path prefix (/registry) is found at its own card, not the host\'s root', async () => {
-    const registry = await startTestRegistry();
+    const registry = await defaultRegistry();
     const target = new URL(registry.url);
     // A reverse proxy serving the registry under /registry (prefix stripped) and nothing at its root.
     const proxy = http.createServer((req, res) => {
@@ -1132,13 +1162,13 @@ describe('the admin-token fallback', () => {
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
       const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/registry`;
-      const run = await cli(['search', 'x', '--json', '--registry', base]);
+      // A word no entry of the shared registry holds: an answer, and an empty one.
+      const run = await cli(['search', 'zzqxnothingmatches', '--json', '--registry', base]);
       assert.equal(run.code, 0, run.stderr);
       assert.equal(parse(run).total, 0);
     } finally {
       proxy.closeAllConnections();
       proxy.close();
-      await registry.close();
     }
   });
 
@@ -1214,35 +1244,43 @@ describe('a2a-registry serve', () => {
   });
 
   test('an invalid setting stops it with one line naming the flag (exit 2)', async () => {
-    const r = await cli(['serve', '--public-url', 'ftp://registry']);
+    // A port in use: the message named PORT, which the flag overrides (exit 1: it could not start).
+    const holder = http.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const taken = (holder.address() as AddressInfo).port;
+    const badDatabaseUrl = { DATABASE_URL: 'postgres://registry:p#ss@127.0.0.1:1/registry' };
+    // Every process at once: each stops before serving anything.
+    const [r, grpc, samePort, inUse, noHost, noKeys, badServe, badImport, flag] = await Promise.all([
+      cli(['serve', '--public-url', 'ftp://registry']),
+      cli(['serve', '--public-grpc-url', 'grpc.example.com:443']),
+      // Two servers on one port: said before anything starts, not as gRPC's "No address added … EADDRINUSE" once HTTP holds it.
+      cli(['serve', '--port', '48123', '--grpc-port', '48123']),
+      cli(['serve', '--port', String(taken), '--data-dir', tempDir()]),
+      // A host found to be no address of this machine only when it listens, and a file a setting
+      // names that cannot be read, are settings to fix all the same (exit 2): "could not start" (exit 1).
+      cli(['serve', '--host', '999.1.1.1', '--port', '0', '--data-dir', tempDir()]),
+      cli(['serve', '--port', '0', '--data-dir', tempDir(), '--json'], { env: { REGISTRY_TRUSTED_KEYS: '/nonexistent-a2a-registry/keys.json' } }),
+      // A database URL that is no URL (an unencoded "#" in the password) is a setting to fix, said
+      // before anything starts; it was "could not start: ... Invalid URL" (exit 1), import's too.
+      cli(['serve'], { env: badDatabaseUrl }),
+      cli(['import', '-'], { env: badDatabaseUrl }),
+      // Given as import's flag, the message names the flag: it said "DATABASE_URL must be ...", which the user never set.
+      cli(['import', '-', '--database-url', 'mysql://registry@127.0.0.1/registry']),
+    ]).finally(() => holder.close());
     assert.equal(r.code, 2);
     assert.equal(r.stderr, 'a2a-registry: invalid configuration: --public-url (PUBLIC_URL) must be an absolute http(s) URL (got "ftp://registry")\n');
-    const grpc = await cli(['serve', '--public-grpc-url', 'grpc.example.com:443']);
     assert.equal(grpc.code, 2);
     assert.match(grpc.stderr, /^a2a-registry: invalid configuration: --public-grpc-url \(PUBLIC_GRPC_URL\) is set but GRPC_PORT is not/);
     // The environment's values are checked alike (in process: the same loadConfig serve runs).
     assert.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), { message: 'invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace or silent (got "verbose")' });
-    // Two servers on one port: said before anything starts, not as gRPC's "No address added … EADDRINUSE" once HTTP holds it.
-    const samePort = await cli(['serve', '--port', '48123', '--grpc-port', '48123']);
     assert.equal(samePort.code, 2, samePort.stderr);
     assert.equal(
       samePort.stderr,
       'a2a-registry: invalid configuration: --grpc-port (GRPC_PORT) and --port (PORT) are both 48123: the gRPC binding needs a port of its own beside HTTP\'s: give it another (e.g. 50051), or leave it unset to serve no gRPC\n',
     );
     // A port in use: the message named PORT, which the flag overrides (exit 1: it could not start).
-    const holder = http.createServer();
-    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-    try {
-      const taken = (holder.address() as AddressInfo).port;
-      const inUse = await cli(['serve', '--port', String(taken), '--data-dir', tempDir()]);
-      assert.equal(inUse.code, 1, inUse.stderr);
-      assert.match(inUse.stderr, new RegExp(`^a2a-registry: could not start: port ${taken} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set --port \\(PORT\\) to another port`, 'm'));
-    } finally {
-      holder.close();
-    }
-    // A host found to be no address of this machine only when it listens, and a file a setting
-    // names that cannot be read, are settings to fix all the same (exit 2): "could not start" (exit 1).
-    const noHost = await cli(['serve', '--host', '999.1.1.1', '--port', '0', '--data-dir', tempDir()]);
+    assert.equal(inUse.code, 1, inUse.stderr);
+    assert.match(inUse.stderr, new RegExp(`^a2a-registry: could not start: port ${taken} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set --port \\(PORT\\) to another port`, 'm'));
     assert.equal(noHost.code, 2, noHost.stderr);
     // Every mention names the flag: "set HOST to ..." told to set what --host overrides.
     assert.match(noHost.stderr, /^a2a-registry: invalid configuration: --host \(HOST\) 999\.1\.1\.1 is no name this machine can resolve: set --host to an address of this machine/);
@@ -1250,21 +1288,17 @@ describe('a2a-registry serve', () => {
       nameFlags('invalid configuration: HOST 10.9.9.9 is no address of this machine: set HOST to one of its addresses (127.0.0.1, or 0.0.0.0 for every interface)', { host: '10.9.9.9' }),
       'invalid configuration: --host (HOST) 10.9.9.9 is no address of this machine: set --host to one of its addresses (127.0.0.1, or 0.0.0.0 for every interface)',
     );
-    const noKeys = await cli(['serve', '--port', '0', '--data-dir', tempDir(), '--json'], { env: { REGISTRY_TRUSTED_KEYS: '/nonexistent-a2a-registry/keys.json' } });
     assert.equal(noKeys.code, 2, noKeys.stderr);
     assert.equal(noKeys.stderr.split('\n').length, 2, noKeys.stderr);
     assert.match(noKeys.stderr, /^a2a-registry: invalid configuration: REGISTRY_TRUSTED_KEYS: \/nonexistent-a2a-registry\/keys\.json does not exist; set REGISTRY_TRUSTED_KEYS to the path of a JWKS file/);
     assert.match(noKeys.stdout, /"code":\s*"INVALID_CONFIGURATION"/);
-    // A database URL that is no URL (an unencoded "#" in the password) is a setting to fix, said
-    // before anything starts; it was "could not start: ... Invalid URL" (exit 1), import's too.
-    for (const args of [['serve'], ['import', '-']]) {
-      const bad = await cli(args, { env: { DATABASE_URL: 'postgres://registry:p#ss@127.0.0.1:1/registry' } });
+    // A database URL that is no URL is a setting to fix, said before anything starts.
+    for (const [args, bad] of [[['serve'], badServe], [['import', '-'], badImport]] as const) {
       assert.equal(bad.code, 2, `${args[0]}: ${bad.stderr}`);
       assert.match(bad.stderr, /DATABASE_URL is not a valid URL: write it as postgres:\/\/user:password@host:5432\/database, with reserved characters .* percent-encoded/, args[0]);
       assert.doesNotMatch(bad.stderr, /p#ss/, `${args[0]}: the password is not shown`);
     }
-    // Given as import's flag, the message names the flag: it said "DATABASE_URL must be ...", which the user never set.
-    const flag = await cli(['import', '-', '--database-url', 'mysql://registry@127.0.0.1/registry']);
+    // Given as import's flag, the message names the flag.
     assert.equal(flag.code, 2, flag.stderr);
     assert.match(flag.stderr, /^a2a-registry: invalid configuration: --database-url \(DATABASE_URL\) must be a postgres:\/\/ or postgresql:\/\/ URL/);
   });
@@ -1291,24 +1325,30 @@ describe('a2a-registry serve', () => {
 
   test('an empty flag (an unset shell variable) is refused (exit 2), not taken for the default over the environment', async () => {
     // It was: --database-url "" ran on SQLite in ./data despite DATABASE_URL, --data-dir "" on ./data with a new admin token.
-    for (const flag of ['--host', '--data-dir', '--database-url', '--public-url', '--public-grpc-url']) {
-      const r = await cli(['serve', flag, '', '--port', '0'], { env: { DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry', REGISTRY_DATA_DIR: tempDir() } });
+    const flags = ['--host', '--data-dir', '--database-url', '--public-url', '--public-grpc-url'];
+    const runs = await Promise.all(flags.map((flag) => cli(['serve', flag, '', '--port', '0'], { env: { DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry', REGISTRY_DATA_DIR: tempDir() } })));
+    for (const [i, flag] of flags.entries()) {
+      const r = runs[i]!;
       assert.equal(r.code, 2, `${flag}: ${r.stderr}`);
       assert.match(r.stderr, new RegExp(`^error: option '${flag} <[^>]+>' argument '' is invalid\\. must not be empty \\(an unset shell variable\\?\\)\n`), flag);
     }
   });
 
   test('a database URL is shown without its secrets, however they are given (user:password@, ?password=, ?sslpassword=)', async () => {
-    const dataDir = tempDir();
     const urls = [
       'postgres://registry:S3CRET@127.0.0.1:1/registry',
       'postgres://registry@127.0.0.1:1/registry?password=S3CRET&application_name=ops',
       'postgresql:///registry?host=/nonexistent-socket-dir&password=S3CRET&sslpassword=S3CRET',
     ];
     // A server not answering (yet) is waited for, and named in the log at each attempt; a socket folder that is not there stops the start.
+    // All at once (a data directory each); the last, a setting that is no URL, below.
+    const [served, unparsable] = await Promise.all([
+      Promise.all(urls.map((url) => cli(['serve', '--data-dir', tempDir(), '--port', '0'], { env: { DATABASE_URL: url }, stopWhen: /trying again at/ }))),
+      cli(['serve', '--data-dir', tempDir()], { env: { DATABASE_URL: 'postgres://127.0.0.1:port/registry?password=S3CRET' } }),
+    ]);
     const runs = [];
-    for (const url of urls) {
-      const r = await cli(['serve', '--data-dir', dataDir, '--port', '0'], { env: { DATABASE_URL: url }, stopWhen: /trying again at/ });
+    for (const [i, url] of urls.entries()) {
+      const r = served[i]!;
       const said = r.stdout + r.stderr;
       assert.match(said, /Cannot connect to postgres(ql)?:\/\//, url);
       assert.doesNotMatch(said, /S3CRET/, `${url}: the secret is not shown: ${said}`);
@@ -1319,7 +1359,6 @@ describe('a2a-registry serve', () => {
     assert.match(query!, /Cannot connect to postgres:\/\/registry@127\.0\.0\.1:1\/registry\?password=\*\*\*&application_name=ops:/, 'what is no secret is shown as given');
     assert.match(socket!, /^a2a-registry: could not start: Cannot connect to postgresql:\/\/\/registry\?host=\/nonexistent-socket-dir&password=\*\*\*&sslpassword=\*\*\*:/m);
     // A setting that is no URL, with a secret in its query: not shown at all (where the secret ends cannot be told).
-    const unparsable = await cli(['serve', '--data-dir', dataDir], { env: { DATABASE_URL: 'postgres://127.0.0.1:port/registry?password=S3CRET' } });
     assert.equal(unparsable.code, 2, unparsable.stderr);
     assert.match(unparsable.stderr, /^a2a-registry: invalid configuration: DATABASE_URL is not a valid URL: write it as postgres:\/\/user:password@host:5432\/database, [^\n]*\n$/);
     assert.doesNotMatch(unparsable.stderr, /S3CRET/);
@@ -1532,43 +1571,52 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
 
       origin.route('/cli/.well-known/agent-card.json', (_req, res) => void res.writeHead(503).end());
       assert.equal((await cli(['refresh', id], { env })).code, 1);
-      const shown = await cli(['get', id], { env });
+      const [shown, downRun, okRun, listedRun, fine] = await Promise.all([
+        cli(['get', id], { env }),
+        cli(['search', 'Fetched', 'By', 'CLI', '--health', 'unreachable', '--json'], { env }),
+        cli(['search', 'Fetched', 'By', 'CLI', '--health', 'ok', '--json'], { env }),
+        cli(['ls', '--health', 'unreachable', '--json'], { env }),
+        cli(['ls', '--health', 'fine'], { env }),
+      ]);
       assert.match(shown.stdout, new RegExp(`source +${origin.url}/cli/\\.well-known/agent-card\\.json \\(fetched `));
       assert.match(shown.stdout, /health +unreachable since \S+ \(checked \S+\), 1 failed check in a row: .*HTTP 503/);
-      const down = parse(await cli(['search', 'Fetched', 'By', 'CLI', '--health', 'unreachable', '--json'], { env }));
-      assert.deepEqual(down.results.map((h: { id: string }) => h.id), [id]);
-      assert.equal(parse(await cli(['search', 'Fetched', 'By', 'CLI', '--health', 'ok', '--json'], { env })).total, 0);
-      const listed = parse(await cli(['ls', '--health', 'unreachable', '--json'], { env }));
-      assert.deepEqual(listed.entries.map((e: { id: string }) => e.id), [id]);
-      assert.equal((await cli(['ls', '--health', 'fine'], { env })).code, 2);
+      assert.deepEqual(parse(downRun).results.map((h: { id: string }) => h.id), [id]);
+      assert.equal(parse(okRun).total, 0);
+      assert.deepEqual(parse(listedRun).entries.map((e: { id: string }) => e.id), [id]);
+      assert.equal(fine.code, 2);
       // Another kind of failure: another status since now, and the run of failures since the first.
       origin.route('/cli/.well-known/agent-card.json', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'));
       assert.equal((await cli(['refresh', id], { env })).code, 1);
       const run = /health +unreachable since (\S+)/.exec(shown.stdout)![1]!;
       assert.match((await cli(['get', id], { env })).stdout, new RegExp(`health +invalid since (?!${run})\\S+ \\(checked \\S+\\), 2 failed checks in a row since ${run}: .*text/html`));
 
+      const usageErrors = [
+        [['register', '--url', `${origin.url}/cli`, example('agent-card.json')], /with --url the registry fetches the document: leave out the file/],
+        [['register', '--fetch-tools'], /--fetch-tools needs the server: give --mcp-name <name> and --mcp-url <url>/],
+        [['register', '--url', `${origin.url}/cli`, '--dry-run'], /--dry-run checks a document you send/],
+        [['register'], /give a file, or --url, or --fetch-tools/],
+      ] as const;
       // An entry registered inline: the advice is the command that registers by URL, not the A2A request.
       const inline = resultOf(await op(await sdkClient(registry.url, { token: TOKENS.alice }), { register: { agentCard: v1Card('Inline For CLI', 'https://cli-inline.example.org/a2a') } }));
-      const noSource = await cli(['refresh', inline.id], { env });
+      const [noSource, noSourceJson, refused, ...usage] = await Promise.all([
+        cli(['refresh', inline.id], { env }),
+        cli(['refresh', inline.id, '--json'], { env }),
+        cli(['register', '--url', 'http://10.1.2.3/agent'], { env }),
+        ...usageErrors.map(([args]) => cli([...args], { env })),
+      ]);
       assert.equal(noSource.code, 1, noSource.stderr);
       assert.match(noSource.stderr, /Register it by URL \(a2a-registry register --url https:\/\/\.\.\.\) or, for an MCP server, with a2a-registry register --fetch-tools --mcp-name <name> --mcp-url <url>, and/);
       assert.doesNotMatch(noSource.stderr, /\{"register"|"fetchTools"/);
       // Named at the argument the user typed, not at the request's /parts/0/data/refresh/id.
       assert.match(noSource.stderr, /^ {2}error {3}<id>: registered inline: no source to refresh from \[refresh-no-source\]$/m);
-      assert.deepEqual(parse(await cli(['refresh', inline.id, '--json'], { env })).error.details.map((d: { path: string }) => d.path), ['<id>']);
+      assert.deepEqual(parse(noSourceJson).error.details.map((d: { path: string }) => d.path), ['<id>']);
 
-      const refused = await cli(['register', '--url', 'http://10.1.2.3/agent'], { env });
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /FETCH_FAILED.*10\.1\.2\.3 is a private-network address/);
       assertNoStack(refused);
 
-      for (const [args, message] of [
-        [['register', '--url', `${origin.url}/cli`, example('agent-card.json')], /with --url the registry fetches the document: leave out the file/],
-        [['register', '--fetch-tools'], /--fetch-tools needs the server: give --mcp-name <name> and --mcp-url <url>/],
-        [['register', '--url', `${origin.url}/cli`, '--dry-run'], /--dry-run checks a document you send/],
-        [['register'], /give a file, or --url, or --fetch-tools/],
-      ] as const) {
-        const r = await cli([...args], { env });
+      for (const [i, [args, message]] of usageErrors.entries()) {
+        const r = usage[i]!;
         assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
         assert.match(r.stderr, message);
       }
@@ -1612,33 +1660,39 @@ describe('backup', () => {
       assert.ok(!fs.readdirSync(out).some((f) => f.endsWith('.tmp')), 'no temporary file is left');
       assert.ok(summary.entries < written, `the copy holds ${summary.entries} entries, ${written} were registered by the end: the later ones are not in it`);
 
-      // Without --force an existing file is kept as it is.
-      const before = fs.readFileSync(file);
-      const again = await cli(['backup', file], { env });
-      assert.equal(again.code, 2);
-      assert.match(again.stderr, /already exists: choose another file, or pass --force to replace it/);
-      assert.deepEqual(fs.readFileSync(file), before);
-      // A folder, even with --force, is named as one (it failed with a raw EISDIR after the copy).
-      const folder = await cli(['backup', out, '--force'], { env });
-      assert.equal(folder.code, 2, folder.stderr);
-      assert.match(folder.stderr, /is a folder: name the backup file, e\.g\. .*registry-backup\.db/);
-      const pg = await cli(['backup', path.join(out, 'pg.db')], { env: { ...env, DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry' } });
-      assert.equal(pg.code, 2);
-      assert.match(pg.stderr, /PostgreSQL.*pg_dump/);
-      // The README's command: with --clean alone, pg_restore into a new, empty database fails on every object it drops first.
-      const pgRestore = await cli(['restore', file], { env: { ...env, DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry' } });
-      assert.equal(pgRestore.code, 2);
-      assert.match(pgRestore.stderr, /Use pg_restore \(pg_restore --clean --if-exists --dbname="\$DATABASE_URL" registry\.dump, every replica stopped\)/);
-      const none = await cli(['backup', path.join(out, 'none.db'), '--data-dir', out], {});
-      assert.equal(none.code, 2);
-      assert.match(none.stderr, /there is no registry database at .*registry\.db: point --data-dir/);
       // A registry.db that is empty, or a folder, is named as restore names a wrong backup (it was
       // "an SQLite database but not a registry's", and "cannot be opened: disk I/O error").
       const wrong = tempDir();
       fs.mkdirSync(path.join(wrong, 'empty'));
       fs.writeFileSync(path.join(wrong, 'empty', 'registry.db'), '');
       fs.mkdirSync(path.join(wrong, 'folder', 'registry.db'), { recursive: true });
-      const wrongSources = await Promise.all(['empty', 'folder'].map((d) => cli(['backup', path.join(wrong, 'copy.db'), '--data-dir', path.join(wrong, d)])));
+      const postgres = { ...env, DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry' };
+      const before = fs.readFileSync(file);
+      // The refusals at once: none of them writes anything.
+      const [again, folder, pg, pgRestore, none, running, ...wrongSources] = await Promise.all([
+        cli(['backup', file], { env }),
+        cli(['backup', out, '--force'], { env }),
+        cli(['backup', path.join(out, 'pg.db')], { env: postgres }),
+        cli(['restore', file], { env: postgres }),
+        cli(['backup', path.join(out, 'none.db'), '--data-dir', out], {}),
+        cli(['restore', file], { env }),
+        ...['empty', 'folder'].map((d) => cli(['backup', path.join(wrong, 'copy.db'), '--data-dir', path.join(wrong, d)])),
+      ]);
+      // Without --force an existing file is kept as it is.
+      assert.equal(again.code, 2);
+      assert.match(again.stderr, /already exists: choose another file, or pass --force to replace it/);
+      assert.deepEqual(fs.readFileSync(file), before);
+      // A folder, even with --force, is named as one (it failed with a raw EISDIR after the copy).
+      assert.equal(folder.code, 2, folder.stderr);
+      assert.match(folder.stderr, /is a folder: name the backup file, e\.g\. .*registry-backup\.db/);
+      assert.equal(pg.code, 2);
+      assert.match(pg.stderr, /PostgreSQL.*pg_dump/);
+      // The README's command: with --clean alone, pg_restore into a new, empty database fails on every object it drops first.
+      assert.equal(pgRestore.code, 2);
+      assert.match(pgRestore.stderr, /Use pg_restore \(pg_restore --clean --if-exists --dbname="\$DATABASE_URL" registry\.dump, every replica stopped\)/);
+      assert.equal(none.code, 2);
+      assert.match(none.stderr, /there is no registry database at .*registry\.db: point --data-dir/);
+      // A registry.db that is empty, or a folder.
       assert.deepEqual(wrongSources.map((r) => r.code), [1, 2], wrongSources.map((r) => r.stderr).join(''));
       const pointDataDir = "point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory\n";
       assert.deepEqual(wrongSources.map((r) => r.stderr), [
@@ -1648,7 +1702,6 @@ describe('backup', () => {
 
       // Restore: refused while the registry runs, and over a database without --force; then it
       // puts the copy in place, keeps the database it replaced, and the registry holds what the copy held.
-      const running = await cli(['restore', file], { env });
       assert.equal(running.code, 1);
       assert.match(running.stderr, /a registry is running on .*registry\.db .*stop it, then restore/);
       await registry.close();
@@ -1764,10 +1817,12 @@ describe('backup', () => {
       assert.ok(!fs.existsSync(`${database}-journal`), 'no journal was made for SQLite to roll back');
       // The registry still answers, with what it acknowledged.
       assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Logged agent 2', 'https://logged-2.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
-      const fromWal = await cli(['restore', wal, '--force', '--data-dir', registry.dataDir]);
+      const [fromWal, migrate] = await Promise.all([
+        cli(['restore', wal, '--force', '--data-dir', registry.dataDir]),
+        cli(['migrate', '--from', wal, '--to', 'postgres://registry@127.0.0.1:1/registry']),
+      ]);
       assert.equal(fromWal.code, 2, fromWal.stderr);
       assert.match(fromWal.stderr, /registry\.db-wal is the database's write-ahead log .*, not a backup: give the file a2a-registry backup wrote/);
-      const migrate = await cli(['migrate', '--from', wal, '--to', 'postgres://registry@127.0.0.1:1/registry']);
       assert.equal(migrate.code, 2, migrate.stderr);
       assert.match(migrate.stderr, /registry\.db-wal is the database .*registry\.db's write-ahead log .*, not a database: give --from the data directory or .*registry\.db/);
     } finally {
