@@ -1235,11 +1235,14 @@ describe('standing searches: a webhook retried while the watch runs on', () => {
     };
     // From the fifth on: what holds the last few registrations for a while whatever the watch does is full by then.
     const before = await register(4);
-    const held = (await register(6)) - before;
-    t.diagnostic(`six more retried events hold ${(held / 1e6).toFixed(2)} MB more`);
+    const held = (await register(12)) - before;
+    t.diagnostic(`twelve more retried events hold ${(held / 1e6).toFixed(2)} MB more`);
     // Each retry's wait raced the watch's end, a reaction that stayed with the async context of the
-    // registration whose change made the event, its body among it: 7.7 MB here (2.4 MB without it).
-    assert.ok(held < 5e6, `six more retried events hold ${(held / 1e6).toFixed(2)} MB more`);
+    // registration whose change made the event, its body among it: about 0.9 MB an event (six held
+    // 7.7 MB, 2.4 MB without it). Twelve, not six: what else holds the last registrations for a
+    // moment does not grow with their number, and on a loaded CI machine it reached 5.4 MB for six,
+    // past the 5 MB the check allowed them; twelve held would be about 13 MB.
+    assert.ok(held < 8e6, `twelve more retried events hold ${(held / 1e6).toFixed(2)} MB more`);
     await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
   });
 });
