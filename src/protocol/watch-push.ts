@@ -576,16 +576,18 @@ export class WatchPushes {
         await waitOrEnd(Math.min(this.#delays[attempt - 1] ?? 0, left), watch);
         if ((watch && !watch.isOpen) || !current()) return failure;
       }
+      // Cut at the window's end (never below MIN_ATTEMPT_MS); the fetch timeout still bounds each
+      // attempt, and the guard counts this cut as a timeout too.
+      const cut = attempts > 1 ? windowCut(Math.max(MIN_ATTEMPT_MS, deadline - Date.now())) : undefined;
       try {
-        // Cut at the window's end (never below MIN_ATTEMPT_MS); the fetch timeout still bounds each
-        // attempt, and the guard counts this cut as a timeout too.
-        const cut = attempts > 1 ? AbortSignal.timeout(Math.max(MIN_ATTEMPT_MS, deadline - Date.now())) : undefined;
-        await this.fetcher.postJson(config.url, body, { ...this.configs.sendOptions(config, wireVersion), ...(cut ? { signal: cut } : {}) });
+        await this.fetcher.postJson(config.url, body, { ...this.configs.sendOptions(config, wireVersion), ...(cut ? { signal: cut.signal } : {}) });
         return undefined;
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
         // A refusal by the guard's policy will not change on retry.
         if (error instanceof FetchError && error.refused) break;
+      } finally {
+        cut?.clear();
       }
     }
     return failure;
@@ -599,6 +601,20 @@ export class WatchPushes {
  * made the event), so every retried notification held that request, its body among it, for as
  * long as the watch ran.
  */
+/**
+ * A signal that aborts after `ms` as AbortSignal.timeout's does (a TimeoutError, which the guard
+ * counts as a timeout), and whose timer goes once the attempt is over. AbortSignal.timeout's timer
+ * stays for its whole time, the webhook's window (60 s by default), however soon the attempt
+ * ended, and on Node.js 22 a timer holds the async context it was made in: that of the
+ * registration whose change made the event, its request and body among it. Every event pushed
+ * held its request for a minute after its delivery (1 MB bodies: 1 MB an event).
+ */
+function windowCut(ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The attempt reached the end of the retry window', 'TimeoutError')), ms).unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
 async function waitOrEnd(delayMs: number, watch: Watch | undefined): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let stopFollowing = (): void => undefined;
