@@ -191,12 +191,15 @@ describe('a2a-registry against a registry', () => {
       assert.equal(done.run.code, 0, done.run.stderr);
       return done.loaded;
     };
-    const [get, register, list, all] = await Promise.all([
+    const [get, register, list, all, helpGet] = await Promise.all([
       loaded(withLoaded(['--token', 'some-token', 'get', '--help'])),
       loaded(withLoaded(['register', '--help'])),
       loaded(withLoaded(['list', '--help'])),
       loaded(fullHelpRun()),
+      loaded(withLoaded(['help', 'get'])),
     ]);
+    // `help get` as `get --help`: its command alone (it loaded all of them).
+    assert.deepEqual(helpGet.filter((u) => u.includes('/dist/src/cli/commands/')), get.filter((u) => u.includes('/dist/src/cli/commands/')));
     assert.ok(get.some((u) => u.endsWith('/dist/src/cli/commands/get.js')), 'the command itself is loaded');
     // Nor the A2A client (the SDK and jose, 60 ms), which a command loads when it connects.
     for (const unwanted of ['/dist/src/cli/commands/serve.js', '/dist/src/server.js', '/node_modules/zod/', '/node_modules/better-sqlite3/', '/node_modules/pg/', '/node_modules/ajv/', '/node_modules/jose/', '/node_modules/@a2a-js/']) {
