@@ -595,13 +595,6 @@ export class WatchPushes {
 }
 
 /**
- * Waits `delayMs`, or until `watch` ends if that comes first. The watch's end is followed by a
- * listener removed after the wait, not by racing `watch.ended`: a race leaves its reaction on the
- * promise until the watch ends, with the async context it was made in (the request whose change
- * made the event), so every retried notification held that request, its body among it, for as
- * long as the watch ran.
- */
-/**
  * A signal that aborts after `ms` as AbortSignal.timeout's does (a TimeoutError, which the guard
  * counts as a timeout), and whose timer goes once the attempt is over. AbortSignal.timeout's timer
  * stays for its whole time, the webhook's window (60 s by default), however soon the attempt
@@ -615,6 +608,13 @@ function windowCut(ms: number): { signal: AbortSignal; clear: () => void } {
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
+/**
+ * Waits `delayMs`, or until `watch` ends if that comes first. The watch's end is followed by a
+ * listener removed after the wait, not by racing `watch.ended`: a race leaves its reaction on the
+ * promise until the watch ends, with the async context it was made in (the request whose change
+ * made the event), so every retried notification held that request, its body among it, for as
+ * long as the watch ran.
+ */
 async function waitOrEnd(delayMs: number, watch: Watch | undefined): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let stopFollowing = (): void => undefined;

@@ -149,7 +149,8 @@ export class PostgresStore implements RegistryStore {
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
     this.#poolMax = options.poolMax ?? 10;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5000;
-    this.#contentionWaitMs = 2 * ((options.statementTimeoutMs ?? 15_000) + 5000);
+    const statementTimeoutMs = options.statementTimeoutMs ?? 15_000;
+    this.#contentionWaitMs = 2 * (statementTimeoutMs + 5000);
     this.#pool = new pg.Pool({
       connectionString: options.url,
       max: this.#poolMax,
@@ -158,11 +159,11 @@ export class PostgresStore implements RegistryStore {
       // Give idle connections back, so replicas × pool size does not pin max_connections.
       idleTimeoutMillis: 30_000,
       // A runaway query must not hold a connection (and locks) indefinitely...
-      statement_timeout: options.statementTimeoutMs ?? 15_000,
+      statement_timeout: statementTimeoutMs,
       // ...nor a client that died mid-transaction keep its row locks.
       idle_in_transaction_session_timeout: 30_000,
       // Client-side backstop when the server cannot even answer (network partition).
-      query_timeout: (options.statementTimeoutMs ?? 15_000) + 5000,
+      query_timeout: statementTimeoutMs + 5000,
       // Notice half-open connections after a failover instead of waiting on them.
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
