@@ -585,7 +585,8 @@ export class WatchHub implements WatchKeeper {
   /**
    * Opens a watch for `caller` (it needs a token; non-admins are capped, counting the watches
    * open on every replica). Throws the refusal (UNAUTHENTICATED, QUOTA_EXCEEDED, BAD_REQUEST)
-   * before anything is kept; resolves once the definition is stored.
+   * or a follower's failure, with nothing kept; resolves once the definition is stored and the
+   * watch followed.
    */
   async start(id: string, request: WatchRequest, caller: Caller, where: WatchStart): Promise<Watch> {
     const actor = this.service.watcher(caller);
@@ -634,7 +635,12 @@ export class WatchHub implements WatchKeeper {
     this.#armTimers();
     // Followers that keep something with the definition (push configs) are done before the
     // watch is acknowledged.
-    await Promise.all([...this.#started].map((listener) => listener(watch)));
+    const failed = await this.#tellStarted(watch);
+    // A follower failed (a bug): the watch is not acknowledged, and not kept. Before, the error
+    // left it unended, running with its followers half set up: counted against its principal's
+    // watches, its lease renewed, its stream following it with its task FAILED, and run again
+    // after a restart. The request ends FAILED (INTERNAL), the log saying what failed.
+    if (failed.length > 0) return this.#unstart(watch, failed.length === 1 ? failed[0] : new AggregateError(failed, `${failed.length} followers of a starting watch failed`));
     // Followed now: an end that came meanwhile (its time up) is written to its task once the
     // request has stored it (protocol/watch-task.ts), and its definition removed after it was stored.
     watch.run();
@@ -642,12 +648,40 @@ export class WatchHub implements WatchKeeper {
   }
 
   /**
+   * Tells every start listener of new watch `watch`, each whatever the others do (one throwing
+   * kept those after it from being called); resolves with their failures, thrown or rejected.
+   */
+  async #tellStarted(watch: Watch): Promise<unknown[]> {
+    const told = [...this.#started].map((listener) => {
+      try {
+        return Promise.resolve(listener(watch));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    });
+    return (await Promise.allSettled(told)).flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+  }
+
+  /**
+   * Takes back watch `watch`, stored but not acknowledged, and throws `error` (the start's
+   * answer): it ends with no status (its followers let it go, none tells an end), its
+   * definition is removed, and nothing counts it any more.
+   */
+  async #unstart(watch: Watch, error: unknown): Promise<never> {
+    this.#discard(watch);
+    this.#remove(watch.id);
+    await this.#removals.get(watch.id);
+    throw error;
+  }
+
+  /**
    * Calls `listener` with every watch as it starts or is restored, and at once with those
    * already open (push notifications follow watches this way).
    */
-  onStart(listener: (watch: Watch) => void | Promise<void>): void {
+  onStart(listener: (watch: Watch) => void | Promise<void>): () => void {
     this.#started.add(listener);
     for (const watch of this.#watches.values()) void listener(watch);
+    return () => this.#started.delete(listener);
   }
 
   /** Calls `listener` when a watch ends (not when the registry shuts down: its definition stays). */
