@@ -118,6 +118,9 @@ export const canceledEnd = (): WatchEnd => endNow('canceled', 'The watch was can
  */
 export type EndReader = (watch: Watch) => Promise<WatchEnd | undefined>;
 
+/** A watch's start refused because the registry is shutting down (retry: a restarted one, or another replica, takes it). */
+const shuttingDown = (): RegistryError => new RegistryError('STARTING_UP', 'The registry is shutting down; start the watch again in a few seconds.', undefined, 5);
+
 /** Hits the index returns per page while a watch collects its current matches. */
 const PAGE = 1000;
 /** A watch's progress (event numbers, position) is written at most this often. */
@@ -584,13 +587,14 @@ export class WatchHub implements WatchKeeper {
 
   /**
    * Opens a watch for `caller` (it needs a token; non-admins are capped, counting the watches
-   * open on every replica). Throws the refusal (UNAUTHENTICATED, QUOTA_EXCEEDED, BAD_REQUEST)
-   * or a follower's failure, with nothing kept; resolves once the definition is stored and the
-   * watch followed.
+   * open on every replica). Throws the refusal (UNAUTHENTICATED, QUOTA_EXCEEDED, BAD_REQUEST;
+   * STARTING_UP once the registry is shutting down, also when that began while the watch was
+   * being started) or a follower's failure, with nothing kept; resolves once the definition is
+   * stored and the watch followed.
    */
   async start(id: string, request: WatchRequest, caller: Caller, where: WatchStart): Promise<Watch> {
     const actor = this.service.watcher(caller);
-    if (this.#closed) throw new RegistryError('STARTING_UP', 'The registry is shutting down; start the watch again in a few seconds.', undefined, 5);
+    if (this.#closed) throw shuttingDown();
     if (this.#watches.has(id)) throw badRequest(`Task ${id} already runs a watch.`);
     const max = actor.isAdmin ? undefined : this.limits.maxPerPrincipal;
     const quota = () =>
@@ -622,7 +626,6 @@ export class WatchHub implements WatchKeeper {
         position: await this.#followedPosition(),
       };
       created = await this.storage.watches.create(row, this.#holder, now + this.limits.leaseMs, max);
-      this.#leaseUntil.set(id, now + this.limits.leaseMs);
     } catch (error) {
       this.#discard(watch);
       throw error;
@@ -631,11 +634,18 @@ export class WatchHub implements WatchKeeper {
       this.#discard(watch);
       throw quota();
     }
+    // The registry began shutting down while the definition was being stored: close() has ended
+    // the watch, or is about to, and released its leases before this row was there. Kept, the
+    // row ran the watch again at the next start, though it had ended before its start was
+    // answered: the start is refused as one after the shutdown began (retry later; no task kept).
+    if (this.#closed) return this.#unstart(watch, shuttingDown());
+    this.#leaseUntil.set(id, now + this.limits.leaseMs);
     this.#stored.add(id);
     this.#armTimers();
     // Followers that keep something with the definition (push configs) are done before the
     // watch is acknowledged.
     const failed = await this.#tellStarted(watch);
+    if (this.#closed) return this.#unstart(watch, shuttingDown());
     // A follower failed (a bug): the watch is not acknowledged, and not kept. Before, the error
     // left it unended, running with its followers half set up: counted against its principal's
     // watches, its lease renewed, its stream following it with its task FAILED, and run again
