@@ -15,6 +15,7 @@ import { Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { eventually } from './support/eventually.js';
+import { holdPoint } from './support/hold-point.js';
 import { v1Card } from './support/documents.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { REPO_ROOT, removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
@@ -68,7 +69,7 @@ async function renew(client: Client, taskId: string): Promise<WireJson> {
 }
 
 describe('watches across a restart (SQLite)', () => {
-  test('after a restart on the same file, pushes go on with the client token and a subscriber resumes', async () => {
+  test('after a restart on the same file, pushes go on with the client token and a subscriber resumes; a watch being started as the registry shut down is refused and does not run again', async () => {
     const dataDir = tempDir();
     const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
     // The webhook answers 200 ms after each notification arrives: the restart below begins while
@@ -90,6 +91,33 @@ describe('watches across a restart (SQLite)', () => {
       const a = resultOf(await op(alice, { register: { agentCard: card('Restart A', ['restart']) } }));
       await streamed.waitForEvent((e) => e.event === 'added' && e.hit.id === a.id, 'added A (streamed)');
       await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A (pushed)');
+
+      // A watch being started as the registry shuts down (its definition being written when the
+      // watches close) is refused, to be started again, and not stored. Before, its row was written
+      // after the shutdown had released the leases, and the restarted registry ran it, with no task.
+      const records = registry.store.watches;
+      const create = records.create;
+      const racingStart = holdPoint();
+      let racingId: string | undefined;
+      records.create = async (...args) => {
+        if (args[0].request.includes('racing-shutdown')) {
+          racingId = args[0].id;
+          await racingStart.hold();
+        }
+        return create.apply(records, args);
+      };
+      const racing = watch(bob, { query: 'racing-shutdown' });
+      logs.push(racing);
+      try {
+        await racingStart.reached;
+        await registry.core.watches.close();
+      } finally {
+        racingStart.release();
+        records.create = create;
+      }
+      const refusal = await racing.done.then(() => undefined, (error: unknown) => error);
+      assert.match(String(refusal), /shutting down; start the watch again/, `the racing start is refused; got ${JSON.stringify(racing.events).slice(0, 300)}`);
+      assert.equal(await records.get(racingId!), undefined, 'the racing watch is not stored');
 
       // The restart: the stream ends without a final state (the watch is not over).
       await registry.close();

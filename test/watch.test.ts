@@ -170,6 +170,42 @@ describe('standing searches', () => {
     await cancel(bob, bobs);
   });
 
+  test('a follower that fails as a watch starts (throwing or rejecting): the start ends FAILED, the watch is neither kept nor counted, and other watches run on', async () => {
+    const hub = registry.core.watches;
+    const running = track(watch(bob, { query: 'follower-fails-running', initial: false }));
+    const runningId = await taskIdOf(running);
+    for (const how of ['throws', 'rejects'] as const) {
+      const query = `follower-fails-${how}`;
+      let failedId: string | undefined;
+      // One more follower of new watches, as push notifications and the task writer are, failing for this one.
+      const stop = hub.onStart((started) => {
+        if (started.request.query !== query) return;
+        failedId = started.id;
+        if (how === 'throws') throw new Error(`a follower ${how}`);
+        return Promise.reject(new Error(`a follower ${how}`));
+      });
+      try {
+        // Before, the watch stayed in the hub, never ended: this stream followed it, WORKING, while its task said FAILED.
+        const status = await onlyFinalStatus(track(watch(bob, { query })), how);
+        assert.equal(status.state, 'TASK_STATE_FAILED', how);
+        assert.match(status.message.parts[0].text, /^INTERNAL: The registry could not complete the request; try again later\./, how);
+      } finally {
+        stop();
+      }
+      assert.ok(failedId, `the follower was told of the ${how} watch`);
+      assert.equal(hub.get(failedId), undefined, `the ${how} watch is not kept`);
+      assert.equal(await registry.store.watches.get(failedId), undefined, `the ${how} watch's definition is removed: it does not run again after a restart`);
+    }
+    // Not counted: bob (REGISTRY_MAX_WATCHES=2) starts a second watch beside the one running.
+    const second = track(watch(bob, { query: 'follower-fails-second', initial: false }));
+    const secondId = await taskIdOf(second);
+    assert.ok(hub.get(secondId)?.isOpen, `bob's second watch runs; got ${JSON.stringify(second.events.at(-1))}`);
+    assert.equal(hub.countFor('bob'), 2);
+    assert.ok(hub.get(runningId)?.isOpen, 'the watch already running runs on');
+    await cancel(bob, running);
+    await cancel(bob, second);
+  });
+
   test('a watch that grows past the entries a watch may follow ends FAILED saying so, as one that broad is refused at the start', async () => {
     // The limit (10,000) lowered for this registry's watches, so a few entries reach it.
     const limits = (registry.core.watches as unknown as { limits: { maxTracked: number } }).limits;

@@ -118,6 +118,9 @@ export const canceledEnd = (): WatchEnd => endNow('canceled', 'The watch was can
  */
 export type EndReader = (watch: Watch) => Promise<WatchEnd | undefined>;
 
+/** A watch's start refused because the registry is shutting down (retry: a restarted one, or another replica, takes it). */
+const shuttingDown = (): RegistryError => new RegistryError('STARTING_UP', 'The registry is shutting down; start the watch again in a few seconds.', undefined, 5);
+
 /** Hits the index returns per page while a watch collects its current matches. */
 const PAGE = 1000;
 /** A watch's progress (event numbers, position) is written at most this often. */
@@ -584,12 +587,14 @@ export class WatchHub implements WatchKeeper {
 
   /**
    * Opens a watch for `caller` (it needs a token; non-admins are capped, counting the watches
-   * open on every replica). Throws the refusal (UNAUTHENTICATED, QUOTA_EXCEEDED, BAD_REQUEST)
-   * before anything is kept; resolves once the definition is stored.
+   * open on every replica). Throws the refusal (UNAUTHENTICATED, QUOTA_EXCEEDED, BAD_REQUEST;
+   * STARTING_UP once the registry is shutting down, also when that began while the watch was
+   * being started) or a follower's failure, with nothing kept; resolves once the definition is
+   * stored and the watch followed.
    */
   async start(id: string, request: WatchRequest, caller: Caller, where: WatchStart): Promise<Watch> {
     const actor = this.service.watcher(caller);
-    if (this.#closed) throw new RegistryError('STARTING_UP', 'The registry is shutting down; start the watch again in a few seconds.', undefined, 5);
+    if (this.#closed) throw shuttingDown();
     if (this.#watches.has(id)) throw badRequest(`Task ${id} already runs a watch.`);
     const max = actor.isAdmin ? undefined : this.limits.maxPerPrincipal;
     const quota = () =>
@@ -621,7 +626,6 @@ export class WatchHub implements WatchKeeper {
         position: await this.#followedPosition(),
       };
       created = await this.storage.watches.create(row, this.#holder, now + this.limits.leaseMs, max);
-      this.#leaseUntil.set(id, now + this.limits.leaseMs);
     } catch (error) {
       this.#discard(watch);
       throw error;
@@ -630,11 +634,23 @@ export class WatchHub implements WatchKeeper {
       this.#discard(watch);
       throw quota();
     }
+    // The registry began shutting down while the definition was being stored: close() has ended
+    // the watch, or is about to, and released its leases before this row was there. Kept, the
+    // row ran the watch again at the next start, though it had ended before its start was
+    // answered: the start is refused as one after the shutdown began (retry later; no task kept).
+    if (this.#closed) return this.#unstart(watch, shuttingDown());
+    this.#leaseUntil.set(id, now + this.limits.leaseMs);
     this.#stored.add(id);
     this.#armTimers();
     // Followers that keep something with the definition (push configs) are done before the
     // watch is acknowledged.
-    await Promise.all([...this.#started].map((listener) => listener(watch)));
+    const failed = await this.#tellStarted(watch);
+    if (this.#closed) return this.#unstart(watch, shuttingDown());
+    // A follower failed (a bug): the watch is not acknowledged, and not kept. Before, the error
+    // left it unended, running with its followers half set up: counted against its principal's
+    // watches, its lease renewed, its stream following it with its task FAILED, and run again
+    // after a restart. The request ends FAILED (INTERNAL), the log saying what failed.
+    if (failed.length > 0) return this.#unstart(watch, failed.length === 1 ? failed[0] : new AggregateError(failed, `${failed.length} followers of a starting watch failed`));
     // Followed now: an end that came meanwhile (its time up) is written to its task once the
     // request has stored it (protocol/watch-task.ts), and its definition removed after it was stored.
     watch.run();
@@ -642,12 +658,40 @@ export class WatchHub implements WatchKeeper {
   }
 
   /**
+   * Tells every start listener of new watch `watch`, each whatever the others do (one throwing
+   * kept those after it from being called); resolves with their failures, thrown or rejected.
+   */
+  async #tellStarted(watch: Watch): Promise<unknown[]> {
+    const told = [...this.#started].map((listener) => {
+      try {
+        return Promise.resolve(listener(watch));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    });
+    return (await Promise.allSettled(told)).flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+  }
+
+  /**
+   * Takes back watch `watch`, stored but not acknowledged, and throws `error` (the start's
+   * answer): it ends with no status (its followers let it go, none tells an end), its
+   * definition is removed, and nothing counts it any more.
+   */
+  async #unstart(watch: Watch, error: unknown): Promise<never> {
+    this.#discard(watch);
+    this.#remove(watch.id);
+    await this.#removals.get(watch.id);
+    throw error;
+  }
+
+  /**
    * Calls `listener` with every watch as it starts or is restored, and at once with those
    * already open (push notifications follow watches this way).
    */
-  onStart(listener: (watch: Watch) => void | Promise<void>): void {
+  onStart(listener: (watch: Watch) => void | Promise<void>): () => void {
     this.#started.add(listener);
     for (const watch of this.#watches.values()) void listener(watch);
+    return () => this.#started.delete(listener);
   }
 
   /** Calls `listener` when a watch ends (not when the registry shuts down: its definition stays). */
