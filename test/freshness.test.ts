@@ -21,6 +21,7 @@ import { sampleTools, startMcpServer, type TestMcpServer } from './support/mcp-s
 import { mcpServer, v03Card, v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { TOKENS, removeTempDir, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { followRequestTimers } from './support/request-timers.js';
 import { watch } from './support/watch-stream.js';
 
 let registry: TestRegistry;
@@ -229,6 +230,19 @@ describe('register an MCP server with fetchTools', () => {
     assert.equal(entry.health.status, 'ok');
     const hits = resultOf(await op(anonymous, { search: { query: 'thing number', filter: { kind: 'mcp-server', readOnly: true }, resultsPer: 'match' } })).results;
     assert.deepEqual(hits.filter((h: WireJson) => h.id === result.id).map((h: WireJson) => h.match.id).sort(), ['tool_0', 'tool_2', 'tool_4']);
+  });
+
+  test('a registration with fetchTools leaves no timer of the exchange\'s deadline pending once answered, listed or declined', async () => {
+    // The deadline (REGISTRY_FETCH_TIMEOUT_MS) was AbortSignal.timeout's, never cleared: it held
+    // the registration's request, its body among it, for that long after the answer.
+    const timers = followRequestTimers();
+    try {
+      resultOf(await op(alice, { register: { mcpServer: mcpServer('timed-files', mcp.url), fetchTools: true } }));
+      assert.equal(errorOf(await op(alice, { register: { mcpServer: mcpServer('timed-gone', `${origin.url}/no-mcp-here`), fetchTools: true } })).code, 'FETCH_FAILED');
+      assert.equal(await timers.pending(registry.core.config.fetch.timeoutMs), 0, 'the exchange\'s deadline is left pending');
+    } finally {
+      timers.stop();
+    }
   });
 
   test('an MCP server that moved to another origin (308) is followed there, as a card is: the guard checks the hop', async () => {

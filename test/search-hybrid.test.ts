@@ -21,11 +21,13 @@ import { loadConfig } from '../src/config/config.js';
 import { FetchError, GuardedFetcher } from '../src/net/index.js';
 import { createLogger } from '../src/observability/logger.js';
 import { EmbeddingError, OpenAIEmbeddings, embeddingsEndpoint, parseEmbeddings } from '../src/search/embeddings.js';
+import { QUERY_TIMEOUT_MS } from '../src/search/hybrid.js';
 import { startRegistry } from '../src/server.js';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { TOKENS, TOKENS_ENV, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { eventually } from './support/eventually.js';
+import { followRequestTimers } from './support/request-timers.js';
 
 const CONCEPTS = [
   ['music', 'song', 'songs', 'melody', 'melodies', 'tune', 'audio', 'lyrics', 'singer'],
@@ -165,6 +167,19 @@ describe('hybrid ranking', () => {
   test('results per match and empty queries use keyword ranking alone', async () => {
     assert.deepEqual((await search({ query: 'melody', resultsPer: 'match' })).results, []);
     assert.equal((await search({ query: '' })).total, 4);
+  });
+
+  test('a search leaves no timer of its query\'s embedding pending once answered: the bound held its request for 1.5 s', async () => {
+    const timers = followRequestTimers();
+    try {
+      // A query not embedded before (embeddings of queries are remembered): the service is asked.
+      const asked = embeddings.requests.length;
+      await names('songs for a rainy dog');
+      assert.ok(embeddings.requests.slice(asked).some((r) => r.input.includes('songs for a rainy dog')), 'the query was embedded');
+      assert.equal(await timers.pending(QUERY_TIMEOUT_MS), 0, 'the query\'s bound is left pending');
+    } finally {
+      timers.stop();
+    }
   });
 
   test('the operator\'s synonym file is in use', async () => {

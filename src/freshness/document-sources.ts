@@ -11,6 +11,7 @@
 import { badArguments } from '../contract/errors.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
+import { clearableTimeout } from '../lib/clearable-timeout.js';
 import { isObject } from '../lib/json.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
 import { FetchError, type Fetcher, type FetchFailureReason, type FetchFunction, type FetchPurpose, type JsonDocument } from '../net/index.js';
@@ -173,11 +174,13 @@ export class FetchingDocumentSources implements DocumentSources {
       ]);
     }
     const url = serverUrl(server.url);
-    // One deadline for the whole exchange: initialize, every page, the goodbye.
-    const deadline = AbortSignal.timeout(this.options.timeoutMs);
+    // One deadline for the whole exchange: initialize, every page, the goodbye. Its timer is
+    // cleared when the exchange ends (below): left for its whole time (REGISTRY_FETCH_TIMEOUT_MS),
+    // it held the registration's request (the async context it was made in) that long after the answer.
+    const deadline = clearableTimeout(this.options.timeoutMs);
     // Ends the exchange at once when an answer's body fails (see below).
     const bodyFailed = new AbortController();
-    const combined = AbortSignal.any([...(signal ? [signal] : []), deadline, bodyFailed.signal]);
+    const combined = AbortSignal.any([...(signal ? [signal] : []), deadline.signal, bodyFailed.signal]);
     // The MCP SDK does not always pass on why its fetch failed (a DNS lookup that timed out
     // reached the caller as a bare abort): the exchange's first fetch failure is kept (those
     // after it, such as the goodbye's, follow from it). A request sent once the exchange has
@@ -224,12 +227,14 @@ export class FetchingDocumentSources implements DocumentSources {
       }
       if (!findFetchError(error)) {
         if (firstFetchError) throw this.failure(firstFetchError, url.href, 'MCP server');
-        if (deadline.aborted) {
+        if (deadline.signal.aborted) {
           const message = `no complete answer within ${this.options.timeoutMs} ms (REGISTRY_FETCH_TIMEOUT_MS, for the whole exchange)`;
           throw new SourceFailure('FETCH_FAILED', `Could not list the tools of ${url.href}: ${message}.`, 'unreachable', 'timeout', [{ path: '', message, rule: 'timeout' }]);
         }
       }
       throw this.failure(error, url.href, 'MCP server');
+    } finally {
+      deadline.clear();
     }
     const toolspec = { tools: inStoredOrder(tools, storedTools) };
     const toolspecText = JSON.stringify(toolspec);

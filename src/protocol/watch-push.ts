@@ -27,6 +27,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 import type { WatchEvent } from '../contract/types.js';
+import { clearableTimeout } from '../lib/clearable-timeout.js';
 import { FetchError, type CheckedUrl, type FetchOptions, type Fetcher } from '../net/fetcher.js';
 import type { Logger } from '../observability/logger.js';
 import { watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
@@ -59,6 +60,8 @@ export interface PushRetry {
 export const DEFAULT_PUSH_RETRY: PushRetry = { windowMs: 60_000, firstDelayMs: 250, maxDelayMs: 30_000 };
 /** The least time a retry gets: one squeezed into the window's last milliseconds would fail for that alone. */
 const MIN_ATTEMPT_MS = 500;
+/** The message of the TimeoutError an attempt cut at the window's end fails with (the guard counts it as a timeout). */
+const WINDOW_END_MESSAGE = 'The attempt reached the end of the retry window';
 
 /** The waits between a notification's attempts: doubling, capped, adding up to the window (the last one cut to fit). */
 export function retryDelays(retry: PushRetry): number[] {
@@ -577,8 +580,10 @@ export class WatchPushes {
         if ((watch && !watch.isOpen) || !current()) return failure;
       }
       // Cut at the window's end (never below MIN_ATTEMPT_MS); the fetch timeout still bounds each
-      // attempt, and the guard counts this cut as a timeout too.
-      const cut = attempts > 1 ? windowCut(Math.max(MIN_ATTEMPT_MS, deadline - Date.now())) : undefined;
+      // attempt, and the guard counts this cut as a timeout too. Its timer is cleared when the
+      // attempt ends: left for the window (a minute by default), it held the registration whose
+      // change made the event, its request and body among it (1 MB bodies: 1 MB an event).
+      const cut = attempts > 1 ? clearableTimeout(Math.max(MIN_ATTEMPT_MS, deadline - Date.now()), WINDOW_END_MESSAGE) : undefined;
       try {
         await this.fetcher.postJson(config.url, body, { ...this.configs.sendOptions(config, wireVersion), ...(cut ? { signal: cut.signal } : {}) });
         return undefined;
@@ -592,20 +597,6 @@ export class WatchPushes {
     }
     return failure;
   }
-}
-
-/**
- * A signal that aborts after `ms` as AbortSignal.timeout's does (a TimeoutError, which the guard
- * counts as a timeout), and whose timer goes once the attempt is over. AbortSignal.timeout's timer
- * stays for its whole time, the webhook's window (60 s by default), however soon the attempt
- * ended, and on Node.js 22 a timer holds the async context it was made in: that of the
- * registration whose change made the event, its request and body among it. Every event pushed
- * held its request for a minute after its delivery (1 MB bodies: 1 MB an event).
- */
-function windowCut(ms: number): { signal: AbortSignal; clear: () => void } {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('The attempt reached the end of the retry window', 'TimeoutError')), ms).unref();
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 /**

@@ -16,6 +16,7 @@
  * in storage: after a restart entries are embedded again.
  */
 import type { EntryDescription } from '../contract/description.js';
+import { clearableTimeout } from '../lib/clearable-timeout.js';
 import type { Embedder } from './embeddings.js';
 import { parseQuery } from './query.js';
 import { WordMemo } from './related-words.js';
@@ -105,7 +106,13 @@ export class HybridSearchIndex implements SearchIndex {
     let embedding: Float32Array;
     try {
       embedding = await this.queryVectors.get(text, (t) => {
-        const p = this.embedder.embed([t], AbortSignal.timeout(this.o.queryTimeoutMs ?? QUERY_TIMEOUT_MS)).then((v) => v[0]!);
+        // The bound's timer is cleared once the service has answered: left for its whole time, it
+        // held the search's request (the async context it was made in) that long after the answer.
+        const bound = clearableTimeout(this.o.queryTimeoutMs ?? QUERY_TIMEOUT_MS);
+        const p = this.embedder
+          .embed([t], bound.signal)
+          .finally(bound.clear)
+          .then((v) => v[0]!);
         // A failed answer is not remembered.
         p.catch(() => this.queryVectors.delete(t));
         return p;
