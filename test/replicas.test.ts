@@ -137,6 +137,58 @@ describe('two replicas on one PostgreSQL', () => {
     assert.ok(await finds(onB, 'axolotl', id));
   });
 
+  test('a database error that quotes a row (a constraint, a trigger the registry does not know): the client is told INTERNAL without it, the log keeps what failed without the values', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    // What an operator's own rules on the tables (or a bug) make PostgreSQL refuse, each quoting
+    // the card in another field: a unique key's detail (its values), a check's (the failing row),
+    // a statement a function builds (internalQuery), JSON that fails to parse (where, and a
+    // detail naming the token).
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    t.after(async () => {
+      await db.query('DROP INDEX row_data_unique; ALTER TABLE entry_revisions DROP CONSTRAINT row_data_check; DROP TRIGGER row_data_trigger ON entry_revisions; DROP FUNCTION row_data_trigger()');
+      await db.end();
+    });
+    await db.query(`
+      CREATE UNIQUE INDEX row_data_unique ON entry_revisions (description) WHERE strpos(description, 'KeyRowSecret') > 0;
+      ALTER TABLE entry_revisions ADD CONSTRAINT row_data_check CHECK (strpos(description, 'CheckRowSecret') = 0) NOT VALID;
+      CREATE FUNCTION row_data_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF strpos(NEW.name, 'QueryRowSecret') > 0 THEN EXECUTE 'SELECT ' || quote_literal(NEW.name) || ' +* 1'; END IF;
+        IF strpos(NEW.name, 'JsonRowSecret') > 0 THEN PERFORM NEW.name::jsonb; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER row_data_trigger BEFORE INSERT ON entry_revisions FOR EACH ROW EXECUTE FUNCTION row_data_trigger();
+    `);
+    resultOf(await op(onA, { register: { agentCard: { ...v1Card('Keyed Agent', 'https://row-data-key.example.org/a2a'), description: 'KeyRowSecret' } } }));
+    const logged = a.logs.length;
+    const cards = [
+      { ...v1Card('Keyed Again', 'https://row-data-key-again.example.org/a2a'), description: 'KeyRowSecret' },
+      { ...v1Card('Checked Agent', 'https://row-data-check.example.org/a2a'), description: 'Holds CheckRowSecret' },
+      v1Card('Agent QueryRowSecret', 'https://row-data-query.example.org/a2a'),
+      v1Card('JsonRowSecret Agent', 'https://row-data-json.example.org/a2a'),
+    ];
+    for (const agentCard of cards) {
+      const task = await op(onA, { register: { agentCard } });
+      assert.equal(stateOf(task), 'TASK_STATE_FAILED');
+      assert.equal(task.status.message.parts.find((p: WireJson) => p.data !== undefined).data.error.code, 'INTERNAL');
+      assert.doesNotMatch(JSON.stringify(task.status), /RowSecret/, "the answer (its history holds the request) says nothing of the database's error");
+    }
+    let failures: WireJson[] = [];
+    await within(5000, async () => (failures = a.logs.slice(logged).filter((l) => l.msg === 'operation failed')).length === cards.length);
+    const [key, check, query, json] = failures.map((l) => l.err as WireJson);
+    assert.doesNotMatch(JSON.stringify(a.logs.slice(logged)), /RowSecret/, 'no value of the card in the log');
+    // What failed stays: the constraint, the key's shape, the function and line.
+    assert.equal(key!.detail, 'Key (description)=(…) already exists.');
+    assert.equal(check!.constraint, 'row_data_check');
+    assert.equal(check!.detail, 'Failing row contains (…).');
+    assert.equal(query!.internalQuery, '[withheld: it may quote stored data]');
+    assert.equal(query!.where, 'PL/pgSQL function row_data_trigger() line 3 at EXECUTE');
+    assert.equal(json!.detail, '[withheld: it may quote stored data]');
+    // "JSON data, line 1: JsonRowSecret...", the statement the function ran, and where it ran it.
+    assert.equal(json!.where, '[withheld: it may quote stored data]\n[withheld: it may quote stored data]\nPL/pgSQL function row_data_trigger() line 4 at PERFORM');
+  });
+
   test('a PostgreSQL restart: replicas report not ready, then recover; nothing acknowledged is lost', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     if (!postgres.server.controllable) return t.skip('TEST_DATABASE_URL server cannot be restarted');

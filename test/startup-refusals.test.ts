@@ -23,6 +23,9 @@
  *
  * - DATABASE_URL with whitespace around it: refused as the path settings are (it was refused as
  *   no postgres:// URL, and shown without the whitespace, its password masked).
+ * - REGISTRY_METRICS_TOKEN equal to the admin token the registry generated in its data directory:
+ *   refused only when the admin token was configured, so whoever scraped /metrics could act as
+ *   the admin.
  *
  * And what is not refused but said: a misspelt REGISTRY_ setting, with the setting it likely meant;
  * a variable set but empty (taken as unset), with what is taken instead; a setting without the
@@ -399,7 +402,7 @@ test('a password in a refused setting is never shown: a URL without "//" (its us
   for (const message of [wildcard, ftp, credentials, opaque]) assert.doesNotMatch(message, /Hunter2pw/, message);
 });
 
-test('REGISTRY_METRICS_TOKEN that is also a principal\'s token (or the admin token) is refused: whoever scrapes /metrics could write as that principal', async () => {
+test('REGISTRY_METRICS_TOKEN that is also a principal\'s token (or the admin token, configured or generated) is refused: whoever scrapes /metrics could write as that principal', async () => {
   const shared = 'shared-metrics-token-0123456789';
   const refusal = await startRefused({ REGISTRY_TOKENS: `alice:${shared},bob:bob-token-0123456789abcdef`, REGISTRY_METRICS_TOKEN: shared });
   assertRefused(
@@ -413,6 +416,21 @@ test('REGISTRY_METRICS_TOKEN that is also a principal\'s token (or the admin tok
   fs.writeFileSync(file, `${shared}\n`, { mode: 0o600 });
   assert.match(refusedConfig({ REGISTRY_ADMIN_TOKEN_FILE: file, REGISTRY_METRICS_TOKEN: shared }), /REGISTRY_METRICS_TOKEN is also the admin token \(REGISTRY_ADMIN_TOKEN_FILE\)/);
   assert.match(refusedConfig({ REGISTRY_TOKENS: `admin:${shared}`, REGISTRY_METRICS_TOKEN: shared }), /REGISTRY_METRICS_TOKEN is also the token of "admin" in REGISTRY_TOKENS/);
+  // The admin token the registry generated (copied from its file into a scraper's config) is known
+  // only once that file is read: it started, and /metrics' scrapers could act as the admin.
+  const dataDir = tempDir();
+  const generated = path.join(dataDir, 'admin-token');
+  fs.writeFileSync(generated, `${shared}\n`, { mode: 0o600 });
+  const fromFile = await startRefused({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: '', REGISTRY_ADMIN_TOKEN: '', REGISTRY_METRICS_TOKEN: shared });
+  assertRefused(
+    fromFile,
+    2,
+    new RegExp(
+      `^a2a-registry: invalid configuration: REGISTRY_METRICS_TOKEN is also the admin token \\(the one the registry generated, in ${generated}\\): whoever scrapes /metrics with it could act as that principal, writes included; give REGISTRY_METRICS_TOKEN a token of its own\\n$`,
+    ),
+  );
+  assert.doesNotMatch(fromFile.stderr, new RegExp(shared), 'the token is not shown');
+  assert.equal(fs.readFileSync(generated, 'utf8'), `${shared}\n`, 'the file is left as it was');
   // A token of its own is taken.
   assert.equal(loadConfig({ REGISTRY_TOKENS: `alice:${shared}`, REGISTRY_METRICS_TOKEN: 'metrics-only-token-0123456789' }).hardening.metricsToken, 'metrics-only-token-0123456789');
 });

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type { RegistryConfig } from '../config/config.js';
-import { ADMIN_PRINCIPAL } from '../config/config.js';
+import { ADMIN_PRINCIPAL, metricsTokenOfItsOwn } from '../config/config.js';
 import { TokenAuthenticator, ensureAdminToken } from '../auth/tokens.js';
 import { AbuseControl } from '../http/rate-limit.js';
 import { lostLogLines, type Logger } from '../observability/logger.js';
@@ -109,7 +109,8 @@ export interface RegistryCore {
 }
 
 /**
- * Tokens from the configuration, or the generated admin token when none are configured. Called
+ * Tokens from the configuration, or the generated admin token when none are configured (refused
+ * as REGISTRY_METRICS_TOKEN's too, as a configured admin token is by loadConfig). Called
  * once nothing left can refuse the start for its configuration or its data directory (the lock,
  * the key, trust and synonym files, the snapshot directory): a refused start wrote the token
  * into the data directory all the same, another registry's included.
@@ -117,6 +118,8 @@ export interface RegistryCore {
 function resolveTokens(config: RegistryConfig, log: Logger): Map<string, string> {
   if (config.tokens.size > 0) return config.tokens;
   const admin = ensureAdminToken(config.dataDir);
+  // loadConfig could not see this token: a scraper given it (copied from the file) would act as the admin.
+  metricsTokenOfItsOwn(config.hardening.metricsToken, config.tokens, admin.token, `the one the registry generated, in ${admin.file}`);
   log.warn(
     { file: admin.file, created: admin.created },
     `REGISTRY_TOKENS is not set: the admin token is in ${admin.file} (send it as "Authorization: Bearer <token>")`,

@@ -691,13 +691,16 @@ function withAdminToken(tokens: Map<string, string>, admin: string | undefined):
  * REGISTRY_METRICS_TOKEN must be no principal's token: a scraper's token sits in a Prometheus
  * config, read by more people than the registry's secrets, and one that is also a principal's
  * (the admin's) would let whoever reads it register, change and delete as that principal.
+ * `adminSource` says where the admin token came from (a setting, or the file the registry
+ * generated it into, checked once that file is read: src/composition/build-registry.ts). Neither
+ * token is ever part of the message.
  */
-function metricsTokenOfItsOwn(metrics: string | undefined, listed: ReadonlyMap<string, string>, admin: string | undefined, adminFromFile: boolean): void {
+export function metricsTokenOfItsOwn(metrics: string | undefined, listed: ReadonlyMap<string, string>, admin: string | undefined, adminSource: string): void {
   if (metrics === undefined) return;
   const owner = listed.get(metrics);
   let whose: string;
   if (owner !== undefined) whose = `the token of "${owner}" in REGISTRY_TOKENS`;
-  else if (metrics === admin) whose = `the admin token (${adminFromFile ? 'REGISTRY_ADMIN_TOKEN_FILE' : 'REGISTRY_ADMIN_TOKEN'})`;
+  else if (metrics === admin) whose = `the admin token (${adminSource})`;
   else return;
   throw new ConfigError(
     `invalid configuration: REGISTRY_METRICS_TOKEN is also ${whose}: whoever scrapes /metrics with it could act as that principal, writes included; give REGISTRY_METRICS_TOKEN a token of its own`,
@@ -1091,7 +1094,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   embeddingsUrlWithoutCredentials(e.REGISTRY_EMBEDDINGS_URL);
   const admin = adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE);
   const tokens = withAdminToken(e.REGISTRY_TOKENS, admin);
-  metricsTokenOfItsOwn(e.REGISTRY_METRICS_TOKEN, e.REGISTRY_TOKENS, admin, e.REGISTRY_ADMIN_TOKEN_FILE !== undefined);
+  metricsTokenOfItsOwn(e.REGISTRY_METRICS_TOKEN, e.REGISTRY_TOKENS, admin, e.REGISTRY_ADMIN_TOKEN_FILE !== undefined ? 'REGISTRY_ADMIN_TOKEN_FILE' : 'REGISTRY_ADMIN_TOKEN');
   const { maxDocumentBytes, maxBodyBytes } = bodyLimits(e);
   return {
     port: e.PORT,

@@ -68,6 +68,7 @@ import { withoutPassword } from '../../lib/url-password.js';
 import { rewindWatchesIfRestored } from './restore-marker.js';
 import { holdReplicaPresence } from './presence.js';
 import { refuseUnstorable, statementsOf, unstorable, type Statements } from './text-values.js';
+import { withoutRowData } from './row-data.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -212,7 +213,7 @@ export class PostgresStore implements RegistryStore {
       return await client.query<R>(text, params);
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
-      throw this.#faults.wrap(error);
+      throw this.#failed(error);
     } finally {
       // A connection whose query failed is discarded, as pool.query does.
       client.release(failure);
@@ -300,7 +301,8 @@ export class PostgresStore implements RegistryStore {
     } catch (error) {
       failure = error as Error;
       await presence.close();
-      throw error;
+      // A migration's error quotes rows too (a unique index over duplicates: "Key (…)=(…) is duplicated").
+      throw withoutRowData(error);
     } finally {
       client.release(failure);
     }
@@ -364,10 +366,20 @@ export class PostgresStore implements RegistryStore {
       await client.query('ROLLBACK').catch((rollback: unknown) => {
         failure ??= rollback instanceof Error ? rollback : new Error(String(rollback));
       });
-      throw refused ? error : this.#faults.wrap(error);
+      throw refused ? error : this.#failed(error);
     } finally {
       client.release(failure);
     }
+  }
+
+  /**
+   * What a failed statement throws: a named fault (faults.ts), or the error itself; either way
+   * without the row data PostgreSQL quotes in it (./row-data.ts), taken out once it is classified.
+   */
+  #failed(error: unknown): unknown {
+    const thrown = this.#faults.wrap(error);
+    withoutRowData(error);
+    return thrown;
   }
 
   async #current(db: Queryable, id: string): Promise<StoredEntry | undefined> {
