@@ -1589,7 +1589,7 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
-  test('an entry with 150 tools shows its first 10 at phone width, the others behind a button; a link to a tool, or a search that matched it, shows it', async () => {
+  test('an entry with 150 tools shows its first 10 at phone width, the others behind a button; a link to a tool, or a search that matched it, shows it; its hit counts the matches it does not list in words', async () => {
     // Each tool as small as the registry's document limit (10 KB) makes 150 of them: a name and an
     // empty schema. "barometer" in one of them, past the first 10.
     const tools = Array.from({ length: 150 }, (_, i) => ({
@@ -1635,6 +1635,15 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#tool-gauge_137').waitFor();
       assert.equal(await cards.count(), 11);
       assert.equal(await note.innerText(), 'Showing the first 10 of 150 tools, and 1 your search matched.');
+
+      // A hit with more matches than it lists says how many more in words: "(+139 more)" was read aloud "plus 139 more".
+      await page.goto(`${registry.url}/?q=gauge`);
+      const line = page.locator('.hit', { has: page.locator(`a[href$="${id}"]`) }).locator('.hit-match');
+      await line.waitFor();
+      assert.match(await line.innerText(), /; also tool gauge_\d+(, tool gauge_\d+){9} and 139 more$/);
+      const heard = await line.ariaSnapshot();
+      assert.match(heard, /and 139 more/, heard);
+      assert.doesNotMatch(heard, /\+/, heard);
     });
   });
 });

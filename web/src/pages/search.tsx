@@ -820,7 +820,8 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
               ))}
             </>
           )}
-          {hit.moreInEntry ? <span class="muted"> (+{hit.moreInEntry} more)</span> : null}
+          {/* In words: "(+4 more)" was read aloud "plus 4 more". */}
+          {hit.moreInEntry ? <span class="muted">{others.length > 0 ? ' and ' : '; also '}{hit.moreInEntry.toLocaleString('en-US')} more</span> : null}
         </p>
       )}
       {first && (
