@@ -1599,6 +1599,10 @@ describe('web page', { skip: unavailable }, () => {
     }));
     const bob = await sdkClient(registry.url, { token: TOKENS.bob });
     const id = resultOf(await op(bob, { register: { mcpServer: mcpServer('turbine-panel', 'https://mcp.example.org/turbine/mcp'), toolspec: { tools } } })).id;
+    // An agent with 13 skills, its last 3 the ones a search for "lantern" matches.
+    const signals: WireJson = v1Card('Signal Agent', 'https://signal.example.org/a2a');
+    signals.skills = Array.from({ length: 13 }, (_, i) => ({ id: `signal-${i}`, name: `Signal ${i}`, description: i >= 10 ? 'Signals with a lantern.' : 'Signals with flags.', tags: ['signals'] }));
+    resultOf(await op(bob, { register: { agentCard: signals } }));
     await withPage(async (page) => {
       await page.setViewportSize({ width: 390, height: 844 });
       const cards = page.locator('section[aria-labelledby=tools-h] .cards > li');
@@ -1644,6 +1648,15 @@ describe('web page', { skip: unavailable }, () => {
       const heard = await line.ariaSnapshot();
       assert.match(heard, /and 139 more/, heard);
       assert.doesNotMatch(heard, /\+/, heard);
+
+      // Skills fold too, and a search that matched every skill past the first 10 leaves nothing
+      // folded: no button that shows nothing more.
+      await page.locator('#q').fill('lantern');
+      await page.getByRole('link', { name: 'Signal Agent' }).click();
+      const skills = page.locator('section[aria-labelledby=skills-h] .cards > li');
+      await page.locator('#skill-signal-12').waitFor();
+      assert.equal(await skills.count(), 13);
+      assert.equal(await page.locator('.folded-cards').count(), 0);
     });
   });
 });

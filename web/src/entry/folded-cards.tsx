@@ -47,13 +47,15 @@ export function FoldedCards<T>({
     }
   }, [revealedFrom]);
 
-  const folded = !whole && items.length > DRAWN_WHOLE_UP_TO;
   const among = (item: T, anchors: ReadonlySet<string>) => {
     const anchor = anchorOf(item);
     return anchor !== undefined && anchors.has(anchor);
   };
   const linked = new Set(target === undefined ? [] : [target]);
-  const shown = items.map((item, i) => !folded || i < FIRST_SHOWN || among(item, matched) || among(item, linked));
+  const foldable = !whole && items.length > DRAWN_WHOLE_UP_TO;
+  const shown = items.map((item, i) => !foldable || i < FIRST_SHOWN || among(item, matched) || among(item, linked));
+  // Folded when something is left out: the cards pointed at may be all those past the first 10.
+  const folded = shown.includes(false);
   const beyond = items.filter((_, i) => i >= FIRST_SHOWN && shown[i]);
   const byMatch = beyond.filter((item) => among(item, matched)).length;
   const byLink = beyond.some((item) => among(item, linked) && !among(item, matched));
