@@ -1588,4 +1588,75 @@ describe('web page', { skip: unavailable }, () => {
       assert.doesNotMatch(heard, /\+1/, heard);
     });
   });
+
+  test('an entry with 150 tools shows its first 10 at phone width, the others behind a button; a link to a tool, or a search that matched it, shows it; its hit counts the matches it does not list in words', async () => {
+    // Each tool as small as the registry's document limit (10 KB) makes 150 of them: a name and an
+    // empty schema. "barometer" in one of them, past the first 10.
+    const tools = Array.from({ length: 150 }, (_, i) => ({
+      name: `gauge_${String(i).padStart(3, '0')}`,
+      ...(i === 137 ? { description: 'Reads the barometer.' } : {}),
+      inputSchema: { type: 'object' },
+    }));
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    const id = resultOf(await op(bob, { register: { mcpServer: mcpServer('turbine-panel', 'https://mcp.example.org/turbine/mcp'), toolspec: { tools } } })).id;
+    // An agent with 13 skills, its last 3 the ones a search for "lantern" matches.
+    const signals: WireJson = v1Card('Signal Agent', 'https://signal.example.org/a2a');
+    signals.skills = Array.from({ length: 13 }, (_, i) => ({ id: `signal-${i}`, name: `Signal ${i}`, description: i >= 10 ? 'Signals with a lantern.' : 'Signals with flags.', tags: ['signals'] }));
+    resultOf(await op(bob, { register: { agentCard: signals } }));
+    await withPage(async (page) => {
+      await page.setViewportSize({ width: 390, height: 844 });
+      const cards = page.locator('section[aria-labelledby=tools-h] .cards > li');
+      const note = page.locator('.folded-cards > span');
+      const inView = (anchor: string) => page.locator(`#${anchor}`).evaluate((el) => el.getBoundingClientRect().top >= 0 && el.getBoundingClientRect().bottom <= innerHeight);
+
+      // A link to a tool past the first 10: the first 10 are drawn and that one, in view.
+      await page.goto(`${registry.url}/entries/${id}#tool-gauge_120`);
+      await page.locator('#tool-gauge_120').waitFor();
+      assert.deepEqual(await cards.evaluateAll((li) => li.slice(9).map((el) => el.id)), ['tool-gauge_009', 'tool-gauge_120']);
+      assert.equal(await note.innerText(), 'Showing the first 10 of 150 tools, and the one this link points to.');
+      assert.ok(await inView('tool-gauge_120'), 'the linked tool is scrolled to');
+      // The page is bounded at phone width: drawn whole it was over 30,000 px tall.
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      assert.ok(height < 6000, `the page is ${height} px tall at 390 px`);
+      await screenshot(page, 'folded-tools-390');
+      // The fragment changed in place (a link on the page, or typed): the tool it names now.
+      await page.evaluate(() => (window.location.hash = 'tool-gauge_140'));
+      await page.locator('#tool-gauge_140').waitFor();
+      assert.deepEqual(await cards.evaluateAll((li) => li.slice(9).map((el) => el.id)), ['tool-gauge_009', 'tool-gauge_140']);
+      assert.ok(await inView('tool-gauge_140'), 'the linked tool is scrolled to');
+      // By the keyboard: the button shows them all, and the focus goes to the first one it revealed.
+      const showAll = page.getByRole('button', { name: 'Show all 150 tools', exact: true });
+      await showAll.focus();
+      await page.keyboard.press('Enter');
+      await cards.nth(149).waitFor();
+      assert.equal(await cards.count(), 150);
+      assert.equal(await showAll.count(), 0, 'the button goes with the fold');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'tool-gauge_010');
+
+      // A search that matched a tool past the first 10: its entry shows it among the first.
+      await page.goto(`${registry.url}/?q=barometer`);
+      await page.getByRole('link', { name: 'turbine-panel' }).click();
+      await page.locator('#tool-gauge_137').waitFor();
+      assert.equal(await cards.count(), 11);
+      assert.equal(await note.innerText(), 'Showing the first 10 of 150 tools, and 1 your search matched.');
+
+      // A hit with more matches than it lists says how many more in words: "(+139 more)" was read aloud "plus 139 more".
+      await page.goto(`${registry.url}/?q=gauge`);
+      const line = page.locator('.hit', { has: page.locator(`a[href$="${id}"]`) }).locator('.hit-match');
+      await line.waitFor();
+      assert.match(await line.innerText(), /; also tool gauge_\d+(, tool gauge_\d+){9} and 139 more$/);
+      const heard = await line.ariaSnapshot();
+      assert.match(heard, /and 139 more/, heard);
+      assert.doesNotMatch(heard, /\+/, heard);
+
+      // Skills fold too, and a search that matched every skill past the first 10 leaves nothing
+      // folded: no button that shows nothing more.
+      await page.locator('#q').fill('lantern');
+      await page.getByRole('link', { name: 'Signal Agent' }).click();
+      const skills = page.locator('section[aria-labelledby=skills-h] .cards > li');
+      await page.locator('#skill-signal-12').waitFor();
+      assert.equal(await skills.count(), 13);
+      assert.equal(await page.locator('.folded-cards').count(), 0);
+    });
+  });
 });

@@ -1,5 +1,7 @@
 /** An A2A agent card (v1.0 or v0.3) rendered for people. */
+import { cardAnchor } from '../card-anchor';
 import { ExternalLink } from '../components';
+import { FoldedCards } from './folded-cards';
 import { arr, bool, obj, show, str, strings, type Json } from './untrusted';
 
 /**
@@ -9,7 +11,8 @@ import { arr, bool, obj, show, str, strings, type Json } from './untrusted';
  */
 const SEPARATOR = ' ·\u00a0';
 
-export function AgentCardView({ card }: { card: Json }) {
+/** `matched` and `target`: the skills a search matched and the one the URL points at, shown however many there are (FoldedCards). */
+export function AgentCardView({ card, matched, target }: { card: Json; matched: ReadonlySet<string>; target: string | undefined }) {
   const provider = obj(card.provider);
   return (
     <>
@@ -58,7 +61,7 @@ export function AgentCardView({ card }: { card: Json }) {
       </section>
       <Capabilities card={card} />
       <Security card={card} />
-      <Skills skills={arr(card.skills)} />
+      <Skills skills={arr(card.skills)} matched={matched} target={target} />
     </>
   );
 }
@@ -211,18 +214,29 @@ function Security({ card }: { card: Json }) {
   );
 }
 
-function Skills({ skills }: { skills: unknown[] }) {
+/** A skill's card is a link's target by its id; one without an id has none. */
+const skillAnchor = (skill: Json) => {
+  const id = str(skill.id);
+  return id === undefined ? undefined : cardAnchor('skill', id);
+};
+
+function Skills({ skills, matched, target }: { skills: unknown[]; matched: ReadonlySet<string>; target: string | undefined }) {
   const list = skills.map(obj).filter((s): s is Json => s !== undefined);
   return (
     <section aria-labelledby="skills-h">
       <h2 id="skills-h">Skills ({list.length})</h2>
       {list.length === 0 && <p class="muted">No skills declared.</p>}
-      <ul class="cards">
-        {list.map((skill) => {
+      <FoldedCards
+        items={list}
+        noun="skills"
+        anchorOf={skillAnchor}
+        matched={matched}
+        target={target}
+        render={(skill) => {
           const examples = strings(skill.examples);
           const tags = strings(skill.tags);
           return (
-            <li class="card" id={str(skill.id) ? `skill-${str(skill.id)}` : undefined}>
+            <li class="card" id={skillAnchor(skill)}>
               <h3>
                 <bdi>{str(skill.name) ?? str(skill.id) ?? 'Unnamed skill'}</bdi> {str(skill.id) && <code class="muted">{str(skill.id)}</code>}
               </h3>
@@ -259,8 +273,8 @@ function Skills({ skills }: { skills: unknown[] }) {
               )}
             </li>
           );
-        })}
-      </ul>
+        }}
+      />
     </section>
   );
 }

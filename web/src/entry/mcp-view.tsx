@@ -1,6 +1,8 @@
 /** An MCP server entry ({mcpServer, toolspec}) rendered for people: the server, its tools and their hints. */
 import { hintApplies, TOOL_HINT_DEFAULTS, toolHints } from '../../../src/registry/tool-hints';
+import { cardAnchor } from '../card-anchor';
 import { ExternalLink } from '../components';
+import { FoldedCards } from './folded-cards';
 import { arr, obj, pretty, str, strings, type Json } from './untrusted';
 
 /**
@@ -16,7 +18,8 @@ const HINTS = [
   { key: 'openWorldHint', yes: 'Open world', no: 'Closed world' },
 ] as const;
 
-export function McpServerView({ document }: { document: Json }) {
+/** `matched` and `target`: the tools a search matched and the one the URL points at, shown however many there are (FoldedCards). */
+export function McpServerView({ document, matched, target }: { document: Json; matched: ReadonlySet<string>; target: string | undefined }) {
   const server = obj(document.mcpServer) ?? {};
   const tools = arr(obj(document.toolspec)?.tools)
     .map(obj)
@@ -42,23 +45,21 @@ export function McpServerView({ document }: { document: Json }) {
       </section>
       <section aria-labelledby="tools-h">
         <h2 id="tools-h">Tools ({tools.length})</h2>
-        <ul class="cards">
-          {tools.map((tool) => (
-            <Tool tool={tool} />
-          ))}
-        </ul>
+        <FoldedCards items={tools} noun="tools" anchorOf={(tool) => cardAnchor('tool', toolName(tool))} render={(tool) => <Tool tool={tool} />} matched={matched} target={target} />
       </section>
     </>
   );
 }
 
+const toolName = (tool: Json) => str(tool.name) ?? 'unnamed';
+
 function Tool({ tool }: { tool: Json }) {
   const annotations = obj(tool.annotations) ?? {};
   const readOnly = toolHints(annotations).readOnlyHint;
-  const name = str(tool.name) ?? 'unnamed';
+  const name = toolName(tool);
   const title = str(tool.title) ?? str(annotations.title);
   return (
-    <li class="card" id={`tool-${name}`}>
+    <li class="card" id={cardAnchor('tool', name)}>
       <h3>
         <code>{name}</code> {title && (
           <span class="muted" dir="auto">

@@ -14,7 +14,7 @@ import { History, linkValue } from '../entry/history';
 import { McpServerView } from '../entry/mcp-view';
 import { StatusFacts } from '../entry/status-facts';
 import { obj, pretty } from '../entry/untrusted';
-import { searchToReturnTo } from '../last-search';
+import { matchedByLastSearch, searchToReturnTo } from '../last-search';
 import { navigate } from '../router';
 import { savedToken } from '../token';
 
@@ -135,6 +135,32 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
   );
 }
 
+/**
+ * The element id the URL's fragment names (#tool-read_file), followed as it changes. The
+ * browser looks for it as the page loads, before the entry has arrived and drawn it: once
+ * `drawn`, the page brings it into view itself (and again when the fragment changes, as the card
+ * it names may have been folded away: see FoldedCards).
+ */
+function useFragmentTarget(drawn: boolean): string | undefined {
+  let target: string | undefined;
+  try {
+    target = decodeURIComponent(window.location.hash.slice(1)) || undefined;
+  } catch {
+    target = undefined; // Not valid percent-encoding: it names no card.
+  }
+  // A fragment changed in place (a link to #skill-x, or typed) is no navigation the router tells: drawn again for it.
+  const [, fragmentChanged] = useState(0);
+  useEffect(() => {
+    const follow = () => fragmentChanged((n) => n + 1);
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  useEffect(() => {
+    if (drawn && target !== undefined) window.document.getElementById(target)?.scrollIntoView();
+  }, [drawn, target]);
+  return target;
+}
+
 /** A revision number from the URL; past the largest integer the registry takes (a garbled link) it is none, as `abc` is. */
 const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 && Number.isSafeInteger(Number(v)) ? Number(v) : undefined);
 
@@ -152,6 +178,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   const documents = useRef(new Map<number, unknown>());
   const title = loaded.state === 'done' ? `${loaded.entry.name} · ${config.name}` : `Entry · ${config.name}`;
   const heading = usePageHeading(title, moved);
+  const target = useFragmentTarget(loaded.state === 'done');
 
   useEffect(() => {
     const controller = new AbortController();
@@ -326,7 +353,11 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         </ul>
       </section>
 
-      {entry.kind === 'agent' ? <AgentCardView card={document} /> : <McpServerView document={document} />}
+      {entry.kind === 'agent' ? (
+        <AgentCardView card={document} matched={matchedByLastSearch(entry.id)} target={target} />
+      ) : (
+        <McpServerView document={document} matched={matchedByLastSearch(entry.id)} target={target} />
+      )}
 
       <History
         revisions={revisions}

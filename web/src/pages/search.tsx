@@ -4,7 +4,7 @@
  * version, verified, health, p), so a search can be shared and Back returns to it.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { rememberSearch } from '../last-search';
+import { rememberMatches, rememberSearch } from '../last-search';
 import { isAbort, rateWaitLeft, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
 import { Countdown, ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
@@ -329,6 +329,10 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
 
   // The entry page's way back returns here, to these words, filters and page.
   useEffect(() => rememberSearch(searchUrl(params, {}, true)), [requestKey]);
+  // And what its results matched, which their entries' pages show (a long list of tools folds).
+  useEffect(() => {
+    if (result.state === 'done') rememberMatches(result.page.results);
+  }, [result]);
 
   // The filter control whose changes make the current history entry (see setFilter): forgotten
   // when the focus moves to a control (that one or another) or the page moves (Back, a link).
@@ -816,7 +820,8 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
               ))}
             </>
           )}
-          {hit.moreInEntry ? <span class="muted"> (+{hit.moreInEntry} more)</span> : null}
+          {/* In words: "(+4 more)" was read aloud "plus 4 more". */}
+          {hit.moreInEntry ? <span class="muted">{others.length > 0 ? ' and ' : '; also '}{hit.moreInEntry.toLocaleString('en-US')} more</span> : null}
         </p>
       )}
       {first && (

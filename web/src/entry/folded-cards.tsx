@@ -1,0 +1,88 @@
+/**
+ * A long list of cards (an entry's skills or tools) shown by its first ones, the rest behind a
+ * button that counts them ("Show all 150 tools"). Drawn whole, an MCP server's 150 tools made a
+ * page 47,000 px tall at phone width, its history and raw JSON beyond all of them. The cards
+ * something points at are shown too, in their place among the first: the one the link's
+ * fragment names (#tool-read_file) and those the search the person came from matched, so a
+ * match or a link never lands on a folded card.
+ */
+import { Fragment, type VNode } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+/** How many cards show before the button. */
+export const FIRST_SHOWN = 10;
+/** A list up to this long is drawn whole: a button that reveals one or two cards costs more than they do. */
+const DRAWN_WHOLE_UP_TO = FIRST_SHOWN + 2;
+
+export function FoldedCards<T>({
+  items,
+  noun,
+  anchorOf,
+  render,
+  matched,
+  target,
+}: {
+  items: readonly T[];
+  /** What the cards are, plural: "tools", "skills". */
+  noun: string;
+  /** The card's id on the page (cardAnchor), if it has one. */
+  anchorOf: (item: T) => string | undefined;
+  /** The card: an <li>. */
+  render: (item: T) => VNode;
+  /** Anchors of the cards the search the person came from matched. */
+  matched: ReadonlySet<string>;
+  /** The anchor the page's URL points at (its fragment), if any. */
+  target: string | undefined;
+}) {
+  const [whole, setWhole] = useState(false);
+  // The first card the button revealed: the focus goes there, not back to the top of the page with the button gone.
+  const [revealedFrom, setRevealedFrom] = useState<number>();
+  const list = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    if (revealedFrom === undefined) return;
+    const card = list.current?.children[revealedFrom];
+    if (card instanceof HTMLElement) {
+      card.tabIndex = -1;
+      card.focus();
+    }
+  }, [revealedFrom]);
+
+  const among = (item: T, anchors: ReadonlySet<string>) => {
+    const anchor = anchorOf(item);
+    return anchor !== undefined && anchors.has(anchor);
+  };
+  const linked = new Set(target === undefined ? [] : [target]);
+  const foldable = !whole && items.length > DRAWN_WHOLE_UP_TO;
+  const shown = items.map((item, i) => !foldable || i < FIRST_SHOWN || among(item, matched) || among(item, linked));
+  // Folded when something is left out: the cards pointed at may be all those past the first 10.
+  const folded = shown.includes(false);
+  const beyond = items.filter((_, i) => i >= FIRST_SHOWN && shown[i]);
+  const byMatch = beyond.filter((item) => among(item, matched)).length;
+  const byLink = beyond.some((item) => among(item, linked) && !among(item, matched));
+  const also = [byMatch > 0 && `${byMatch} your search matched`, byLink && 'the one this link points to'].filter(Boolean);
+  return (
+    <>
+      <ul class="cards" ref={list}>
+        {items.map((item, i) => shown[i] && <Fragment key={i}>{render(item)}</Fragment>)}
+      </ul>
+      {folded && (
+        <p class="folded-cards">
+          <span>
+            Showing the first {FIRST_SHOWN} of {items.length} {noun}
+            {also.length > 0 && `, and ${also.join(' and ')}`}.
+          </span>{' '}
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setWhole(true);
+              setRevealedFrom(shown.indexOf(false));
+            }}
+          >
+            Show all {items.length} {noun}
+          </button>
+        </p>
+      )}
+    </>
+  );
+}
