@@ -10,7 +10,7 @@ import { Fragment, type VNode } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 /** How many cards show before the button. */
-export const FIRST_SHOWN = 10;
+const FIRST_SHOWN = 10;
 /** A list up to this long is drawn whole: a button that reveals one or two cards costs more than they do. */
 const DRAWN_WHOLE_UP_TO = FIRST_SHOWN + 2;
 
