@@ -182,6 +182,7 @@ describe('matching', () => {
     // Words written in parts, and as one; a phrase in a name, and in a description whose skill's name has its rarer word.
     await op(writer, { register: { agentCard: card('Quoll Mailer', 'https://qm.example.org/a2a', [skill('send', 'Send e-mail', 'Sends an e-mail to anyone.', ['e-mail'], ['Write to Anna'])]) } });
     await op(writer, { register: { agentCard: card('Quoll Post', 'https://qp.example.org/a2a', [skill('send', 'Send email', 'Sends email to anyone.', ['email'], ['Write to Anna'])]) } });
+    await op(writer, { register: { agentCard: card('Quoll Relay', 'https://ql.example.org/a2a', [skill('relay', 'Relay web-hooks', 'A co-pilot for pre-processing events.', ['relay'], ['Forward this'])]) } });
     await op(writer, { register: { agentCard: card('Quoll Radiology', 'https://qr.example.org/a2a', [skill('read', 'Read X-ray images', 'Reads scans aloud with TextToSpeech.', ['medical'], ['This scan'])]) } });
     await op(writer, { register: { agentCard: card('Quoll Solver', 'https://qs.example.org/a2a', [skill('solve', 'Merge conflict solver', 'Edits code.', ['git'], ['Fix this'])]) } });
     await op(writer, {
@@ -338,6 +339,18 @@ describe('matching', () => {
     // Both words as one weigh as one exact word: the hits score alike.
     const [mailer, post] = (await allHits({ query: 'email', resultsPer: 'match' })).filter((h) => (h.name as string).startsWith('Quoll') && h.match.type === 'skill');
     assert.equal(mailer!.score, post!.score);
+  });
+
+  test('a hyphenated word is found as one word, with its forms, typos and as typed: "webhook" finds "web-hooks", "copil" "co-pilot"', async () => {
+    // Its parts are words, and a query's "webhooks" or "copilot" was read as the two (addSplits),
+    // but only as written: "webhook" (another form), "preprocess", "webhoo" and "copil" (typed so
+    // far) and "copilott" (a typo) found nothing, and `"copilot for preprocessing"` no phrase.
+    for (const query of ['webhooks', 'webhook', 'webhoo']) assert.deepEqual(await quollSkills(query), ['Quoll Relay: name'], query);
+    for (const query of ['copilot', 'copil', 'copilott', 'preprocess', 'preprocessing', '"copilot for preprocessing events"']) {
+      assert.deepEqual(await quollSkills(query), ['Quoll Relay: description'], query);
+    }
+    // Its parts are still words of their own.
+    for (const query of ['pilot', 'processing']) assert.deepEqual((await quollSkills(query)).map((h) => h.split(':')[0]), ['Quoll Relay'], query);
   });
 
   test('a quoted phrase with a word written in parts finds it written either way: "send email" and "send e-mail"', async () => {

@@ -178,8 +178,8 @@ const nameable = (words: readonly string[], length: number): boolean => words.le
 /**
  * Field texts of one unit → distinct terms, the mask of fields each occurs in, and the words of
  * each text in order, for phrases (./phrases.ts). Words written together that prose reads
- * without a part ("e-mail" is `mail`) are also filed as one word (`email`: ./text-encoder.ts
- * joinedTerms).
+ * without a part ("e-mail" is `mail`), and hyphenated words ("co-pilot"), are also filed as one
+ * word (`email`, `copilot`: ./text-encoder.ts joinedTerms).
  * Most units (a card, a skill) have a few dozen terms at most: they are found in the unit's own
  * list, and only a longer unit files them in a Map as well (a Map cleared for every unit grew
  * its table anew each time: most of what indexing an entry allocated).
