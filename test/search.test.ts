@@ -406,6 +406,12 @@ describe('matching', () => {
     }
     assert.equal((await first('Numbat'))?.name, 'Numbat');
     assert.equal((await first('numbat', 'match'))?.name, 'Numbat');
+    // A letter dropped: "Numbt" is no word, a typo of "numbat" in every entry saying it, and the
+    // hub, saying it more often, ranked above the entry of that name.
+    for (const query of ['Numbt', 'numbatt']) {
+      assert.equal((await first(query))?.name, 'Numbat', query);
+      assert.equal((await first(query, 'match'))?.name, 'Numbat', `${query} (results per match)`);
+    }
     // A skill's exact name is its entry's best match.
     const hub = await first('tally ledger agent routing');
     assert.deepEqual([hub?.name, hub?.match.id], ['Numbat Tally Ledger Agent Hub', 'tally']);
@@ -438,6 +444,11 @@ describe('matching', () => {
           assert.ok(hits.some((h) => h.name === other), at);
         }
       }
+    }
+    // A letter dropped from a tool's one-word name: the tool so named first, as for the name typed right.
+    for (const resultsPer of ['entry', 'match']) {
+      const [hit] = (await search({ query: 'Bandicot', resultsPer })).results;
+      assert.deepEqual([hit?.name, hit?.match.name], ['potoroo-git', 'bandicoot'], resultsPer);
     }
     // The words in another order are no name: what says them more often ranks above.
     const order = async (query: string, names: string[]) => (await allHits({ query })).map((h) => h.name as string).filter((n) => names.includes(n));
