@@ -161,7 +161,12 @@ describe('text encoder', () => {
     const joined = ['copilot', 'webhooks', 'gpt4', 'xray', 'a2aregistry', 'ecommerce'];
     assert.deepEqual(joinedTerms(text, MAX_JOINED_WORDS), joined);
     assert.deepEqual(joinedTerms(`${text} café`, MAX_JOINED_WORDS), joined);
-    assert.equal(joinedReading('A co-pilot for web\u2011hooks', MAX_JOINED_WORDS), 'A copilot for webhooks');
+    assert.deepEqual(joinedTerms('A co-pilot for web\u2011hooks', MAX_JOINED_WORDS), ['copilot', 'webhooks']);
+    // A slug is an identifier, as get_weather is; its parts say what it says.
+    assert.deepEqual(joinedTerms('weather-forecast', MAX_JOINED_WORDS), []);
+    assert.deepEqual(joinedTerms('Weather-Forecast', MAX_JOINED_WORDS), ['weatherforecast']);
+    // The text is read again for phrases only for a word losing a part, whose parts are not its words.
+    assert.equal(joinedReading('A co-pilot for e-mail', MAX_JOINED_WORDS), 'A co-pilot for email');
     // The parts stay words of their own: "pilot" and "registry" find them as before.
     assert.deepEqual(tokenize('co-pilot a2a-registry'), ['co', 'pilot', 'a2a', 'registry']);
   });

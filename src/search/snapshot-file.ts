@@ -30,8 +30,8 @@ export const SNAPSHOT_FORMAT = 27;
  * tool's exact name reads, so loaded they would find none until each entry changed. 25 (never
  * released) has no filter of skill and tool names (./name-filter.ts). 26 is rebuilt: it lacks
  * the one word of each hyphenated word ("co-pilot": `copilot`, ./text-encoder.ts joinedTerms),
- * in the terms, the words for phrases and the name filter, so "copilot" as typed ("copil") would
- * find no "co-pilot" until each entry changed.
+ * in the terms and the name filter, so "copilot" as typed ("copil") would find no "co-pilot"
+ * until each entry changed.
  */
 export const LOADABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT];
 const MAGIC = 'a2a-registry search index\n';
