@@ -11,10 +11,10 @@ import type { McpServerDocument, McpTool, SearchFilter, SearchHit } from '../src
 import type { EntryDescription } from '../src/contract/description.js';
 import { describeAgentCard, describeMcpServer } from '../src/registry/describe.js';
 import { createSearchIndex, GROUP_LIMIT, type IndexPage, type SearchIndex } from '../src/search/index.js';
-import { parseQuery } from '../src/search/query.js';
+import { MAX_JOINED_WORDS, parseQuery } from '../src/search/query.js';
 import type { PostingsIndex } from '../src/search/search-index.js';
 import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot } from '../src/search/snapshot-file.js';
-import { tokenize, wordSpans } from '../src/search/text-encoder.js';
+import { joinedReading, joinedTerms, tokenize, wordSpans } from '../src/search/text-encoder.js';
 import { removeTempDir, tempDir } from './support/temp.js';
 
 const CORPUS = new URL('./fixtures/corpus/', import.meta.url);
@@ -152,6 +152,23 @@ describe('text encoder', () => {
     const words = (text: string) => wordSpans(text).map(([start, end]) => text.slice(start, end));
     assert.deepEqual(words('🌤️ C++, किताबों!'), ['🌤️', 'C++', 'किताबों']);
     assert.deepEqual(words('บริการพยากรณ์อากาศ'), ['บริการ', 'พยากรณ์', 'อากาศ']);
+  });
+
+  it('files a hyphenated word as one word too, not an identifier or a number, in ASCII text and any other', () => {
+    // "co-pilot" was `co pilot` alone: "copil" as typed, "webhook" (another form of "web-hooks")
+    // and a typo of the joined word found nothing.
+    const text = 'A co-pilot for web-hooks, gpt-4, x-ray, a2a-registry and e-commerce; GitHub, get_weather-v2, getWeather-api, 2024-01-15, state-of-the-art';
+    const joined = ['copilot', 'webhooks', 'gpt4', 'xray', 'a2aregistry', 'ecommerce'];
+    assert.deepEqual(joinedTerms(text, MAX_JOINED_WORDS), joined);
+    assert.deepEqual(joinedTerms(`${text} café`, MAX_JOINED_WORDS), joined);
+    assert.deepEqual(joinedTerms('A co-pilot for web\u2011hooks', MAX_JOINED_WORDS), ['copilot', 'webhooks']);
+    // A slug is an identifier, as get_weather is; its parts say what it says.
+    assert.deepEqual(joinedTerms('weather-forecast', MAX_JOINED_WORDS), []);
+    assert.deepEqual(joinedTerms('Weather-Forecast', MAX_JOINED_WORDS), ['weatherforecast']);
+    // The text is read again for phrases only for a word losing a part, whose parts are not its words.
+    assert.equal(joinedReading('A co-pilot for e-mail', MAX_JOINED_WORDS), 'A co-pilot for email');
+    // The parts stay words of their own: "pilot" and "registry" find them as before.
+    assert.deepEqual(tokenize('co-pilot a2a-registry'), ['co', 'pilot', 'a2a', 'registry']);
   });
 
   it('makes words of ideographs', () => {

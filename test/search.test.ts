@@ -182,6 +182,7 @@ describe('matching', () => {
     // Words written in parts, and as one; a phrase in a name, and in a description whose skill's name has its rarer word.
     await op(writer, { register: { agentCard: card('Quoll Mailer', 'https://qm.example.org/a2a', [skill('send', 'Send e-mail', 'Sends an e-mail to anyone.', ['e-mail'], ['Write to Anna'])]) } });
     await op(writer, { register: { agentCard: card('Quoll Post', 'https://qp.example.org/a2a', [skill('send', 'Send email', 'Sends email to anyone.', ['email'], ['Write to Anna'])]) } });
+    await op(writer, { register: { agentCard: card('Quoll Relay', 'https://ql.example.org/a2a', [skill('relay', 'Relay web-hooks', 'A co-pilot for pre-processing events.', ['relay'], ['Forward this'])]) } });
     await op(writer, { register: { agentCard: card('Quoll Radiology', 'https://qr.example.org/a2a', [skill('read', 'Read X-ray images', 'Reads scans aloud with TextToSpeech.', ['medical'], ['This scan'])]) } });
     await op(writer, { register: { agentCard: card('Quoll Solver', 'https://qs.example.org/a2a', [skill('solve', 'Merge conflict solver', 'Edits code.', ['git'], ['Fix this'])]) } });
     await op(writer, {
@@ -340,6 +341,18 @@ describe('matching', () => {
     assert.equal(mailer!.score, post!.score);
   });
 
+  test('a hyphenated word is found as one word, with its forms, typos and as typed: "webhook" finds "web-hooks", "copil" "co-pilot"', async () => {
+    // Its parts are words, and a query's "webhooks" or "copilot" was read as the two (addSplits),
+    // but only as written: "webhook" (another form), "preprocess", "webhoo" and "copil" (typed so
+    // far) and "copilott" (a typo) found nothing.
+    for (const query of ['webhooks', 'webhook', 'webhoo']) assert.deepEqual(await quollSkills(query), ['Quoll Relay: name'], query);
+    for (const query of ['copilot', 'copil', 'copilott', 'preprocess', 'preprocessing']) {
+      assert.deepEqual(await quollSkills(query), ['Quoll Relay: description'], query);
+    }
+    // Its parts are still words of their own.
+    for (const query of ['pilot', 'processing']) assert.deepEqual((await quollSkills(query)).map((h) => h.split(':')[0]), ['Quoll Relay'], query);
+  });
+
   test('a quoted phrase with a word written in parts finds it written either way: "send email" and "send e-mail"', async () => {
     // Prose reads "Send e-mail" as `send mail`: the phrase "send email" found only "Send email",
     // and "send e-mail" only "Send e-mail".
@@ -393,6 +406,12 @@ describe('matching', () => {
     }
     assert.equal((await first('Numbat'))?.name, 'Numbat');
     assert.equal((await first('numbat', 'match'))?.name, 'Numbat');
+    // A letter dropped: "Numbt" is no word, a typo of "numbat" in every entry saying it, and the
+    // hub, saying it more often, ranked above the entry of that name.
+    for (const query of ['Numbt', 'numbatt']) {
+      assert.equal((await first(query))?.name, 'Numbat', query);
+      assert.equal((await first(query, 'match'))?.name, 'Numbat', `${query} (results per match)`);
+    }
     // A skill's exact name is its entry's best match.
     const hub = await first('tally ledger agent routing');
     assert.deepEqual([hub?.name, hub?.match.id], ['Numbat Tally Ledger Agent Hub', 'tally']);
@@ -425,6 +444,11 @@ describe('matching', () => {
           assert.ok(hits.some((h) => h.name === other), at);
         }
       }
+    }
+    // A letter dropped from a tool's one-word name: the tool so named first, as for the name typed right.
+    for (const resultsPer of ['entry', 'match']) {
+      const [hit] = (await search({ query: 'Bandicot', resultsPer })).results;
+      assert.deepEqual([hit?.name, hit?.match.name], ['potoroo-git', 'bandicoot'], resultsPer);
     }
     // The words in another order are no name: what says them more often ranks above.
     const order = async (query: string, names: string[]) => (await allHits({ query })).map((h) => h.name as string).filter((n) => names.includes(n));

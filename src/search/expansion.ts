@@ -56,6 +56,8 @@ export interface PlanTerm {
   readonly strong: boolean;
   /** Language id whose entries it may match, or ANY_LANGUAGE. */
   readonly lang: number;
+  /** A word a typo away from the word typed (addTypos): what the query may have meant to name. */
+  readonly typo?: true;
 }
 
 export interface PlanPhrase {
@@ -218,7 +220,7 @@ function addTypos(
   if (found >= o.typoBelow) return false;
   const distance = alt.word.length >= TYPO_LONG_LENGTH ? 2 : 1;
   for (const s of ctx.vocabulary.similar(alt.word, distance, MAX_TYPO_TERMS)) {
-    addTerm({ term: s.term, weight: TYPO_WEIGHT[s.distance as 1 | 2], strong: false, lang: ANY_LANGUAGE });
+    addTerm({ term: s.term, weight: TYPO_WEIGHT[s.distance as 1 | 2], strong: false, lang: ANY_LANGUAGE, typo: true });
   }
   return true;
 }

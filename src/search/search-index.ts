@@ -89,7 +89,7 @@ import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
 import { NameFilter } from './name-filter.js';
 import { MAX_NAME_WORDS, MAX_PHRASE_UNIT_WORDS, PhraseWords, TAG_PROSE, phraseSalt, phraseWord, termHash } from './phrases.js';
-import { MAX_CLAUSES, MAX_JOINED_WORDS, MAX_PHRASE_WORDS, parseQuery, type ParsedClause, type ParsedQuery } from './query.js';
+import { MAX_CLAUSES, MAX_JOINED_WORDS, MAX_PHRASE_WORDS, parseQuery, type ParsedClause, type ParsedQuery, type Scope } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
 import { bitCount, bitmapOf, bitmapWords, forEachBit } from './entry-bits.js';
@@ -178,8 +178,8 @@ const nameable = (words: readonly string[], length: number): boolean => words.le
 /**
  * Field texts of one unit → distinct terms, the mask of fields each occurs in, and the words of
  * each text in order, for phrases (./phrases.ts). Words written together that prose reads
- * without a part ("e-mail" is `mail`) are also filed as one word (`email`: ./text-encoder.ts
- * joinedTerms).
+ * without a part ("e-mail" is `mail`), and hyphenated words ("co-pilot"), are also filed as one
+ * word (`email`, `copilot`: ./text-encoder.ts joinedTerms).
  * Most units (a card, a skill) have a few dozen terms at most: they are found in the unit's own
  * list, and only a longer unit files them in a Map as well (a Map cleared for every unit grew
  * its table anew each time: most of what indexing an entry allocated).
@@ -904,7 +904,7 @@ export class PostingsIndex implements KeywordIndex {
     );
     const excluded = this.exclude(plan.excluded);
     this.namedUnits = undefined;
-    const named = this.nameClause(parsed, query.text ?? '');
+    const named = this.nameClause(parsed, query.text ?? '', plan.clauses);
     if (named) plan.clauses.push(named);
     if (plan.clauses.length === 0) {
       // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
@@ -925,8 +925,14 @@ export class PostingsIndex implements KeywordIndex {
    * forecast", or the words in a description). Only for a query of plain words and quoted
    * phrases, searched in any field or in names, in one scope; and only when something has that
    * name, so other queries keep their clauses (and a query of one word its one-clause ranking).
+   *
+   * A query of one word that nothing has as typed, only a typo away (`planned`: its clause has
+   * no strong term), is taken for the name its nearest such word is, if something has that name:
+   * "Sumarizer" names "Summarizer". It matched every "summarizer" alike (a typo each), so the
+   * agent of that name ranked as any entry saying it ("Quick Summarizer" above it, by its newer
+   * place). Its clause is weak, as the typo is: it counts for half a word, the same as the typo.
    */
-  private nameClause(parsed: ParsedQuery, text: string): PlanClause | undefined {
+  private nameClause(parsed: ParsedQuery, text: string, planned: readonly PlanClause[]): PlanClause | undefined {
     const clauses = parsed.clauses;
     if (clauses.length === 0 || clauses.length >= MAX_CLAUSES) return undefined;
     for (const c of clauses) {
@@ -934,7 +940,22 @@ export class PostingsIndex implements KeywordIndex {
       if (c.alternatives.filter((a) => a.kind !== 'word' || !a.joined).length !== 1 || (c.fields !== 0 && c.fields !== FIELD_NAME) || c.scope !== clauses[0]!.scope) return undefined;
     }
     // The query's words as typed, a repeated one too: the clauses keep "Echo Echo" as one "echo".
-    const words = parsed.words;
+    const named = this.namedAs(parsed.words, text, 1, clauses[0]!.scope);
+    if (named !== undefined || parsed.words.length !== 1) return named;
+    const only = planned[0];
+    if (only === undefined || only.phrases.length > 0 || only.terms.some((t) => t.strong)) return undefined;
+    for (const t of only.terms) {
+      const meant = t.typo ? this.namedAs([t.term], text, t.weight, clauses[0]!.scope) : undefined;
+      if (meant !== undefined) return meant;
+    }
+    return undefined;
+  }
+
+  /**
+   * The name clause (nameClause) of the name `words`, worth `weight` (1: the words as typed,
+   * strong; less: a typo's, weak), or undefined when no entry, skill or tool has that name.
+   */
+  private namedAs(words: readonly string[], text: string, weight: number, scope: Scope): PlanClause | undefined {
     const term = nameTerm(words);
     const entries = term !== undefined && this.terms.count(term) > 0;
     // Skills and tools so named, found now (their units are the clause's postings: groupsOf),
@@ -943,13 +964,14 @@ export class PostingsIndex implements KeywordIndex {
     const found = nameable(words, length) && this.names.mayHold(words, length) ? this.findNamed(words, length) : undefined;
     const units = found !== undefined && found.df > 0;
     if (!entries && !units) return undefined;
-    const phrase: PlanPhrase = { words, weight: 1, strong: true };
+    const strong = weight === 1;
+    const phrase: PlanPhrase = { words, weight, strong };
     if (units) this.namedUnits = { phrase, found };
     return {
-      terms: entries ? [{ term: term!, weight: 1, strong: true, lang: ANY_LANGUAGE }] : [],
+      terms: entries ? [{ term: term!, weight, strong, lang: ANY_LANGUAGE }] : [],
       phrases: units ? [phrase] : [],
       fields: FIELD_NAME,
-      scope: clauses[0]!.scope,
+      scope,
     };
   }
 

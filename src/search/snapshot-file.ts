@@ -23,12 +23,15 @@ import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
 import { makeDirectories } from '../lib/make-directories.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
-export const SNAPSHOT_FORMAT = 26;
+export const SNAPSHOT_FORMAT = 27;
 /**
  * The formats this code loads: its own. 23 and 24 are rebuilt: their words for phrases do not
  * say how many of a unit's words are its name's (./phrases.ts), which a search for a skill's or
  * tool's exact name reads, so loaded they would find none until each entry changed. 25 (never
- * released) has no filter of skill and tool names (./name-filter.ts).
+ * released) has no filter of skill and tool names (./name-filter.ts). 26 is rebuilt: it lacks
+ * the one word of each hyphenated word ("co-pilot": `copilot`, ./text-encoder.ts joinedTerms),
+ * in the terms and the name filter, so "copilot" as typed ("copil") would find no "co-pilot"
+ * until each entry changed.
  */
 export const LOADABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT];
 const MAGIC = 'a2a-registry search index\n';

@@ -317,17 +317,25 @@ const JOINED_HINT = /[\p{L}\p{N}][-_\u2010\u2011]+[\p{L}\p{N}]|\p{Ll}\p{Lu}/u;
 
 /**
  * The words of `text` written together that lose a part as prose (a single letter or a stop word:
- * "e-mail", "x-ray", "T-Shirt", "text-to-speech", "SpeechToText", "step-by-step"), as one word
- * each: `email`, `xray`, `tshirt`, `texttospeech`, `speechtotext`, `stepbystep`. Prose files
- * "e-mail" as `mail` alone, so "email" found it only as a typo of "mail" (half a word, and not
- * at all as "emai" typed); the index files the joined word beside the parts, as a query does
- * (./query.ts joinedAlternative: "e-mail" also searches "email"). Words written together that
- * lose nothing ("GitHub", "gpt-4") need no joined word: a query's "github" is read as "git hub"
- * (./expansion.ts addSplits). At most `maxWords` words a piece (a longer run is rarely one word),
- * at most `maxTerms` joined words a text.
+ * "e-mail", "x-ray", "T-Shirt", "text-to-speech", "SpeechToText", "step-by-step"), or whose
+ * every part is a word joined to the next by a hyphen ("co-pilot", "web-hooks", "pre-processing",
+ * "gpt-4"), as one word each: `email`, `xray`, `tshirt`, `texttospeech`, `speechtotext`,
+ * `stepbystep`, `copilot`, `webhooks`, `preprocessing`, `gpt4`. Prose files "e-mail" as `mail`
+ * alone, so "email" found it only as a typo of "mail" (half a word, and not at all as "emai"
+ * typed); the index files the joined word beside the parts, as a query does (./query.ts
+ * joinedAlternative: "e-mail" also searches "email"). A hyphenated word's parts are words, and a
+ * query's "copilot" was read as "co pilot" (./expansion.ts addSplits), but only as written:
+ * "webhook" found no "web-hooks", "preprocess" no "pre-processing", "copil" as typed no
+ * "co-pilot"; the joined word takes forms, completions and typos as any word does. Words written
+ * together by an underscore or a change of case that lose nothing ("get_weather", "GitHub") need
+ * no joined word: they are identifiers more than words, a query's "github" is read as "git hub",
+ * and a joined word for each (most tool names) would cost the index heap for little; nor a text
+ * that is a slug (SLUG: "weather-forecast"), nor numbers ("2024-01-15"). At most `maxWords` words
+ * a piece (a longer run is rarely one word), at most `maxTerms` joined words a text.
  */
 export function joinedTerms(text: string, maxWords: number, maxTerms = 16): string[] {
   const out: string[] = [];
+  const hyphenated = !SLUG.test(text);
   ascii: {
     // Most texts are ASCII: one scan finds the pieces of letters and digits joined by a dash, an
     // underscore or a capital after a lower-case letter, and tokenises one only when a part of it
@@ -339,6 +347,8 @@ export function joinedTerms(text: string, maxWords: number, maxTerms = 16): stri
     let part = -1;
     let joined = false;
     let short = false;
+    // A hyphen joins two of its parts: it may be a hyphenated word (joinedWord tells).
+    let hyphen = false;
     for (let i = 0; i <= n; i++) {
       const c = i < n ? text.charCodeAt(i) : 32;
       if (c > 127) {
@@ -348,7 +358,7 @@ export function joinedTerms(text: string, maxWords: number, maxTerms = 16): stri
       if (isUpper(c) || isLower(c) || isDigit(c)) {
         if (start < 0) {
           start = part = i;
-          joined = short = false;
+          joined = short = hyphen = false;
         } else if (part < 0) {
           part = i;
         } else if (isUpper(c) && isLower(text.charCodeAt(i - 1))) {
@@ -358,10 +368,11 @@ export function joinedTerms(text: string, maxWords: number, maxTerms = 16): stri
         }
       } else if ((c === 45 || c === 95) && start >= 0 && i + 1 < n && isWordChar(text.charCodeAt(i + 1))) {
         joined = true;
+        hyphen ||= c === 45;
         short ||= isDroppedPart(text, part, i);
         part = -1;
       } else if (start >= 0) {
-        if (joined && (short || isDroppedPart(text, part, i)) && addJoined(text.slice(start, i), maxWords, out) && out.length >= maxTerms) break;
+        if (joined && (short || (hyphen && hyphenated) || isDroppedPart(text, part, i)) && addJoined(text.slice(start, i), maxWords, hyphenated, out) && out.length >= maxTerms) break;
         start = part = -1;
       }
     }
@@ -370,7 +381,7 @@ export function joinedTerms(text: string, maxWords: number, maxTerms = 16): stri
   if (!JOINED_HINT.test(text)) return out;
   for (const m of text.matchAll(WRITTEN_TOGETHER)) {
     const piece = m[0];
-    if (JOINED_HINT.test(piece) && addJoined(piece, maxWords, out) && out.length >= maxTerms) break;
+    if (JOINED_HINT.test(piece) && addJoined(piece, maxWords, hyphenated, out) && out.length >= maxTerms) break;
   }
   return out;
 }
@@ -380,33 +391,60 @@ const isWordChar = (c: number): boolean => isUpper(c) || isLower(c) || isDigit(c
 const isDroppedPart = (text: string, start: number, end: number): boolean => end - start <= 6 && isDroppedTerm(text.slice(start, end).toLowerCase());
 
 /** joinedTerms of one piece written together, added to `out`; whether one was. */
-function addJoined(piece: string, maxWords: number, out: string[]): boolean {
-  const joined = joinedWord(piece, maxWords);
+function addJoined(piece: string, maxWords: number, hyphenated: boolean, out: string[]): boolean {
+  const joined = joinedWord(piece, maxWords, hyphenated);
   if (joined === undefined || out.includes(joined)) return false;
   out.push(joined);
   return true;
 }
 
-/** The one word a piece written together stands for, when prose loses a part of it ("e-mail": `email`). */
-function joinedWord(piece: string, maxWords: number): string | undefined {
+/**
+ * The one word a piece written together stands for, when prose loses a part of it ("e-mail":
+ * `email`), or with `hyphenated` when it is a hyphenated word ("co-pilot": `copilot`; joinedTerms).
+ */
+function joinedWord(piece: string, maxWords: number, hyphenated: boolean): string | undefined {
   const all = tokenize(piece, { keepShort: true, maxTerms: maxWords + 1 });
-  if (all.length < 2 || all.length > maxWords || !all.some(isDroppedTerm)) return undefined;
+  if (all.length < 2 || all.length > maxWords) return undefined;
   const joined = all.join('');
   if (joined.length > MAX_TERM_LENGTH || isDroppedTerm(joined)) return undefined;
-  // Only when prose loses a part: "IT-Support" is `it support` as prose too (a written name).
-  return tokenize(piece).length === all.length ? undefined : joined;
+  if (hyphenated && isHyphenated(piece, all.length)) return joined;
+  // Else only when prose loses a part: "IT_Support" is `it support` as prose too (a written name).
+  return all.some(isDroppedTerm) && tokenize(piece).length !== all.length ? joined : undefined;
 }
+
+/**
+ * A text that is one lower-case piece joined by hyphens: a slug ("weather-forecast",
+ * "get-weather"), an identifier as get_weather is, which most MCP servers' and many tools' names
+ * are. Its hyphenated word is not filed as one (joinedTerms): at 50,000 generated entries, whose
+ * servers are all so named, that was 0.79 more postings an entry, for a word nobody types.
+ */
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)+$/;
+/** Hyphens and the dashes typed for them (WRITTEN_TOGETHER), not an underscore. */
+const HYPHENS = /[-\u2010\u2011]+/;
+const HAS_LETTER = /\p{L}/u;
+
+/**
+ * Whether `piece`, read as `words` words, is a hyphenated word: its parts, between hyphens, are
+ * its words one each (no underscore or change of case inside: "get_weather-v2" is an
+ * identifier), and it has a letter ("2024-01-15" is a date, not a word).
+ */
+const isHyphenated = (piece: string, words: number): boolean =>
+  !piece.includes('_') && piece.split(HYPHENS).length === words && HAS_LETTER.test(piece);
 
 /**
  * `text` with each piece written together that prose loses a part of written as its one word
  * (joinedTerms): "send e-mail now" is "send email now". Undefined when it has none. Its words
  * make the phrases such a text says read the other way (`"send email"` finds "send e-mail",
- * whose prose words are `send mail`); only texts joinedTerms finds a word in need it.
+ * whose prose words are `send mail`); only texts joinedTerms finds a word in need it. Not a
+ * hyphenated word that loses nothing ("co-pilot"): its parts are the text's words already, and
+ * reading the text again for it (a second copy of its words for phrases) would have tripled the
+ * words that readings add in the relevance bench's corpus of real cards and toolspecs ("read-only",
+ * "rate-limit", "URL-encoded" in long tool descriptions); a quoted phrase is matched as written.
  */
 export function joinedReading(text: string, maxWords: number): string | undefined {
   let changed = false;
   const reading = text.replace(WRITTEN_TOGETHER, (piece) => {
-    const joined = JOINED_HINT.test(piece) ? joinedWord(piece, maxWords) : undefined;
+    const joined = JOINED_HINT.test(piece) ? joinedWord(piece, maxWords, false) : undefined;
     if (joined === undefined) return piece;
     changed = true;
     return joined;
