@@ -766,6 +766,22 @@ describe('MCP endpoint', () => {
     assert.equal(twoBody.id, 4);
     assert.match(twoBody.error.message, /^Bad Request: MCP-Protocol-Version was sent more than once, with different versions \(2025-06-18, 2025-03-26\): send exactly one/);
     assert.equal(twoBody.error.data.reason, 'UNSUPPORTED_PROTOCOL_VERSION');
+    // A notification and a batch (no one id: null) are refused alike: the SDK answered them
+    // without the reason, and called two versions one unsupported version.
+    const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    for (const [body, version, said] of [
+      [notification, '1999-01-01', /^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: 2025-11-25, .*\)\. Send the version initialize negotiated/],
+      [notification, '2025-06-18, 2025-03-26', /^Bad Request: MCP-Protocol-Version was sent more than once, with different versions \(2025-06-18, 2025-03-26\): send exactly one/],
+      [[{ jsonrpc: '2.0', id: 5, method: 'ping' }], '1999-01-01', /^Bad Request: Unsupported protocol version: 1999-01-01 /],
+    ] as const) {
+      const res = await post(body, version);
+      assert.equal(res.status, 400, version);
+      const answer = (await res.json()) as WireJson;
+      assert.equal(answer.id, null);
+      assert.equal(answer.error.code, -32000);
+      assert.match(answer.error.message, said);
+      assert.equal(answer.error.data?.reason, 'UNSUPPORTED_PROTOCOL_VERSION', JSON.stringify(answer));
+    }
   });
 
   test('params the SDK cannot read (tools/call "arguments" that is no object) are invalid params (-32602) in one line, not an internal error', async () => {

@@ -135,8 +135,11 @@ const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
  * answers every transport-level error with id null (JSON-RPC 2.0 keeps null for an id that could
  * not be read), so a client could not tie the refusal to its request. The same check as the
  * SDK's (its version list, the header as it reads it, initialize exempt: the version is not
- * negotiated yet), with the same status, code and text (plus what to send instead); a batch (no
- * one id to give) and a message without a usable id are left to the SDK.
+ * negotiated yet), with the same status, code and text (plus what to send instead). A batch (no
+ * one id to give) and a notification are refused the same way with id null: left to the SDK,
+ * they got its text without the reason, a header sent twice with two versions was called one
+ * unsupported version ("Unsupported protocol version: 2025-06-18, 2025-03-26"), and the log
+ * line and metrics counted the refusal as answered.
  *
  * A batch sent with a version that has no batches (2025-06-18 and later) is refused whole,
  * before any call runs, saying to send its messages one by one: the SDK ran it as it runs a
@@ -163,12 +166,12 @@ export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
       `send each message in a POST of its own, or send MCP-Protocol-Version: 2025-03-26, the version with batches`;
     return refuseBatch(req, res, problem);
   }
-  if (!isObject(body) || body.method === 'initialize' || !isUsableId(body.id)) return next();
+  if (isObject(body) && body.method === 'initialize') return next();
   const message =
     copies.size > 1
       ? `Bad Request: MCP-Protocol-Version was sent more than once, with different versions (${version.slice(0, 64)}): send exactly one, the version initialize negotiated (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}).`
       : `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`;
-  refuse(req, res, { jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', message, id: body.id });
+  refuse(req, res, { jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', message, id: isObject(body) && isUsableId(body.id) ? body.id : null });
 };
 
 /**
