@@ -669,6 +669,32 @@ describe('MCP endpoint', () => {
       [initialize, { jsonrpc: '2.0', id: 2, method: 'ping' }],
       'message 1 of 2 in the batch is initialize, which may not be sent in a batch: send initialize alone, as the first request, and the batch after it',
     );
+    // Batches are MCP 2025-03-26's (and that of a request without MCP-Protocol-Version): 2025-06-18
+    // removed them ("MUST be a single JSON-RPC request, notification, or response"). The SDK ran
+    // one sent with a later version, writes too, as a 2025-03-26 batch.
+    const versioned = (version: string, batch: unknown[]) =>
+      fetch(`${registry.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, authorization: `Bearer ${TOKENS.alice}` },
+        body: JSON.stringify(batch),
+      });
+    for (const version of ['2025-06-18', '2025-11-25']) {
+      const res = await versioned(version, [register('v-1', `batched-${version}`), { jsonrpc: '2.0', id: 'v-2', method: 'ping' }]);
+      assert.equal(res.status, 400, version);
+      const answer = (await res.json()) as WireJson;
+      assert.equal(answer.id, null);
+      assert.equal(answer.error.code, -32600);
+      assert.equal(
+        answer.error.message,
+        `Invalid Request: MCP-Protocol-Version ${version} takes one JSON-RPC message per POST (MCP 2025-06-18 removed batches), and this request holds a batch of 2: send each message in a POST of its own, or send MCP-Protocol-Version: 2025-03-26, the version with batches.`,
+      );
+      assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
+    }
+    const batched = structured(await call('search_agents', { query: 'twin agent' })).results.filter((hit: WireJson) => hit.name === 'Twin Agent');
+    assert.equal(batched.length, 0, 'no registration of a refused batch ran');
+    const of2025_03 = await versioned('2025-03-26', [{ jsonrpc: '2.0', id: 'v-3', method: 'ping' }]);
+    assert.equal(of2025_03.status, 200);
+    assert.deepEqual(await of2025_03.json(), [{ jsonrpc: '2.0', id: 'v-3', result: {} }]);
   });
 
   test('an unknown method says what this server answers; an A2A method is pointed to the A2A endpoint (the SDK said only "Method not found")', async () => {
@@ -740,6 +766,22 @@ describe('MCP endpoint', () => {
     assert.equal(twoBody.id, 4);
     assert.match(twoBody.error.message, /^Bad Request: MCP-Protocol-Version was sent more than once, with different versions \(2025-06-18, 2025-03-26\): send exactly one/);
     assert.equal(twoBody.error.data.reason, 'UNSUPPORTED_PROTOCOL_VERSION');
+    // A notification and a batch (no one id: null) are refused alike: the SDK answered them
+    // without the reason, and called two versions one unsupported version.
+    const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    for (const [body, version, said] of [
+      [notification, '1999-01-01', /^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: 2025-11-25, .*\)\. Send the version initialize negotiated/],
+      [notification, '2025-06-18, 2025-03-26', /^Bad Request: MCP-Protocol-Version was sent more than once, with different versions \(2025-06-18, 2025-03-26\): send exactly one/],
+      [[{ jsonrpc: '2.0', id: 5, method: 'ping' }], '1999-01-01', /^Bad Request: Unsupported protocol version: 1999-01-01 /],
+    ] as const) {
+      const res = await post(body, version);
+      assert.equal(res.status, 400, version);
+      const answer = (await res.json()) as WireJson;
+      assert.equal(answer.id, null);
+      assert.equal(answer.error.code, -32000);
+      assert.match(answer.error.message, said);
+      assert.equal(answer.error.data?.reason, 'UNSUPPORTED_PROTOCOL_VERSION', JSON.stringify(answer));
+    }
   });
 
   test('params the SDK cannot read (tools/call "arguments" that is no object) are invalid params (-32602) in one line, not an internal error', async () => {

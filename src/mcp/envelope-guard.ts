@@ -121,33 +121,57 @@ function setOneHeaderValue(req: Request, name: string, value: string): void {
 }
 
 /**
+ * The first MCP version without JSON-RPC batches. 2025-03-26 has them (and is the version a
+ * request without MCP-Protocol-Version is taken for); 2025-06-18 removed them, its transport
+ * saying "The body of the POST request MUST be a single JSON-RPC request, notification, or
+ * response", and later versions keep that. Versions are dates, compared as strings (as the SDK
+ * compares them).
+ */
+const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
+
+/**
  * The SDK's refusal of an MCP-Protocol-Version it does not speak (MCP 2025-11-25, transports:
  * "MUST respond with 400 Bad Request"), answered here with the request's own id: the SDK
  * answers every transport-level error with id null (JSON-RPC 2.0 keeps null for an id that could
  * not be read), so a client could not tie the refusal to its request. The same check as the
  * SDK's (its version list, the header as it reads it, initialize exempt: the version is not
- * negotiated yet), with the same status, code and text (plus what to send instead); a batch (no
- * one id to give) and a message without a usable id are left to the SDK.
+ * negotiated yet), with the same status, code and text (plus what to send instead). A batch (no
+ * one id to give) and a notification are refused the same way with id null: left to the SDK,
+ * they got its text without the reason, a header sent twice with two versions was called one
+ * unsupported version ("Unsupported protocol version: 2025-06-18, 2025-03-26"), and the log
+ * line and metrics counted the refusal as answered.
+ *
+ * A batch sent with a version that has no batches (2025-06-18 and later) is refused whole,
+ * before any call runs, saying to send its messages one by one: the SDK ran it as it runs a
+ * 2025-03-26 batch, so a client of a later version that batched by mistake got answers MCP
+ * does not define, and one written to the letter of its version could not read them.
  */
 export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
   const header = req.headers['mcp-protocol-version'];
   if (req.method !== 'POST' || header === undefined) return next();
-  const version = Array.isArray(header) ? header.join(', ') : header;
+  let version = Array.isArray(header) ? header.join(', ') : header;
   // The header sent twice arrives joined ("2025-06-18, 2025-06-18": a client and a proxy that each
   // add it). The same version twice is that version, handed to the SDK as one (it compares the
   // whole value); two versions are refused as more than one, not as one version unsupported.
   const copies = new Set(version.split(',').map((copy) => copy.trim()).filter((copy) => copy !== ''));
   if (copies.size === 1 && version.includes(',') && MCP_PROTOCOL_VERSIONS.includes([...copies][0]!)) {
-    setOneHeaderValue(req, 'mcp-protocol-version', [...copies][0]!);
-    return next();
+    version = [...copies][0]!;
+    setOneHeaderValue(req, 'mcp-protocol-version', version);
   }
   const body: unknown = req.body;
-  if (MCP_PROTOCOL_VERSIONS.includes(version) || !isObject(body) || body.method === 'initialize' || !isUsableId(body.id)) return next();
+  if (MCP_PROTOCOL_VERSIONS.includes(version)) {
+    if (!Array.isArray(body) || version < FIRST_VERSION_WITHOUT_BATCHES) return next();
+    const problem =
+      `MCP-Protocol-Version ${version} takes one JSON-RPC message per POST (MCP ${FIRST_VERSION_WITHOUT_BATCHES} removed batches), and this request holds a batch of ${body.length}: ` +
+      `send each message in a POST of its own, or send MCP-Protocol-Version: 2025-03-26, the version with batches`;
+    return refuseBatch(req, res, problem);
+  }
+  if (isObject(body) && body.method === 'initialize') return next();
   const message =
     copies.size > 1
       ? `Bad Request: MCP-Protocol-Version was sent more than once, with different versions (${version.slice(0, 64)}): send exactly one, the version initialize negotiated (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}).`
       : `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`;
-  refuse(req, res, { jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', message, id: body.id });
+  refuse(req, res, { jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', message, id: isObject(body) && isUsableId(body.id) ? body.id : null });
 };
 
 /**
