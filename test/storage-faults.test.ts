@@ -37,6 +37,7 @@ import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 import { metricValue } from './support/metrics.js';
 import { checkCommand } from '../src/cli/commands/check.js';
+import { backupCommand } from '../src/cli/commands/backup.js';
 
 /** A file's SHA-256 (comparing the bytes of two large files, assert prints a diff of gigabytes). */
 const digestOf = (file: string): string => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
@@ -145,6 +146,21 @@ async function assertSearchable(registry: TestRegistry, query: string, expected:
   const anonymous = await sdkClient(registry.url);
   const page = resultOf(await op(anonymous, { search: { query } }));
   assert.equal(page.total, expected);
+}
+
+/** `text` matched literally in a RegExp (a file's path). */
+const quoted = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Overwrites the middle page of a table's or an index's b-tree in `file` with garbage, as a disk error or a bad copy leaves it. */
+function damagePage(file: string, tree: string): void {
+  const db = new Database(file, { readonly: true });
+  const pages = db.prepare('SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno').all(tree) as { pageno: number }[];
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  db.close();
+  assert.ok(pages.length > 2, `${tree} spans pages`);
+  const handle = fs.openSync(file, 'r+');
+  fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (pages[pages.length >> 1]!.pageno - 1) * pageSize);
+  fs.closeSync(handle);
 }
 
 describe('SQLite storage faults', () => {
@@ -431,14 +447,14 @@ describe('SQLite storage faults', () => {
     const before = fs.readFileSync(file);
 
     await assert.rejects(startTestRegistry({ REGISTRY_DATA_DIR: dataDir }), (error: Error) => {
-      assert.match(error.message, new RegExp(`the database file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is corrupt \\(SQLITE_NOTADB\\)`));
+      assert.match(error.message, new RegExp(`the database file ${quoted(file)} is corrupt \\(SQLITE_NOTADB\\)`));
       assert.match(error.message, /left untouched\. Restore it from a backup, or move it .* aside to start with an empty registry/);
       return true;
     });
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
   });
 
-  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0)', async (t) => {
+  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination', async (t) => {
     const dataDir = tempDir('registry-damaged-');
     const file = path.join(dataDir, 'registry.db');
     const running: { close(): Promise<void> }[] = [];
@@ -454,17 +470,7 @@ describe('SQLite storage faults', () => {
     const quiet = { out: () => undefined, err: () => undefined, color: false };
     assert.equal(await checkCommand({ dataDir, quick: false, json: false }, quiet), 0, '`check` finds a healthy file whole');
 
-    /** Overwrites the middle page of a table's or an index's b-tree with garbage, as a disk error or a bad copy leaves it. */
-    const damage = (tree: string): void => {
-      const db = new Database(file, { readonly: true });
-      const pages = db.prepare('SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno').all(tree) as { pageno: number }[];
-      const pageSize = db.pragma('page_size', { simple: true }) as number;
-      db.close();
-      assert.ok(pages.length > 2, `${tree} spans pages`);
-      const handle = fs.openSync(file, 'r+');
-      fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (pages[pages.length >> 1]!.pageno - 1) * pageSize);
-      fs.closeSync(handle);
-    };
+    const damage = (tree: string): void => damagePage(file, tree);
     /** A registry on the data directory, its log lines kept. */
     const start = async (env: Record<string, string> = {}) => {
       const lines: { msg: string; [key: string]: unknown }[] = [];
@@ -482,7 +488,7 @@ describe('SQLite storage faults', () => {
       await registry.ready;
       return { registry: Object.assign(registry, { dataDir }), lines };
     };
-    const fileInMessage = new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const fileInMessage = new RegExp(quoted(file));
 
     // An index page: start-up reads none of it, and the registry was ready, taking writes into the file.
     damage('entries_updated_list_idx');
@@ -522,6 +528,18 @@ describe('SQLite storage faults', () => {
 
     // A table page too, with no background check (the saved index spares start-up the scan): a read that lands on it is refused as storage unavailable, not an internal error, and says so as the check does.
     damage('entries');
+    const remedy = `Stop the registry and restore the latest good backup \\(a2a-registry restore --force <backup>, which keeps ${quoted(file)} beside it\\); without a backup, recover what SQLite can still read: sqlite3 ${quoted(file)} \\.recover`;
+
+    // The copy reads the damaged page: SQLite's bare "database disk image is malformed" was all it said.
+    said.length = 0;
+    const backupFile = path.join(dataDir, 'backup.db');
+    assert.equal(await backupCommand(backupFile, { dataDir, force: false, json: false }, output), 1);
+    assert.match(
+      said.join(''),
+      new RegExp(`^a2a-registry: the database file ${quoted(file)} is damaged \\(SQLite: database disk image is malformed, SQLITE_CORRUPT\\), so it cannot be backed up: nothing was written to ${quoted(backupFile)}\\. a2a-registry check --data-dir ${quoted(dataDir)} lists what SQLite finds\\. ${remedy}`),
+    );
+    assert.deepEqual(fs.readdirSync(dataDir).filter((name) => name.startsWith('backup.db')), [], 'no backup, nor its copy in progress, left');
+
     const second = await start({ REGISTRY_SQLITE_CHECK_HOURS: '0' });
     assert.equal((await readiness(second.registry)).status, 200, 'nothing read the damaged page yet');
     // Listed page by page until a page lands on it.
