@@ -38,6 +38,7 @@ import { actor, entryWrite } from './support/store-fixtures.js';
 import { metricValue } from './support/metrics.js';
 import { checkCommand } from '../src/cli/commands/check.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
+import { importCommand } from '../src/cli/commands/import.js';
 
 /** A file's SHA-256 (comparing the bytes of two large files, assert prints a diff of gigabytes). */
 const digestOf = (file: string): string => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
@@ -454,7 +455,7 @@ describe('SQLite storage faults', () => {
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
   });
 
-  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination', async (t) => {
+  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination; `import` into it refused before it writes anything', async (t) => {
     const dataDir = tempDir('registry-damaged-');
     const file = path.join(dataDir, 'registry.db');
     const running: { close(): Promise<void> }[] = [];
@@ -539,6 +540,15 @@ describe('SQLite storage faults', () => {
       new RegExp(`^a2a-registry: the database file ${quoted(file)} is damaged \\(SQLite: database disk image is malformed, SQLITE_CORRUPT\\), so it cannot be backed up: nothing was written to ${quoted(backupFile)}\\. a2a-registry check --data-dir ${quoted(dataDir)} lists what SQLite finds\\. ${remedy}`),
     );
     assert.deepEqual(fs.readdirSync(dataDir).filter((name) => name.startsWith('backup.db')), [], 'no backup, nor its copy in progress, left');
+
+    // An import checks the file first: it went on writing until a statement landed on the damaged page (here none did, and it reported success).
+    const cards = path.join(dataDir, 'cards.jsonl');
+    fs.writeFileSync(cards, ['Imported One', 'Imported Two'].map((name) => JSON.stringify(v1Card(name, `https://${name.toLowerCase().replace(' ', '-')}.example.org/a2a`))).join('\n') + '\n');
+    const before = digestOf(file);
+    said.length = 0;
+    assert.equal(await importCommand([cards], { owner: 'alice', batchSize: 500, json: false, dataDir }, output), 1);
+    assert.match(said.join(''), new RegExp(`^a2a-registry: nothing was imported: the database file ${quoted(file)} is damaged: SQLite's quick_check found \\d+ problems?: .+\\. Nothing was written into it\\. ${remedy}`));
+    assert.equal(digestOf(file), before, 'nothing was written into the file');
 
     const second = await start({ REGISTRY_SQLITE_CHECK_HOURS: '0' });
     assert.equal((await readiness(second.registry)).status, 200, 'nothing read the damaged page yet');

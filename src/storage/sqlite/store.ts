@@ -86,7 +86,7 @@ import {
 import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
 import { OwnChanges } from '../own-changes.js';
 import { BackgroundCheckpointer, type CheckpointFailure } from './checkpointer.js';
-import { damageRemedy, problemCount, type IntegrityCheckKind, type IntegrityReport } from './integrity.js';
+import { damageRemedy, describeDamage, problemCount, type IntegrityCheckKind, type IntegrityReport } from './integrity.js';
 import { checkIntegrityInChild, type RunningIntegrityCheck } from './integrity-process.js';
 import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
 import { prepare } from './statements.js';
@@ -525,7 +525,7 @@ export class SqliteStore implements RegistryStore {
       lasting: true,
     };
     this.#notice(
-      `the database file ${this.#file} is damaged: SQLite's ${report.check} found ${problems}: ${report.problems.join('; ')}. Nothing more is written into it. ${damageRemedy(this.#file)}`,
+      `${describeDamage(report)}. Nothing more is written into it. ${damageRemedy(this.#file)}`,
       { file: this.#file, check: report.check, problems: report.problems, seconds: report.seconds },
     );
   }
