@@ -455,7 +455,7 @@ describe('SQLite storage faults', () => {
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
   });
 
-  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination; `import` into it refused before it writes anything', async (t) => {
+  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination; `import` into it refused before it writes anything; closed, nothing checkpointed into it (its write-ahead log, with a write acknowledged since the last checkpoint, left beside it, said in the log)', async (t) => {
     const dataDir = tempDir('registry-damaged-');
     const file = path.join(dataDir, 'registry.db');
     const running: { close(): Promise<void> }[] = [];
@@ -470,6 +470,11 @@ describe('SQLite storage faults', () => {
     await store.close();
     const quiet = { out: () => undefined, err: () => undefined, color: false };
     assert.equal(await checkCommand({ dataDir, quick: false, json: false }, quiet), 0, '`check` finds a healthy file whole');
+    // A copy to damage on its own below (its table alone, not the index damaged first here).
+    const spare = tempDir('registry-damaged-spare-');
+    t.after(() => fs.rmSync(spare, { recursive: true, force: true }));
+    const spareFile = path.join(spare, 'registry.db');
+    fs.copyFileSync(file, spareFile);
 
     const damage = (tree: string): void => damagePage(file, tree);
     /** A registry on the data directory, its log lines kept. */
@@ -572,6 +577,32 @@ describe('SQLite storage faults', () => {
     assert.ok(read, 'the corrupt page is logged');
     assert.match(read.msg, fileInMessage);
     assert.match(read.msg, /a2a-registry restore --force <backup>/);
+    // Closed knowing the file damaged: no last checkpoint into it, its log left beside it, said.
+    await second.registry.close();
+    running.splice(0);
+    assert.ok(second.lines.some((l) => /is damaged: closed without checkpointing its write-ahead log into it/.test(l.msg)), 'the shutdown says it kept the log');
+    assert.ok(fs.existsSync(`${file}-wal`), 'the log is left beside the file');
+
+    // A write acknowledged (its pages in the WAL), then a read that lands on the damaged page: the store knows it damaged, and the write is in its log alone.
+    damagePage(spareFile, 'entries');
+    const notices: string[] = [];
+    const writer = new SqliteStore({ file: spareFile, notice: (message) => void notices.push(message) });
+    await writer.open();
+    await writer.upsert(entryWrite('agent', 'https://after-damage.example.org/a2a', '1', 'After Damage'), actor('alice'));
+    await assert.rejects(async () => {
+      for (let after: string | undefined, page = 0; page < 10; page++) after = (await writer.list({ limit: 100, ...(after ? { after } : {}) })).next;
+    }, (error: Error) => error instanceof StorageUnavailableError && error.fault.lasting === true);
+    const atDamage = digestOf(spareFile);
+    // Past the moment the background checkpointer would have copied the write into the file (250 ms after it).
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await writer.close();
+    assert.equal(digestOf(spareFile), atDamage, 'nothing was checkpointed into the damaged file, in the background or at close');
+    assert.ok(fs.statSync(`${spareFile}-wal`).size > 0, 'its write-ahead log is left beside it');
+    assert.match(notices.at(-1) ?? '', new RegExp(`^the database file ${quoted(spareFile)} is damaged: closed without checkpointing its write-ahead log into it; ${quoted(spareFile)}-wal \\(\\d+ bytes\\) is left beside it`));
+    // The acknowledged write is there for sqlite3's .recover, which reads the file with its log.
+    const reader = new Database(spareFile, { readonly: true, fileMustExist: true });
+    assert.deepEqual(reader.prepare("SELECT owner FROM entries WHERE kind = 'agent' AND identity_url = ?").get('https://after-damage.example.org/a2a'), { owner: 'alice' });
+    reader.close();
   });
 
   test('an emptied (0-byte) database file where a registry had data: the registry does not start, names the file, what is wrong and what to do, and leaves the saved index; a new data directory with an empty or no file starts', async (t) => {
