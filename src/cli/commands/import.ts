@@ -15,9 +15,10 @@
  *
  * Exit code: 0 every document stored (created, updated or unchanged), 1 any refused or not
  * JSON, or storage that cannot be opened (a damaged SQLite file among it: checked before anything
- * is written) or failed part way (said with the count stored before it), 2 usage (bad options or configuration, a source that cannot be read). Ctrl-C or SIGTERM
- * stops it once the transactions under way have committed, says how many documents were stored,
- * and ends as the signal does (130, 143).
+ * is written) or failed part way (said with the count stored before it), 2 usage (bad options or
+ * configuration, a source that cannot be read). Ctrl-C or SIGTERM stops it once the transactions
+ * under way have committed, says how many documents were stored, and ends as the signal does
+ * (130, 143).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadImportConfig, ADMIN_PRINCIPAL, type ImportConfig } from '../../config/config.js';
