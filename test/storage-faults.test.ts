@@ -546,7 +546,7 @@ describe('SQLite storage faults', () => {
     );
     assert.deepEqual(fs.readdirSync(dataDir).filter((name) => name.startsWith('backup.db')), [], 'no backup, nor its copy in progress, left');
 
-    // An import checks the file first: it went on writing until a statement landed on the damaged page (here none did, and it reported success).
+    // An import checks the file first: without the check it wrote until a statement landed on a damaged page (here one does, and its transaction rolls back; where none does, it reported success, its rows in the damaged file).
     const cards = path.join(dataDir, 'cards.jsonl');
     fs.writeFileSync(cards, ['Imported One', 'Imported Two'].map((name) => JSON.stringify(v1Card(name, `https://${name.toLowerCase().replace(' ', '-')}.example.org/a2a`))).join('\n') + '\n');
     const before = digestOf(file);
