@@ -37,6 +37,8 @@ import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 import { metricValue } from './support/metrics.js';
 import { checkCommand } from '../src/cli/commands/check.js';
+import { backupCommand } from '../src/cli/commands/backup.js';
+import { importCommand } from '../src/cli/commands/import.js';
 
 /** A file's SHA-256 (comparing the bytes of two large files, assert prints a diff of gigabytes). */
 const digestOf = (file: string): string => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
@@ -145,6 +147,21 @@ async function assertSearchable(registry: TestRegistry, query: string, expected:
   const anonymous = await sdkClient(registry.url);
   const page = resultOf(await op(anonymous, { search: { query } }));
   assert.equal(page.total, expected);
+}
+
+/** `text` matched literally in a RegExp (a file's path). */
+const quoted = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Overwrites the middle page of a table's or an index's b-tree in `file` with garbage, as a disk error or a bad copy leaves it. */
+function damagePage(file: string, tree: string): void {
+  const db = new Database(file, { readonly: true });
+  const pages = db.prepare('SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno').all(tree) as { pageno: number }[];
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  db.close();
+  assert.ok(pages.length > 2, `${tree} spans pages`);
+  const handle = fs.openSync(file, 'r+');
+  fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (pages[pages.length >> 1]!.pageno - 1) * pageSize);
+  fs.closeSync(handle);
 }
 
 describe('SQLite storage faults', () => {
@@ -431,14 +448,14 @@ describe('SQLite storage faults', () => {
     const before = fs.readFileSync(file);
 
     await assert.rejects(startTestRegistry({ REGISTRY_DATA_DIR: dataDir }), (error: Error) => {
-      assert.match(error.message, new RegExp(`the database file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is corrupt \\(SQLITE_NOTADB\\)`));
+      assert.match(error.message, new RegExp(`the database file ${quoted(file)} is corrupt \\(SQLITE_NOTADB\\)`));
       assert.match(error.message, /left untouched\. Restore it from a backup, or move it .* aside to start with an empty registry/);
       return true;
     });
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
   });
 
-  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0)', async (t) => {
+  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination; `import` into it refused before it writes anything; closed, nothing checkpointed into it (its write-ahead log, with a write acknowledged since the last checkpoint, left beside it, said in the log)', async (t) => {
     const dataDir = tempDir('registry-damaged-');
     const file = path.join(dataDir, 'registry.db');
     const running: { close(): Promise<void> }[] = [];
@@ -453,18 +470,13 @@ describe('SQLite storage faults', () => {
     await store.close();
     const quiet = { out: () => undefined, err: () => undefined, color: false };
     assert.equal(await checkCommand({ dataDir, quick: false, json: false }, quiet), 0, '`check` finds a healthy file whole');
+    // A copy to damage on its own below (its table alone, not the index damaged first here).
+    const spare = tempDir('registry-damaged-spare-');
+    t.after(() => fs.rmSync(spare, { recursive: true, force: true }));
+    const spareFile = path.join(spare, 'registry.db');
+    fs.copyFileSync(file, spareFile);
 
-    /** Overwrites the middle page of a table's or an index's b-tree with garbage, as a disk error or a bad copy leaves it. */
-    const damage = (tree: string): void => {
-      const db = new Database(file, { readonly: true });
-      const pages = db.prepare('SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno').all(tree) as { pageno: number }[];
-      const pageSize = db.pragma('page_size', { simple: true }) as number;
-      db.close();
-      assert.ok(pages.length > 2, `${tree} spans pages`);
-      const handle = fs.openSync(file, 'r+');
-      fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (pages[pages.length >> 1]!.pageno - 1) * pageSize);
-      fs.closeSync(handle);
-    };
+    const damage = (tree: string): void => damagePage(file, tree);
     /** A registry on the data directory, its log lines kept. */
     const start = async (env: Record<string, string> = {}) => {
       const lines: { msg: string; [key: string]: unknown }[] = [];
@@ -482,7 +494,7 @@ describe('SQLite storage faults', () => {
       await registry.ready;
       return { registry: Object.assign(registry, { dataDir }), lines };
     };
-    const fileInMessage = new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const fileInMessage = new RegExp(quoted(file));
 
     // An index page: start-up reads none of it, and the registry was ready, taking writes into the file.
     damage('entries_updated_list_idx');
@@ -522,6 +534,27 @@ describe('SQLite storage faults', () => {
 
     // A table page too, with no background check (the saved index spares start-up the scan): a read that lands on it is refused as storage unavailable, not an internal error, and says so as the check does.
     damage('entries');
+    const remedy = `Stop the registry and restore the latest good backup \\(a2a-registry restore --force <backup>, which keeps ${quoted(file)} beside it\\); without a backup, recover what SQLite can still read: sqlite3 ${quoted(file)} \\.recover`;
+
+    // The copy reads the damaged page: SQLite's bare "database disk image is malformed" was all it said.
+    said.length = 0;
+    const backupFile = path.join(dataDir, 'backup.db');
+    assert.equal(await backupCommand(backupFile, { dataDir, force: false, json: false }, output), 1);
+    assert.match(
+      said.join(''),
+      new RegExp(`^a2a-registry: the database file ${quoted(file)} is damaged \\(SQLite: database disk image is malformed, SQLITE_CORRUPT\\), so it cannot be backed up: nothing was written to ${quoted(backupFile)}\\. a2a-registry check --data-dir ${quoted(dataDir)} lists what SQLite finds\\. ${remedy}`),
+    );
+    assert.deepEqual(fs.readdirSync(dataDir).filter((name) => name.startsWith('backup.db')), [], 'no backup, nor its copy in progress, left');
+
+    // An import checks the file first: without the check it wrote until a statement landed on a damaged page (here one does, and its transaction rolls back; where none does, it reported success, its rows in the damaged file).
+    const cards = path.join(dataDir, 'cards.jsonl');
+    fs.writeFileSync(cards, ['Imported One', 'Imported Two'].map((name) => JSON.stringify(v1Card(name, `https://${name.toLowerCase().replace(' ', '-')}.example.org/a2a`))).join('\n') + '\n');
+    const before = digestOf(file);
+    said.length = 0;
+    assert.equal(await importCommand([cards], { owner: 'alice', batchSize: 500, json: false, dataDir }, output), 1);
+    assert.match(said.join(''), new RegExp(`^a2a-registry: nothing was imported: the database file ${quoted(file)} is damaged: SQLite's quick_check found \\d+ problems?: .+\\. Nothing was written into it\\. ${remedy}`));
+    assert.equal(digestOf(file), before, 'nothing was written into the file');
+
     const second = await start({ REGISTRY_SQLITE_CHECK_HOURS: '0' });
     assert.equal((await readiness(second.registry)).status, 200, 'nothing read the damaged page yet');
     // Listed page by page until a page lands on it.
@@ -544,6 +577,32 @@ describe('SQLite storage faults', () => {
     assert.ok(read, 'the corrupt page is logged');
     assert.match(read.msg, fileInMessage);
     assert.match(read.msg, /a2a-registry restore --force <backup>/);
+    // Closed knowing the file damaged: no last checkpoint into it, its log left beside it, said.
+    await second.registry.close();
+    running.splice(0);
+    assert.ok(second.lines.some((l) => /is damaged: closed without checkpointing its write-ahead log into it/.test(l.msg)), 'the shutdown says it kept the log');
+    assert.ok(fs.existsSync(`${file}-wal`), 'the log is left beside the file');
+
+    // A write acknowledged (its pages in the WAL), then a read that lands on the damaged page: the store knows it damaged, and the write is in its log alone.
+    damagePage(spareFile, 'entries');
+    const notices: string[] = [];
+    const writer = new SqliteStore({ file: spareFile, notice: (message) => void notices.push(message) });
+    await writer.open();
+    await writer.upsert(entryWrite('agent', 'https://after-damage.example.org/a2a', '1', 'After Damage'), actor('alice'));
+    await assert.rejects(async () => {
+      for (let after: string | undefined, page = 0; page < 10; page++) after = (await writer.list({ limit: 100, ...(after ? { after } : {}) })).next;
+    }, (error: Error) => error instanceof StorageUnavailableError && error.fault.lasting === true);
+    const atDamage = digestOf(spareFile);
+    // Past the moment the background checkpointer would have copied the write into the file (250 ms after it).
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await writer.close();
+    assert.equal(digestOf(spareFile), atDamage, 'nothing was checkpointed into the damaged file, in the background or at close');
+    assert.ok(fs.statSync(`${spareFile}-wal`).size > 0, 'its write-ahead log is left beside it');
+    assert.match(notices.at(-1) ?? '', new RegExp(`^the database file ${quoted(spareFile)} is damaged: closed without checkpointing its write-ahead log into it; ${quoted(spareFile)}-wal \\(\\d+ bytes\\) is left beside it`));
+    // The acknowledged write is there for sqlite3's .recover, which reads the file with its log.
+    const reader = new Database(spareFile, { readonly: true, fileMustExist: true });
+    assert.deepEqual(reader.prepare("SELECT owner FROM entries WHERE kind = 'agent' AND identity_url = ?").get('https://after-damage.example.org/a2a'), { owner: 'alice' });
+    reader.close();
   });
 
   test('an emptied (0-byte) database file where a registry had data: the registry does not start, names the file, what is wrong and what to do, and leaves the saved index; a new data directory with an empty or no file starts', async (t) => {

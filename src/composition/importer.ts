@@ -20,6 +20,7 @@ import type { RegistryStore } from '../storage/types.js';
 import { TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
 import { createDocumentValidator } from '../validation/index.js';
 import { createSignatureVerifier } from '../validation/signature.js';
+import { refuseDamagedDatabase } from './damaged-database.js';
 import { refuseEmptiedDatabase } from './emptied-database.js';
 
 export interface OpenedImporter {
@@ -86,7 +87,11 @@ export async function openImportChecks(settings: ImportChecksSettings, log: Logg
 export async function openImporter(config: ImportConfig, log: Logger, owner: string): Promise<OpenedImporter> {
   // SQLite would open an empty file where the data was as a new database, and the import would
   // fill it: refused as the registry's start is (./emptied-database.ts).
-  if (!isPostgresUrl(config.databaseUrl)) await refuseEmptiedDatabase(sqliteFile(config.dataDir), path.join(config.search.snapshotDir, SNAPSHOT_FILE), 'import');
+  if (!isPostgresUrl(config.databaseUrl)) {
+    await refuseEmptiedDatabase(sqliteFile(config.dataDir), path.join(config.search.snapshotDir, SNAPSHOT_FILE), 'import');
+    // Nor is a damaged file written into, a bulk write stopped only where it met a bad page (./damaged-database.ts).
+    refuseDamagedDatabase(sqliteFile(config.dataDir));
+  }
   const store: RegistryStore = createStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

@@ -3,10 +3,10 @@
  * (REGISTRY_DATA_DIR/registry.db), taken while the registry runs (src/storage/sqlite/backup.ts).
  * On PostgreSQL the database's own tools do this (pg_dump): the command says so.
  *
- * Exit code: 0 written, 1 the copy could not be made (not a registry's database, a failed copy:
- * nothing is left at <file>), 2 usage (configuration, an existing file without --force, no
- * database in the data directory, or one this user may not read). Ctrl-C or SIGTERM removes the
- * copy in progress and ends the command as the signal does (130, 143).
+ * Exit code: 0 written, 1 the copy could not be made (not a registry's database, a damaged one,
+ * a failed copy: nothing is left at <file>), 2 usage (configuration, an existing file without
+ * --force, no database in the data directory, or one this user may not read). Ctrl-C or SIGTERM
+ * removes the copy in progress and ends the command as the signal does (130, 143).
  */
 import { Command } from 'commander';
 import path from 'node:path';
@@ -107,9 +107,9 @@ export function register(program: Command): void {
       '\nThe copy is one read transaction of the live database (the registry keeps serving and writing), checked\n' +
         'and synced before it takes its name. To restore: stop the registry, then `a2a-registry restore <file>`.\n' +
         'On PostgreSQL use pg_dump.\n' +
-        'Exit status: 0 written, 1 the copy failed (not a registry database, a failed copy: nothing is left at <file>), 2 usage (no\n' +
-        'database in the data directory or one this user may not read, <file> exists without --force); Ctrl-C (130) or\n' +
-        'SIGTERM (143) removes the copy in progress.\n' +
+        'Exit status: 0 written, 1 the copy failed (not a registry database, a damaged one, a failed copy: nothing is left at\n' +
+        '<file>), 2 usage (no database in the data directory or one this user may not read, <file> exists without --force);\n' +
+        'Ctrl-C (130) or SIGTERM (143) removes the copy in progress.\n' +
         'Example:\n  a2a-registry backup --data-dir /var/lib/a2a-registry /backups/registry-$(date +%F).db',
     )
     .action(async (file: string, options: BackupOptions) => {

@@ -5,7 +5,10 @@
  * copied, and to remove the half-written copy before it exits.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
+import { sqliteFault } from '../faults.js';
+import { damageRemedy } from './integrity.js';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { readLastChangeSeq } from './store.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
@@ -79,6 +82,7 @@ export function copyLiveDatabase(source: string, tmp: string, destination: strin
     db.prepare('VACUUM INTO ?').run(tmp);
   } catch (err) {
     if (err instanceof BackupError) throw err;
+    if (sqliteFault(err)?.reason === 'corrupt') throw new BackupError(damagedSource(source, destination, err as Error));
     throw new BackupError(`copying ${source} failed: ${(err as Error).message}`);
   } finally {
     db.close();
@@ -94,6 +98,19 @@ export function copyLiveDatabase(source: string, tmp: string, destination: strin
   }
   syncPath(tmp, 'r');
   return facts;
+}
+
+/**
+ * SQLite found a corrupt page while the copy read the database: which file, that no backup was
+ * made, and how to repair it, in the words the registry uses for a damaged file (./integrity.ts).
+ * The copy read that far is removed by the caller; a backup of a damaged file is no backup.
+ */
+function damagedSource(source: string, destination: string, err: Error): string {
+  const code = (err as { code?: string }).code;
+  return (
+    `the database file ${source} is damaged (SQLite: ${err.message}, ${code}), so it cannot be backed up: nothing was written to ${destination}. ` +
+    `a2a-registry check --data-dir ${path.dirname(source)} lists what SQLite finds. ${damageRemedy(source)}.`
+  );
 }
 
 /** Why `file` cannot be a backup, or undefined; as ./database-file.ts says it for every command. */

@@ -28,6 +28,8 @@ export class BackgroundCheckpointer {
   #running = false;
   #wanted = false;
   #closed = false;
+  /** Its closing, once begun: a second close (the store's, after a damaged file stopped it) waits for the same. */
+  #closing: Promise<void> | undefined;
 
   constructor(file: string, busyTimeoutMs: number, onFailure: (failure: CheckpointFailure) => void) {
     this.#onFailure = onFailure;
@@ -55,12 +57,20 @@ export class BackgroundCheckpointer {
 
   /** The database file was replaced (restored): the thread's connection must open the new one. */
   reopen(): void {
-    this.#post({ type: 'reopen' });
+    if (!this.#closed) this.#post({ type: 'reopen' });
   }
 
-  /** Stops the thread (its connection closed) before the store's own last checkpoint. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Stops the thread (its connection closed) before the store's own last checkpoint. Every call
+   * waits for the connection to be closed: the store's must not close before it, or this one,
+   * the last on the file, would checkpoint the WAL into it as it closes.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#scheduled);
     // The connection is closed by its own thread (after a checkpoint under way), then the thread ends.

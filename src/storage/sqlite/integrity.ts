@@ -78,6 +78,14 @@ export function problemCount(report: IntegrityReport): string {
 }
 
 /**
+ * A damaged file's report in one line: which file, and what SQLite's check found (its messages).
+ * The registry's log line and `a2a-registry import`'s refusal say it alike.
+ */
+export function describeDamage(report: IntegrityReport): string {
+  return `the database file ${report.file} is damaged: SQLite's ${report.check} found ${problemCount(report)}: ${report.problems.join('; ')}`;
+}
+
+/**
  * What to do about a damaged file, for the log line and `a2a-registry check`: the registry writes
  * nothing more into it, and the fix is the operator's (which backup, what may be lost).
  */

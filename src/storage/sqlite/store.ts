@@ -86,7 +86,7 @@ import {
 import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
 import { OwnChanges } from '../own-changes.js';
 import { BackgroundCheckpointer, type CheckpointFailure } from './checkpointer.js';
-import { damageRemedy, problemCount, type IntegrityCheckKind, type IntegrityReport } from './integrity.js';
+import { damageRemedy, describeDamage, problemCount, type IntegrityCheckKind, type IntegrityReport } from './integrity.js';
 import { checkIntegrityInChild, type RunningIntegrityCheck } from './integrity-process.js';
 import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
 import { prepare } from './statements.js';
@@ -394,19 +394,50 @@ export class SqliteStore implements RegistryStore {
     } finally {
       const current = this.#db ?? db;
       this.#db = undefined;
+      // Nothing more goes into a damaged file, its last checkpoint neither: the log stays beside it.
+      const walKeeper = this.#damage && current.open ? this.#keepWal() : undefined;
       try {
         // A file deleted under us still has everything in the open connection: put it back first.
         if (this.#fileMoved()) this.#restoreFile(current);
         // Fold the WAL back into the main file so the database is one self-contained file at
         // rest (copyable, and the next open has nothing to replay).
-        if (current.open) current.pragma('wal_checkpoint(TRUNCATE)');
+        if (current.open && !this.#damage) current.pragma('wal_checkpoint(TRUNCATE)');
       } catch {
         // The file is gone or the disk is full: nothing more to save here; the fault was reported.
       } finally {
         if (current.open) current.close();
+        walKeeper?.close();
         this.#retireWal();
       }
     }
+  }
+
+  /**
+   * SQLite checkpoints the WAL into the file as the last connection to it closes (then deletes
+   * the log), which the store's own is at shutdown. A read-only connection never checkpoints: one
+   * held open across that close, with the log open (a read), and closed after it leaves the log
+   * as it is, beside the damaged file, with every write acknowledged since the last checkpoint
+   * (sqlite3's .recover reads the file and its log together; a restore moves both aside). Said in
+   * the log; undefined (SQLite will checkpoint, as before) if the file cannot be read at all.
+   */
+  #keepWal(): Database.Database | undefined {
+    const wal = `${this.#file}-wal`;
+    let keeper: Database.Database | undefined;
+    try {
+      keeper = new Database(this.#file, { readonly: true, fileMustExist: true });
+      keeper.pragma('schema_version');
+    } catch (error) {
+      keeper?.close();
+      this.#notice(`the database file ${this.#file} is damaged, and its write-ahead log could not be kept beside it at shutdown: SQLite checkpoints it into the file as it closes (${(error as Error).message})`, { file: this.#file, wal });
+      return undefined;
+    }
+    const bytes = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
+    this.#notice(
+      `the database file ${this.#file} is damaged: closed without checkpointing its write-ahead log into it; ${wal} (${bytes} bytes) is left beside it with what was written since the last checkpoint ` +
+        `(sqlite3 ${this.#file} .recover reads both; a2a-registry restore --force moves both aside)`,
+      { file: this.#file, wal, walBytes: bytes },
+    );
+    return keeper;
   }
 
   // ---- faults ----
@@ -486,6 +517,7 @@ export class SqliteStore implements RegistryStore {
       ...storageFault('corrupt', code, `the database file is damaged (SQLite found a corrupt page: ${code}): the operator must repair it (see the log) and restart the registry`),
       lasting: true,
     };
+    this.#stopCheckpoints();
     this.#notice(`SQLite reported the database file ${this.#file} damaged while the registry used it (${code}: ${message}); nothing more is written into it. ${damageRemedy(this.#file)}`, {
       file: this.#file,
       code,
@@ -493,6 +525,15 @@ export class SqliteStore implements RegistryStore {
     });
     // Where else it is damaged, for the operator: the check logs what it finds.
     if (!this.#closed) void this.checkIntegrity().catch(() => undefined);
+  }
+
+  /**
+   * The background checkpointer copies the WAL into the file a moment after each write: a write
+   * acknowledged just before the damage was found would go into the damaged file. It stops; the
+   * log keeps those writes (and the closing checkpoint is skipped too: #keepWal).
+   */
+  #stopCheckpoints(): void {
+    void this.#checkpointer?.close();
   }
 
   /**
@@ -516,6 +557,7 @@ export class SqliteStore implements RegistryStore {
 
   #damageFound(report: IntegrityReport): void {
     const problems = problemCount(report);
+    if (!this.#damage) this.#stopCheckpoints();
     this.#damage ??= {
       ...storageFault(
         'corrupt',
@@ -525,7 +567,7 @@ export class SqliteStore implements RegistryStore {
       lasting: true,
     };
     this.#notice(
-      `the database file ${this.#file} is damaged: SQLite's ${report.check} found ${problems}: ${report.problems.join('; ')}. Nothing more is written into it. ${damageRemedy(this.#file)}`,
+      `${describeDamage(report)}. Nothing more is written into it. ${damageRemedy(this.#file)}`,
       { file: this.#file, check: report.check, problems: report.problems, seconds: report.seconds },
     );
   }
