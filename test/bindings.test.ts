@@ -12,7 +12,7 @@ import { Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { v1Card } from './support/documents.js';
-import { BINDINGS, dataPart, errorOf, op, resultOf, sdkClient, send, stateOf, stream, textPart, type Binding, type WireJson } from './support/client.js';
+import { BINDINGS, dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, streamEventJson, textPart, type Binding, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
@@ -171,6 +171,22 @@ for (const binding of BINDINGS) {
       await assert.rejects(async () => {
         for await (const event of alice.resubscribeTask({ tenant: '', id: task.id })) void event;
       }, UnsupportedOperationError);
+    });
+
+    test('CancelTask of a task already CANCELED is TaskNotCancelable too (A2A 3.1.5: "already completed, failed, or canceled")', async () => {
+      // A watch, the one task that runs until canceled: its stream is left once it has the task.
+      const events = alice.sendMessageStream({ tenant: '', message: message([dataPart({ watch: { query: `cancel twice ${binding}`, initial: false } })]), configuration: undefined, metadata: undefined });
+      const first = await events.next();
+      await events.return(undefined);
+      const watchId = first.done ? '' : (streamEventJson(first.value).task?.id as string);
+      assert.ok(watchId, 'the watch\'s task comes first');
+      assert.equal(stateOf(Task.toJSON(await alice.cancelTask({ tenant: '', id: watchId, metadata: undefined })) as WireJson), 'TASK_STATE_CANCELED');
+      // The SDK answered the second cancel with the CANCELED task, as if this request had canceled it.
+      await assert.rejects(alice.cancelTask({ tenant: '', id: watchId, metadata: undefined }), (error: Error) => {
+        assert.ok(error instanceof TaskNotCancelableError, `${error.constructor.name}: ${error.message}`);
+        assert.match(error.message, new RegExp(`^Task ${watchId} is not cancelable: it has already ended \\(TASK_STATE_CANCELED\\)`));
+        return true;
+      });
     });
 
     test('unregister: the owner may, another principal is REJECTED FORBIDDEN, then get is NOT_FOUND', async () => {

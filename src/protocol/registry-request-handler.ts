@@ -57,7 +57,7 @@ import {
   type TaskPushNotificationConfig,
   taskStateToJSON,
 } from '@a2a-js/sdk';
-import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
   type PushNotificationSender,
@@ -419,6 +419,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    */
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     requireTaskId(params.id, 'id', context);
+    await this.#refuseCancelOfEndedTask(params.id, context);
     // A watch another replica runs moves here first and ends here, its final status pushed: it
     // went on running there, pushing to its webhooks under a CANCELED task (and counted against
     // the principal's watches) until it expired. One that replica keeps (a client streams it
@@ -449,6 +450,24 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       return (await this.#watchTasks.update(this.#tasks.scopeOf(context), task.id, dropWatchMatches)) ?? task;
     }
     return task;
+  }
+
+  /**
+   * CancelTask of a task that has already ended, CANCELED included, is TaskNotCancelableError
+   * (A2A 3.1.5 and 3.3.2: "already completed, failed, or canceled"; the A2A reference SDKs and
+   * TCK answer so). The SDK refuses the other final states but answered an already-CANCELED task
+   * with success, as if this request had canceled it. Checked before anything else, on the
+   * task as stored: this method's own path below ends a watch first and then relies on the SDK
+   * answering the CANCELED task it finds (also when another CancelTask ends it meanwhile, which
+   * is then one cancellation asked twice). An unknown (or another principal's) task is left to
+   * the SDK's TaskNotFound.
+   */
+  async #refuseCancelOfEndedTask(taskId: string, context: ServerCallContext): Promise<void> {
+    const ended = await this.#endedState(taskId, context);
+    if (ended === undefined) return;
+    throw new TaskNotCancelableError(
+      `Task ${taskId} is not cancelable: it has already ended (${taskStateToJSON(ended)}), so there is nothing left to cancel; GetTask reads how it ended.`,
+    );
   }
 
   /**
