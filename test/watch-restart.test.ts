@@ -124,8 +124,37 @@ describe('watches across a restart (SQLite)', () => {
       await streamed.done;
       assert.ok(!streamed.events.some((e) => e.statusUpdate), 'no final status: the watch goes on');
       registry = await startTestRegistry(env);
-      await registry.core.restoreWatches();
-      assert.equal(registry.core.watches.size, 2, 'both watches run again');
+      // Followers that fail as the watches are restored (a bug; one throws, one rejects) let the
+      // watches go, leases released, to be restored whole at the next claim; as does a follower
+      // added later that fails on the watches already open. Before, a throw left the watch in the
+      // hub, half followed, with its lease released, and a rejection was never handled.
+      const hub = registry.core.watches;
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        let told = 0;
+        const stopFailing = hub.onStart(() => {
+          if (++told === 1) throw new Error('a follower that throws');
+          return Promise.reject(new Error('a follower that rejects'));
+        });
+        try {
+          await registry.core.restoreWatches();
+        } finally {
+          stopFailing();
+        }
+        assert.deepEqual([told, hub.size], [2, 0], 'both restored watches were told, and let go');
+        await hub.claimNow();
+        assert.equal(hub.size, 2, 'both watches run again, restored whole: their leases were released');
+        hub.onStart(() => Promise.reject(new Error('a follower added later that rejects')))();
+        await eventually(async () => hub.size === 0, 'the open watches let go');
+        await hub.claimNow();
+        assert.equal(hub.size, 2, 'both watches run again');
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(unhandled, [], 'no unhandled rejection');
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
       alice = await sdkClient(registry.url, { token: TOKENS.alice });
       bob = await sdkClient(registry.url, { token: TOKENS.bob });
 
