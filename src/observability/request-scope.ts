@@ -34,9 +34,10 @@ export interface RequestScope {
   taskState?: string;
   errorCode?: string;
   /**
-   * Set with errorCode RATE_LIMITED by a budget's refusal answered as a protocol error (a watch's
-   * renewal): when it may be retried, for the doors that answer it (a v0.3 JSON-RPC error and a
-   * gRPC status are made from the scope, the SDK's answer dropping it).
+   * Set with errorCode by a refusal answered as a protocol error that says when to retry: a
+   * budget's (RATE_LIMITED, a watch's renewal), or one with its own time (STARTING_UP for a watch
+   * started as the registry shuts down). For the doors that answer it (a v0.3 JSON-RPC error and
+   * a gRPC status are made from the scope, the SDK's answer dropping it).
    */
   retryAfterSeconds?: number;
   /**

@@ -279,10 +279,11 @@ export class RegistryExecutor implements AgentExecutor {
       // A write that failed after its task was finished inside it committed nothing of either.
       if (acknowledged) task.artifacts = [];
       if (err instanceof RegistryError && RETRY_LATER_CODES.has(err.code)) {
-        // Not the request's fault, and not a task worth keeping: the door answers with a protocol error.
+        // Not the request's fault, and not a task worth keeping: the door answers with a protocol
+        // error, saying when to retry as the refusal does (the gRPC and v0.3 answers read it here).
         protocolRefusals.set(ctx.context, err);
         this.tasks?.answeredWithError(task.id, acknowledgement);
-        if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: err.code });
+        if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: err.code }, err.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: err.retryAfterSeconds });
         this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, err.toBody()), publish, streaming);
       } else if (err instanceof RegistryError) {
         if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: err.code });

@@ -845,7 +845,7 @@ const notAnOpenWatch = (taskId: string) =>
 
 function refuseIfAsked(context: ServerCallContext): void {
   const refusal = takeProtocolRefusal(context);
-  if (refusal) throw new StorageUnavailableA2AError(refusal.message, refusal.code);
+  if (refusal) throw new StorageUnavailableA2AError(refusal.message, refusal.code, refusal.retryAfterSeconds);
 }
 
 /**

@@ -121,6 +121,14 @@ export type EndReader = (watch: Watch) => Promise<WatchEnd | undefined>;
 /** A watch's start refused because the registry is shutting down (retry: a restarted one, or another replica, takes it). */
 const shuttingDown = (): RegistryError => new RegistryError('STARTING_UP', 'The registry is shutting down; start the watch again in a few seconds.', undefined, 5);
 
+/** What follows watches as they start or are restored (WatchHub.onStart). */
+type StartListener = (watch: Watch) => void | Promise<void>;
+
+/** The one error that stands for the failures of a watch's followers (WatchHub.#tellStarted, at least one). */
+function followersFailure(failed: unknown[]): unknown {
+  return failed.length === 1 ? failed[0] : new AggregateError(failed, `${failed.length} followers of a watch failed`);
+}
+
 /** Hits the index returns per page while a watch collects its current matches. */
 const PAGE = 1000;
 /** A watch's progress (event numbers, position) is written at most this often. */
@@ -528,7 +536,7 @@ export interface WatchStart {
 
 export class WatchHub implements WatchKeeper {
   readonly #watches = new Map<string, Watch>();
-  readonly #started = new Set<(watch: Watch) => void | Promise<void>>();
+  readonly #started = new Set<StartListener>();
   readonly #endedListeners = new Set<(watch: Watch, end: WatchEnd) => void>();
   readonly #unsubscribe: () => void;
   /** This process, as the holder of the leases on the watches it runs. */
@@ -650,7 +658,7 @@ export class WatchHub implements WatchKeeper {
     // left it unended, running with its followers half set up: counted against its principal's
     // watches, its lease renewed, its stream following it with its task FAILED, and run again
     // after a restart. The request ends FAILED (INTERNAL), the log saying what failed.
-    if (failed.length > 0) return this.#unstart(watch, failed.length === 1 ? failed[0] : new AggregateError(failed, `${failed.length} followers of a starting watch failed`));
+    if (failed.length > 0) return this.#unstart(watch, followersFailure(failed));
     // Followed now: an end that came meanwhile (its time up) is written to its task once the
     // request has stored it (protocol/watch-task.ts), and its definition removed after it was stored.
     watch.run();
@@ -658,11 +666,12 @@ export class WatchHub implements WatchKeeper {
   }
 
   /**
-   * Tells every start listener of new watch `watch`, each whatever the others do (one throwing
-   * kept those after it from being called); resolves with their failures, thrown or rejected.
+   * Tells the start listeners (all, or `listeners`) of watch `watch`, new or restored, each
+   * whatever the others do (one throwing kept those after it from being called); resolves with
+   * their failures, thrown or rejected, and never rejects itself.
    */
-  async #tellStarted(watch: Watch): Promise<unknown[]> {
-    const told = [...this.#started].map((listener) => {
+  async #tellStarted(watch: Watch, listeners: Iterable<StartListener> = this.#started): Promise<unknown[]> {
+    const told = [...listeners].map((listener) => {
       try {
         return Promise.resolve(listener(watch));
       } catch (err) {
@@ -685,12 +694,31 @@ export class WatchHub implements WatchKeeper {
   }
 
   /**
-   * Calls `listener` with every watch as it starts or is restored, and at once with those
-   * already open (push notifications follow watches this way).
+   * Lets go of watch `watch`, running here, whose followers failed as they were told of it
+   * (`failure`, a bug): it ends here with no status (its followers let it go), and its lease is
+   * released with its definition kept, so the next claim (here or on another replica) restores
+   * it whole, every follower told again. Kept running half followed (its task not kept current,
+   * or its webhooks not told), it was counted and renewed here for good; and a follower that
+   * rejected was an unhandled rejection.
    */
-  onStart(listener: (watch: Watch) => void | Promise<void>): () => void {
+  async #letGo(watch: Watch, failure: unknown): Promise<void> {
+    this.log?.error({ err: failure, watch: watch.id }, 'a follower failed as it was told of a watch; the watch is let go here, to be restored whole at the next claim');
+    watch.end('closed', 'The watch could not be followed here; it is restored again.');
+    await this.storage.watches.release(this.#holder, watch.id).catch((err: unknown) => {
+      this.log?.warn({ err, watch: watch.id }, 'a watch let go could not be released; its lease is released at the next renewal');
+    });
+  }
+
+  /**
+   * Calls `listener` with every watch as it starts or is restored, and at once with those
+   * already open (push notifications follow watches this way); one of those it fails on is let
+   * go (#letGo), to be restored whole.
+   */
+  onStart(listener: StartListener): () => void {
     this.#started.add(listener);
-    for (const watch of this.#watches.values()) void listener(watch);
+    for (const watch of [...this.#watches.values()]) {
+      void this.#tellStarted(watch, [listener]).then((failed) => (failed.length > 0 ? this.#letGo(watch, followersFailure(failed)) : undefined));
+    }
     return () => this.#started.delete(listener);
   }
 
@@ -1087,7 +1115,14 @@ export class WatchHub implements WatchKeeper {
         }
         this.#watches.set(row.id, watch);
         this.#stored.add(row.id);
-        for (const listener of this.#started) void listener(watch); // a restored watch's followers keep nothing new
+        // A restored watch's followers keep nothing new; one that fails lets the watch go, to be
+        // restored whole. Before, a throw left it running half followed with its lease released
+        // (the catch below), and a rejection was never handled.
+        const failed = await this.#tellStarted(watch);
+        if (failed.length > 0) {
+          await this.#letGo(watch, followersFailure(failed));
+          continue;
+        }
         // Grown too broad since it started: it ends here, its webhooks and task told why.
         if (watch.tooBroad) {
           watch.end('failed', watch.tooBroad);

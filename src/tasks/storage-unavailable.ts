@@ -19,22 +19,28 @@ export const RETRY_AFTER_BY_REASON: ReadonlyMap<string, number> = new Map([
 ]);
 
 export class StorageUnavailableA2AError extends RetryLaterA2AError {
-  /** `reason`: STORAGE_UNAVAILABLE, or STARTING_UP while the search index loads (same answer, its own reason). */
-  constructor(message: string, reason: string = STORAGE_UNAVAILABLE_REASON) {
-    super(message, reason, RETRY_AFTER_BY_REASON.get(reason) ?? STORAGE_RETRY_AFTER_SECONDS, 503);
+  /**
+   * `reason`: STORAGE_UNAVAILABLE, or STARTING_UP while the search index loads (same answer, its
+   * own reason). `retryAfterSeconds`: the refusal's own hint where it has one (a watch started as
+   * the registry shuts down: 5 s), else the reason's.
+   */
+  constructor(message: string, reason: string = STORAGE_UNAVAILABLE_REASON, retryAfterSeconds?: number) {
+    super(message, reason, retryAfterSeconds ?? RETRY_AFTER_BY_REASON.get(reason) ?? STORAGE_RETRY_AFTER_SECONDS, 503);
     this.name = 'StorageUnavailableError';
   }
 }
 
 /**
  * The refusal a request's scope names that its door answers as a protocol error saying when to
- * retry, and after how many seconds: a storage reason's own time, or a budget's (RATE_LIMITED,
- * whose time the refusal put in the scope; the executor's budget refusals, answered as REJECTED
- * tasks, put none and are not one).
+ * retry, and after how many seconds: a storage reason's, the refusal's own time where it put one
+ * in the scope (a watch started as the registry shuts down), else the reason's; or a budget's
+ * (RATE_LIMITED, whose time the refusal put in the scope; the executor's budget refusals,
+ * answered as REJECTED tasks, put none and are not one).
  */
 export function retryNamedIn(scope: RequestScope | undefined): { reason: string; seconds: number } | undefined {
   const reason = scope?.errorCode;
   if (reason === undefined) return undefined;
-  const seconds = reason === RATE_LIMITED_REASON ? scope?.retryAfterSeconds : RETRY_AFTER_BY_REASON.get(reason);
-  return seconds === undefined ? undefined : { reason, seconds };
+  if (reason === RATE_LIMITED_REASON) return scope?.retryAfterSeconds === undefined ? undefined : { reason, seconds: scope.retryAfterSeconds };
+  const reasons = RETRY_AFTER_BY_REASON.get(reason);
+  return reasons === undefined ? undefined : { reason, seconds: scope?.retryAfterSeconds ?? reasons };
 }
