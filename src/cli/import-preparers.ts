@@ -9,7 +9,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { importChecksSettings, openImportChecks } from '../composition/importer.js';
+import { importChecksSettings, openImportChecks } from '../composition/import-checks.js';
 import type { ImportConfig } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import { holdsAtLeast, type SourceDocument } from './import-sources.js';
