@@ -20,8 +20,8 @@
  * (whose 32 MB of shared buffers suit many small test databases, not a 100,000-entry import).
  *
  * --threads: where documents are checked — "worker" (a worker thread beside the storing main
- * thread, the default with more than one core) and/or "main" (everything on the main thread, the
- * default on one core); with both, each SQLite import runs once per mode, alternately, so they
+ * thread, the default with more than one core for an input of 2,000 documents or 4 MiB or more)
+ * and/or "main" (everything on the main thread, the default on one core or for a smaller input); with both, each SQLite import runs once per mode, alternately, so they
  * can be compared side by side. Each line also gives the CPU time the main thread and the whole
  * process used: on a machine shared with other work the documents/s depend on the load, the CPU
  * time much less (the main thread's is what bounds the rate when the cores are free).
@@ -57,7 +57,7 @@ function readArgs(): Args {
       sizes: { type: 'string', default: '10000,100000' },
       engines: { type: 'string', default: 'sqlite,postgres' },
       'batch-size': { type: 'string', default: String(DEFAULT_BATCH_SIZE) },
-      /** worker and/or main; without it, the import's own choice (by the number of cores). */
+      /** worker and/or main; without it, the import's own choice (by the number of cores and the input's size). */
       threads: { type: 'string' },
       /** name=value,name=value */
       'pg-settings': { type: 'string', default: '' },

@@ -10,9 +10,11 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import diagnostics from 'node:diagnostics_channel';
 import { describe, test } from 'node:test';
 import { importCommand, runImport as runImportIn, type ImportJson } from '../src/cli/commands/import.js';
 import type { Refusal } from '../src/cli/import-preparation.js';
+import { WORKER_MIN_BYTES, WORKER_MIN_DOCUMENTS, threadFor } from '../src/cli/import-preparers.js';
 import { loadConfig } from '../src/config/config.js';
 import type { Output } from '../src/cli/output.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
@@ -261,21 +263,66 @@ describe('import into SQLite', () => {
     }
   });
 
-  test('checked in a worker thread or on the main thread: the same answers', async () => {
+  test('checked in a worker thread or on the main thread: the same answers; a small input starts no worker thread', async () => {
     const work = tempDir();
-    const dirs = [tempDir(), tempDir()];
+    const dirs = [tempDir(), tempDir(), tempDir()];
+    /** The worker threads started (node:diagnostics_channel tells of each new one). */
+    let workers = 0;
+    const started = (): void => void workers++;
+    diagnostics.subscribe('worker_threads', started);
     try {
       const { cards, lines } = writeSources(work);
       const summaries: ImportJson[] = [];
-      for (const [i, thread] of (['worker', 'main'] as const).entries()) {
+      const threadsStarted: number[] = [];
+      // undefined: the import's own choice, which for six documents is the main thread (a worker's
+      // start cost about 1 s of CPU under tsx, 0.4 s built, for an import checked in milliseconds).
+      for (const [i, thread] of (['worker', 'main', undefined] as const).entries()) {
         const config = loadConfig({ REGISTRY_DATA_DIR: dirs[i]!, LOG_LEVEL: 'warn' });
         const refusals: Refusal[] = [];
+        workers = 0;
         summaries.push({ ...(await runImportIn(config, [cards, lines], { owner: 'alice', batchSize: 2, thread }, (r) => void refusals.push(r))), refusals });
+        threadsStarted.push(workers);
       }
       const answers = summaries.map(({ created, updated, unchanged, refused, withWarnings, refusals }) => ({ created, updated, unchanged, refused, withWarnings, refusals }));
       assert.deepEqual(answers[0], answers[1]);
+      assert.deepEqual(answers[2], answers[1]);
       assert.deepEqual([answers[0]!.created, answers[0]!.refused], [4, 2]);
+      // Storage starts a thread of its own (SQLite's checkpoints) whichever way documents are checked.
+      const [forced, main, chosen] = threadsStarted;
+      assert.equal(forced, main! + 1, 'the checks\' worker thread, when asked for');
+      assert.equal(chosen, main, 'no worker thread for six documents');
+
+      // A worker where the input may be large: as many documents as WORKER_MIN_DOCUMENTS (lines
+      // of a few bytes: 10,000 refusals of 13 bytes each took 1.8 s of CPU), as many bytes as
+      // WORKER_MIN_BYTES (a sparse file: only its size is read), or a size not known up front
+      // (standard input, a named pipe).
+      const short = (name: string, count: number): string => {
+        const file = path.join(work, name);
+        fs.writeFileSync(file, '{"name":"x"}\n'.repeat(count));
+        return file;
+      };
+      // With alpaca.json's one and the 5 lines of more.jsonl (one blank): one fewer than the limit.
+      const fewer = short('fewer.jsonl', WORKER_MIN_DOCUMENTS - 7);
+      const big = path.join(work, 'big.jsonl');
+      fs.writeFileSync(big, '');
+      fs.truncateSync(big, WORKER_MIN_BYTES);
+      const fifo = path.join(work, 'pipe.jsonl');
+      execFileSync('mkfifo', [fifo]);
+      const small = path.join(cards, 'alpaca.json');
+      for (const [files, thread] of [
+        [[small, lines, fewer], 'main'],
+        [[small, lines, fewer, small], 'worker'],
+        [[short('as-many.ndjson', WORKER_MIN_DOCUMENTS)], 'worker'],
+        [[small, big], 'worker'],
+        [[small, '-'], 'worker'],
+        [[fifo], 'worker'],
+      ] as const) {
+        assert.equal(await threadFor(files, 2), thread, files.join(' '));
+      }
+      // One core: no worker, whatever the size (the messages would only cost).
+      assert.equal(await threadFor([big, '-'], 1), 'main');
     } finally {
+      diagnostics.unsubscribe('worker_threads', started);
       removeTempDir(work);
       for (const dir of dirs) removeTempDir(dir);
     }

@@ -3,14 +3,16 @@
  * (parsing, validation, signatures: about half of an import's CPU time) runs beside storing
  * (better-sqlite3 runs on the main thread) on a second core. Both give the same answers
  * (`prepareDocuments`); the worker is used only when the process may run on more than one core
- * (os.availableParallelism()), so on one core the import does not pay for the messages.
+ * (os.availableParallelism()), so on one core the import does not pay for the messages, and
+ * only for an input that may be large (`threadFor`): a worker's start costs about 0.4 s of CPU
+ * (its own copy of the modules and the checks), more than checking a small input takes.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { importChecksSettings, openImportChecks } from '../composition/importer.js';
+import { importChecksSettings, openImportChecks } from '../composition/import-checks.js';
 import type { ImportConfig } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
-import type { SourceDocument } from './import-sources.js';
+import { holdsAtLeast, type SourceDocument } from './import-sources.js';
 import { prepareDocuments, type Prepared } from './import-preparation.js';
 import type { ImportWorkerData, ImportWorkerReply, ImportWorkerRequest } from './import-worker.js';
 
@@ -20,8 +22,31 @@ export interface Preparer {
   close(): Promise<void>;
 }
 
-/** A worker thread when more than one core is available (or as `thread` says), the main thread otherwise. */
-export async function openPreparer(config: ImportConfig, log: Logger, thread: 'worker' | 'main' = availableParallelism() > 1 ? 'worker' : 'main'): Promise<Preparer> {
+export type Thread = 'worker' | 'main';
+
+/**
+ * Inputs of fewer documents and bytes than these are checked on the main thread. The worker's
+ * start (about 0.4 s of CPU, as long before the first batch is checked) pays off once checking
+ * on the main thread (~120-140 µs a document, accepted or refused, docs/scaling.md) would take
+ * longer: from about 3,000 documents. Bytes stand for documents larger than most (2,000 cards of
+ * 2 kB); either side of the line, the choice costs at most ~0.4 s.
+ */
+export const WORKER_MIN_DOCUMENTS = 2_000;
+export const WORKER_MIN_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Where an import of `files` (listSources') checks its documents: in a worker thread when more
+ * than one core is available and the input may be large (holdsAtLeast: WORKER_MIN_DOCUMENTS or
+ * WORKER_MIN_BYTES, or standard input or a named pipe, whose size is not known up front); on the
+ * main thread otherwise.
+ */
+export async function threadFor(files: readonly string[], cores: number = availableParallelism()): Promise<Thread> {
+  if (cores <= 1) return 'main';
+  return (await holdsAtLeast(files, { documents: WORKER_MIN_DOCUMENTS, bytes: WORKER_MIN_BYTES })) ? 'worker' : 'main';
+}
+
+/** Checks in a worker thread or on the main thread, as `thread` says. */
+export async function openPreparer(config: ImportConfig, log: Logger, thread: Thread): Promise<Preparer> {
   if (thread === 'worker') return WorkerPreparer.open(config);
   const opened = await openImportChecks(importChecksSettings(config), log);
   return {

@@ -89,6 +89,42 @@ export async function listSources(sources: readonly string[]): Promise<string[]>
 }
 
 /**
+ * Whether the files (listSources') hold `documents` documents or `bytes` bytes or more, told
+ * without parsing them: a *.json file is one document, a JSON-lines file one a line (blank lines
+ * counted too: a count from above). Standard input and other files of no size known up front (a
+ * named pipe) may hold any number: true, without reading them (their producer may be slow). Reads
+ * fewer than `bytes` bytes in all: the JSON-lines files, up to the first answer.
+ */
+export async function holdsAtLeast(files: readonly string[], limits: { documents: number; bytes: number }): Promise<boolean> {
+  let documents = 0;
+  let bytes = 0;
+  for (const file of files) {
+    if (file === '-') return true;
+    // A file gone or unreadable since listSources saw it: its reading says so.
+    const info = await stat(file).catch(() => undefined);
+    if (!info?.isFile()) return true;
+    if (bytes + info.size >= limits.bytes) return true;
+    documents += isJsonLines(file) ? await linesIn(file, limits.bytes - bytes) : 1;
+    bytes += info.size;
+    if (documents >= limits.documents) return true;
+  }
+  return false;
+}
+
+/** The lines of a JSON-lines file of fewer than `limit` bytes (Infinity once it has grown past it; 0 when it cannot be read). */
+async function linesIn(file: string, limit: number): Promise<number> {
+  let text: Buffer;
+  try {
+    text = await readBounded(file, limit);
+  } catch (err) {
+    return err instanceof FileTooLarge ? Infinity : 0;
+  }
+  let lines = text.length > 0 && text.at(-1) !== 0x0a ? 1 : 0;
+  for (let at = text.indexOf(0x0a); at !== -1; at = text.indexOf(0x0a, at + 1)) lines++;
+  return lines;
+}
+
+/**
  * The importable files in `dir` and below, in name order, each with what stat says of it. A
  * symbolic link to a file counts as the file (a Kubernetes ConfigMap or Secret volume holds
  * nothing else); one to a directory is no document. One that points nowhere is a file that

@@ -5,7 +5,7 @@
  * the next.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openImportChecks, type ImportChecksSettings } from '../composition/importer.js';
+import { openImportChecks, type ImportChecksSettings } from '../composition/import-checks.js';
 import { createLogger } from '../observability/logger.js';
 import type { SourceDocument } from './import-sources.js';
 import { prepareDocuments, type Prepared } from './import-preparation.js';

@@ -28,7 +28,7 @@ import { StorageUnavailableError, postgresFault, sqliteFault } from '../../stora
 import { listSources, readDocuments, SourceError, type SourceDocument } from '../import-sources.js';
 import { refusalOf, type Refusal } from '../import-preparation.js';
 import { ImportIdentities, type IdentityClaim } from '../import-identities.js';
-import type { Preparer } from '../import-preparers.js';
+import type { Preparer, Thread } from '../import-preparers.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { commandSettings } from '../command-settings.js';
 import { nameFlags } from './serve.js';
@@ -109,7 +109,8 @@ interface Claimed {
 export interface RunImportOptions {
   owner: string;
   batchSize: number;
-  thread?: 'worker' | 'main';
+  /** Where documents are checked; by default as `threadFor` chooses for the sources (./import-preparers.ts). */
+  thread?: Thread;
   /**
    * Aborted (with the signal's name) to stop the import: no batch begins another transaction, the
    * ones committing finish, and runImport throws ImportStopped with an ImportInterrupted cause.
@@ -133,7 +134,7 @@ export async function runImport(
 ): Promise<ImportSummary> {
   const files = await listSources(sources);
   const { openImporter } = await import('../../composition/importer.js');
-  const { openPreparer } = await import('../import-preparers.js');
+  const { openPreparer, threadFor } = await import('../import-preparers.js');
   const log = createLogger('warn', process.stderr);
   let opened: Awaited<ReturnType<typeof openImporter>>;
   try {
@@ -143,7 +144,7 @@ export async function runImport(
   }
   let preparer: Preparer;
   try {
-    preparer = await openPreparer(config, log, options.thread);
+    preparer = await openPreparer(config, log, options.thread ?? (await threadFor(files)));
   } catch (error) {
     await opened.close();
     throw error;
