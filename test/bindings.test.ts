@@ -128,9 +128,23 @@ for (const binding of BINDINGS) {
       // A limit past the safe-integer range is told the documented bound, once: it was two details
       // at one path, the first "Too big: expected int to be <=9007199254740991".
       const huge = errorOf(await op(anonymous, { search: { query: 'ledger', limit: 1e300 } }));
-      assert.deepEqual(huge.details.map((d: WireJson) => [d.path, d.message]), [['/parts/0/data/search/limit', 'Too big: expected number to be <=100']]);
+      assert.deepEqual(huge.details.map((d: WireJson) => [d.path, d.message]), [['/parts/0/data/search/limit', '"limit" must be a whole number from 1 to 100; got the number 1e+300']]);
       const negative = errorOf(await op(anonymous, { list: { pageSize: -1e300 } }));
-      assert.deepEqual(negative.details.map((d: WireJson) => [d.path, d.message]), [['/parts/0/data/list/pageSize', 'Too small: expected number to be >=1']]);
+      assert.deepEqual(negative.details.map((d: WireJson) => [d.path, d.message]), [['/parts/0/data/list/pageSize', '"pageSize" must be a whole number from 1 to 100; got the number -1e+300']]);
+      // Arguments left out, of the wrong type or outside a list of values, in plain words: which
+      // field, what it takes, what was sent (it was zod's "Invalid input: expected string, received undefined").
+      for (const [data, path, message] of [
+        [{ get: {} }, '/parts/0/data/get/id', '"id" is required: the entry id, as search and list results give it (a string of 1 to 100 characters)'],
+        [{ search: { query: 'ledger', limit: '20' } }, '/parts/0/data/search/limit', '"limit" must be a whole number from 1 to 100; got the string "20"'],
+        [{ search: { query: 'ledger', limit: 2.5 } }, '/parts/0/data/search/limit', '"limit" must be a whole number from 1 to 100; got the number 2.5'],
+        [{ list: { orderBy: 'name' } }, '/parts/0/data/list/orderBy', '"orderBy" must be one of "createdAt", "updatedAt"; got the string "name"'],
+        [{ search: { filter: { tags: [] } } }, '/parts/0/data/search/filter/tags', '"tags" must be a list of 1 to 20 strings; got 0 values'],
+        [{ get: 'x' }, '/parts/0/data/get', '"get" must be an object; got the string "x"'],
+      ] as const) {
+        const refused = errorOf(await op(anonymous, data));
+        assert.equal(refused.code, 'BAD_REQUEST', JSON.stringify(data));
+        assert.deepEqual(refused.details.map((d: WireJson) => [d.path, d.message]), [[path, message]], JSON.stringify(data));
+      }
       const token = errorOf(await op(anonymous, { search: { query: 'ledger', pageToken: 'garbage' } }));
       assert.deepEqual(token.details.map((d: WireJson) => d.path), ['/parts/0/data/search/pageToken']);
       // A document's findings are its own paths, wherever the message carries it.

@@ -486,8 +486,8 @@ describe('a2a-registry against a registry', () => {
     }
     for (const r of [lsJson, searchJson]) assert.deepEqual(parse(r).error.details.map((d: { path: string }) => d.path), ['--page-token']);
     // The registry's message names the path too ("... are not valid: /parts/0/data/get/id: ...").
-    assert.match(longId.stderr, /The "get" arguments are not valid: <id>: Too big/);
-    assert.match(longId.stderr, /^ {2}error {3}<id>: Too big/m);
+    assert.match(longId.stderr, /The "get" arguments are not valid: <id>: "id" must be a string of 1 to 100 characters; got one longer/);
+    assert.match(longId.stderr, /^ {2}error {3}<id>: "id" must be a string of 1 to 100 characters; got one longer/m);
     assert.deepEqual(parse(longQuery).error.details.map((d: { path: string }) => d.path), ['[words...]']);
     assert.match(parse(longQuery).error.message, /not valid: \[words\.\.\.\]: the query is 3000 characters/);
     for (const r of [lsText, lsJson, searchText, searchJson, longId, longQuery]) assert.doesNotMatch(r.stdout + r.stderr, /\/parts\/|\/data\//);

@@ -380,13 +380,17 @@ describe('MCP tools', () => {
     // finding at the argument's path. It was the SDK's one text, "MCP error -32602: Input
     // validation error: Invalid arguments for tool get_agent: Too small: ... at id".
     for (const [tool, args, path, message] of [
-      ['search_agents', { limit: 0 }, '/arguments/limit', 'Too small: expected number to be >=1'],
-      ['get_agent', { id: '' }, '/arguments/id', 'Too small: expected string to have >=1 characters'],
-      ['list_agents', { pageSize: 101 }, '/arguments/pageSize', 'Too big: expected number to be <=100'],
+      ['search_agents', { limit: 0 }, '/arguments/limit', '"limit" must be a whole number from 1 to 100; got the number 0'],
+      ['get_agent', { id: '' }, '/arguments/id', '"id" must not be empty: give a string of 1 to 100 characters'],
+      ['list_agents', { pageSize: 101 }, '/arguments/pageSize', '"pageSize" must be a whole number from 1 to 100; got the number 101'],
       // Past the safe-integer range: the documented bound, once (it was told zod's int range beside it).
-      ['search_agents', { limit: 1e300 }, '/arguments/limit', 'Too big: expected number to be <=100'],
-      ['list_agents', { pageSize: -1e300 }, '/arguments/pageSize', 'Too small: expected number to be >=1'],
-      ['search_mcp_servers', { filter: { readOnly: 'true' } }, '/arguments/filter/readOnly', 'Invalid input: expected boolean, received string'],
+      ['search_agents', { limit: 1e300 }, '/arguments/limit', '"limit" must be a whole number from 1 to 100; got the number 1e+300'],
+      ['list_agents', { pageSize: -1e300 }, '/arguments/pageSize', '"pageSize" must be a whole number from 1 to 100; got the number -1e+300'],
+      ['search_mcp_servers', { filter: { readOnly: 'true' } }, '/arguments/filter/readOnly', '"readOnly" must be true or false; got the string "true"'],
+      // In plain words, which argument and what to give (it was zod's "Invalid input: expected string, received undefined").
+      ['get_agent', {}, '/arguments/id', '"id" is required: the entry id, as search and list results give it (a string of 1 to 100 characters)'],
+      ['search_agents', { limit: '20' }, '/arguments/limit', '"limit" must be a whole number from 1 to 100; got the string "20"'],
+      ['list_agents', { health: 'down' }, '/arguments/health', '"health" must be one of "ok", "unreachable", "invalid"; got the string "down"'],
     ] as const) {
       const refusal = await call(tool, args);
       assert.match(errorText(refusal), new RegExp(`^BAD_REQUEST: The "${tool}" arguments are not valid: ${path}: `), tool);

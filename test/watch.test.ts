@@ -793,9 +793,9 @@ describe('standing searches', () => {
     const refusals: Array<[WireJson, RegExp, WireJson?]> = [
       [{ renew: { ttlSeconds: 60 } }, /^The "renew" arguments are not valid: \/parts\/0\/data\/renew: Unrecognized key: "ttlSeconds" \(Accepted keys here: none; send an empty object, \{\}\)\. Send \{"renew": \{\}\}\.$/],
       [{ renew: { expiresAt: '2030-01-01T00:00:00Z' } }, /Unrecognized key: "expiresAt" \(Accepted keys here: none/],
-      [{ renew: 'yes' }, /^The "renew" arguments are not valid: \/parts\/0\/data\/renew: Invalid input: expected object, received string\./],
-      [{ renew: null }, /expected object, received null/],
-      [{ renew: [] }, /expected object, received array/],
+      [{ renew: 'yes' }, /^The "renew" arguments are not valid: \/parts\/0\/data\/renew: "renew" must be an object; got the string "yes"\./],
+      [{ renew: null }, /"renew" must be an object; got null/],
+      [{ renew: [] }, /"renew" must be an object; got a list/],
       [{ renew: {}, watch: { query: 'x' } }, /^The message carries 2 operations \(renew, watch\); send exactly one per message: a renewal is one data part \{"renew": \{\}\}/],
       [{ renew: {}, colour: 'red' }, /^Data part 0 has unknown key\(s\) "colour": a renewal is one data part \{"renew": \{\}\}/],
       [

@@ -21,7 +21,7 @@ import { currentScope } from '../observability/request-scope.js';
 import type { Answer } from '../operations/answer.js';
 import type { Operation } from '../operations/operation.js';
 import { checkQueryLength, documentSubject, findingsSaid, registerSubject, zodFindings, type ParserLimits } from '../operations/request-parser.js';
-import { listSchema, queryText, searchSchema } from '../operations/request-schemas.js';
+import { entryId, listSchema, queryText, searchSchema } from '../operations/request-schemas.js';
 import { issuedForKind } from '../registry/page-token.js';
 import type { OperationRunner } from '../operations/runner.js';
 
@@ -120,7 +120,6 @@ const mcpFilter = z
   .optional()
   .describe('Narrow the results by the tools\' annotation hints (MCP defaults apply where a hint is absent); keys combine with AND.');
 
-const entryId = z.string().min(1).max(100).describe('The entry id, as search and list results give it.');
 const revision = z.number().int().min(1).optional().describe('An older revision of the entry; the current one when left out.');
 
 const documentUrl = z.string().min(1).max(2048).optional();

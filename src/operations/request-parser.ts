@@ -10,6 +10,7 @@ import { nestsDeeperThan } from '../lib/json-depth.js';
 import { codePointLength, codePointPrefix } from '../lib/code-points.js';
 import { isObject, quote } from '../lib/json.js';
 import { keysAt, schemaAt } from './schema-keys.js';
+import { issueMessage } from './issue-words.js';
 import { compactJsonBytes } from '../validation/size.js';
 import { sizeAdvice, tooLargeFinding } from '../validation/verdict.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
@@ -64,8 +65,9 @@ const JSON_MEDIA_TYPES = new Set(['', 'application/json', 'text/json', 'applicat
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Zod issues as findings whose paths start at `base` (a JSON Pointer). With the schema, an unknown
- * key's finding also names the keys accepted there (`hint`).
+ * Zod issues as findings whose paths start at `base` (a JSON Pointer), in plain words
+ * (issue-words.ts: which field, what it takes, what was sent), for every door at once. With the
+ * schema, an unknown key's finding also names the keys accepted there (`hint`).
  */
 export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType, input?: unknown): Finding[] {
   return withoutSafeIntegerRange(error.issues).slice(0, 20).map((issue) => {
@@ -74,8 +76,10 @@ export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType,
     const own = schema && ownFinding(schema, issue);
     if (own) return { path, ...own };
     if (issue.code !== 'unrecognized_keys') {
-      const hint = input === undefined ? undefined : valueHint(issue, valueAt(input, issue.path));
-      return hint ? { path, message: issue.message, hint } : { path, message: issue.message };
+      const value = valueAt(input, issue.path);
+      const message = issueMessage(issue, [...base.split('/'), ...issue.path.map(String)], schema && schemaAt(schema, issue.path), value);
+      const hint = input === undefined ? undefined : valueHint(issue, value);
+      return hint ? { path, message, hint } : { path, message };
     }
     // Zod's message names the keys already (`Unrecognized key: "limit"`); an older wording that
     // did not gets them added, once.

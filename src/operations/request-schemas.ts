@@ -96,8 +96,11 @@ export const watchSchema = z.strictObject({
   initial: z.boolean().optional(),
 });
 
+/** An entry's id; described, so that a request without one is told what to give (issue-words.ts). */
+export const entryId = shortString(100).describe('The entry id, as search and list results give it.');
+
 export const getSchema = z.strictObject({
-  id: shortString(100),
+  id: entryId,
   revision: z.number().int().min(1).optional(),
 });
 
@@ -118,9 +121,9 @@ export const listSchema = z.strictObject({
   orderBy: z.enum(['createdAt', 'updatedAt']).optional(),
 });
 
-export const unregisterSchema = z.strictObject({ id: shortString(100) });
+export const unregisterSchema = z.strictObject({ id: entryId });
 
-export const refreshSchema = z.strictObject({ id: shortString(100) });
+export const refreshSchema = z.strictObject({ id: entryId });
 
 /**
  * register/validate: the document comes inline here, or as a file part beside it; a register
