@@ -181,6 +181,28 @@ describe('watches across a restart (SQLite)', () => {
         assert.equal(hub.size, 2, 'both watches run again, restored whole: their leases were released');
         hub.onStart(() => Promise.reject(new Error('a follower added later that rejects')))();
         await eventually(async () => hub.size === 0, 'the open watches let go');
+        // Any other failure once a restored watch is in the hub (here its resync: the index fails
+        // as it lists the current matches) lets it go the same way. Before, its lease was released
+        // with the watch left in the hub, half run and counted, for another replica to run too.
+        const store = registry.store;
+        const ids = [streamedId, pushed.id];
+        const positions = await Promise.all(ids.map(async (id) => (await store.watches.get(id))!.position));
+        const service = registry.service;
+        const matchPage = service.matchPage;
+        // Called with three arguments by a resync only (collecting the matches passes a fourth).
+        service.matchPage = (...args) => {
+          if (args.length === 3) throw new Error('the index fails as a resync lists the current matches');
+          return matchPage.apply(service, args);
+        };
+        try {
+          for (const id of ids) await store.watches.update(id, { position: 0 });
+          await hub.claimNow();
+          assert.equal(hub.size, 0, 'both watches, whose resync failed, let go');
+        } finally {
+          // Current again first: a claim meanwhile (the timer's) runs them with no resync.
+          for (const [i, id] of ids.entries()) await store.watches.update(id, { position: positions[i] });
+          service.matchPage = matchPage;
+        }
         await hub.claimNow();
         assert.equal(hub.size, 2, 'both watches run again');
         await new Promise((resolve) => setImmediate(resolve));

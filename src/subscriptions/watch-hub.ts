@@ -694,16 +694,27 @@ export class WatchHub implements WatchKeeper {
   }
 
   /**
-   * Lets go of watch `watch`, running here, whose followers failed as they were told of it
-   * (`failure`, a bug): it ends here with no status (its followers let it go), and its lease is
-   * released with its definition kept, so the next claim (here or on another replica) restores
-   * it whole, every follower told again. Kept running half followed (its task not kept current,
-   * or its webhooks not told), it was counted and renewed here for good; and a follower that
-   * rejected was an unhandled rejection.
+   * Lets go of watch `watch`, running here, that failed there (`failure`, a bug; `what` says
+   * where: a follower told of it, or a restored watch as it was run): it ends here with no status
+   * (its followers let it go), and its lease is released with its definition kept, so the next
+   * claim (here or on another replica) restores it whole, every follower told again. Kept running
+   * half followed (its task not kept current, or its webhooks not told), it was counted and
+   * renewed here for good; and a follower that rejected was an unhandled rejection. Never
+   * rejects (onStart does not wait for it).
    */
-  async #letGo(watch: Watch, failure: unknown): Promise<void> {
-    this.log?.error({ err: failure, watch: watch.id }, 'a follower failed as it was told of a watch; the watch is let go here, to be restored whole at the next claim');
-    watch.end('closed', 'The watch could not be followed here; it is restored again.');
+  async #letGo(watch: Watch, failure: unknown, what: string): Promise<void> {
+    this.log?.error({ err: failure, watch: watch.id }, `${what}; the watch is let go here, to be restored whole at the next claim`);
+    // Ended otherwise meanwhile (canceled, expired, grown too broad: its definition being
+    // removed; or closed by a shutdown, a handover, a lost lease), that end decided its row: a
+    // release here made a row being removed claimable again.
+    const runsHere = this.#watches.get(watch.id) === watch;
+    try {
+      watch.end('closed', 'The watch could not be followed here; it is restored again.');
+    } catch (err) {
+      // Out of the hub already (it is told first): only what follows its end failed.
+      this.log?.error({ err, watch: watch.id }, 'a follower failed as a watch let go ended');
+    }
+    if (!runsHere) return;
     await this.storage.watches.release(this.#holder, watch.id).catch((err: unknown) => {
       this.log?.warn({ err, watch: watch.id }, 'a watch let go could not be released; its lease is released at the next renewal');
     });
@@ -713,11 +724,18 @@ export class WatchHub implements WatchKeeper {
    * Calls `listener` with every watch as it starts or is restored, and at once with those
    * already open (push notifications follow watches this way); one of those it fails on is let
    * go (#letGo), to be restored whole.
+   *
+   * Those open include a new watch still being started (in the hub, not yet acknowledged): told
+   * here, it would also be told by start (twice), and a failure here would end it before its
+   * start is answered. That cannot happen in the registry: its listeners (push senders, the task
+   * writer) are registered as its one request handler is built (protocol/request-handler.ts),
+   * before the executor that alone starts watches exists, and before restore() runs the stored
+   * ones. A listener added later (tests) is added with no start under way.
    */
   onStart(listener: StartListener): () => void {
     this.#started.add(listener);
     for (const watch of [...this.#watches.values()]) {
-      void this.#tellStarted(watch, [listener]).then((failed) => (failed.length > 0 ? this.#letGo(watch, followersFailure(failed)) : undefined));
+      void this.#tellStarted(watch, [listener]).then((failed) => (failed.length > 0 ? this.#letGo(watch, followersFailure(failed), 'a follower added later failed as it was told of an open watch') : undefined));
     }
     return () => this.#started.delete(listener);
   }
@@ -1094,6 +1112,8 @@ export class WatchHub implements WatchKeeper {
     const changeSeq = await this.storage.lastChangeSeq();
     for (const row of rows) {
       if (this.#watches.has(row.id)) continue;
+      /** The watch once it is in the hub: a failure from there on lets it go (see the catch). */
+      let entered: Watch | undefined;
       try {
         const state: WatchState = {
           scope: { tenant: row.tenant, owner: row.owner },
@@ -1115,12 +1135,13 @@ export class WatchHub implements WatchKeeper {
         }
         this.#watches.set(row.id, watch);
         this.#stored.add(row.id);
+        entered = watch;
         // A restored watch's followers keep nothing new; one that fails lets the watch go, to be
         // restored whole. Before, a throw left it running half followed with its lease released
         // (the catch below), and a rejection was never handled.
         const failed = await this.#tellStarted(watch);
         if (failed.length > 0) {
-          await this.#letGo(watch, followersFailure(failed));
+          await this.#letGo(watch, followersFailure(failed), 'a follower failed as it was told of a watch');
           continue;
         }
         // Grown too broad since it started: it ends here, its webhooks and task told why.
@@ -1140,6 +1161,14 @@ export class WatchHub implements WatchKeeper {
           watch.resyncNow();
         }
       } catch (err) {
+        // In the hub already (its resync failed: the index, or a follower of its events): let go
+        // as one whose follower failed, to be restored whole. Before, its lease was released below
+        // with the watch left in the hub, half run and counted, while another replica could claim
+        // and run it too.
+        if (entered) {
+          await this.#letGo(entered, err, 'a restored watch failed as it was run here');
+          continue;
+        }
         // Refused now (its stored request is no longer valid): dropped. Anything else (the index
         // not loaded yet, storage failing): its lease let go, for the next claim here or elsewhere.
         const refused = err instanceof RegistryError && err.code === 'BAD_REQUEST';
