@@ -14,7 +14,7 @@ import { createSearchIndex, GROUP_LIMIT, type IndexPage, type SearchIndex } from
 import { MAX_JOINED_WORDS, parseQuery } from '../src/search/query.js';
 import type { PostingsIndex } from '../src/search/search-index.js';
 import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot } from '../src/search/snapshot-file.js';
-import { joinedReading, joinedTerms, tokenize, wordSpans } from '../src/search/text-encoder.js';
+import { joinedReading, joinedTerms, letterJoined, tokenize, wordSpans } from '../src/search/text-encoder.js';
 import { removeTempDir, tempDir } from './support/temp.js';
 
 const CORPUS = new URL('./fixtures/corpus/', import.meta.url);
@@ -169,6 +169,13 @@ describe('text encoder', () => {
     assert.equal(joinedReading('A co-pilot for e-mail', MAX_JOINED_WORDS), 'A co-pilot for email');
     // The parts stay words of their own: "pilot" and "registry" find them as before.
     assert.deepEqual(tokenize('co-pilot a2a-registry'), ['co', 'pilot', 'a2a', 'registry']);
+  });
+
+  it('reads a letter written before a hyphen joined to its next part: "E-mail Sender" and "e-mail-sender" are `email sender`', () => {
+    // A name in either spelling, and as typed joined, is one reading (an entry's second name term).
+    for (const text of ['E-mail Sender', 'e-mail-sender', 'E-MAIL sender']) assert.deepEqual(tokenize(letterJoined(text) ?? ''), ['email', 'sender'], text);
+    assert.deepEqual(tokenize(letterJoined('X-Ray Scanner') ?? ''), ['xray', 'scanner']);
+    for (const text of ['Email Sender', 'vitamin-d-3', 'x-to-y', 'Text-to-Speech']) assert.equal(letterJoined(text), undefined, text);
   });
 
   it('makes words of ideographs', () => {

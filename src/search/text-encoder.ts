@@ -399,6 +399,31 @@ function addJoined(piece: string, maxWords: number, hyphenated: boolean, out: st
 }
 
 /**
+ * A single letter that starts a hyphenated word ("E-" of "E-mail", "e-" of "e-mail-sender", "X-"
+ * of "X-Ray"), its hyphens and its next part: prose drops the letter (`mail`), where people type
+ * it joined to that part.
+ */
+const LETTER_PREFIX = /(?<![\p{L}\p{N}\p{M}_\-\u2010\u2011])([A-Za-z])[-\u2010\u2011]+(\p{L}[\p{L}\p{N}\p{M}]*)/gu;
+
+/**
+ * `text` with the single letter starting each hyphenated word joined to its next part, in lower
+ * case so tokenize reads the two as one word (as "eBay"): "E-mail Sender" and "e-mail-sender"
+ * are both `email sender`, as a query typed "email sender" is. Undefined when it has none. A name
+ * so read is its entry's second name term (./search-index.ts nameTerm), so its name typed in
+ * either spelling is the name.
+ */
+export function letterJoined(text: string): string | undefined {
+  let changed = false;
+  const out = text.replace(LETTER_PREFIX, (piece, letter: string, next: string) => {
+    // Not before a word prose drops too: "x-to-y" says no word "xto".
+    if (isDroppedTerm(fold(next))) return piece;
+    changed = true;
+    return letter.toLowerCase() + next;
+  });
+  return changed ? out : undefined;
+}
+
+/**
  * The one word a piece written together stands for, when prose loses a part of it ("e-mail":
  * `email`), or with `hyphenated` when it is a hyphenated word ("co-pilot": `copilot`; joinedTerms).
  */
