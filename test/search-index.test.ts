@@ -171,7 +171,12 @@ describe('text encoder', () => {
     assert.deepEqual(tokenize('co-pilot a2a-registry'), ['co', 'pilot', 'a2a', 'registry']);
   });
 
-  it('reads a letter written before a hyphen joined to its next part: "E-mail Sender" and "e-mail-sender" are `email sender`', () => {
+  it('joins a letter written before a hyphen to its next part: "e-mail-sender" is `email` too, "E-mail Sender" read `email sender`', () => {
+    // A longer word was filed only whole (`emailsender`): "email" found it as a typo of "mail".
+    assert.deepEqual(joinedTerms('e-mail-sender and E-Mail-Versand', MAX_JOINED_WORDS), ['emailsender', 'email', 'emailversand']);
+    assert.deepEqual(joinedTerms('e\u2011mail\u2011sender café', MAX_JOINED_WORDS), ['emailsender', 'email']);
+    // Not a letter before a stop word (no "xto"), nor one inside a word (vitamin-d-3).
+    assert.deepEqual(joinedTerms('x-to-y', MAX_JOINED_WORDS), ['xtoy']);
     // A name in either spelling, and as typed joined, is one reading (an entry's second name term).
     for (const text of ['E-mail Sender', 'e-mail-sender', 'E-MAIL sender']) assert.deepEqual(tokenize(letterJoined(text) ?? ''), ['email', 'sender'], text);
     assert.deepEqual(tokenize(letterJoined('X-Ray Scanner') ?? ''), ['xray', 'scanner']);

@@ -433,6 +433,8 @@ describe('matching', () => {
         assert.equal((await first(query, 'match'))?.name, name, `${query} (results per match)`);
       }
     }
+    // "E-Mail-Versand" is `emailversand` and `email` too: "email" as typed finds it (only as a typo of "mail" before).
+    assert.ok((await allHits({ query: '"email"' })).some((h) => h.name === 'E-Mail-Versand'), '"email" finds E-Mail-Versand');
     // A skill's exact name is its entry's best match.
     const hub = await first('tally ledger agent routing');
     assert.deepEqual([hub?.name, hub?.match.id], ['Numbat Tally Ledger Agent Hub', 'tally']);
