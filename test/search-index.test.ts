@@ -14,7 +14,7 @@ import { createSearchIndex, GROUP_LIMIT, type IndexPage, type SearchIndex } from
 import { MAX_JOINED_WORDS, parseQuery } from '../src/search/query.js';
 import type { PostingsIndex } from '../src/search/search-index.js';
 import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot } from '../src/search/snapshot-file.js';
-import { joinedReading, joinedTerms, tokenize, wordSpans } from '../src/search/text-encoder.js';
+import { joinedReading, joinedTerms, letterJoined, tokenize, wordSpans } from '../src/search/text-encoder.js';
 import { removeTempDir, tempDir } from './support/temp.js';
 
 const CORPUS = new URL('./fixtures/corpus/', import.meta.url);
@@ -169,6 +169,18 @@ describe('text encoder', () => {
     assert.equal(joinedReading('A co-pilot for e-mail', MAX_JOINED_WORDS), 'A co-pilot for email');
     // The parts stay words of their own: "pilot" and "registry" find them as before.
     assert.deepEqual(tokenize('co-pilot a2a-registry'), ['co', 'pilot', 'a2a', 'registry']);
+  });
+
+  it('joins a letter written before a hyphen to its next part: "e-mail-sender" is `email` too, "E-mail Sender" read `email sender`', () => {
+    // A longer word was filed only whole (`emailsender`): "email" found it as a typo of "mail".
+    assert.deepEqual(joinedTerms('e-mail-sender and E-Mail-Versand', MAX_JOINED_WORDS), ['emailsender', 'email', 'emailversand']);
+    assert.deepEqual(joinedTerms('e\u2011mail\u2011sender café', MAX_JOINED_WORDS), ['emailsender', 'email']);
+    // Not a letter before a stop word (no "xto"), nor one inside a word (vitamin-d-3).
+    assert.deepEqual(joinedTerms('x-to-y', MAX_JOINED_WORDS), ['xtoy']);
+    // A name in either spelling, and as typed joined, is one reading (an entry's second name term).
+    for (const text of ['E-mail Sender', 'e-mail-sender', 'E-MAIL sender']) assert.deepEqual(tokenize(letterJoined(text) ?? ''), ['email', 'sender'], text);
+    assert.deepEqual(tokenize(letterJoined('X-Ray Scanner') ?? ''), ['xray', 'scanner']);
+    for (const text of ['Email Sender', 'vitamin-d-3', 'x-to-y', 'Text-to-Speech']) assert.equal(letterJoined(text), undefined, text);
   });
 
   it('makes words of ideographs', () => {

@@ -143,6 +143,16 @@ describe('matching', () => {
     // Exact names, registered before entries that say their words more often (a tie goes to the newer entry).
     await op(writer, { register: { agentCard: card('Numbat', 'https://numbat.example.org/a2a', [skill('count', 'Counting', 'Counts animals in the woodlands.', ['wildlife'], ['How many?'])]) } });
     await op(writer, { register: { agentCard: card('Tally Ledger Agent', 'https://tally.example.org/a2a', [skill('book', 'Bookkeeping', 'Keeps the books.', ['accounting'], ['Close the month'])]) } });
+    // Names with a letter written before a hyphen, then an entry saying their words, joined, more often.
+    await op(writer, { register: { agentCard: card('E-mail Sender', 'https://es.example.net/a2a', [skill('outbox', 'Outbox', 'Sends messages.', ['outbox'], ['Send this'])]) } });
+    await op(writer, { register: { agentCard: card('E-Mail-Versand', 'https://ev.example.net/a2a', [skill('post', 'Post', 'Verschickt Nachrichten.', ['post'], ['Schick das'])]) } });
+    await op(writer, {
+      register: {
+        agentCard: card('Email Sender Versand Hub', 'https://eh.example.net/a2a', [
+          skill('route', 'Email sender versand routing', 'An email sender for every email versand: the email sender and email versand.', ['email', 'sender', 'versand'], ['email sender versand']),
+        ]),
+      },
+    });
     await op(writer, {
       register: {
         agentCard: card('Numbat Tally Ledger Agent Hub', 'https://hub.example.org/a2a', [
@@ -412,6 +422,19 @@ describe('matching', () => {
       assert.equal((await first(query))?.name, 'Numbat', query);
       assert.equal((await first(query, 'match'))?.name, 'Numbat', `${query} (results per match)`);
     }
+    // A letter joined by a hyphen, typed joined or not: "email sender" was no name, as the name's
+    // words are `mail sender` (the letter dropped), and the hub saying "email sender" ranked first.
+    for (const [name, queries] of [
+      ['E-mail Sender', ['email sender', 'Email Sender', 'e-mail sender', 'E-Mail sender', 'e-mail-sender']],
+      ['E-Mail-Versand', ['email versand', 'e-mail versand', 'E-Mail-Versand']],
+    ] as const) {
+      for (const query of queries) {
+        assert.equal((await first(query))?.name, name, query);
+        assert.equal((await first(query, 'match'))?.name, name, `${query} (results per match)`);
+      }
+    }
+    // "E-Mail-Versand" is `emailversand` and `email` too: "email" as typed finds it (only as a typo of "mail" before).
+    assert.ok((await allHits({ query: '"email"' })).some((h) => h.name === 'E-Mail-Versand'), '"email" finds E-Mail-Versand');
     // A skill's exact name is its entry's best match.
     const hub = await first('tally ledger agent routing');
     assert.deepEqual([hub?.name, hub?.match.id], ['Numbat Tally Ledger Agent Hub', 'tally']);

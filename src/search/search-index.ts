@@ -98,7 +98,7 @@ import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
 import { CapabilityLists } from './capability-lists.js';
-import { isCaseMadeTerm, isDroppedTerm, joinedReading, joinedTerms, tokenize } from './text-encoder.js';
+import { isCaseMadeTerm, isDroppedTerm, joinedReading, joinedTerms, letterJoined, tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
 
@@ -145,7 +145,9 @@ const LINEAR_UNIT_TERMS = 24;
  * not filed: a term per unit cost ~130 bytes an entry (6 units on average in bench/lib's
  * generated entries), which the heap at 1M entries (issue 22: at most 2 GiB) has no room for.
  * The same clause finds them through their words instead, kept for phrases with the number of
- * the name's (./phrases.ts PhraseWords.nameIs; phraseGroups `wholeName`).
+ * the name's (./phrases.ts PhraseWords.nameIs; phraseGroups `wholeName`). A name with a single
+ * letter before a hyphen ("E-mail Sender", `mail sender`) is filed read with the letter joined
+ * too (`email sender`: ./text-encoder.ts letterJoined), so both spellings typed name it.
  */
 const NAME_MARK = ' ';
 const nameTerm = (all: readonly string[]): string | undefined => {
@@ -240,7 +242,14 @@ class UnitTerms {
     const joined = this.addJoined(text, FIELD_NAME);
     if (!fileWhole) this.unitName = { words, joined };
     const whole = fileWhole ? nameTerm(words) : undefined;
-    if (whole !== undefined) this.note(whole, FIELD_NAME);
+    if (whole === undefined) return;
+    this.note(whole, FIELD_NAME);
+    // Read with its letters joined too ("E-mail Sender" as `email sender`: letterJoined), a term
+    // only for the few names that change so: "email sender" typed named no "E-mail Sender",
+    // whose words are `mail sender` ("e-mail sender" typed still is).
+    const lettered = letterJoined(clippedField(text));
+    const joinedWhole = lettered === undefined ? undefined : nameTerm(tokenize(lettered));
+    if (joinedWhole !== undefined && joinedWhole !== whole) this.note(joinedWhole, FIELD_NAME);
   }
   private addTerms(words: readonly string[], field: number): void {
     for (const t of words) this.note(t, field);

@@ -23,7 +23,7 @@ import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
 import { makeDirectories } from '../lib/make-directories.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
-export const SNAPSHOT_FORMAT = 27;
+export const SNAPSHOT_FORMAT = 28;
 /**
  * The formats this code loads: its own. 23 and 24 are rebuilt: their words for phrases do not
  * say how many of a unit's words are its name's (./phrases.ts), which a search for a skill's or
@@ -31,7 +31,9 @@ export const SNAPSHOT_FORMAT = 27;
  * released) has no filter of skill and tool names (./name-filter.ts). 26 is rebuilt: it lacks
  * the one word of each hyphenated word ("co-pilot": `copilot`, ./text-encoder.ts joinedTerms),
  * in the terms and the name filter, so "copilot" as typed ("copil") would find no "co-pilot"
- * until each entry changed.
+ * until each entry changed. 27 is rebuilt: it lacks an entry's second name term read with its
+ * letters joined ("E-mail Sender": `email sender`, ./text-encoder.ts letterJoined) and the letter
+ * joined to its next part of a longer hyphenated word ("e-mail-sender": `email`).
  */
 export const LOADABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT];
 const MAGIC = 'a2a-registry search index\n';

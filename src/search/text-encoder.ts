@@ -372,7 +372,7 @@ export function joinedTerms(text: string, maxWords: number, maxTerms = 16): stri
         short ||= isDroppedPart(text, part, i);
         part = -1;
       } else if (start >= 0) {
-        if (joined && (short || (hyphen && hyphenated) || isDroppedPart(text, part, i)) && addJoined(text.slice(start, i), maxWords, hyphenated, out) && out.length >= maxTerms) break;
+        if (joined && (short || (hyphen && hyphenated) || isDroppedPart(text, part, i)) && addJoined(text.slice(start, i), maxWords, hyphenated, out, maxTerms) && out.length >= maxTerms) break;
         start = part = -1;
       }
     }
@@ -381,7 +381,7 @@ export function joinedTerms(text: string, maxWords: number, maxTerms = 16): stri
   if (!JOINED_HINT.test(text)) return out;
   for (const m of text.matchAll(WRITTEN_TOGETHER)) {
     const piece = m[0];
-    if (JOINED_HINT.test(piece) && addJoined(piece, maxWords, hyphenated, out) && out.length >= maxTerms) break;
+    if (JOINED_HINT.test(piece) && addJoined(piece, maxWords, hyphenated, out, maxTerms) && out.length >= maxTerms) break;
   }
   return out;
 }
@@ -390,12 +390,45 @@ const isWordChar = (c: number): boolean => isUpper(c) || isLower(c) || isDigit(c
 /** Whether `text[start, end)` (letters and digits) may be a word prose drops: a single letter, a stop word. */
 const isDroppedPart = (text: string, start: number, end: number): boolean => end - start <= 6 && isDroppedTerm(text.slice(start, end).toLowerCase());
 
-/** joinedTerms of one piece written together, added to `out`; whether one was. */
-function addJoined(piece: string, maxWords: number, hyphenated: boolean, out: string[]): boolean {
+/**
+ * joinedTerms of one piece written together, added to `out`; whether one was. A piece of more
+ * words that starts with a letter (letterJoined: "e-mail-sender", "E-Mail-Versand") also files
+ * the letter with its next part (`email`): only the whole (`emailsender`) was filed, so "email"
+ * found the piece only as a typo of "mail".
+ */
+function addJoined(piece: string, maxWords: number, hyphenated: boolean, out: string[], maxTerms: number): boolean {
   const joined = joinedWord(piece, maxWords, hyphenated);
   if (joined === undefined || out.includes(joined)) return false;
   out.push(joined);
+  const prefixed = letterJoined(piece);
+  const word = prefixed === undefined ? undefined : tokenize(prefixed, { maxTerms: 1 })[0];
+  if (word !== undefined && out.length < maxTerms && !out.includes(word)) out.push(word);
   return true;
+}
+
+/**
+ * A single letter that starts a hyphenated word ("E-" of "E-mail", "e-" of "e-mail-sender", "X-"
+ * of "X-Ray"), its hyphens and its next part: prose drops the letter (`mail`), where people type
+ * it joined to that part.
+ */
+const LETTER_PREFIX = /(?<![\p{L}\p{N}\p{M}_\-\u2010\u2011])([A-Za-z])[-\u2010\u2011]+(\p{L}[\p{L}\p{N}\p{M}]*)/gu;
+
+/**
+ * `text` with the single letter starting each hyphenated word joined to its next part, in lower
+ * case so tokenize reads the two as one word (as "eBay"): "E-mail Sender" and "e-mail-sender"
+ * are both `email sender`, as a query typed "email sender" is. Undefined when it has none. A name
+ * so read is its entry's second name term (./search-index.ts nameTerm), so its name typed in
+ * either spelling is the name.
+ */
+export function letterJoined(text: string): string | undefined {
+  let changed = false;
+  const out = text.replace(LETTER_PREFIX, (piece, letter: string, next: string) => {
+    // Not before a word prose drops too: "x-to-y" says no word "xto".
+    if (isDroppedTerm(fold(next))) return piece;
+    changed = true;
+    return letter.toLowerCase() + next;
+  });
+  return changed ? out : undefined;
 }
 
 /**
