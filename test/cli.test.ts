@@ -1271,11 +1271,11 @@ describe('a2a-registry serve', () => {
       cli(['import', '-', '--database-url', 'mysql://registry@127.0.0.1/registry']),
     ]).finally(() => holder.close());
     assert.equal(r.code, 2);
-    assert.equal(r.stderr, 'a2a-registry: invalid configuration: --public-url (PUBLIC_URL) must be an absolute http(s) URL (got "ftp://registry")\n');
+    assert.equal(r.stderr, 'a2a-registry: invalid configuration: --public-url (PUBLIC_URL) must be an absolute http(s) URL (got "ftp://registry"); e.g. --public-url=https://registry.example.com\n');
     assert.equal(grpc.code, 2);
     assert.match(grpc.stderr, /^a2a-registry: invalid configuration: --public-grpc-url \(PUBLIC_GRPC_URL\) is set but GRPC_PORT is not/);
     // The environment's values are checked alike (in process: the same loadConfig serve runs).
-    assert.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), { message: 'invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace or silent (got "verbose")' });
+    assert.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), { message: 'invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace or silent (got "verbose"); e.g. LOG_LEVEL=info (the default)' });
     assert.equal(samePort.code, 2, samePort.stderr);
     assert.equal(
       samePort.stderr,

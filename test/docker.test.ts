@@ -247,13 +247,13 @@ describe('deployment configuration', () => {
     configError({ REGISTRY_MAX_BODY_BYTES: '0x10000' }, /REGISTRY_MAX_BODY_BYTES must be a whole number/);
     assert.equal(loadConfig({ ...base, PORT: ' 8081 ' }).port, 8081);
     assert.equal(loadConfig({ ...base, REGISTRY_MAX_JSON_DEPTH: '32' }).hardening.maxJsonDepth, 32);
-    configError({ REGISTRY_MAX_JSON_DEPTH: '8' }, /REGISTRY_MAX_JSON_DEPTH must be at least 16/);
+    configError({ REGISTRY_MAX_JSON_DEPTH: '8' }, /REGISTRY_MAX_JSON_DEPTH must be a whole number from 16 to 1000/);
   });
 
   test('cache lifetimes, retention hours and the search cache say what they take, not what zod expected', () => {
     for (const name of ['REGISTRY_CARD_MAX_AGE', 'REGISTRY_CATALOG_MAX_AGE']) {
       for (const value of ['-1', 'abc', '1.5', '100000']) {
-        configError({ [name]: value }, new RegExp(`^invalid configuration: ${name} must be a whole number of seconds from 0 to 86400 \\(one day\\) \\(got "${value.replace('.', '\\.')}"\\)$`));
+        configError({ [name]: value }, new RegExp(`^invalid configuration: ${name} must be a whole number of seconds from 0 to 86400 \\(one day\\) \\(got "${value.replace('.', '\\.')}"\\); e\\.g\\. ${name}=\\d+ \\(the default\\)$`));
       }
       assert.equal(loadConfig({ ...base, [name]: '0' })[name === 'REGISTRY_CARD_MAX_AGE' ? 'cardMaxAgeSeconds' : 'catalogMaxAgeSeconds'], 0);
     }

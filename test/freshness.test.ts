@@ -290,6 +290,28 @@ describe('register an MCP server with fetchTools', () => {
       ['/mcp-untyped', 'content-type', /answered without a Content-Type; an MCP server answers JSON-RPC/],
     ];
     origin.route('/mcp-untyped', (_req, res) => void res.writeHead(200).end('{"jsonrpc": "2.0"}'));
+    // A server that answers initialize but not tools/list as MCP does: the SDK's zod text ("tools:
+    // Invalid input: expected array, received string") became which part of the answer is wrong.
+    origin.route('/mcp-odd-list', (req, res) => {
+      let raw = '';
+      req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+      req.on('end', () => {
+        // The SDK's GET for a stream of its own (no body) is declined as MCP allows.
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        const message = JSON.parse(raw) as { id?: number; method: string };
+        if (message.id === undefined) return void res.writeHead(202).end();
+        const result =
+          message.method === 'initialize' ? { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'odd', version: '1' } } : { tools: 'read_file', nextCursor: 2 };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      });
+    });
+    const odd = errorOf(await op(alice, { register: { mcpServer: mcpServer('odd-list', `${origin.url}/mcp-odd-list`), fetchTools: true } }));
+    assert.equal(odd.code, 'FETCH_FAILED');
+    assert.match(
+      odd.message,
+      /did not answer tools\/list as an MCP server does, with \{"tools": \[\.\.\.\], "nextCursor"\?: "\.\.\."\}: "tools" must be a list of values; got the string "read_file"; "nextCursor" must be a string; got the number 2\.$/,
+    );
+    assert.equal(odd.details?.[0]?.rule, 'protocol');
     for (const [path, rule, message] of cases) {
       const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('not-mcp', `${origin.url}${path}`), fetchTools: true } }));
       assert.equal(error.code, 'FETCH_FAILED', path);

@@ -777,6 +777,8 @@ describe('MCP endpoint', () => {
       [notification, '1999-01-01', /^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: 2025-11-25, .*\)\. Send the version initialize negotiated/],
       [notification, '2025-06-18, 2025-03-26', /^Bad Request: MCP-Protocol-Version was sent more than once, with different versions \(2025-06-18, 2025-03-26\): send exactly one/],
       [[{ jsonrpc: '2.0', id: 5, method: 'ping' }], '1999-01-01', /^Bad Request: Unsupported protocol version: 1999-01-01 /],
+      // An empty header was "Unsupported protocol version:  (supported versions: …)", the value invisible.
+      [notification, '', /^Bad Request: Unsupported protocol version: an empty MCP-Protocol-Version header \(supported versions: 2025-11-25, /],
     ] as const) {
       const res = await post(body, version);
       assert.equal(res.status, 400, version);

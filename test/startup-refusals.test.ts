@@ -355,6 +355,29 @@ test('a setting that acts only beside another (or only without one) is a start-u
   assert.match(refusedConfig({ PUBLIC_GRPC_URL: 'grpc.example.com:443' }), /^invalid configuration: PUBLIC_GRPC_URL is set but GRPC_PORT is not/);
 });
 
+test('a refused setting of every kind names the variable, the value given (never a secret), what it takes and an example', () => {
+  const cases: [env: Record<string, string>, said: string][] = [
+    // A number with a range: "must be at least 1" told "ten" nothing, "must be a port number" no range.
+    [{ PORT: '70000' }, 'PORT must be a port number, a whole number from 0 to 65535 (got "70000"); e.g. PORT=8080 (the default)'],
+    [{ GRPC_PORT: 'x' }, 'GRPC_PORT must be a port number, a whole number from 0 to 65535 (got "x"); e.g. GRPC_PORT=50051'],
+    [{ REGISTRY_MAX_DOCUMENT_BYTES: 'ten' }, 'REGISTRY_MAX_DOCUMENT_BYTES must be a whole number from 1 to 1048576 (got "ten"); e.g. REGISTRY_MAX_DOCUMENT_BYTES=10240 (the default)'],
+    [{ REGISTRY_MAX_JSON_DEPTH: '8' }, 'REGISTRY_MAX_JSON_DEPTH must be a whole number from 16 to 1000 (got "8"); e.g. REGISTRY_MAX_JSON_DEPTH=100 (the default)'],
+    [{ REGISTRY_REFRESH_SECONDS: '-5' }, 'REGISTRY_REFRESH_SECONDS must be a whole number of seconds from 0 (turns refreshing off) to 2592000 (30 days) (got "-5"); e.g. REGISTRY_REFRESH_SECONDS=3600 (the default)'],
+    // A boolean, an enum, a URL, a list.
+    [{ REGISTRY_PUBLIC_READ: 'maybe' }, 'REGISTRY_PUBLIC_READ must be true or false (or 1/0, yes/no) (got "maybe"); e.g. REGISTRY_PUBLIC_READ=true (the default)'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace or silent (got "loud"); e.g. LOG_LEVEL=info (the default)'],
+    [{ PUBLIC_URL: 'ftp://registry.example.com' }, 'PUBLIC_URL must be an absolute http(s) URL (got "ftp://registry.example.com"); e.g. PUBLIC_URL=https://registry.example.com'],
+    [{ REGISTRY_CORS_ORIGINS: 'app.example.com' }, 'REGISTRY_CORS_ORIGINS "app.example.com" is not an origin (scheme://host[:port], no path) or * (got "app.example.com"); e.g. REGISTRY_CORS_ORIGINS=https://app.example.com,https://admin.example.com'],
+    // The password masked, the example without one.
+    [{ DATABASE_URL: 'mysql://registry:Hunter2pw@db/registry' }, 'DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for SQLite) (got "mysql://registry:***@db/registry"); e.g. DATABASE_URL=postgres://registry@db.example.com:5432/registry'],
+    // A secret: neither its value nor an example.
+    [{ REGISTRY_PAGE_TOKEN_SECRET: 'Hunter2pw' }, 'REGISTRY_PAGE_TOKEN_SECRET must be at least 16 characters'],
+    // zod's own words ("Too big: expected string to have <=1024 characters") and the value whole (1,100 characters) are gone.
+    [{ PUBLIC_GRPC_URL: `${'a'.repeat(1100)}:443` }, `PUBLIC_GRPC_URL must be at most 1024 characters: the gRPC address clients dial, host:port (e.g. registry.example.com:443) (got "${'a'.repeat(100)}…")`],
+  ];
+  for (const [env, said] of cases) assert.equal(refusedConfig(env), `invalid configuration: ${said}`);
+});
+
 test('a DATABASE_URL with whitespace around it is refused as the path settings are, and shown with it (masking the password had dropped it, showing a valid URL)', () => {
   for (const url of [' postgres://registry:secret@127.0.0.1:5432/registry', 'postgres://registry:secret@127.0.0.1:5432/registry\n']) {
     assert.equal(
@@ -362,7 +385,7 @@ test('a DATABASE_URL with whitespace around it is refused as the path settings a
       `invalid configuration: DATABASE_URL begins or ends with whitespace, which no URL holds (a quoting mistake?): remove it (got "${url.replace('secret', '***')}")`,
     );
   }
-  assert.match(refusedConfig({ DATABASE_URL: 'mysql://registry:secret@db/registry' }), /^invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL \(leave it unset for SQLite\) \(got "mysql:\/\/registry:\*\*\*@db\/registry"\)$/);
+  assert.match(refusedConfig({ DATABASE_URL: 'mysql://registry:secret@db/registry' }), /^invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL \(leave it unset for SQLite\) \(got "mysql:\/\/registry:\*\*\*@db\/registry"\); e\.g\. DATABASE_URL=postgres:\/\/registry@db\.example\.com:5432\/registry$/);
 });
 
 test('DATABASE_URL_FILE gives the database URL from a file (its first line), checked as DATABASE_URL is, its text never shown; not beside DATABASE_URL', () => {
@@ -386,7 +409,7 @@ test('DATABASE_URL_FILE gives the database URL from a file (its first line), che
 test('a password in a refused setting is never shown: a URL without "//" (its user name parses as a scheme), a wildcard PUBLIC_URL, a REGISTRY_TRUSTED_JKU', () => {
   // user:password@host parses as a URL of scheme "user", with no password to mask: it was shown whole.
   for (const DATABASE_URL of ['registry:Hunter2pw@db/registry', 'postgres:registry:Hunter2pw@db/registry']) {
-    assert.equal(refusedConfig({ DATABASE_URL }), 'invalid configuration: DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for SQLite)', DATABASE_URL);
+    assert.equal(refusedConfig({ DATABASE_URL }), 'invalid configuration: DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for SQLite); e.g. DATABASE_URL=postgres://registry@db.example.com:5432/registry', DATABASE_URL);
   }
   // The wildcard's refusal showed the URL as given, password and all: the password is refused first.
   const wildcard = refusedConfig({ PUBLIC_URL: 'http://user:Hunter2pw@0.0.0.0:8080' });

@@ -8,6 +8,8 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { AllowList, parseAddress, restrictedRange } from '../net/address-policy.js';
 import { parseDnsServers } from '../net/dns.js';
+import { clipped } from '../lib/clipped.js';
+import { issueMessage } from '../lib/issue-words.js';
 import { POSTGRES_URL_FORM, shownSettingValue, shownUrl, withoutPassword } from '../lib/url-password.js';
 import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 import { ConfigError } from './config-error.js';
@@ -248,30 +250,24 @@ const booleanString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false (or 1/0, yes/no)' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-/** A whole number of seconds up to `maxDays` days, 0 turning `what` off. */
-const secondsOrOff = (what: string, maxDays: number) =>
-  decimal(
-    z
-      .number({ message: `must be a whole number of seconds (0 turns ${what} off)` })
-      .int({ message: `must be a whole number of seconds (0 turns ${what} off)` })
-      .min(0, { message: 'must be 0 (off) or more' })
-      .max(maxDays * 86400, { message: `must be at most ${maxDays * 86400} (${maxDays} days)` }),
-  );
-
-const positiveInt = (max: number, min = 1) =>
-  decimal(
-    z
-      .number({ message: 'must be a whole number' })
-      .int({ message: 'must be a whole number' })
-      .min(min, { message: `must be at least ${min}` })
-      .max(max, { message: `must be at most ${max}` }),
-  );
-
 /** A number from `min` to `max`, fractions allowed; anything else is refused with `message`, which says what it takes. */
 const numberFrom = (min: number, max: number, message: string) => decimal(z.number({ message }).min(min, { message }).max(max, { message }));
 
 /** A whole number from `min` to `max`; anything else is refused with `message`, which says what it takes. */
 const wholeNumber = (min: number, max: number, message: string) => decimal(z.number({ message }).int({ message }).min(min, { message }).max(max, { message }));
+
+/** A whole number of seconds up to `maxDays` days, 0 turning `what` off. */
+const secondsOrOff = (what: string, maxDays: number) =>
+  wholeNumber(0, maxDays * 86400, `must be a whole number of seconds from 0 (turns ${what} off) to ${maxDays * 86400} (${maxDays} days)`);
+
+/**
+ * A whole number from `min` to `max`. One message for every way to miss it: "must be at least 1"
+ * told a value of "ten" nothing, and "must be a whole number" of 0 not what range it takes.
+ */
+const positiveInt = (max: number, min = 1) => wholeNumber(min, max, `must be a whole number from ${min} to ${max}`);
+
+/** A port to listen on: 0 (any free port) is for tests. */
+const portNumber = () => wholeNumber(0, 65535, 'must be a port number, a whole number from 0 to 65535');
 
 /** A cache lifetime: a whole number of seconds from 0 (revalidate every time) to one day. */
 const maxAgeSeconds = () => wholeNumber(0, 86400, 'must be a whole number of seconds from 0 to 86400 (one day)');
@@ -364,14 +360,14 @@ const databaseUrlSchema = z
   });
 
 const envSchema = z.object({
-  PORT: decimal(z.number({ message: 'must be a port number' }).int().min(0).max(65535)).default(8080),
+  PORT: portNumber().default(8080),
   HOST: z.string().min(1).refine(noWhitespaceAround, whitespaceAround('is no address to listen on')).default('127.0.0.1'),
   PUBLIC_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).optional(),
-  GRPC_PORT: decimal(z.number({ message: 'must be a port number' }).int({ message: 'must be a port number' }).min(0).max(65535)).optional(),
+  GRPC_PORT: portNumber().optional(),
   // What gRPC clients hand to their channel (the SDKs pass the card's URL as the channel target).
   PUBLIC_GRPC_URL: z
     .string()
-    .max(1024)
+    .max(1024, { message: 'must be at most 1024 characters: the gRPC address clients dial, host:port (e.g. registry.example.com:443)' })
     .regex(/^(dns:(\/\/[^/\s]*)?\/)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):\d{1,5}$/, {
       message: 'must be the gRPC address clients dial: host:port, [ipv6]:port or dns:///host:port (e.g. registry.example.com:443)',
     })
@@ -520,7 +516,7 @@ const envSchema = z.object({
   // Search relevance (issue 18).
   REGISTRY_SYNONYMS: pathSetting().optional(),
   REGISTRY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL of an OpenAI-compatible embeddings service' }).optional(),
-  REGISTRY_EMBEDDINGS_MODEL: z.string().min(1).max(200, { message: 'must be at most 200 characters: the name of a model the embeddings service serves, e.g. text-embedding-3-small' }).default('text-embedding-3-small'),
+  REGISTRY_EMBEDDINGS_MODEL: z.string().max(200, { message: 'must be at most 200 characters: the name of a model the embeddings service serves, e.g. text-embedding-3-small' }).default('text-embedding-3-small'),
   REGISTRY_EMBEDDINGS_KEY: z.string().min(1).optional(),
   REGISTRY_EMBEDDINGS_DIMENSIONS: positiveInt(16_384).optional(),
   // Search index snapshots (issue 22).
@@ -946,8 +942,9 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
     const value = String(cleaned[name] ?? '');
     // A URL's password (DATABASE_URL, user:pass@ or ?password=) is never shown either (shownSettingValue).
     const safe = shownSettingValue(value);
-    const shown = SECRET_VARIABLES.has(name) || safe === undefined ? '' : ` (got "${safe}")`;
-    throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
+    const shown = SECRET_VARIABLES.has(name) || safe === undefined ? '' : ` (got "${clipped(safe, MAX_SHOWN_CHARS)}")`;
+    const said = settingIssueMessage(issue, value);
+    throw new ConfigError(`invalid configuration: ${name} ${said}${shown}${settingExample(name as SettingName, said)}`);
   }
   const e: Pick<Env, K> = parsed.data;
   const read = new Set<SettingName>(names);
@@ -962,6 +959,55 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
     if (idle) warnings.push(`${name} is set but has no effect ${idle.why}: ${idle.fix ? `${idle.fix}, or unset ${name}` : `unset ${name}`}`);
   }
   return { e, warnings };
+}
+
+/** The most of a refused value an error repeats: enough to recognise it (a 1,100-character PUBLIC_GRPC_URL was shown whole). */
+const MAX_SHOWN_CHARS = 100;
+
+/**
+ * An issue of a setting as said after its name. Every setting's schema words its own ("must be a
+ * whole number from 1 to 100"); one that does not (a check added without a message) is said in the
+ * words of refused operation arguments rather than zod's ("Too big: expected string to have
+ * <=1024 characters"), without what was sent: the error shows the value itself, secrets masked.
+ */
+function settingIssueMessage(issue: z.core.$ZodIssue, value: string): string {
+  if (issue.code === 'custom' || !/^(Invalid|Too (big|small))\b/.test(issue.message)) return issue.message;
+  return issueMessage(issue, [], undefined, value)
+    .replace(/^The value /, '')
+    .replace(/; got [^;]*$/, '');
+}
+
+/**
+ * Settings without a default to show as an example, as an operator would set them; a secret has
+ * none (a token written in a message ends up in logs and tickets).
+ */
+const SETTING_EXAMPLES: Partial<Record<SettingName, string>> = {
+  PUBLIC_URL: 'https://registry.example.com',
+  // No password: an example is copied, and a password in it would be everyone's.
+  DATABASE_URL: 'postgres://registry@db.example.com:5432/registry',
+  GRPC_PORT: '50051',
+  REGISTRY_MAX_BODY_BYTES: '1048576',
+  REGISTRY_HEADERS_TIMEOUT_SECONDS: '10',
+  REGISTRY_CORS_ORIGINS: 'https://app.example.com,https://admin.example.com',
+  REGISTRY_MCP_ALLOWED_HOSTS: 'registry.example.com,registry.internal',
+  REGISTRY_EMBEDDINGS_URL: 'https://api.openai.com/v1',
+  REGISTRY_EMBEDDINGS_DIMENSIONS: '1536',
+  REGISTRY_HIDE_UNHEALTHY_SECONDS: '86400',
+  REGISTRY_TRUSTED_JKU: 'https://keys.example.com/.well-known/jwks.json',
+};
+
+/**
+ * "; e.g. PORT=8080 (the default)": a value the setting takes, written as it is set, unless the
+ * message gives one already or says what to remove. The default where there is one (it is what
+ * unsetting the variable gives), else an example of SETTING_EXAMPLES.
+ */
+function settingExample(name: SettingName, message: string): string {
+  if (SECRET_VARIABLES.has(name) || /\be\.g\.|\blike\b|\bremove\b|\bwrite it as\b/.test(message)) return '';
+  const schema: z.ZodType | undefined = envSchema.shape[name];
+  const fallback = schema instanceof z.ZodDefault ? (schema.def.defaultValue as unknown) : undefined;
+  if (['string', 'number', 'boolean'].includes(typeof fallback)) return `; e.g. ${name}=${String(fallback)} (the default)`;
+  const example = SETTING_EXAMPLES[name];
+  return example === undefined ? '' : `; e.g. ${name}=${example}`;
 }
 
 /** Where the entries are: the data directory (SQLite's file, and the registry's other files) and DATABASE_URL. */

@@ -12,6 +12,7 @@
  * registry that never lists an MCP server's tools should not start slower for it.
  */
 import { z } from 'zod';
+import { issueMessage } from '../lib/issue-words.js';
 import { FetchError, type FetchFunction } from '../net/index.js';
 
 /** A page of tools/list, loosely: the tools exactly as sent, the cursor if any. */
@@ -77,7 +78,7 @@ function transportFailure(error: unknown, url: URL, StreamableHTTPError: new (..
 }
 
 /**
- * An answer that is not MCP (a JSON-RPC result without what initialize or tools/list return): the
+ * An answer to initialize that is not MCP (a JSON-RPC result without what initialize returns): the
  * SDK's schema error, whose message is its issues as pretty-printed JSON, in a line.
  */
 function protocolFailure(error: unknown, url: URL): ToolListError | undefined {
@@ -88,6 +89,26 @@ function protocolFailure(error: unknown, url: URL): ToolListError | undefined {
     return `${at}: ${String(issue.message).slice(0, MAX_QUOTED_CHARS)}`;
   });
   return new ToolListError(`${url.href} did not answer as an MCP server (${said.join('; ')})`, 'protocol', { cause: error });
+}
+
+/**
+ * A page of tools/list, checked here rather than by the SDK: its error was zod's text ("tools:
+ * Invalid input: expected array, received string"), which names neither the request nor what an
+ * MCP server sends. Said instead in the words of every refused argument (lib/issue-words.ts),
+ * which part of the answer is wrong, what it takes and what came.
+ */
+function toolsPage(result: unknown, url: URL, page: number): z.infer<typeof ToolsPage> {
+  const checked = ToolsPage.safeParse(result);
+  if (checked.success) return checked.data;
+  const said = checked.error.issues.slice(0, 3).map((issue) => {
+    const key = issue.path[0];
+    const schema = key === undefined ? ToolsPage : ToolsPage.shape[String(key) as keyof typeof ToolsPage.shape];
+    const value = key === undefined || typeof result !== 'object' || result === null ? result : (result as Record<PropertyKey, unknown>)[key];
+    // The result itself is named as such ("The value" says nothing of where).
+    return issueMessage(issue, issue.path.map(String), schema, value).replace(/^The value\b/, 'The result').slice(0, MAX_QUOTED_CHARS);
+  });
+  const which = page === 1 ? 'tools/list' : `page ${page} of tools/list`;
+  throw new ToolListError(`${url.href} did not answer ${which} as an MCP server does, with {"tools": [...], "nextCursor"?: "..."}: ${said.join('; ')}`, 'protocol');
 }
 
 /** Connects, lists every page of tools, disconnects. Throws ToolListError, or what the transport threw (a FetchError). */
@@ -109,7 +130,7 @@ export async function listMcpTools(url: URL, options: ListToolsOptions): Promise
     let cursor: string | undefined;
     const maxPages = maxToolPages(options.maxBytes);
     for (let page = 1; ; page++) {
-      const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ToolsPage, requestOptions);
+      const result = toolsPage(await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, z.unknown(), requestOptions), url, page);
       for (const tool of result.tools) {
         bytes += Buffer.byteLength(JSON.stringify(tool) ?? 'null') + 1;
         if (bytes > options.maxBytes) {

@@ -170,7 +170,8 @@ export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
   const message =
     copies.size > 1
       ? `Bad Request: MCP-Protocol-Version was sent more than once, with different versions (${version.slice(0, 64)}): send exactly one, the version initialize negotiated (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}).`
-      : `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`;
+      : // An empty header was told as "Unsupported protocol version:  (…)", its value invisible.
+        `Bad Request: Unsupported protocol version: ${copies.size === 0 ? 'an empty MCP-Protocol-Version header' : version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`;
   refuse(req, res, { jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', message, id: isObject(body) && isUsableId(body.id) ? body.id : null });
 };
 

@@ -10,7 +10,7 @@ import { nestsDeeperThan } from '../lib/json-depth.js';
 import { codePointLength, codePointPrefix } from '../lib/code-points.js';
 import { isObject, quote } from '../lib/json.js';
 import { keysAt, schemaAt } from './schema-keys.js';
-import { issueMessage } from './issue-words.js';
+import { issueMessage } from '../lib/issue-words.js';
 import { compactJsonBytes } from '../validation/size.js';
 import { sizeAdvice, tooLargeFinding } from '../validation/verdict.js';
 import { RegistryError, badRequest } from '../contract/errors.js';

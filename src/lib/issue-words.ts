@@ -4,9 +4,11 @@
  * messages are a programmer's ("Invalid input: expected string, received undefined" for an `id`
  * left out, "expected int, received number" for a limit of 2.5): they say neither which field nor
  * what to give. These say what is wrong, of which field, and what it takes, from the schema there.
+ * In lib/ because the answers the registry checks are worded alike: an MCP server's tools/list
+ * (freshness/mcp-tools.ts) and the settings read at start-up (config/config.ts).
  */
 import { z } from 'zod';
-import { quote } from '../lib/json.js';
+import { quote } from './json.js';
 
 /**
  * What the issue at `path` (the tokens of the arguments' JSON Pointer, then the issue's own) says, given
