@@ -179,13 +179,45 @@ describe('watches across a restart (SQLite)', () => {
         assert.deepEqual([told, hub.size], [2, 0], 'both restored watches were told, and let go');
         await hub.claimNow();
         assert.equal(hub.size, 2, 'both watches run again, restored whole: their leases were released');
-        hub.onStart(() => Promise.reject(new Error('a follower added later that rejects')))();
-        await eventually(async () => hub.size === 0, 'the open watches let go');
+        // As they are let go, each watch's end listeners (what follows it until it ends: a stream,
+        // a webhook's wait) are all told, whatever the others do, and its `ended` resolves; a
+        // listener's failure, thrown or rejected, is reported with the watch's id. Before, a throw
+        // kept the listeners after it from being told and left `ended` unresolved (whatever awaited
+        // the end waited for ever), and a rejection was never handled.
+        const ids = [streamedId, pushed.id];
+        const open = ids.map((id) => hub.get(id)!);
+        const toldEnd: string[] = [];
+        const reported: string[] = [];
+        const endListenerFailed = hub.endListenerFailed;
+        hub.endListenerFailed = (w, err) => {
+          reported.push(`${w.id}: ${String(err)}`);
+          endListenerFailed.call(hub, w, err);
+        };
+        try {
+          for (const w of open) {
+            w.whenEnded(() => {
+              throw new Error('an end listener that throws');
+            });
+            w.whenEnded(() => Promise.reject(new Error('an end listener that rejects')));
+            w.whenEnded(() => void toldEnd.push(w.id));
+          }
+          let ended = false;
+          void Promise.all(open.map((w) => w.ended)).then(() => (ended = true));
+          hub.onStart(() => Promise.reject(new Error('a follower added later that rejects')))();
+          await eventually(async () => hub.size === 0, 'the open watches let go');
+          // A turn of the event loop: the failures are reported, and `ended` settled, by then.
+          await new Promise((resolve) => setImmediate(resolve));
+          assert.ok(ended, 'the watches let go have ended');
+          assert.deepEqual(toldEnd.sort(), [...ids].sort(), 'the listeners after those that failed were told');
+          const failures = open.flatMap((w) => [`${w.id}: Error: an end listener that throws`, `${w.id}: Error: an end listener that rejects`]);
+          assert.deepEqual(reported.sort(), failures.sort(), 'each failure reported with its watch');
+        } finally {
+          hub.endListenerFailed = endListenerFailed;
+        }
         // Any other failure once a restored watch is in the hub (here its resync: the index fails
         // as it lists the current matches) lets it go the same way. Before, its lease was released
         // with the watch left in the hub, half run and counted, for another replica to run too.
         const store = registry.store;
-        const ids = [streamedId, pushed.id];
         const positions = await Promise.all(ids.map(async (id) => (await store.watches.get(id))!.position));
         const service = registry.service;
         const matchPage = service.matchPage;

@@ -121,6 +121,9 @@ export type EndReader = (watch: Watch) => Promise<WatchEnd | undefined>;
 /** A watch's start refused because the registry is shutting down (retry: a restarted one, or another replica, takes it). */
 const shuttingDown = (): RegistryError => new RegistryError('STARTING_UP', 'The registry is shutting down; start the watch again in a few seconds.', undefined, 5);
 
+/** What follows one watch until it ends (Watch.whenEnded). */
+type EndListener = () => void | Promise<void>;
+
 /** What follows watches as they start or are restored (WatchHub.onStart). */
 type StartListener = (watch: Watch) => void | Promise<void>;
 
@@ -176,7 +179,7 @@ export class Watch {
   readonly #buffer: WatchEvent[] = [];
   readonly #listeners = new Set<(event: WatchEvent) => void>();
   /** Told once when the watch ends (see whenEnded). */
-  readonly #endListeners = new Set<() => void>();
+  readonly #endListeners = new Set<EndListener>();
   /** Clients streaming the watch's events from this process right now (see attachClient). */
   #clients = 0;
   #seq = 0;
@@ -325,9 +328,9 @@ export class Watch {
    * request, response and socket) was held until the watch ended, however long ago the stream
    * had closed.
    */
-  whenEnded(listener: () => void): () => void {
+  whenEnded(listener: EndListener): () => void {
     if (!this.isOpen) {
-      listener();
+      this.#tellEnded(listener);
       return () => undefined;
     }
     this.#endListeners.add(listener);
@@ -402,10 +405,24 @@ export class Watch {
     this.#end = end;
     clearTimeout(this.#timer);
     this.#listeners.clear();
-    this.hub.ended(this, this.#end);
-    for (const listener of this.#endListeners) listener();
-    this.#endListeners.clear();
-    this.#resolveEnd(this.#end);
+    // Every end listener is told, and `ended` resolves, whatever fails here. Before, a listener
+    // that threw kept those after it from being told and left `ended` unresolved, so whatever
+    // awaited the end (a request's stream, a webhook's wait) waited for ever; one that rejected
+    // was an unhandled rejection.
+    try {
+      this.hub.ended(this, end);
+    } finally {
+      const listeners = [...this.#endListeners];
+      this.#endListeners.clear();
+      for (const listener of listeners) this.#tellEnded(listener);
+      this.#resolveEnd(end);
+    }
+  }
+
+  /** Calls end listener `listener`; its failure, thrown or rejected, goes to the hub (which logs it), never to the caller. */
+  #tellEnded(listener: EndListener): void {
+    // The executor runs at once: listeners are called in order, synchronously, and a throw rejects.
+    new Promise<void>((resolve) => resolve(listener())).catch((err: unknown) => this.hub.endListenerFailed(this, err));
   }
 
   /** Its hub runs it now (WatchHub.start): an end that came while it was being started is told. */
@@ -525,6 +542,8 @@ interface WatchKeeper {
   /** Its time is up, unless it was renewed on another replica (storage says). */
   expiring(watch: Watch): Promise<void>;
   ended(watch: Watch, end: WatchEnd): void;
+  /** A listener of the watch's end (Watch.whenEnded) failed: a bug, logged; the others are told anyway. */
+  endListenerFailed(watch: Watch, err: unknown): void;
 }
 
 export interface WatchStart {
@@ -708,12 +727,8 @@ export class WatchHub implements WatchKeeper {
     // removed; or closed by a shutdown, a handover, a lost lease), that end decided its row: a
     // release here made a row being removed claimable again.
     const runsHere = this.#watches.get(watch.id) === watch;
-    try {
-      watch.end('closed', 'The watch could not be followed here; it is restored again.');
-    } catch (err) {
-      // Out of the hub already (it is told first): only what follows its end failed.
-      this.log?.error({ err, watch: watch.id }, 'a follower failed as a watch let go ended');
-    }
+    // (Its end listeners' failures are logged as they end it: see Watch.endAs.)
+    watch.end('closed', 'The watch stopped here after an internal failure; it is restored again.');
     if (!runsHere) return;
     await this.storage.watches.release(this.#holder, watch.id).catch((err: unknown) => {
       this.log?.warn({ err, watch: watch.id }, 'a watch let go could not be released; its lease is released at the next renewal');
@@ -1022,6 +1037,10 @@ export class WatchHub implements WatchKeeper {
         this.log?.error({ err, watch: watch.id }, 'a listener failed on a watch that ended');
       }
     }
+  }
+
+  endListenerFailed(watch: Watch, err: unknown): void {
+    this.log?.error({ err, watch: watch.id }, 'a listener failed as a watch ended; the others were told');
   }
 
   // ---- internals ----
