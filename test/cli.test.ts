@@ -1737,11 +1737,15 @@ describe('backup', () => {
       const exists = await cli(['restore', file], { env });
       assert.equal(exists.code, 2);
       assert.match(exists.stderr, /registry\.db exists: pass --force to replace it/);
+      // A record of damage found in the database (storage/sqlite/damage-record.ts) goes aside with it.
+      const damageRecord = path.join(registry.dataDir, 'registry.db.damaged');
+      fs.writeFileSync(damageRecord, '{}\n');
       const restore = await cli(['restore', file, '--force', '--json'], { env });
       assert.equal(restore.code, 0, restore.stderr);
       const done = parse(restore);
       assert.equal(done.entries, summary.entries);
       assert.ok(fs.existsSync(done.replaced), 'the replaced database is kept');
+      assert.ok(!fs.existsSync(damageRecord) && fs.existsSync(`${done.replaced}.damaged`), 'the damage record went aside with the database it describes');
       assert.equal(fs.statSync(path.join(registry.dataDir, 'registry.db')).mode & 0o777, 0o600);
       restored = await startTestRegistry({ REGISTRY_DATA_DIR: registry.dataDir });
       // Every page: the copy may hold more entries than one page (registrations went on during it).

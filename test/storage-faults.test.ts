@@ -516,6 +516,8 @@ describe('SQLite storage faults', () => {
     assert.equal(await metricValue(first.registry.url, 'registry_storage_writable', ''), 0);
     await first.registry.close();
     running.splice(0);
+    const record = `${file}.damaged`;
+    assert.match(JSON.parse(fs.readFileSync(record, 'utf8')).message, /^the database file is damaged \(SQLite's quick_check found/, 'the damage is recorded beside the file');
 
     const said: string[] = [];
     const output = { out: () => undefined, err: (text: string) => void said.push(text), color: false };
@@ -555,6 +557,8 @@ describe('SQLite storage faults', () => {
     assert.match(said.join(''), new RegExp(`^a2a-registry: nothing was imported: the database file ${quoted(file)} is damaged: SQLite's quick_check found \\d+ problems?: .+\\. Nothing was written into it\\. ${remedy}`));
     assert.equal(digestOf(file), before, 'nothing was written into the file');
 
+    // Its record removed by hand (the file is still damaged): this start knows nothing of it until a read lands on it.
+    fs.rmSync(record);
     const second = await start({ REGISTRY_SQLITE_CHECK_HOURS: '0' });
     assert.equal((await readiness(second.registry)).status, 200, 'nothing read the damaged page yet');
     // Listed page by page until a page lands on it.
@@ -583,6 +587,17 @@ describe('SQLite storage faults', () => {
     assert.ok(second.lines.some((l) => /is damaged: closed without checkpointing its write-ahead log into it/.test(l.msg)), 'the shutdown says it kept the log');
     assert.ok(fs.existsSync(`${file}-wal`), 'the log is left beside the file');
 
+    // Restarted on the file unrepaired: damaged from its first second (the record the last run left), and the kept log is not folded into the file (its close checkpointed it; the store's own case, a log holding a write, below).
+    const [keptFile, keptLog] = [digestOf(file), digestOf(`${file}-wal`)];
+    const third = await start({ REGISTRY_SQLITE_CHECK_HOURS: '0' });
+    assert.match((await readiness(third.registry)).reason ?? 'ready', /^storage is unavailable: the database file is damaged \(SQLite found a corrupt page: SQLITE_CORRUPT/);
+    assertRefused(await registerBoth(third.registry, 'Damaged Restarted'), /the database file is damaged/);
+    await third.registry.close();
+    running.splice(0);
+    assert.ok(third.lines.some((l) => l.level === 50 && new RegExp(`^the database file ${quoted(file)} was found damaged at .+ \\(${quoted(record)} says: `).test(l.msg)), 'the start says why');
+    assert.equal(digestOf(file), keptFile, 'nothing was checkpointed into the damaged file');
+    assert.equal(digestOf(`${file}-wal`), keptLog, 'its log is kept as it was');
+
     // A write acknowledged (its pages in the WAL), then a read that lands on the damaged page: the store knows it damaged, and the write is in its log alone.
     damagePage(spareFile, 'entries');
     const notices: string[] = [];
@@ -603,6 +618,18 @@ describe('SQLite storage faults', () => {
     const reader = new Database(spareFile, { readonly: true, fileMustExist: true });
     assert.deepEqual(reader.prepare("SELECT owner FROM entries WHERE kind = 'agent' AND identity_url = ?").get('https://after-damage.example.org/a2a'), { owner: 'alice' });
     reader.close();
+    // Opened again unrepaired (as a restart opens it): damaged from the open, a write refused, and the log holding the acknowledged write not folded into the file (its first background checkpoint ran 250 ms after the open, its close checkpointed).
+    const [spareKept, spareLog] = [digestOf(spareFile), digestOf(`${spareFile}-wal`)];
+    const reopened = new SqliteStore({ file: spareFile });
+    running.push(reopened);
+    await reopened.open();
+    assert.equal(reopened.fault?.lasting, true, 'damaged from the open');
+    await assert.rejects(reopened.upsert(entryWrite('agent', 'https://after-restart.example.org/a2a', '1', 'After Restart'), actor('alice')), /^StorageUnavailableError: Storage is unavailable: the database file is damaged \(SQLite found a corrupt page: SQLITE_CORRUPT/);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await reopened.close();
+    running.splice(0);
+    assert.equal(digestOf(spareFile), spareKept, 'nothing was checkpointed into the damaged file on a restart');
+    assert.equal(digestOf(`${spareFile}-wal`), spareLog, 'its log, with the acknowledged write, is kept as it was');
   });
 
   test('an emptied (0-byte) database file where a registry had data: the registry does not start, names the file, what is wrong and what to do, and leaves the saved index; a new data directory with an empty or no file starts', async (t) => {

@@ -61,6 +61,15 @@ export class RefreshLoop {
    * interval waited that out. With probing, agents never checked are scheduled first.
    */
   async start(): Promise<void> {
+    // A database file known damaged from the start (a lasting fault, recorded by the run that
+    // found it) takes no writes, and the registry serves what it can read all the same: the ticks
+    // run, and say what storage answers, as under any storage fault.
+    if (!this.store.fault?.lasting) await this.scheduleByInterval();
+    this.schedule(0);
+  }
+
+  /** Entries' next checks put within the interval in force (and never-checked agents first, when probing). */
+  private async scheduleByInterval(): Promise<void> {
     const now = Date.now();
     const moved = await this.store.scheduleRefreshes(new Date(now).toISOString(), new Date(now + this.options.intervalMs).toISOString());
     if (moved > 0) this.log.info({ entries: moved }, 'refreshes scheduled by REGISTRY_REFRESH_SECONDS');
@@ -68,7 +77,6 @@ export class RefreshLoop {
       const scheduled = await this.store.scheduleProbes(new Date().toISOString());
       if (scheduled > 0) this.log.info({ agents: scheduled }, 'probes scheduled for agents registered inline');
     }
-    this.schedule(0);
   }
 
   /** Checks every entry due now; resolves with how many were checked. Used by each tick (and by tests). */

@@ -29,6 +29,7 @@ import { DatabaseInUseError, importLockFile, lockForThisProcess, lockOutImports 
 import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
 import { roleInDatabase } from './database-companions.js';
+import { DAMAGE_RECORD_SUFFIX } from './damage-record.js';
 import { BackupError, syncPath, whyNotABackup, type CopyFacts } from './backup-steps.js';
 import type { BackupJob, BackupJobReply } from './backup-worker.js';
 
@@ -213,13 +214,13 @@ export async function restoreSqlite(backup: string, database: string, options: C
     await inWorker({ kind: 'restore', backup, tmp, ...(replaced ? { current: database } : {}) }, options.signal, tmp);
     // From here to the return, nothing waits: the database is never left moved aside without its replacement.
     if (replaced) {
-      // The database with its WAL (committed writes a checkpoint has not copied in yet) and its shared memory.
-      for (const suffix of ['', '-wal', '-shm']) {
+      // The database with its WAL (committed writes a checkpoint has not copied in yet), its shared memory and the record of its damage (./damage-record.ts).
+      for (const suffix of ['', '-wal', '-shm', DAMAGE_RECORD_SUFFIX]) {
         if (fs.existsSync(`${database}${suffix}`)) fs.renameSync(`${database}${suffix}`, `${replaced}${suffix}`);
       }
     }
-    // A -wal or -shm without their database (left by hand, or a crash) must not meet the restored one.
-    for (const suffix of ['-wal', '-shm']) fs.rmSync(`${database}${suffix}`, { force: true });
+    // A -wal or -shm without their database (left by hand, or a crash) must not meet the restored one, nor a damage record.
+    for (const suffix of ['-wal', '-shm', DAMAGE_RECORD_SUFFIX]) fs.rmSync(`${database}${suffix}`, { force: true });
     fs.renameSync(tmp, database);
     syncPath(path.dirname(database), 'r');
     return { file: database, ...facts, ...(replaced ? { replaced } : {}), ...(leftovers.length > 0 ? { removedLeftovers: leftovers } : {}) };

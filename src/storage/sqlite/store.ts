@@ -88,6 +88,7 @@ import { OwnChanges } from '../own-changes.js';
 import { BackgroundCheckpointer, type CheckpointFailure } from './checkpointer.js';
 import { damageRemedy, describeDamage, problemCount, type IntegrityCheckKind, type IntegrityReport } from './integrity.js';
 import { checkIntegrityInChild, type RunningIntegrityCheck } from './integrity-process.js';
+import { damageRecordFile, readDamageRecord, recordDamage, removeDamageRecord } from './damage-record.js';
 import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
 import { prepare } from './statements.js';
 import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
@@ -285,6 +286,8 @@ export class SqliteStore implements RegistryStore {
       }
     }
     try {
+      // Before the connection: a file an earlier run found damaged gets no checkpoint from this one.
+      this.#recallDamage();
       this.#db = this.#connect();
     } catch (error) {
       this.#releaseProcessLock();
@@ -293,6 +296,8 @@ export class SqliteStore implements RegistryStore {
     this.#tellIfReadableByOthers();
     this.#identity = identityOf(this.#file);
     this.#walIdentity = identityOf(`${this.#file}-wal`);
+    // Known damaged: no background checkpoint, ever (the log kept beside the file stays as it is).
+    if (this.#damage) return;
     this.#checkpointer = new BackgroundCheckpointer(this.#file, this.#busyTimeoutMs, (failure) => this.#checkpointFailed(failure));
     // What the last run's closing checkpoint could not fold in (a full disk) is tried now, so a
     // start on a disk that cannot take it says so before any write does.
@@ -469,6 +474,46 @@ export class SqliteStore implements RegistryStore {
     );
   }
 
+  /**
+   * Damage an earlier run found in the file, from its record (./damage-record.ts): the store is
+   * damaged from the start, as it was when that run stopped (writes refused, nothing checkpointed,
+   * the log kept at close), said in the log. A record of another file (replaced since: the
+   * operator's repair) is removed, and that said too.
+   */
+  #recallDamage(): void {
+    const recalled = readDamageRecord(this.#file);
+    const record = damageRecordFile(this.#file);
+    if (recalled.state === 'stale') {
+      removeDamageRecord(this.#file);
+      this.#notice(`removed ${record}, which no longer describes ${this.#file}: ${recalled.why}`, { file: this.#file, record });
+      return;
+    }
+    if (recalled.state !== 'damaged') return;
+    const { foundAt, code, message } = recalled.record;
+    this.#damage = { reason: 'corrupt', code, message, since: foundAt, lasting: true };
+    this.#notice(
+      `the database file ${this.#file} was found damaged at ${foundAt} (${record} says: ${message}); nothing is written into it and its write-ahead log is not checkpointed into it. ` +
+        `${damageRemedy(this.#file)}. The restore moves ${record} aside with the file`,
+      { file: this.#file, record, foundAt, code },
+    );
+  }
+
+  /**
+   * Damage just found is written down beside the file (./damage-record.ts), so a registry
+   * restarted on it knows at once, before its first checkpoint. Failing that, said: a restart
+   * would know only at its integrity check, and may checkpoint the kept log into the file first.
+   */
+  #rememberDamage(damage: StorageFault): void {
+    try {
+      recordDamage(this.#file, { foundAt: damage.since, code: damage.code, message: damage.message });
+    } catch (error) {
+      this.#notice(
+        `the damage could not be recorded in ${damageRecordFile(this.#file)} (${(error as Error).message}): a registry restarted on ${this.#file} before it is repaired knows it damaged only once its integrity check finds it, and may checkpoint the write-ahead log into it before that`,
+        { file: this.#file },
+      );
+    }
+  }
+
   /** Names what a driver error means for storage; refines I/O errors from the file system's state. */
   #classify(error: unknown): StorageFault | undefined {
     const fault = sqliteFault(error);
@@ -518,6 +563,7 @@ export class SqliteStore implements RegistryStore {
       lasting: true,
     };
     this.#stopCheckpoints();
+    this.#rememberDamage(this.#damage);
     this.#notice(`SQLite reported the database file ${this.#file} damaged while the registry used it (${code}: ${message}); nothing more is written into it. ${damageRemedy(this.#file)}`, {
       file: this.#file,
       code,
@@ -557,15 +603,18 @@ export class SqliteStore implements RegistryStore {
 
   #damageFound(report: IntegrityReport): void {
     const problems = problemCount(report);
-    if (!this.#damage) this.#stopCheckpoints();
-    this.#damage ??= {
-      ...storageFault(
-        'corrupt',
-        'INTEGRITY_CHECK',
-        `the database file is damaged (SQLite's ${report.check} found ${problems}, the first: ${report.problems[0]}): the operator must repair it (see the log) and restart the registry`,
-      ),
-      lasting: true,
-    };
+    if (!this.#damage) {
+      this.#stopCheckpoints();
+      this.#damage = {
+        ...storageFault(
+          'corrupt',
+          'INTEGRITY_CHECK',
+          `the database file is damaged (SQLite's ${report.check} found ${problems}, the first: ${report.problems[0]}): the operator must repair it (see the log) and restart the registry`,
+        ),
+        lasting: true,
+      };
+      this.#rememberDamage(this.#damage);
+    }
     this.#notice(
       `${describeDamage(report)}. Nothing more is written into it. ${damageRemedy(this.#file)}`,
       { file: this.#file, check: report.check, problems: report.problems, seconds: report.seconds },
