@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { issueMessage } from '../lib/issue-words.js';
+import { schemaAt, valueAt } from '../lib/zod-paths.js';
 import { FetchError, type FetchFunction } from '../net/index.js';
 
 /** A page of tools/list, loosely: the tools exactly as sent, the cursor if any. */
@@ -100,13 +101,10 @@ function protocolFailure(error: unknown, url: URL): ToolListError | undefined {
 function toolsPage(result: unknown, url: URL, page: number): z.infer<typeof ToolsPage> {
   const checked = ToolsPage.safeParse(result);
   if (checked.success) return checked.data;
-  const said = checked.error.issues.slice(0, 3).map((issue) => {
-    const key = issue.path[0];
-    const schema = key === undefined ? ToolsPage : ToolsPage.shape[String(key) as keyof typeof ToolsPage.shape];
-    const value = key === undefined || typeof result !== 'object' || result === null ? result : (result as Record<PropertyKey, unknown>)[key];
-    // The result itself is named as such ("The value" says nothing of where).
-    return issueMessage(issue, issue.path.map(String), schema, value).replace(/^The value\b/, 'The result').slice(0, MAX_QUOTED_CHARS);
-  });
+  // The result itself is named as such ("The value" says nothing of where).
+  const said = checked.error.issues
+    .slice(0, 3)
+    .map((issue) => issueMessage(issue, issue.path.map(String), schemaAt(ToolsPage, issue.path), valueAt(result, issue.path)).replace(/^The value\b/, 'The result').slice(0, MAX_QUOTED_CHARS));
   const which = page === 1 ? 'tools/list' : `page ${page} of tools/list`;
   throw new ToolListError(`${url.href} did not answer ${which} as an MCP server does, with {"tools": [...], "nextCursor"?: "..."}: ${said.join('; ')}`, 'protocol');
 }

@@ -12,7 +12,7 @@ import { quote } from './json.js';
 
 /**
  * What the issue at `path` (the tokens of the arguments' JSON Pointer, then the issue's own) says, given
- * the schema there (`schema`, out of its optional wrapper: schema-keys.ts schemaAt) and the value
+ * the schema there (`schema`, out of its optional wrapper: zod-paths.ts schemaAt) and the value
  * sent there (`value`, undefined when none was). Unknown keys are left to the caller, which names
  * the keys accepted.
  */

@@ -9,7 +9,8 @@ import type { Finding } from '../contract/types.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
 import { codePointLength, codePointPrefix } from '../lib/code-points.js';
 import { isObject, quote } from '../lib/json.js';
-import { keysAt, schemaAt } from './schema-keys.js';
+import { keysAt } from './schema-keys.js';
+import { schemaAt, valueAt } from '../lib/zod-paths.js';
 import { issueMessage } from '../lib/issue-words.js';
 import { compactJsonBytes } from '../validation/size.js';
 import { sizeAdvice, tooLargeFinding } from '../validation/verdict.js';
@@ -112,17 +113,6 @@ function withoutSafeIntegerRange(issues: readonly z.core.$ZodIssue[]): readonly 
 function ownFinding(schema: z.ZodType, issue: z.core.$ZodIssue): Omit<Finding, 'path'> | undefined {
   const at = schemaAt(schema, issue.path);
   return at && issueFindings.get(at)?.finding(issue);
-}
-
-/** The value at a Zod issue's path in what was parsed (undefined where it leads nowhere). */
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let at = input;
-  for (const key of path) {
-    if (Array.isArray(at) && typeof key === 'number') at = at[key];
-    else if (isObject(at) && typeof key === 'string' && Object.hasOwn(at, key)) at = at[key];
-    else return undefined;
-  }
-  return at;
 }
 
 /**
