@@ -18,6 +18,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
+import { cardAnchors } from '../web/src/card-anchor.js';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../src/http/security.js';
 import { notBuiltPage } from '../src/web/page-shell.js';
 import { browserUnavailable, screenshot, type TestBrowser, type WatchedPage } from './support/browser.js';
@@ -1589,7 +1590,7 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
-  test('an entry with 150 tools shows its first 10 at phone width, the others behind a button; a link to a tool, or a search that matched it, shows it; its hit counts the matches it does not list in words', async () => {
+  test('an entry with 150 tools shows its first 10 at phone width, the others behind a button; a link to a tool, or a search that matched it, shows it; its hit counts the matches it does not list in words; each card has an id of its own', async () => {
     // Each tool as small as the registry's document limit (10 KB) makes 150 of them: a name and an
     // empty schema. "barometer" in one of them, past the first 10.
     const tools = Array.from({ length: 150 }, (_, i) => ({
@@ -1603,6 +1604,12 @@ describe('web page', { skip: unavailable }, () => {
     const signals: WireJson = v1Card('Signal Agent', 'https://signal.example.org/a2a');
     signals.skills = Array.from({ length: 13 }, (_, i) => ({ id: `signal-${i}`, name: `Signal ${i}`, description: i >= 10 ? 'Signals with a lantern.' : 'Signals with flags.', tags: ['signals'] }));
     resultOf(await op(bob, { register: { agentCard: signals } }));
+    // Cards whose key cannot name them alone: a duplicate tool name or skill id (a warning, not refused).
+    const twice = (name: string) => ({ name, description: `Reads the ${name} twice.`, inputSchema: { type: 'object' } });
+    const twinServer = resultOf(await op(bob, { register: { mcpServer: mcpServer('twin-tools', 'https://mcp.example.org/twins/mcp'), toolspec: { tools: [twice('echo'), twice('mirror'), twice('echo')] } } })).id;
+    const twins: WireJson = v1Card('Twin Agent', 'https://twins.example.org/a2a');
+    twins.skills = [1, 2].map((i) => ({ id: 'echo', name: `Echo ${i}`, description: 'Echoes.', tags: ['echo'] }));
+    const twinAgent = resultOf(await op(bob, { register: { agentCard: twins } })).id;
     await withPage(async (page) => {
       await page.setViewportSize({ width: 390, height: 844 });
       const cards = page.locator('section[aria-labelledby=tools-h] .cards > li');
@@ -1657,6 +1664,23 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#skill-signal-12').waitFor();
       assert.equal(await skills.count(), 13);
       assert.equal(await page.locator('.folded-cards').count(), 0);
+      // Every card has an id of its own (a link's target, a label's): one whose key an earlier card
+      // has, or that has none, gets its place in the list, "tools-3".
+      const duplicateIds = () => {
+        const seen = new Set<string>();
+        return [...document.querySelectorAll('[id]')].map((el) => el.id).filter((id) => seen.has(id) || !seen.add(id));
+      };
+      await page.goto(`${registry.url}/entries/${twinServer}#tools-3`);
+      await page.locator('#tools-3').waitFor();
+      assert.deepEqual(await cards.evaluateAll((li) => li.map((el) => el.id)), ['tool-echo', 'tool-mirror', 'tools-3']);
+      assert.deepEqual(await page.evaluate(duplicateIds), []);
+      await page.goto(`${registry.url}/entries/${twinAgent}`);
+      await page.locator('#skills-2').waitFor();
+      assert.deepEqual(await skills.evaluateAll((li) => li.map((el) => el.id)), ['skill-echo', 'skills-2']);
+      assert.deepEqual(await page.evaluate(duplicateIds), []);
+      // A tool with no name: the registry refuses one, but the page reads every document as
+      // untrusted (stored before the rule); all of them had the id "tool-unnamed".
+      assert.deepEqual(cardAnchors('tool', ['read', undefined, 'read', undefined, 'tools-2']), ['tool-read', 'tools-2', 'tools-3', 'tools-4', 'tool-tools-2']);
     });
   });
 });
