@@ -1590,7 +1590,7 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
-  test('an entry with 150 tools shows its first 10 at phone width, the others behind a button; a link to a tool, or a search that matched it, shows it; its hit counts the matches it does not list in words; each card has an id of its own', async () => {
+  test('an entry with 150 tools shows its first 10 at phone width, the others behind a button; a link to a tool, or a search that matched it, shows it; its hit counts the matches it does not list in words; skills fold alike; each card has an id of its own', async () => {
     // Each tool as small as the registry's document limit (10 KB) makes 150 of them: a name and an
     // empty schema. "barometer" in one of them, past the first 10.
     const tools = Array.from({ length: 150 }, (_, i) => ({
@@ -1603,7 +1603,7 @@ describe('web page', { skip: unavailable }, () => {
     // An agent with 13 skills, its last 3 the ones a search for "lantern" matches.
     const signals: WireJson = v1Card('Signal Agent', 'https://signal.example.org/a2a');
     signals.skills = Array.from({ length: 13 }, (_, i) => ({ id: `signal-${i}`, name: `Signal ${i}`, description: i >= 10 ? 'Signals with a lantern.' : 'Signals with flags.', tags: ['signals'] }));
-    resultOf(await op(bob, { register: { agentCard: signals } }));
+    const signalId = resultOf(await op(bob, { register: { agentCard: signals } })).id;
     // Cards whose key cannot name them alone: a duplicate tool name or skill id (a warning, not refused).
     const twice = (name: string) => ({ name, description: `Reads the ${name} twice.`, inputSchema: { type: 'object' } });
     const twinServer = resultOf(await op(bob, { register: { mcpServer: mcpServer('twin-tools', 'https://mcp.example.org/twins/mcp'), toolspec: { tools: [twice('echo'), twice('mirror'), twice('echo')] } } })).id;
@@ -1664,6 +1664,17 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#skill-signal-12').waitFor();
       assert.equal(await skills.count(), 13);
       assert.equal(await page.locator('.folded-cards').count(), 0);
+      // Opened by a plain link, no search: the skills fold as the tools do, and their button shows
+      // the rest and moves the focus to the first it revealed.
+      await page.goto(`${registry.url}/entries/${signalId}`);
+      await page.locator('#skill-signal-9').waitFor();
+      assert.equal(await skills.count(), 10);
+      assert.equal(await note.innerText(), 'Showing the first 10 of 13 skills.');
+      await page.getByRole('button', { name: 'Show all 13 skills', exact: true }).click();
+      await page.locator('#skill-signal-12').waitFor();
+      assert.equal(await skills.count(), 13);
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'skill-signal-10');
+
       // Every card has an id of its own (a link's target, a label's): one whose key an earlier card
       // has, or that has none, gets its place in the list, "tools-3".
       const duplicateIds = () => {
