@@ -976,7 +976,7 @@ describe('web page', { skip: unavailable }, () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/?q=invoice`);
       await page.getByRole('link', { name: 'Invoice Agent' }).click();
-      await page.waitForURL(new RegExp(`/entries/${ids.invoice}$`));
+      await page.waitForURL((url) => url.pathname === `/entries/${ids.invoice}`);
       const h1 = page.locator('h1');
       await h1.filter({ hasText: 'Invoice Agent' }).waitFor();
       assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1', 'focus moves to the new page');
@@ -1382,11 +1382,11 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/?tags=rtl-probe,payments`);
       await expectHits(page, ['Ledger Agent', 'وكيل الفواتير']);
       const arabic = page.locator('.hit', { hasText: 'وكيل' });
-      assert.deepEqual(await layout(page, `.hit:has(a[href$="${id}"]) :is(h2, .hit-description)`), [
+      assert.deepEqual(await layout(page, `.hit:has(a[href*="${id}"]) :is(h2, .hit-description)`), [
         { direction: 'rtl', right: true },
         { direction: 'rtl', right: true },
       ]);
-      assert.deepEqual(await layout(page, '.hit:has(a[href$="' + ids.ledger + '"]) .hit-description'), [{ direction: 'ltr', right: false }]);
+      assert.deepEqual(await layout(page, '.hit:has(a[href*="' + ids.ledger + '"]) .hit-description'), [{ direction: 'ltr', right: false }]);
       await page.locator('#q').fill('الفاتورة');
       await arabic.locator('.hit-match').waitFor();
       assert.equal(await page.locator('#q').evaluate((el) => getComputedStyle(el).direction), 'rtl', 'an Arabic query is typed right to left');
@@ -1439,7 +1439,7 @@ describe('web page', { skip: unavailable }, () => {
       for (const width of [1100, 375]) {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(`${registry.url}/?q=manifests`);
-        const description = page.locator(`.hit:has(a[href$="${id}"]) .hit-description`);
+        const description = page.locator(`.hit:has(a[href*="${id}"]) .hit-description`);
         await description.waitFor();
         const { height, lineHeight, text } = await description.evaluate((el) => ({
           height: el.getBoundingClientRect().height,
@@ -1480,7 +1480,7 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('p.prose', { hasText: 'Search the web' }).innerText(), shown);
       await screenshot(page, 'entry-paragraphs');
       await page.goto(`${registry.url}/?q=paragraph`);
-      const summary = page.locator(`.hit:has(a[href$="${agent}"]) .hit-description`);
+      const summary = page.locator(`.hit:has(a[href*="${agent}"]) .hit-description`);
       await summary.waitFor();
       assert.doesNotMatch(await summary.innerText(), /\n/);
     });
@@ -1526,8 +1526,8 @@ describe('web page', { skip: unavailable }, () => {
       for (const width of [1200, 360, 320]) {
         await page.setViewportSize({ width, height: 900 });
         for (const [path, ready] of [
-          ['/', `.hit a[href$="${agent}"]`],
-          ['/?q=wraparound', `.hit a[href$="${server}"]`],
+          ['/', `.hit a[href*="${agent}"]`],
+          ['/?q=wraparound', `.hit a[href*="${server}"]`],
           [`/entries/${agent}`, '#skills-h'],
           [`/entries/${server}`, '#tools-h'],
         ] as const) {
@@ -1582,7 +1582,7 @@ describe('web page', { skip: unavailable }, () => {
       // The agent's second interface, counted "+1" beside the first: a screen reader hears what it
       // counts ("plus 1" was read, naming nothing).
       await page.goto(`${registry.url}/?q=wraparound`);
-      const more = page.locator('.hit', { has: page.locator(`a[href$="${agent}"]`) }).locator('.hit-interface');
+      const more = page.locator('.hit', { has: page.locator(`a[href*="${agent}"]`) }).locator('.hit-interface');
       assert.match(await more.innerText(), /\s\+1\b/, 'the eye still sees "+1"');
       const heard = await more.ariaSnapshot();
       assert.match(heard, /1 more interface\b/, heard);
@@ -1646,10 +1646,15 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#tool-gauge_137').waitFor();
       assert.equal(await cards.count(), 11);
       assert.equal(await note.innerText(), 'Showing the first 10 of 150 tools, and 1 your search matched.');
+      // The link says what matched, so the entry opened anew (a reload, a new tab, a link shared) shows it too.
+      assert.deepEqual(new URL(page.url()).searchParams.getAll('matched'), ['tool-gauge_137']);
+      await page.reload();
+      await page.locator('#tool-gauge_137').waitFor();
+      assert.equal(await cards.count(), 11);
 
       // A hit with more matches than it lists says how many more in words: "(+139 more)" was read aloud "plus 139 more".
       await page.goto(`${registry.url}/?q=gauge`);
-      const line = page.locator('.hit', { has: page.locator(`a[href$="${id}"]`) }).locator('.hit-match');
+      const line = page.locator('.hit', { has: page.locator(`a[href*="${id}"]`) }).locator('.hit-match');
       await line.waitFor();
       assert.match(await line.innerText(), /; also tool gauge_\d+(, tool gauge_\d+){9} and 139 more$/);
       const heard = await line.ariaSnapshot();
