@@ -18,6 +18,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
+import { cardAnchors } from '../web/src/card-anchor.js';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../src/http/security.js';
 import { notBuiltPage } from '../src/web/page-shell.js';
 import { browserUnavailable, screenshot, type TestBrowser, type WatchedPage } from './support/browser.js';
@@ -975,7 +976,7 @@ describe('web page', { skip: unavailable }, () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/?q=invoice`);
       await page.getByRole('link', { name: 'Invoice Agent' }).click();
-      await page.waitForURL(new RegExp(`/entries/${ids.invoice}$`));
+      await page.waitForURL((url) => url.pathname === `/entries/${ids.invoice}`);
       const h1 = page.locator('h1');
       await h1.filter({ hasText: 'Invoice Agent' }).waitFor();
       assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1', 'focus moves to the new page');
@@ -1381,11 +1382,11 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/?tags=rtl-probe,payments`);
       await expectHits(page, ['Ledger Agent', 'وكيل الفواتير']);
       const arabic = page.locator('.hit', { hasText: 'وكيل' });
-      assert.deepEqual(await layout(page, `.hit:has(a[href$="${id}"]) :is(h2, .hit-description)`), [
+      assert.deepEqual(await layout(page, `.hit:has(a[href*="${id}"]) :is(h2, .hit-description)`), [
         { direction: 'rtl', right: true },
         { direction: 'rtl', right: true },
       ]);
-      assert.deepEqual(await layout(page, '.hit:has(a[href$="' + ids.ledger + '"]) .hit-description'), [{ direction: 'ltr', right: false }]);
+      assert.deepEqual(await layout(page, '.hit:has(a[href*="' + ids.ledger + '"]) .hit-description'), [{ direction: 'ltr', right: false }]);
       await page.locator('#q').fill('الفاتورة');
       await arabic.locator('.hit-match').waitFor();
       assert.equal(await page.locator('#q').evaluate((el) => getComputedStyle(el).direction), 'rtl', 'an Arabic query is typed right to left');
@@ -1438,7 +1439,7 @@ describe('web page', { skip: unavailable }, () => {
       for (const width of [1100, 375]) {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(`${registry.url}/?q=manifests`);
-        const description = page.locator(`.hit:has(a[href$="${id}"]) .hit-description`);
+        const description = page.locator(`.hit:has(a[href*="${id}"]) .hit-description`);
         await description.waitFor();
         const { height, lineHeight, text } = await description.evaluate((el) => ({
           height: el.getBoundingClientRect().height,
@@ -1479,7 +1480,7 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('p.prose', { hasText: 'Search the web' }).innerText(), shown);
       await screenshot(page, 'entry-paragraphs');
       await page.goto(`${registry.url}/?q=paragraph`);
-      const summary = page.locator(`.hit:has(a[href$="${agent}"]) .hit-description`);
+      const summary = page.locator(`.hit:has(a[href*="${agent}"]) .hit-description`);
       await summary.waitFor();
       assert.doesNotMatch(await summary.innerText(), /\n/);
     });
@@ -1525,8 +1526,8 @@ describe('web page', { skip: unavailable }, () => {
       for (const width of [1200, 360, 320]) {
         await page.setViewportSize({ width, height: 900 });
         for (const [path, ready] of [
-          ['/', `.hit a[href$="${agent}"]`],
-          ['/?q=wraparound', `.hit a[href$="${server}"]`],
+          ['/', `.hit a[href*="${agent}"]`],
+          ['/?q=wraparound', `.hit a[href*="${server}"]`],
           [`/entries/${agent}`, '#skills-h'],
           [`/entries/${server}`, '#tools-h'],
         ] as const) {
@@ -1581,7 +1582,7 @@ describe('web page', { skip: unavailable }, () => {
       // The agent's second interface, counted "+1" beside the first: a screen reader hears what it
       // counts ("plus 1" was read, naming nothing).
       await page.goto(`${registry.url}/?q=wraparound`);
-      const more = page.locator('.hit', { has: page.locator(`a[href$="${agent}"]`) }).locator('.hit-interface');
+      const more = page.locator('.hit', { has: page.locator(`a[href*="${agent}"]`) }).locator('.hit-interface');
       assert.match(await more.innerText(), /\s\+1\b/, 'the eye still sees "+1"');
       const heard = await more.ariaSnapshot();
       assert.match(heard, /1 more interface\b/, heard);
@@ -1589,7 +1590,7 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
-  test('an entry with 150 tools shows its first 10 at phone width, the others behind a button; a link to a tool, or a search that matched it, shows it; its hit counts the matches it does not list in words', async () => {
+  test('an entry with 150 tools shows its first 10 at phone width, the others behind a button; a link to a tool, or a search that matched it, shows it; its hit counts the matches it does not list in words; skills fold alike; each card has an id of its own', async () => {
     // Each tool as small as the registry's document limit (10 KB) makes 150 of them: a name and an
     // empty schema. "barometer" in one of them, past the first 10.
     const tools = Array.from({ length: 150 }, (_, i) => ({
@@ -1602,7 +1603,13 @@ describe('web page', { skip: unavailable }, () => {
     // An agent with 13 skills, its last 3 the ones a search for "lantern" matches.
     const signals: WireJson = v1Card('Signal Agent', 'https://signal.example.org/a2a');
     signals.skills = Array.from({ length: 13 }, (_, i) => ({ id: `signal-${i}`, name: `Signal ${i}`, description: i >= 10 ? 'Signals with a lantern.' : 'Signals with flags.', tags: ['signals'] }));
-    resultOf(await op(bob, { register: { agentCard: signals } }));
+    const signalId = resultOf(await op(bob, { register: { agentCard: signals } })).id;
+    // Cards whose key cannot name them alone: a duplicate tool name or skill id (a warning, not refused).
+    const twice = (name: string) => ({ name, description: `Reads the ${name} twice.`, inputSchema: { type: 'object' } });
+    const twinServer = resultOf(await op(bob, { register: { mcpServer: mcpServer('twin-tools', 'https://mcp.example.org/twins/mcp'), toolspec: { tools: [twice('echo'), twice('mirror'), twice('echo')] } } })).id;
+    const twins: WireJson = v1Card('Twin Agent', 'https://twins.example.org/a2a');
+    twins.skills = [1, 2].map((i) => ({ id: 'echo', name: `Echo ${i}`, description: 'Echoes.', tags: ['echo'] }));
+    const twinAgent = resultOf(await op(bob, { register: { agentCard: twins } })).id;
     await withPage(async (page) => {
       await page.setViewportSize({ width: 390, height: 844 });
       const cards = page.locator('section[aria-labelledby=tools-h] .cards > li');
@@ -1639,10 +1646,15 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#tool-gauge_137').waitFor();
       assert.equal(await cards.count(), 11);
       assert.equal(await note.innerText(), 'Showing the first 10 of 150 tools, and 1 your search matched.');
+      // The link says what matched, so the entry opened anew (a reload, a new tab, a link shared) shows it too.
+      assert.deepEqual(new URL(page.url()).searchParams.getAll('matched'), ['tool-gauge_137']);
+      await page.reload();
+      await page.locator('#tool-gauge_137').waitFor();
+      assert.equal(await cards.count(), 11);
 
       // A hit with more matches than it lists says how many more in words: "(+139 more)" was read aloud "plus 139 more".
       await page.goto(`${registry.url}/?q=gauge`);
-      const line = page.locator('.hit', { has: page.locator(`a[href$="${id}"]`) }).locator('.hit-match');
+      const line = page.locator('.hit', { has: page.locator(`a[href*="${id}"]`) }).locator('.hit-match');
       await line.waitFor();
       assert.match(await line.innerText(), /; also tool gauge_\d+(, tool gauge_\d+){9} and 139 more$/);
       const heard = await line.ariaSnapshot();
@@ -1657,6 +1669,34 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#skill-signal-12').waitFor();
       assert.equal(await skills.count(), 13);
       assert.equal(await page.locator('.folded-cards').count(), 0);
+      // Opened by a plain link, no search: the skills fold as the tools do, and their button shows
+      // the rest and moves the focus to the first it revealed.
+      await page.goto(`${registry.url}/entries/${signalId}`);
+      await page.locator('#skill-signal-9').waitFor();
+      assert.equal(await skills.count(), 10);
+      assert.equal(await note.innerText(), 'Showing the first 10 of 13 skills.');
+      await page.getByRole('button', { name: 'Show all 13 skills', exact: true }).click();
+      await page.locator('#skill-signal-12').waitFor();
+      assert.equal(await skills.count(), 13);
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'skill-signal-10');
+
+      // Every card has an id of its own (a link's target, a label's): one whose key an earlier card
+      // has, or that has none, gets its place in the list, "tools-3".
+      const duplicateIds = () => {
+        const seen = new Set<string>();
+        return [...document.querySelectorAll('[id]')].map((el) => el.id).filter((id) => seen.has(id) || !seen.add(id));
+      };
+      await page.goto(`${registry.url}/entries/${twinServer}#tools-3`);
+      await page.locator('#tools-3').waitFor();
+      assert.deepEqual(await cards.evaluateAll((li) => li.map((el) => el.id)), ['tool-echo', 'tool-mirror', 'tools-3']);
+      assert.deepEqual(await page.evaluate(duplicateIds), []);
+      await page.goto(`${registry.url}/entries/${twinAgent}`);
+      await page.locator('#skills-2').waitFor();
+      assert.deepEqual(await skills.evaluateAll((li) => li.map((el) => el.id)), ['skill-echo', 'skills-2']);
+      assert.deepEqual(await page.evaluate(duplicateIds), []);
+      // A tool with no name: the registry refuses one, but the page reads every document as
+      // untrusted (stored before the rule); all of them had the id "tool-unnamed".
+      assert.deepEqual(cardAnchors('tool', ['read', undefined, 'read', undefined, 'tools-2']), ['tool-read', 'tools-2', 'tools-3', 'tools-4', 'tool-tools-2']);
     });
   });
 });

@@ -1,5 +1,5 @@
 /** An A2A agent card (v1.0 or v0.3) rendered for people. */
-import { cardAnchor } from '../card-anchor';
+import { cardAnchors } from '../card-anchor';
 import { ExternalLink } from '../components';
 import { FoldedCards } from './folded-cards';
 import { arr, bool, obj, show, str, strings, type Json } from './untrusted';
@@ -214,12 +214,6 @@ function Security({ card }: { card: Json }) {
   );
 }
 
-/** A skill's card is a link's target by its id; one without an id has none. */
-const skillAnchor = (skill: Json) => {
-  const id = str(skill.id);
-  return id === undefined ? undefined : cardAnchor('skill', id);
-};
-
 function Skills({ skills, matched, target }: { skills: unknown[]; matched: ReadonlySet<string>; target: string | undefined }) {
   const list = skills.map(obj).filter((s): s is Json => s !== undefined);
   return (
@@ -229,14 +223,14 @@ function Skills({ skills, matched, target }: { skills: unknown[]; matched: Reado
       <FoldedCards
         items={list}
         noun="skills"
-        anchorOf={skillAnchor}
+        anchors={cardAnchors('skill', list.map((skill) => str(skill.id)))}
         matched={matched}
         target={target}
-        render={(skill) => {
+        render={(skill, anchor) => {
           const examples = strings(skill.examples);
           const tags = strings(skill.tags);
           return (
-            <li class="card" id={skillAnchor(skill)}>
+            <li class="card" id={anchor}>
               <h3>
                 <bdi>{str(skill.name) ?? str(skill.id) ?? 'Unnamed skill'}</bdi> {str(skill.id) && <code class="muted">{str(skill.id)}</code>}
               </h3>

@@ -17,7 +17,7 @@ const DRAWN_WHOLE_UP_TO = FIRST_SHOWN + 2;
 export function FoldedCards<T>({
   items,
   noun,
-  anchorOf,
+  anchors,
   render,
   matched,
   target,
@@ -25,10 +25,10 @@ export function FoldedCards<T>({
   items: readonly T[];
   /** What the cards are, plural: "tools", "skills". */
   noun: string;
-  /** The card's id on the page (cardAnchor), if it has one. */
-  anchorOf: (item: T) => string | undefined;
-  /** The card: an <li>. */
-  render: (item: T) => VNode;
+  /** Each card's id on the page, by its place in `items` (cardAnchors). */
+  anchors: readonly string[];
+  /** The card: an <li> whose id is its anchor. */
+  render: (item: T, anchor: string) => VNode;
   /** Anchors of the cards the search the person came from matched. */
   matched: ReadonlySet<string>;
   /** The anchor the page's URL points at (its fragment), if any. */
@@ -47,23 +47,20 @@ export function FoldedCards<T>({
     }
   }, [revealedFrom]);
 
-  const among = (item: T, anchors: ReadonlySet<string>) => {
-    const anchor = anchorOf(item);
-    return anchor !== undefined && anchors.has(anchor);
-  };
-  const linked = new Set(target === undefined ? [] : [target]);
+  const isMatched = (i: number) => matched.has(anchors[i]!);
+  const isLinked = (i: number) => anchors[i] === target;
   const foldable = !whole && items.length > DRAWN_WHOLE_UP_TO;
-  const shown = items.map((item, i) => !foldable || i < FIRST_SHOWN || among(item, matched) || among(item, linked));
+  const shown = items.map((_, i) => !foldable || i < FIRST_SHOWN || isMatched(i) || isLinked(i));
   // Folded when something is left out: the cards pointed at may be all those past the first 10.
   const folded = shown.includes(false);
-  const beyond = items.filter((_, i) => i >= FIRST_SHOWN && shown[i]);
-  const byMatch = beyond.filter((item) => among(item, matched)).length;
-  const byLink = beyond.some((item) => among(item, linked) && !among(item, matched));
+  const beyond = items.flatMap((_, i) => (i >= FIRST_SHOWN && shown[i] ? [i] : []));
+  const byMatch = beyond.filter(isMatched).length;
+  const byLink = beyond.some((i) => isLinked(i) && !isMatched(i));
   const also = [byMatch > 0 && `${byMatch} your search matched`, byLink && 'the one this link points to'].filter(Boolean);
   return (
     <>
       <ul class="cards" ref={list}>
-        {items.map((item, i) => shown[i] && <Fragment key={i}>{render(item)}</Fragment>)}
+        {items.map((item, i) => shown[i] && <Fragment key={i}>{render(item, anchors[i]!)}</Fragment>)}
       </ul>
       {folded && (
         <p class="folded-cards">

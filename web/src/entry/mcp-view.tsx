@@ -1,6 +1,6 @@
 /** An MCP server entry ({mcpServer, toolspec}) rendered for people: the server, its tools and their hints. */
 import { hintApplies, TOOL_HINT_DEFAULTS, toolHints } from '../../../src/registry/tool-hints';
-import { cardAnchor } from '../card-anchor';
+import { cardAnchors } from '../card-anchor';
 import { ExternalLink } from '../components';
 import { FoldedCards } from './folded-cards';
 import { arr, obj, pretty, str, strings, type Json } from './untrusted';
@@ -45,21 +45,27 @@ export function McpServerView({ document, matched, target }: { document: Json; m
       </section>
       <section aria-labelledby="tools-h">
         <h2 id="tools-h">Tools ({tools.length})</h2>
-        <FoldedCards items={tools} noun="tools" anchorOf={(tool) => cardAnchor('tool', toolName(tool))} render={(tool) => <Tool tool={tool} />} matched={matched} target={target} />
+        <FoldedCards
+          items={tools}
+          noun="tools"
+          anchors={cardAnchors('tool', tools.map((tool) => str(tool.name)))}
+          render={(tool, anchor) => <Tool tool={tool} anchor={anchor} />}
+          matched={matched}
+          target={target}
+        />
       </section>
     </>
   );
 }
 
-const toolName = (tool: Json) => str(tool.name) ?? 'unnamed';
-
-function Tool({ tool }: { tool: Json }) {
+/** `anchor`: the card's id on the page (cardAnchors). */
+function Tool({ tool, anchor }: { tool: Json; anchor: string }) {
   const annotations = obj(tool.annotations) ?? {};
   const readOnly = toolHints(annotations).readOnlyHint;
-  const name = toolName(tool);
+  const name = str(tool.name) ?? 'unnamed';
   const title = str(tool.title) ?? str(annotations.title);
   return (
-    <li class="card" id={cardAnchor('tool', name)}>
+    <li class="card" id={anchor}>
       <h3>
         <code>{name}</code> {title && (
           <span class="muted" dir="auto">

@@ -1,7 +1,8 @@
 /**
  * An entry's page (/entries/{id}): the card or MCP server rendered for people, its interfaces
  * with copy buttons, the owner, the revision history with a diff, and the raw JSON.
- * ?revision=N shows an older revision; ?from=&to= compares two.
+ * ?revision=N shows an older revision; ?from=&to= compares two; ?matched= names the cards the
+ * search it was opened from matched (matched-cards).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fetchDocument, isAbort, rateWaitLeft, read, RegistryError, type EntryView } from '../api';
@@ -14,7 +15,8 @@ import { History, linkValue } from '../entry/history';
 import { McpServerView } from '../entry/mcp-view';
 import { StatusFacts } from '../entry/status-facts';
 import { obj, pretty } from '../entry/untrusted';
-import { matchedByLastSearch, searchToReturnTo } from '../last-search';
+import { searchToReturnTo } from '../last-search';
+import { matchedCards } from '../matched-cards';
 import { navigate } from '../router';
 import { savedToken } from '../token';
 
@@ -354,9 +356,9 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
       </section>
 
       {entry.kind === 'agent' ? (
-        <AgentCardView card={document} matched={matchedByLastSearch(entry.id)} target={target} />
+        <AgentCardView card={document} matched={matchedCards(params)} target={target} />
       ) : (
-        <McpServerView document={document} matched={matchedByLastSearch(entry.id)} target={target} />
+        <McpServerView document={document} matched={matchedCards(params)} target={target} />
       )}
 
       <History

@@ -4,7 +4,8 @@
  * version, verified, health, p), so a search can be shared and Back returns to it.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { rememberMatches, rememberSearch } from '../last-search';
+import { rememberSearch } from '../last-search';
+import { entryLink } from '../matched-cards';
 import { isAbort, rateWaitLeft, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
 import { Countdown, ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
@@ -329,10 +330,6 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
 
   // The entry page's way back returns here, to these words, filters and page.
   useEffect(() => rememberSearch(searchUrl(params, {}, true)), [requestKey]);
-  // And what its results matched, which their entries' pages show (a long list of tools folds).
-  useEffect(() => {
-    if (result.state === 'done') rememberMatches(result.page.results);
-  }, [result]);
 
   // The filter control whose changes make the current history entry (see setFilter): forgotten
   // when the focus moves to a control (that one or another) or the page moves (Back, a link).
@@ -783,7 +780,8 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
     <li class="hit">
       <div class="hit-head">
         <h2 dir="auto">
-          <a href={href(`/entries/${encodeURIComponent(hit.id)}`)}>
+          {/* With what it matched: the entry shows those skills or tools among the first, however it is opened. */}
+          <a href={entryLink(hit)}>
             <Highlight text={hit.name} terms={terms} />
           </a>
         </h2>
