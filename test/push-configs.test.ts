@@ -446,6 +446,8 @@ describe('a token or credentials that cannot travel as a header', () => {
     ['a token with a trailing space', { token: 'abc ' }, /token cannot be sent/, 'token'],
     ['credentials with a line break', { authentication: { scheme: 'Bearer', credentials: 'x\ny' } }, /credentials cannot be sent.*Authorization/, 'authentication.credentials'],
     ['a scheme that is no HTTP scheme', { authentication: { scheme: 'Be arer', credentials: 'xy' } }, /not an HTTP authentication scheme/, 'authentication.scheme'],
+    // scheme is REQUIRED (A2A 4.3.2): they were sent as Bearer, which the client never said.
+    ['credentials without a scheme', { authentication: { credentials: 'xy' } }, /^authentication\.scheme is required with authentication\.credentials/, 'authentication.scheme'],
     ['a URL the outbound guard refuses', { url: 'http://192.168.1.20/hook' }, /push notification URL is refused/, 'url'],
     // A public address over plain http, which REGISTRY_FETCH_ALLOW (127.0.0.1) does not allow: nothing is sent to it.
     ['a token to a plain http webhook the operator did not allow', { url: PUBLIC_HTTP_HOOK, token: 'a-webhook-token' }, /plain http, and the config carries a token, .*unencrypted.*https URL/, 'url'],
@@ -472,6 +474,10 @@ describe('a token or credentials that cannot travel as a header', () => {
       assert.match(grpcAnswer.error!.details, message, what);
       assert.deepEqual(errorInfoOf(grpcAnswer.error!)?.metadata, { field }, `gRPC ${what}`);
     }
+    // v0.3 names its schemes in a list, REQUIRED too.
+    const legacy = await rpc03('tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: HOOK, authentication: { schemes: [], credentials: 'xy' } } });
+    assert.equal(legacy.error?.code, INVALID_PARAMS, JSON.stringify(legacy));
+    assert.match(legacy.error.message, /^authentication\.scheme is required with authentication\.credentials \(v0\.3: authentication\.schemes\)/);
     assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
   });
 
