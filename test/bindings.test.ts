@@ -12,7 +12,13 @@ import { Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { v1Card } from './support/documents.js';
-import { BINDINGS, dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, streamEventJson, textPart, type Binding, type WireJson } from './support/client.js';
+import {
+  ClientFactory as ClientFactory03,
+  ClientFactoryOptions as ClientFactoryOptions03,
+  JsonRpcTransportFactory as JsonRpcTransportFactory03,
+  UnsupportedOperationError as UnsupportedOperationError03,
+} from 'a2a-sdk-03/client';
+import { BINDINGS, authFetch, dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, streamEventJson, textPart, type Binding, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
@@ -203,6 +209,18 @@ for (const binding of BINDINGS) {
       });
     });
 
+    test('the card claims no extended card, and GetExtendedAgentCard is UnsupportedOperation with a token or without (A2A 3.1.11, 3.3.4)', async () => {
+      assert.equal((await anonymous.getAgentCard()).capabilities?.extendedAgentCard, false);
+      // Called on the transport: the client asks for the extended card only when the card claims one.
+      for (const [client, token] of [[alice, TOKENS.alice], [anonymous, undefined]] as const) {
+        const serviceParameters = { 'A2A-Version': '1.0', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+        await assert.rejects(client.transport.getExtendedAgentCard({ tenant: '' }, { serviceParameters }), (error: Error) => {
+          assert.ok(error instanceof UnsupportedOperationError, `${token ? 'with' : 'without'} a token: ${error.constructor.name}: ${error.message}`);
+          return true;
+        });
+      }
+    });
+
     test('unregister: the owner may, another principal is REJECTED FORBIDDEN, then get is NOT_FOUND', async () => {
       assert.equal(errorOf(await op(bob, { unregister: { id } })).code, 'FORBIDDEN');
       const removed = resultOf(await op(alice, { unregister: { id } }));
@@ -211,6 +229,20 @@ for (const binding of BINDINGS) {
     });
   });
 }
+
+test('v0.3 JSON-RPC: the card says supportsAuthenticatedExtendedCard false, and agent/getAuthenticatedExtendedCard is UnsupportedOperation with a token or without', async () => {
+  for (const token of [TOKENS.alice, undefined]) {
+    const factory = new ClientFactory03(
+      ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, { transports: [new JsonRpcTransportFactory03({ fetchImpl: authFetch(token) })] }),
+    );
+    const client = await factory.createFromUrl(registry.url);
+    assert.equal((await client.getAgentCard()).supportsAuthenticatedExtendedCard, false);
+    await assert.rejects(client.transport.getExtendedAgentCard(), (error: Error) => {
+      assert.ok(error instanceof UnsupportedOperationError03, `${token ? 'with' : 'without'} a token: ${error.constructor.name}: ${error.message}`);
+      return true;
+    });
+  }
+});
 
 test('a task made over one binding is read over the others (one task store, same owner rules)', async () => {
   const clients = Object.fromEntries(
