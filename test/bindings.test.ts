@@ -26,7 +26,8 @@ const QUOTA = 2;
 
 before(async () => {
   // A small quota, so that a quota refusal is one of the answers compared across bindings.
-  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_MAX_ENTRIES_PER_OWNER: String(QUOTA) });
+  // Webhooks on this host are allowed (push configs are only created and deleted: nothing is sent).
+  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_MAX_ENTRIES_PER_OWNER: String(QUOTA), REGISTRY_FETCH_ALLOW: '127.0.0.1' });
 });
 after(async () => {
   await registry.close();
@@ -207,6 +208,39 @@ for (const binding of BINDINGS) {
         assert.match(error.message, new RegExp(`^Task ${watchId} is not cancelable: it has already ended \\(TASK_STATE_CANCELED\\)`));
         return true;
       });
+    });
+
+    test('push configs (A2A 3.1.7-3.1.10): the client\'s id names its config; another principal\'s task, an unknown task or config are TaskNotFound', async () => {
+      const events = alice.sendMessageStream({ tenant: '', message: message([dataPart({ watch: { query: `push configs ${binding}`, initial: false } })]), configuration: undefined, metadata: undefined });
+      const first = await events.next();
+      await events.return(undefined);
+      const taskId = first.done ? '' : (streamEventJson(first.value).task?.id as string);
+      assert.ok(taskId, 'the watch\'s task comes first');
+      // Port 8 on this host: nothing listens, and the configs are deleted before the watch ends.
+      const config = (id: string, task = taskId) => ({ tenant: '', taskId: task, id, url: 'http://127.0.0.1:8/hook', token: 'webhook-token', authentication: undefined });
+      const named = await alice.createTaskPushNotificationConfig(config('client-named'));
+      assert.deepEqual([named.id, named.taskId], ['client-named', taskId]);
+      const unnamed = (await alice.createTaskPushNotificationConfig(config(''))).id;
+      assert.ok(unnamed && unnamed !== 'client-named', 'a config without an id gets one of the server\'s');
+      assert.equal((await alice.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'client-named' })).token, 'webhook-token');
+      const listed = await alice.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' });
+      assert.deepEqual(listed.configs.map((c) => c.id).sort(), ['client-named', unnamed].sort());
+      for (const [what, call] of [
+        ['another principal creates', () => bob.createTaskPushNotificationConfig(config('bobs'))],
+        ['another principal gets', () => bob.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'client-named' })],
+        ['another principal lists', () => bob.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })],
+        ['another principal deletes', () => bob.deleteTaskPushNotificationConfig({ tenant: '', taskId, id: 'client-named' })],
+        ['an unknown task', () => alice.createTaskPushNotificationConfig(config('x', 'no-such-task'))],
+        ['an unknown config', () => alice.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'no-such-config' })],
+      ] as const) {
+        await assert.rejects(call(), (error: Error) => {
+          assert.ok(error instanceof TaskNotFoundError, `${what}: ${error.constructor.name}: ${error.message}`);
+          return true;
+        });
+      }
+      for (const id of ['client-named', unnamed]) await alice.deleteTaskPushNotificationConfig({ tenant: '', taskId, id });
+      assert.deepEqual((await alice.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })).configs, []);
+      await alice.cancelTask({ tenant: '', id: taskId, metadata: undefined });
     });
 
     test('the card claims no extended card, and GetExtendedAgentCard is UnsupportedOperation with a token or without (A2A 3.1.11, 3.3.4)', async () => {
