@@ -250,6 +250,8 @@ for (const binding of BINDINGS) {
         const serviceParameters = { 'A2A-Version': '1.0', ...(token ? { authorization: `Bearer ${token}` } : {}) };
         await assert.rejects(client.transport.getExtendedAgentCard({ tenant: '' }, { serviceParameters }), (error: Error) => {
           assert.ok(error instanceof UnsupportedOperationError, `${token ? 'with' : 'without'} a token: ${error.constructor.name}: ${error.message}`);
+          // Where the card is: the SDK said only "Agent does not support authenticated extended card."
+          assert.match(error.message, /^The registry has no extended agent card .*: the public card at \/\.well-known\/agent-card\.json is the whole card/);
           return true;
         });
       }
