@@ -38,6 +38,16 @@ const getTask = (client: Client, id: string) => client.getTask({ tenant: '', id,
 const listTasks = (client: Client) =>
   client.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 100, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: undefined });
 
+/** A new watch's task id: the one task that runs until canceled. Its stream is left once it has the task. */
+async function openWatch(client: Client, query: string): Promise<string> {
+  const events = client.sendMessageStream({ tenant: '', message: message([dataPart({ watch: { query, initial: false } })]), configuration: undefined, metadata: undefined });
+  const first = await events.next();
+  await events.return(undefined);
+  const watchId = first.done ? '' : (streamEventJson(first.value).task?.id as string);
+  assert.ok(watchId, 'the watch\'s task comes first');
+  return watchId;
+}
+
 for (const binding of BINDINGS) {
   describe(`${binding} binding`, () => {
     let anonymous: Client;
@@ -195,12 +205,7 @@ for (const binding of BINDINGS) {
     });
 
     test('CancelTask of a task already CANCELED is TaskNotCancelable too (A2A 3.1.5: "already completed, failed, or canceled")', async () => {
-      // A watch, the one task that runs until canceled: its stream is left once it has the task.
-      const events = alice.sendMessageStream({ tenant: '', message: message([dataPart({ watch: { query: `cancel twice ${binding}`, initial: false } })]), configuration: undefined, metadata: undefined });
-      const first = await events.next();
-      await events.return(undefined);
-      const watchId = first.done ? '' : (streamEventJson(first.value).task?.id as string);
-      assert.ok(watchId, 'the watch\'s task comes first');
+      const watchId = await openWatch(alice, `cancel twice ${binding}`);
       assert.equal(stateOf(Task.toJSON(await alice.cancelTask({ tenant: '', id: watchId, metadata: undefined })) as WireJson), 'TASK_STATE_CANCELED');
       // The SDK answered the second cancel with the CANCELED task, as if this request had canceled it.
       await assert.rejects(alice.cancelTask({ tenant: '', id: watchId, metadata: undefined }), (error: Error) => {
@@ -211,11 +216,7 @@ for (const binding of BINDINGS) {
     });
 
     test('push configs (A2A 3.1.7-3.1.10): the client\'s id names its config; another principal\'s task, an unknown task or config are TaskNotFound', async () => {
-      const events = alice.sendMessageStream({ tenant: '', message: message([dataPart({ watch: { query: `push configs ${binding}`, initial: false } })]), configuration: undefined, metadata: undefined });
-      const first = await events.next();
-      await events.return(undefined);
-      const taskId = first.done ? '' : (streamEventJson(first.value).task?.id as string);
-      assert.ok(taskId, 'the watch\'s task comes first');
+      const taskId = await openWatch(alice, `push configs ${binding}`);
       // Port 8 on this host: nothing listens, and the configs are deleted before the watch ends.
       const config = (id: string, task = taskId) => ({ tenant: '', taskId: task, id, url: 'http://127.0.0.1:8/hook', token: 'webhook-token', authentication: undefined });
       const named = await alice.createTaskPushNotificationConfig(config('client-named'));
