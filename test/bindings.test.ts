@@ -12,7 +12,13 @@ import { Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { v1Card } from './support/documents.js';
-import { BINDINGS, dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, streamEventJson, textPart, type Binding, type WireJson } from './support/client.js';
+import {
+  ClientFactory as ClientFactory03,
+  ClientFactoryOptions as ClientFactoryOptions03,
+  JsonRpcTransportFactory as JsonRpcTransportFactory03,
+  UnsupportedOperationError as UnsupportedOperationError03,
+} from 'a2a-sdk-03/client';
+import { BINDINGS, authFetch, dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, streamEventJson, textPart, type Binding, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
@@ -20,7 +26,8 @@ const QUOTA = 2;
 
 before(async () => {
   // A small quota, so that a quota refusal is one of the answers compared across bindings.
-  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_MAX_ENTRIES_PER_OWNER: String(QUOTA) });
+  // Webhooks on this host are allowed (push configs are only created and deleted: nothing is sent).
+  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_MAX_ENTRIES_PER_OWNER: String(QUOTA), REGISTRY_FETCH_ALLOW: '127.0.0.1' });
 });
 after(async () => {
   await registry.close();
@@ -30,6 +37,16 @@ after(async () => {
 const getTask = (client: Client, id: string) => client.getTask({ tenant: '', id, historyLength: undefined }).then((t) => Task.toJSON(t) as WireJson);
 const listTasks = (client: Client) =>
   client.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 100, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: undefined });
+
+/** A new watch's task id: the one task that runs until canceled. Its stream is left once it has the task. */
+async function openWatch(client: Client, query: string): Promise<string> {
+  const events = client.sendMessageStream({ tenant: '', message: message([dataPart({ watch: { query, initial: false } })]), configuration: undefined, metadata: undefined });
+  const first = await events.next();
+  await events.return(undefined);
+  const watchId = first.done ? '' : (streamEventJson(first.value).task?.id as string);
+  assert.ok(watchId, 'the watch\'s task comes first');
+  return watchId;
+}
 
 for (const binding of BINDINGS) {
   describe(`${binding} binding`, () => {
@@ -188,12 +205,7 @@ for (const binding of BINDINGS) {
     });
 
     test('CancelTask of a task already CANCELED is TaskNotCancelable too (A2A 3.1.5: "already completed, failed, or canceled")', async () => {
-      // A watch, the one task that runs until canceled: its stream is left once it has the task.
-      const events = alice.sendMessageStream({ tenant: '', message: message([dataPart({ watch: { query: `cancel twice ${binding}`, initial: false } })]), configuration: undefined, metadata: undefined });
-      const first = await events.next();
-      await events.return(undefined);
-      const watchId = first.done ? '' : (streamEventJson(first.value).task?.id as string);
-      assert.ok(watchId, 'the watch\'s task comes first');
+      const watchId = await openWatch(alice, `cancel twice ${binding}`);
       assert.equal(stateOf(Task.toJSON(await alice.cancelTask({ tenant: '', id: watchId, metadata: undefined })) as WireJson), 'TASK_STATE_CANCELED');
       // The SDK answered the second cancel with the CANCELED task, as if this request had canceled it.
       await assert.rejects(alice.cancelTask({ tenant: '', id: watchId, metadata: undefined }), (error: Error) => {
@@ -201,6 +213,49 @@ for (const binding of BINDINGS) {
         assert.match(error.message, new RegExp(`^Task ${watchId} is not cancelable: it has already ended \\(TASK_STATE_CANCELED\\)`));
         return true;
       });
+    });
+
+    test('push configs (A2A 3.1.7-3.1.10): the client\'s id names its config; another principal\'s task, an unknown task or config are TaskNotFound', async () => {
+      const taskId = await openWatch(alice, `push configs ${binding}`);
+      // Port 8 on this host: nothing listens, and the configs are deleted before the watch ends.
+      const config = (id: string, task = taskId) => ({ tenant: '', taskId: task, id, url: 'http://127.0.0.1:8/hook', token: 'webhook-token', authentication: undefined });
+      const named = await alice.createTaskPushNotificationConfig(config('client-named'));
+      assert.deepEqual([named.id, named.taskId], ['client-named', taskId]);
+      const unnamed = (await alice.createTaskPushNotificationConfig(config(''))).id;
+      assert.ok(unnamed && unnamed !== 'client-named', 'a config without an id gets one of the server\'s');
+      assert.equal((await alice.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'client-named' })).token, 'webhook-token');
+      const listed = await alice.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' });
+      assert.deepEqual(listed.configs.map((c) => c.id).sort(), ['client-named', unnamed].sort());
+      for (const [what, call] of [
+        ['another principal creates', () => bob.createTaskPushNotificationConfig(config('bobs'))],
+        ['another principal gets', () => bob.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'client-named' })],
+        ['another principal lists', () => bob.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })],
+        ['another principal deletes', () => bob.deleteTaskPushNotificationConfig({ tenant: '', taskId, id: 'client-named' })],
+        ['an unknown task', () => alice.createTaskPushNotificationConfig(config('x', 'no-such-task'))],
+        ['an unknown config', () => alice.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'no-such-config' })],
+      ] as const) {
+        await assert.rejects(call(), (error: Error) => {
+          assert.ok(error instanceof TaskNotFoundError, `${what}: ${error.constructor.name}: ${error.message}`);
+          return true;
+        });
+      }
+      for (const id of ['client-named', unnamed]) await alice.deleteTaskPushNotificationConfig({ tenant: '', taskId, id });
+      assert.deepEqual((await alice.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })).configs, []);
+      await alice.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+    });
+
+    test('the card claims no extended card, and GetExtendedAgentCard is UnsupportedOperation with a token or without (A2A 3.1.11, 3.3.4)', async () => {
+      assert.equal((await anonymous.getAgentCard()).capabilities?.extendedAgentCard, false);
+      // Called on the transport: the client asks for the extended card only when the card claims one.
+      for (const [client, token] of [[alice, TOKENS.alice], [anonymous, undefined]] as const) {
+        const serviceParameters = { 'A2A-Version': '1.0', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+        await assert.rejects(client.transport.getExtendedAgentCard({ tenant: '' }, { serviceParameters }), (error: Error) => {
+          assert.ok(error instanceof UnsupportedOperationError, `${token ? 'with' : 'without'} a token: ${error.constructor.name}: ${error.message}`);
+          // Where the card is: the SDK said only "Agent does not support authenticated extended card."
+          assert.match(error.message, /^The registry has no extended agent card .*: the public card at \/\.well-known\/agent-card\.json is the whole card/);
+          return true;
+        });
+      }
     });
 
     test('unregister: the owner may, another principal is REJECTED FORBIDDEN, then get is NOT_FOUND', async () => {
@@ -211,6 +266,20 @@ for (const binding of BINDINGS) {
     });
   });
 }
+
+test('v0.3 JSON-RPC: the card says supportsAuthenticatedExtendedCard false, and agent/getAuthenticatedExtendedCard is UnsupportedOperation with a token or without', async () => {
+  for (const token of [TOKENS.alice, undefined]) {
+    const factory = new ClientFactory03(
+      ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, { transports: [new JsonRpcTransportFactory03({ fetchImpl: authFetch(token) })] }),
+    );
+    const client = await factory.createFromUrl(registry.url);
+    assert.equal((await client.getAgentCard()).supportsAuthenticatedExtendedCard, false);
+    await assert.rejects(client.transport.getExtendedAgentCard(), (error: Error) => {
+      assert.ok(error instanceof UnsupportedOperationError03, `${token ? 'with' : 'without'} a token: ${error.constructor.name}: ${error.message}`);
+      return true;
+    });
+  }
+});
 
 test('a task made over one binding is read over the others (one task store, same owner rules)', async () => {
   const clients = Object.fromEntries(

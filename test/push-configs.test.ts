@@ -370,6 +370,36 @@ describe('GetTaskPushNotificationConfig by task id alone', () => {
     }
   });
 
+  test('v0.3 gRPC: CreateTaskPushNotificationConfig names the config by config_id (REQUIRED in v0.3 a2a.proto; the SDK dropped it, so a second config replaced the first under the task\'s id)', async () => {
+    const legacy = new RawA2AClient(`127.0.0.1:${registry.grpcUrl!.split(':').at(-1)}`, undefined, LegacyA2AService);
+    const create = (taskId: string, configId: string, innerId: string) =>
+      legacy.unary(
+        'createTaskPushNotificationConfig',
+        // Every string field set: the raw client encodes an absent one as "undefined".
+        { parent: `tasks/${taskId}`, configId, config: { name: '', pushNotificationConfig: { id: innerId, url: `${HOOK}/${configId || innerId}`, token: '' } } },
+        metadata(alice, null),
+      );
+    try {
+      const taskId = await taskWithConfigs([]);
+      for (const configId of ['by-config-id-a', 'by-config-id-b']) {
+        const created = await create(taskId, configId, '');
+        assert.equal((created.value as WireJson | undefined)?.name, `tasks/${taskId}/pushNotificationConfigs/${configId}`, created.error?.details ?? '');
+      }
+      // Both in one: the same id is that config; none at all is still the task's own config.
+      assert.equal(((await create(taskId, 'both-alike', 'both-alike')).value as WireJson | undefined)?.pushNotificationConfig?.id, 'both-alike');
+      assert.equal(((await create(taskId, '', '')).value as WireJson | undefined)?.pushNotificationConfig?.id, taskId);
+      assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), ['both-alike', 'by-config-id-a', 'by-config-id-b', taskId].sort());
+      // Two ids naming two configs: refused naming config_id, nothing created.
+      const conflicting = await create(taskId, 'outer-id', 'inner-id');
+      assert.equal(conflicting.error?.code, grpc.status.INVALID_ARGUMENT, conflicting.error?.details ?? 'no error');
+      assert.match(conflicting.error!.details, /^config_id "outer-id" and config\.push_notification_config\.id "inner-id" name two different configs/);
+      assert.equal(errorInfoOf(conflicting.error!)?.metadata?.field, 'configId');
+      assert.equal(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result).length, 4);
+    } finally {
+      legacy.close();
+    }
+  });
+
   test('v1.0: a request without the config id is invalid params naming id, not "config \'\' not found"', async () => {
     const taskId = await taskWithConfigs(['c1']);
     const answer = await rpc('GetTaskPushNotificationConfig', { taskId });
@@ -416,6 +446,8 @@ describe('a token or credentials that cannot travel as a header', () => {
     ['a token with a trailing space', { token: 'abc ' }, /token cannot be sent/, 'token'],
     ['credentials with a line break', { authentication: { scheme: 'Bearer', credentials: 'x\ny' } }, /credentials cannot be sent.*Authorization/, 'authentication.credentials'],
     ['a scheme that is no HTTP scheme', { authentication: { scheme: 'Be arer', credentials: 'xy' } }, /not an HTTP authentication scheme/, 'authentication.scheme'],
+    // scheme is REQUIRED (A2A 4.3.2): they were sent as Bearer, which the client never said.
+    ['credentials without a scheme', { authentication: { credentials: 'xy' } }, /^authentication\.scheme is required with authentication\.credentials/, 'authentication.scheme'],
     ['a URL the outbound guard refuses', { url: 'http://192.168.1.20/hook' }, /push notification URL is refused/, 'url'],
     // A public address over plain http, which REGISTRY_FETCH_ALLOW (127.0.0.1) does not allow: nothing is sent to it.
     ['a token to a plain http webhook the operator did not allow', { url: PUBLIC_HTTP_HOOK, token: 'a-webhook-token' }, /plain http, and the config carries a token, .*unencrypted.*https URL/, 'url'],
@@ -442,6 +474,10 @@ describe('a token or credentials that cannot travel as a header', () => {
       assert.match(grpcAnswer.error!.details, message, what);
       assert.deepEqual(errorInfoOf(grpcAnswer.error!)?.metadata, { field }, `gRPC ${what}`);
     }
+    // v0.3 names its schemes in a list, REQUIRED too.
+    const legacy = await rpc03('tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: HOOK, authentication: { schemes: [], credentials: 'xy' } } });
+    assert.equal(legacy.error?.code, INVALID_PARAMS, JSON.stringify(legacy));
+    assert.match(legacy.error.message, /^authentication\.scheme is required with authentication\.credentials \(v0\.3: authentication\.schemes\)/);
     assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
   });
 

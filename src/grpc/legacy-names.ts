@@ -15,6 +15,13 @@
  *   (registry-request-handler.ts). Over gRPC that is the task's name, "tasks/{id}" (or a config
  *   name with no config id, "tasks/{id}/pushNotificationConfigs/"): the SDK refused both as
  *   malformed. readingTaskConfigNames serves them as JSON-RPC serves the same request.
+ * - CreateTaskPushNotificationConfig names the new config by `config_id`, REQUIRED (v0.3
+ *   a2a.proto; the config's own `push_notification_config.id` is its JSON-RPC form). The SDK's
+ *   reader read only the inner id and dropped `config_id` without a word: a client that named
+ *   its configs there got each one under the task's id (the id of a config set without one), so
+ *   its second config replaced its first. The config now gets `config_id` when it has no id of
+ *   its own (withConfigIdInside); one naming another id is refused (legacyNameProblem), as no
+ *   config can have both.
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
@@ -54,6 +61,13 @@ function malformed(field: string, given: string, what: string, form: string): Re
   return new RequestMalformedError({ message, metadata: { field } });
 }
 
+/** A v0.3 CreateTaskPushNotificationConfigRequest as the SDK's service decodes it (ts-proto: absent strings are ""). */
+interface CreateConfigRequest {
+  parent: string;
+  configId: string;
+  config?: { name: string; pushNotificationConfig?: { id: string } };
+}
+
 /** What is wrong with the resource name a v0.3 gRPC request carries (`path`: /a2a.v1.A2AService/Method); undefined when nothing is. */
 export function legacyNameProblem(path: string, request: unknown): RequestMalformedError | undefined {
   if (!path.startsWith(SERVICE_PATH) || typeof request !== 'object' || request === null) return undefined;
@@ -61,7 +75,8 @@ export function legacyNameProblem(path: string, request: unknown): RequestMalfor
   const taskField = TASK_NAME_FIELDS[method];
   if (taskField) {
     const given = String((request as Record<string, unknown>)[taskField] ?? '');
-    return named(TASK_NAME.exec(given)?.[1]) ? undefined : malformed(taskField, given, "a task's resource name", TASK_FORM);
+    if (!named(TASK_NAME.exec(given)?.[1])) return malformed(taskField, given, "a task's resource name", TASK_FORM);
+    return method === 'CreateTaskPushNotificationConfig' ? twoConfigIds(request as CreateConfigRequest) : undefined;
   }
   if (CONFIG_NAME_METHODS.has(method)) {
     const given = String((request as { name?: unknown }).name ?? '');
@@ -70,6 +85,23 @@ export function legacyNameProblem(path: string, request: unknown): RequestMalfor
     return malformed('name', given, "a push notification config's resource name", CONFIG_FORM);
   }
   return undefined;
+}
+
+/** A create whose `config_id` and config id name two configs: which one the client meant cannot be told. */
+function twoConfigIds(request: CreateConfigRequest): RequestMalformedError | undefined {
+  const inside = request.config?.pushNotificationConfig?.id ?? '';
+  if (request.configId === '' || inside === '' || inside === request.configId) return undefined;
+  return new RequestMalformedError({
+    message: `config_id ${JSON.stringify(request.configId.slice(0, 128))} and config.push_notification_config.id ${JSON.stringify(inside.slice(0, 128))} name two different configs: send the config's id in config_id (the same in both, or the inner one empty).`,
+    metadata: { field: 'configId' },
+  });
+}
+
+/** The request with the config named by `config_id` when the config has no id of its own (see above). */
+function withConfigIdInside(request: CreateConfigRequest): CreateConfigRequest {
+  const inner = request.config?.pushNotificationConfig;
+  if (request.configId === '' || !inner || inner.id !== '') return request;
+  return { ...request, config: { ...request.config!, pushNotificationConfig: { ...inner, id: request.configId } } };
 }
 
 /** The request handler, getting a task's config by the task's id alone (as v0.3 JSON-RPC's get without pushNotificationConfigId). */
@@ -95,6 +127,7 @@ type NamedCall = grpc.ServerUnaryCall<{ name: string }, unknown>;
  * none", as JSON-RPC's tasks/pushNotificationConfig/get {id} does; DeleteTaskPushNotificationConfig
  * deletes the config set without an id, which has the task's id, as JSON-RPC's delete {id} does.
  * The SDK's reader takes only a config name with both ids, so the request goes on as one.
+ * CreateTaskPushNotificationConfig names the config by its `config_id` (withConfigIdInside).
  */
 export function readingTaskConfigNames<T extends grpc.UntypedServiceImplementation>(build: (handler: A2ARequestHandler) => T, handler: A2ARequestHandler): T {
   const service = build(handler);
@@ -108,8 +141,13 @@ export function readingTaskConfigNames<T extends grpc.UntypedServiceImplementati
     call.request = { ...call.request, name: `tasks/${task}/pushNotificationConfigs/${task}` };
     return call;
   };
+  const create = service.createTaskPushNotificationConfig as grpc.handleUnaryCall<CreateConfigRequest, unknown>;
   return {
     ...service,
+    createTaskPushNotificationConfig: ((call: grpc.ServerUnaryCall<CreateConfigRequest, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      call.request = withConfigIdInside(call.request);
+      return create(call, callback);
+    }) as grpc.handleUnaryCall<CreateConfigRequest, unknown>,
     getTaskPushNotificationConfig: ((call: NamedCall, callback: grpc.sendUnaryData<unknown>) => {
       const ofTheTask = asConfigOfTheTask(call);
       return ofTheTask ? getTheTaskConfig(ofTheTask, callback) : get(call, callback);

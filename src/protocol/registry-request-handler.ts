@@ -44,6 +44,7 @@ import {
   type AgentCard,
   type CancelTaskRequest,
   type DeleteTaskPushNotificationConfigRequest,
+  type GetExtendedAgentCardRequest,
   type GetTaskPushNotificationConfigRequest,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsRequest,
@@ -104,6 +105,8 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   readonly #watchTasks: WatchTasks | undefined;
   /** The budgets (http/rate-limit.ts) a renewal is counted against, as a write. */
   readonly #budgets: Admission | undefined;
+  /** The card claims an extended card (capabilities.extendedAgentCard). */
+  readonly #offersExtendedCard: boolean;
 
   constructor(
     card: AgentCard,
@@ -119,6 +122,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     this.#watchTasks = watches?.tasks;
     this.#budgets = watches?.budgets;
     this.#executor = executor;
+    this.#offersExtendedCard = card.capabilities?.extendedAgentCard === true;
     const extensions = card.capabilities?.extensions ?? [];
     this.#exposedExtensions = new Set(extensions.map((extension) => extension.uri));
     this.#requiredExtensions = extensions.filter((extension) => extension.required).map((extension) => extension.uri);
@@ -203,6 +207,19 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       const event = tailoredEvent(response, accepted);
       if (event) yield event;
     }
+  }
+
+  /**
+   * GetExtendedAgentCard (v0.3 agent/getAuthenticatedExtendedCard, v0.3 gRPC GetAgentCard): the
+   * registry has no extended card and its card says so (capabilities.extendedAgentCard false),
+   * so A2A 3.3.4 makes this UnsupportedOperationError for every caller, as the SDK answers; its
+   * "Agent does not support authenticated extended card." said nothing of where the card is.
+   */
+  override async getAuthenticatedExtendedAgentCard(params: GetExtendedAgentCardRequest, context: ServerCallContext): Promise<AgentCard> {
+    if (this.#offersExtendedCard) return super.getAuthenticatedExtendedAgentCard(params, context);
+    throw new UnsupportedOperationError(
+      'The registry has no extended agent card (its card says "capabilities": {"extendedAgentCard": false}; v0.3: "supportsAuthenticatedExtendedCard": false): the public card at /.well-known/agent-card.json is the whole card, for every caller, authenticated or not.',
+    );
   }
 
   /** GetTask: the SDK's, with historyLength checked (the SDK takes a negative one as 0, a fraction or NaN as "all"). */

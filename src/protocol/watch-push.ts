@@ -318,7 +318,17 @@ function headerProblem(config: TaskPushNotificationConfig): ConfigProblem | unde
   }
   const auth = config.authentication;
   if (auth?.credentials) {
-    if (auth.scheme && !AUTH_SCHEME.test(auth.scheme)) {
+    // REQUIRED (A2A 4.3.2 AuthenticationInfo.scheme; v0.3's schemes too): the registry sent such
+    // credentials as Bearer, a scheme the client never named, and a receiver expecting Basic
+    // refused every delivery, ending the watch FAILED.
+    if (!auth.scheme) {
+      return {
+        message:
+          'authentication.scheme is required with authentication.credentials (v0.3: authentication.schemes): the HTTP authentication scheme the credentials are sent with, as "Authorization: <scheme> <credentials>", e.g. Bearer or Basic.',
+        field: 'authentication.scheme',
+      };
+    }
+    if (!AUTH_SCHEME.test(auth.scheme)) {
       return {
         message: `The push notification authentication scheme "${auth.scheme.slice(0, 40)}" is not an HTTP authentication scheme (one word, e.g. Bearer or Basic).`,
         field: 'authentication.scheme',
@@ -342,6 +352,7 @@ function headerProblem(config: TaskPushNotificationConfig): ConfigProblem | unde
 function headersOf(config: TaskPushNotificationConfig, wireVersion: string): Record<string, string> {
   const headers: Record<string, string> = { 'Content-Type': wireVersion === LEGACY_VERSION ? 'application/json' : 'application/a2a+json' };
   if (config.token) headers['X-A2A-Notification-Token'] = config.token;
+  // Bearer only for a config kept before a scheme was required (headerProblem): it was sent so then.
   if (config.authentication?.credentials) headers.Authorization = `${config.authentication.scheme || 'Bearer'} ${config.authentication.credentials}`;
   return headers;
 }
