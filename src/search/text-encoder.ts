@@ -486,6 +486,27 @@ export function joinedReading(text: string, maxWords: number): string | undefine
 }
 
 /**
+ * `text` with each hyphenated piece joinedTerms files as one word written as that word:
+ * "Co-Pilot Studio" is "copilot Studio", "Text-to-Speech" "texttospeech", "e-mail-sender"
+ * "emailsender" (a slug only when it loses a part, as joinedTerms reads it). Undefined when it
+ * has none. Not pieces joined by an underscore or a change of case (identifiers: "get_a_quote").
+ * A name so read is its entry's, skill's or tool's other name term (./search-index.ts
+ * otherNameTerms): "copilot" typed named no "Co-Pilot", whose words are `co pilot`.
+ */
+export function hyphenJoined(text: string, maxWords: number): string | undefined {
+  if (!HYPHENS.test(text)) return undefined;
+  const hyphenated = !SLUG.test(text);
+  let changed = false;
+  const reading = text.replace(WRITTEN_TOGETHER, (piece) => {
+    const joined = HYPHENS.test(piece) && !piece.includes('_') ? joinedWord(piece, maxWords, hyphenated) : undefined;
+    if (joined === undefined) return piece;
+    changed = true;
+    return joined;
+  });
+  return changed ? reading : undefined;
+}
+
+/**
  * Whether `term` is one only capitals make a term (WRITTEN_NAMES: "R", "IT"): the same words
  * typed in lower case do not have it. What compares a whole name leaves such terms out, so
  * "r studio" still names "R Studio".
