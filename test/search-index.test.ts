@@ -478,6 +478,22 @@ describe('matching', () => {
     );
   });
 
+  it('matches a quoted phrase with a hyphenated word written either way ("love a copilot", "love a co-pilot"), and a camelCase word typed as one', () => {
+    // The words kept for phrases are a text's prose words (`co pilot`, `java script`): a phrase
+    // with the word as one found only the texts saying it so, and one with a hyphen only the others.
+    const index = createSearchIndex();
+    add(index, 'hyphen', agent('A', [{ id: 's', name: 'Pen', description: 'Writers love a co-pilot for pre-processing drafts.' }]));
+    add(index, 'joined', agent('B', [{ id: 's', name: 'Pen', description: 'Writers love a copilot for preprocessing drafts.' }]));
+    add(index, 'camel', agent('C', [{ id: 's', name: 'Hire', description: 'A JavaScript developer.' }]));
+    add(index, 'apart', agent('D', [{ id: 's', name: 'Pen', description: 'Writers love a pilot, co-owned.' }]));
+    const ids = (text: string) => [...new Set(search(index, text).hits.map((h) => h.id))].sort();
+    for (const text of ['"love a copilot"', '"love a co-pilot"', '"love a Co-Pilot"', '"copilot for preprocessing drafts"', '"co-pilot for pre-processing drafts"', '"copilot for pre-processing"', '"co-pilot for preprocessing"']) {
+      assert.deepEqual(ids(text), ['hyphen', 'joined'], text);
+    }
+    assert.deepEqual(ids('"javascript developer"'), ['camel']);
+    assert.deepEqual(ids('-"love a copilot" writers'), ['apart'], 'left out written either way');
+  });
+
   it('does not find a phrase of two words a long tool description has apart (16-bit pair hashes did, about 1 in 16 at 4,000 pairs)', () => {
     // A unit's pairs were kept as a set of 16-bit hashes: a pair a long description lacks
     // matched one it has with a probability of its pairs / 65,536 ("manual mentioned" found

@@ -219,6 +219,8 @@ describe('matching', () => {
     // A description saying "pull request" and, apart, "request review".
     const apart = 'Opens a pull request, then asks for a request review from the team. Also sends email summaries.';
     await op(writer, { register: { agentCard: { ...card('Dibbler Reviews', 'https://dibbler.example.org/a2a', [skill('nudge', 'Nudge', 'Nudges.', ['team'], ['Nudge them'])]), description: apart } } });
+    // Quoll Relay's "co-pilot for pre-processing events" written as one word each.
+    await op(writer, { register: { agentCard: card('Dibbler Drafts', 'https://dd.example.org/a2a', [skill('relay', 'Relay', 'A copilot for preprocessing events.', ['relay'], ['Forward this'])]) } });
     await op(writer, { register: { agentCard: card('Kestrel C Toolsmith', 'https://c.example.org/a2a', [skill('compile', 'Compile code', 'Compiles C code, with a C+ grade.', ['c'], ['Compile main.c'])]) } });
     await op(writer, {
       register: {
@@ -377,12 +379,18 @@ describe('matching', () => {
     for (const query of ['pilot', 'processing']) assert.deepEqual((await quollSkills(query)).map((h) => h.split(':')[0]), ['Quoll Relay'], query);
   });
 
-  test('a quoted phrase with a word written in parts finds it written either way: "send email" and "send e-mail"', async () => {
+  test('a quoted phrase with a word written in parts finds it written either way: "send email" and "send e-mail", "copilot for" and "co-pilot for"', async () => {
     // Prose reads "Send e-mail" as `send mail`: the phrase "send email" found only "Send email",
     // and "send e-mail" only "Send e-mail".
     for (const query of ['"send email"', '"send e-mail"', '"Send E-Mail"']) assert.deepEqual(await quollSkills(query), ['Quoll Mailer: name', 'Quoll Post: name'], query);
     for (const query of ['"sends an email"', '"sends an e-mail to anyone"']) {
       assert.deepEqual(await quollSkills(query), ['Quoll Mailer: description', 'Quoll Post: description'], query);
+    }
+    // A hyphenated word: the words kept for phrases are `co pilot` in one text and `copilot` in
+    // the other, and a phrase found only the text writing it as the phrase did.
+    const relays = async (query: string) => [...new Set((await allHits({ query, resultsPer: 'match' })).map((h) => h.name as string))].filter((n) => n === 'Quoll Relay' || n === 'Dibbler Drafts').sort();
+    for (const query of ['"copilot for pre-processing"', '"co-pilot for preprocessing events"', '"Co-Pilot for pre-processing"', '"copilot for preprocessing"']) {
+      assert.deepEqual(await relays(query), ['Dibbler Drafts', 'Quoll Relay'], query);
     }
   });
 
