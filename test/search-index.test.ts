@@ -14,7 +14,7 @@ import { createSearchIndex, GROUP_LIMIT, type IndexPage, type SearchIndex } from
 import { MAX_JOINED_WORDS, parseQuery } from '../src/search/query.js';
 import type { PostingsIndex } from '../src/search/search-index.js';
 import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot } from '../src/search/snapshot-file.js';
-import { joinedReading, joinedTerms, letterJoined, tokenize, wordSpans } from '../src/search/text-encoder.js';
+import { hyphenJoined, joinedReading, joinedTerms, letterJoined, tokenize, wordSpans } from '../src/search/text-encoder.js';
 import { removeTempDir, tempDir } from './support/temp.js';
 
 const CORPUS = new URL('./fixtures/corpus/', import.meta.url);
@@ -181,6 +181,16 @@ describe('text encoder', () => {
     for (const text of ['E-mail Sender', 'e-mail-sender', 'E-MAIL sender']) assert.deepEqual(tokenize(letterJoined(text) ?? ''), ['email', 'sender'], text);
     assert.deepEqual(tokenize(letterJoined('X-Ray Scanner') ?? ''), ['xray', 'scanner']);
     for (const text of ['Email Sender', 'vitamin-d-3', 'x-to-y', 'Text-to-Speech']) assert.equal(letterJoined(text), undefined, text);
+  });
+
+  it('reads a name with its hyphenated words as one ("Co-Pilot Studio": `copilot studio`), not an identifier, a slug or a number', () => {
+    // A name's other name term (./search-index.ts otherNameTerms): "copilot" named no "Co-Pilot".
+    assert.deepEqual(tokenize(hyphenJoined('Co-Pilot Studio', MAX_JOINED_WORDS) ?? ''), ['copilot', 'studio']);
+    assert.deepEqual(tokenize(hyphenJoined('Text-to-Speech', MAX_JOINED_WORDS) ?? ''), ['texttospeech']);
+    assert.deepEqual(tokenize(hyphenJoined('Co\u2011Pilot café', MAX_JOINED_WORDS) ?? ''), ['copilot', 'cafe']);
+    // A slug only when it loses a part, as joinedTerms files it.
+    assert.deepEqual(tokenize(hyphenJoined('e-mail-sender', MAX_JOINED_WORDS) ?? ''), ['emailsender']);
+    for (const text of ['weather-forecast', 'get_weather-v2', 'get_a_quote', 'TextToSpeech', '2024-01-15', 'Copilot Studio']) assert.equal(hyphenJoined(text, MAX_JOINED_WORDS), undefined, text);
   });
 
   it('makes words of ideographs', () => {
@@ -468,6 +478,22 @@ describe('matching', () => {
     );
   });
 
+  it('matches a quoted phrase with a hyphenated word written either way ("love a copilot", "love a co-pilot"), and a camelCase word typed as one', () => {
+    // The words kept for phrases are a text's prose words (`co pilot`, `java script`): a phrase
+    // with the word as one found only the texts saying it so, and one with a hyphen only the others.
+    const index = createSearchIndex();
+    add(index, 'hyphen', agent('A', [{ id: 's', name: 'Pen', description: 'Writers love a co-pilot for pre-processing drafts.' }]));
+    add(index, 'joined', agent('B', [{ id: 's', name: 'Pen', description: 'Writers love a copilot for preprocessing drafts.' }]));
+    add(index, 'camel', agent('C', [{ id: 's', name: 'Hire', description: 'A JavaScript developer.' }]));
+    add(index, 'apart', agent('D', [{ id: 's', name: 'Pen', description: 'Writers love a pilot, co-owned.' }]));
+    const ids = (text: string) => [...new Set(search(index, text).hits.map((h) => h.id))].sort();
+    for (const text of ['"love a copilot"', '"love a co-pilot"', '"love a Co-Pilot"', '"copilot for preprocessing drafts"', '"co-pilot for pre-processing drafts"', '"copilot for pre-processing"', '"co-pilot for preprocessing"']) {
+      assert.deepEqual(ids(text), ['hyphen', 'joined'], text);
+    }
+    assert.deepEqual(ids('"javascript developer"'), ['camel']);
+    assert.deepEqual(ids('-"love a copilot" writers'), ['apart'], 'left out written either way');
+  });
+
   it('does not find a phrase of two words a long tool description has apart (16-bit pair hashes did, about 1 in 16 at 4,000 pairs)', () => {
     // A unit's pairs were kept as a set of 16-bit hashes: a pair a long description lacks
     // matched one it has with a probability of its pairs / 65,536 ("manual mentioned" found
@@ -626,6 +652,27 @@ describe('ranking', () => {
     assert.equal(first('r studio'), 'b-r-studio', 'typed in lower case: "r" is no word, the rest is the name');
     assert.equal(first('IT Desk'), 'c-it-desk');
     assert.equal(first('it desk'), 'c-it-desk');
+  });
+
+  it('ranks what is named with hyphens first for the name typed joined: an agent "Co-Pilot" for "copilot", a skill or tool "E-mail Sender" for "email sender"', () => {
+    // Only the name's words were its name (`co pilot`, `mail sender`), and skills' and tools'
+    // names had no second reading: what said the words joined more often ranked first.
+    const index = createSearchIndex();
+    const at = 1;
+    add(index, 'a-copilot', agent('Co-Pilot', [{ id: 's', name: 'Assist' }], { description: 'Helps.' }), 'o', at);
+    add(index, 'b-tts', agent('Text-to-Speech', [{ id: 's', name: 'Speak' }], { description: 'Reads aloud.' }), 'o', at);
+    add(index, 'c-skills', agent('Helpers', [{ id: 'mail', name: 'E-mail Sender', description: 'Sends.' }, { id: 'pilot', name: 'Co-Pilot', description: 'Helps.' }], { description: 'Helps.' }), 'o', at);
+    add(index, 'd-tool', server('postie', [{ name: 'E-mail Sender', description: 'Sends.' }]), 'o', at);
+    const says = 'copilot texttospeech email sender';
+    add(index, 'z-hub', agent('Copilot Texttospeech Email Sender Hub', [{ id: 'hub', name: 'Email sender copilot texttospeech', description: `${says}, ${says}`, tags: ['copilot', 'texttospeech', 'email'], examples: [says] }], { description: says }), 'o', at);
+    const matches = (text: string) => matchIds(search(index, text).hits);
+    assert.deepEqual(matches('copilot').slice(0, 2).sort(), ['a-copilot/agent', 'c-skills/pilot']);
+    assert.deepEqual(matches('texttospeech')[0], 'b-tts/agent');
+    assert.deepEqual(matches('email sender').slice(0, 2).sort(), ['c-skills/mail', 'd-tool/E-mail Sender']);
+    // As before: the name's words typed name it.
+    assert.deepEqual(matches('co-pilot').slice(0, 2).sort(), ['a-copilot/agent', 'c-skills/pilot']);
+    assert.deepEqual(matches('text to speech')[0], 'b-tts/agent');
+    assert.deepEqual(matches('e-mail sender').slice(0, 2).sort(), ['c-skills/mail', 'd-tool/E-mail Sender']);
   });
 
   it('breaks ties by the place in list\'s order, newest registered first whatever the ids, then (one place: never from storage) by id', () => {

@@ -146,6 +146,16 @@ describe('matching', () => {
     // Names with a letter written before a hyphen, then an entry saying their words, joined, more often.
     await op(writer, { register: { agentCard: card('E-mail Sender', 'https://es.example.net/a2a', [skill('outbox', 'Outbox', 'Sends messages.', ['outbox'], ['Send this'])]) } });
     await op(writer, { register: { agentCard: card('E-Mail-Versand', 'https://ev.example.net/a2a', [skill('post', 'Post', 'Verschickt Nachrichten.', ['post'], ['Schick das'])]) } });
+    // Names with hyphenated words, then an entry saying them as one word more often.
+    await op(writer, { register: { agentCard: card('Co-Pilot', 'https://cp.example.net/a2a', [skill('assist', 'Assist', 'Drafts replies.', ['drafts'], ['Draft this'])]) } });
+    await op(writer, { register: { agentCard: card('Text-to-Speech', 'https://tts.example.net/a2a', [skill('speak', 'Speak', 'Reads aloud.', ['voice'], ['Read this'])]) } });
+    await op(writer, {
+      register: {
+        agentCard: card('Copilot Texttospeech Hub', 'https://ch.example.net/a2a', [
+          skill('route', 'Copilot texttospeech routing', 'A copilot for every texttospeech: the copilot and texttospeech.', ['copilot', 'texttospeech'], ['copilot texttospeech']),
+        ]),
+      },
+    });
     await op(writer, {
       register: {
         agentCard: card('Email Sender Versand Hub', 'https://eh.example.net/a2a', [
@@ -165,8 +175,12 @@ describe('matching', () => {
     const tools = (names: string[], description: (name: string) => string) => ({
       tools: names.map((name) => ({ name, description: description(name), inputSchema: { type: 'object' } })),
     });
-    await op(writer, { register: { mcpServer: mcpServer('potoroo-git', 'https://mcp.example.org/potoroo-git'), toolspec: tools(['create_pull_request', 'search-flights', 'bandicoot', 'get_a_quote'], () => 'Does it.') } });
-    await op(writer, { register: { agentCard: card('Potoroo Exchange', 'https://px.example.org/a2a', [skill('fx', 'Currency Conversion', 'Converts money.', ['money'], ['100 EUR in USD'])]) } });
+    await op(writer, { register: { mcpServer: mcpServer('potoroo-git', 'https://mcp.example.org/potoroo-git'), toolspec: tools(['create_pull_request', 'search-flights', 'bandicoot', 'get_a_quote', 'E-mail Sender'], () => 'Does it.') } });
+    await op(writer, {
+      register: {
+        agentCard: card('Potoroo Exchange', 'https://px.example.org/a2a', [skill('fx', 'Currency Conversion', 'Converts money.', ['money'], ['100 EUR in USD']), skill('mail', 'E-mail Sender', 'Mails receipts.', ['receipts'], ['Mail it'])]),
+      },
+    });
     await op(writer, {
       register: {
         mcpServer: mcpServer('potoroo-forge', 'https://mcp.example.org/potoroo-forge'),
@@ -205,6 +219,8 @@ describe('matching', () => {
     // A description saying "pull request" and, apart, "request review".
     const apart = 'Opens a pull request, then asks for a request review from the team. Also sends email summaries.';
     await op(writer, { register: { agentCard: { ...card('Dibbler Reviews', 'https://dibbler.example.org/a2a', [skill('nudge', 'Nudge', 'Nudges.', ['team'], ['Nudge them'])]), description: apart } } });
+    // Quoll Relay's "co-pilot for pre-processing events" written as one word each.
+    await op(writer, { register: { agentCard: card('Dibbler Drafts', 'https://dd.example.org/a2a', [skill('relay', 'Relay', 'A copilot for preprocessing events.', ['relay'], ['Forward this'])]) } });
     await op(writer, { register: { agentCard: card('Kestrel C Toolsmith', 'https://c.example.org/a2a', [skill('compile', 'Compile code', 'Compiles C code, with a C+ grade.', ['c'], ['Compile main.c'])]) } });
     await op(writer, {
       register: {
@@ -363,12 +379,18 @@ describe('matching', () => {
     for (const query of ['pilot', 'processing']) assert.deepEqual((await quollSkills(query)).map((h) => h.split(':')[0]), ['Quoll Relay'], query);
   });
 
-  test('a quoted phrase with a word written in parts finds it written either way: "send email" and "send e-mail"', async () => {
+  test('a quoted phrase with a word written in parts finds it written either way: "send email" and "send e-mail", "copilot for" and "co-pilot for"', async () => {
     // Prose reads "Send e-mail" as `send mail`: the phrase "send email" found only "Send email",
     // and "send e-mail" only "Send e-mail".
     for (const query of ['"send email"', '"send e-mail"', '"Send E-Mail"']) assert.deepEqual(await quollSkills(query), ['Quoll Mailer: name', 'Quoll Post: name'], query);
     for (const query of ['"sends an email"', '"sends an e-mail to anyone"']) {
       assert.deepEqual(await quollSkills(query), ['Quoll Mailer: description', 'Quoll Post: description'], query);
+    }
+    // A hyphenated word: the words kept for phrases are `co pilot` in one text and `copilot` in
+    // the other, and a phrase found only the text writing it as the phrase did.
+    const relays = async (query: string) => [...new Set((await allHits({ query, resultsPer: 'match' })).map((h) => h.name as string))].filter((n) => n === 'Quoll Relay' || n === 'Dibbler Drafts').sort();
+    for (const query of ['"copilot for pre-processing"', '"co-pilot for preprocessing events"', '"Co-Pilot for pre-processing"', '"copilot for preprocessing"']) {
+      assert.deepEqual(await relays(query), ['Dibbler Drafts', 'Quoll Relay'], query);
     }
   });
 
@@ -433,6 +455,17 @@ describe('matching', () => {
         assert.equal((await first(query, 'match'))?.name, name, `${query} (results per match)`);
       }
     }
+    // Hyphenated words typed as one: "copilot" and "texttospeech" were no name, as the names' words
+    // are `co pilot` and `text speech`, and the hub saying them as one word ranked first.
+    for (const [name, queries] of [
+      ['Co-Pilot', ['copilot', 'Copilot', 'co-pilot', 'Co Pilot']],
+      ['Text-to-Speech', ['texttospeech', 'TextToSpeech', 'text to speech', 'text-to-speech']],
+    ] as const) {
+      for (const query of queries) {
+        assert.equal((await first(query))?.name, name, query);
+        assert.equal((await first(query, 'match'))?.name, name, `${query} (results per match)`);
+      }
+    }
     // "E-Mail-Versand" is `emailversand` and `email` too: "email" as typed finds it (only as a typo of "mail" before).
     assert.ok((await allHits({ query: '"email"' })).some((h) => h.name === 'E-Mail-Versand'), '"email" finds E-Mail-Versand');
     // A skill's exact name is its entry's best match.
@@ -456,6 +489,8 @@ describe('matching', () => {
       [['get_a_quote', 'Get a quote'], 'get_a_quote', 'potoroo-git', 'potoroo-forge'],
       [['get_quote', 'getQuote'], 'get_quote', 'potoroo-forge', 'potoroo-git'],
       [['Currency Conversion', 'currency_conversion', 'currencyConversion', 'CURRENCY-CONVERSION'], 'Currency Conversion', 'Potoroo Exchange', 'Potoroo Currency Conversion Desk'],
+      // A letter before a hyphen, typed joined: only an entry's name was named so ("email sender" is `mail sender`).
+      [['email sender', 'Email Sender', 'e-mail sender'], 'E-mail Sender', 'potoroo-git', 'Email Sender Versand Hub'],
     ] as const) {
       for (const query of queries) {
         for (const resultsPer of ['entry', 'match']) {
@@ -468,6 +503,9 @@ describe('matching', () => {
         }
       }
     }
+    // The skill and the tool named "E-mail Sender" too, beside the agent of that name.
+    const mailers = (await search({ query: 'email sender', resultsPer: 'match' })).results.slice(0, 3).map((h: WireJson) => `${h.name}: ${h.match.name}`);
+    assert.deepEqual(mailers.sort(), ['E-mail Sender: E-mail Sender', 'Potoroo Exchange: E-mail Sender', 'potoroo-git: E-mail Sender']);
     // A letter dropped from a tool's one-word name: the tool so named first, as for the name typed right.
     for (const resultsPer of ['entry', 'match']) {
       const [hit] = (await search({ query: 'Bandicot', resultsPer })).results;

@@ -18,11 +18,12 @@
  * not diluted by its look-alikes (weather / whether / heather).
  *
  * A quoted word or phrase is matched as written: no forms, typos or related words (a phrase
- * still picks up the operator's synonyms for it as a whole).
+ * still picks up the operator's synonyms for it as a whole, and a word of it read as two words
+ * the index holds side by side: addPhraseSplits).
  */
 import { ENGLISH, LANGUAGE_COUNT, stem } from './languages.js';
 import type { ParsedClause, ParsedQuery, Scope, WordAlternative } from './query.js';
-import { MAX_JOINED_WORDS, MAX_PREFIX_EXPANSIONS } from './query.js';
+import { MAX_JOINED_WORDS, MAX_PHRASE_WORDS, MAX_PREFIX_EXPANSIONS } from './query.js';
 import type { RelatedWords } from './related-words.js';
 import type { Vocabulary } from './vocabulary.js';
 
@@ -46,6 +47,8 @@ const MAX_TERMS_PER_CLAUSE = 64;
 const MIN_SPLIT_PART = 2;
 /** Readings of one word as two, at most. */
 const MAX_SPLITS = 2;
+/** Readings of a quoted phrase with one of its words as two, at most (addPhraseSplits). */
+const MAX_PHRASE_SPLITS = 4;
 
 /** No language restriction. */
 export const ANY_LANGUAGE = -1;
@@ -141,6 +144,7 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
           out.phrases.push({ words: [...typed, t], weight: PREFIX_WEIGHT, strong: true, completion: true });
         }
       }
+      addPhraseSplits(alt.words, alt.prefix === true, out, ctx);
       // Its words written as one ("machine learning" also finds "machinelearning", `tags:MachineLearning` a tag "machinelearning").
       if (alt.words.length <= MAX_JOINED_WORDS) addTerm({ term: alt.words.join(''), weight: 1, strong: true, lang: ANY_LANGUAGE });
       if (!excluding) addRelated(alt.words.join(' '), 1, out, addTerm, ctx, o, true);
@@ -177,21 +181,52 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
  * Looked up in the vocabulary only: nothing is added to the index per entry.
  */
 function addSplits(word: string, out: PlanClause, ctx: ExpansionContext): void {
-  if (word.length < 2) return;
-  let found = 0;
-  for (let i = 1; i < word.length && found < MAX_SPLITS; i++) {
+  for (const split of splitsOf(word, ctx)) out.phrases.push({ words: split, weight: 1, strong: true });
+}
+
+/** The readings of `word` as two words the index holds (addSplits), at most MAX_SPLITS. */
+function splitsOf(word: string, ctx: ExpansionContext): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 1; i < word.length && out.length < MAX_SPLITS; i++) {
     // Between letters and digits a part may be one character: "gpt4" is "GPT-4", "web3" "Web 3".
     const least = isDigit(word.charCodeAt(i - 1)) !== isDigit(word.charCodeAt(i)) ? 1 : MIN_SPLIT_PART;
     if (i < least || word.length - i < least) continue;
     const head = word.slice(0, i);
     const tail = word.slice(i);
-    if (!ctx.vocabulary.has(head) || !ctx.vocabulary.has(tail)) continue;
-    out.phrases.push({ words: [head, tail], weight: 1, strong: true });
-    found++;
+    if (ctx.vocabulary.has(head) && ctx.vocabulary.has(tail)) out.push([head, tail]);
   }
+  return out;
+}
+
+/**
+ * A quoted phrase with a word read as two (splitsOf), one word at a time, and with each such
+ * word read as its first split at once: `"copilot for writers"` finds "co-pilot for writers",
+ * `"copilot for preprocessing"` "co-pilot for pre-processing" and `"javascript developer"`
+ * "JavaScript developer", whose words are `co pilot`, `pre processing`, `java script` (a
+ * hyphenated word's joined word is a term, not one of the words kept for phrases:
+ * ./text-encoder.ts joinedReading). At most MAX_PHRASE_SPLITS phrases, each as exact as the
+ * phrase; the last word typed so far is completed, not split. Looked up in the vocabulary only,
+ * as addSplits is.
+ */
+function addPhraseSplits(words: readonly string[], typing: boolean, out: PlanClause, ctx: ExpansionContext): void {
+  let added = 0;
+  const add = (read: readonly string[]): void => {
+    // The phrase read with a hyphenated word joined (./query.ts) splits back into the phrase as written.
+    if (added >= MAX_PHRASE_SPLITS || read.length > MAX_PHRASE_WORDS || out.phrases.some((p) => sameWords(p.words, read))) return;
+    out.phrases.push({ words: read, weight: 1, strong: true });
+    added++;
+  };
+  const last = typing ? words.length - 1 : words.length;
+  const splits = words.map((w, i) => (i < last ? splitsOf(w, ctx) : []));
+  // Every word so read first (a phrase of several hyphenated words), then each alone.
+  if (splits.filter((s) => s.length > 0).length > 1) add(words.flatMap((w, i) => splits[i]![0] ?? [w]));
+  words.forEach((_, i) => {
+    for (const split of splits[i]!) add([...words.slice(0, i), ...split, ...words.slice(i + 1)]);
+  });
 }
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const sameWords = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((w, i) => w === b[i]);
 
 /** Terms sharing the word's stem, per language that has entries (the word itself left out). */
 function formsOf(word: string, vocabulary: Vocabulary, languages: number): { term: string; lang: number }[] {

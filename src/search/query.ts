@@ -21,7 +21,7 @@
  */
 import { codePointPrefix } from '../lib/code-points.js';
 import { FIELD_DESCRIPTION, FIELD_EXAMPLES, FIELD_NAME, FIELD_PROVIDER, FIELD_TAGS, FIELD_TITLE } from './fields.js';
-import { MAX_TERM_LENGTH, joinedReading, tokenize } from './text-encoder.js';
+import { MAX_TERM_LENGTH, hyphenJoined, joinedReading, tokenize } from './text-encoder.js';
 
 /**
  * The most REGISTRY_MAX_QUERY_CHARS allows: the doors refuse a query longer than the operator's
@@ -423,9 +423,16 @@ function alternativesOf(piece: Piece): Alternative[] {
     const quoted = [quotedAlternative(distinctRun, typing)];
     // A prose phrase with a word written in parts is also read with it as one word: `"send
     // e-mail"` (prose: `send mail`) finds "send email" too, as the index files "send e-mail"'s
-    // pairs both ways (./search-index.ts UnitTerms).
-    const reading = piece.field === undefined && !tooShort ? joinedReading(piece.text, MAX_JOINED_WORDS) : undefined;
-    const readWords = reading === undefined ? [] : tokenize(reading, { maxTerms: MAX_PHRASE_WORDS * 4 }).slice(0, MAX_PHRASE_WORDS);
+    // pairs both ways (./search-index.ts UnitTerms); and a hyphenated word too, which the index
+    // keeps for phrases only as written: `"co-pilot for writers"` finds "copilot for writers"
+    // (the other way round: ./expansion.ts addPhraseSplits). Not when that is one word: the
+    // phrase's words are looked up written as one already (`"Co-Pilot"`: copilot), and a second
+    // alternative would make the quote no name (./search-index.ts nameClause).
+    const prose = piece.field === undefined && !tooShort;
+    const lossless = prose ? joinedReading(piece.text, MAX_JOINED_WORDS) : undefined;
+    const phraseWords = (text: string | undefined): string[] => (text === undefined ? [] : tokenize(text, { maxTerms: MAX_PHRASE_WORDS * 4 }).slice(0, MAX_PHRASE_WORDS));
+    const joinedWords = prose ? phraseWords(hyphenJoined(lossless ?? piece.text, MAX_JOINED_WORDS)) : [];
+    const readWords = joinedWords.length > 1 ? joinedWords : phraseWords(lossless);
     if (readWords.length > 0 && readWords.join(' ') !== distinctRun.join(' ')) quoted.push(quotedAlternative(readWords, typing));
     return quoted;
   }

@@ -98,7 +98,7 @@ import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
 import { CapabilityLists } from './capability-lists.js';
-import { isCaseMadeTerm, isDroppedTerm, joinedReading, joinedTerms, letterJoined, tokenize } from './text-encoder.js';
+import { hyphenJoined, isCaseMadeTerm, isDroppedTerm, joinedReading, joinedTerms, letterJoined, tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
 
@@ -145,9 +145,9 @@ const LINEAR_UNIT_TERMS = 24;
  * not filed: a term per unit cost ~130 bytes an entry (6 units on average in bench/lib's
  * generated entries), which the heap at 1M entries (issue 22: at most 2 GiB) has no room for.
  * The same clause finds them through their words instead, kept for phrases with the number of
- * the name's (./phrases.ts PhraseWords.nameIs; phraseGroups `wholeName`). A name with a single
- * letter before a hyphen ("E-mail Sender", `mail sender`) is filed read with the letter joined
- * too (`email sender`: ./text-encoder.ts letterJoined), so both spellings typed name it.
+ * the name's (./phrases.ts PhraseWords.nameIs; phraseGroups `wholeName`). A name written with
+ * hyphens that reads otherwise with them joined ("E-mail Sender", "Co-Pilot") is filed so read
+ * too, an entry's, a skill's or a tool's (otherNameTerms), so both spellings typed name it.
  */
 const NAME_MARK = ' ';
 const nameTerm = (all: readonly string[]): string | undefined => {
@@ -156,6 +156,25 @@ const nameTerm = (all: readonly string[]): string | undefined => {
   return words.length > 0 && words.length <= MAX_PHRASE_WORDS ? NAME_MARK + words.join(' ') : undefined;
 };
 const isNameTerm = (term: string): boolean => term.startsWith(NAME_MARK);
+/**
+ * The name terms of a name written with hyphens read otherwise than `whole` (its words): with a
+ * single letter before a hyphen joined to its next part ("E-mail Sender": `email sender`,
+ * ./text-encoder.ts letterJoined), and with each hyphenated word as one ("Co-Pilot": `copilot`,
+ * "Text-to-Speech": `texttospeech`, "e-mail-sender": `emailsender`: hyphenJoined), so the name
+ * typed either way names it ("email sender" and "copilot" named no "E-mail Sender", `mail
+ * sender`, and no "Co-Pilot", `co pilot`). Filed for an entry's name and a skill's or tool's
+ * alike: only the few names that change so have one (a term per name cost skills and tools ~130
+ * bytes an entry: nameTerm).
+ */
+const otherNameTerms = (text: string, whole: string | undefined): string[] => {
+  const clipped = clippedField(text);
+  const out: string[] = [];
+  for (const reading of [letterJoined(clipped), hyphenJoined(clipped, MAX_JOINED_WORDS)]) {
+    const term = reading === undefined ? undefined : nameTerm(tokenize(reading));
+    if (term !== undefined && term !== whole && !out.includes(term)) out.push(term);
+  }
+  return out;
+};
 /**
  * How many words a skill's or tool's name has, as PhraseWords.nameIs compares it (./phrases.ts):
  * its `words`, plus the letters and "it" of its `text` that are no word because they were
@@ -241,15 +260,9 @@ class UnitTerms {
     this.addTerms(words, FIELD_NAME);
     const joined = this.addJoined(text, FIELD_NAME);
     if (!fileWhole) this.unitName = { words, joined };
-    const whole = fileWhole ? nameTerm(words) : undefined;
-    if (whole === undefined) return;
-    this.note(whole, FIELD_NAME);
-    // Read with its letters joined too ("E-mail Sender" as `email sender`: letterJoined), a term
-    // only for the few names that change so: "email sender" typed named no "E-mail Sender",
-    // whose words are `mail sender` ("e-mail sender" typed still is).
-    const lettered = letterJoined(clippedField(text));
-    const joinedWhole = lettered === undefined ? undefined : nameTerm(tokenize(lettered));
-    if (joinedWhole !== undefined && joinedWhole !== whole) this.note(joinedWhole, FIELD_NAME);
+    const whole = nameTerm(words);
+    if (fileWhole && whole !== undefined) this.note(whole, FIELD_NAME);
+    for (const other of otherNameTerms(text, whole)) this.note(other, FIELD_NAME);
   }
   private addTerms(words: readonly string[], field: number): void {
     for (const t of words) this.note(t, field);

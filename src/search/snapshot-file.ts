@@ -23,7 +23,7 @@ import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
 import { makeDirectories } from '../lib/make-directories.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
-export const SNAPSHOT_FORMAT = 28;
+export const SNAPSHOT_FORMAT = 29;
 /**
  * The formats this code loads: its own. 23 and 24 are rebuilt: their words for phrases do not
  * say how many of a unit's words are its name's (./phrases.ts), which a search for a skill's or
@@ -33,7 +33,10 @@ export const SNAPSHOT_FORMAT = 28;
  * in the terms and the name filter, so "copilot" as typed ("copil") would find no "co-pilot"
  * until each entry changed. 27 is rebuilt: it lacks an entry's second name term read with its
  * letters joined ("E-mail Sender": `email sender`, ./text-encoder.ts letterJoined) and the letter
- * joined to its next part of a longer hyphenated word ("e-mail-sender": `email`).
+ * joined to its next part of a longer hyphenated word ("e-mail-sender": `email`). 28 is rebuilt:
+ * it lacks the name terms read with hyphenated words as one ("Co-Pilot": `copilot`,
+ * ./text-encoder.ts hyphenJoined) and skills' and tools' other name terms ("E-mail Sender" as a
+ * skill: `email sender`), so "copilot" would name no "Co-Pilot" until each entry changed.
  */
 export const LOADABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT];
 const MAGIC = 'a2a-registry search index\n';

@@ -421,6 +421,8 @@ const LETTER_PREFIX = /(?<![\p{L}\p{N}\p{M}_\-\u2010\u2011])([A-Za-z])[-\u2010\u
  * either spelling is the name.
  */
 export function letterJoined(text: string): string | undefined {
+  // Most names have no hyphen (every skill's and tool's is read: ./search-index.ts otherNameTerms).
+  if (!HYPHENS.test(text)) return undefined;
   let changed = false;
   const out = text.replace(LETTER_PREFIX, (piece, letter: string, next: string) => {
     // Not before a word prose drops too: "x-to-y" says no word "xto".
@@ -472,12 +474,35 @@ const isHyphenated = (piece: string, words: number): boolean =>
  * hyphenated word that loses nothing ("co-pilot"): its parts are the text's words already, and
  * reading the text again for it (a second copy of its words for phrases) would have tripled the
  * words that readings add in the relevance bench's corpus of real cards and toolspecs ("read-only",
- * "rate-limit", "URL-encoded" in long tool descriptions); a quoted phrase is matched as written.
+ * "rate-limit", "URL-encoded" in long tool descriptions); a quoted phrase is read both ways
+ * instead (./query.ts with hyphenJoined, ./expansion.ts addPhraseSplits).
  */
 export function joinedReading(text: string, maxWords: number): string | undefined {
   let changed = false;
   const reading = text.replace(WRITTEN_TOGETHER, (piece) => {
     const joined = JOINED_HINT.test(piece) ? joinedWord(piece, maxWords, false) : undefined;
+    if (joined === undefined) return piece;
+    changed = true;
+    return joined;
+  });
+  return changed ? reading : undefined;
+}
+
+/**
+ * `text` with each hyphenated piece joinedTerms files as one word written as that word:
+ * "Co-Pilot Studio" is "copilot Studio", "Text-to-Speech" "texttospeech", "e-mail-sender"
+ * "emailsender" (a slug only when it loses a part, as joinedTerms reads it). Undefined when it
+ * has none. Not pieces joined by an underscore or a change of case (identifiers: "get_a_quote").
+ * A name so read is its entry's, skill's or tool's other name term (./search-index.ts
+ * otherNameTerms): "copilot" typed named no "Co-Pilot", whose words are `co pilot`; a quoted
+ * phrase so read its other phrase (./query.ts): `"co-pilot for writers"` finds "copilot for writers".
+ */
+export function hyphenJoined(text: string, maxWords: number): string | undefined {
+  if (!HYPHENS.test(text)) return undefined;
+  const hyphenated = !SLUG.test(text);
+  let changed = false;
+  const reading = text.replace(WRITTEN_TOGETHER, (piece) => {
+    const joined = HYPHENS.test(piece) && !piece.includes('_') ? joinedWord(piece, maxWords, hyphenated) : undefined;
     if (joined === undefined) return piece;
     changed = true;
     return joined;
