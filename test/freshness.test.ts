@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import type http from 'node:http';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -290,9 +291,8 @@ describe('register an MCP server with fetchTools', () => {
       ['/mcp-untyped', 'content-type', /answered without a Content-Type; an MCP server answers JSON-RPC/],
     ];
     origin.route('/mcp-untyped', (_req, res) => void res.writeHead(200).end('{"jsonrpc": "2.0"}'));
-    // A server that answers initialize but not tools/list as MCP does: the SDK's zod text ("tools:
-    // Invalid input: expected array, received string") became which part of the answer is wrong.
-    origin.route('/mcp-odd-list', (req, res) => {
+    // A server whose answers to initialize and tools/list are `initialize` and `list`.
+    const answering = (initialize: unknown, list: unknown) => (req: http.IncomingMessage, res: http.ServerResponse) => {
       let raw = '';
       req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
       req.on('end', () => {
@@ -300,11 +300,13 @@ describe('register an MCP server with fetchTools', () => {
         if (req.method !== 'POST') return void res.writeHead(405).end();
         const message = JSON.parse(raw) as { id?: number; method: string };
         if (message.id === undefined) return void res.writeHead(202).end();
-        const result =
-          message.method === 'initialize' ? { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'odd', version: '1' } } : { tools: 'read_file', nextCursor: 2 };
+        const result = message.method === 'initialize' ? initialize : list;
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
       });
-    });
+    };
+    // One that answers initialize but not tools/list as MCP does: the SDK's zod text ("tools:
+    // Invalid input: expected array, received string") became which part of the answer is wrong.
+    origin.route('/mcp-odd-list', answering({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'odd', version: '1' } }, { tools: 'read_file', nextCursor: 2 }));
     const odd = errorOf(await op(alice, { register: { mcpServer: mcpServer('odd-list', `${origin.url}/mcp-odd-list`), fetchTools: true } }));
     assert.equal(odd.code, 'FETCH_FAILED');
     assert.match(
@@ -312,6 +314,16 @@ describe('register an MCP server with fetchTools', () => {
       /did not answer tools\/list as an MCP server does, with \{"tools": \[\.\.\.\], "nextCursor"\?: "\.\.\."\}: "tools" must be a list of values; got the string "read_file"; "nextCursor" must be a string; got the number 2\.$/,
     );
     assert.equal(odd.details?.[0]?.rule, 'protocol');
+    // One that does not answer initialize as MCP does: said in the same words (it was zod's,
+    // "did not answer as an MCP server (protocolVersion: Invalid input: expected string, received number; ...)").
+    origin.route('/mcp-odd-init', answering({ protocolVersion: 2025, capabilities: { tools: {} }, serverInfo: { name: 'odd' } }, { tools: [] }));
+    const oddInit = errorOf(await op(alice, { register: { mcpServer: mcpServer('odd-init', `${origin.url}/mcp-odd-init`), fetchTools: true } }));
+    assert.equal(oddInit.code, 'FETCH_FAILED');
+    assert.match(
+      oddInit.message,
+      /did not answer initialize as an MCP server does, with \{"protocolVersion": "\.\.\.", "capabilities": \{\.\.\.\}, "serverInfo": \{"name": "\.\.\.", "version": "\.\.\."\}\}: "protocolVersion" must be a string; got the number 2025; "serverInfo\.version" is required: give a string\.$/,
+    );
+    assert.equal(oddInit.details?.[0]?.rule, 'protocol');
     for (const [path, rule, message] of cases) {
       const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('not-mcp', `${origin.url}${path}`), fetchTools: true } }));
       assert.equal(error.code, 'FETCH_FAILED', path);

@@ -32,19 +32,27 @@ import { holdGets } from './support/hold-gets.js';
 import { metricValue, waitFor } from './support/metrics.js';
 import { connect } from './support/raw-connection.js';
 import { sendMessageBody } from './support/raw-http.js';
-import { REPO_ROOT, TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { REPO_ROOT, TOKENS, logCapture, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
 let raw: RawA2AClient;
+/** The log lines of `registry`. */
+const logged = logCapture();
 
 /** The address this registry's gRPC server listens on (its card may name another, public, one). */
 const grpcAddress = (r: TestRegistry) => `127.0.0.1:${r.grpcUrl!.split(':').at(-1)}`;
 const from = (address: string, token?: string) => metadata({ 'x-forwarded-for': address, ...(token ? { authorization: `Bearer ${token}` } : {}) });
 const search = (query: string) => [dataPart({ search: { query } })];
+/** The request log line of the call to `registry` sent with x-request-id `requestId`, once it is written. */
+async function requestLine(requestId: string): Promise<Record<string, unknown>> {
+  const line = () => logged.lines.find((l) => l.msg === 'request' && l.requestId === requestId);
+  await waitFor(async () => line() !== undefined);
+  return line()!;
+}
 
 before(async () => {
   // REGISTRY_FETCH_ALLOW: push configs name webhooks on 127.0.0.1 (nothing is sent to them).
-  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_TRUST_PROXY: '1', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_TRUST_PROXY: '1', REGISTRY_FETCH_ALLOW: '127.0.0.1', LOG_LEVEL: 'info' }, undefined, logged.stream);
   raw = new RawA2AClient(grpcAddress(registry));
 });
 after(async () => {
@@ -283,6 +291,9 @@ describe('requests', () => {
     assert.equal(missing.error?.code, grpc.status.NOT_FOUND);
     assert.deepEqual(missing.error!.metadata.get('x-request-id'), ['grpc-test-request-2']);
     assert.equal(errorInfoOf(missing.error!)?.reason, 'TASK_NOT_FOUND');
+    // Logged with the code the client got and the metrics count, as the HTTP doors log theirs (it had none).
+    const line = await requestLine('grpc-test-request-2');
+    assert.deepEqual([line.status, line.errorCode], ['NOT_FOUND', 'NOT_FOUND']);
   });
 
   test('a successful call is counted code="none", as on JSON-RPC (it was code="other")', async () => {
@@ -819,6 +830,7 @@ describe('requests', () => {
       assert.deepEqual(answer.error!.metadata.get('x-request-id'), ['grpc-internal-1']);
       assert.equal(errorInfoOf(answer.error!)?.reason, 'INTERNAL');
       assert.equal(errorInfoOf(answer.error!)?.domain, 'a2a-protocol.org');
+      assert.equal((await requestLine('grpc-internal-1')).errorCode, 'INTERNAL');
       const streamed = await raw.stream('sendStreamingMessage', sendRequest(search('weather')), metadata({ 'x-request-id': 'grpc-internal-2' }));
       assert.equal(streamed.error?.code, grpc.status.INTERNAL);
       assert.doesNotMatch(streamed.error!.details, /secret|db-internal/);
@@ -1250,6 +1262,8 @@ test('a stream whose client stops reading is cut once its backlog passes the bou
     assert.equal(ended.error?.code, grpc.status.RESOURCE_EXHAUSTED, `the gRPC stream was not cut after ${registered} events`);
     assert.match(ended.error!.details, /did not read the stream.*SubscribeToTask/);
     assert.ok(ended.events.length < registered, `${ended.events.length} of ${registered} events were queued`);
+    // Counted (and logged) SLOW_READER, as the SSE stream is (it was ERROR RESOURCE_EXHAUSTED, the status's name).
+    await waitFor(async () => (await metricValue(big.url, 'registry_requests_total', 'outcome="ERROR",code="SLOW_READER",door="grpc"')) === 1);
   } finally {
     sse.socket.destroy();
     client.close();

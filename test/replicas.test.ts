@@ -142,7 +142,8 @@ describe('two replicas on one PostgreSQL', () => {
     // What an operator's own rules on the tables (or a bug) make PostgreSQL refuse, each quoting
     // the card in another field: a unique key's detail (its values), a check's (the failing row),
     // a statement a function builds (internalQuery), JSON that fails to parse (where, and a
-    // detail naming the token).
+    // detail naming the token), a value that is no uuid and a statement that does not parse (the
+    // message).
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     t.after(async () => {
@@ -156,6 +157,8 @@ describe('two replicas on one PostgreSQL', () => {
       BEGIN
         IF strpos(NEW.name, 'QueryRowSecret') > 0 THEN EXECUTE 'SELECT ' || quote_literal(NEW.name) || ' +* 1'; END IF;
         IF strpos(NEW.name, 'JsonRowSecret') > 0 THEN PERFORM NEW.name::jsonb; END IF;
+        IF strpos(NEW.name, 'UuidRowSecret') > 0 THEN PERFORM NEW.name::uuid; END IF;
+        IF strpos(NEW.name, 'SyntaxRowSecret') > 0 THEN EXECUTE 'SELECT ' || quote_literal(NEW.name) || ' ' || quote_literal(NEW.name); END IF;
         RETURN NEW;
       END $$;
       CREATE TRIGGER row_data_trigger BEFORE INSERT ON entry_revisions FOR EACH ROW EXECUTE FUNCTION row_data_trigger();
@@ -167,6 +170,8 @@ describe('two replicas on one PostgreSQL', () => {
       { ...v1Card('Checked Agent', 'https://row-data-check.example.org/a2a'), description: 'Holds CheckRowSecret' },
       v1Card('Agent QueryRowSecret', 'https://row-data-query.example.org/a2a'),
       v1Card('JsonRowSecret Agent', 'https://row-data-json.example.org/a2a'),
+      v1Card('UuidRowSecret Agent', 'https://row-data-uuid.example.org/a2a'),
+      v1Card('SyntaxRowSecret Agent', 'https://row-data-syntax.example.org/a2a'),
     ];
     for (const agentCard of cards) {
       const task = await op(onA, { register: { agentCard } });
@@ -176,7 +181,7 @@ describe('two replicas on one PostgreSQL', () => {
     }
     let failures: WireJson[] = [];
     await within(5000, async () => (failures = a.logs.slice(logged).filter((l) => l.msg === 'operation failed')).length === cards.length);
-    const [key, check, query, json] = failures.map((l) => l.err as WireJson);
+    const [key, check, query, json, uuid, syntax] = failures.map((l) => l.err as WireJson);
     assert.doesNotMatch(JSON.stringify(a.logs.slice(logged)), /RowSecret/, 'no value of the card in the log');
     // What failed stays: the constraint, the key's shape, the function and line.
     assert.equal(key!.detail, 'Key (description)=(…) already exists.');
@@ -187,6 +192,11 @@ describe('two replicas on one PostgreSQL', () => {
     assert.equal(json!.detail, '[withheld: it may quote stored data]');
     // "JSON data, line 1: JsonRowSecret...", the statement the function ran, and where it ran it.
     assert.equal(json!.where, '[withheld: it may quote stored data]\n[withheld: it may quote stored data]\nPL/pgSQL function row_data_trigger() line 4 at PERFORM');
+    // The message quotes a value it refused (the name as a uuid; the literal a built statement
+    // stopped at): the kind of error and the type stay.
+    assert.equal(uuid!.message, 'invalid input syntax for type uuid: "…"');
+    assert.equal(syntax!.message, 'syntax error at or near "…"');
+    assert.equal(syntax!.where, 'PL/pgSQL function row_data_trigger() line 6 at EXECUTE');
   });
 
   test('a PostgreSQL restart: replicas report not ready, then recover; nothing acknowledged is lost', async (t) => {

@@ -8,6 +8,10 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { AllowList, parseAddress, restrictedRange } from '../net/address-policy.js';
 import { parseDnsServers } from '../net/dns.js';
+import { DEFAULT_FETCH_TIMEOUT_MS } from '../net/setting-defaults.js';
+import { DEFAULT_TOTAL_LIMIT } from '../search/setting-defaults.js';
+import { DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS, DEFAULT_SQLITE_LOCK_WAIT_MS } from '../storage/setting-defaults.js';
+import { DEFAULT_JKU_MAX_STALE_MS, DEFAULT_JKU_REFRESH_MS } from '../trust/setting-defaults.js';
 import { clipped } from '../lib/clipped.js';
 import { issueMessage } from '../lib/issue-words.js';
 import { POSTGRES_URL_FORM, shownSettingValue, shownUrl, withoutPassword } from '../lib/url-password.js';
@@ -378,11 +382,11 @@ const envSchema = z.object({
   // environment, `docker inspect` and the process list.
   DATABASE_URL_FILE: pathSetting().optional(),
   // An import's transactions hold the lock for about a second at most (src/storage/sqlite/store.ts).
-  REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
+  REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(DEFAULT_SQLITE_LOCK_WAIT_MS),
   // A quick_check reads the whole file, about 2 s per 100,000 entries (docs/scaling.md): daily by default.
   REGISTRY_SQLITE_CHECK_HOURS: wholeNumber(0, 8760, 'must be a whole number of hours from 0 (no background check) to 8760 (a year)').default(24),
   // Not 0 (PostgreSQL's "no limit"): it bounds how long a write waits for a lock, and how long a request waits for a busy pool.
-  REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS: wholeNumber(1000, 600_000, 'must be a whole number of milliseconds from 1000 to 600000 (10 minutes)').default(15_000),
+  REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS: wholeNumber(1000, 600_000, 'must be a whole number of milliseconds from 1000 to 600000 (10 minutes)').default(DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
   REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).refine((token) => !unpresentableToken(token), { message: NOT_ONE_WORD }).optional(),
   REGISTRY_ADMIN_TOKEN_FILE: pathSetting().optional(),
@@ -501,7 +505,7 @@ const envSchema = z.object({
       }
     })
     .optional(),
-  REGISTRY_FETCH_TIMEOUT_MS: positiveInt(120_000, 100).default(5000),
+  REGISTRY_FETCH_TIMEOUT_MS: positiveInt(120_000, 100).default(DEFAULT_FETCH_TIMEOUT_MS),
   REGISTRY_DNS_SERVERS: z
     .string()
     .transform((raw, ctx) => {
@@ -525,8 +529,7 @@ const envSchema = z.object({
   REGISTRY_SEARCH_CACHE_ENTRIES: wholeNumber(0, 1_000_000, 'must be a whole number of answers from 0 (off) to 1000000').default(1000),
   // 128 MiB: the default 1,000 answers of 20 common hits (about 50 KB each, JSON included) fit.
   REGISTRY_SEARCH_CACHE_BYTES: positiveInt(16 * 1024 ** 3, 1024 * 1024).default(128 * 1024 * 1024),
-  // src/search DEFAULT_TOTAL_LIMIT.
-  REGISTRY_SEARCH_TOTAL_LIMIT: positiveInt(100_000_000).default(10_000),
+  REGISTRY_SEARCH_TOTAL_LIMIT: positiveInt(100_000_000).default(DEFAULT_TOTAL_LIMIT),
   REGISTRY_REFRESH_SECONDS: secondsOrOff('refreshing', 30).default(3600),
   REGISTRY_PROBE: booleanString.default(false),
   REGISTRY_HIDE_UNHEALTHY_SECONDS: positiveInt(365 * 86400).optional(),
@@ -558,8 +561,8 @@ const envSchema = z.object({
       return list;
     })
     .optional(),
-  REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: wholeNumber(1, 86400, 'must be a whole number of seconds from 1 to 86400 (one day)').default(3600),
-  REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: wholeNumber(60, 30 * 86400, 'must be a whole number of seconds from 60 to 2592000 (30 days)').default(86400),
+  REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: wholeNumber(1, 86400, 'must be a whole number of seconds from 1 to 86400 (one day)').default(DEFAULT_JKU_REFRESH_MS / 1000),
+  REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: wholeNumber(60, 30 * 86400, 'must be a whole number of seconds from 60 to 2592000 (30 days)').default(DEFAULT_JKU_MAX_STALE_MS / 1000),
   REGISTRY_TRUSTED_JKU_SCOPE: z.enum(['any', 'site'], { message: 'must be "any" (a key from an allow-listed JWKS verifies any card) or "site" (only cards whose endpoints are on the JWKS URL\'s host or under it)' }).default('any'),
   REGISTRY_REQUIRE_VERIFIED: booleanString.default(false),
   REGISTRY_SIGNING_KEY: pathSetting().optional(),

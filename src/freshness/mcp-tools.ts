@@ -79,8 +79,9 @@ function transportFailure(error: unknown, url: URL, StreamableHTTPError: new (..
 }
 
 /**
- * An answer to initialize that is not MCP (a JSON-RPC result without what initialize returns): the
- * SDK's schema error, whose message is its issues as pretty-printed JSON, in a line.
+ * A schema error the SDK threw itself (an answer that is no JSON-RPC message at all), whose message
+ * is its issues as pretty-printed JSON, in a line. The results of initialize and tools/list are
+ * checked here instead (checkedAnswer), in plain words.
  */
 function protocolFailure(error: unknown, url: URL): ToolListError | undefined {
   const issues = (error as { issues?: unknown } | null)?.issues;
@@ -93,29 +94,46 @@ function protocolFailure(error: unknown, url: URL): ToolListError | undefined {
 }
 
 /**
- * A page of tools/list, checked here rather than by the SDK: its error was zod's text ("tools:
- * Invalid input: expected array, received string"), which names neither the request nor what an
- * MCP server sends. Said instead in the words of every refused argument (lib/issue-words.ts),
- * which part of the answer is wrong, what it takes and what came.
+ * The result of a request to the server (`which`: initialize, tools/list), checked here rather
+ * than by the SDK: its error was zod's text ("tools: Invalid input: expected array, received
+ * string"), which names neither the request nor what an MCP server sends. Said instead in the
+ * words of every refused argument (lib/issue-words.ts): which part of the answer is wrong (its
+ * path from the result, "serverInfo.version"), what it takes and what came, after the answer's
+ * form (`form`).
  */
-function toolsPage(result: unknown, url: URL, page: number): z.infer<typeof ToolsPage> {
-  const checked = ToolsPage.safeParse(result);
+function checkedAnswer<S extends z.ZodType>(schema: S, result: unknown, url: URL, which: string, form: string): z.infer<S> {
+  const checked = schema.safeParse(result);
   if (checked.success) return checked.data;
   // The result itself is named as such ("The value" says nothing of where).
-  const said = checked.error.issues
-    .slice(0, 3)
-    .map((issue) => issueMessage(issue, issue.path.map(String), schemaAt(ToolsPage, issue.path), valueAt(result, issue.path)).replace(/^The value\b/, 'The result').slice(0, MAX_QUOTED_CHARS));
-  const which = page === 1 ? 'tools/list' : `page ${page} of tools/list`;
-  throw new ToolListError(`${url.href} did not answer ${which} as an MCP server does, with {"tools": [...], "nextCursor"?: "..."}: ${said.join('; ')}`, 'protocol');
+  const said = checked.error.issues.slice(0, 3).map((issue) => {
+    const path = issue.path.length === 0 ? [] : [issue.path.map(String).join('.')];
+    return issueMessage(issue, path, schemaAt(schema, issue.path), valueAt(result, issue.path)).replace(/^The value\b/, 'The result').slice(0, MAX_QUOTED_CHARS);
+  });
+  throw new ToolListError(`${url.href} did not answer ${which} as an MCP server does, with ${form}: ${said.join('; ')}`, 'protocol');
 }
+
+const toolsPage = (result: unknown, url: URL, page: number): z.infer<typeof ToolsPage> =>
+  checkedAnswer(ToolsPage, result, url, page === 1 ? 'tools/list' : `page ${page} of tools/list`, '{"tools": [...], "nextCursor"?: "..."}');
+
+/** What initialize answers, as its error names it. */
+const INITIALIZE_FORM = '{"protocolVersion": "...", "capabilities": {...}, "serverInfo": {"name": "...", "version": "..."}}';
 
 /** Connects, lists every page of tools, disconnects. Throws ToolListError, or what the transport threw (a FetchError). */
 export async function listMcpTools(url: URL, options: ListToolsOptions): Promise<unknown[]> {
-  const [{ Client }, { StreamableHTTPClientTransport, StreamableHTTPError }] = await Promise.all([
+  const [{ Client }, { StreamableHTTPClientTransport, StreamableHTTPError }, { InitializeResultSchema }] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
   ]);
   const client = new Client({ name: 'a2a-agent-registry', version: options.clientVersion }, { capabilities: {} });
+  // connect() sends initialize with the SDK's result schema, whose error is zod's text: it is
+  // given one that takes anything, and the answer is checked here with the SDK's schema, as a
+  // page of tools/list is (checkedAnswer). connect() then reads what the check returns.
+  const request = client.request.bind(client);
+  client.request = ((sent, schema, requestOptions) =>
+    sent.method === 'initialize'
+      ? request(sent, z.unknown(), requestOptions).then((result) => checkedAnswer(InitializeResultSchema, result, url, 'initialize', INITIALIZE_FORM))
+      : request(sent, schema, requestOptions)) as typeof client.request;
   // Redirects are the guarded fetch's to follow (at most 3, every hop checked, credentials not
   // carried to another origin), as for every other outbound request: the SDK's own policy follows
   // only those within the origin, and an MCP server that moved to another host failed.

@@ -43,6 +43,7 @@ import { INTERNAL_MESSAGE } from '../http/security.js';
 import { valueNestsDeeperThan } from '../lib/json-depth.js';
 import { MAX_UNSENT_STREAM_MESSAGES, SLOW_READER } from '../lib/stream-backlog.js';
 import { refusalOfAnswer } from '../observability/metrics.js';
+import { callEndedOutcome } from '../observability/request-outcome.js';
 import { partWords } from '../operations/part-words.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 import { missingLegacyGrpcMessageIn } from '../protocol/message-required.js';
@@ -661,11 +662,16 @@ export class CallGuard {
       : how.status === grpc.status.OK
         ? { outcome: 'OK' }
         : how.status === grpc.status.CANCELLED
-          ? { outcome: 'ABORTED' }
-          : { outcome: 'ERROR', code: statusName };
+          ? { outcome: 'ABORTED', code: scope?.errorCode || undefined }
+          : // A stream cut because its client stopped reading (cutIfNotRead) says RESOURCE_EXHAUSTED
+            // to the client; it is counted and logged SLOW_READER, as an SSE stream cut for it is.
+            { outcome: 'ERROR', code: scope?.errorCode === SLOW_READER ? SLOW_READER : statusName };
+    // Told once for the metrics and the log line: the log read the code the scope named only, and
+    // an error the handler answered (GetTask's NOT_FOUND, an INTERNAL) was logged with none.
+    const outcome = callEndedOutcome(scope, fallback);
     // Unknown methods under one label, as JSON-RPC counts them: a label per name sent would grow without bound.
     const unknown = path === UNKNOWN_METHOD_PATH;
-    this.core.metrics.countCall('grpc', unknown ? 'other' : path, scope, fallback, started);
+    this.core.metrics.countCall('grpc', unknown ? 'other' : path, scope, outcome, started);
     this.core.log.info(
       {
         requestId: scope?.requestId,
@@ -674,7 +680,7 @@ export class CallGuard {
         method: scope?.method,
         operation: scope?.operation,
         taskState: scope?.taskState,
-        errorCode: scope?.errorCode,
+        errorCode: outcome.code,
         durationMs: Math.round((Number(process.hrtime.bigint() - started) / 1e6) * 100) / 100,
       },
       'request',

@@ -30,6 +30,7 @@ import {
   type PostResult,
 } from './fetcher.js';
 import { clipped } from '../lib/clipped.js';
+import { DEFAULT_FETCH_TIMEOUT_MS } from './setting-defaults.js';
 
 export type { Resolver } from './dns.js';
 
@@ -78,7 +79,6 @@ export interface GuardedFetcherOptions {
   ca?: string | Buffer | (string | Buffer)[];
 }
 
-export const DEFAULT_FETCH_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_REDIRECTS = 3;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);

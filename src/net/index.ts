@@ -3,7 +3,6 @@ export * from './fetcher.js';
 export { AllowList, ADDRESS_RULES, type AddressRule } from './address-policy.js';
 export {
   GuardedFetcher,
-  DEFAULT_FETCH_TIMEOUT_MS,
   DEFAULT_MAX_REDIRECTS,
   isJsonMediaType,
   type FetchEvent,
@@ -12,3 +11,4 @@ export {
   type OperatorEndpoint,
   type Resolver,
 } from './guarded-fetcher.js';
+export { DEFAULT_FETCH_TIMEOUT_MS } from './setting-defaults.js';

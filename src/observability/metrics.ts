@@ -14,7 +14,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { FetchEvent, FetchObserver } from '../net/index.js';
 import { OPERATION_NAMES } from '../operations/operation.js';
 import type { DocumentValidator, Verdict } from '../validation/types.js';
-import { arrivalOf, callOutcome, requestOutcome, taskOutcome, taskStateCounts, type RequestOutcome } from './request-outcome.js';
+import { arrivalOf, callOutcome, requestOutcome, type RequestOutcome } from './request-outcome.js';
 import type { RequestScope } from './request-scope.js';
 
 export interface MetricsSources {
@@ -349,13 +349,11 @@ export class RegistryMetrics {
 
   /**
    * Counts one call of a door outside express (gRPC) when it ends, started at `started`
-   * (process.hrtime.bigint()). `method` comes from the door's fixed set of names; the outcome is
-   * the task state the executor left in the scope, else `ended` (REFUSED or ERROR with a code, OK
-   * or ABORTED without one: `none`, as the HTTP doors count a success).
+   * (process.hrtime.bigint()). `method` comes from the door's fixed set of names; `outcome` is
+   * what the call came to (request-outcome.ts, callEndedOutcome), which its log line tells too (a
+   * success, with no code, is counted `none`, as the HTTP doors count one).
    */
-  countCall(door: string, method: string, scope: RequestScope | undefined, ended: RequestOutcome, started: bigint): void {
-    const task = taskOutcome(scope);
-    const outcome = task && taskStateCounts(scope, ended.outcome === 'ERROR') ? task : ended;
+  countCall(door: string, method: string, scope: RequestScope | undefined, outcome: RequestOutcome, started: bigint): void {
     this.count(method, scope, outcomeLabels(outcome), started, door);
   }
 

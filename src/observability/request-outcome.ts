@@ -1,9 +1,10 @@
 /**
- * What an HTTP request came to, told once for both who tell it: its log line (http/request-log.ts)
- * and its metrics (metrics.ts). The status it was answered with, if any; the outcome (a task
- * state, REFUSED, ERROR, OK or ABORTED) and the error code. Worked out twice, the log line read
- * the code the registry named in the request's scope only, and a GetTask of an unknown task,
- * counted ERROR -32001, was logged as a success.
+ * What an HTTP request (or a gRPC call) came to, told once for both who tell it: its log line
+ * (http/request-log.ts, grpc/call-guard.ts) and its metrics (metrics.ts). The status it was
+ * answered with, if any; the outcome (a task state, REFUSED, ERROR, OK or ABORTED) and the error
+ * code. Worked out twice, the log line read the code the registry named in the request's scope
+ * only, and a GetTask of an unknown task, counted ERROR -32001 (gRPC: NOT_FOUND), was logged as
+ * a success.
  */
 import type { Response } from 'express';
 import type { RequestScope } from './request-scope.js';
@@ -98,6 +99,16 @@ export function requestOutcome(res: Response, scope: RequestScope | undefined): 
   if (locals.failureReason) return { outcome: 'REFUSED', code: locals.failureReason };
   if (locals.rpcErrorCode !== undefined) return { outcome: 'ERROR', code: String(locals.rpcErrorCode) };
   return answerOutcome(res, scope);
+}
+
+/**
+ * What a call of a door outside express (gRPC) came to: the task state the executor left in the
+ * scope, unless the call ended in an error the executor named no failure of (as for an HTTP
+ * request), else how the call ended (`ended`: REFUSED or ERROR with a code, OK or ABORTED).
+ */
+export function callEndedOutcome(scope: RequestScope | undefined, ended: RequestOutcome): RequestOutcome {
+  const task = taskOutcome(scope);
+  return task && taskStateCounts(scope, ended.outcome === 'ERROR') ? task : ended;
 }
 
 /**

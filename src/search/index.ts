@@ -6,7 +6,8 @@ import { PostingsIndex, type SearchIndexOptions } from './search-index.js';
 import type { KeywordIndex } from './types.js';
 
 export type { SearchIndexOptions } from './search-index.js';
-export { DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_POSTINGS, DEFAULT_TOTAL_LIMIT } from './search-index.js';
+export { DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_POSTINGS } from './search-index.js';
+export { DEFAULT_TOTAL_LIMIT } from './setting-defaults.js';
 
 export type { IndexPage, IndexQuery, IndexedEntry, KeywordIndex, SearchIndex } from './types.js';
 export { GROUP_LIMIT } from './ranking.js';

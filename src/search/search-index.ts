@@ -101,6 +101,7 @@ import { CapabilityLists } from './capability-lists.js';
 import { hyphenJoined, isCaseMadeTerm, isDroppedTerm, joinedReading, joinedTerms, letterJoined, tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
+import { DEFAULT_TOTAL_LIMIT } from './setting-defaults.js';
 
 /** Characters of one field that are indexed (documents are size-limited anyway). */
 const MAX_FIELD_CHARS = 20_000;
@@ -470,8 +471,6 @@ export const DEFAULT_OFFERED_SHARE = 1 / 64;
  */
 export const DEFAULT_UNIT_CHECK_COST = 4;
 export const DEFAULT_TYPO_BELOW = 10;
-/** Like Elasticsearch's track_total_hits: exact counts up to here, "at least" beyond. */
-export const DEFAULT_TOTAL_LIMIT = 10_000;
 
 /**
  * A text search settles (stops collecting new entries, see PostingsIndex.settle) only when at

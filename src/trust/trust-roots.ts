@@ -38,6 +38,7 @@ import type { KeyLookup, TrustedKey, TrustedKeys } from '../validation/signature
 import { keysetFingerprint, parseJwks } from './jwks.js';
 import { makeDirectories } from '../lib/make-directories.js';
 import { shownUrl, withUrlShown } from '../lib/url-password.js';
+import { DEFAULT_JKU_MAX_STALE_MS, DEFAULT_JKU_REFRESH_MS } from './setting-defaults.js';
 
 /** A JWKS document as fetched: `lifetimeMs` is how long its server says it may be used, when it says. */
 export interface FetchedJwks {
@@ -136,11 +137,9 @@ interface JkuSet {
   timer?: NodeJS.Timeout;
 }
 
-const DEFAULT_JKU_REFRESH_MS = 60 * 60_000;
 const DEFAULT_JKU_MIN_REFRESH_MS = 60_000;
 const DEFAULT_JKU_RETRY_MS = 60_000;
 const DEFAULT_JKU_MAX_RETRY_MS = 5 * 60_000;
-const DEFAULT_JKU_MAX_STALE_MS = 24 * 60 * 60_000;
 /** Editors write a file in several steps: wait for the burst to end. */
 const WATCH_SETTLE_MS = 50;
 

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
+import { Writable } from 'node:stream';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type RegistryConfig } from '../../src/config/config.js';
@@ -34,11 +35,28 @@ export interface TestRegistry extends RunningRegistry {
   dataDir: string;
 }
 
+/** A log destination that keeps every line written to it, parsed, in `lines`. */
+export function logCapture(): { lines: Record<string, unknown>[]; stream: Writable } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, stream };
+}
+
 /**
  * Starts a registry in this process. `env` overrides the test defaults; `adjust` changes what no
- * variable sets (a watch lease's timing) before it starts.
+ * variable sets (a watch lease's timing) before it starts. `logTo`: where its log lines go (a
+ * logCapture's stream, with LOG_LEVEL in `env`: the tests' default level is silent).
  */
-export async function startTestRegistry(env: Record<string, string | undefined> = {}, adjust?: (config: RegistryConfig) => void): Promise<TestRegistry> {
+export async function startTestRegistry(
+  env: Record<string, string | undefined> = {},
+  adjust?: (config: RegistryConfig) => void,
+  logTo?: Writable,
+): Promise<TestRegistry> {
   const dataDir = env.REGISTRY_DATA_DIR ?? tempDir();
   const config = loadConfig({
     PORT: '0',
@@ -60,7 +78,7 @@ export async function startTestRegistry(env: Record<string, string | undefined> 
     REGISTRY_DATA_DIR: dataDir,
   });
   adjust?.(config);
-  const registry = await startRegistry(config, createLogger(config.logLevel));
+  const registry = await startRegistry(config, createLogger(config.logLevel, logTo));
   // Tests search right after starting: wait for the index (start-up itself does not).
   await registry.ready;
   return Object.assign(registry, { dataDir });

@@ -69,6 +69,7 @@ import { rewindWatchesIfRestored } from './restore-marker.js';
 import { holdReplicaPresence } from './presence.js';
 import { refuseUnstorable, statementsOf, unstorable, type Statements } from './text-values.js';
 import { withoutRowData } from './row-data.js';
+import { DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS } from '../setting-defaults.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -77,7 +78,7 @@ export interface PostgresStoreOptions {
   poolMax?: number;
   /** Rows per batch in `scan()`. */
   scanBatchSize?: number;
-  /** Server-side limit for one statement (ms, default 15 s). */
+  /** Server-side limit for one statement (ms, default DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS). */
   statementTimeoutMs?: number;
   /** How long opening a connection may take before the database counts as unreachable (ms, default 5 s). */
   connectTimeoutMs?: number;
@@ -150,7 +151,7 @@ export class PostgresStore implements RegistryStore {
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
     this.#poolMax = options.poolMax ?? 10;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5000;
-    const statementTimeoutMs = options.statementTimeoutMs ?? 15_000;
+    const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS;
     this.#contentionWaitMs = 2 * (statementTimeoutMs + 5000);
     this.#pool = new pg.Pool({
       connectionString: options.url,

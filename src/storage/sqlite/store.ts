@@ -98,6 +98,7 @@ import { lockForThisProcess, shareWithImports } from './process-lock.js';
 import { removeStaleTemporaries } from './leftovers.js';
 import { makeDirectories } from '../../lib/make-directories.js';
 import { thisProcessUser, whyCannotWrite } from '../../lib/write-access.js';
+import { DEFAULT_SQLITE_LOCK_WAIT_MS } from '../setting-defaults.js';
 
 /**
  * The change log around a trim's cutoff: the first change at or after it (`young`), and the
@@ -232,7 +233,7 @@ export class SqliteStore implements RegistryStore {
 
   constructor(options: SqliteStoreOptions) {
     this.#file = resolve(options.file);
-    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_SQLITE_LOCK_WAIT_MS;
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
     this.#notice = options.notice ?? (() => undefined);
     this.#onConnection = options.onConnection;
