@@ -30,7 +30,7 @@ import { sendWithPush, webhook } from './support/watch-stream.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
-import { SqliteStore } from '../src/storage/sqlite/index.js';
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../src/storage/sqlite/index.js';
 import { RefreshLoop } from '../src/freshness/refresh-loop.js';
 import { FaultState, StorageUnavailableError } from '../src/storage/faults.js';
 import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
@@ -624,12 +624,32 @@ describe('SQLite storage faults', () => {
     running.push(reopened);
     await reopened.open();
     assert.equal(reopened.fault?.lasting, true, 'damaged from the open');
+    assert.equal((await reopened.list({ limit: 1 })).entries[0]?.name, 'After Damage', 'reads are served (the newest entry, from the kept log)');
     await assert.rejects(reopened.upsert(entryWrite('agent', 'https://after-restart.example.org/a2a', '1', 'After Restart'), actor('alice')), /^StorageUnavailableError: Storage is unavailable: the database file is damaged \(SQLite found a corrupt page: SQLITE_CORRUPT/);
     await new Promise((resolve) => setTimeout(resolve, 400));
     await reopened.close();
     running.splice(0);
     assert.equal(digestOf(spareFile), spareKept, 'nothing was checkpointed into the damaged file on a restart');
     assert.equal(digestOf(`${spareFile}-wal`), spareLog, 'its log, with the acknowledged write, is kept as it was');
+
+    // Its schema an older release's (taken back one version), opened by this one unrepaired: the
+    // pending migration ran into the damaged file (the open read-write); now the store opens it
+    // read-only and refuses, naming the file, the record and the repair, and writes nothing.
+    const older = new Database(spareFile);
+    older.prepare('DELETE FROM registry_migrations WHERE version = ?').run(SQLITE_SCHEMA_VERSION);
+    older.close();
+    const olderKept = digestOf(spareFile);
+    await assert.rejects(
+      new SqliteStore({ file: spareFile }).open(),
+      new RegExp(
+        `^Error: the database file ${quoted(spareFile)} was found damaged at .+ \\(${quoted(spareFile)}\\.damaged says: the database file is damaged .+\\), and its schema is version ${SQLITE_SCHEMA_VERSION - 1}, older than this release's ${SQLITE_SCHEMA_VERSION}: ` +
+          `bringing it up to date would write into the damaged file, so the registry does not start on it\\. Stop the registry and restore the latest good backup .+\\. The restored file is brought up to date when the registry starts on it$`,
+      ),
+    );
+    assert.equal(digestOf(spareFile), olderKept, 'no migration was written into the damaged file');
+    const versions = new Database(spareFile, { readonly: true });
+    assert.deepEqual(versions.prepare('SELECT max(version) AS v FROM registry_migrations').get(), { v: SQLITE_SCHEMA_VERSION - 1 }, 'nor into its log');
+    versions.close();
   });
 
   test('an emptied (0-byte) database file where a registry had data: the registry does not start, names the file, what is wrong and what to do, and leaves the saved index; a new data directory with an empty or no file starts', async (t) => {
