@@ -552,8 +552,21 @@ describe('SQLite storage faults', () => {
     const cards = path.join(dataDir, 'cards.jsonl');
     fs.writeFileSync(cards, ['Imported One', 'Imported Two'].map((name) => JSON.stringify(v1Card(name, `https://${name.toLowerCase().replace(' ', '-')}.example.org/a2a`))).join('\n') + '\n');
     const before = digestOf(file);
+    // The registry's record names the file: refused at once, as the check refuses it (STORAGE_UNAVAILABLE, stored 0), naming the record.
+    const printed: string[] = [];
+    assert.equal(await importCommand([cards], { owner: 'alice', batchSize: 500, json: true, dataDir }, { ...output, out: (text: string) => void printed.push(text) }), 1);
+    const refused = JSON.parse(printed.join('')).error;
+    assert.equal(refused.code, 'STORAGE_UNAVAILABLE');
+    assert.equal(refused.stored, 0);
+    assert.match(
+      refused.message,
+      new RegExp(`^nothing was imported: the database file ${quoted(file)} was found damaged at .+ \\(${quoted(record)} says: the database file is damaged \\(SQLite's quick_check found .+\\)\\. Nothing was written into it\\. ${remedy}.+\\. The restore moves ${quoted(record)} aside with the file$`),
+    );
+    // Without the record, the import's own check finds the damage.
+    fs.renameSync(record, `${record}.aside`);
     said.length = 0;
     assert.equal(await importCommand([cards], { owner: 'alice', batchSize: 500, json: false, dataDir }, output), 1);
+    fs.renameSync(`${record}.aside`, record);
     assert.match(said.join(''), new RegExp(`^a2a-registry: nothing was imported: the database file ${quoted(file)} is damaged: SQLite's quick_check found \\d+ problems?: .+\\. Nothing was written into it\\. ${remedy}`));
     assert.equal(digestOf(file), before, 'nothing was written into the file');
 
