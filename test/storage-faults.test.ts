@@ -152,15 +152,21 @@ async function assertSearchable(registry: TestRegistry, query: string, expected:
 /** `text` matched literally in a RegExp (a file's path). */
 const quoted = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Overwrites the middle page of a table's or an index's b-tree in `file` with garbage, as a disk error or a bad copy leaves it. */
-function damagePage(file: string, tree: string): void {
+/**
+ * Overwrites the middle page of a table's or an index's b-tree in `file` with garbage, as a disk
+ * error or a bad copy leaves it; `torn`: zeroes its second half instead, as a write cut short does
+ * (its header whole: SQLite reads the page without an error).
+ */
+function damagePage(file: string, tree: string, how: 'garbage' | 'torn' = 'garbage'): void {
   const db = new Database(file, { readonly: true });
   const pages = db.prepare('SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno').all(tree) as { pageno: number }[];
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   db.close();
   assert.ok(pages.length > 2, `${tree} spans pages`);
   const handle = fs.openSync(file, 'r+');
-  fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (pages[pages.length >> 1]!.pageno - 1) * pageSize);
+  const at = (pages[pages.length >> 1]!.pageno - 1) * pageSize;
+  if (how === 'torn') fs.writeSync(handle, Buffer.alloc(pageSize / 2), 0, pageSize / 2, at + pageSize / 2);
+  else fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, at);
   fs.closeSync(handle);
 }
 
@@ -547,6 +553,24 @@ describe('SQLite storage faults', () => {
       new RegExp(`^a2a-registry: the database file ${quoted(file)} is damaged \\(SQLite: database disk image is malformed, SQLITE_CORRUPT\\), so it cannot be backed up: nothing was written to ${quoted(backupFile)}\\. a2a-registry check --data-dir ${quoted(dataDir)} lists what SQLite finds\\. ${remedy}`),
     );
     assert.deepEqual(fs.readdirSync(dataDir).filter((name) => name.startsWith('backup.db')), [], 'no backup, nor its copy in progress, left');
+    // An index page torn (a copy of the healthy file): read without an error, its records copied as they are (VACUUM INTO), the copy's b-trees
+    // sound (quick_check: ok) and its index disagreeing with its table. That backup was written silently; integrity_check of the copy refuses it.
+    const torn = tempDir('registry-torn-');
+    t.after(() => fs.rmSync(torn, { recursive: true, force: true }));
+    const tornFile = path.join(torn, 'registry.db');
+    fs.copyFileSync(spareFile, tornFile);
+    damagePage(tornFile, 'entries_updated_list_idx', 'torn');
+    said.length = 0;
+    const tornBackup = path.join(torn, 'backup.db');
+    assert.equal(await backupCommand(tornBackup, { dataDir: torn, force: false, json: false }, output), 1);
+    assert.match(
+      said.join(''),
+      new RegExp(
+        `^a2a-registry: the database file ${quoted(tornFile)} is damaged: SQLite's integrity_check of its copy found \\d+ (or more )?problems?: .+\\. So it cannot be backed up: nothing was written to ${quoted(tornBackup)}\\. ` +
+          `a2a-registry check --data-dir ${quoted(torn)} lists what SQLite finds\\. Stop the registry and restore the latest good backup \\(a2a-registry restore --force <backup>, which keeps ${quoted(tornFile)} beside it\\)`,
+      ),
+    );
+    assert.deepEqual(fs.readdirSync(torn).filter((name) => name.startsWith('backup.db')), [], 'no backup, nor its copy in progress, left');
 
     // An import checks the file first: without the check it wrote until a statement landed on a damaged page (here one does, and its transaction rolls back; where none does, it reported success, its rows in the damaged file).
     const cards = path.join(dataDir, 'cards.jsonl');
