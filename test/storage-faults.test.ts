@@ -31,6 +31,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../src/storage/sqlite/index.js';
+import { tidyAfterReading } from '../src/storage/sqlite/reading-leftovers.js';
 import { RefreshLoop } from '../src/freshness/refresh-loop.js';
 import { FaultState, StorageUnavailableError } from '../src/storage/faults.js';
 import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
@@ -158,10 +159,13 @@ const quoted = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\
  * (its header whole: SQLite reads the page without an error).
  */
 function damagePage(file: string, tree: string, how: 'garbage' | 'torn' = 'garbage'): void {
+  // Leaving no -wal or -shm its read-only connection created, as the commands under test do not.
+  const tidy = tidyAfterReading(file);
   const db = new Database(file, { readonly: true });
   const pages = db.prepare('SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno').all(tree) as { pageno: number }[];
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   db.close();
+  tidy();
   assert.ok(pages.length > 2, `${tree} spans pages`);
   const handle = fs.openSync(file, 'r+');
   const at = (pages[pages.length >> 1]!.pageno - 1) * pageSize;
@@ -476,6 +480,8 @@ describe('SQLite storage faults', () => {
     await store.close();
     const quiet = { out: () => undefined, err: () => undefined, color: false };
     assert.equal(await checkCommand({ dataDir, quick: false, json: false }, quiet), 0, '`check` finds a healthy file whole');
+    // Its read-only connection (import's check too) left an empty registry.db-wal and registry.db-shm beside a file it only read.
+    assert.deepEqual(fs.readdirSync(dataDir).filter((name) => /-(wal|shm)$/.test(name)), [], 'nothing left beside the file it read');
     // A copy to damage on its own below (its table alone, not the index damaged first here).
     const spare = tempDir('registry-damaged-spare-');
     t.after(() => fs.rmSync(spare, { recursive: true, force: true }));
@@ -570,7 +576,7 @@ describe('SQLite storage faults', () => {
           `a2a-registry check --data-dir ${quoted(torn)} lists what SQLite finds\\. Stop the registry and restore the latest good backup \\(a2a-registry restore --force <backup>, which keeps ${quoted(tornFile)} beside it\\)`,
       ),
     );
-    assert.deepEqual(fs.readdirSync(torn).filter((name) => name.startsWith('backup.db')), [], 'no backup, nor its copy in progress, left');
+    assert.deepEqual(fs.readdirSync(torn), ['registry.db'], 'no backup, nor its copy in progress, left; nor a -wal or -shm beside the file it read');
 
     // An import checks the file first: without the check it wrote until a statement landed on a damaged page (here one does, and its transaction rolls back; where none does, it reported success, its rows in the damaged file).
     const cards = path.join(dataDir, 'cards.jsonl');

@@ -12,6 +12,7 @@ import { checkIntegrity, damageRemedy, problemCount, type IntegrityReport } from
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { readLastChangeSeq } from './store.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
+import { tidyAfterReading } from './reading-leftovers.js';
 
 /** What a copy holds: the facts a backup and a restore report. */
 export interface CopyFacts {
@@ -70,6 +71,7 @@ export function describe(db: Database.Database, where: string): CopyFacts {
  */
 export function copyLiveDatabase(source: string, tmp: string, destination: string): CopyFacts {
   let db: Database.Database;
+  const tidy = tidyAfterReading(source);
   try {
     db = new Database(source, { readonly: true, fileMustExist: true });
   } catch (err) {
@@ -86,6 +88,7 @@ export function copyLiveDatabase(source: string, tmp: string, destination: strin
     throw new BackupError(`copying ${source} failed: ${(err as Error).message}`);
   } finally {
     db.close();
+    tidy();
   }
   // integrity_check, not quick_check: VACUUM INTO copies each index's records as the source's
   // index holds them (SQLite's transfer of an empty table), so an index page of the source that
