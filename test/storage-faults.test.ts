@@ -32,6 +32,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../src/storage/sqlite/index.js';
 import { tidyAfterReading } from '../src/storage/sqlite/reading-leftovers.js';
+import { recordDamage } from '../src/storage/sqlite/damage-record.js';
 import { RefreshLoop } from '../src/freshness/refresh-loop.js';
 import { FaultState, StorageUnavailableError } from '../src/storage/faults.js';
 import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
@@ -482,6 +483,21 @@ describe('SQLite storage faults', () => {
     assert.equal(await checkCommand({ dataDir, quick: false, json: false }, quiet), 0, '`check` finds a healthy file whole');
     // Its read-only connection (import's check too) left an empty registry.db-wal and registry.db-shm beside a file it only read.
     assert.deepEqual(fs.readdirSync(dataDir).filter((name) => /-(wal|shm)$/.test(name)), [], 'nothing left beside the file it read');
+    // Whole, with a record of damage beside it (a repair in place): said plainly, the record left to the operator.
+    recordDamage(file, { foundAt: '2026-12-01T00:00:00.000Z', code: 'CORRUPT', message: 'found in a test' });
+    for (const quick of [false, true]) {
+      const told: string[] = [];
+      assert.equal(await checkCommand({ dataDir, quick, json: false }, { ...quiet, out: (text: string) => void told.push(text) }), 0);
+      assert.match(
+        told.join(''),
+        new RegExp(
+          `^ok ${quoted(file)}: SQLite's ${quick ? 'quick_check' : 'integrity_check'} found no damage \\(.+\\)\n${quoted(file)}\\.damaged says it was found damaged at 2026-12-01T00:00:00\\.000Z \\(found in a test\\), but the file is whole now\\. ` +
+            `If you repaired it in place, remove ${quoted(file)}\\.damaged: while it is there, a registry started on the file refuses writes${quick ? '; --quick does not compare every index with its table: check without it first' : ''}\\. A restore .+ moves it aside itself\\.\n$`,
+        ),
+      );
+    }
+    assert.ok(fs.existsSync(`${file}.damaged`), 'the record is not removed by the check');
+    fs.rmSync(`${file}.damaged`);
     // A copy to damage on its own below (its table alone, not the index damaged first here).
     const spare = tempDir('registry-damaged-spare-');
     t.after(() => fs.rmSync(spare, { recursive: true, force: true }));
