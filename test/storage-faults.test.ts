@@ -30,7 +30,9 @@ import { sendWithPush, webhook } from './support/watch-stream.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
-import { SqliteStore } from '../src/storage/sqlite/index.js';
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../src/storage/sqlite/index.js';
+import { tidyAfterReading } from '../src/storage/sqlite/reading-leftovers.js';
+import { recordDamage } from '../src/storage/sqlite/damage-record.js';
 import { RefreshLoop } from '../src/freshness/refresh-loop.js';
 import { FaultState, StorageUnavailableError } from '../src/storage/faults.js';
 import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
@@ -152,15 +154,24 @@ async function assertSearchable(registry: TestRegistry, query: string, expected:
 /** `text` matched literally in a RegExp (a file's path). */
 const quoted = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Overwrites the middle page of a table's or an index's b-tree in `file` with garbage, as a disk error or a bad copy leaves it. */
-function damagePage(file: string, tree: string): void {
+/**
+ * Overwrites the middle page of a table's or an index's b-tree in `file` with garbage, as a disk
+ * error or a bad copy leaves it; `torn`: zeroes its second half instead, as a write cut short does
+ * (its header whole: SQLite reads the page without an error).
+ */
+function damagePage(file: string, tree: string, how: 'garbage' | 'torn' = 'garbage'): void {
+  // Leaving no -wal or -shm its read-only connection created, as the commands under test do not.
+  const tidy = tidyAfterReading(file);
   const db = new Database(file, { readonly: true });
   const pages = db.prepare('SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno').all(tree) as { pageno: number }[];
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   db.close();
+  tidy();
   assert.ok(pages.length > 2, `${tree} spans pages`);
   const handle = fs.openSync(file, 'r+');
-  fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (pages[pages.length >> 1]!.pageno - 1) * pageSize);
+  const at = (pages[pages.length >> 1]!.pageno - 1) * pageSize;
+  if (how === 'torn') fs.writeSync(handle, Buffer.alloc(pageSize / 2), 0, pageSize / 2, at + pageSize / 2);
+  else fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, at);
   fs.closeSync(handle);
 }
 
@@ -470,6 +481,23 @@ describe('SQLite storage faults', () => {
     await store.close();
     const quiet = { out: () => undefined, err: () => undefined, color: false };
     assert.equal(await checkCommand({ dataDir, quick: false, json: false }, quiet), 0, '`check` finds a healthy file whole');
+    // Its read-only connection (import's check too) left an empty registry.db-wal and registry.db-shm beside a file it only read.
+    assert.deepEqual(fs.readdirSync(dataDir).filter((name) => /-(wal|shm)$/.test(name)), [], 'nothing left beside the file it read');
+    // Whole, with a record of damage beside it (a repair in place): said plainly, the record left to the operator.
+    recordDamage(file, { foundAt: '2026-12-01T00:00:00.000Z', code: 'CORRUPT', message: 'found in a test' });
+    for (const quick of [false, true]) {
+      const told: string[] = [];
+      assert.equal(await checkCommand({ dataDir, quick, json: false }, { ...quiet, out: (text: string) => void told.push(text) }), 0);
+      assert.match(
+        told.join(''),
+        new RegExp(
+          `^ok ${quoted(file)}: SQLite's ${quick ? 'quick_check' : 'integrity_check'} found no damage \\(.+\\)\n${quoted(file)}\\.damaged says it was found damaged at 2026-12-01T00:00:00\\.000Z \\(found in a test\\), but the file is whole now\\. ` +
+            `If you repaired it in place, remove ${quoted(file)}\\.damaged: while it is there, a registry started on the file refuses writes${quick ? '; --quick does not compare every index with its table: check without it first' : ''}\\. A restore .+ moves it aside itself\\.\n$`,
+        ),
+      );
+    }
+    assert.ok(fs.existsSync(`${file}.damaged`), 'the record is not removed by the check');
+    fs.rmSync(`${file}.damaged`);
     // A copy to damage on its own below (its table alone, not the index damaged first here).
     const spare = tempDir('registry-damaged-spare-');
     t.after(() => fs.rmSync(spare, { recursive: true, force: true }));
@@ -547,13 +575,44 @@ describe('SQLite storage faults', () => {
       new RegExp(`^a2a-registry: the database file ${quoted(file)} is damaged \\(SQLite: database disk image is malformed, SQLITE_CORRUPT\\), so it cannot be backed up: nothing was written to ${quoted(backupFile)}\\. a2a-registry check --data-dir ${quoted(dataDir)} lists what SQLite finds\\. ${remedy}`),
     );
     assert.deepEqual(fs.readdirSync(dataDir).filter((name) => name.startsWith('backup.db')), [], 'no backup, nor its copy in progress, left');
+    // An index page torn (a copy of the healthy file): read without an error, its records copied as they are (VACUUM INTO), the copy's b-trees
+    // sound (quick_check: ok) and its index disagreeing with its table. That backup was written silently; integrity_check of the copy refuses it.
+    const torn = tempDir('registry-torn-');
+    t.after(() => fs.rmSync(torn, { recursive: true, force: true }));
+    const tornFile = path.join(torn, 'registry.db');
+    fs.copyFileSync(spareFile, tornFile);
+    damagePage(tornFile, 'entries_updated_list_idx', 'torn');
+    said.length = 0;
+    const tornBackup = path.join(torn, 'backup.db');
+    assert.equal(await backupCommand(tornBackup, { dataDir: torn, force: false, json: false }, output), 1);
+    assert.match(
+      said.join(''),
+      new RegExp(
+        `^a2a-registry: the database file ${quoted(tornFile)} is damaged: SQLite's integrity_check of its copy found \\d+ (or more )?problems?: .+\\. So it cannot be backed up: nothing was written to ${quoted(tornBackup)}\\. ` +
+          `a2a-registry check --data-dir ${quoted(torn)} lists what SQLite finds\\. Stop the registry and restore the latest good backup \\(a2a-registry restore --force <backup>, which keeps ${quoted(tornFile)} beside it\\)`,
+      ),
+    );
+    assert.deepEqual(fs.readdirSync(torn), ['registry.db'], 'no backup, nor its copy in progress, left; nor a -wal or -shm beside the file it read');
 
     // An import checks the file first: without the check it wrote until a statement landed on a damaged page (here one does, and its transaction rolls back; where none does, it reported success, its rows in the damaged file).
     const cards = path.join(dataDir, 'cards.jsonl');
     fs.writeFileSync(cards, ['Imported One', 'Imported Two'].map((name) => JSON.stringify(v1Card(name, `https://${name.toLowerCase().replace(' ', '-')}.example.org/a2a`))).join('\n') + '\n');
     const before = digestOf(file);
+    // The registry's record names the file: refused at once, as the check refuses it (STORAGE_UNAVAILABLE, stored 0), naming the record.
+    const printed: string[] = [];
+    assert.equal(await importCommand([cards], { owner: 'alice', batchSize: 500, json: true, dataDir }, { ...output, out: (text: string) => void printed.push(text) }), 1);
+    const refused = JSON.parse(printed.join('')).error;
+    assert.equal(refused.code, 'STORAGE_UNAVAILABLE');
+    assert.equal(refused.stored, 0);
+    assert.match(
+      refused.message,
+      new RegExp(`^nothing was imported: the database file ${quoted(file)} was found damaged at .+ \\(${quoted(record)} says: the database file is damaged \\(SQLite's quick_check found .+\\)\\. Nothing was written into it\\. ${remedy}.+\\. The restore moves ${quoted(record)} aside with the file$`),
+    );
+    // Without the record, the import's own check finds the damage.
+    fs.renameSync(record, `${record}.aside`);
     said.length = 0;
     assert.equal(await importCommand([cards], { owner: 'alice', batchSize: 500, json: false, dataDir }, output), 1);
+    fs.renameSync(`${record}.aside`, record);
     assert.match(said.join(''), new RegExp(`^a2a-registry: nothing was imported: the database file ${quoted(file)} is damaged: SQLite's quick_check found \\d+ problems?: .+\\. Nothing was written into it\\. ${remedy}`));
     assert.equal(digestOf(file), before, 'nothing was written into the file');
 
@@ -624,12 +683,32 @@ describe('SQLite storage faults', () => {
     running.push(reopened);
     await reopened.open();
     assert.equal(reopened.fault?.lasting, true, 'damaged from the open');
+    assert.equal((await reopened.list({ limit: 1 })).entries[0]?.name, 'After Damage', 'reads are served (the newest entry, from the kept log)');
     await assert.rejects(reopened.upsert(entryWrite('agent', 'https://after-restart.example.org/a2a', '1', 'After Restart'), actor('alice')), /^StorageUnavailableError: Storage is unavailable: the database file is damaged \(SQLite found a corrupt page: SQLITE_CORRUPT/);
     await new Promise((resolve) => setTimeout(resolve, 400));
     await reopened.close();
     running.splice(0);
     assert.equal(digestOf(spareFile), spareKept, 'nothing was checkpointed into the damaged file on a restart');
     assert.equal(digestOf(`${spareFile}-wal`), spareLog, 'its log, with the acknowledged write, is kept as it was');
+
+    // Its schema an older release's (taken back one version), opened by this one unrepaired: the
+    // pending migration ran into the damaged file (the open read-write); now the store opens it
+    // read-only and refuses, naming the file, the record and the repair, and writes nothing.
+    const older = new Database(spareFile);
+    older.prepare('DELETE FROM registry_migrations WHERE version = ?').run(SQLITE_SCHEMA_VERSION);
+    older.close();
+    const olderKept = digestOf(spareFile);
+    await assert.rejects(
+      new SqliteStore({ file: spareFile }).open(),
+      new RegExp(
+        `^Error: the database file ${quoted(spareFile)} was found damaged at .+ \\(${quoted(spareFile)}\\.damaged says: the database file is damaged .+\\), and its schema is version ${SQLITE_SCHEMA_VERSION - 1}, older than this release's ${SQLITE_SCHEMA_VERSION}: ` +
+          `bringing it up to date would write into the damaged file, so the registry does not start on it\\. Stop the registry and restore the latest good backup .+\\. The restored file is brought up to date when the registry starts on it$`,
+      ),
+    );
+    assert.equal(digestOf(spareFile), olderKept, 'no migration was written into the damaged file');
+    const versions = new Database(spareFile, { readonly: true });
+    assert.deepEqual(versions.prepare('SELECT max(version) AS v FROM registry_migrations').get(), { v: SQLITE_SCHEMA_VERSION - 1 }, 'nor into its log');
+    versions.close();
   });
 
   test('an emptied (0-byte) database file where a registry had data: the registry does not start, names the file, what is wrong and what to do, and leaves the saved index; a new data directory with an empty or no file starts', async (t) => {

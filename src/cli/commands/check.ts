@@ -7,6 +7,9 @@
  * snapshot, the registry's writes going on), or with it stopped. On PostgreSQL the server checks
  * its own pages (data checksums, amcheck): the command says so.
  *
+ * A whole file the registry recorded damaged (registry.db.damaged) is said to be whole, with what
+ * to do about the record: removed by the operator after a repair in place, never here.
+ *
  * Exit code: 0 whole, 1 damaged (what SQLite reports, and what to do; also a file that is no
  * SQLite database at all, its header overwritten or emptied), 2 usage (configuration, no database
  * in the data directory, a folder there, one this user may not read).
@@ -15,6 +18,7 @@ import fs from 'node:fs';
 import { Command } from 'commander';
 import { checkIntegrity, damageRemedy, problemCount, type IntegrityReport } from '../../storage/sqlite/integrity.js';
 import { whyNotAnSqliteDatabase } from '../../storage/sqlite/database-file.js';
+import { damageRecordFile, readDamageRecord, type DamageRecord } from '../../storage/sqlite/damage-record.js';
 import { whyCannotRead } from '../../lib/write-access.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { nonEmpty } from '../option-values.js';
@@ -57,10 +61,25 @@ export async function checkCommand(options: CheckOptions, o: Output): Promise<nu
   } catch (err) {
     return reportUsage(o, options.json, 'READ_ERROR', `cannot check ${file}: ${(err as Error).message}`);
   }
-  if (options.json) printJson(o, report);
-  else if (report.ok) o.out(formatReport(report, o));
+  // A file found whole that the registry recorded damaged: the record is the operator's to remove (a
+  // repair in place), never cleared here: a check that passes is not proof enough to write into it again.
+  const recalled = report.ok ? readDamageRecord(file) : undefined;
+  const recorded = recalled?.state === 'damaged' ? recalled.record : undefined;
+  if (options.json) printJson(o, recorded ? { ...report, damageRecord: { file: damageRecordFile(file), foundAt: recorded.foundAt, message: recorded.message } } : report);
+  else if (report.ok) o.out(formatReport(report, o) + (recorded ? wholeButRecorded(report, recorded) : ''));
   else o.err(formatReport(report, o));
   return report.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** What to do about the record of damage beside a file the check found whole. */
+function wholeButRecorded(report: IntegrityReport, recorded: DamageRecord): string {
+  const record = damageRecordFile(report.file);
+  return (
+    `${record} says it was found damaged at ${recorded.foundAt} (${recorded.message}), but the file is whole now. ` +
+    `If you repaired it in place, remove ${record}: while it is there, a registry started on the file refuses writes` +
+    (report.check === 'quick_check' ? '; --quick does not compare every index with its table: check without it first' : '') +
+    '. A restore (a2a-registry restore --force <backup>) moves it aside itself.\n'
+  );
 }
 
 export function register(program: Command): void {
@@ -77,6 +96,8 @@ export function register(program: Command): void {
         'quick_check in the background every REGISTRY_SQLITE_CHECK_HOURS. On PostgreSQL use the server\'s own checks.\n' +
         'Exit status: 0 no damage, 1 damaged (what SQLite reports, and how to repair it; a file that is no SQLite database at\n' +
         'all), 2 usage (no database there, a folder, one this user may not read).\n' +
+        'A whole file the registry recorded damaged (registry.db.damaged) is said to be whole, the record left to you:\n' +
+        'remove it if you repaired the file in place.\n' +
         'Example:\n  a2a-registry check --data-dir /var/lib/a2a-registry',
     )
     .action(async (options: CheckOptions) => {

@@ -8,10 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteFault } from '../faults.js';
-import { damageRemedy } from './integrity.js';
+import { checkIntegrity, damageRemedy, problemCount, type IntegrityReport } from './integrity.js';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { readLastChangeSeq } from './store.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
+import { tidyAfterReading } from './reading-leftovers.js';
 
 /** What a copy holds: the facts a backup and a restore report. */
 export interface CopyFacts {
@@ -70,6 +71,7 @@ export function describe(db: Database.Database, where: string): CopyFacts {
  */
 export function copyLiveDatabase(source: string, tmp: string, destination: string): CopyFacts {
   let db: Database.Database;
+  const tidy = tidyAfterReading(source);
   try {
     db = new Database(source, { readonly: true, fileMustExist: true });
   } catch (err) {
@@ -86,12 +88,18 @@ export function copyLiveDatabase(source: string, tmp: string, destination: strin
     throw new BackupError(`copying ${source} failed: ${(err as Error).message}`);
   } finally {
     db.close();
+    tidy();
   }
+  // integrity_check, not quick_check: VACUUM INTO copies each index's records as the source's
+  // index holds them (SQLite's transfer of an empty table), so an index page of the source that
+  // is torn or holds wrong keys without being unreadable gives a copy whose b-trees are sound
+  // (quick_check: ok) and whose index disagrees with its table, which only integrity_check sees.
+  // Such backups were written silently. The copy is compact and read once more; about as long as quick_check (docs/scaling.md).
+  const report = checkIntegrity(tmp, 'integrity_check');
+  if (!report.ok) throw new BackupError(damagedCopy(source, destination, report));
   let facts: CopyFacts;
   const copy = new Database(tmp, { readonly: true, fileMustExist: true });
   try {
-    const check = copy.pragma('quick_check', { simple: true });
-    if (check !== 'ok') throw new BackupError(`the copy failed SQLite's integrity check (${String(check)}); nothing was written to ${destination}`);
     facts = describe(copy, 'the copy');
   } finally {
     copy.close();
@@ -101,17 +109,28 @@ export function copyLiveDatabase(source: string, tmp: string, destination: strin
 }
 
 /**
+ * The copy of `source` fails integrity_check: the damage came with what it copied (a fresh file,
+ * written just now), so the source is named damaged, as damagedSource names one whose read failed.
+ */
+function damagedCopy(source: string, destination: string, report: IntegrityReport): string {
+  return (
+    `the database file ${source} is damaged: SQLite's integrity_check of its copy found ${problemCount(report)}: ${report.problems.join('; ')}. ` +
+    `So it cannot be backed up: nothing was written to ${destination}. ${checkAndRepair(source)}`
+  );
+}
+
+/**
  * SQLite found a corrupt page while the copy read the database: which file, that no backup was
  * made, and how to repair it, in the words the registry uses for a damaged file (./integrity.ts).
  * The copy read that far is removed by the caller; a backup of a damaged file is no backup.
  */
 function damagedSource(source: string, destination: string, err: Error): string {
   const code = (err as { code?: string }).code;
-  return (
-    `the database file ${source} is damaged (SQLite: ${err.message}, ${code}), so it cannot be backed up: nothing was written to ${destination}. ` +
-    `a2a-registry check --data-dir ${path.dirname(source)} lists what SQLite finds. ${damageRemedy(source)}.`
-  );
+  return `the database file ${source} is damaged (SQLite: ${err.message}, ${code}), so it cannot be backed up: nothing was written to ${destination}. ${checkAndRepair(source)}`;
 }
+
+/** Where to see the damage of `source`, and how to repair it. */
+const checkAndRepair = (source: string): string => `a2a-registry check --data-dir ${path.dirname(source)} lists what SQLite finds. ${damageRemedy(source)}.`;
 
 /** Why `file` cannot be a backup, or undefined; as ./database-file.ts says it for every command. */
 export function whyNotABackup(file: string): BackupError | undefined {

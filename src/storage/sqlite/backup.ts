@@ -5,7 +5,7 @@
  * read transaction (in WAL mode, beside the running registry's writes, which it does not block)
  * and writes a compact, self-contained file: no -wal to go with it.
  *
- * The copy is written beside its destination under a temporary name, checked (`quick_check`,
+ * The copy is written beside its destination under a temporary name, checked (`integrity_check`,
  * and that it is a registry's database), synced, and only then given its name: a backup that
  * failed half way never sits where a restore would take it from. It holds what the database
  * holds, webhook tokens included, so it is created for its user alone (0600).

@@ -13,6 +13,7 @@
 import Database from 'better-sqlite3';
 import { clipped } from '../../lib/clipped.js';
 import { sqliteFault } from '../faults.js';
+import { tidyAfterReading } from './reading-leftovers.js';
 import type { IntegrityCheckKind, IntegrityReport } from '../types.js';
 
 export type { IntegrityCheckKind, IntegrityReport } from '../types.js';
@@ -44,6 +45,7 @@ export function checkIntegrity(file: string, check: IntegrityCheckKind, maxProbl
     seconds: Math.round(performance.now() - started) / 1000,
   });
   let db: Database.Database | undefined;
+  const tidy = tidyAfterReading(file);
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
     return report(problemsOf(db, check, maxProblems));
@@ -61,6 +63,7 @@ export function checkIntegrity(file: string, check: IntegrityCheckKind, maxProbl
     return report([stopped]);
   } finally {
     db?.close();
+    tidy();
   }
 }
 

@@ -378,6 +378,17 @@ function currentVersion(db: Database.Database): number {
 }
 
 /**
+ * The schema version of the database `db` has open, reading only (0 for a file with no
+ * registry_migrations table yet); SchemaTooNewError when a newer release wrote it.
+ */
+export function schemaVersionOf(db: Database.Database, where: string): number {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'registry_migrations'").get();
+  const found = table ? currentVersion(db) : 0;
+  if (found > SQLITE_SCHEMA_VERSION) throw new SchemaTooNewError(found, SQLITE_SCHEMA_VERSION, where);
+  return found;
+}
+
+/**
  * Brings the schema up to date. Safe to call on every start and from several processes at
  * once: the version is re-read inside each write transaction, so a migration another
  * process applied in the meantime is skipped rather than applied twice.

@@ -89,7 +89,7 @@ import { BackgroundCheckpointer, type CheckpointFailure } from './checkpointer.j
 import { damageRemedy, describeDamage, problemCount, type IntegrityCheckKind, type IntegrityReport } from './integrity.js';
 import { checkIntegrityInChild, type RunningIntegrityCheck } from './integrity-process.js';
 import { damageRecordFile, readDamageRecord, recordDamage, removeDamageRecord } from './damage-record.js';
-import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
+import { SQLITE_SCHEMA_VERSION, ensureIncrementalAutoVacuum, migrateSqlite, schemaVersionOf } from './migrations.js';
 import { prepare } from './statements.js';
 import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
 import { SqliteWatchRecords } from './watch-records.js';
@@ -287,7 +287,7 @@ export class SqliteStore implements RegistryStore {
       }
     }
     try {
-      // Before the connection: a file an earlier run found damaged gets no checkpoint from this one.
+      // Before the connection: a file an earlier run found damaged is opened read-only (#connectDamaged), and gets no checkpoint from this one.
       this.#recallDamage();
       this.#db = this.#connect();
     } catch (error) {
@@ -324,6 +324,7 @@ export class SqliteStore implements RegistryStore {
 
   /** Opens the file with the store's pragmas and brings its schema up to date. */
   #connect(): Database.Database {
+    if (this.#damage) return this.#connectDamaged(this.#damage);
     // The database holds the push configs' webhook tokens: readable by the registry's user only
     // (SQLite gives its -wal and -shm files the database file's mode).
     makeDirectories(dirname(this.#file), PRIVATE_DIR_MODE);
@@ -362,6 +363,40 @@ export class SqliteStore implements RegistryStore {
       // transaction) synchronously: the event loop held, nothing answered, for as long as that
       // transaction lasts. The write queue waits for it from a timer instead (write-queue.ts).
       db.pragma(`busy_timeout = ${SERVING_BUSY_TIMEOUT_MS}`);
+      this.#onConnection?.(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return db;
+  }
+
+  /**
+   * A file an earlier run found damaged (#recallDamage) is opened read-only: SQLite itself then
+   * writes nothing into it, neither a migration nor a pragma (journal_mode) nor the checkpoint a
+   * read-write connection makes as the last one to close. Opened read-write, a start on it ran
+   * the release's pending migrations into the damaged file, and met its bad pages half way or
+   * not at all. Reads are served; writes are refused before they reach SQLite (#write).
+   *
+   * Its schema must be this release's: every statement the store prepares is written for it, and
+   * an older schema would need its migrations, which are writes. Such a file stops the start
+   * (as a corrupt one does), naming the file, the record and the repair: a restored or recovered
+   * file is whole, and is brought up to date when the registry starts on it.
+   */
+  #connectDamaged(damage: StorageFault): Database.Database {
+    const db = new Database(this.#file, { readonly: true, fileMustExist: true });
+    try {
+      const found = schemaVersionOf(db, this.#file);
+      if (found < SQLITE_SCHEMA_VERSION) {
+        throw new Error(
+          `the database file ${this.#file} was found damaged at ${damage.since} (${damageRecordFile(this.#file)} says: ${damage.message}), and its schema is version ${found}, ` +
+            `older than this release's ${SQLITE_SCHEMA_VERSION}: bringing it up to date would write into the damaged file, so the registry does not start on it. ` +
+            `${damageRemedy(this.#file)}. The restored file is brought up to date when the registry starts on it`,
+        );
+      }
+      // As a serving connection's (#connect): reads never wait on the busy handler, sorts stay in memory.
+      db.pragma(`busy_timeout = ${SERVING_BUSY_TIMEOUT_MS}`);
+      db.pragma('temp_store = MEMORY');
       this.#onConnection?.(db);
     } catch (error) {
       db.close();
