@@ -40,6 +40,7 @@ import { actor, entryWrite } from './support/store-fixtures.js';
 import { metricValue } from './support/metrics.js';
 import { checkCommand } from '../src/cli/commands/check.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
+import { restoreCommand } from '../src/cli/commands/restore.js';
 import { importCommand } from '../src/cli/commands/import.js';
 
 /** A file's SHA-256 (comparing the bytes of two large files, assert prints a diff of gigabytes). */
@@ -593,6 +594,17 @@ describe('SQLite storage faults', () => {
       ),
     );
     assert.deepEqual(fs.readdirSync(torn), ['registry.db'], 'no backup, nor its copy in progress, left; nor a -wal or -shm beside the file it read');
+    // Nor is such a copy restored (a backup an earlier release wrote without that check): quick_check finds it whole, integrity_check does not.
+    const silentCopy = path.join(torn, 'silent-backup.db');
+    const tornReader = new Database(tornFile, { readonly: true, fileMustExist: true });
+    tornReader.prepare('VACUUM INTO ?').run(silentCopy);
+    tornReader.close();
+    said.length = 0;
+    const restoreTarget = tempDir('registry-restore-torn-');
+    t.after(() => fs.rmSync(restoreTarget, { recursive: true, force: true }));
+    assert.equal(await restoreCommand(silentCopy, { dataDir: restoreTarget, force: false, json: false }, output), 1);
+    assert.match(said.join(''), new RegExp(`${quoted(silentCopy)} fails SQLite's integrity check \\(\\d+ (or more )?problems?: .+\\): restore another backup`));
+    assert.deepEqual(fs.readdirSync(restoreTarget), [], 'nothing restored');
 
     // An import checks the file first: without the check it wrote until a statement landed on a damaged page (here one does, and its transaction rolls back; where none does, it reported success, its rows in the damaged file).
     const cards = path.join(dataDir, 'cards.jsonl');
