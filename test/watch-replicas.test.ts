@@ -641,8 +641,16 @@ describe('watches across replicas, each test on a database of its own (PostgreSQ
       // Renewed all along: not taken over while its replica runs (past a lease).
       await new Promise((resolve) => setTimeout(resolve, lease.leaseMs + lease.claimEveryMs));
       assert.equal(taker.core.watches.get(task.id), undefined, 'not taken over while its replica renews its lease');
+      // A registration whose COMMIT was sent, the connection gone before its answer came: stored,
+      // though the replica cannot know it, and says so. (Before: "the database server cannot be
+      // reached: the registry cannot store anything right now".)
+      relay.holdMs = 60_000;
+      const unanswered = taggedCard('Commit Unanswered', 'commit-unanswered');
+      const registering = op(await sdkClient(crashing.url, { token: TOKENS.alice }), { register: { agentCard: unanswered } });
+      while (relay.held === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       await relay.close();
       const crashedAt = Date.now();
+      await assert.rejects(registering, /The database connection was lost: .*the write was being committed, and may have been stored or not: read it back/);
       const leaseUntil = Number((await db.query('SELECT lease_until FROM watches WHERE id = $1', [task.id])).rows[0].lease_until);
       assert.ok(leaseUntil <= crashedAt + lease.leaseMs, `the lease left runs out within a lease of the crash (${leaseUntil - crashedAt} ms)`);
       while (!taker.core.watches.get(task.id) && Date.now() < crashedAt + 10 * takeoverWithinMs(lease)) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -657,6 +665,9 @@ describe('watches across replicas, each test on a database of its own (PostgreSQ
       const added = resultOf(await op(await sdkClient(taker.url, { token: TOKENS.alice }), { register: { agentCard: taggedCard('Crash Takeover', 'crash-takeover') } }));
       await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === added.id, 'pushed by the replica that took it over');
       await (await sdkClient(taker.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      // The unanswered registration was stored once: sent again, as its refusal allows, it changes nothing.
+      const again = resultOf(await op(await sdkClient(taker.url, { token: TOKENS.alice }), { register: { agentCard: unanswered } }));
+      assert.deepEqual([again.created, again.changed, again.revision], [false, false, 1]);
     } finally {
       await relay.close();
       await db.end();
