@@ -351,6 +351,7 @@ describe('watches across replicas (PostgreSQL)', () => {
       // it when it renews its leases, ending its stream with the final status B stored (here B's
       // word that it canceled it is lost: A is not asked for the watch again).
       const streamed = watch(onA, { filter: { tags: ['cancel-elsewhere'] } });
+      const streams = [streamed];
       const requestHandover = b.store.watches.requestHandover;
       try {
         const id = (await streamed.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
@@ -374,9 +375,39 @@ describe('watches across replicas (PostgreSQL)', () => {
         // A ran it and held a copy of its task: GetTask there shows the status B answered, not that copy.
         const onAsTask = await onA.getTask({ tenant: '', id, historyLength: undefined });
         assert.deepEqual((Task.toJSON(onAsTask) as WireJson).status, (Task.toJSON(canceled) as WireJson).status, 'GetTask on A: the CANCELED status CancelTask answered on B');
+
+        // The same, found by A only once its lease had run out (storage out of reach that long;
+        // the watch may have been taken over and ended elsewhere, its webhooks told there): its
+        // stream on A still ends with the status B stored. Before, with no status at all.
+        const late = watch(onA, { filter: { tags: ['cancel-elsewhere'] } });
+        streams.push(late);
+        const lateId = (await late.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
+        await eventually(async () => (await artifactsOf(onA.getTask({ tenant: '', id: lateId, historyLength: undefined }))).includes('watch-results'), 'its initial matches stored');
+        b.store.watches.requestHandover = () => Promise.resolve();
+        const canceledLate = await onB.cancelTask({ tenant: '', id: lateId, metadata: undefined });
+        b.store.watches.requestHandover = requestHandover;
+        await a.core.watches.maintain(Date.now() + 2 * DEFAULT_WATCH_LIMITS.leaseMs);
+        assert.equal(a.core.watches.get(lateId), undefined, 'A stopped running it');
+        const lateEnd = await late.waitFor((e) => e.statusUpdate !== undefined, 'the final status on the stream from A, past its lease');
+        assert.deepEqual(lateEnd.statusUpdate.status, (Task.toJSON(canceledLate) as WireJson).status);
+        await late.done;
+
+        // One another replica took over meanwhile (its task still WORKING): its stream on A ends
+        // with an error saying A lost it and to subscribe again (retryable). Before, with no status either.
+        const taken = watch(onA, { filter: { tags: ['cancel-elsewhere'] } });
+        streams.push(taken);
+        const takenId = (await taken.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
+        await eventually(async () => (await artifactsOf(onA.getTask({ tenant: '', id: takenId, historyLength: undefined }))).includes('watch-results'), 'its initial matches stored');
+        const other = 'a replica that took the watch over';
+        assert.equal((await b.store.watches.claim(other, Date.now() + 60_000, Date.now() + 2 * DEFAULT_WATCH_LIMITS.leaseMs, takenId)).length, 1);
+        await a.core.watches.maintain();
+        assert.equal(a.core.watches.get(takenId), undefined, 'A stopped running it');
+        await assert.rejects(taken.done, /This replica lost the watch: .*Subscribe to the task again \(SubscribeToTask, with Last-Event-ID/);
+        await b.store.watches.release(other, takenId);
+        assert.equal((await onB.cancelTask({ tenant: '', id: takenId, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
       } finally {
         b.store.watches.requestHandover = requestHandover;
-        streamed.disconnect();
+        for (const stream of streams) stream.disconnect();
       }
     } finally {
       await hook.close();
