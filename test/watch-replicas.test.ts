@@ -678,7 +678,8 @@ describe('watches across replicas, each test on a database of its own (PostgreSQ
       relay.holdMs = 60_000;
       const unanswered = taggedCard('Commit Unanswered', 'commit-unanswered');
       const registering = op(await sdkClient(crashing.url, { token: TOKENS.alice }), { register: { agentCard: unanswered } });
-      while (relay.held === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Committed (other connections read it), its COMMIT's answer held back: that registration's, not another write's.
+      while ((await db.query('SELECT 1 FROM entry_revisions WHERE name = $1', [unanswered.name])).rowCount === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       await relay.close();
       const crashedAt = Date.now();
       await assert.rejects(registering, /The database connection was lost: .*the write was being committed, and may have been stored or not: read it back/);
