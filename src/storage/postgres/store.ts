@@ -222,12 +222,7 @@ export class PostgresStore implements RegistryStore {
   async #query<R extends pg.QueryResultRow>(text: string, params: unknown[] = [], read = false): Promise<pg.QueryResult<R>> {
     refuseUnstorable(params);
     for (let attempt = 1; ; attempt++) {
-      let client: pg.PoolClient;
-      try {
-        client = await this.#connect();
-      } catch (error) {
-        throw this.#faults.wrap(error);
-      }
+      const client = await this.#checkout();
       let failure: Error | undefined;
       try {
         return await client.query<R>(text, params);
@@ -245,6 +240,15 @@ export class PostgresStore implements RegistryStore {
   /** A statement that only reads (see #query): run again on a fresh connection when its own is lost under it. */
   #read<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
     return this.#query<R>(text, params, true);
+  }
+
+  /** A pooled connection for a statement or a transaction (#connect); one that cannot be had is a named fault. */
+  async #checkout(): Promise<pg.PoolClient> {
+    try {
+      return await this.#connect();
+    } catch (error) {
+      throw this.#faults.wrap(error);
+    }
   }
 
   /**
@@ -366,12 +370,7 @@ export class PostgresStore implements RegistryStore {
    * as broken and discarded: after a failed query we cannot be sure what state it is in.
    */
   async #transaction<T>(fn: (db: Statements) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#connect();
-    } catch (error) {
-      throw this.#faults.wrap(error);
-    }
+    const client = await this.#checkout();
     let failure: Error | undefined;
     /** COMMIT was sent: a connection lost from then on leaves the write's outcome unknown. */
     let committing = false;
