@@ -383,9 +383,13 @@ describe('watches across replicas (PostgreSQL)', () => {
         streams.push(late);
         const lateId = (await late.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
         await eventually(async () => (await artifactsOf(onA.getTask({ tenant: '', id: lateId, historyLength: undefined }))).includes('watch-results'), 'its initial matches stored');
-        b.store.watches.requestHandover = () => Promise.resolve();
+        // A hears B ask for the watch (and declines at once: a client streams it), not B's word that it canceled it.
+        let asked = 0;
+        b.store.watches.requestHandover = (id: string) => (asked++ === 0 ? requestHandover!.call(b.store.watches, id) : Promise.resolve());
         const canceledLate = await onB.cancelTask({ tenant: '', id: lateId, metadata: undefined });
         b.store.watches.requestHandover = requestHandover;
+        assert.equal(asked, 2, 'B asked for the watch, then told of the cancel');
+        assert.ok(a.core.watches.get(lateId), 'A runs it until it renews its leases');
         await a.core.watches.maintain(Date.now() + 2 * DEFAULT_WATCH_LIMITS.leaseMs);
         assert.equal(a.core.watches.get(lateId), undefined, 'A stopped running it');
         const lateEnd = await late.waitFor((e) => e.statusUpdate !== undefined, 'the final status on the stream from A, past its lease');
