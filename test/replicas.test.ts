@@ -199,6 +199,47 @@ describe('two replicas on one PostgreSQL', () => {
     assert.equal(syntax!.where, 'PL/pgSQL function row_data_trigger() line 6 at EXECUTE');
   });
 
+  test('a connection of a replica terminated under a request (pg_terminate_backend): a read is answered from a fresh connection; a write is refused as retryable, saying nothing was written, and sent again makes one entry', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('Dropped Dingo', 'https://dropped-dingo.example.org/a2a') } }));
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    t.after(() => db.end());
+    const headers = { authorization: `Bearer ${TOKENS.alice}`, 'content-type': 'application/json', 'A2A-Version': '1.0' };
+    const send = async (part: WireJson) => {
+      const res = await fetch(`${a.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data: part, mediaType: 'application/json' }] } } }),
+      });
+      return { retryAfter: res.headers.get('retry-after'), body: (await res.json()) as WireJson };
+    };
+    /** `request`, sent while this session holds the entries table: its statement waits, in flight on its connection, which is then terminated. */
+    const underTermination = async <T>(request: () => Promise<T>): Promise<T> => {
+      await db.query('BEGIN');
+      await db.query('LOCK TABLE entries IN ACCESS EXCLUSIVE MODE');
+      const answer = request();
+      const waiting = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'";
+      await within(5000, async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n ${waiting}`)).rows[0]!.n > 0);
+      await db.query(`SELECT pg_terminate_backend(pid) ${waiting}`);
+      await db.query('ROLLBACK');
+      return answer;
+    };
+    // A read is safe to run again: answered, not refused (before: STORAGE_UNAVAILABLE, "the database server cannot be reached").
+    const read = await underTermination(() => send({ get: { id } }));
+    assert.equal(read.body.result?.task?.status?.state, 'TASK_STATE_COMPLETED', JSON.stringify(read.body));
+    // A write may not simply run again (it may have committed), but one whose connection was lost
+    // before its COMMIT was rolled back, and says so. Before, it was "the database server cannot
+    // be reached: the registry cannot store anything right now", and /readyz turned not ready.
+    const written = await underTermination(() => send({ register: { agentCard: v1Card('Dropped Dodo', 'https://dropped-dodo.example.org/a2a') } }));
+    assert.equal(written.body.error?.data?.[0]?.reason, 'STORAGE_UNAVAILABLE', JSON.stringify(written.body));
+    assert.equal(written.retryAfter, '5');
+    assert.match(written.body.error.message, /^The database connection was lost: the database server closed the connection this request ran on \(57P01: .*\); the write was rolled back, nothing was written: send the request again\.$/);
+    assert.equal((await fetch(`${a.url}/readyz`)).status, 200, 'one lost connection is no fault of storage');
+    const again = resultOf(await op(onA, { register: { agentCard: v1Card('Dropped Dodo', 'https://dropped-dodo.example.org/a2a') } }));
+    assert.deepEqual([again.created, again.revision], [true, 1], 'the write sent again is the first');
+  });
+
   test('a PostgreSQL restart: replicas report not ready, then recover; nothing acknowledged is lost', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     if (!postgres.server.controllable) return t.skip('TEST_DATABASE_URL server cannot be restarted');

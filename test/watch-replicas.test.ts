@@ -351,6 +351,7 @@ describe('watches across replicas (PostgreSQL)', () => {
       // it when it renews its leases, ending its stream with the final status B stored (here B's
       // word that it canceled it is lost: A is not asked for the watch again).
       const streamed = watch(onA, { filter: { tags: ['cancel-elsewhere'] } });
+      const streams = [streamed];
       const requestHandover = b.store.watches.requestHandover;
       try {
         const id = (await streamed.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
@@ -374,9 +375,43 @@ describe('watches across replicas (PostgreSQL)', () => {
         // A ran it and held a copy of its task: GetTask there shows the status B answered, not that copy.
         const onAsTask = await onA.getTask({ tenant: '', id, historyLength: undefined });
         assert.deepEqual((Task.toJSON(onAsTask) as WireJson).status, (Task.toJSON(canceled) as WireJson).status, 'GetTask on A: the CANCELED status CancelTask answered on B');
+
+        // The same, found by A only once its lease had run out (storage out of reach that long;
+        // the watch may have been taken over and ended elsewhere, its webhooks told there): its
+        // stream on A still ends with the status B stored. Before, with no status at all.
+        const late = watch(onA, { filter: { tags: ['cancel-elsewhere'] } });
+        streams.push(late);
+        const lateId = (await late.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
+        await eventually(async () => (await artifactsOf(onA.getTask({ tenant: '', id: lateId, historyLength: undefined }))).includes('watch-results'), 'its initial matches stored');
+        // A hears B ask for the watch (and declines at once: a client streams it), not B's word that it canceled it.
+        let asked = 0;
+        b.store.watches.requestHandover = (id: string) => (asked++ === 0 ? requestHandover!.call(b.store.watches, id) : Promise.resolve());
+        const canceledLate = await onB.cancelTask({ tenant: '', id: lateId, metadata: undefined });
+        b.store.watches.requestHandover = requestHandover;
+        assert.equal(asked, 2, 'B asked for the watch, then told of the cancel');
+        assert.ok(a.core.watches.get(lateId), 'A runs it until it renews its leases');
+        await a.core.watches.maintain(Date.now() + 2 * DEFAULT_WATCH_LIMITS.leaseMs);
+        assert.equal(a.core.watches.get(lateId), undefined, 'A stopped running it');
+        const lateEnd = await late.waitFor((e) => e.statusUpdate !== undefined, 'the final status on the stream from A, past its lease');
+        assert.deepEqual(lateEnd.statusUpdate.status, (Task.toJSON(canceledLate) as WireJson).status);
+        await late.done;
+
+        // One another replica took over meanwhile (its task still WORKING): its stream on A ends
+        // with an error saying A lost it and to subscribe again (retryable). Before, with no status either.
+        const taken = watch(onA, { filter: { tags: ['cancel-elsewhere'] } });
+        streams.push(taken);
+        const takenId = (await taken.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
+        await eventually(async () => (await artifactsOf(onA.getTask({ tenant: '', id: takenId, historyLength: undefined }))).includes('watch-results'), 'its initial matches stored');
+        const other = 'a replica that took the watch over';
+        assert.equal((await b.store.watches.claim(other, Date.now() + 60_000, Date.now() + 2 * DEFAULT_WATCH_LIMITS.leaseMs, takenId)).length, 1);
+        await a.core.watches.maintain();
+        assert.equal(a.core.watches.get(takenId), undefined, 'A stopped running it');
+        await assert.rejects(taken.done, /This replica lost the watch: .*Subscribe to the task again \(SubscribeToTask, with Last-Event-ID/);
+        await b.store.watches.release(other, takenId);
+        assert.equal((await onB.cancelTask({ tenant: '', id: takenId, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
       } finally {
         b.store.watches.requestHandover = requestHandover;
-        streamed.disconnect();
+        for (const stream of streams) stream.disconnect();
       }
     } finally {
       await hook.close();
@@ -641,8 +676,17 @@ describe('watches across replicas, each test on a database of its own (PostgreSQ
       // Renewed all along: not taken over while its replica runs (past a lease).
       await new Promise((resolve) => setTimeout(resolve, lease.leaseMs + lease.claimEveryMs));
       assert.equal(taker.core.watches.get(task.id), undefined, 'not taken over while its replica renews its lease');
+      // A registration whose COMMIT was sent, the connection gone before its answer came: stored,
+      // though the replica cannot know it, and says so. (Before: "the database server cannot be
+      // reached: the registry cannot store anything right now".)
+      relay.holdMs = 60_000;
+      const unanswered = taggedCard('Commit Unanswered', 'commit-unanswered');
+      const registering = op(await sdkClient(crashing.url, { token: TOKENS.alice }), { register: { agentCard: unanswered } });
+      // Committed (other connections read it), its COMMIT's answer held back: that registration's, not another write's.
+      while ((await db.query('SELECT 1 FROM entry_revisions WHERE name = $1', [unanswered.name])).rowCount === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       await relay.close();
       const crashedAt = Date.now();
+      await assert.rejects(registering, /The database connection was lost: .*the write was being committed, and may have been stored or not: read it back/);
       const leaseUntil = Number((await db.query('SELECT lease_until FROM watches WHERE id = $1', [task.id])).rows[0].lease_until);
       assert.ok(leaseUntil <= crashedAt + lease.leaseMs, `the lease left runs out within a lease of the crash (${leaseUntil - crashedAt} ms)`);
       while (!taker.core.watches.get(task.id) && Date.now() < crashedAt + 10 * takeoverWithinMs(lease)) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -657,6 +701,9 @@ describe('watches across replicas, each test on a database of its own (PostgreSQ
       const added = resultOf(await op(await sdkClient(taker.url, { token: TOKENS.alice }), { register: { agentCard: taggedCard('Crash Takeover', 'crash-takeover') } }));
       await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === added.id, 'pushed by the replica that took it over');
       await (await sdkClient(taker.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      // The unanswered registration was stored once: sent again, as its refusal allows, it changes nothing.
+      const again = resultOf(await op(await sdkClient(taker.url, { token: TOKENS.alice }), { register: { agentCard: unanswered } }));
+      assert.deepEqual([again.created, again.changed, again.revision], [false, false, 1]);
     } finally {
       await relay.close();
       await db.end();

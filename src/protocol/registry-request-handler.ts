@@ -86,7 +86,7 @@ import { RegistryError } from '../contract/errors.js';
 import { RateLimitedA2AError } from '../http/retry-later.js';
 import { canceledEnd, type Watch, type WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
-import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
+import { STORAGE_UNAVAILABLE_REASON, StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
 
 type SendResult = Awaited<ReturnType<DefaultRequestHandler['sendMessage']>>;
 /** What the handler needs of the task store beyond the SDK's TaskStore. */
@@ -548,7 +548,11 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
         }
         if (closed?.aborted) return;
         if (ended) {
-          const status = watchEndStatus(task.id, task.contextId, await watch.ended);
+          const end = await watch.ended;
+          // This replica lost the watch (WatchHub.#stopLost): an error the client can read, saying
+          // so and to subscribe again, where the stream used to end with no status, as at a shutdown.
+          if (end.streams === 'lost') throw watchLost(end.message);
+          const status = watchEndStatus(task.id, task.contextId, end.streams ?? end);
           // Told once the task says it too: a client that reads the task on seeing the end finds it ended.
           await this.#watchTasks?.settled(task.id);
           if (status) yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status, metadata: undefined } } };
@@ -859,6 +863,14 @@ function isOneTurn(params: SendMessageRequest): boolean {
 
 const notAnOpenWatch = (taskId: string) =>
   new RequestMalformedError(`Task ${taskId} is not an open watch: only a watch's task can be renewed ({"renew": {}} with message.taskId set to it). Start a new watch instead.`);
+
+/** The error that ends the streams of a watch this replica lost (`message` says so, and to subscribe again): retryable, STORAGE_UNAVAILABLE. */
+function watchLost(message: string): StorageUnavailableA2AError {
+  // Named in the request's scope, as other storage refusals are: the v0.3 JSON-RPC and gRPC answers read the reason from there.
+  const scope = currentScope();
+  if (scope) scope.errorCode = STORAGE_UNAVAILABLE_REASON;
+  return new StorageUnavailableA2AError(message);
+}
 
 function refuseIfAsked(context: ServerCallContext): void {
   const refusal = takeProtocolRefusal(context);

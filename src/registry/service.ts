@@ -215,7 +215,10 @@ export class RegistryService {
         // storage nor /readyz is blamed; the same write succeeds once the holder lets go.
         error.fault.scope === 'rows'
           ? `The entry is busy: another request is writing it (or its URLs), or another database session holds it, and this write waited for it longer than a write may (${error.fault.code}). Retry shortly.`
-          : `${error.message}: the registry cannot store anything right now (searches are still answered). Retry later; the operator sees the cause on /readyz.`,
+          : // One request's connection lost under it: its message says what became of the write; storage is not blamed.
+            error.fault.scope === 'connection'
+            ? `${error.message}.`
+            : `${error.message}: the registry cannot store anything right now (searches are still answered). Retry later; the operator sees the cause on /readyz.`,
         undefined,
         // Every door says when to retry (the catalog and ARD doors sent 503 without Retry-After).
         STORAGE_UNAVAILABLE_RETRY_SECONDS,

@@ -21,8 +21,14 @@ export interface StorageFault {
    * being written by another request, or locked by another session). The store takes other
    * writes, so it is no fault of the store (never `current`, /readyz stays ready): only the
    * writes that need those rows are refused.
+   *
+   * 'connection': the connection one request's statement ran on was lost under it (PostgreSQL:
+   * the server ended its session, pg_terminate_backend, a restart or a failover, or the socket
+   * closed). It says nothing of the store's state (the next statement opens another connection,
+   * and fails as unreachable if none opens), so it is never `current` either; the request is
+   * told what happened and whether anything was written (see lostConnection).
    */
-  scope?: 'rows';
+  scope?: 'rows' | 'connection';
   /**
    * A fault no write probe clears: the database file is damaged (an integrity check found it, or
    * SQLite reported a corrupt page), and writing on into it could only spread the damage. Writes
@@ -36,7 +42,14 @@ export class StorageUnavailableError extends Error {
     readonly fault: StorageFault,
     options?: { cause?: unknown },
   ) {
-    super(fault.scope === 'rows' ? `The write waited too long for a lock: ${fault.message}` : `Storage is unavailable: ${fault.message}`, options);
+    super(
+      fault.scope === 'rows'
+        ? `The write waited too long for a lock: ${fault.message}`
+        : fault.scope === 'connection'
+          ? `The database connection was lost: ${fault.message}`
+          : `Storage is unavailable: ${fault.message}`,
+      options,
+    );
     this.name = 'StorageUnavailableError';
   }
 }
@@ -128,6 +141,27 @@ export function postgresFault(error: unknown): StorageFault | undefined {
 }
 
 /**
+ * The fault of a statement whose open connection was lost under it (postgresFault's
+ * 'unreachable', which on a connection already open can only mean that), scoped to its request;
+ * `consequence` says what became of its work (rolled back, or unknown when it was committing).
+ * Undefined for any other failure. Before, such a failure was told as "the database server
+ * cannot be reached" (it had been reached, and another connection could be) and turned /readyz
+ * not ready until the next write.
+ */
+export function lostConnection(error: unknown, consequence: string): StorageFault | undefined {
+  const fault = postgresFault(error);
+  if (fault?.reason !== 'unreachable') return undefined;
+  return {
+    ...storageFault(
+      'unreachable',
+      fault.code,
+      `the database server closed the connection this request ran on (${fault.code}: its session was ended, by an administrator, a restart or a failover, or the network dropped it); ${consequence}`,
+    ),
+    scope: 'connection',
+  };
+}
+
+/**
  * Whether a PostgreSQL store that failed to open may open if tried again: the server not there
  * (yet), starting up, or with no connection left. Refused credentials, a database that does not
  * exist, a bad URL stay failures: waiting changes nothing.
@@ -154,13 +188,13 @@ export class FaultState {
   /** A StorageUnavailableError for a storage fault (remembered); any other error unchanged. */
   wrap(error: unknown): unknown {
     if (error instanceof StorageUnavailableError) {
-      if (error.fault.scope !== 'rows') this.#fault ??= error.fault;
+      if (error.fault.scope === undefined) this.#fault ??= error.fault;
       return error;
     }
     const fault = this.classify(error);
     if (!fault) return error;
     // Some rows held elsewhere: this write's refusal, not the store's state.
-    if (fault.scope === 'rows') return new StorageUnavailableError(fault, { cause: error });
+    if (fault.scope !== undefined) return new StorageUnavailableError(fault, { cause: error });
     // Keep the first sighting's time while the same fault goes on.
     if (this.#fault?.reason !== fault.reason) this.#fault = fault;
     return new StorageUnavailableError(this.#fault, { cause: error });

@@ -102,6 +102,14 @@ export interface WatchEnd {
    */
   at: string;
   messageId: string;
+  /**
+   * What a 'closed' end tells the watch's streams on this replica, when it tells them anything
+   * (WatchHub.#stopLost): the end the watch was given elsewhere (its task and webhooks were told
+   * there), or 'lost': this replica lost the watch, and its streams end with an error saying so
+   * and to subscribe again (this end's message). Other closed ends (a shutdown, a handover, an
+   * internal failure) tell them nothing: the task runs on.
+   */
+  streams?: WatchEnd | 'lost';
 }
 
 /** An end taken now (its time and message id once for all: see WatchEnd). */
@@ -117,6 +125,10 @@ export const canceledEnd = (): WatchEnd => endNow('canceled', 'The watch was can
  * undefined while the task says it runs (see WatchHub.readEndsWith).
  */
 export type EndReader = (watch: Watch) => Promise<WatchEnd | undefined>;
+
+/** What the streams of a watch this replica lost are told (see WatchHub.#stopLost). */
+const LOST_WATCH =
+  'This replica lost the watch: it could not renew its lease on it in the database in time (the database was out of reach, or too slow), and another replica may run it now. Subscribe to the task again (SubscribeToTask, with Last-Event-ID set to the last event you have) to go on receiving its events.';
 
 /** A watch's start refused because the registry is shutting down (retry: a restarted one, or another replica, takes it). */
 const shuttingDown = (): RegistryError => new RegistryError('STARTING_UP', 'The registry is shutting down; start the watch again in a few seconds.', undefined, 5);
@@ -956,10 +968,14 @@ export class WatchHub implements WatchKeeper {
     return this.#claim(asOf);
   }
 
-  /** What the timers do (#armTimers), at once (tests): renews this process's leases, then takes over the watches nobody runs. */
-  async maintain(): Promise<void> {
+  /**
+   * What the timers do (#armTimers), at once (tests): renews this process's leases, then takes
+   * over the watches nobody runs. `asOf`: a watch lost now counts as lost then (a lease that
+   * would have run out by then, as after an outage that long, counts as run out).
+   */
+  async maintain(asOf = Date.now()): Promise<void> {
     if (this.#closed) return;
-    await this.#renewLeases();
+    await this.#renewLeases(asOf);
     await this.#claim();
   }
 
@@ -1073,14 +1089,14 @@ export class WatchHub implements WatchKeeper {
    * (storage was unreachable for longer than a lease, and another replica may run them now:
    * never twice), and retries removing the definitions of ended watches.
    */
-  async #renewLeases(): Promise<void> {
+  async #renewLeases(asOf = Date.now()): Promise<void> {
     if (this.#closed) return;
     for (const id of this.#unremoved) if (!this.#removals.has(id)) this.#remove(id);
     // Watches whose rows exist before the renewal (one starting meanwhile is not stored yet).
     const stored = [...this.#watches.values()].filter((watch) => this.#stored.has(watch.id));
     const renewedAt = Date.now();
     const still = new Set(await this.storage.watches.renewLeases(this.#holder, renewedAt + this.limits.leaseMs));
-    await Promise.all(stored.filter((watch) => !still.has(watch.id)).map((watch) => this.#stopLost(watch, renewedAt)));
+    await Promise.all(stored.filter((watch) => !still.has(watch.id)).map((watch) => this.#stopLost(watch, Math.max(renewedAt, asOf))));
     for (const id of still) if (this.#leaseUntil.has(id)) this.#leaseUntil.set(id, renewedAt + this.limits.leaseMs);
     // Leases held on watches this process no longer runs (a handover whose release failed): let
     // them go, or the renewal above would keep them from every other replica.
@@ -1089,24 +1105,25 @@ export class WatchHub implements WatchKeeper {
   }
 
   /**
-   * Stops watch `watch`, whose lease this replica no longer holds: another replica canceled it
-   * (CancelTask there removed its definition, after storing its task's final status), and it
-   * ends with that status, told to its streams and webhooks here; or another replica runs it
-   * now (its task still WORKING), and it closes here, with no status. Before, a canceled watch
-   * closed too: its streams here ended with no final status, and its webhooks got none.
+   * Stops watch `watch`, whose lease this replica no longer holds. Another replica canceled it
+   * (CancelTask there removed its definition, after storing its task's final status): held
+   * until then, it ends here with that status, told to its streams and webhooks here; lost
+   * before (its lease had run out, storage out of reach for that long), it may have been taken
+   * over and ended elsewhere, its webhooks told there, so only its streams here are told. When
+   * its task runs on (another replica runs the watch now) or cannot be read, its streams here
+   * end with an error saying this replica lost the watch and to subscribe again. Before, a
+   * canceled watch lost past its lease, and every watch taken over by another replica, ended
+   * its streams here with no status: a client could not tell it from a shutdown, nor learn
+   * that the watch had been canceled.
    */
   async #stopLost(watch: Watch, at = Date.now()): Promise<void> {
-    // Lost once its lease had run out (storage out of reach for that long), it may have been
-    // taken over, and ended, elsewhere, its webhooks told there: not told again from here.
     const held = (this.#leaseUntil.get(watch.id) ?? 0) >= at;
-    const end = !held
-      ? undefined
-      : await this.#readEnd(watch).catch((err: unknown) => {
-          this.log?.warn({ err, watch: watch.id }, 'the task of a watch this replica lost could not be read; the watch closes here without a final status');
-          return undefined;
-        });
-    if (end) watch.endAs(end);
-    else watch.end('closed', 'The watch moved to another replica; resume it with SubscribeToTask.');
+    const end = await this.#readEnd(watch).catch((err: unknown) => {
+      this.log?.warn({ err, watch: watch.id }, 'the task of a watch this replica lost could not be read; its streams here are told to subscribe again');
+      return undefined;
+    });
+    if (end && held) return watch.endAs(end);
+    watch.endAs({ ...endNow('closed', end ? 'The watch ended on another replica.' : LOST_WATCH), streams: end ?? 'lost' });
   }
 
   /** Takes over the watches nobody holds (released, or their holder's lease ran out) — or only `onlyId` — and runs them here. */

@@ -59,7 +59,7 @@ import {
   DELETE_BATCH_ROWS,
   UnstorableTextError,
 } from '../common.js';
-import { FaultState, postgresFault, type StorageFault } from '../faults.js';
+import { FaultState, StorageUnavailableError, lostConnection, postgresFault, type StorageFault } from '../faults.js';
 import { CHANGE_LOCK_KEY, OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
 import { listenForChanges, listenOn, type ChangeListener } from './listen.js';
 import { PostgresTaskRecords, saveTaskRowIn } from './task-records.js';
@@ -118,6 +118,17 @@ const PING_TIMEOUT_MS = 3000;
 const PROBE_LOCK_TIMEOUT_MS = 1000;
 /** pg-pool's error when no connection became free (or could be opened) within connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = /timeout exceeded when trying to connect/i;
+
+/**
+ * What became of a request's work when the connection it ran on was lost (see lostConnection):
+ * a read, or a transaction before its COMMIT was sent (the server rolls back a transaction whose
+ * session ends), changed nothing; a statement on its own, or a COMMIT sent and not answered, may
+ * have taken effect or not.
+ */
+const NOTHING_WRITTEN = 'nothing was written: send the request again';
+const ROLLED_BACK = 'the write was rolled back, nothing was written: send the request again';
+const MAY_HAVE_COMMITTED = 'the write was being committed, and may have been stored or not: read it back (get, GetTask) before sending it again';
+const MAY_HAVE_RUN = 'its statement may have taken effect or not: read back what it changes before sending it again';
 
 /** The URL without its password, for error messages. */
 const redact = (url: string): string => withoutPassword(url) ?? 'the configured PostgreSQL database';
@@ -188,11 +199,13 @@ export class PostgresStore implements RegistryStore {
     this.tasks = new PostgresTaskRecords(
       (text, params) => this.#query(text, params),
       (fn) => this.#transaction(fn),
+      (text, params) => this.#read(text, params),
     );
     this.watches = new PostgresWatchRecords(
       (text, params) => this.#query(text, params),
       (fn) => this.#transaction(fn),
       (channel, onPayload, onError) => this.#listen(() => listenOn(this.#url, channel, onPayload, { onError })),
+      (text, params) => this.#read(text, params),
     );
   }
 
@@ -200,24 +213,42 @@ export class PostgresStore implements RegistryStore {
     return this.#faults.current;
   }
 
-  /** A read on the pool; an unreachable or broken database comes back as a named fault. */
-  async #query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+  /**
+   * One statement on the pool; an unreachable or broken database comes back as a named fault.
+   * `read`: it changes nothing, so when the connection it ran on is lost under it (the server
+   * ended that session: pg_terminate_backend, a pooler or failover dropping connections), it
+   * runs once more on a fresh one. Before, the request was refused as if the database could not
+   * be reached, while any other connection would have answered it.
+   */
+  async #query<R extends pg.QueryResultRow>(text: string, params: unknown[] = [], read = false): Promise<pg.QueryResult<R>> {
     refuseUnstorable(params);
-    let client: pg.PoolClient;
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.#checkout();
+      let failure: Error | undefined;
+      try {
+        return await client.query<R>(text, params);
+      } catch (error) {
+        failure = error instanceof Error ? error : new Error(String(error));
+        if (read && attempt === 1 && lostConnection(error, NOTHING_WRITTEN)) continue;
+        throw this.#failed(error, read ? NOTHING_WRITTEN : MAY_HAVE_RUN);
+      } finally {
+        // A connection whose query failed is discarded, as pool.query does.
+        client.release(failure);
+      }
+    }
+  }
+
+  /** A statement that only reads (see #query): run again on a fresh connection when its own is lost under it. */
+  #read<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    return this.#query<R>(text, params, true);
+  }
+
+  /** A pooled connection for a statement or a transaction (#connect); one that cannot be had is a named fault. */
+  async #checkout(): Promise<pg.PoolClient> {
     try {
-      client = await this.#connect();
+      return await this.#connect();
     } catch (error) {
       throw this.#faults.wrap(error);
-    }
-    let failure: Error | undefined;
-    try {
-      return await client.query<R>(text, params);
-    } catch (error) {
-      failure = error instanceof Error ? error : new Error(String(error));
-      throw this.#failed(error);
-    } finally {
-      // A connection whose query failed is discarded, as pool.query does.
-      client.release(failure);
     }
   }
 
@@ -340,16 +371,14 @@ export class PostgresStore implements RegistryStore {
    * as broken and discarded: after a failed query we cannot be sure what state it is in.
    */
   async #transaction<T>(fn: (db: Statements) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#connect();
-    } catch (error) {
-      throw this.#faults.wrap(error);
-    }
+    const client = await this.#checkout();
     let failure: Error | undefined;
+    /** COMMIT was sent: a connection lost from then on leaves the write's outcome unknown. */
+    let committing = false;
     try {
       await client.query('BEGIN');
       const result = await fn(statementsOf(client));
+      committing = true;
       await client.query('COMMIT');
       // A committed write proves the database takes writes (again).
       this.#faults.clear();
@@ -367,7 +396,7 @@ export class PostgresStore implements RegistryStore {
       await client.query('ROLLBACK').catch((rollback: unknown) => {
         failure ??= rollback instanceof Error ? rollback : new Error(String(rollback));
       });
-      throw refused ? error : this.#failed(error);
+      throw refused ? error : this.#failed(error, committing ? MAY_HAVE_COMMITTED : ROLLED_BACK);
     } finally {
       client.release(failure);
     }
@@ -376,9 +405,11 @@ export class PostgresStore implements RegistryStore {
   /**
    * What a failed statement throws: a named fault (faults.ts), or the error itself; either way
    * without the row data PostgreSQL quotes in it (./row-data.ts), taken out once it is classified.
+   * A connection lost under it is told as such, with `ifLost`: what became of the request's work.
    */
-  #failed(error: unknown): unknown {
-    const thrown = this.#faults.wrap(error);
+  #failed(error: unknown, ifLost: string): unknown {
+    const lost = lostConnection(error, ifLost);
+    const thrown = this.#faults.wrap(lost ? new StorageUnavailableError(lost, { cause: error }) : error);
     withoutRowData(error);
     return thrown;
   }
@@ -875,11 +906,11 @@ export class PostgresStore implements RegistryStore {
     if (!isUuid(id)) return undefined;
     const key = id.toLowerCase();
     if (revision === undefined) {
-      const { rows } = await this.#query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id = $1`, [key]);
+      const { rows } = await this.#read<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id = $1`, [key]);
       return rows[0] ? rowToEntry(rows[0]) : undefined;
     }
     if (!Number.isSafeInteger(revision) || revision < 1 || revision > 2_147_483_647) return undefined;
-    const { rows } = await this.#query<EntryRow>(
+    const { rows } = await this.#read<EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM ${REVISION_JOIN} WHERE e.id = $1 AND r.revision = $2`,
       [key, revision],
     );
@@ -889,13 +920,13 @@ export class PostgresStore implements RegistryStore {
   async getMany(ids: readonly string[]): Promise<StoredEntry[]> {
     const keys = ids.filter(isUuid).map((id) => id.toLowerCase());
     if (keys.length === 0) return [];
-    const { rows } = await this.#query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id = ANY($1::uuid[])`, [keys]);
+    const { rows } = await this.#read<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id = ANY($1::uuid[])`, [keys]);
     return rows.map(rowToEntry);
   }
 
   async revisions(id: string, limit: number): Promise<RevisionSummary[]> {
     if (!isUuid(id)) return [];
-    const { rows } = await this.#query<{ revision: number | string; created_at: Date | string }>(
+    const { rows } = await this.#read<{ revision: number | string; created_at: Date | string }>(
       'SELECT revision, created_at FROM entry_revisions WHERE entry_id = $1 ORDER BY revision DESC LIMIT $2',
       [id.toLowerCase(), clampLimit(limit)],
     );
@@ -931,7 +962,7 @@ export class PostgresStore implements RegistryStore {
     });
     if (keyset.where) where.push(keyset.where);
     params.push(limit + 1);
-    const { rows } = await this.#query<EntryRow>(
+    const { rows } = await this.#read<EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
        ORDER BY ${keyset.orderBy} LIMIT $${params.length}`,
@@ -1005,8 +1036,8 @@ export class PostgresStore implements RegistryStore {
       // With a keyset, the partial index names the entries; only theirs are read (migration 6).
       const { rows } =
         keyset === undefined
-          ? await this.#query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.list_seq > $1 ORDER BY e.list_seq ASC LIMIT $2`, [after, batchSize])
-          : await this.#query<EntryRow>(
+          ? await this.#read<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.list_seq > $1 ORDER BY e.list_seq ASC LIMIT $2`, [after, batchSize])
+          : await this.#read<EntryRow>(
               `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
                WHERE e.trust_keyset IS NOT NULL AND e.trust_keyset <> $3 AND e.list_seq > $1 ORDER BY e.list_seq ASC LIMIT $2`,
               [after, batchSize, keyset],
@@ -1018,7 +1049,7 @@ export class PostgresStore implements RegistryStore {
   }
 
   async count(): Promise<Record<EntryKind, number>> {
-    const { rows } = await this.#query<{ kind: string; n: string }>(
+    const { rows } = await this.#read<{ kind: string; n: string }>(
       'SELECT kind, count(*) AS n FROM entries GROUP BY kind',
     );
     const counts: Record<EntryKind, number> = { agent: 0, 'mcp-server': 0 };
@@ -1027,7 +1058,7 @@ export class PostgresStore implements RegistryStore {
   }
 
   async changesSince(seq: number, limit: number): Promise<Change[]> {
-    const { rows } = await this.#query<{ seq: string; entry_id: string; op: Change['op'] }>(
+    const { rows } = await this.#read<{ seq: string; entry_id: string; op: Change['op'] }>(
       'SELECT seq, entry_id, op FROM changes WHERE seq > $1 ORDER BY seq ASC LIMIT $2',
       [normalizeSeq(seq), clampLimit(limit)],
     );
@@ -1035,7 +1066,7 @@ export class PostgresStore implements RegistryStore {
   }
 
   async lastChangeSeq(): Promise<number> {
-    const { rows } = await this.#query<{ seq: string }>(
+    const { rows } = await this.#read<{ seq: string }>(
       `SELECT greatest(coalesce((SELECT max(seq) FROM changes), 0),
                        (SELECT value FROM registry_state WHERE key = 'changes_trimmed_through')) AS seq`,
     );
@@ -1044,7 +1075,7 @@ export class PostgresStore implements RegistryStore {
 
   async changeMark(seq: number): Promise<string | undefined> {
     // The time as epoch seconds: its text does not depend on the connection's TimeZone.
-    const { rows } = await this.#query<{ mark: string }>(
+    const { rows } = await this.#read<{ mark: string }>(
       "SELECT entry_id::text || ' ' || op || ' ' || extract(epoch FROM at)::text AS mark FROM changes WHERE seq = $1",
       [seq],
     );
@@ -1052,12 +1083,12 @@ export class PostgresStore implements RegistryStore {
   }
 
   async changesTrimmedThrough(): Promise<number> {
-    const { rows } = await this.#query<{ value: string }>("SELECT value FROM registry_state WHERE key = 'changes_trimmed_through'");
+    const { rows } = await this.#read<{ value: string }>("SELECT value FROM registry_state WHERE key = 'changes_trimmed_through'");
     return Number(rows[0]?.value ?? 0);
   }
 
   async trimChanges(maxAgeMs: number, options: BatchedDeletion = {}): Promise<number> {
-    const last = await this.#query<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes WHERE at < $1', [new Date(Date.now() - maxAgeMs)]);
+    const last = await this.#read<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes WHERE at < $1', [new Date(Date.now() - maxAgeMs)]);
     const through = last.rows[0]?.seq;
     if (through === null || through === undefined) return 0;
     // Oldest first, a bounded batch per transaction (one DELETE of a million changes would
@@ -1084,7 +1115,7 @@ export class PostgresStore implements RegistryStore {
 
   async oldestRevision(id: string): Promise<number | undefined> {
     if (!isUuid(id)) return undefined;
-    const { rows } = await this.#query<{ r: number | null }>('SELECT min(revision) AS r FROM entry_revisions WHERE entry_id = $1', [id.toLowerCase()]);
+    const { rows } = await this.#read<{ r: number | null }>('SELECT min(revision) AS r FROM entry_revisions WHERE entry_id = $1', [id.toLowerCase()]);
     return rows[0]?.r ?? undefined;
   }
 
@@ -1231,7 +1262,7 @@ export class PostgresStore implements RegistryStore {
   }
 
   async probedWithoutSource(limit: number): Promise<string[]> {
-    const result = await this.#query<{ entry_id: string }>(
+    const result = await this.#read<{ entry_id: string }>(
       'SELECT entry_id FROM entry_freshness WHERE source_url IS NULL AND (health_status IS NOT NULL OR drift IS NOT NULL) LIMIT $1',
       [clampLimit(limit)],
     );

@@ -40,6 +40,8 @@ export class PostgresTaskRecords implements TaskRecords {
   constructor(
     private readonly query: Query,
     private readonly transaction: Transaction,
+    /** A statement that only reads: run again on a fresh connection when its own is lost under it (store.ts, #query). */
+    private readonly read: Query,
   ) {}
 
   save(row: TaskRow): Promise<boolean> {
@@ -55,7 +57,7 @@ export class PostgresTaskRecords implements TaskRecords {
 
   async load(scope: TaskScope, id: string): Promise<TaskRow | undefined> {
     if (unstorable(scope.owner, id)) return undefined;
-    const { rows } = await this.query<TaskRow>(`SELECT ${COLUMNS}, artifacts, history FROM tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [
+    const { rows } = await this.read<TaskRow>(`SELECT ${COLUMNS}, artifacts, history FROM tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [
       scope.tenant,
       scope.owner,
       id,
@@ -66,7 +68,7 @@ export class PostgresTaskRecords implements TaskRecords {
   async existing(keys: readonly TaskKey[]): Promise<TaskKey[]> {
     if (keys.length === 0) return [];
     // One statement whatever the number of keys (three parallel arrays), each looked up by the primary key.
-    const { rows } = await this.query<TaskKey>(
+    const { rows } = await this.read<TaskKey>(
       `SELECT t.tenant, t.owner, t.id FROM unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, owner, id)
          JOIN tasks t ON t.tenant = k.tenant AND t.owner = k.owner AND t.id = k.id`,
       [keys.map((k) => k.tenant), keys.map((k) => k.owner), keys.map((k) => k.id)],
@@ -92,7 +94,7 @@ export class PostgresTaskRecords implements TaskRecords {
       where.push(`status_last_updated >= $${params.length}`);
     }
     const filter = where.join(' AND ');
-    const counted = await this.query<{ n: string }>(`SELECT count(*) AS n FROM tasks WHERE ${filter}`, params);
+    const counted = await this.read<{ n: string }>(`SELECT count(*) AS n FROM tasks WHERE ${filter}`, params);
     const page = [...params];
     let keyset = '';
     if (query.before) {
@@ -101,7 +103,7 @@ export class PostgresTaskRecords implements TaskRecords {
     }
     page.push(query.limit);
     const columns = `${COLUMNS}, ${query.withArtifacts ? 'artifacts' : 'NULL AS artifacts'}, ${query.withHistory ? 'history' : 'NULL AS history'}`;
-    const { rows } = await this.query<TaskRow>(
+    const { rows } = await this.read<TaskRow>(
       `SELECT ${columns} FROM tasks WHERE ${filter}${keyset} ORDER BY status_last_updated DESC, id DESC LIMIT $${page.length}`,
       page,
     );
@@ -115,12 +117,12 @@ export class PostgresTaskRecords implements TaskRecords {
     // (All tasks count towards the limit, but only finished ones are removed: a running task may
     // still be resumed.)
     let removed = await this.#deleteWhere('status_state = ANY($1::text[]) AND status_last_updated < $2', [finished, Date.now() - policy.maxAgeMs], 0, options);
-    const owners = await this.query<TaskScope & { n: string }>('SELECT tenant, owner, count(*) AS n FROM tasks GROUP BY tenant, owner', []);
+    const owners = await this.read<TaskScope & { n: string }>('SELECT tenant, owner, count(*) AS n FROM tasks GROUP BY tenant, owner', []);
     const share = taskShare(owners.rows.map((o) => Number(o.n)), policy.maxCount);
     for (const owner of owners.rows) {
       if (share === undefined || Number(owner.n) <= share || options.signal?.aborted) continue;
       // The owner's first task beyond its newest `share` (by its own index): it and every finished one older go.
-      const boundary = await this.query<{ status_last_updated: string; id: string }>(
+      const boundary = await this.read<{ status_last_updated: string; id: string }>(
         `SELECT status_last_updated, id FROM tasks WHERE tenant = $1 AND owner = $2
          ORDER BY status_last_updated DESC, id DESC LIMIT 1 OFFSET $3`,
         [owner.tenant, owner.owner, share],

@@ -40,6 +40,8 @@ export class PostgresWatchRecords implements WatchRecords {
     private readonly query: Query,
     private readonly transaction: Transaction,
     private readonly listen: Listen,
+    /** A statement that only reads: run again on a fresh connection when its own is lost under it (store.ts, #query). */
+    private readonly read: Query,
   ) {}
 
   create(row: WatchRow, holder: string, leaseUntil: number, max?: number): Promise<'created' | 'quota'> {
@@ -64,7 +66,7 @@ export class PostgresWatchRecords implements WatchRecords {
 
   async get(id: string): Promise<WatchRow | undefined> {
     if (unstorable(id)) return undefined;
-    const { rows } = await this.query<Record<string, unknown>>(`SELECT ${COLUMNS} FROM watches WHERE id = $1`, [id]);
+    const { rows } = await this.read<Record<string, unknown>>(`SELECT ${COLUMNS} FROM watches WHERE id = $1`, [id]);
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
@@ -124,7 +126,7 @@ export class PostgresWatchRecords implements WatchRecords {
 
   async countFor(principal: string, now: number): Promise<number> {
     if (unstorable(principal)) return 0;
-    const { rows } = await this.query<{ n: string }>('SELECT count(*) AS n FROM watches WHERE principal = $1 AND expires_at > $2', [principal, now]);
+    const { rows } = await this.read<{ n: string }>('SELECT count(*) AS n FROM watches WHERE principal = $1 AND expires_at > $2', [principal, now]);
     return Number(rows[0]!.n);
   }
 
