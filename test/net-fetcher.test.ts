@@ -387,6 +387,49 @@ describe('redirects', () => {
     assert.deepEqual(await cross.json(), { auth: null });
   });
 
+  test('a 307/308 to another origin carries the body and content headers, no session id, token or custom secret header', async () => {
+    // Two servers on 127.0.0.1, on different ports: two origins, as an MCP server that moved is.
+    const other = await startOrigin();
+    try {
+      other.route('/mcp', async (req, res) => {
+        let body = '';
+        for await (const chunk of req) body += String(chunk);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body }));
+      });
+      hop('/moved-307', `http://other.test:${other.port}/mcp`, 307);
+      hop('/moved-308', `http://other.test:${other.port}/mcp`, 308);
+      origin.route('/mcp', async (req, res) => {
+        for await (const _chunk of req);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+      const secrets = {
+        'Mcp-Session-Id': 'session-of-agent-test',
+        'X-A2A-Notification-Token': 'webhook-token',
+        'X-Api-Key': 'registrant-key',
+        Authorization: 'Bearer s3cret',
+        Cookie: 'sid=1',
+      };
+      const sent = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '2025-06-18' };
+      const fetch = fetcher().fetchFunction({ purpose: 'mcp' });
+      for (const path of ['/moved-307', '/moved-308']) {
+        const answer = await fetch(at('agent.test', path), { method: 'POST', body: '{"jsonrpc":"2.0"}', headers: { ...sent, ...secrets } });
+        assert.deepEqual(await answer.json(), { method: 'POST', body: '{"jsonrpc":"2.0"}' }, path);
+        const { headers } = other.requests.at(-1)!;
+        for (const name of Object.keys(secrets)) assert.equal(headers[name.toLowerCase()], undefined, `${path}: ${name} reached the other origin`);
+        assert.equal(headers['content-type'], 'application/json');
+        assert.equal(headers.accept, 'application/json, text/event-stream');
+        assert.equal(headers['mcp-protocol-version'], '2025-06-18');
+      }
+      // Within the origin every header goes on: the session is that server's.
+      hop('/same-307', '/mcp', 307);
+      await (await fetch(at('agent.test', '/same-307'), { method: 'POST', body: '{}', headers: secrets })).arrayBuffer();
+      assert.equal(origin.requests.at(-1)!.headers['mcp-session-id'], 'session-of-agent-test');
+      assert.equal(origin.requests.at(-1)!.headers['x-api-key'], 'registrant-key');
+    } finally {
+      await other.close();
+    }
+  });
+
   test('POST is redirected as GET on 302/303 and kept with its body on 307', async () => {
     hop('/post-302', '/method');
     hop('/post-307', '/method', 307);

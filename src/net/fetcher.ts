@@ -19,8 +19,10 @@
  *   REGISTRY_EMBEDDINGS_URL) is allowed for that purpose and that origin only.
  * - **Pinned connection**: the socket connects to an address that was checked, never to a fresh
  *   DNS answer (no DNS rebinding); TLS still verifies and sends SNI for the host name.
- * - **Redirects**: at most 3, each target checked again like the first URL; credentials headers
- *   are dropped when a redirect leaves the origin; none from https to plain http (a downgrade).
+ * - **Redirects**: at most 3, each target checked again like the first URL; a redirect that
+ *   leaves the origin carries only the headers that say how to answer (media types, protocol
+ *   versions, validators): credentials, tokens, an MCP session id and any other header stay
+ *   behind; none from https to plain http (a downgrade).
  * - **One deadline** (default 5 s) for the whole request: resolution, connect, every redirect,
  *   headers and body. A slow server costs at most this long.
  * - **Bounded lookups** (dns.ts): a few at once (the system resolver holds a libuv thread per

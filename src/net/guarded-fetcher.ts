@@ -97,8 +97,27 @@ const BLOCKED_PORTS = new Set([
   '6697', '10080',
 ]);
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
-/** Dropped from a redirected request that leaves the origin (as the Fetch standard does for authorization). */
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/**
+ * The only request headers carried on by a redirect that leaves the origin: how to answer (media
+ * types, the protocol version asked for, validators), none of them a secret. The Fetch standard
+ * drops Authorization there and leaves cookies to the credentials mode; every other header goes
+ * on, and a 307/308 (method and body kept) carried an MCP session id (mcp-session-id: whoever
+ * holds it speaks in that session), a registrant's API key header or a webhook's
+ * X-A2A-Notification-Token to whatever origin a server named. Kept by name rather than dropped
+ * by name: a caller's header of any name may be a secret.
+ */
+const CROSS_ORIGIN_HEADERS = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'content-type',
+  'content-language',
+  'user-agent',
+  'a2a-version',
+  'mcp-protocol-version',
+  'if-none-match',
+  'if-modified-since',
+]);
 
 /**
  * One request's time budget: a timer we own (so a timeout is told apart from the caller's
@@ -565,7 +584,7 @@ function redirectedRequest(request: HopRequest, status: number, from: URL, to: U
   } else if (body instanceof ReadableStream) {
     throw new FetchError('bad-redirect', from.href, `${from.href} redirected a streamed ${method} body (HTTP ${status}), which cannot be sent again`);
   }
-  if (from.origin !== to.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+  if (from.origin !== to.origin) for (const name of Object.keys(headers)) if (!CROSS_ORIGIN_HEADERS.has(name)) delete headers[name];
   return { method, headers, body };
 }
 
