@@ -8,6 +8,7 @@ export {
   isJsonMediaType,
   type FetchEvent,
   type FetchObserver,
+  type NameRefusal,
   type GuardedFetcherOptions,
   type OperatorEndpoint,
   type Resolver,

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
+import { Writable } from 'node:stream';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type RegistryConfig } from '../../src/config/config.js';
@@ -36,9 +37,14 @@ export interface TestRegistry extends RunningRegistry {
 
 /**
  * Starts a registry in this process. `env` overrides the test defaults; `adjust` changes what no
- * variable sets (a watch lease's timing) before it starts.
+ * variable sets (a watch lease's timing) before it starts; `logs`, when given, receives its log
+ * lines (info and above), parsed.
  */
-export async function startTestRegistry(env: Record<string, string | undefined> = {}, adjust?: (config: RegistryConfig) => void): Promise<TestRegistry> {
+export async function startTestRegistry(
+  env: Record<string, string | undefined> = {},
+  adjust?: (config: RegistryConfig) => void,
+  logs?: Record<string, unknown>[],
+): Promise<TestRegistry> {
   const dataDir = env.REGISTRY_DATA_DIR ?? tempDir();
   const config = loadConfig({
     PORT: '0',
@@ -60,7 +66,15 @@ export async function startTestRegistry(env: Record<string, string | undefined> 
     REGISTRY_DATA_DIR: dataDir,
   });
   adjust?.(config);
-  const registry = await startRegistry(config, createLogger(config.logLevel));
+  const capture = logs
+    ? new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+          done();
+        },
+      })
+    : undefined;
+  const registry = await startRegistry(config, capture ? createLogger('info', capture) : createLogger(config.logLevel));
   // Tests search right after starting: wait for the index (start-up itself does not).
   await registry.ready;
   return Object.assign(registry, { dataDir });
