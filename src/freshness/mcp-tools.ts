@@ -133,8 +133,8 @@ export async function listMcpTools(url: URL, options: ListToolsOptions): Promise
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
   ]);
   const client = new Client({ name: 'a2a-agent-registry', version: options.clientVersion }, { capabilities: {} });
-  // Redirects are the guarded fetch's to follow (at most 3, every hop checked, credentials not
-  // carried to another origin), as for every other outbound request: the SDK's own policy follows
+  // Redirects are the guarded fetch's to follow (at most 3, every hop checked, no credentials or
+  // session carried to another origin), as for every other outbound request: the SDK's own policy follows
   // only those within the origin, and an MCP server that moved to another host failed.
   const transport = new StreamableHTTPClientTransport(url, { fetch: followingTheMove(options.fetch, url), redirectPolicy: 'follow' });
   const requestOptions = { signal: options.signal, timeout: options.timeoutMs };
