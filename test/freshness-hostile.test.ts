@@ -19,7 +19,7 @@ import { mcpServer, toolspec, v1Card } from './support/documents.js';
 import { errorOf, op, registerByUrl, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { eventually } from './support/eventually.js';
 import { usePostgres } from './support/postgres.js';
-import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, logCapture, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
 import { watch } from './support/watch-stream.js';
 
@@ -194,20 +194,27 @@ describe('hostile servers cost at most one timeout', () => {
   });
 
   test('a DNS answer pointing inside, with the default (empty) allow list', async () => {
-    const strict = await startTestRegistry({ REGISTRY_FETCH_TIMEOUT_MS: String(TIMEOUT_MS) });
+    const { lines: logs, stream } = logCapture();
+    const strict = await startTestRegistry({ REGISTRY_FETCH_TIMEOUT_MS: String(TIMEOUT_MS), LOG_LEVEL: 'info' }, undefined, stream);
     try {
       const client = await sdkClient(strict.url, { token: TOKENS.alice });
       serveCard(origin, v1Card('Inside Agent', 'https://agents.example.org/inside/a2a'), '/inside');
       const started = performance.now();
       const error = errorOf(await op(client, { register: { url: `${local}/inside` } }));
       assert.equal(error.code, 'FETCH_FAILED');
-      assert.equal(error.details[0].rule, 'loopback');
-      assert.match(error.message, /localhost resolves to a loopback address/);
-      assert.ok(!error.message.includes('127.0.0.1'), 'what the name resolves to is not told');
+      // Neither the address nor its kind is told the caller (who could map the operator's internal
+      // names with it); the operator's log says both.
+      assert.equal(error.details[0].rule, 'non-public');
+      assert.match(error.message, /localhost resolves to an address the registry may not contact \(loopback, private, link-local or another range that is not public/);
+      assert.ok(!/127\.0\.0\.1|::1|a loopback address/.test(JSON.stringify(error)), 'what the name resolves to is not told');
+      const logged = logs.find((line) => line.host === 'localhost' && line.rule === 'loopback');
+      assert.ok(logged, 'the log names the rule');
+      assert.match(String(logged.address), /^(127\.0\.0\.1|::1)$/);
+      assert.equal(logged.origin, local);
       assert.ok(performance.now() - started < ONE_TIMEOUT);
       assert.equal(origin.hits.get('/inside/.well-known/agent-card.json'), undefined, 'refused before connecting');
       const mcpError = errorOf(await op(client, { register: { mcpServer: mcpServer('inside-mcp', `${local}/mcp`), fetchTools: true } }));
-      assert.equal(mcpError.details[0].rule, 'loopback');
+      assert.equal(mcpError.details[0].rule, 'non-public');
     } finally {
       await strict.close();
     }

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { after, afterEach, before, describe, test } from 'node:test';
+import type { ServerResponse } from 'node:http';
 import type { Client } from '@a2a-js/sdk/client';
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, connectMcp, errorText, structured } from './support/mcp-client.js';
@@ -258,6 +259,37 @@ describe('register an MCP server with fetchTools', () => {
     const inside = errorOf(await op(alice, { register: { mcpServer: mcpServer('moved-inside', `${origin.url}/mcp-inside`), fetchTools: true } }));
     assert.equal(inside.code, 'FETCH_FAILED');
     assert.match(inside.message, /192\.168\.1\.20 is a private-network address/);
+  });
+
+  test('an MCP server with sessions that moved to another origin (307): the exchange goes on where its session was issued', async () => {
+    // A redirect that leaves the origin carries no mcp-session-id (the guard keeps a session from
+    // other origins): each request sent to the old URL again reached the new server without the
+    // session it had issued, and a stateful server that moved was declined.
+    const moved = await startOrigin();
+    try {
+      const SESSION = 'session-issued-by-the-new-origin';
+      const answer = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+        void res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+      moved.route('/mcp', async (req, res) => {
+        if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
+        let body = '';
+        for await (const chunk of req) body += String(chunk);
+        const message = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
+        if (message.method === 'initialize') {
+          const result = { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'stateful', version: '1.0.0' } };
+          return answer(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'mcp-session-id': SESSION });
+        }
+        if (req.headers['mcp-session-id'] !== SESSION) return answer(res, 400, { jsonrpc: '2.0', id: message.id ?? null, error: { code: -32000, message: 'Bad Request: No valid session ID provided' } });
+        if (message.id === undefined) return void res.writeHead(202).end();
+        answer(res, 200, { jsonrpc: '2.0', id: message.id, result: { tools: [{ name: 'stateful_tool', description: 'Kept in a session.', inputSchema: { type: 'object' } }] } });
+      });
+      origin.route('/mcp-stateful-moved', (_req, res) => void res.writeHead(307, { location: `${moved.url}/mcp` }).end());
+      const result = resultOf(await op(alice, { register: { mcpServer: mcpServer('stateful-moved', `${origin.url}/mcp-stateful-moved`), fetchTools: true } }));
+      assert.deepEqual(result.indexed, { tools: 1 });
+      assert.equal(origin.hits.get('/mcp-stateful-moved'), 1, 'only the first request went by the old URL');
+    } finally {
+      await moved.close();
+    }
   });
 
   test('the tools get the checks of an inline toolspec; refused and unreachable servers are declined', async () => {

@@ -126,8 +126,9 @@ describe('REGISTRY_DNS_SERVERS', () => {
         (error: unknown) => error,
       );
       assert.ok(refused instanceof FetchError, String(refused));
-      assert.equal(refused.reason, 'private');
-      assert.match(refused.message, /late-private\.test resolves to a private-network address/);
+      assert.equal(refused.reason, 'non-public');
+      assert.equal(refused.rule, 'private');
+      assert.match(refused.message, /late-private\.test resolves to an address the registry may not contact/);
       const started = Date.now();
       const doc = await f.getJson(`http://later-private.test:${origin.port}/.well-known/agent-card.json`, { purpose: 'agent-card' });
       assert.equal(doc.notModified, false);

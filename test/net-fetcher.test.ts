@@ -16,8 +16,8 @@ import { fetch as undiciFetch } from 'undici';
 import ipaddr from 'ipaddr.js';
 import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { selfSignedCertificate, startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
-import { AllowList, FetchError, GuardedFetcher, type FetchEvent, type Resolver } from '../src/net/index.js';
-import { restrictedRange } from '../src/net/address-policy.js';
+import { AllowList, FetchError, GuardedFetcher, type FetchEvent, type NameRefusal, type Resolver } from '../src/net/index.js';
+import { restrictedRange, type AddressRule } from '../src/net/address-policy.js';
 import { loadConfig } from '../src/config/config.js';
 import { RegistryMetrics } from '../src/observability/metrics.js';
 
@@ -139,22 +139,27 @@ describe('address rules', () => {
     assert.equal(origin.requests.length, 0);
   });
 
-  test('a DNS answer pointing inside is refused, even beside a public one, without saying what the name resolves to', async () => {
-    const f = fetcher();
-    // The message reaches the caller (and, with probes on, an entry's public health): the rule
-    // is named, the internal address the name resolves to is not.
-    const cases: [string, string, RegExp, string][] = [
-      ['inside.test', 'private', /inside\.test resolves to a private-network address \(rule "private"\)/, '10.1.2.3'],
-      ['mixed.test', 'loopback', /mixed\.test resolves to a loopback address/, '127.0.0.1'],
-      ['metadata.test', 'link-local', /metadata\.test resolves to a link-local address \(the cloud metadata service/, '169.254'],
-      ['mapped.test', 'ipv4-mapped', /mapped\.test resolves to an IPv4-mapped IPv6 address/, '10.0.0.1'],
-      ['v6-local.test', 'private', /v6-local\.test resolves to a private-network address/, 'fd12'],
+  test('a DNS answer pointing inside is refused, even beside a public one, without saying what the name resolves to nor its kind', async () => {
+    const refusedNames: NameRefusal[] = [];
+    const f = fetcher({ observer: { ...observer, refusedName: (refused) => void refusedNames.push(refused) } });
+    // The message reaches the caller (and, with probes on, an entry's public health): neither the
+    // internal address nor its kind is told (a caller could map the operator's internal names:
+    // which exist, which is the metadata service); the operator's metric and log say both.
+    const cases: [string, AddressRule, string][] = [
+      ['inside.test', 'private', '10.1.2.3'],
+      ['mixed.test', 'loopback', '127.0.0.1'],
+      ['metadata.test', 'link-local', '169.254.169.254'],
+      ['mapped.test', 'ipv4-mapped', '::ffff:10.0.0.1'],
+      ['v6-local.test', 'private', 'fd12:3456::1'],
     ];
-    for (const [host, reason, message, address] of cases) {
+    for (const [host, rule, address] of cases) {
       const error = await refusal(f.getJson(at(host, '/card'), { purpose: 'agent-card' }));
-      assert.equal(error.reason, reason, host);
-      assert.match(error.message, message);
-      assert.ok(!error.message.includes(address), error.message);
+      assert.equal(error.reason, 'non-public', host);
+      assert.equal(error.refused, true);
+      assert.equal(error.message, `refused to fetch ${at(host, '/card')}: ${host} resolves to an address the registry may not contact (loopback, private, link-local or another range that is not public; which one is in the registry's log) (rule "non-public"); the registry fetches only public addresses unless REGISTRY_FETCH_ALLOW lists the host, the address or its range`);
+      assert.equal(error.rule, rule, host);
+      assert.deepEqual(refusedNames.at(-1), { purpose: 'agent-card', url: at(host, '/card'), host, address, rule });
+      assert.deepEqual(events.at(-1), { purpose: 'agent-card', outcome: 'failed', reason: rule, seconds: events.at(-1)!.seconds }, 'the metric names the rule');
     }
     // An address the caller wrote itself is named as written.
     assert.match((await refusal(f.getJson('http://10.1.2.3/card', { purpose: 'agent-card' }))).message, /10\.1\.2\.3 is a private-network address/);
@@ -256,7 +261,7 @@ describe('address rules', () => {
       await v6.close();
     }
     const notAllowed = new GuardedFetcher({ maxBytes: 1024 });
-    assert.equal((await refusal(notAllowed.getJson(`http://localhost:${origin.port}/allowed`, { purpose: 'agent-card' }))).reason, 'loopback');
+    assert.equal((await refusal(notAllowed.getJson(`http://localhost:${origin.port}/allowed`, { purpose: 'agent-card' }))).rule, 'loopback');
   });
 
   test('the tripwire itself stops a connection to a non-loopback address (the safety net works)', async () => {
@@ -333,7 +338,7 @@ describe('redirects', () => {
     const toIp = await refusal(fetcher().getJson(at('agent.test', '/to-ip'), { purpose: 'agent-card' }));
     assert.equal(toIp.reason, 'loopback');
     assert.equal(toIp.url, `${origin.url}/three`);
-    assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-inside'), { purpose: 'agent-card' }))).reason, 'private');
+    assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-inside'), { purpose: 'agent-card' }))).reason, 'non-public');
     assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-metadata'), { purpose: 'agent-card' }))).reason, 'link-local');
     assert.equal(origin.hits.get('/three') ?? 0, before, 'the refused target was not fetched');
   });
@@ -385,6 +390,49 @@ describe('redirects', () => {
     assert.deepEqual(await same.json(), { auth: 'Bearer s3cret' });
     const cross = await fetch(at('agent.test', '/cross'), { headers: { Authorization: 'Bearer s3cret' } });
     assert.deepEqual(await cross.json(), { auth: null });
+  });
+
+  test('a 307/308 to another origin carries the body and content headers, no session id, token or custom secret header', async () => {
+    // Two servers on 127.0.0.1, on different ports: two origins, as an MCP server that moved is.
+    const other = await startOrigin();
+    try {
+      other.route('/mcp', async (req, res) => {
+        let body = '';
+        for await (const chunk of req) body += String(chunk);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body }));
+      });
+      hop('/moved-307', `http://other.test:${other.port}/mcp`, 307);
+      hop('/moved-308', `http://other.test:${other.port}/mcp`, 308);
+      origin.route('/mcp', async (req, res) => {
+        for await (const _chunk of req);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+      const secrets = {
+        'Mcp-Session-Id': 'session-of-agent-test',
+        'X-A2A-Notification-Token': 'webhook-token',
+        'X-Api-Key': 'registrant-key',
+        Authorization: 'Bearer s3cret',
+        Cookie: 'sid=1',
+      };
+      const sent = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '2025-06-18' };
+      const fetch = fetcher().fetchFunction({ purpose: 'mcp' });
+      for (const path of ['/moved-307', '/moved-308']) {
+        const answer = await fetch(at('agent.test', path), { method: 'POST', body: '{"jsonrpc":"2.0"}', headers: { ...sent, ...secrets } });
+        assert.deepEqual(await answer.json(), { method: 'POST', body: '{"jsonrpc":"2.0"}' }, path);
+        const { headers } = other.requests.at(-1)!;
+        for (const name of Object.keys(secrets)) assert.equal(headers[name.toLowerCase()], undefined, `${path}: ${name} reached the other origin`);
+        assert.equal(headers['content-type'], 'application/json');
+        assert.equal(headers.accept, 'application/json, text/event-stream');
+        assert.equal(headers['mcp-protocol-version'], '2025-06-18');
+      }
+      // Within the origin every header goes on: the session is that server's.
+      hop('/same-307', '/mcp', 307);
+      await (await fetch(at('agent.test', '/same-307'), { method: 'POST', body: '{}', headers: secrets })).arrayBuffer();
+      assert.equal(origin.requests.at(-1)!.headers['mcp-session-id'], 'session-of-agent-test');
+      assert.equal(origin.requests.at(-1)!.headers['x-api-key'], 'registrant-key');
+    } finally {
+      await other.close();
+    }
   });
 
   test('POST is redirected as GET on 302/303 and kept with its body on 307', async () => {

@@ -171,7 +171,13 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       // The operator's embeddings service passes the address rules for its purpose only.
       operatorEndpoints: embeddings ? [{ purpose: 'embeddings', url: embeddingsEndpoint(embeddings.url) }] : [],
       userAgent: `a2a-agent-registry/${version} (+${config.publicUrl})`,
-      observer: metrics.fetchObserver(),
+      observer: {
+        ...metrics.fetchObserver(),
+        // What a refused name resolves to is the operator's to know: the caller is not told (guarded-fetcher.ts).
+        // The origin only: a webhook's path and query are often its secret.
+        refusedName: ({ purpose, url, host, address, rule }) =>
+          log.info({ purpose, origin: new URL(url).origin, host, address, rule }, `refused a ${purpose} request to ${host}: it resolves to ${address} (rule "${rule}"); the caller was told only that it is not public`),
+      },
     });
     indexes = registryIndexFactory(config, synonyms, log, metrics, fetcher);
     // Allow-listed JWKS URLs are fetched through the one outbound guard (REGISTRY_FETCH_ALLOW opens it).

@@ -118,6 +118,23 @@ const toolsPage = (result: unknown, url: URL, page: number): z.infer<typeof Tool
 /** What initialize answers, as its error names it. */
 const INITIALIZE_FORM = '{"protocolVersion": "...", "capabilities": {...}, "serverInfo": {"name": "...", "version": "..."}}';
 
+/**
+ * The exchange's requests, sent where the server moved once an answer came from another origin.
+ * The SDK sends every request to the URL it was given, and a redirect that leaves the origin
+ * carries no mcp-session-id (the guard does not hand a session to another origin): a server that
+ * moved, and issued its session from there, got each later request without it and refused it.
+ * Its session is the new origin's, so the requests after the first go there directly.
+ */
+function followingTheMove(fetch: FetchFunction, url: URL): FetchFunction {
+  let moved: string | undefined;
+  return async (input, init) => {
+    const target = moved !== undefined && !(input instanceof Request) && String(input) === url.href ? moved : input;
+    const response = await fetch(target, init);
+    if (moved === undefined && response.url && new URL(response.url).origin !== url.origin) moved = response.url;
+    return response;
+  };
+}
+
 /** Connects, lists every page of tools, disconnects. Throws ToolListError, or what the transport threw (a FetchError). */
 export async function listMcpTools(url: URL, options: ListToolsOptions): Promise<unknown[]> {
   const [{ Client }, { StreamableHTTPClientTransport, StreamableHTTPError }, { InitializeResultSchema }] = await Promise.all([
@@ -134,10 +151,10 @@ export async function listMcpTools(url: URL, options: ListToolsOptions): Promise
     sent.method === 'initialize'
       ? request(sent, z.unknown(), requestOptions).then((result) => checkedAnswer(InitializeResultSchema, result, url, 'initialize', INITIALIZE_FORM))
       : request(sent, schema, requestOptions)) as typeof client.request;
-  // Redirects are the guarded fetch's to follow (at most 3, every hop checked, credentials not
-  // carried to another origin), as for every other outbound request: the SDK's own policy follows
+  // Redirects are the guarded fetch's to follow (at most 3, every hop checked, no credentials or
+  // session carried to another origin), as for every other outbound request: the SDK's own policy follows
   // only those within the origin, and an MCP server that moved to another host failed.
-  const transport = new StreamableHTTPClientTransport(url, { fetch: options.fetch, redirectPolicy: 'follow' });
+  const transport = new StreamableHTTPClientTransport(url, { fetch: followingTheMove(options.fetch, url), redirectPolicy: 'follow' });
   const requestOptions = { signal: options.signal, timeout: options.timeoutMs };
   try {
     await client.connect(transport, requestOptions);

@@ -19,8 +19,10 @@
  *   REGISTRY_EMBEDDINGS_URL) is allowed for that purpose and that origin only.
  * - **Pinned connection**: the socket connects to an address that was checked, never to a fresh
  *   DNS answer (no DNS rebinding); TLS still verifies and sends SNI for the host name.
- * - **Redirects**: at most 3, each target checked again like the first URL; credentials headers
- *   are dropped when a redirect leaves the origin; none from https to plain http (a downgrade).
+ * - **Redirects**: at most 3, each target checked again like the first URL; a redirect that
+ *   leaves the origin carries only the headers that say how to answer (media types, protocol
+ *   versions, validators): credentials, tokens, an MCP session id and any other header stay
+ *   behind; none from https to plain http (a downgrade).
  * - **One deadline** (default 5 s) for the whole request: resolution, connect, every redirect,
  *   headers and body. A slow server costs at most this long.
  * - **Bounded lookups** (dns.ts): a few at once (the system resolver holds a libuv thread per
@@ -31,7 +33,9 @@
  *   may reserve 128 MB) is never decoded: its status stands, and its body, if read as a document,
  *   is refused unread (content-codings.ts).
  * - Refusals happen **before any connection** is made and throw a `FetchError` whose `reason`
- *   names the rule (a metric label too); its message says what to change.
+ *   names the rule (a metric label too); its message says what to change. A host name refused for
+ *   what it resolves to is `non-public` (its `rule`, the metric and the operator's log name the
+ *   range; its caller is told neither that nor the address).
  *
  * Methods, by user:
  * - `getJson` — cards (register by URL, refresh, probe), JWKS: a GET of a JSON document, with
@@ -57,6 +61,12 @@ export const FETCH_PURPOSES: readonly FetchPurpose[] = ['agent-card', 'refresh',
  */
 export type FetchFailureReason =
   | AddressRule
+  /**
+   * A host name resolves to an address an address rule refuses. Which rule, and the address,
+   * are not told to the caller (only to the operator: metrics, log): a caller that could read them
+   * could map the operator's internal names (which exist, and on which kind of network).
+   */
+  | 'non-public'
   | 'invalid-url'
   | 'scheme'
   | 'credentials'
@@ -89,12 +99,16 @@ export class FetchError extends Error {
     /** The URL that was refused or failed (after redirects, the one that did). */
     readonly url: string,
     message: string,
-    options: { status?: number; refused?: boolean; cause?: unknown } = {},
+    options: { status?: number; refused?: boolean; cause?: unknown; rule?: AddressRule } = {},
   ) {
     super(message, { cause: options.cause });
     this.status = options.status;
     this.refused = options.refused ?? POLICY_REASONS.has(reason);
+    this.rule = options.rule;
   }
+
+  /** For `non-public`: the address rule that refused the name's answer, for the operator's metrics; never in the message. */
+  readonly rule: AddressRule | undefined;
 
   /** HTTP status of the answer, for `http-status`. */
   readonly status: number | undefined;

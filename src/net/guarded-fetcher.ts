@@ -10,7 +10,7 @@
  * that cuts it off at the cap.
  */
 import type { Response as UndiciResponse } from 'undici';
-import { AllowList, describeAddress, parseAddress, restrictedRange, RULE_WORDING, normaliseHost } from './address-policy.js';
+import { AllowList, describeAddress, type AddressRule, parseAddress, restrictedRange, RULE_WORDING, normaliseHost } from './address-policy.js';
 import { LookupLimiter, NETWORK_LOOKUP_SLOTS, serversResolver, systemLookupSlots, systemResolver, type Resolver } from './dns.js';
 import { PinnedAgents, loadUndici, type CheckedAddress } from './pinned-agents.js';
 import { ACCEPT_ENCODING, codingRefusal, REFUSED_CODING_HEADER, refusedCodingOf } from './content-codings.js';
@@ -42,8 +42,21 @@ export interface FetchEvent {
   seconds: number;
 }
 
+/**
+ * A host name refused for what it resolves to: the caller is told neither the rule nor the
+ * address (FetchError `non-public`), the operator is, here (the registry logs it).
+ */
+export interface NameRefusal {
+  purpose: FetchPurpose;
+  url: string;
+  host: string;
+  address: string;
+  rule: AddressRule;
+}
+
 export interface FetchObserver {
   fetched(event: FetchEvent): void;
+  refusedName?(refusal: NameRefusal): void;
 }
 
 /** A service the operator configured by URL, for one purpose (REGISTRY_EMBEDDINGS_URL: `embeddings`). */
@@ -96,9 +109,30 @@ const BLOCKED_PORTS = new Set([
   '2049', '3659', '4045', '4190', '5060', '5061', '6000', '6566', '6665', '6666', '6667', '6668', '6669', '6679',
   '6697', '10080',
 ]);
+/** How an address refusal is lifted: said by every one. */
+const ALLOW_HINT = 'the registry fetches only public addresses unless REGISTRY_FETCH_ALLOW lists the host, the address or its range';
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
-/** Dropped from a redirected request that leaves the origin (as the Fetch standard does for authorization). */
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/**
+ * The only request headers carried on by a redirect that leaves the origin: how to answer (media
+ * types, the protocol version asked for, validators), none of them a secret. The Fetch standard
+ * drops Authorization there and leaves cookies to the credentials mode; every other header goes
+ * on, and a 307/308 (method and body kept) carried an MCP session id (mcp-session-id: whoever
+ * holds it speaks in that session), a registrant's API key header or a webhook's
+ * X-A2A-Notification-Token to whatever origin a server named. Kept by name rather than dropped
+ * by name: a caller's header of any name may be a secret.
+ */
+const CROSS_ORIGIN_HEADERS = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'content-type',
+  'content-language',
+  'user-agent',
+  'a2a-version',
+  'mcp-protocol-version',
+  'if-none-match',
+  'if-modified-since',
+]);
 
 /**
  * One request's time budget: a timer we own (so a timeout is told apart from the caller's
@@ -517,11 +551,20 @@ export class GuardedFetcher implements Fetcher {
       if (!address) throw new FetchError('dns', url.href, `${host} resolved to "${answer}", which is not an IP address`);
       if (!hostAllowed && !this.allow.allowsAddress(address)) {
         const rule = restrictedRange(address);
+        if (rule && literal) {
+          throw new FetchError(rule, url.href, `refused to fetch ${url.href}: ${describeAddress(address)} is ${RULE_WORDING[rule]} (rule "${rule}"); ${ALLOW_HINT}`, { refused: true });
+        }
         if (rule) {
-          // A name's answer is not repeated: the message reaches the caller (and, with probes on,
-          // an entry's public health), and would tell anyone what internal names resolve to.
-          const which = literal ? `${describeAddress(address)} is ${RULE_WORDING[rule]}` : `${host} resolves to ${RULE_WORDING[rule]}`;
-          throw new FetchError(rule, url.href, `refused to fetch ${url.href}: ${which} (rule "${rule}"); the registry fetches only public addresses unless REGISTRY_FETCH_ALLOW lists the host, the address or its range`, { refused: true });
+          // The message reaches the caller (and, with probes on, an entry's public health): neither
+          // the address nor its kind is told, or anyone could map the operator's internal names
+          // (that one exists, that another is the metadata service). The operator's log says both.
+          this.observer?.refusedName?.({ purpose, url: url.href, host, address: answer, rule });
+          throw new FetchError(
+            'non-public',
+            url.href,
+            `refused to fetch ${url.href}: ${host} resolves to an address the registry may not contact (loopback, private, link-local or another range that is not public; which one is in the registry's log) (rule "non-public"); ${ALLOW_HINT}`,
+            { refused: true, rule },
+          );
         }
       }
       // Connect to the answer as given: re-serialising could change it (ipaddr.js reads "::10.0.0.1" as IPv4-mapped).
@@ -541,7 +584,8 @@ export class GuardedFetcher implements Fetcher {
       this.closing && !(error instanceof FetchError)
         ? new FetchError('shutdown', url, `the request to ${url} was cut short by the registry's shutdown`, { cause: error })
         : toFetchError(error, url, deadline);
-    this.report(purpose, started, 'failed', fetchError.reason);
+    // The metric names the address rule, for the operator: the caller's error does not.
+    this.report(purpose, started, 'failed', fetchError.rule ?? fetchError.reason);
     return fetchError;
   }
 }
@@ -565,7 +609,7 @@ function redirectedRequest(request: HopRequest, status: number, from: URL, to: U
   } else if (body instanceof ReadableStream) {
     throw new FetchError('bad-redirect', from.href, `${from.href} redirected a streamed ${method} body (HTTP ${status}), which cannot be sent again`);
   }
-  if (from.origin !== to.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+  if (from.origin !== to.origin) for (const name of Object.keys(headers)) if (!CROSS_ORIGIN_HEADERS.has(name)) delete headers[name];
   return { method, headers, body };
 }
 

@@ -7,6 +7,7 @@ export {
   isJsonMediaType,
   type FetchEvent,
   type FetchObserver,
+  type NameRefusal,
   type GuardedFetcherOptions,
   type OperatorEndpoint,
   type Resolver,
