@@ -699,6 +699,6 @@ function withoutWebhook(text: string, url: string): string {
 }
 
 /** The task was opened by a message asking for a watch ({"watch": {...}} in a data part). */
-function asksForWatch(task: Task | undefined): boolean {
+export function asksForWatch(task: Task | undefined): boolean {
   return (task?.history?.[0]?.parts ?? []).some((part) => part.content?.$case === 'data' && Object.hasOwn(part.content.value ?? {}, 'watch'));
 }
