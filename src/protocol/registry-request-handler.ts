@@ -352,8 +352,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       }
       params = { ...params, id: params.taskId };
     }
-    await this.#bringWatchHere(params.taskId, context);
-    if ((await this.#endedState(params.taskId, context)) !== undefined) {
+    if (endedStateOf(await this.#bringWatchHere(params.taskId, context)) !== undefined) {
       await super.deleteTaskPushNotificationConfig(params, context);
       return;
     }
@@ -417,13 +416,16 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    */
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     requireTaskId(params.id, 'id', context);
-    await this.#refuseCancelOfEndedTask(params.id, context);
+    // Loaded once for both checks below (a durable read for a watch's task). The SDK loads it
+    // again, after the watch has ended, to answer with its final status: that load stays.
+    const stored = await this.#tasks.load(params.id, context);
+    refuseCancelOfEndedTask(params.id, stored);
     // A watch another replica runs moves here first and ends here, its final status pushed: it
     // went on running there, pushing to its webhooks under a CANCELED task (and counted against
     // the principal's watches) until it expired. One that replica keeps (a client streams it
     // there) loses its definition, and that replica ends it, told at once (WatchHub.cancel), or
     // at its next lease renewal.
-    const where = await this.#adoptWatch(await this.#tasks.load(params.id, context));
+    const where = await this.#adoptWatch(stored);
     // Ended first, its status stored (watch-task.ts): the SDK then answers with that task, the
     // status its streams and webhooks get too. (Canceled by the SDK first, the task got a
     // status message of the SDK's making, the streams and webhooks each another.)
@@ -448,24 +450,6 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       return (await this.#watchTasks.update(this.#tasks.scopeOf(context), task.id, dropWatchMatches)) ?? task;
     }
     return task;
-  }
-
-  /**
-   * CancelTask of a task that has already ended, CANCELED included, is TaskNotCancelableError
-   * (A2A 3.1.5 and 3.3.2: "already completed, failed, or canceled"; the A2A reference SDKs and
-   * TCK answer so). The SDK refuses the other final states but answered an already-CANCELED task
-   * with success, as if this request had canceled it. Checked before anything else, on the
-   * task as stored: this method's own path below ends a watch first and then relies on the SDK
-   * answering the CANCELED task it finds (also when another CancelTask ends it meanwhile, which
-   * is then one cancellation asked twice). An unknown (or another principal's) task is left to
-   * the SDK's TaskNotFound.
-   */
-  async #refuseCancelOfEndedTask(taskId: string, context: ServerCallContext): Promise<void> {
-    const ended = await this.#endedState(taskId, context);
-    if (ended === undefined) return;
-    throw new TaskNotCancelableError(
-      `Task ${taskId} is not cancelable: it has already ended (${taskStateToJSON(ended)}), so there is nothing left to cancel; GetTask reads how it ended.`,
-    );
   }
 
   /**
@@ -681,6 +665,24 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 function endedStateOf(task: Task | undefined): TaskState | undefined {
   const state = task?.status?.state;
   return state !== undefined && TERMINAL.has(state) ? state : undefined;
+}
+
+/**
+ * CancelTask of a task that has already ended, CANCELED included, is TaskNotCancelableError
+ * (A2A 3.1.5 and 3.3.2: "already completed, failed, or canceled"; the A2A reference SDKs and
+ * TCK answer so). The SDK refuses the other final states but answered an already-CANCELED task
+ * with success, as if this request had canceled it. Checked before anything else, on the
+ * task as stored (CancelTask's own load): CancelTask then ends a watch first and relies on the SDK
+ * answering the CANCELED task it finds (also when another CancelTask ends it meanwhile, which
+ * is then one cancellation asked twice). An unknown (or another principal's) task is left to
+ * the SDK's TaskNotFound.
+ */
+function refuseCancelOfEndedTask(taskId: string, task: Task | undefined): void {
+  const ended = endedStateOf(task);
+  if (ended === undefined) return;
+  throw new TaskNotCancelableError(
+    `Task ${taskId} is not cancelable: it has already ended (${taskStateToJSON(ended)}), so there is nothing left to cancel; GetTask reads how it ended.`,
+  );
 }
 
 /**
