@@ -239,6 +239,36 @@ describe('a push config for a task that is no running watch', () => {
   });
 });
 
+describe('the tenant of a push config', () => {
+  test('is none, as the registry ignores tenants (its card declares none): one created under "acme" is answered, got and listed under no tenant, whatever tenant the request names, on every binding', async () => {
+    const taskId = await taskWithConfigs([]);
+    // Before, the config kept "acme" and was answered with it under every tenant, or none.
+    // (JSON leaves an empty tenant out.)
+    const created = await rpc('CreateTaskPushNotificationConfig', { tenant: 'acme', taskId, id: 'c', url: HOOK });
+    assert.equal(created.result?.id, 'c', JSON.stringify(created));
+    assert.equal(created.result.tenant, undefined);
+    const jsonRpc = async (method: string, params: WireJson) => (await rpc(method, { taskId, ...params })).result;
+    for (const tenant of [undefined, 'acme', 'other']) {
+      assert.equal((await jsonRpc('GetTaskPushNotificationConfig', { tenant, id: 'c' })).tenant, undefined, `JSON-RPC get under ${tenant}`);
+      assert.deepEqual((await jsonRpc('ListTaskPushNotificationConfigs', { tenant })).configs.map((c: WireJson) => c.tenant), [undefined], `JSON-RPC list under ${tenant}`);
+    }
+    for (const under of ['', '/acme']) {
+      assert.equal((await rest('GET', `${under}/tasks/${taskId}/pushNotificationConfigs/c`)).body?.tenant, undefined, `HTTP+JSON get under ${under}`);
+      assert.deepEqual((await rest('GET', `${under}/tasks/${taskId}/pushNotificationConfigs`)).body?.configs.map((c: WireJson) => c.tenant), [undefined]);
+    }
+    const restCreated = await fetch(`${registry.url}/a2a/rest/acme/tasks/${taskId}/pushNotificationConfigs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+      body: JSON.stringify({ id: 'r', url: HOOK }),
+    });
+    assert.equal(((await restCreated.json()) as WireJson).tenant, undefined, 'HTTP+JSON create under /acme');
+    const md = metadata(alice);
+    const grpcCreated = await raw.unary('createTaskPushNotificationConfig', TaskPushNotificationConfig.fromJSON({ tenant: 'acme', taskId, id: 'g', url: HOOK }), md);
+    assert.equal((grpcCreated.value as WireJson).tenant, '', grpcCreated.error?.message);
+    assert.equal(((await raw.unary('getTaskPushNotificationConfig', { tenant: 'acme', taskId, id: 'c' }, md)).value as WireJson).tenant, '');
+  });
+});
+
 describe('the configs of a watch that has ended', () => {
   test('are gone with it: a get says the task ended and its configs were removed (not TaskNotFound), a delete (cleanup) succeeds, on every binding', async () => {
     const taskId = await taskWithConfigs(['a', 'b', 'c', 'd']);

@@ -256,9 +256,11 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // v1.0 sends the config as the params (its fields are named so already); v0.3 inside them
     // (the SDK's v0.3 answers carry no ErrorInfo today; the name stays right for when they do).
     const at = context.requestedVersion === LEGACY_VERSION ? 'pushNotificationConfig.' : '';
-    return super.createTaskPushNotificationConfig(params, context).catch((error: unknown) => {
+    const created = await super.createTaskPushNotificationConfig(params, context).catch((error: unknown) => {
       throw withConfigField(error, at);
     });
+    // Answered as it is kept, and as Get and List answer it: under no tenant (PushConfigs.save).
+    return { ...created, tenant: '' };
   }
 
   /** The state of the caller's task `taskId` when it has ended; undefined while it runs, or when the caller has no such task. */
