@@ -186,13 +186,18 @@ describe('ListTaskPushNotificationConfigs', () => {
   });
 });
 
-describe('a push config for a task that has ended', () => {
-  test('is refused on every binding as a message to a finished task is (UnsupportedOperationError), saying no update will come and to start a new watch; none is kept', async () => {
+describe('a push config for a task that is no running watch', () => {
+  test('is refused on every binding as a message to a finished task is (UnsupportedOperationError): a watch that ended says no update will come, any other task, whatever its state, that it is no watch; none is kept', async () => {
     const completed = await finishedTask();
     const canceled = await openWatch();
     assert.equal((await rpc('CancelTask', { id: canceled })).result?.status?.state, 'TASK_STATE_CANCELED');
-    for (const [taskId, state] of [[completed, 'TASK_STATE_COMPLETED'], [canceled, 'TASK_STATE_CANCELED']] as const) {
-      const ended = new RegExp(`^Task ${taskId} has ended \\(${state}\\): no update of it will come, so nothing would be pushed to this webhook.*start a new watch with this config`);
+    const noWatch = (taskId: string, state: string) =>
+      new RegExp(`^Task ${taskId} is not a watch \\(${state}\\): push notification configs are only for watches .*nothing is pushed for it, and the config is not kept\\. To be notified of matches, start a watch with this config`);
+    for (const [taskId, state, refusal] of [
+      [completed, 'TASK_STATE_COMPLETED', noWatch],
+      [canceled, 'TASK_STATE_CANCELED', (taskId: string, state: string) => new RegExp(`^Task ${taskId} has ended \\(${state}\\): no update of it will come, so nothing would be pushed to this webhook.*start a new watch with this config`)],
+    ] as const) {
+      const ended = refusal(taskId, state);
       const jsonRpc = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, token: 't' });
       assert.equal(jsonRpc.error?.code, -32004, JSON.stringify(jsonRpc));
       assert.match(jsonRpc.error.message, ended);
@@ -218,10 +223,49 @@ describe('a push config for a task that has ended', () => {
       assert.equal(errorInfoOf(grpcAnswer.error!)?.reason, 'UNSUPPORTED_OPERATION');
       assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
     }
+    // A streamed search is answered on its stream, never pushed: refused by what it is, not by
+    // its state, which is WORKING until the stream has been read (before, a config created then
+    // was acknowledged and listed).
+    const streamed = await postRpc('SendStreamingMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ search: { query: 'weather' } })] } });
+    const search = (JSON.parse(/^data: (.*)$/m.exec(await streamed.text())![1]!) as WireJson).result.task.id as string;
+    const searchAnswer = await rpc('CreateTaskPushNotificationConfig', { taskId: search, url: HOOK });
+    assert.equal(searchAnswer.error?.code, -32004, JSON.stringify(searchAnswer));
+    assert.match(searchAnswer.error.message, noWatch(search, 'TASK_STATE_COMPLETED'));
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId: search })).result), [], 'none was kept');
     // An unknown task is still TaskNotFound; an open watch takes a config.
     assert.equal((await rpc('CreateTaskPushNotificationConfig', { taskId: 'no-such-task', url: HOOK })).error?.code, TASK_NOT_FOUND);
     const open = await openWatch();
     assert.equal((await rpc('CreateTaskPushNotificationConfig', { taskId: open, id: 'kept', url: HOOK })).result?.id, 'kept');
+  });
+});
+
+describe('the tenant of a push config', () => {
+  test('is none, as the registry ignores tenants (its card declares none): one created under "acme" is answered, got and listed under no tenant, whatever tenant the request names, on every binding', async () => {
+    const taskId = await taskWithConfigs([]);
+    // Before, the config kept "acme" and was answered with it under every tenant, or none.
+    // (JSON leaves an empty tenant out.)
+    const created = await rpc('CreateTaskPushNotificationConfig', { tenant: 'acme', taskId, id: 'c', url: HOOK });
+    assert.equal(created.result?.id, 'c', JSON.stringify(created));
+    assert.equal(created.result.tenant, undefined);
+    const jsonRpc = async (method: string, params: WireJson) => (await rpc(method, { taskId, ...params })).result;
+    for (const tenant of [undefined, 'acme', 'other']) {
+      assert.equal((await jsonRpc('GetTaskPushNotificationConfig', { tenant, id: 'c' })).tenant, undefined, `JSON-RPC get under ${tenant}`);
+      assert.deepEqual((await jsonRpc('ListTaskPushNotificationConfigs', { tenant })).configs.map((c: WireJson) => c.tenant), [undefined], `JSON-RPC list under ${tenant}`);
+    }
+    for (const under of ['', '/acme']) {
+      assert.equal((await rest('GET', `${under}/tasks/${taskId}/pushNotificationConfigs/c`)).body?.tenant, undefined, `HTTP+JSON get under ${under}`);
+      assert.deepEqual((await rest('GET', `${under}/tasks/${taskId}/pushNotificationConfigs`)).body?.configs.map((c: WireJson) => c.tenant), [undefined]);
+    }
+    const restCreated = await fetch(`${registry.url}/a2a/rest/acme/tasks/${taskId}/pushNotificationConfigs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+      body: JSON.stringify({ id: 'r', url: HOOK }),
+    });
+    assert.equal(((await restCreated.json()) as WireJson).tenant, undefined, 'HTTP+JSON create under /acme');
+    const md = metadata(alice);
+    const grpcCreated = await raw.unary('createTaskPushNotificationConfig', TaskPushNotificationConfig.fromJSON({ tenant: 'acme', taskId, id: 'g', url: HOOK }), md);
+    assert.equal((grpcCreated.value as WireJson).tenant, '', grpcCreated.error?.message);
+    assert.equal(((await raw.unary('getTaskPushNotificationConfig', { tenant: 'acme', taskId, id: 'c' }, md)).value as WireJson).tenant, '');
   });
 });
 

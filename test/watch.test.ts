@@ -439,8 +439,20 @@ describe('standing searches', () => {
       await bob.createTaskPushNotificationConfig({ tenant: '', taskId: id, id: 'hook', url: hook.url, token: 't', authentication: undefined });
       const resumed = track(new EventLog((signal) => bob.resubscribeTask({ tenant: '', id }, { signal })));
       await resumed.waitFor((e) => e.task !== undefined, 'the resumed stream');
-      const canceled = Task.toJSON(await bob.cancelTask({ tenant: '', id, metadata: undefined })) as WireJson;
+      // The task's reads from storage while it is canceled (a running watch's task is read from
+      // the database, its cached copy possibly outdated).
+      const records = registry.store.tasks;
+      const load = records.load;
+      let reads = 0;
+      records.load = async (scope, taskId) => {
+        if (taskId === id) reads++;
+        return load.call(records, scope, taskId);
+      };
+      const canceled = await bob.cancelTask({ tenant: '', id, metadata: undefined }).then((task) => Task.toJSON(task) as WireJson).finally(() => (records.load = load));
       assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+      // One to check it (not ended) and find its watch, one to store its end; the SDK's reads
+      // find it finished, in memory. Before, the check and the watch's lookup read it twice.
+      assert.equal(reads, 2, 'the task read from storage twice while it was canceled');
       const told = [
         ['CancelTask', canceled.status],
         ['the stream that started it', (await log.waitFor((e) => e.statusUpdate !== undefined, 'its end')).statusUpdate.status],

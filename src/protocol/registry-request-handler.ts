@@ -29,7 +29,8 @@
  *   (its configs went with it: a get says so, a delete succeeds), and v0.3's get by task
  *   id alone answers the task's config (the SDK looked for a config with an empty id); on a
  *   watch another replica runs, the watch moves here first (its configs live with it); one
- *   created for a task that has ended is refused (no update will come to push).
+ *   created for a task that is no running watch is refused (a watch that ended: no update will come
+ *   to push; any other task is answered in its response, whatever its state).
  *
  * - A message's configuration.acceptedOutputModes shapes its answer (output-modes.ts): the
  *   response, or each event of its stream, keeps the parts of the media types the client
@@ -76,7 +77,7 @@ import { LEGACY_VERSION } from './versions.js';
 import { requireMessage } from './message-required.js';
 import { requireMessageIds } from './message-fields.js';
 import { acceptedParts, tailoredEvent, tailoredResult, tailoredTask, type AcceptedParts } from './output-modes.js';
-import { refusedConfigField, TERMINAL } from './watch-push.js';
+import { asksForWatch, refusedConfigField, TERMINAL } from './watch-push.js';
 import { dropWatchMatches, holdsWatchMatches, type WatchTasks } from './watch-task.js';
 import { resumeAfter } from './watch-resume.js';
 import { requireRenewal } from './watch-renew.js';
@@ -247,42 +248,24 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     return fitPage(await super.listTasks(params, context), currentScope()?.answerLimit);
   }
 
-  /** CreateTaskPushNotificationConfig: the SDK's, on the replica that runs the task's watch (see #bringWatchHere). */
+  /** CreateTaskPushNotificationConfig: the SDK's, on the replica that runs the task's watch (see #bringWatchHere), for a watch only. */
   override async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
     requireTaskId(params.taskId, 'taskId', context);
-    await this.#bringWatchHere(params.taskId, context);
-    await this.#refuseConfigOfEndedTask(params.taskId, context);
+    const task = await this.#bringWatchHere(params.taskId, context);
+    if (task) refuseConfigOfTask(task, context);
     // v1.0 sends the config as the params (its fields are named so already); v0.3 inside them
     // (the SDK's v0.3 answers carry no ErrorInfo today; the name stays right for when they do).
     const at = context.requestedVersion === LEGACY_VERSION ? 'pushNotificationConfig.' : '';
-    return super.createTaskPushNotificationConfig(params, context).catch((error: unknown) => {
+    const created = await super.createTaskPushNotificationConfig(params, context).catch((error: unknown) => {
       throw withConfigField(error, at);
     });
-  }
-
-  /**
-   * A config for a task that has ended (a canceled, expired or failed watch, a finished search
-   * or registration) is refused as a message to a finished task is (A2A 3.1.1:
-   * UnsupportedOperationError): no update of the task will come, so nothing would ever be POSTed
-   * to it. The SDK acknowledged and listed it, and the client waited for notifications. An
-   * unknown (or another principal's) task is left to the SDK's TaskNotFound.
-   */
-  async #refuseConfigOfEndedTask(taskId: string, context: ServerCallContext): Promise<void> {
-    const ended = await this.#endedState(taskId, context);
-    if (ended === undefined) return;
-    const legacy = context.requestedVersion === LEGACY_VERSION;
-    const start = legacy
-      ? 'message/send with a {"watch": {...}} data part and configuration.pushNotificationConfig'
-      : 'SendMessage with a {"watch": {...}} data part and configuration.taskPushNotificationConfig';
-    throw new UnsupportedOperationError(
-      `Task ${taskId} has ended (${taskStateToJSON(ended)}): no update of it will come, so nothing would be pushed to this webhook, and the config is not kept. To be notified of matches, start a new watch with this config (${start}).`,
-    );
+    // Answered as it is kept, and as Get and List answer it: under no tenant (PushConfigs.save).
+    return { ...created, tenant: '' };
   }
 
   /** The state of the caller's task `taskId` when it has ended; undefined while it runs, or when the caller has no such task. */
   async #endedState(taskId: string, context: ServerCallContext): Promise<TaskState | undefined> {
-    const state = (await this.#tasks.load(taskId, context))?.status?.state;
-    return state !== undefined && TERMINAL.has(state) ? state : undefined;
+    return endedStateOf(await this.#tasks.load(taskId, context));
   }
 
   /** ListTaskPushNotificationConfigs: the SDK's checks and configs, a page at a time (push-config-pages.ts). */
@@ -371,8 +354,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       }
       params = { ...params, id: params.taskId };
     }
-    await this.#bringWatchHere(params.taskId, context);
-    if ((await this.#endedState(params.taskId, context)) !== undefined) {
+    if (endedStateOf(await this.#bringWatchHere(params.taskId, context)) !== undefined) {
       await super.deleteTaskPushNotificationConfig(params, context);
       return;
     }
@@ -436,13 +418,16 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    */
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     requireTaskId(params.id, 'id', context);
-    await this.#refuseCancelOfEndedTask(params.id, context);
+    // Loaded once for both checks below (a durable read for a watch's task). The SDK loads it
+    // again, after the watch has ended, to answer with its final status: that load stays.
+    const stored = await this.#tasks.load(params.id, context);
+    refuseCancelOfEndedTask(params.id, stored);
     // A watch another replica runs moves here first and ends here, its final status pushed: it
     // went on running there, pushing to its webhooks under a CANCELED task (and counted against
     // the principal's watches) until it expired. One that replica keeps (a client streams it
     // there) loses its definition, and that replica ends it, told at once (WatchHub.cancel), or
     // at its next lease renewal.
-    const where = await this.#adoptWatch(params.id, context);
+    const where = await this.#adoptWatch(stored);
     // Ended first, its status stored (watch-task.ts): the SDK then answers with that task, the
     // status its streams and webhooks get too. (Canceled by the SDK first, the task got a
     // status message of the SDK's making, the streams and webhooks each another.)
@@ -470,24 +455,6 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   /**
-   * CancelTask of a task that has already ended, CANCELED included, is TaskNotCancelableError
-   * (A2A 3.1.5 and 3.3.2: "already completed, failed, or canceled"; the A2A reference SDKs and
-   * TCK answer so). The SDK refuses the other final states but answered an already-CANCELED task
-   * with success, as if this request had canceled it. Checked before anything else, on the
-   * task as stored: this method's own path below ends a watch first and then relies on the SDK
-   * answering the CANCELED task it finds (also when another CancelTask ends it meanwhile, which
-   * is then one cancellation asked twice). An unknown (or another principal's) task is left to
-   * the SDK's TaskNotFound.
-   */
-  async #refuseCancelOfEndedTask(taskId: string, context: ServerCallContext): Promise<void> {
-    const ended = await this.#endedState(taskId, context);
-    if (ended === undefined) return;
-    throw new TaskNotCancelableError(
-      `Task ${taskId} is not cancelable: it has already ended (${taskStateToJSON(ended)}), so there is nothing left to cancel; GetTask reads how it ended.`,
-    );
-  }
-
-  /**
    * A watch's push configs live where the watch runs (in that replica's memory, and with its
    * definition in storage). Created, listed, read or deleted on another replica (a load balancer
    * without affinity), they were that replica's alone: a config was acknowledged and never
@@ -495,27 +462,28 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * here first, as for SubscribeToTask (WatchHub.adopt: handed over unless a client streams it
    * where it runs; then the request is refused, saying where to send it).
    */
-  async #bringWatchHere(taskId: string, context: ServerCallContext): Promise<void> {
-    if ((await this.#adoptWatch(taskId, context)) !== 'elsewhere') return;
+  async #bringWatchHere(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    const task = await this.#tasks.load(taskId, context);
+    if ((await this.#adoptWatch(task)) !== 'elsewhere') return task;
     throw new UnsupportedOperationError(
       `Task ${taskId} is a watch another replica runs while a client streams it from there, so its push notification configs cannot be read or changed here: retry once that stream has ended, or send the request to the replica the stream is on.`,
     );
   }
 
   /**
-   * Moves the open watch of task `taskId` (the caller's) here if another replica runs it:
-   * 'here' when it runs here now, 'elsewhere' when it runs on another replica that did not hand
-   * it over (a client streams it there), 'none' when the task runs no open watch.
+   * Moves the open watch of `task` (the caller's task as loaded: undefined when unknown) here if
+   * another replica runs it: 'here' when it runs here now, 'elsewhere' when it runs on another
+   * replica that did not hand it over (a client streams it there), 'none' when the task runs no
+   * open watch. Given the task its caller loaded, so that the caller's checks of it cost no
+   * second load (a durable read for a watch's task, whose cached copy may be outdated).
    */
-  async #adoptWatch(taskId: string, context: ServerCallContext): Promise<'here' | 'elsewhere' | 'none'> {
-    if (!this.watches || !taskId) return 'none';
+  async #adoptWatch(task: Task | undefined): Promise<'here' | 'elsewhere' | 'none'> {
     // Only a watch's task stays WORKING; an unknown (or another principal's) task is the SDK's
     // TaskNotFound, also when the watch runs here (CancelTask ends a watch that is 'here').
-    const task = await this.#tasks.load(taskId, context);
-    if (task?.status?.state !== TaskState.TASK_STATE_WORKING) return 'none';
-    if (this.watches.get(taskId)) return 'here';
-    if (await this.watches.adopt(taskId)) return 'here';
-    return (await this.watches.isOpenAnywhere(taskId)) ? 'elsewhere' : 'none';
+    if (!this.watches || task?.status?.state !== TaskState.TASK_STATE_WORKING) return 'none';
+    if (this.watches.get(task.id)) return 'here';
+    if (await this.watches.adopt(task.id)) return 'here';
+    return (await this.watches.isOpenAnywhere(task.id)) ? 'elsewhere' : 'none';
   }
 
   /**
@@ -697,6 +665,59 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     if (historyLength !== undefined) task.history = historyLength <= 0 ? [] : task.history.slice(-historyLength);
     return task;
   }
+}
+
+/** The task's state when it has ended; undefined while it runs, or for no task. */
+function endedStateOf(task: Task | undefined): TaskState | undefined {
+  const state = task?.status?.state;
+  return state !== undefined && TERMINAL.has(state) ? state : undefined;
+}
+
+/**
+ * CancelTask of a task that has already ended, CANCELED included, is TaskNotCancelableError
+ * (A2A 3.1.5 and 3.3.2: "already completed, failed, or canceled"; the A2A reference SDKs and
+ * TCK answer so). The SDK refuses the other final states but answered an already-CANCELED task
+ * with success, as if this request had canceled it. Checked before anything else, on the
+ * task as stored (CancelTask's own load): CancelTask then ends a watch first and relies on the SDK
+ * answering the CANCELED task it finds (also when another CancelTask ends it meanwhile, which
+ * is then one cancellation asked twice). An unknown (or another principal's) task is left to
+ * the SDK's TaskNotFound.
+ */
+function refuseCancelOfEndedTask(taskId: string, task: Task | undefined): void {
+  const ended = endedStateOf(task);
+  if (ended === undefined) return;
+  throw new TaskNotCancelableError(
+    `Task ${taskId} is not cancelable: it has already ended (${taskStateToJSON(ended)}), so there is nothing left to cancel; GetTask reads how it ended.`,
+  );
+}
+
+/**
+ * A push config is for a watch that runs: its matches come after its request is answered, and
+ * are pushed. Any other task (a search, a registration, any other operation) is answered in its
+ * response or stream and nothing is ever pushed for it, so a config for it is refused, whatever
+ * its state: a streamed search is WORKING until its stream has been read (for good when its
+ * client leaves first), and checked only for having ended, a config created in that window was
+ * acknowledged and listed for a task that would never push. A watch that has ended is refused too,
+ * as a message to a finished task is (A2A 3.1.1: UnsupportedOperationError): no update of it will
+ * come. (Before, the SDK acknowledged and listed such configs, and the client waited for
+ * notifications.) An unknown (or another principal's) task is left to the SDK's TaskNotFound.
+ */
+function refuseConfigOfTask(task: Task, context: ServerCallContext): void {
+  const start =
+    context.requestedVersion === LEGACY_VERSION
+      ? 'message/send with a {"watch": {...}} data part and configuration.pushNotificationConfig'
+      : 'SendMessage with a {"watch": {...}} data part and configuration.taskPushNotificationConfig';
+  const state = task.status ? taskStateToJSON(task.status.state) : 'no state';
+  if (!asksForWatch(task)) {
+    throw new UnsupportedOperationError(
+      `Task ${task.id} is not a watch (${state}): push notification configs are only for watches (standing searches), whose matches come after their request is answered. This task's answer comes in the response to its message (or its stream), nothing is pushed for it, and the config is not kept. To be notified of matches, start a watch with this config (${start}).`,
+    );
+  }
+  const ended = endedStateOf(task);
+  if (ended === undefined) return;
+  throw new UnsupportedOperationError(
+    `Task ${task.id} has ended (${taskStateToJSON(ended)}): no update of it will come, so nothing would be pushed to this webhook, and the config is not kept. To be notified of matches, start a new watch with this config (${start}).`,
+  );
 }
 
 /**

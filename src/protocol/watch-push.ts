@@ -112,7 +112,10 @@ export class PushConfigs implements PushNotificationStore {
     if (!config.id) config.id = context.requestedVersion === LEGACY_VERSION ? taskId : randomUUID();
     const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.config.id !== config.id);
     if (list.length >= MAX_CONFIGS_PER_TASK) throw new RequestMalformedError(`A task has at most ${MAX_CONFIGS_PER_TASK} push notification configs; delete one first.`);
-    list.push({ config: { ...config, taskId }, wireVersion: context.requestedVersion || LEGACY_VERSION });
+    // Kept under no tenant, as tasks are: the registry is not multi-tenant (its card declares no
+    // tenant, so a client sends none, A2A 8.3.2) and ignores a request's (call-context.ts). Kept
+    // with the tenant it was created under, a config was answered with it under every other.
+    list.push({ config: { ...config, taskId, tenant: '' }, wireVersion: context.requestedVersion || LEGACY_VERSION });
     this.#byTask.set(taskId, list);
     this.#bound(taskId);
     await this.#keep(taskId);
@@ -142,7 +145,8 @@ export class PushConfigs implements PushNotificationStore {
   restore(taskId: string, configs: unknown[]): void {
     const list = configs.map((c) => {
       const kept = (c as { wireVersion?: unknown }).wireVersion;
-      return { config: { ...TaskPushNotificationConfig.fromJSON(c), taskId }, wireVersion: typeof kept === 'string' ? kept : UNRECORDED_WIRE_VERSION };
+      // Under no tenant, as save keeps it (a definition stored before may carry one).
+      return { config: { ...TaskPushNotificationConfig.fromJSON(c), taskId, tenant: '' }, wireVersion: typeof kept === 'string' ? kept : UNRECORDED_WIRE_VERSION };
     });
     if (list.length > 0) this.#byTask.set(taskId, list);
   }
@@ -699,6 +703,6 @@ function withoutWebhook(text: string, url: string): string {
 }
 
 /** The task was opened by a message asking for a watch ({"watch": {...}} in a data part). */
-function asksForWatch(task: Task | undefined): boolean {
+export function asksForWatch(task: Task | undefined): boolean {
   return (task?.history?.[0]?.parts ?? []).some((part) => part.content?.$case === 'data' && Object.hasOwn(part.content.value ?? {}, 'watch'));
 }
