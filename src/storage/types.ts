@@ -370,6 +370,12 @@ export interface WatchRecords {
   renewLeases(holder: string, leaseUntil: number): Promise<string[]>;
   /** Gives up `holder`'s leases (or only the one on `onlyId`) at once: the next process to start or claim takes them over. */
   release(holder: string, onlyId?: string): Promise<void>;
+  /**
+   * Gives up `holder`'s lease on watch `id` and keeps every process (this one too) from claiming
+   * it before `until`: held by nobody meanwhile, it is not renewed by `holder` either. A watch
+   * that failed as it was run waits so before it is run again (subscriptions/watch-hub.ts, #letGo).
+   */
+  releaseUntil(holder: string, id: string, until: number): Promise<void>;
   /** Unexpired watches of `principal`, on every replica. */
   countFor(principal: string, now: number): Promise<number>;
   /**

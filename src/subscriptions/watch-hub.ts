@@ -152,6 +152,22 @@ const SEQ_BLOCK = 1000;
  */
 const SHUTDOWN_PUSH_GRACE_MS = 1000;
 
+/**
+ * A watch that fails as it is run here (a follower, its resync: see WatchHub.#letGo) is run
+ * again after RETRY_FIRST_MS, the wait doubling with each failure in a row up to RETRY_MAX_MS;
+ * the RUN_ATTEMPTS-th failure in a row ends it FAILED. Before, it was let go and claimed again
+ * at every claim (every 10 s), failing again, an error logged each time, for ever.
+ * (Waits of 10 s, 20 s, 40 s ... 320 s, then 10 min: the 8th failure comes about 21 minutes
+ * after the first.) Failures are counted by the replica they happen on (in memory): with
+ * PostgreSQL a watch that fails on several replicas is retried that much longer.
+ */
+export const RUN_RETRY = { firstMs: 10_000, maxMs: 10 * 60_000, attempts: 8 } as const;
+
+/** How long a watch that failed `failures` times in a row waits before it is run again (RUN_RETRY). */
+export function runRetryWaitMs(failures: number): number {
+  return Math.min(RUN_RETRY.firstMs * 2 ** (failures - 1), RUN_RETRY.maxMs);
+}
+
 /** What the hub keeps watches in: their rows, and the change log's position. */
 export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq' | 'ownChanges' | 'changesSince' | 'changesTrimmedThrough'>;
 
@@ -565,6 +581,11 @@ export class WatchHub implements WatchKeeper {
   readonly #stored = new Set<string>();
   /** Until when this process's lease on each watch it runs was last stored (see #stopLost). */
   readonly #leaseUntil = new Map<string, number>();
+  /**
+   * Failures in a row of each watch that failed as it was run here (#letGo), until one of its
+   * runs succeeds (#run) or it ends: how long it waits before it runs again, and when it ends FAILED.
+   */
+  readonly #runFailures = new Map<string, number>();
   /** Ended watches whose definitions could not be removed yet (storage unreachable). */
   readonly #unremoved = new Set<string>();
   /** Definitions being removed (a watch that ended), by task id. */
@@ -715,22 +736,46 @@ export class WatchHub implements WatchKeeper {
   /**
    * Lets go of watch `watch`, running here, that failed there (`failure`, a bug; `what` says
    * where: a follower told of it, or a restored watch as it was run): it ends here with no status
-   * (its followers let it go), and its lease is released with its definition kept, so the next
+   * (its followers let it go), and its lease is released with its definition kept, so a later
    * claim (here or on another replica) restores it whole, every follower told again. Kept running
    * half followed (its task not kept current, or its webhooks not told), it was counted and
-   * renewed here for good; and a follower that rejected was an unhandled rejection. Never
-   * rejects (onStart does not wait for it).
+   * renewed here for good; and a follower that rejected was an unhandled rejection.
+   *
+   * It is not claimed again before a wait that doubles with each failure in a row (RUN_RETRY,
+   * stored as its lease, so no replica claims it sooner), and the last failure allowed ends it
+   * FAILED, its task saying so: a failure that persists is a bug no retry mends. Before, it was
+   * claimed again at every claim, every 10 s, and failed again, for ever.
+   * Never rejects (onStart does not wait for it).
    */
   async #letGo(watch: Watch, failure: unknown, what: string): Promise<void> {
-    this.log?.error({ err: failure, watch: watch.id }, `${what}; the watch is let go here, to be restored whole at the next claim`);
     // Ended otherwise meanwhile (canceled, expired, grown too broad: its definition being
     // removed; or closed by a shutdown, a handover, a lost lease), that end decided its row: a
     // release here made a row being removed claimable again.
     const runsHere = this.#watches.get(watch.id) === watch;
+    if (!runsHere) {
+      this.log?.error({ err: failure, watch: watch.id }, `${what}; the watch had ended meanwhile`);
+      return watch.end('closed', 'The watch stopped here after an internal failure.');
+    }
+    const failures = (this.#runFailures.get(watch.id) ?? 0) + 1;
+    if (failures >= RUN_RETRY.attempts) {
+      this.#runFailures.delete(watch.id);
+      this.log?.error({ err: failure, watch: watch.id, failures }, `${what}, ${failures} times in a row; the watch ends FAILED and is not run again`);
+      // (Its definition is removed as it ends, and its task is told: Watch.endAs, ended.)
+      return watch.end(
+        'failed',
+        `The watch stopped: the registry failed to run it ${failures} times in a row (${what}, an internal failure; the registry's log has the details), so it is not retried any more. Start a new watch with the same query, filter and push configs to keep watching.`,
+      );
+    }
+    this.#runFailures.set(watch.id, failures);
+    const waitMs = runRetryWaitMs(failures);
+    const retryAt = new Date(Date.now() + waitMs);
+    this.log?.error(
+      { err: failure, watch: watch.id, failures, retryAt: retryAt.toISOString() },
+      `${what}; the watch is let go here (failure ${failures} in a row; at ${RUN_RETRY.attempts} it ends FAILED) and run again, restored whole, in ${waitMs / 1000} s`,
+    );
     // (Its end listeners' failures are logged as they end it: see Watch.endAs.)
     watch.end('closed', 'The watch stopped here after an internal failure; it is restored again.');
-    if (!runsHere) return;
-    await this.storage.watches.release(this.#holder, watch.id).catch((err: unknown) => {
+    await this.storage.watches.releaseUntil(this.#holder, watch.id, retryAt.getTime()).catch((err: unknown) => {
       this.log?.warn({ err, watch: watch.id }, 'a watch let go could not be released; its lease is released at the next renewal');
     });
   }
@@ -1029,6 +1074,7 @@ export class WatchHub implements WatchKeeper {
     this.#leaseUntil.delete(watch.id);
     this.#dirty.delete(watch);
     if (end.reason === 'closed') return;
+    this.#runFailures.delete(watch.id);
     this.#remove(watch.id);
     for (const listener of this.#endedListeners) {
       try {
@@ -1179,6 +1225,8 @@ export class WatchHub implements WatchKeeper {
           );
           watch.resyncNow();
         }
+        // Run whole: a failure from here on is a first one again (see #letGo).
+        this.#runFailures.delete(row.id);
       } catch (err) {
         // In the hub already (its resync failed: the index, or a follower of its events): let go
         // as one whose follower failed, to be restored whole. Before, its lease was released below

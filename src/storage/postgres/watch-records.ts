@@ -104,6 +104,11 @@ export class PostgresWatchRecords implements WatchRecords {
     else await this.#write('UPDATE watches SET lease_until = 0 WHERE holder = $1 AND id = $2', [holder, onlyId]);
   }
 
+  async releaseUntil(holder: string, id: string, until: number): Promise<void> {
+    if (unstorable(id)) return;
+    await this.#write("UPDATE watches SET holder = '', lease_until = $3 WHERE holder = $1 AND id = $2", [holder, id, until]);
+  }
+
   async requestHandover(id: string): Promise<void> {
     if (unstorable(id)) return;
     await this.query('SELECT pg_notify($1, $2)', [WATCH_HANDOVER_CHANNEL, id]);

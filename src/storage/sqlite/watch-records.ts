@@ -77,6 +77,12 @@ export class SqliteWatchRecords implements WatchRecords {
     });
   }
 
+  releaseUntil(holder: string, id: string, until: number): Promise<void> {
+    return this.write((db) => {
+      prepare(db, "UPDATE watches SET holder = '', lease_until = ? WHERE holder = ? AND id = ?").run(until, holder, id);
+    });
+  }
+
   countFor(principal: string, now: number): Promise<number> {
     return this.read(() => countFor(this.db(), principal, now));
   }
