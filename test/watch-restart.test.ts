@@ -26,7 +26,7 @@ import { REPO_ROOT, removeTempDir, spawnRegistry, startTestRegistry, tempDir, TO
 import { cliWatch, dataOf, EventLog, resume, sendWithPush, watch, webhook, type CliWatch } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
 import { RUN_RETRY, runRetryWaitMs } from '../src/subscriptions/watch-hub.js';
-import type { WatchRow, WatchRowUpdate } from '../src/storage/types.js';
+import { UNACKNOWLEDGED_START, type WatchRow, type WatchRowUpdate } from '../src/storage/types.js';
 import { importCommand } from '../src/cli/commands/import.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
@@ -127,6 +127,14 @@ describe('watches across a restart (SQLite)', () => {
       const racingRest = rawPost(`${registry.url}/a2a/rest/message:stream`, JSON.stringify({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [racingPart('rest')] } }), { headers: asBob });
       grpcClient = new RawA2AClient(`127.0.0.1:${registry.grpcUrl!.split(':').at(-1)}`);
       const racingGrpc = grpcClient.stream('sendStreamingMessage', sendRequest([racingPart('grpc')]), metadata(asBob));
+      // Storage fails as two of the refused starts' definitions are removed: those rows stay, and
+      // must not run after the restart (their requests were refused). Before, they did.
+      const remove = records.remove;
+      const UNREMOVED = 2;
+      records.remove = async (id) => {
+        if (racingIds.slice(0, UNREMOVED).includes(id)) throw new Error("storage fails as a refused start's definition is removed");
+        return remove.call(records, id);
+      };
       try {
         await racingReached;
         await registry.core.watches.close();
@@ -151,7 +159,12 @@ describe('watches across a restart (SQLite)', () => {
       assert.deepEqual(grpcError!.metadata.get('retry-after'), ['5']);
       assert.equal(retryInfoOf(grpcError!), 5);
       assert.equal(racingIds.length, RACING);
-      for (const id of racingIds) assert.equal(await records.get(id), undefined, 'the racing watches are not stored');
+      records.remove = remove;
+      for (const [i, id] of racingIds.entries()) {
+        const row = await records.get(id);
+        if (i < UNREMOVED) assert.equal(row?.deliveredSeq, UNACKNOWLEDGED_START, 'a refused start whose removal failed is stored as never acknowledged');
+        else assert.equal(row, undefined, 'the racing watches are not stored');
+      }
 
       // The restart: the stream ends without a final state (the watch is not over).
       await registry.close();
@@ -180,6 +193,8 @@ describe('watches across a restart (SQLite)', () => {
           stopFailing();
         }
         assert.deepEqual([told, hub.size], [2, 0], 'both restored watches were told, and let go');
+        // The rows of the refused starts that storage failed to remove are removed, never run.
+        for (const id of racingIds) assert.equal(await registry.store.watches.get(id), undefined, 'no refused start is kept');
         // Not claimed again before their wait (a failure's first) is over, then run whole.
         await hub.claimNow(Date.now() + runRetryWaitMs(1) - 2000);
         assert.equal(hub.size, 0, 'the watches let go wait before they run again');

@@ -37,7 +37,7 @@ import type { EntryKind, RemovedHit, SearchHit, WatchEvent, WatchRequest } from 
 import type { Logger } from '../observability/logger.js';
 import type { ChangeFeed, CommittedChange } from '../registry/change-feed.js';
 import type { RegistryService } from '../registry/service.js';
-import type { ChangeSubscription, RegistryStore, TaskScope, WatchRow, WatchRowUpdate } from '../storage/types.js';
+import { UNACKNOWLEDGED_START, type ChangeSubscription, type RegistryStore, type TaskScope, type WatchRow, type WatchRowUpdate } from '../storage/types.js';
 
 export interface WatchLimits {
   /** Open watches per principal (REGISTRY_MAX_WATCHES); admins are exempt. */
@@ -597,6 +597,8 @@ export class WatchHub implements WatchKeeper {
   /** Settles when restore() is first called (the index is loaded): adopt() waits for it. */
   #restoreCalled!: () => void;
   readonly #restoreIsCalled = new Promise<void>((resolve) => (this.#restoreCalled = resolve));
+  /** Starts being acknowledged in storage (see start): close() waits for them. */
+  readonly #acknowledging = new Set<Promise<boolean>>();
   /** Claims under way (their rows are held before their watches run). */
   #claiming = 0;
   /** Other replicas' requests to hand over a watch, and their answers (PostgreSQL), from restore() until close(). */
@@ -670,7 +672,8 @@ export class WatchHub implements WatchKeeper {
         createdAt: now,
         expiresAt: state.expiresAt,
         seqFloor: SEQ_BLOCK,
-        deliveredSeq: 0,
+        // Not run from storage (a restart, another replica) until its start is acknowledged below.
+        deliveredSeq: UNACKNOWLEDGED_START,
         position: await this.#followedPosition(),
       };
       created = await this.storage.watches.create(row, this.#holder, now + this.limits.leaseMs, max);
@@ -699,6 +702,24 @@ export class WatchHub implements WatchKeeper {
     // watches, its lease renewed, its stream following it with its task FAILED, and run again
     // after a restart. The request ends FAILED (INTERNAL), the log saying what failed.
     if (failed.length > 0) return this.#unstart(watch, followersFailure(failed));
+    // Acknowledged in storage before it is answered, as the shutdown check just above lets it
+    // (close() waits for an acknowledgement under way: past this point the start is answered,
+    // and its watch kept at the shutdown as every acknowledged one is). A row left
+    // unacknowledged (a refusal above whose removal failed, or a crash before this) is removed at
+    // the next claim, never run (#run). Before, a refused start whose removal failed kept its row,
+    // and the next start of the registry ran the watch, though its request had been refused.
+    const acknowledging = this.storage.watches.acknowledge(id, this.#holder);
+    this.#acknowledging.add(acknowledging);
+    let acknowledged: boolean;
+    try {
+      acknowledged = await acknowledging;
+    } catch (error) {
+      return this.#unstart(watch, error);
+    } finally {
+      this.#acknowledging.delete(acknowledging);
+    }
+    // Taken over meanwhile (its lease ran out while storage was slow): another replica removes it.
+    if (!acknowledged) return this.#unstart(watch, new Error(`the definition of watch ${id} was taken over before its start was acknowledged`));
     // Followed now: an end that came meanwhile (its time up) is written to its task once the
     // request has stored it (protocol/watch-task.ts), and its definition removed after it was stored.
     watch.run();
@@ -1022,6 +1043,8 @@ export class WatchHub implements WatchKeeper {
     clearInterval(this.#leaseTimer);
     clearInterval(this.#claimTimer);
     await this.#restoring?.catch(() => undefined);
+    // A start whose acknowledgement is under way is answered (see start): its watch is among those kept.
+    await Promise.allSettled([...this.#acknowledging]);
     const open = [...this.#watches.values()];
     // Notifications already sent to a webhook get a moment to be answered. Stored while one
     // waits, a watch's position says it is behind (positionToStore), and the next start sent
@@ -1177,6 +1200,15 @@ export class WatchHub implements WatchKeeper {
     const changeSeq = await this.storage.lastChangeSeq();
     for (const row of rows) {
       if (this.#watches.has(row.id)) continue;
+      if (row.deliveredSeq === UNACKNOWLEDGED_START) {
+        // A start that was refused (the registry began shutting down) or cut short (a crash),
+        // whose row was not removed then: its request was never answered, so it never runs.
+        this.log?.info({ watch: row.id }, 'a stored watch whose start was never acknowledged (refused as the registry shut down, or cut short) is removed, not run');
+        this.#leaseUntil.delete(row.id);
+        this.#remove(row.id);
+        await this.#removals.get(row.id);
+        continue;
+      }
       /** The watch once it is in the hub: a failure from there on lets it go (see the catch). */
       let entered: Watch | undefined;
       try {

@@ -68,6 +68,11 @@ export class PostgresWatchRecords implements WatchRecords {
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
+  async acknowledge(id: string, holder: string): Promise<boolean> {
+    if (unstorable(id)) return false;
+    return ((await this.#write('UPDATE watches SET delivered_seq = 0 WHERE id = $1 AND holder = $2', [id, holder])).rowCount ?? 0) > 0;
+  }
+
   async update(id: string, change: WatchRowUpdate): Promise<void> {
     const keys = (Object.keys(change) as (keyof WatchRowUpdate)[]).filter((k) => change[k] !== undefined);
     if (keys.length === 0 || unstorable(id)) return;

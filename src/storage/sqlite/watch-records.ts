@@ -33,6 +33,10 @@ export class SqliteWatchRecords implements WatchRecords {
     });
   }
 
+  acknowledge(id: string, holder: string): Promise<boolean> {
+    return this.write((db) => prepare(db, 'UPDATE watches SET delivered_seq = 0 WHERE id = ? AND holder = ?').run(id, holder).changes > 0);
+  }
+
   get(id: string): Promise<WatchRow | undefined> {
     return this.read(() => prepare(this.db(), `SELECT ${COLUMNS} FROM watches WHERE id = ?`).get(id) as WatchRow | undefined);
   }
