@@ -154,8 +154,8 @@ const SHUTDOWN_PUSH_GRACE_MS = 1000;
 
 /**
  * A watch that fails as it is run here (a follower, its resync: see WatchHub.#letGo) is run
- * again after RETRY_FIRST_MS, the wait doubling with each failure in a row up to RETRY_MAX_MS;
- * the RUN_ATTEMPTS-th failure in a row ends it FAILED. Before, it was let go and claimed again
+ * again after `firstMs`, the wait doubling with each failure in a row up to `maxMs`; its
+ * `attempts`-th failure in a row ends it FAILED. Before, it was let go and claimed again
  * at every claim (every 10 s), failing again, an error logged each time, for ever.
  * (Waits of 10 s, 20 s, 40 s ... 320 s, then 10 min: the 8th failure comes about 21 minutes
  * after the first.) Failures are counted by the replica they happen on (in memory): with
