@@ -1147,6 +1147,8 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await store.watches.remove(nul);
       assert.deepEqual(await store.watches.claim('holder', Date.now(), Number.MAX_SAFE_INTEGER, nul), []);
       await store.watches.release('holder', nul);
+      await store.watches.releaseUntil('holder', nul, Date.now());
+      assert.equal(await store.watches.acknowledge(nul, 'holder'), false);
       await store.watches.requestHandover?.(nul);
       await store.watches.declineHandover?.(nul);
       assert.equal(await store.watches.countFor(nul, Date.now()), 0);

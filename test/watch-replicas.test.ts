@@ -23,7 +23,7 @@ import { eventually } from './support/eventually.js';
 import { tempDir } from './support/temp.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import type { RegistryConfig } from '../src/config/config.js';
-import { DEFAULT_WATCH_LIMITS, takeoverWithinMs } from '../src/subscriptions/watch-hub.js';
+import { DEFAULT_WATCH_LIMITS, runRetryWaitMs, takeoverWithinMs } from '../src/subscriptions/watch-hub.js';
 import { dataOf, EventLog, renewalHeldWhileCanceled, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 
 /** A v1.0 card whose skill carries `tag` (what a test's watch filters on), at `url` or one made from its name. */
@@ -86,6 +86,43 @@ describe('watches across replicas (PostgreSQL)', () => {
       assert.ok(addedMs < 2000 && removedMs < 2000, `events within 2 s (added ${addedMs} ms, removed ${removedMs} ms)`);
     } finally {
       log.disconnect();
+    }
+  });
+
+  test('a watch that failed as it ran on one replica waits before it runs again, on any replica: no claim takes it sooner', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const bob = await sdkClient(a.url, { token: TOKENS.bob });
+    const log = watch(bob, { filter: { tags: ['fails-on-a'] }, initial: false });
+    const id = (await log.waitFor((e) => e.task !== undefined, 'task')).task.id as string;
+    // A follower added on replica A that fails on this watch (a bug there), told of it at once:
+    // A lets it go, its first wait 10 s; A's claim after that wait runs it, and it fails again
+    // (that claim awaits the let-go, stored): its wait is 20 s now.
+    let told = 0;
+    const stop = a.core.watches.onStart((w) => {
+      if (w.id !== id) return;
+      told++;
+      throw new Error('a follower on replica A that fails');
+    });
+    try {
+      await eventually(async () => !a.core.watches.get(id), 'let go on replica A');
+      // (Again until the let-go's write has landed: the watch leaves the hub before it.)
+      await eventually(async () => (await a.core.watches.claimNow(Date.now() + runRetryWaitMs(1) + 2000), told === 2), 'run again on A after its first wait');
+      stop();
+      assert.deepEqual([told, a.core.watches.get(id) !== undefined], [2, false], 'run again on A after its wait, and let go again');
+      // Before, its lease was released at once: the next claim anywhere ran it again.
+      await b.core.watches.claimNow();
+      await b.core.watches.claimNow(Date.now() + runRetryWaitMs(2) - 2000);
+      await a.core.watches.claimNow();
+      assert.deepEqual([a.core.watches.get(id) !== undefined, b.core.watches.get(id) !== undefined], [false, false], 'not claimed during its wait');
+      await b.core.watches.claimNow(Date.now() + runRetryWaitMs(2) + 2000);
+      assert.ok(b.core.watches.get(id), 'run on replica B once its wait is over');
+    } finally {
+      stop();
+      log.disconnect();
+      // Where it runs (B, or still A when an assertion failed): ended there, its definition removed.
+      await (b.core.watches.get(id) ? b : a).core.watches.cancel(id);
+      assert.equal(await a.store.watches.get(id), undefined);
     }
   });
 

@@ -25,7 +25,8 @@ import { BIN, ensureBuilt } from './support/built.js';
 import { REPO_ROOT, removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, resume, sendWithPush, watch, webhook, type CliWatch } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
-import type { WatchRow, WatchRowUpdate } from '../src/storage/types.js';
+import { RUN_RETRY, runRetryWaitMs } from '../src/subscriptions/watch-hub.js';
+import { UNACKNOWLEDGED_START, type WatchRow, type WatchRowUpdate } from '../src/storage/types.js';
 import { importCommand } from '../src/cli/commands/import.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
@@ -126,6 +127,14 @@ describe('watches across a restart (SQLite)', () => {
       const racingRest = rawPost(`${registry.url}/a2a/rest/message:stream`, JSON.stringify({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [racingPart('rest')] } }), { headers: asBob });
       grpcClient = new RawA2AClient(`127.0.0.1:${registry.grpcUrl!.split(':').at(-1)}`);
       const racingGrpc = grpcClient.stream('sendStreamingMessage', sendRequest([racingPart('grpc')]), metadata(asBob));
+      // Storage fails as two of the refused starts' definitions are removed: those rows stay, and
+      // must not run after the restart (their requests were refused). Before, they did.
+      const remove = records.remove;
+      const UNREMOVED = 2;
+      records.remove = async (id) => {
+        if (racingIds.slice(0, UNREMOVED).includes(id)) throw new Error("storage fails as a refused start's definition is removed");
+        return remove.call(records, id);
+      };
       try {
         await racingReached;
         await registry.core.watches.close();
@@ -150,7 +159,12 @@ describe('watches across a restart (SQLite)', () => {
       assert.deepEqual(grpcError!.metadata.get('retry-after'), ['5']);
       assert.equal(retryInfoOf(grpcError!), 5);
       assert.equal(racingIds.length, RACING);
-      for (const id of racingIds) assert.equal(await records.get(id), undefined, 'the racing watches are not stored');
+      records.remove = remove;
+      for (const [i, id] of racingIds.entries()) {
+        const row = await records.get(id);
+        if (i < UNREMOVED) assert.equal(row?.deliveredSeq, UNACKNOWLEDGED_START, 'a refused start whose removal failed is stored as never acknowledged');
+        else assert.equal(row, undefined, 'the racing watches are not stored');
+      }
 
       // The restart: the stream ends without a final state (the watch is not over).
       await registry.close();
@@ -162,6 +176,8 @@ describe('watches across a restart (SQLite)', () => {
       // added later that fails on the watches already open. Before, a throw left the watch in the
       // hub, half followed, with its lease released, and a rejection was never handled.
       const hub = registry.core.watches;
+      /** As if every wait of a watch that failed as it ran were over (RUN_RETRY): a claim then runs it again. */
+      const afterRetryWait = () => Date.now() + RUN_RETRY.maxMs + 2000;
       const unhandled: unknown[] = [];
       const onUnhandled = (reason: unknown) => unhandled.push(reason);
       process.on('unhandledRejection', onUnhandled);
@@ -177,7 +193,12 @@ describe('watches across a restart (SQLite)', () => {
           stopFailing();
         }
         assert.deepEqual([told, hub.size], [2, 0], 'both restored watches were told, and let go');
-        await hub.claimNow();
+        // The rows of the refused starts that storage failed to remove are removed, never run.
+        for (const id of racingIds) assert.equal(await registry.store.watches.get(id), undefined, 'no refused start is kept');
+        // Not claimed again before their wait (a failure's first) is over, then run whole.
+        await hub.claimNow(Date.now() + runRetryWaitMs(1) - 2000);
+        assert.equal(hub.size, 0, 'the watches let go wait before they run again');
+        await hub.claimNow(afterRetryWait());
         assert.equal(hub.size, 2, 'both watches run again, restored whole: their leases were released');
         // As they are let go, each watch's end listeners (what follows it until it ends: a stream,
         // a webhook's wait) are all told, whatever the others do, and its `ended` resolves; a
@@ -228,15 +249,57 @@ describe('watches across a restart (SQLite)', () => {
         };
         try {
           for (const id of ids) await store.watches.update(id, { position: 0 });
-          await hub.claimNow();
+          await hub.claimNow(afterRetryWait());
           assert.equal(hub.size, 0, 'both watches, whose resync failed, let go');
         } finally {
           // Current again first: a claim meanwhile (the timer's) runs them with no resync.
           for (const [i, id] of ids.entries()) await store.watches.update(id, { position: positions[i] });
           service.matchPage = matchPage;
         }
-        await hub.claimNow();
+        await hub.claimNow(afterRetryWait());
         assert.equal(hub.size, 2, 'both watches run again');
+
+        // A watch that fails every time it is run waits longer after each failure in a row (10 s,
+        // doubling, at most 10 min: no claim takes it sooner) and, at the last failure allowed,
+        // ends FAILED: its task and webhook told what failed, that it stopped and how to start
+        // it again; its definition removed. Before, it was claimed again at every claim (10 s)
+        // and failed again, an error logged each time, for ever.
+        const carol = await sdkClient(registry.url, { token: TOKENS.bob });
+        const doomedHook = await webhook(() => 200);
+        try {
+          const doomed = (await sendWithPush(carol, { filter: { tags: ['doomed'] } }, { url: doomedHook.url, token: 'token-doomed' })).id as string;
+          let doomedTold = 0;
+          const stopDoomed = hub.onStart((w) => {
+            if (w.id !== doomed) return;
+            doomedTold++;
+            throw new Error('a follower that fails on this watch every time');
+          });
+          try {
+            await eventually(async () => doomedTold === 1 && !hub.get(doomed), 'the failing watch let go');
+            for (let failures = 1; failures < RUN_RETRY.attempts; failures++) {
+              const wait = runRetryWaitMs(failures);
+              assert.equal(wait, Math.min(10_000 * 2 ** (failures - 1), 600_000), `the wait after failure ${failures}`);
+              await hub.claimNow(Date.now() + wait - 2000);
+              assert.deepEqual([doomedTold, hub.get(doomed) !== undefined], [failures, false], `not run again before its wait after failure ${failures}`);
+              await hub.claimNow(Date.now() + wait + 2000);
+              assert.equal(doomedTold, failures + 1, `run again (and failed) once its wait after failure ${failures} was over`);
+            }
+            await eventually(async () => (await store.watches.get(doomed)) === undefined, 'the definition of the watch that failed for good removed');
+            const stopped = /^The watch stopped: the registry failed to run it 8 times in a row \(a follower failed as it was told of a watch, an internal failure; .*\), so it is not retried any more\. Start a new watch with the same query, filter and push configs/;
+            const final = await doomedHook.waitFor((b) => b.statusUpdate !== undefined, 'the final status pushed');
+            assert.equal(final.statusUpdate.status.state, 'TASK_STATE_FAILED');
+            assert.match(final.statusUpdate.status.message.parts[0].text, stopped);
+            const doomedTask = Task.toJSON(await carol.getTask({ tenant: '', id: doomed, historyLength: undefined })) as WireJson;
+            assert.equal(doomedTask.status.state, 'TASK_STATE_FAILED');
+            assert.match(doomedTask.status.message.parts[0].text, stopped);
+            await hub.claimNow(afterRetryWait());
+            assert.equal(doomedTold, RUN_RETRY.attempts, 'not run again');
+          } finally {
+            stopDoomed();
+          }
+        } finally {
+          await doomedHook.close();
+        }
         await new Promise((resolve) => setImmediate(resolve));
         assert.deepEqual(unhandled, [], 'no unhandled rejection');
       } finally {

@@ -328,14 +328,22 @@ export interface WatchRow {
   /** Event numbers after a restart continue above this (reserved ahead, so none is ever reused). */
   seqFloor: number;
   /**
-   * No longer read or written past 0: a client that resumes says the last event it has
-   * (Last-Event-ID), since what was sent to a connection says nothing of what reached it. The
-   * column stays for the rows and backups of earlier releases.
+   * UNACKNOWLEDGED_START from the row's creation until its start is acknowledged
+   * (WatchRecords.acknowledge), then 0. A row claimed while it still says so is a start that was
+   * refused (the registry began shutting down meanwhile) or cut short (a crash), whose removal
+   * did not happen: it is removed, never run (subscriptions/watch-hub.ts, #run).
+   *
+   * Earlier releases stored the last event delivered here (never negative; a client that resumes
+   * now says the last event it has, Last-Event-ID): the column is reused rather than a new one
+   * added, so rows, backups and copies of every release read alike.
    */
   deliveredSeq: number;
   /** The change-log sequence the watch had seen: changes after it, missed while down, mean a resync. */
   position: number;
 }
+
+/** A watch row's deliveredSeq while its start is not acknowledged (see WatchRow.deliveredSeq). */
+export const UNACKNOWLEDGED_START = -1;
 
 /** What a watch updates of its row as it runs. */
 export type WatchRowUpdate = Partial<Pick<WatchRow, 'pushConfigs' | 'expiresAt' | 'seqFloor' | 'position'>>;
@@ -351,6 +359,11 @@ export interface WatchRecords {
    * `max` unexpired watches (counted across every replica, atomically): 'quota' then, nothing stored.
    */
   create(row: WatchRow, holder: string, leaseUntil: number, max?: number): Promise<'created' | 'quota'>;
+  /**
+   * Marks watch `id`'s start acknowledged (see WatchRow.deliveredSeq), while `holder` holds it;
+   * false when it does not (the row was taken over, or is gone): the start must not be answered.
+   */
+  acknowledge(id: string, holder: string): Promise<boolean>;
   get(id: string): Promise<WatchRow | undefined>;
   update(id: string, change: WatchRowUpdate): Promise<void>;
   remove(id: string): Promise<void>;
@@ -370,6 +383,12 @@ export interface WatchRecords {
   renewLeases(holder: string, leaseUntil: number): Promise<string[]>;
   /** Gives up `holder`'s leases (or only the one on `onlyId`) at once: the next process to start or claim takes them over. */
   release(holder: string, onlyId?: string): Promise<void>;
+  /**
+   * Gives up `holder`'s lease on watch `id` and keeps every process (this one too) from claiming
+   * it before `until`: held by nobody meanwhile, it is not renewed by `holder` either. A watch
+   * that failed as it was run waits so before it is run again (subscriptions/watch-hub.ts, #letGo).
+   */
+  releaseUntil(holder: string, id: string, until: number): Promise<void>;
   /** Unexpired watches of `principal`, on every replica. */
   countFor(principal: string, now: number): Promise<number>;
   /**

@@ -37,7 +37,7 @@ import type { EntryKind, RemovedHit, SearchHit, WatchEvent, WatchRequest } from 
 import type { Logger } from '../observability/logger.js';
 import type { ChangeFeed, CommittedChange } from '../registry/change-feed.js';
 import type { RegistryService } from '../registry/service.js';
-import type { ChangeSubscription, RegistryStore, TaskScope, WatchRow, WatchRowUpdate } from '../storage/types.js';
+import { UNACKNOWLEDGED_START, type ChangeSubscription, type RegistryStore, type TaskScope, type WatchRow, type WatchRowUpdate } from '../storage/types.js';
 
 export interface WatchLimits {
   /** Open watches per principal (REGISTRY_MAX_WATCHES); admins are exempt. */
@@ -163,6 +163,22 @@ const SEQ_BLOCK = 1000;
  * answered before the watches' progress is stored (see WatchHub.close).
  */
 const SHUTDOWN_PUSH_GRACE_MS = 1000;
+
+/**
+ * A watch that fails as it is run here (a follower, its resync: see WatchHub.#letGo) is run
+ * again after `firstMs`, the wait doubling with each failure in a row up to `maxMs`; its
+ * `attempts`-th failure in a row ends it FAILED. Before, it was let go and claimed again
+ * at every claim (every 10 s), failing again, an error logged each time, for ever.
+ * (Waits of 10 s, 20 s, 40 s ... 320 s, then 10 min: the 8th failure comes about 21 minutes
+ * after the first.) Failures are counted by the replica they happen on (in memory): with
+ * PostgreSQL a watch that fails on several replicas is retried that much longer.
+ */
+export const RUN_RETRY = { firstMs: 10_000, maxMs: 10 * 60_000, attempts: 8 } as const;
+
+/** How long a watch that failed `failures` times in a row waits before it is run again (RUN_RETRY). */
+export function runRetryWaitMs(failures: number): number {
+  return Math.min(RUN_RETRY.firstMs * 2 ** (failures - 1), RUN_RETRY.maxMs);
+}
 
 /** What the hub keeps watches in: their rows, and the change log's position. */
 export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq' | 'ownChanges' | 'changesSince' | 'changesTrimmedThrough'>;
@@ -577,6 +593,11 @@ export class WatchHub implements WatchKeeper {
   readonly #stored = new Set<string>();
   /** Until when this process's lease on each watch it runs was last stored (see #stopLost). */
   readonly #leaseUntil = new Map<string, number>();
+  /**
+   * Failures in a row of each watch that failed as it was run here (#letGo), until one of its
+   * runs succeeds (#run) or it ends: how long it waits before it runs again, and when it ends FAILED.
+   */
+  readonly #runFailures = new Map<string, number>();
   /** Ended watches whose definitions could not be removed yet (storage unreachable). */
   readonly #unremoved = new Set<string>();
   /** Definitions being removed (a watch that ended), by task id. */
@@ -588,6 +609,8 @@ export class WatchHub implements WatchKeeper {
   /** Settles when restore() is first called (the index is loaded): adopt() waits for it. */
   #restoreCalled!: () => void;
   readonly #restoreIsCalled = new Promise<void>((resolve) => (this.#restoreCalled = resolve));
+  /** Starts being acknowledged in storage (see start): close() waits for them. */
+  readonly #acknowledging = new Set<Promise<boolean>>();
   /** Claims under way (their rows are held before their watches run). */
   #claiming = 0;
   /** Other replicas' requests to hand over a watch, and their answers (PostgreSQL), from restore() until close(). */
@@ -661,7 +684,8 @@ export class WatchHub implements WatchKeeper {
         createdAt: now,
         expiresAt: state.expiresAt,
         seqFloor: SEQ_BLOCK,
-        deliveredSeq: 0,
+        // Not run from storage (a restart, another replica) until its start is acknowledged below.
+        deliveredSeq: UNACKNOWLEDGED_START,
         position: await this.#followedPosition(),
       };
       created = await this.storage.watches.create(row, this.#holder, now + this.limits.leaseMs, max);
@@ -690,6 +714,24 @@ export class WatchHub implements WatchKeeper {
     // watches, its lease renewed, its stream following it with its task FAILED, and run again
     // after a restart. The request ends FAILED (INTERNAL), the log saying what failed.
     if (failed.length > 0) return this.#unstart(watch, followersFailure(failed));
+    // Acknowledged in storage before it is answered, as the shutdown check just above lets it
+    // (close() waits for an acknowledgement under way: past this point the start is answered,
+    // and its watch kept at the shutdown as every acknowledged one is). A row left
+    // unacknowledged (a refusal above whose removal failed, or a crash before this) is removed at
+    // the next claim, never run (#run). Before, a refused start whose removal failed kept its row,
+    // and the next start of the registry ran the watch, though its request had been refused.
+    const acknowledging = this.storage.watches.acknowledge(id, this.#holder);
+    this.#acknowledging.add(acknowledging);
+    let acknowledged: boolean;
+    try {
+      acknowledged = await acknowledging;
+    } catch (error) {
+      return this.#unstart(watch, error);
+    } finally {
+      this.#acknowledging.delete(acknowledging);
+    }
+    // Taken over meanwhile (its lease ran out while storage was slow): another replica removes it.
+    if (!acknowledged) return this.#unstart(watch, new Error(`the definition of watch ${id} was taken over before its start was acknowledged`));
     // Followed now: an end that came meanwhile (its time up) is written to its task once the
     // request has stored it (protocol/watch-task.ts), and its definition removed after it was stored.
     watch.run();
@@ -727,22 +769,46 @@ export class WatchHub implements WatchKeeper {
   /**
    * Lets go of watch `watch`, running here, that failed there (`failure`, a bug; `what` says
    * where: a follower told of it, or a restored watch as it was run): it ends here with no status
-   * (its followers let it go), and its lease is released with its definition kept, so the next
+   * (its followers let it go), and its lease is released with its definition kept, so a later
    * claim (here or on another replica) restores it whole, every follower told again. Kept running
    * half followed (its task not kept current, or its webhooks not told), it was counted and
-   * renewed here for good; and a follower that rejected was an unhandled rejection. Never
-   * rejects (onStart does not wait for it).
+   * renewed here for good; and a follower that rejected was an unhandled rejection.
+   *
+   * It is not claimed again before a wait that doubles with each failure in a row (RUN_RETRY,
+   * stored as its lease, so no replica claims it sooner), and the last failure allowed ends it
+   * FAILED, its task saying so: a failure that persists is a bug no retry mends. Before, it was
+   * claimed again at every claim, every 10 s, and failed again, for ever.
+   * Never rejects (onStart does not wait for it).
    */
   async #letGo(watch: Watch, failure: unknown, what: string): Promise<void> {
-    this.log?.error({ err: failure, watch: watch.id }, `${what}; the watch is let go here, to be restored whole at the next claim`);
     // Ended otherwise meanwhile (canceled, expired, grown too broad: its definition being
     // removed; or closed by a shutdown, a handover, a lost lease), that end decided its row: a
     // release here made a row being removed claimable again.
     const runsHere = this.#watches.get(watch.id) === watch;
+    if (!runsHere) {
+      this.log?.error({ err: failure, watch: watch.id }, `${what}; the watch had ended meanwhile`);
+      return watch.end('closed', 'The watch stopped here after an internal failure.');
+    }
+    const failures = (this.#runFailures.get(watch.id) ?? 0) + 1;
+    if (failures >= RUN_RETRY.attempts) {
+      this.#runFailures.delete(watch.id);
+      this.log?.error({ err: failure, watch: watch.id, failures }, `${what}, ${failures} times in a row; the watch ends FAILED and is not run again`);
+      // (Its definition is removed as it ends, and its task is told: Watch.endAs, ended.)
+      return watch.end(
+        'failed',
+        `The watch stopped: the registry failed to run it ${failures} times in a row (${what}, an internal failure; the registry's log has the details), so it is not retried any more. Start a new watch with the same query, filter and push configs to keep watching.`,
+      );
+    }
+    this.#runFailures.set(watch.id, failures);
+    const waitMs = runRetryWaitMs(failures);
+    const retryAt = new Date(Date.now() + waitMs);
+    this.log?.error(
+      { err: failure, watch: watch.id, failures, retryAt: retryAt.toISOString() },
+      `${what}; the watch is let go here (failure ${failures} in a row; at ${RUN_RETRY.attempts} it ends FAILED) and run again, restored whole, in ${waitMs / 1000} s`,
+    );
     // (Its end listeners' failures are logged as they end it: see Watch.endAs.)
     watch.end('closed', 'The watch stopped here after an internal failure; it is restored again.');
-    if (!runsHere) return;
-    await this.storage.watches.release(this.#holder, watch.id).catch((err: unknown) => {
+    await this.storage.watches.releaseUntil(this.#holder, watch.id, retryAt.getTime()).catch((err: unknown) => {
       this.log?.warn({ err, watch: watch.id }, 'a watch let go could not be released; its lease is released at the next renewal');
     });
   }
@@ -993,6 +1059,8 @@ export class WatchHub implements WatchKeeper {
     clearInterval(this.#leaseTimer);
     clearInterval(this.#claimTimer);
     await this.#restoring?.catch(() => undefined);
+    // A start whose acknowledgement is under way is answered (see start): its watch is among those kept.
+    await Promise.allSettled([...this.#acknowledging]);
     const open = [...this.#watches.values()];
     // Notifications already sent to a webhook get a moment to be answered. Stored while one
     // waits, a watch's position says it is behind (positionToStore), and the next start sent
@@ -1045,6 +1113,7 @@ export class WatchHub implements WatchKeeper {
     this.#leaseUntil.delete(watch.id);
     this.#dirty.delete(watch);
     if (end.reason === 'closed') return;
+    this.#runFailures.delete(watch.id);
     this.#remove(watch.id);
     for (const listener of this.#endedListeners) {
       try {
@@ -1148,6 +1217,15 @@ export class WatchHub implements WatchKeeper {
     const changeSeq = await this.storage.lastChangeSeq();
     for (const row of rows) {
       if (this.#watches.has(row.id)) continue;
+      if (row.deliveredSeq === UNACKNOWLEDGED_START) {
+        // A start that was refused (the registry began shutting down) or cut short (a crash),
+        // whose row was not removed then: its request was never answered, so it never runs.
+        this.log?.info({ watch: row.id }, 'a stored watch whose start was never acknowledged (refused as the registry shut down, or cut short) is removed, not run');
+        this.#leaseUntil.delete(row.id);
+        this.#remove(row.id);
+        await this.#removals.get(row.id);
+        continue;
+      }
       /** The watch once it is in the hub: a failure from there on lets it go (see the catch). */
       let entered: Watch | undefined;
       try {
@@ -1196,6 +1274,8 @@ export class WatchHub implements WatchKeeper {
           );
           watch.resyncNow();
         }
+        // Run whole: a failure from here on is a first one again (see #letGo).
+        this.#runFailures.delete(row.id);
       } catch (err) {
         // In the hub already (its resync failed: the index, or a follower of its events): let go
         // as one whose follower failed, to be restored whole. Before, its lease was released below

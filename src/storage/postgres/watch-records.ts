@@ -70,6 +70,11 @@ export class PostgresWatchRecords implements WatchRecords {
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
+  async acknowledge(id: string, holder: string): Promise<boolean> {
+    if (unstorable(id)) return false;
+    return ((await this.#write('UPDATE watches SET delivered_seq = 0 WHERE id = $1 AND holder = $2', [id, holder])).rowCount ?? 0) > 0;
+  }
+
   async update(id: string, change: WatchRowUpdate): Promise<void> {
     const keys = (Object.keys(change) as (keyof WatchRowUpdate)[]).filter((k) => change[k] !== undefined);
     if (keys.length === 0 || unstorable(id)) return;
@@ -104,6 +109,11 @@ export class PostgresWatchRecords implements WatchRecords {
     if (unstorable(onlyId)) return;
     if (onlyId === undefined) await this.#write('UPDATE watches SET lease_until = 0 WHERE holder = $1', [holder]);
     else await this.#write('UPDATE watches SET lease_until = 0 WHERE holder = $1 AND id = $2', [holder, onlyId]);
+  }
+
+  async releaseUntil(holder: string, id: string, until: number): Promise<void> {
+    if (unstorable(id)) return;
+    await this.#write("UPDATE watches SET holder = '', lease_until = $3 WHERE holder = $1 AND id = $2", [holder, id, until]);
   }
 
   async requestHandover(id: string): Promise<void> {

@@ -33,6 +33,10 @@ export class SqliteWatchRecords implements WatchRecords {
     });
   }
 
+  acknowledge(id: string, holder: string): Promise<boolean> {
+    return this.write((db) => prepare(db, 'UPDATE watches SET delivered_seq = 0 WHERE id = ? AND holder = ?').run(id, holder).changes > 0);
+  }
+
   get(id: string): Promise<WatchRow | undefined> {
     return this.read(() => prepare(this.db(), `SELECT ${COLUMNS} FROM watches WHERE id = ?`).get(id) as WatchRow | undefined);
   }
@@ -74,6 +78,12 @@ export class SqliteWatchRecords implements WatchRecords {
     return this.write((db) => {
       if (onlyId === undefined) prepare(db, 'UPDATE watches SET lease_until = 0 WHERE holder = ?').run(holder);
       else prepare(db, 'UPDATE watches SET lease_until = 0 WHERE holder = ? AND id = ?').run(holder, onlyId);
+    });
+  }
+
+  releaseUntil(holder: string, id: string, until: number): Promise<void> {
+    return this.write((db) => {
+      prepare(db, "UPDATE watches SET holder = '', lease_until = ? WHERE holder = ? AND id = ?").run(until, holder, id);
     });
   }
 
