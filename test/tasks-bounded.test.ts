@@ -7,11 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ListTasksRequest, Task, TaskState } from '@a2a-js/sdk';
+import { ListTasksRequest, Message, Task, TaskState } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { shareJsonText } from '../src/lib/shared-json.js';
@@ -31,8 +32,9 @@ import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { NO_TRUSTED_KEYS, createSignatureVerifier } from '../src/validation/signature.js';
 import { createLogger } from '../src/observability/logger.js';
+import { currentScope } from '../src/observability/request-scope.js';
 import { v1Card } from './support/documents.js';
-import { op, resultOf, sdkClient, stream, type WireJson } from './support/client.js';
+import { op, resultOf, sdkClient, stream, streamEventJson, type WireJson } from './support/client.js';
 import { storageEngines } from './support/engines.js';
 import { TOKENS, startTestRegistry, tempDir } from './support/registry.js';
 import { sendWithPush, webhook } from './support/watch-stream.js';
@@ -329,7 +331,7 @@ describe('tasks in memory are copies', () => {
     assert.deepEqual(Task.toJSON(again), Task.toJSON(sampleTaskWithId('t1', again)));
   });
 
-  test('a streamed search (artifact chunks appended by the SDK) is whole when fetched later', async (t) => {
+  test('a streamed search (artifact chunks appended by the SDK) is whole when fetched later, also when its client left before reading it', async (t) => {
     const registry = await startTestRegistry();
     t.after(() => registry.close());
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
@@ -343,6 +345,42 @@ describe('tasks in memory are copies', () => {
     const results = fetched.artifacts[0].parts.filter((p: WireJson) => p.data).flatMap((p: WireJson) => p.data.results);
     assert.equal(results.length, 12);
     assert.equal(new Set(results.map((h: WireJson) => h.id)).size, 12);
+
+    // A client that leaves before its stream is read (here while its search runs: the server has
+    // seen the connection close before the first event) does not leave the task WORKING: the
+    // answer was computed, so the task still ends COMPLETED with the whole artifact, for GetTask.
+    const search = registry.service.search.bind(registry.service);
+    let searching!: () => void;
+    const entered = new Promise<void>((resolve) => (searching = resolve));
+    registry.service.search = async (...args) => {
+      const closed = currentScope()?.closed;
+      searching();
+      // Answers once the server has seen the client leave.
+      if (closed && !closed.aborted) await once(closed, 'abort', { signal: AbortSignal.timeout(5000) });
+      return search(...args);
+    };
+    t.after(() => (registry.service.search = search));
+    const contextId = crypto.randomUUID();
+    const leaving = new AbortController();
+    const left = (async () => {
+      const request = { tenant: '', message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', contextId, parts: [{ data: { search: { query: 'Chunked Agent', limit: 12 } }, mediaType: 'application/json' }] }), configuration: undefined, metadata: undefined };
+      for await (const event of alice.sendMessageStream(request, { signal: leaving.signal })) assert.fail(`no event reaches a client that left: ${JSON.stringify(streamEventJson(event))}`);
+    })().catch((error: unknown) => assert.equal((error as Error).name, 'AbortError'));
+    await entered;
+    leaving.abort();
+    await left;
+    let leftTask: WireJson | undefined;
+    await eventually(
+      3000,
+      async () => {
+        const listed = await alice.listTasks(ListTasksRequest.fromJSON({ contextId, includeArtifacts: true }));
+        leftTask = listed.tasks[0] && (Task.toJSON(listed.tasks[0]) as WireJson);
+        return leftTask?.status.state === 'TASK_STATE_COMPLETED';
+      },
+      'the task of a stream whose client left ends COMPLETED (it stayed WORKING)',
+    );
+    const leftResults = leftTask!.artifacts[0].parts.filter((p: WireJson) => p.data).flatMap((p: WireJson) => p.data.results);
+    assert.equal(leftResults.length, 12, 'with the whole answer');
   });
 });
 

@@ -183,7 +183,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     const firstEvent = tailoredEvent(first.value, accepted);
     if (firstEvent) yield firstEvent;
-    for await (const response of untilClosed(events, currentScope()?.closed)) {
+    for await (const response of untilClosed(events, currentScope()?.closed, 'read')) {
       const event = tailoredEvent(response, accepted);
       if (event) yield event;
     }
@@ -389,7 +389,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     if (!watch || !task) {
       yield first.value;
-      for await (const response of untilClosed(events, currentScope()?.closed)) yield response;
+      for await (const response of untilClosed(events, currentScope()?.closed, 'dropped')) yield response;
       return;
     }
     void events.return(undefined).catch(() => undefined);
@@ -695,8 +695,8 @@ function refuseCancelOfEndedTask(taskId: string, task: Task | undefined): void {
  * A push config is for a watch that runs: its matches come after its request is answered, and
  * are pushed. Any other task (a search, a registration, any other operation) is answered in its
  * response or stream and nothing is ever pushed for it, so a config for it is refused, whatever
- * its state: a streamed search is WORKING until its stream has been read (for good when its
- * client leaves first), and checked only for having ended, a config created in that window was
+ * its state: a streamed search is WORKING until its last chunk is stored (see untilClosed),
+ * and checked only for having ended, a config created in that window was
  * acknowledged and listed for a task that would never push. A watch that has ended is refused too,
  * as a message to a finished task is (A2A 3.1.1: UnsupportedOperationError): no update of it will
  * come. (Before, the SDK acknowledged and listed such configs, and the client waited for
@@ -723,8 +723,12 @@ function refuseConfigOfTask(task: Task, context: ServerCallContext): void {
 /**
  * The events of `events` until the client's connection closes: a stream whose client left ends
  * at once (the SDK's loop would otherwise wait for the task's next event, and write it to no one).
+ * What is left of them is then `left`: dropped (a subscription's events store nothing), or read to
+ * no one (a message's: the SDK stores each event of its task as it is read, so a stream cut short,
+ * its client gone or cut for not reading, left its task WORKING for GetTask though its answer had
+ * been computed; read to the end, the task is stored as a client that read it all finds it).
  */
-async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, closed: AbortSignal | undefined): AsyncGenerator<T, void, undefined> {
+async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, closed: AbortSignal | undefined, left: 'dropped' | 'read'): AsyncGenerator<T, void, undefined> {
   if (!closed) {
     yield* events;
     return;
@@ -742,7 +746,21 @@ async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, close
   } finally {
     closed.removeEventListener('abort', onClose);
     // Ends the SDK's generator (and detaches its queue) once its pending step settles.
-    void events.return(undefined).catch(() => undefined);
+    if (left === 'dropped') void events.return(undefined).catch(() => undefined);
+    else void readToTheEnd(events);
+  }
+}
+
+/**
+ * Reads what is left of `events`, each event dropped. Every task whose message streams through
+ * here finishes in one run (a watch's stream is told from the watch: #streamNewWatch), so this
+ * ends once the executor has published the rest.
+ */
+async function readToTheEnd<T>(events: AsyncGenerator<T, void, undefined>): Promise<void> {
+  try {
+    while (!(await events.next()).done);
+  } catch {
+    // The SDK's loop failed (its task store refused an event): no client is left to be told.
   }
 }
 
