@@ -1867,7 +1867,7 @@ describe('backup', () => {
     assert.equal(fs.statSync(path.join(target, 'registry.db')).mode & 0o777, 0o600);
     // The text summaries count in the singular where there is one ("1 entries (1 revisions, ...").
     // Restored from the stopped registry's own registry.db (WAL mode, no -wal beside it, the
-    // connection above closed cleanly): its read-only reads left an empty -wal and -shm there.
+    // connection above closed cleanly): restore's read-only reads once left an empty -wal and -shm there.
     const again = tempDir();
     const [restoredText, backedUp] = await Promise.all([
       cli(['restore', database, '--data-dir', again]),
