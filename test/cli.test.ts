@@ -1866,13 +1866,16 @@ describe('backup', () => {
     }
     assert.equal(fs.statSync(path.join(target, 'registry.db')).mode & 0o777, 0o600);
     // The text summaries count in the singular where there is one ("1 entries (1 revisions, ...").
+    // Restored from the stopped registry's own registry.db (WAL mode, no -wal beside it, the
+    // connection above closed cleanly): restore's read-only reads once left an empty -wal and -shm there.
     const again = tempDir();
     const [restoredText, backedUp] = await Promise.all([
-      cli(['restore', path.join(recovered, 'registry.db'), '--data-dir', again]),
+      cli(['restore', database, '--data-dir', again]),
       cli(['backup', path.join(again, 'copy.db'), '--data-dir', target]),
     ]);
     assert.match(restoredText.stdout, /^restored 1 entry \(1 revision, change log at \d+\) from /, restoredText.stderr);
     assert.match(backedUp.stdout, /^backed up 1 entry \(1 revision, change log at \d+\) from /, backedUp.stderr);
+    assert.deepEqual(['-wal', '-shm'].filter((s) => fs.existsSync(`${database}${s}`)), [], 'nothing written beside the file restored from');
   });
 
   test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {
@@ -1932,6 +1935,8 @@ describe('backup', () => {
         [path.basename(live)],
         'the restore left no file of its own',
       );
+      // Nor an empty -wal and -shm beside the database it replaced, which it read (its watches' event numbers) before moving it aside.
+      assert.deepEqual(fs.readdirSync(registry.dataDir).filter((f) => /-(wal|shm)$/.test(f)), [], 'no -wal or -shm beside the replaced database');
       fs.rmSync(live);
       // One left while the registry was stopped: it goes when the registry starts.
       const another = leave(`${database}.restoring-${gone}`);

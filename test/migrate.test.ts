@@ -185,6 +185,8 @@ describe('migrate SQLite to PostgreSQL', () => {
       assert.match(forced.out, /migrated 4 entries \(6 revisions, 1 freshness record, /);
       assert.match(forced.out, /replaced/);
       assert.match(forced.out, /and 1 watch from /);
+      // The stopped registry's database was only read: its read-only connection left an empty -wal and -shm beside it.
+      assert.deepEqual(['-wal', '-shm'].filter((s) => fs.existsSync(path.join(sqlite.dataDir, `registry.db${s}`))), [], 'nothing written beside the database migrated from');
 
       // U+0000 that a release before stored on SQLite (a trusted kid, a message's context id): found
       // before anything is written, the rows named; carried as U+FFFD when asked. The copy failed

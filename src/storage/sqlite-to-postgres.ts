@@ -35,6 +35,7 @@ import { whyNotAnSqliteDatabase } from './sqlite/database-file.js';
 import { companionOf } from './sqlite/database-companions.js';
 import { SQLITE_SCHEMA_VERSION } from './sqlite/migrations.js';
 import { readLastChangeSeq } from './sqlite/store.js';
+import { tidyAfterReading } from './sqlite/reading-leftovers.js';
 
 /**
  * A migration that cannot be made, and why; `usage` when the fix is in the command line (a --from
@@ -427,12 +428,23 @@ async function heldData(client: pg.Client): Promise<string> {
 /** Copies the SQLite registry at `options.from` into the PostgreSQL database at `options.to`. */
 export async function migrateSqliteToPostgres(options: MigrationOptions): Promise<MigrationSummary> {
   const started = Date.now();
+  const file = sourceFile(options.from);
+  // A stopped registry's database (WAL mode) is only read: no -wal or -shm of this read stays beside it.
+  const tidy = tidyAfterReading(file);
+  try {
+    return await copyInto(file, options, started);
+  } finally {
+    tidy();
+  }
+}
+
+/** The copy of the SQLite database `file` (its connection closed before this returns or throws). */
+async function copyInto(file: string, options: MigrationOptions, started: number): Promise<MigrationSummary> {
   const target = redactUrl(options.to);
   const progress = (p: MigrationProgress): void => {
     options.signal?.throwIfAborted();
     options.onProgress?.(p);
   };
-  const file = sourceFile(options.from);
   const db = openSource(file);
   // The copy reads one snapshot, taken by this transaction's first read: the check below, before
   // anything is written or PostgreSQL even asked, sees what the copy will.

@@ -152,6 +152,8 @@ export function checkedCopy(file: string): CopyFacts {
     throw new BackupError(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`);
   }
   if (!report.ok) throw new BackupError(`${file} fails SQLite's integrity check (${problemCount(report)}: ${report.problems.join('; ')}): restore another backup`);
+  // A backup may be a stopped registry's registry.db (WAL mode): no -wal or -shm of this read stays beside it.
+  const tidy = tidyAfterReading(file);
   const copy = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const facts = describe(copy, file);
@@ -161,6 +163,7 @@ export function checkedCopy(file: string): CopyFacts {
     return facts;
   } finally {
     copy.close();
+    tidy();
   }
 }
 
@@ -172,11 +175,13 @@ export function checkedCopy(file: string): CopyFacts {
  * database it replaces (`current`, if any) and syncs it.
  */
 export function copyBackup(backup: string, tmp: string, current: string | undefined): void {
+  const tidy = tidyAfterReading(backup);
   const db = new Database(backup, { readonly: true, fileMustExist: true });
   try {
     db.prepare('VACUUM INTO ?').run(tmp);
   } finally {
     db.close();
+    tidy();
   }
   rewindWatches(tmp, current);
   syncPath(tmp, 'r');
@@ -214,6 +219,8 @@ function rewindWatches(copy: string, current: string | undefined): void {
  * for, as a backup waits: a lock held for a moment is no reason to lose them.
  */
 function reservedEventNumbers(database: string): Map<string, number> {
+  // Its -wal and -shm go aside with it: none this read created may go with them.
+  const tidy = tidyAfterReading(database);
   try {
     const db = new Database(database, { readonly: true, fileMustExist: true });
     try {
@@ -225,5 +232,7 @@ function reservedEventNumbers(database: string): Map<string, number> {
     }
   } catch {
     return new Map();
+  } finally {
+    tidy();
   }
 }
