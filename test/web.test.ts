@@ -1645,7 +1645,7 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('link', { name: 'turbine-panel' }).click();
       await page.locator('#tool-gauge_137').waitFor();
       assert.equal(await cards.count(), 11);
-      assert.equal(await note.innerText(), 'Showing the first 10 of 150 tools, and 1 your search matched.');
+      assert.equal(await note.innerText(), 'Showing the first 10 of 150 tools, and 1 matched by the search.');
       // The link says what matched, so the entry opened anew (a reload, a new tab, a link shared) shows it too.
       assert.deepEqual(new URL(page.url()).searchParams.getAll('matched'), ['tool-gauge_137']);
       await page.reload();
