@@ -979,6 +979,9 @@ describe('web page', { skip: unavailable }, () => {
       await page.waitForURL((url) => url.pathname === `/entries/${ids.invoice}`);
       const h1 = page.locator('h1');
       await h1.filter({ hasText: 'Invoice Agent' }).waitFor();
+      // The search's matches are the current revision's: the links to older revisions leave them out.
+      assert.ok(new URL(page.url()).searchParams.has('matched'));
+      assert.deepEqual(await page.locator('table.revisions a').evaluateAll((links) => links.map((a) => new URL((a as HTMLAnchorElement).href).search)), ['?revision=2', '?revision=1']);
       assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1', 'focus moves to the new page');
       assert.match(await page.title(), /^Invoice Agent · /);
       const text = (await page.locator('article').textContent()) ?? '';
