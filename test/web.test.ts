@@ -975,6 +975,15 @@ describe('web page', { skip: unavailable }, () => {
   test('an entry: the card for people, interfaces with copy buttons, security, owner, raw JSON; an MCP server with its tool hints', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/?q=invoice`);
+      // Opened in a new tab (nothing of this tab's memory there): its way back ("Search") is still
+      // the search it was opened from, not an empty search.
+      const [tab] = await Promise.all([page.context().waitForEvent('page', { timeout: 5000 }), page.getByRole('link', { name: 'Invoice Agent' }).click({ modifiers: ['Control'] })]);
+      try {
+        await tab.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+        assert.equal(await tab.locator('.breadcrumb a', { hasText: 'Search' }).getAttribute('href'), '/?q=invoice');
+      } finally {
+        await tab.close();
+      }
       await page.getByRole('link', { name: 'Invoice Agent' }).click();
       await page.waitForURL((url) => url.pathname === `/entries/${ids.invoice}`);
       const h1 = page.locator('h1');
