@@ -975,10 +975,22 @@ describe('web page', { skip: unavailable }, () => {
   test('an entry: the card for people, interfaces with copy buttons, security, owner, raw JSON; an MCP server with its tool hints', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/?q=invoice`);
+      // Opened in a new tab (nothing of this tab's memory there): its way back ("Search") is still
+      // the search it was opened from, not an empty search.
+      const [tab] = await Promise.all([page.context().waitForEvent('page', { timeout: 5000 }), page.getByRole('link', { name: 'Invoice Agent' }).click({ modifiers: ['Control'] })]);
+      try {
+        await tab.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+        assert.equal(await tab.locator('.breadcrumb a', { hasText: 'Search' }).getAttribute('href'), '/?q=invoice');
+      } finally {
+        await tab.close();
+      }
       await page.getByRole('link', { name: 'Invoice Agent' }).click();
       await page.waitForURL((url) => url.pathname === `/entries/${ids.invoice}`);
       const h1 = page.locator('h1');
       await h1.filter({ hasText: 'Invoice Agent' }).waitFor();
+      // The search's matches are the current revision's: the links to older revisions leave them out.
+      assert.ok(new URL(page.url()).searchParams.has('matched'));
+      assert.deepEqual(await page.locator('table.revisions a').evaluateAll((links) => links.map((a) => new URL((a as HTMLAnchorElement).href).search)), ['?revision=2', '?revision=1']);
       assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1', 'focus moves to the new page');
       assert.match(await page.title(), /^Invoice Agent · /);
       const text = (await page.locator('article').textContent()) ?? '';
@@ -1645,7 +1657,7 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('link', { name: 'turbine-panel' }).click();
       await page.locator('#tool-gauge_137').waitFor();
       assert.equal(await cards.count(), 11);
-      assert.equal(await note.innerText(), 'Showing the first 10 of 150 tools, and 1 your search matched.');
+      assert.equal(await note.innerText(), 'Showing the first 10 of 150 tools, and 1 matched by the search.');
       // The link says what matched, so the entry opened anew (a reload, a new tab, a link shared) shows it too.
       assert.deepEqual(new URL(page.url()).searchParams.getAll('matched'), ['tool-gauge_137']);
       await page.reload();

@@ -56,7 +56,8 @@ export function FoldedCards<T>({
   const beyond = items.flatMap((_, i) => (i >= FIRST_SHOWN && shown[i] ? [i] : []));
   const byMatch = beyond.filter(isMatched).length;
   const byLink = beyond.some((i) => isLinked(i) && !isMatched(i));
-  const also = [byMatch > 0 && `${byMatch} your search matched`, byLink && 'the one this link points to'].filter(Boolean);
+  // Read by whoever opens the link: the person who searched, or someone it was shared with.
+  const also = [byMatch > 0 && `${byMatch} matched by the search`, byLink && 'the one this link points to'].filter(Boolean);
   return (
     <>
       <ul class="cards" ref={list}>

@@ -16,7 +16,7 @@ import { McpServerView } from '../entry/mcp-view';
 import { StatusFacts } from '../entry/status-facts';
 import { obj, pretty } from '../entry/untrusted';
 import { searchToReturnTo } from '../last-search';
-import { matchedCards } from '../matched-cards';
+import { MATCHED_PARAM, matchedCards } from '../matched-cards';
 import { navigate } from '../router';
 import { savedToken } from '../token';
 
@@ -367,7 +367,9 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         from={positive(params.get('from'))}
         to={positive(params.get('to'))}
         notNumbers={[params.get('from'), params.get('to')].filter((v): v is string => !!v && positive(v) === undefined)}
-        revisionUrl={(rev) => entryUrl({ revision: rev === latest ? undefined : String(rev), from: undefined, to: undefined })}
+        // Without the search's matches: a search matches the current revision, and another
+        // revision's cards of the same names are not what it matched.
+        revisionUrl={(rev) => entryUrl({ revision: rev === latest ? undefined : String(rev), from: undefined, to: undefined, [MATCHED_PARAM]: undefined })}
         compare={(from, to) => navigate(entryUrl({ from: String(from), to: String(to) }), { inPlace: true })}
         load={load}
       />

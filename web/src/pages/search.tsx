@@ -780,8 +780,9 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
     <li class="hit">
       <div class="hit-head">
         <h2 dir="auto">
-          {/* With what it matched: the entry shows those skills or tools among the first, however it is opened. */}
-          <a href={entryLink(hit)}>
+          {/* With what it matched: the entry shows those skills or tools among the first, however it is opened.
+              The search's URL goes with it as the referrer, to this registry only: a new tab's way back (last-search). */}
+          <a href={entryLink(hit)} referrerpolicy="same-origin">
             <Highlight text={hit.name} terms={terms} />
           </a>
         </h2>
