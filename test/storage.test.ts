@@ -1148,6 +1148,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(await store.watches.claim('holder', Date.now(), Number.MAX_SAFE_INTEGER, nul), []);
       await store.watches.release('holder', nul);
       await store.watches.releaseUntil('holder', nul, Date.now());
+      assert.equal(await store.watches.pausedUntil(nul, Date.now()), undefined);
       assert.equal(await store.watches.acknowledge(nul, 'holder'), false);
       await store.watches.requestHandover?.(nul);
       await store.watches.declineHandover?.(nul);

@@ -115,6 +115,14 @@ describe('watches across replicas (PostgreSQL)', () => {
       await b.core.watches.claimNow(Date.now() + runRetryWaitMs(2) - 2000);
       await a.core.watches.claimNow();
       assert.deepEqual([a.core.watches.get(id) !== undefined, b.core.watches.get(id) !== undefined], [false, false], 'not claimed during its wait');
+      // Meanwhile B reads when it runs again, and refuses a push config request for it at once,
+      // saying so (before, it asked the replicas for the watch and waited 3 s for an answer).
+      const until = await b.core.watches.pausedUntil(id);
+      assert.ok(until !== undefined && until > Date.now() && until <= Date.now() + runRetryWaitMs(2), `B reads the end of its wait: ${until}`);
+      const asked = Date.now();
+      const bobOnB = await sdkClient(b.url, { token: TOKENS.bob });
+      await assert.rejects(bobOnB.listTaskPushNotificationConfig({ tenant: '', taskId: id, pageSize: 0, pageToken: '' }), /The watch of task \S+ is paused: .* runs it again at /);
+      assert.ok(Date.now() - asked < 2000, `refused at once, not after a handover's wait: ${Date.now() - asked} ms`);
       await b.core.watches.claimNow(Date.now() + runRetryWaitMs(2) + 2000);
       assert.ok(b.core.watches.get(id), 'run on replica B once its wait is over');
     } finally {

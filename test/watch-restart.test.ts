@@ -297,6 +297,65 @@ describe('watches across a restart (SQLite)', () => {
           } finally {
             stopDoomed();
           }
+
+          // Three watches let go (a follower fails once on each) wait out their first failure's wait.
+          const tags = ['paused', 'unreadable', 'unrestorable'];
+          const waiting = await Promise.all(tags.map(async (tag) => (await sendWithPush(carol, { filter: { tags: [tag] } }, { url: doomedHook.url, token: 'token-doomed' })).id as string));
+          const [paused, unreadable, unrestorable] = waiting as [string, string, string];
+          const failedOnce = new Set<string>();
+          hub.onStart((w) => {
+            if (!waiting.includes(w.id) || failedOnce.has(w.id)) return;
+            failedOnce.add(w.id);
+            throw new Error('a follower that fails once');
+          })();
+          await eventually(async () => (await Promise.all(waiting.map((id) => hub.pausedUntil(id)))).every((until) => until !== undefined), 'the three watches let go, waiting');
+          const taskOf = async (id: string) => Task.toJSON(await carol.getTask({ tenant: '', id, historyLength: undefined })) as WireJson;
+
+          // A request for a watch waiting so is told it is paused, when it runs again and to retry
+          // then (retryable). Before, SubscribeToTask got the WORKING task and a stream that told
+          // nothing, and a push config request that another replica ran it while a client streamed it.
+          const pausedAnswer = /The watch of task \S+ is paused: the registry failed to run it .* and runs it again at \S+Z, in \d+ s\. Retry then/;
+          const subscriber = resume(carol, paused, 0);
+          logs.push(subscriber);
+          assert.match(String(await subscriber.done.then(() => 'the stream ended', (error: unknown) => error)), pausedAnswer);
+          assert.equal(subscriber.events[0]?.task?.status?.state, 'TASK_STATE_WORKING', 'the task comes first');
+          await assert.rejects(carol.listTaskPushNotificationConfig({ tenant: '', taskId: paused, pageSize: 0, pageToken: '' }), pausedAnswer);
+          await carol.cancelTask({ tenant: '', id: paused, metadata: undefined });
+          assert.equal(await store.watches.get(paused), undefined, 'a paused watch can be canceled');
+
+          // Failures before a restored watch enters the hub. A definition that cannot be read (its
+          // push configs damaged in the database) ends its task FAILED at once, saying so, its row
+          // removed; any other failure (the index, as its matches are collected) waits as a watch
+          // that failed once it ran does, and ends it FAILED at the last failure allowed. Before,
+          // both were claimed again at every claim (10 s) and failed again, an error logged each
+          // time, for ever, their tasks WORKING.
+          await store.watches.update(unreadable, { pushConfigs: '[{"url": ' });
+          let collected = 0;
+          service.matchPage = (...args) => {
+            if (args.length !== 4) return matchPage.apply(service, args);
+            collected++;
+            throw new Error('the index fails as a restored watch collects its matches');
+          };
+          try {
+            await hub.claimNow(afterRetryWait());
+            assert.equal(await store.watches.get(unreadable), undefined, 'the unreadable definition removed');
+            const unreadableTask = await taskOf(unreadable);
+            assert.equal(unreadableTask.status.state, 'TASK_STATE_FAILED');
+            assert.match(unreadableTask.status.message.parts[0].text, /^The watch ended: the registry cannot read its stored definition \(its push configs are not JSON \(.+\)\), so it can never run again\. Start a new watch/);
+            assert.equal(collected, 1, 'the other watch failed as it was restored');
+            for (let failures = 2; failures < RUN_RETRY.attempts; failures++) {
+              await hub.claimNow(Date.now() + runRetryWaitMs(failures) - 2000);
+              assert.equal(collected, failures - 1, `not run again before its wait after failure ${failures}`);
+              await hub.claimNow(Date.now() + runRetryWaitMs(failures) + 2000);
+              assert.equal(collected, failures, `run again (and failed) once its wait after failure ${failures} was over`);
+            }
+          } finally {
+            service.matchPage = matchPage;
+          }
+          assert.equal(await store.watches.get(unrestorable), undefined, 'the definition of the watch that failed for good removed');
+          const unrestorableTask = await taskOf(unrestorable);
+          assert.equal(unrestorableTask.status.state, 'TASK_STATE_FAILED');
+          assert.match(unrestorableTask.status.message.parts[0].text, /^The watch stopped: the registry failed to run it 8 times in a row \(a stored watch could not be restored, an internal failure; .*\), so it is not retried any more/);
         } finally {
           await doomedHook.close();
         }

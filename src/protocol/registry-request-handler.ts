@@ -85,7 +85,7 @@ import { partWords } from '../operations/part-words.js';
 import type { Admission } from '../operations/admission.js';
 import { RegistryError } from '../contract/errors.js';
 import { RateLimitedA2AError } from '../http/retry-later.js';
-import { canceledEnd, type Watch, type WatchHub } from '../subscriptions/watch-hub.js';
+import { canceledEnd, RUN_RETRY, type Watch, type WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { STORAGE_UNAVAILABLE_REASON, StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
 
@@ -387,6 +387,14 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: end, metadata: undefined } } };
       return;
     }
+    // Waiting out its back-off after failing to run: nothing runs it, so nothing would follow.
+    // Before, the client got the WORKING task and a stream that told nothing.
+    const pausedUntil = task && !watch ? await this.#pausedUntil(task) : undefined;
+    if (task && pausedUntil !== undefined) {
+      void events.return(undefined).catch(() => undefined);
+      yield first.value;
+      throw watchPaused(task.id, pausedUntil);
+    }
     if (!watch || !task) {
       yield first.value;
       for await (const response of untilClosed(events, currentScope()?.closed, 'dropped')) yield response;
@@ -465,6 +473,9 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   async #bringWatchHere(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     const task = await this.#tasks.load(taskId, context);
     if ((await this.#adoptWatch(task)) !== 'elsewhere') return task;
+    // Run nowhere, waiting out its back-off after failing to run: said so, not that another replica streams it.
+    const pausedUntil = await this.#pausedUntil(task);
+    if (pausedUntil !== undefined) throw watchPaused(taskId, pausedUntil);
     throw new UnsupportedOperationError(
       `Task ${taskId} is a watch another replica runs while a client streams it from there, so its push notification configs cannot be read or changed here: retry once that stream has ended, or send the request to the replica the stream is on.`,
     );
@@ -484,6 +495,12 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     if (this.watches.get(task.id)) return 'here';
     if (await this.watches.adopt(task.id)) return 'here';
     return (await this.watches.isOpenAnywhere(task.id)) ? 'elsewhere' : 'none';
+  }
+
+  /** When the watch of WORKING task `task`, waiting after it failed to run, runs again (WatchHub.pausedUntil); undefined when it does not wait. */
+  async #pausedUntil(task: Task | undefined): Promise<number | undefined> {
+    if (!task || task.status?.state !== TaskState.TASK_STATE_WORKING) return undefined;
+    return this.watches?.pausedUntil(task.id);
   }
 
   /**
@@ -909,6 +926,25 @@ function watchLost(message: string): StorageUnavailableA2AError {
   const scope = currentScope();
   if (scope) scope.errorCode = STORAGE_UNAVAILABLE_REASON;
   return new StorageUnavailableA2AError(message);
+}
+
+/**
+ * The answer to a request for watch `taskId` while it waits, run nowhere, until `until` after
+ * failing to run (WatchHub.pausedUntil): retryable (STORAGE_UNAVAILABLE, as a lost watch's),
+ * Retry-After the seconds left, saying when it runs again.
+ */
+function watchPaused(taskId: string, until: number): StorageUnavailableA2AError {
+  const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+  const scope = currentScope();
+  if (scope) {
+    scope.errorCode = STORAGE_UNAVAILABLE_REASON;
+    scope.retryAfterSeconds = seconds;
+  }
+  return new StorageUnavailableA2AError(
+    `The watch of task ${taskId} is paused: the registry failed to run it (an internal failure; the registry's log has the details) and runs it again at ${new Date(until).toISOString()}, in ${seconds} s. Retry then (SubscribeToTask with Last-Event-ID to resume the stream); after ${RUN_RETRY.attempts} failures in a row it ends FAILED, its task saying so.`,
+    STORAGE_UNAVAILABLE_REASON,
+    seconds,
+  );
 }
 
 function refuseIfAsked(context: ServerCallContext): void {

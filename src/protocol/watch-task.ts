@@ -64,6 +64,10 @@ export class WatchTasks {
     // Called as the watch ends (not when the registry shuts down, which ends it with no status):
     // the end is queued before CancelTask reads the task (see settled).
     watches.onEnd((watch, end) => this.#end(watch, end));
+    // A stored watch that ended before it ran (its definition unreadable, or failing to run for good): its task says why.
+    watches.onEndUnrun((task, end) => {
+      this.storeEnd(task.scope, task.id, end).catch((err: unknown) => this.log.error({ err, taskId: task.id }, 'the task of a watch that ended could not be updated'));
+    });
     // A watch another replica canceled (CancelTask there stored this status first) ends here with it.
     watches.readEndsWith(async (watch) => {
       const task = await this.tasks.read(watch.scope, watch.id);

@@ -389,6 +389,11 @@ export interface WatchRecords {
    * that failed as it was run waits so before it is run again (subscriptions/watch-hub.ts, #letGo).
    */
   releaseUntil(holder: string, id: string, until: number): Promise<void>;
+  /**
+   * Until when watch `id` waits so (releaseUntil) at `now`: undefined when it does not (run,
+   * claimable, or gone). A request for it is answered saying when it runs again.
+   */
+  pausedUntil(id: string, now: number): Promise<number | undefined>;
   /** Unexpired watches of `principal`, on every replica. */
   countFor(principal: string, now: number): Promise<number>;
   /**

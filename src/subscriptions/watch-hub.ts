@@ -138,6 +138,8 @@ type EndListener = () => void | Promise<void>;
 
 /** What follows watches as they start or are restored (WatchHub.onStart). */
 type StartListener = (watch: Watch) => void | Promise<void>;
+/** Told of a stored watch that ends before it ever ran here (see WatchHub.onEndUnrun): its task's id and scope, and its end. */
+type UnrunEndListener = (task: { id: string; scope: TaskScope }, end: WatchEnd) => void;
 
 /** The one error that stands for the failures of a watch's followers (WatchHub.#tellStarted, at least one). */
 function followersFailure(failed: unknown[]): unknown {
@@ -178,6 +180,40 @@ export const RUN_RETRY = { firstMs: 10_000, maxMs: 10 * 60_000, attempts: 8 } as
 /** How long a watch that failed `failures` times in a row waits before it is run again (RUN_RETRY). */
 export function runRetryWaitMs(failures: number): number {
   return Math.min(RUN_RETRY.firstMs * 2 ** (failures - 1), RUN_RETRY.maxMs);
+}
+
+/** The final status of a watch that failed to run RUN_RETRY.attempts times in a row (`what`: where it last failed). */
+const failedForGood = (failures: number, what: string) =>
+  `The watch stopped: the registry failed to run it ${failures} times in a row (${what}, an internal failure; the registry's log has the details), so it is not retried any more. Start a new watch with the same query, filter and push configs to keep watching.`;
+
+/**
+ * The stored request and push configs of watch row `row`, or what makes them unreadable (a
+ * row damaged in the database, or written by hand): such a row can never run.
+ */
+function readDefinition(row: WatchRow): { request: WatchRequest; pushConfigs: unknown[] } | string {
+  const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  let request: unknown;
+  let pushConfigs: unknown;
+  try {
+    request = JSON.parse(row.request);
+  } catch (err) {
+    return `its request is not JSON (${reason(err)})`;
+  }
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) return 'its request is not a JSON object';
+  try {
+    pushConfigs = JSON.parse(row.pushConfigs);
+  } catch (err) {
+    return `its push configs are not JSON (${reason(err)})`;
+  }
+  if (!Array.isArray(pushConfigs)) return 'its push configs are not a JSON array';
+  return { request: request as WatchRequest, pushConfigs };
+}
+
+/** When a watch that failed to run runs again: after its `failures`-th failure in a row, `waitMs` from now (at `at`). */
+interface RunRetry {
+  failures: number;
+  waitMs: number;
+  at: Date;
 }
 
 /** What the hub keeps watches in: their rows, and the change log's position. */
@@ -585,6 +621,7 @@ export class WatchHub implements WatchKeeper {
   readonly #watches = new Map<string, Watch>();
   readonly #started = new Set<StartListener>();
   readonly #endedListeners = new Set<(watch: Watch, end: WatchEnd) => void>();
+  readonly #unrunListeners = new Set<UnrunEndListener>();
   readonly #unsubscribe: () => void;
   /** This process, as the holder of the leases on the watches it runs. */
   readonly #holder = randomUUID();
@@ -789,28 +826,74 @@ export class WatchHub implements WatchKeeper {
       this.log?.error({ err: failure, watch: watch.id }, `${what}; the watch had ended meanwhile`);
       return watch.end('closed', 'The watch stopped here after an internal failure.');
     }
-    const failures = (this.#runFailures.get(watch.id) ?? 0) + 1;
-    if (failures >= RUN_RETRY.attempts) {
-      this.#runFailures.delete(watch.id);
-      this.log?.error({ err: failure, watch: watch.id, failures }, `${what}, ${failures} times in a row; the watch ends FAILED and is not run again`);
+    const retry = this.#countFailure(watch.id);
+    if (!retry) {
+      this.#logGaveUp(watch.id, failure, what);
       // (Its definition is removed as it ends, and its task is told: Watch.endAs, ended.)
-      return watch.end(
-        'failed',
-        `The watch stopped: the registry failed to run it ${failures} times in a row (${what}, an internal failure; the registry's log has the details), so it is not retried any more. Start a new watch with the same query, filter and push configs to keep watching.`,
-      );
+      return watch.end('failed', failedForGood(RUN_RETRY.attempts, what));
     }
-    this.#runFailures.set(watch.id, failures);
-    const waitMs = runRetryWaitMs(failures);
-    const retryAt = new Date(Date.now() + waitMs);
-    this.log?.error(
-      { err: failure, watch: watch.id, failures, retryAt: retryAt.toISOString() },
-      `${what}; the watch is let go here (failure ${failures} in a row; at ${RUN_RETRY.attempts} it ends FAILED) and run again, restored whole, in ${waitMs / 1000} s`,
-    );
+    this.#logRetry(watch.id, failure, `${what}; the watch is let go here`, retry);
     // (Its end listeners' failures are logged as they end it: see Watch.endAs.)
     watch.end('closed', 'The watch stopped here after an internal failure; it is restored again.');
-    await this.storage.watches.releaseUntil(this.#holder, watch.id, retryAt.getTime()).catch((err: unknown) => {
-      this.log?.warn({ err, watch: watch.id }, 'a watch let go could not be released; its lease is released at the next renewal');
+    await this.#releaseUntil(watch.id, retry.at);
+  }
+
+  /**
+   * Counts one more failure in a row of watch `id` as it was run here (#letGo, #run): when it
+   * runs again and how many failures that makes, or undefined when that was the last one
+   * allowed (RUN_RETRY.attempts: it ends FAILED).
+   */
+  #countFailure(id: string): RunRetry | undefined {
+    const failures = (this.#runFailures.get(id) ?? 0) + 1;
+    if (failures >= RUN_RETRY.attempts) {
+      this.#runFailures.delete(id);
+      return undefined;
+    }
+    this.#runFailures.set(id, failures);
+    const waitMs = runRetryWaitMs(failures);
+    return { failures, waitMs, at: new Date(Date.now() + waitMs) };
+  }
+
+  /** One error line per failure of watch `id` to run (`what` happened), saying when it runs again. */
+  #logRetry(id: string, failure: unknown, what: string, retry: RunRetry): void {
+    this.log?.error(
+      { err: failure, watch: id, failures: retry.failures, retryAt: retry.at.toISOString() },
+      `${what} (failure ${retry.failures} in a row; at ${RUN_RETRY.attempts} it ends FAILED) and run again, restored whole, in ${retry.waitMs / 1000} s`,
+    );
+  }
+
+  /** The error line of watch `id`'s last failure to run allowed (`what` happened): it ends FAILED. */
+  #logGaveUp(id: string, failure: unknown, what: string): void {
+    this.log?.error({ err: failure, watch: id, failures: RUN_RETRY.attempts }, `${what}, ${RUN_RETRY.attempts} times in a row; the watch ends FAILED and is not run again`);
+  }
+
+  /** Lets go of this process's lease on watch `id`, none claiming it before `at` (see WatchRecords.releaseUntil). */
+  async #releaseUntil(id: string, at: Date): Promise<void> {
+    await this.storage.watches.releaseUntil(this.#holder, id, at.getTime()).catch((err: unknown) => {
+      this.log?.warn({ err, watch: id }, 'a watch let go could not be released; its lease is released at the next renewal');
     });
+  }
+
+  /**
+   * Ends stored watch `row`, which never ran here (its definition cannot be read, or it failed
+   * RUN_RETRY.attempts times in a row before it ran), with `message`: its task FAILED saying it
+   * (onEndUnrun), its definition removed. Its webhooks are not told: nothing here ever pushed for
+   * it. Before, it was let go and claimed again at every claim (every 10 s), failing again, an
+   * error logged each time, for ever, its task WORKING.
+   */
+  async #endUnrun(row: WatchRow, message: string): Promise<void> {
+    this.#runFailures.delete(row.id);
+    this.#leaseUntil.delete(row.id);
+    const end = endNow('failed', message);
+    for (const listener of this.#unrunListeners) {
+      try {
+        listener({ id: row.id, scope: { tenant: row.tenant, owner: row.owner } }, end);
+      } catch (err) {
+        this.log?.error({ err, watch: row.id }, 'a listener failed on a stored watch that ended before it ran');
+      }
+    }
+    this.#remove(row.id);
+    await this.#removals.get(row.id);
   }
 
   /**
@@ -836,6 +919,11 @@ export class WatchHub implements WatchKeeper {
   /** Calls `listener` when a watch ends (not when the registry shuts down: its definition stays). */
   onEnd(listener: (watch: Watch, end: WatchEnd) => void): void {
     this.#endedListeners.add(listener);
+  }
+
+  /** Calls `listener` when a stored watch ends before it ever ran here (see #endUnrun): its task is to be told. */
+  onEndUnrun(listener: UnrunEndListener): void {
+    this.#unrunListeners.add(listener);
   }
 
   get(id: string): Watch | undefined {
@@ -962,6 +1050,9 @@ export class WatchHub implements WatchKeeper {
     if (this.#watches.has(id)) return this.#watches.get(id);
     const ask = this.storage.watches.requestHandover?.bind(this.storage.watches);
     if (!ask) return undefined;
+    // Waiting out its back-off after failing to run (#letGo): no replica runs it to hand it over.
+    // (Asked, none answered, and the request waited the whole 3 s.)
+    if ((await this.pausedUntil(id)) !== undefined) return undefined;
     // Told before asking, so an answer that comes at once is not missed.
     const answer = this.#handoverAnswer(id);
     try {
@@ -1017,6 +1108,16 @@ export class WatchHub implements WatchKeeper {
         if (waiting.size === 0 && this.#awaitingHandover.get(id) === waiting) this.#awaitingHandover.delete(id);
       },
     };
+  }
+
+  /**
+   * When watch `id`, let go after failing to run (#letGo, #run), runs again: it waits until then,
+   * run nowhere, and a request for it (SubscribeToTask, a push config) is answered so.
+   * Undefined when it does not wait (it runs, here or elsewhere, or is gone).
+   */
+  async pausedUntil(id: string): Promise<number | undefined> {
+    if (this.#watches.has(id)) return undefined;
+    return this.storage.watches.pausedUntil(id, Date.now());
   }
 
   /** Whether watch `id` is open here or, by its stored definition, on another replica. */
@@ -1226,18 +1327,28 @@ export class WatchHub implements WatchKeeper {
         await this.#removals.get(row.id);
         continue;
       }
+      // A definition that cannot be read (a row damaged in the database) can never run: no retry mends it.
+      const definition = readDefinition(row);
+      if (typeof definition === 'string') {
+        this.log?.error({ watch: row.id, problem: definition }, `a stored watch's definition cannot be read (${definition}); the watch ends FAILED and its row is removed`);
+        await this.#endUnrun(
+          row,
+          `The watch ended: the registry cannot read its stored definition (${definition}), so it can never run again. Start a new watch with the same query, filter and push configs to keep watching.`,
+        );
+        continue;
+      }
       /** The watch once it is in the hub: a failure from there on lets it go (see the catch). */
       let entered: Watch | undefined;
       try {
         const state: WatchState = {
           scope: { tenant: row.tenant, owner: row.owner },
           expiresAt: row.expiresAt,
-          pushConfigs: JSON.parse(row.pushConfigs) as unknown[],
+          pushConfigs: definition.pushConfigs,
           seq: row.seqFloor,
           seqFloor: row.seqFloor,
           restored: true,
         };
-        const watch = new Watch(row.id, row.contextId, row.principal, JSON.parse(row.request) as WatchRequest, this.service, this.limits, state, this);
+        const watch = new Watch(row.id, row.contextId, row.principal, definition.request, this.service, this.limits, state, this);
         if (!this.hasPrincipal(row.principal)) {
           // Its principal lost access (the operator removed its token): it ends here, its task
           // FAILED saying why, with nothing pushed, not even that status (no follower runs it).
@@ -1286,12 +1397,24 @@ export class WatchHub implements WatchKeeper {
           continue;
         }
         // Refused now (its stored request is no longer valid): dropped. Anything else (the index
-        // not loaded yet, storage failing): its lease let go, for the next claim here or elsewhere.
-        const refused = err instanceof RegistryError && err.code === 'BAD_REQUEST';
-        this.log?.error({ err, watch: row.id }, refused ? 'a stored watch is refused now; it is dropped' : 'a stored watch could not be restored; retrying later');
+        // not loaded yet, storage failing, a bug): let go for a later claim, here or elsewhere,
+        // after the same wait as a watch that failed once it ran (#letGo), and ended FAILED at the
+        // last failure allowed. Before, it was claimed again at every claim (every 10 s) for ever.
         this.#leaseUntil.delete(row.id);
-        if (refused) await this.storage.watches.remove(row.id).catch(() => undefined);
-        else await this.storage.watches.release(this.#holder, row.id).catch(() => undefined);
+        if (err instanceof RegistryError && err.code === 'BAD_REQUEST') {
+          this.log?.error({ err, watch: row.id }, 'a stored watch is refused now; it is dropped');
+          await this.storage.watches.remove(row.id).catch(() => undefined);
+          continue;
+        }
+        const what = 'a stored watch could not be restored';
+        const retry = this.#countFailure(row.id);
+        if (!retry) {
+          this.#logGaveUp(row.id, err, what);
+          await this.#endUnrun(row, failedForGood(RUN_RETRY.attempts, what));
+          continue;
+        }
+        this.#logRetry(row.id, err, `${what}; it is let go`, retry);
+        await this.#releaseUntil(row.id, retry.at);
       }
     }
   }

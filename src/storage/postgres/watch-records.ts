@@ -116,6 +116,12 @@ export class PostgresWatchRecords implements WatchRecords {
     await this.#write("UPDATE watches SET holder = '', lease_until = $3 WHERE holder = $1 AND id = $2", [holder, id, until]);
   }
 
+  async pausedUntil(id: string, now: number): Promise<number | undefined> {
+    if (unstorable(id)) return undefined;
+    const { rows } = await this.read<{ until: string }>("SELECT lease_until AS until FROM watches WHERE id = $1 AND holder = '' AND lease_until > $2", [id, now]);
+    return rows[0] ? Number(rows[0].until) : undefined;
+  }
+
   async requestHandover(id: string): Promise<void> {
     if (unstorable(id)) return;
     await this.query('SELECT pg_notify($1, $2)', [WATCH_HANDOVER_CHANNEL, id]);

@@ -87,6 +87,12 @@ export class SqliteWatchRecords implements WatchRecords {
     });
   }
 
+  pausedUntil(id: string, now: number): Promise<number | undefined> {
+    return this.read(
+      () => (prepare(this.db(), "SELECT lease_until AS until FROM watches WHERE id = ? AND holder = '' AND lease_until > ?").get(id, now) as { until: number } | undefined)?.until,
+    );
+  }
+
   countFor(principal: string, now: number): Promise<number> {
     return this.read(() => countFor(this.db(), principal, now));
   }
