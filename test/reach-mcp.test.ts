@@ -121,10 +121,12 @@ describe('MCP tools', () => {
       assert.equal(tool.inputSchema.type, 'object', tool.name);
       assert.equal(tool.outputSchema?.type, 'object', `${tool.name} outputSchema`);
       // Writes may fetch from the agent or server they name (register by URL, fetchTools, refresh): an open world.
+      // They are destructive: a changed document replaces the current one, and a revision past
+      // REGISTRY_MAX_REVISIONS deletes the oldest (MCP: false means "only additive updates").
       const writes = tool.name.startsWith('register_') || tool.name === 'refresh_entry';
       assert.deepEqual(
         { readOnly: tool.annotations?.readOnlyHint, destructive: tool.annotations?.destructiveHint, idempotent: tool.annotations?.idempotentHint, openWorld: tool.annotations?.openWorldHint },
-        { readOnly: !writes, destructive: false, idempotent: true, openWorld: writes },
+        { readOnly: !writes, destructive: writes, idempotent: true, openWorld: writes },
         tool.name,
       );
       assert.ok((tool.description ?? '').length > 120, `${tool.name} has a description a model can choose by`);

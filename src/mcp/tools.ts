@@ -56,12 +56,15 @@ export const WRITING_TOOLS: ReadonlySet<string> = new Set<ToolName>(['register_a
 /** Tools that only read the registry (validate_document checks a document it is given and stores nothing). */
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /**
- * Registration writes, but destroys nothing (an update keeps the older revisions) and sending the
- * same document again changes nothing. Unregistering is left to A2A and the CLI: a destructive
- * operation a model could call is worth a deliberate client. Registering by URL, with
- * fetchTools, and refreshing reach out to the agent or server named: an open world.
+ * Registration and refresh write, and may destroy: a changed document replaces the entry's current
+ * one, and each new revision past REGISTRY_MAX_REVISIONS deletes the oldest from the history. MCP's
+ * destructiveHint: false promises "only additive updates", and a client skips its confirmation on
+ * that promise; they were annotated so, on the belief that an update keeps every older revision.
+ * Sending the same document again changes nothing (idempotent). Unregistering is left to A2A and
+ * the CLI. Registering by URL, with fetchTools, and refreshing reach out to the agent or server
+ * named: an open world.
  */
-const REGISTERS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+const REGISTERS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
 
 // ---- input schemas, from the contract's ----
 
