@@ -65,10 +65,10 @@ async function rpc03(method: string, params: unknown): Promise<WireJson> {
   return (await (await postRpc(method, params, { legacy: true })).json()) as WireJson;
 }
 
-async function rest(method: string, path: string): Promise<{ status: number; body: WireJson | undefined }> {
+async function rest(method: string, path: string): Promise<{ status: number; body: WireJson | undefined; contentType: string | null }> {
   const res = await fetch(`${registry.url}/a2a/rest${path}`, { method, headers: { 'A2A-Version': '1.0', ...alice } });
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as WireJson) : undefined };
+  return { status: res.status, body: text ? (JSON.parse(text) as WireJson) : undefined, contentType: res.headers.get('content-type') };
 }
 
 /**
@@ -293,7 +293,10 @@ describe('the configs of a watch that has ended', () => {
     assert.match(grpcGot.error!.details, removed);
     // Delete: the cleanup a client does once the watch has ended succeeds, on each binding.
     assert.deepEqual(await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' }), { jsonrpc: '2.0', id: 1, result: null });
-    assert.equal((await rest('DELETE', `/tasks/${taskId}/pushNotificationConfigs/b`)).status, 204);
+    const restDeleted = await rest('DELETE', `/tasks/${taskId}/pushNotificationConfigs/b`);
+    assert.equal(restDeleted.status, 204);
+    // No body, so no media type (the SDK labelled it application/a2a+json, whatever Accept asked).
+    assert.equal(restDeleted.contentType, null);
     assert.equal((await rpc03('tasks/pushNotificationConfig/delete', { id: taskId, pushNotificationConfigId: 'c' })).result, null);
     const grpcDeleted = await raw.unary('deleteTaskPushNotificationConfig', { tenant: '', taskId, id: 'd' }, metadata(alice));
     assert.equal(grpcDeleted.error, undefined, grpcDeleted.error?.message);

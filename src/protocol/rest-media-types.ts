@@ -5,7 +5,9 @@
  *   responses (section 11.1); v1.0.1 recommends `application/a2a+json`. Clients of either
  *   parse both, so we answer `application/json` unless the client's Accept header prefers
  *   `application/a2a+json` (the SDK 1.x client sends "application/a2a+json, application/json"),
- *   and say Vary: Accept. Server-sent event streams keep `text/event-stream`.
+ *   and say Vary: Accept. Server-sent event streams keep `text/event-stream`. An answer without
+ *   a body (the 204 of DeleteTaskPushNotificationConfig) has no media type to name: the label the
+ *   SDK puts on every answer before it runs is dropped there.
  * - requests: a body that is not JSON gets 415 Unsupported Media Type with
  *   ContentTypeNotSupportedError (the SDK answers 400, and its JSON parser would otherwise skip
  *   the body silently); an empty body passes, whatever type it is labelled.
@@ -27,6 +29,13 @@ export const restAnswerMediaType: RequestHandler = (req, res, next) => {
     res.type(chosen);
     return json(body);
   }) as Response['json'];
+  // The SDK ends a 204 with res.end, past res.json: it went out labelled application/a2a+json,
+  // whatever Accept asked, with nothing to label.
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    if (res.statusCode === 204 && !res.headersSent) res.removeHeader('Content-Type');
+    return end(...args);
+  }) as Response['end'];
   next();
 };
 
