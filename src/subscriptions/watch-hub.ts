@@ -911,7 +911,7 @@ export class WatchHub implements WatchKeeper {
 
   /**
    * Tells the listeners of onEndUnrun that stored watch `row`, run nowhere, ended with `end`:
-   * its task is given that final status, and the webhooks of the push configs its row keeps are
+   * its task is given that final status (a canceled one's is stored already), and the webhooks of the push configs its row keeps are
    * pushed it, as a running watch's are. (Nothing runs such a watch to push it: its webhooks
    * never learned that it ended, while a running watch's did.) Push configs that cannot be read
    * (a damaged row) cannot be told.
