@@ -320,8 +320,13 @@ describe('watches across a restart (SQLite)', () => {
           assert.match(String(await subscriber.done.then(() => 'the stream ended', (error: unknown) => error)), pausedAnswer);
           assert.equal(subscriber.events[0]?.task?.status?.state, 'TASK_STATE_WORKING', 'the task comes first');
           await assert.rejects(carol.listTaskPushNotificationConfig({ tenant: '', taskId: paused, pageSize: 0, pageToken: '' }), pausedAnswer);
-          await carol.cancelTask({ tenant: '', id: paused, metadata: undefined });
+          const pausedCanceled = await carol.cancelTask({ tenant: '', id: paused, metadata: undefined });
           assert.equal(await store.watches.get(paused), undefined, 'a paused watch can be canceled');
+          // Its webhook is told, as a running watch's is: the status CancelTask answers. Before,
+          // nothing ran the watch to tell it.
+          const pausedEnd = await doomedHook.waitFor((b) => b.statusUpdate?.taskId === paused, "the paused watch's final status pushed");
+          assert.equal(pausedEnd.statusUpdate.status.state, 'TASK_STATE_CANCELED');
+          assert.equal(pausedEnd.statusUpdate.status.message.messageId, pausedCanceled.status?.message?.messageId);
 
           // Failures before a restored watch enters the hub. A definition that cannot be read (its
           // push configs damaged in the database) ends its task FAILED at once, saying so, its row
@@ -356,6 +361,12 @@ describe('watches across a restart (SQLite)', () => {
           const unrestorableTask = await taskOf(unrestorable);
           assert.equal(unrestorableTask.status.state, 'TASK_STATE_FAILED');
           assert.match(unrestorableTask.status.message.parts[0].text, /^The watch stopped: the registry failed to run it 8 times in a row \(a stored watch could not be restored, an internal failure; .*\), so it is not retried any more/);
+          // Its webhook is told that status too (before, only its task was: nothing ran the watch);
+          // the unreadable one's cannot be (its push configs are what is damaged).
+          const unrestorableEnd = await doomedHook.waitFor((b) => b.statusUpdate?.taskId === unrestorable, "the final status of the watch that failed for good pushed");
+          assert.equal(unrestorableEnd.statusUpdate.status.state, 'TASK_STATE_FAILED');
+          assert.equal(unrestorableEnd.statusUpdate.status.message.messageId, unrestorableTask.status.message.messageId);
+          assert.ok(!doomedHook.requests.some((r) => r.body.statusUpdate?.taskId === unreadable), 'nothing pushed for the unreadable definition');
         } finally {
           await doomedHook.close();
         }

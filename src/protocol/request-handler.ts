@@ -33,6 +33,8 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
     const pushConfigs = new PushConfigs(fetcher, watches, { httpCredentials: config.watches.httpCredentials });
     const pushes = new WatchPushes(pushConfigs, fetcher, log, config.watches.bufferEvents, { ...DEFAULT_PUSH_RETRY, windowMs: config.watches.webhookRetryMs });
     watches.onStart((watch) => pushes.follow(watch));
+    // A stored watch that ended run nowhere (canceled while paused, failing to run for good): its webhooks are told too.
+    watches.onEndUnrun((watch, end) => void pushes.tellUnrun(watch, end).catch((err: unknown) => log.error({ err, watch: watch.id }, 'the final status of a watch that ended could not be pushed')));
     // Every watch keeps its stored task current (events, its end), whether or not a stream is open.
     const watchTasks = new WatchTasks(tasks, watches, log);
     handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, { hub: watches, tasks: watchTasks, budgets: abuse }, {

@@ -31,7 +31,7 @@ import { clearableTimeout } from '../lib/clearable-timeout.js';
 import { FetchError, type CheckedUrl, type FetchOptions, type Fetcher } from '../net/fetcher.js';
 import type { Logger } from '../observability/logger.js';
 import { watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
-import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
+import type { UnrunWatch, Watch, WatchEnd, WatchHub } from '../subscriptions/watch-hub.js';
 import { LEGACY_VERSION } from './versions.js';
 
 /** Configs one task may have. */
@@ -143,11 +143,7 @@ export class PushConfigs implements PushNotificationStore {
 
   /** A restored watch's configs, as its definition kept them (with the version each was given in). */
   restore(taskId: string, configs: unknown[]): void {
-    const list = configs.map((c) => {
-      const kept = (c as { wireVersion?: unknown }).wireVersion;
-      // Under no tenant, as save keeps it (a definition stored before may carry one).
-      return { config: { ...TaskPushNotificationConfig.fromJSON(c), taskId, tenant: '' }, wireVersion: typeof kept === 'string' ? kept : UNRECORDED_WIRE_VERSION };
-    });
+    const list = storedConfigs(taskId, configs);
     if (list.length > 0) this.#byTask.set(taskId, list);
   }
 
@@ -220,6 +216,15 @@ export class PushConfigs implements PushNotificationStore {
     const refusal = this.options.httpCredentials ? undefined : secretOverHttp(config);
     return { purpose: 'webhook', headers: headersOf(config, wireVersion), ...(refusal ? { secretOverHttpRefusal: refusal } : {}) };
   }
+}
+
+/** Watch `taskId`'s configs as its stored definition keeps them (their wire JSON), each with the version it was given in. */
+function storedConfigs(taskId: string, configs: unknown[]): StoredPushNotificationConfig[] {
+  return configs.map((c) => {
+    const kept = (c as { wireVersion?: unknown }).wireVersion;
+    // Under no tenant, as save keeps it (a definition stored before may carry one).
+    return { config: { ...TaskPushNotificationConfig.fromJSON(c), taskId, tenant: '' }, wireVersion: typeof kept === 'string' ? kept : UNRECORDED_WIRE_VERSION };
+  });
 }
 
 /**
@@ -384,6 +389,16 @@ class Notification {
   }
 }
 
+/**
+ * The notification of watch `taskId`'s end (the final status a stream ends with: CANCELED,
+ * COMPLETED when it expired, FAILED), as its webhooks are told it (WatchEnd.pushedMessage: a
+ * failed webhook named by its origin). None for an end that tells nothing (a shutdown).
+ */
+function finalNotification(taskId: string, contextId: string, end: WatchEnd): Notification | undefined {
+  const status = watchEndStatus(taskId, contextId, end.pushedMessage === undefined ? end : { ...end, message: end.pushedMessage });
+  return status && new Notification({ payload: { $case: 'statusUpdate', value: { taskId, contextId, status, metadata: undefined } } });
+}
+
 /** The notifications waiting for one webhook of a watch, delivered one after another. */
 interface WebhookQueue {
   chain: Promise<void>;
@@ -497,20 +512,38 @@ export class WatchPushes {
       // to the webhooks too, each after the events already queued for it: a client that only
       // listens there would otherwise never learn that the watch ended. None when the registry
       // shuts down.
-      // As the webhooks are told it (WatchEnd.pushedMessage): a failed webhook named by its origin.
-      const status = watchEndStatus(watch.id, contextId, end.pushedMessage === undefined ? end : { ...end, message: end.pushedMessage });
+      const final = finalNotification(watch.id, contextId, end);
       const configs = this.configs.keptFor(watch.id);
       this.configs.drop(watch.id);
-      if (!status || configs.length === 0) return;
-      const final = new Notification({ payload: { $case: 'statusUpdate', value: { taskId: watch.id, contextId, status, metadata: undefined } } });
+      if (!final) return;
       // After a failed delivery, once each: the webhook that failed has had its attempts.
       const attempts = end.reason === 'failed' ? 1 : this.#delays.length + 1;
       for (const kept of configs) {
         const queue = queueOf(kept.config.id);
-        queue.chain = queue.chain.then(() => this.#deliverFinal(watch, kept, final, attempts));
+        queue.chain = queue.chain.then(() => this.#deliverFinal(watch.id, kept, final, attempts));
       }
     });
     return kept;
+  }
+
+  /**
+   * The final status of a stored watch that ended run nowhere (WatchHub.onEndUnrun: canceled
+   * while it waited out its back-off after failing to run, or failing to run for good) to the
+   * webhooks of the configs its row keeps, as a running watch's final status goes to its own.
+   * Once each, as after a failed delivery: nothing follows it, and a watch that could not run
+   * may fail on its webhook too. Before, they were never told: nothing ran the watch to tell them.
+   */
+  async tellUnrun(watch: UnrunWatch, end: WatchEnd): Promise<void> {
+    const final = finalNotification(watch.id, watch.contextId, end);
+    if (!final) return;
+    let configs: StoredPushNotificationConfig[];
+    try {
+      configs = storedConfigs(watch.id, watch.pushConfigs);
+    } catch (err) {
+      this.log.error({ err, watch: watch.id }, "the push configs of a watch that ended could not be read; its webhooks are not told its final status");
+      return;
+    }
+    await Promise.all(configs.map((kept) => this.#deliverFinal(watch.id, kept, final, 1)));
   }
 
   /**
@@ -538,11 +571,11 @@ export class WatchPushes {
     }
   }
 
-  /** The watch's final status to one of its webhooks (the watch has ended: a failure is only logged). */
-  async #deliverFinal(watch: Watch, kept: StoredPushNotificationConfig, body: Notification, attempts: number): Promise<void> {
+  /** Watch `watchId`'s final status to one of its webhooks (the watch has ended: a failure is only logged). */
+  async #deliverFinal(watchId: string, kept: StoredPushNotificationConfig, body: Notification, attempts: number): Promise<void> {
     const failure = await this.#deliver(kept, body, attempts);
     const { config } = kept;
-    if (failure) this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'the final status of a watch could not be pushed');
+    if (failure) this.log.warn({ watch: watchId, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'the final status of a watch could not be pushed');
   }
 
   /**

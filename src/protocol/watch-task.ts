@@ -65,6 +65,7 @@ export class WatchTasks {
     // the end is queued before CancelTask reads the task (see settled).
     watches.onEnd((watch, end) => this.#end(watch, end));
     // A stored watch that ended before it ran (its definition unreadable, or failing to run for good): its task says why.
+    // (One canceled while it waited to run again has its CANCELED status stored already: kept.)
     watches.onEndUnrun((task, end) => {
       this.storeEnd(task.scope, task.id, end).catch((err: unknown) => this.log.error({ err, taskId: task.id }, 'the task of a watch that ended could not be updated'));
     });

@@ -138,8 +138,19 @@ type EndListener = () => void | Promise<void>;
 
 /** What follows watches as they start or are restored (WatchHub.onStart). */
 type StartListener = (watch: Watch) => void | Promise<void>;
-/** Told of a stored watch that ends before it ever ran here (see WatchHub.onEndUnrun): its task's id and scope, and its end. */
-type UnrunEndListener = (task: { id: string; scope: TaskScope }, end: WatchEnd) => void;
+/**
+ * A stored watch that ends before it ever ran here (see WatchHub.onEndUnrun): its task's id,
+ * scope and context, and the push configs its row keeps (the SDK's wire JSON; none when they
+ * cannot be read), whose webhooks are to be told its end.
+ */
+export interface UnrunWatch {
+  id: string;
+  scope: TaskScope;
+  contextId: string;
+  pushConfigs: unknown[];
+}
+/** Told of a stored watch that ends before it ever ran here (see WatchHub.onEndUnrun), and its end. */
+type UnrunEndListener = (watch: UnrunWatch, end: WatchEnd) => void;
 
 /** The one error that stands for the failures of a watch's followers (WatchHub.#tellStarted, at least one). */
 function followersFailure(failed: unknown[]): unknown {
@@ -207,6 +218,16 @@ function readDefinition(row: WatchRow): { request: WatchRequest; pushConfigs: un
   }
   if (!Array.isArray(pushConfigs)) return 'its push configs are not a JSON array';
   return { request: request as WatchRequest, pushConfigs };
+}
+
+/** The push configs stored watch `row` keeps (the SDK's wire JSON), or none when they cannot be read. */
+function storedPushConfigs(row: WatchRow): unknown[] {
+  try {
+    const configs: unknown = JSON.parse(row.pushConfigs);
+    return Array.isArray(configs) ? configs : [];
+  } catch {
+    return [];
+  }
 }
 
 /** When a watch that failed to run runs again: after its `failures`-th failure in a row, `waitMs` from now (at `at`). */
@@ -876,24 +897,35 @@ export class WatchHub implements WatchKeeper {
 
   /**
    * Ends stored watch `row`, which never ran here (its definition cannot be read, or it failed
-   * RUN_RETRY.attempts times in a row before it ran), with `message`: its task FAILED saying it
-   * (onEndUnrun), its definition removed. Its webhooks are not told: nothing here ever pushed for
-   * it. Before, it was let go and claimed again at every claim (every 10 s), failing again, an
-   * error logged each time, for ever, its task WORKING.
+   * RUN_RETRY.attempts times in a row before it ran), with `message`: its task FAILED saying it,
+   * and its webhooks told so (#tellUnrun), its definition removed. Before, it was let go and
+   * claimed again at every claim (every 10 s), failing again, an error logged each time, for
+   * ever, its task WORKING.
    */
   async #endUnrun(row: WatchRow, message: string): Promise<void> {
-    this.#runFailures.delete(row.id);
     this.#leaseUntil.delete(row.id);
-    const end = endNow('failed', message);
+    this.#tellUnrun(row, endNow('failed', message));
+    this.#remove(row.id);
+    await this.#removals.get(row.id);
+  }
+
+  /**
+   * Tells the listeners of onEndUnrun that stored watch `row`, run nowhere, ended with `end`:
+   * its task is given that final status (a canceled one's is stored already), and the webhooks of the push configs its row keeps are
+   * pushed it, as a running watch's are. (Nothing runs such a watch to push it: its webhooks
+   * never learned that it ended, while a running watch's did.) Push configs that cannot be read
+   * (a damaged row) cannot be told.
+   */
+  #tellUnrun(row: WatchRow, end: WatchEnd): void {
+    this.#runFailures.delete(row.id);
+    const pushConfigs = storedPushConfigs(row);
     for (const listener of this.#unrunListeners) {
       try {
-        listener({ id: row.id, scope: { tenant: row.tenant, owner: row.owner } }, end);
+        listener({ id: row.id, scope: { tenant: row.tenant, owner: row.owner }, contextId: row.contextId, pushConfigs }, end);
       } catch (err) {
         this.log?.error({ err, watch: row.id }, 'a listener failed on a stored watch that ended before it ran');
       }
     }
-    this.#remove(row.id);
-    await this.#removals.get(row.id);
   }
 
   /**
@@ -965,7 +997,11 @@ export class WatchHub implements WatchKeeper {
    */
   async #cancelElsewhere(id: string, end: WatchEnd): Promise<void> {
     for (let round = 0; round < 3; round++) {
+      // Waiting out its back-off after failing to run (#letGo): held by nobody, so removed here
+      // and ended here, its webhooks told (#tellUnrun). Before, its row went and nothing told them.
+      const paused = (await this.pausedUntil(id)) === undefined ? undefined : await this.storage.watches.get(id);
       if (await this.storage.watches.removeHeld(id, Date.now())) {
+        if (paused) return this.#tellUnrun(paused, end);
         await this.storage.watches.requestHandover?.(id).catch((err: unknown) => this.log?.warn({ err, watch: id }, 'the replica running a canceled watch could not be told; it ends the watch at its next lease renewal'));
         return;
       }
