@@ -197,37 +197,40 @@ export function runRetryWaitMs(failures: number): number {
 const failedForGood = (failures: number, what: string) =>
   `The watch stopped: the registry failed to run it ${failures} times in a row (${what}, an internal failure; the registry's log has the details), so it is not retried any more. Start a new watch with the same query, filter and push configs to keep watching.`;
 
+/** Why a stored JSON field could not be parsed: the parser's message. */
+const parseFailure = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** The push configs stored watch `row` keeps (the SDK's wire JSON), or what makes them unreadable. */
+function readPushConfigs(row: WatchRow): unknown[] | string {
+  let pushConfigs: unknown;
+  try {
+    pushConfigs = JSON.parse(row.pushConfigs);
+  } catch (err) {
+    return `its push configs are not JSON (${parseFailure(err)})`;
+  }
+  return Array.isArray(pushConfigs) ? pushConfigs : 'its push configs are not a JSON array';
+}
+
 /**
  * The stored request and push configs of watch row `row`, or what makes them unreadable (a
  * row damaged in the database, or written by hand): such a row can never run.
  */
 function readDefinition(row: WatchRow): { request: WatchRequest; pushConfigs: unknown[] } | string {
-  const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
   let request: unknown;
-  let pushConfigs: unknown;
   try {
     request = JSON.parse(row.request);
   } catch (err) {
-    return `its request is not JSON (${reason(err)})`;
+    return `its request is not JSON (${parseFailure(err)})`;
   }
   if (typeof request !== 'object' || request === null || Array.isArray(request)) return 'its request is not a JSON object';
-  try {
-    pushConfigs = JSON.parse(row.pushConfigs);
-  } catch (err) {
-    return `its push configs are not JSON (${reason(err)})`;
-  }
-  if (!Array.isArray(pushConfigs)) return 'its push configs are not a JSON array';
-  return { request: request as WatchRequest, pushConfigs };
+  const pushConfigs = readPushConfigs(row);
+  return typeof pushConfigs === 'string' ? pushConfigs : { request: request as WatchRequest, pushConfigs };
 }
 
-/** The push configs stored watch `row` keeps (the SDK's wire JSON), or none when they cannot be read. */
+/** The push configs stored watch `row` keeps, or none when they cannot be read (its webhooks then cannot be told). */
 function storedPushConfigs(row: WatchRow): unknown[] {
-  try {
-    const configs: unknown = JSON.parse(row.pushConfigs);
-    return Array.isArray(configs) ? configs : [];
-  } catch {
-    return [];
-  }
+  const pushConfigs = readPushConfigs(row);
+  return typeof pushConfigs === 'string' ? [] : pushConfigs;
 }
 
 /** When a watch that failed to run runs again: after its `failures`-th failure in a row, `waitMs` from now (at `at`). */
