@@ -835,6 +835,18 @@ describe('ARD API', () => {
     assert.ok(next.body.items.length >= 1);
     const servers = await getJson(`${registry.url}/agents?filter=${encodeURIComponent("type = 'application/mcp-server-card+json'")}`);
     assert.deepEqual(servers.body.items.map((e: WireJson) => e.identifier), [urn('mcp-server', ids.files)]);
+    // ARD Appendix A's publisherId (comma-separated, any of them), the <publisher> segment of the
+    // identifiers, as POST /search's publisher reads it: every entry listed here is this registry's.
+    // It was refused as an unsupported expression.
+    const filtered = (filter: string) => getJson(`${registry.url}/agents?filter=${encodeURIComponent(filter)}`);
+    const published = await filtered("publisherId = 'other.example, 127.0.0.1' AND type = 'application/mcp-server-card+json'");
+    assert.deepEqual(published.body.items.map((e: WireJson) => e.identifier), [urn('mcp-server', ids.files)]);
+    const elsewhere = await filtered("publisherId = 'other.example'");
+    assert.equal(elsewhere.res.status, 200);
+    assert.deepEqual(elsewhere.body, { items: [] });
+    // A clause after one that matches nothing is still read: a wrong one is refused, not answered empty.
+    assertArdError(await filtered("publisherId = 'other.example' AND verified = maybe"), 400, 'INVALID_ARGUMENT', /publisherId = '<publisher domains, comma-separated>'/);
+    assertArdError(await filtered("publisherId = ' , '"), 400, 'INVALID_ARGUMENT', /^The filter's publisherId = '\.\.\.' names no publisher/);
     assertArdError(await getJson(`${registry.url}/agents?filter=${encodeURIComponent('displayName = x')}`), 400, 'INVALID_ARGUMENT', /type = /);
     // Clauses joined by AND that contradict each other match nothing, as two types do (the last
     // verified clause was taken alone: every unverified entry); the same value twice is that value.

@@ -272,7 +272,7 @@ export const catalogDoor: Door = {
     app.get(
       ROUTES.agents,
       handle('list', async (req, res) => {
-        const request = ardListOf(req.query, core.pageTokens);
+        const request = ardListOf(site, req.query, core.pageTokens);
         const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)).catch(REFUSED_LIST_TOKEN) : { entries: [] };
         const body: { items: unknown[]; pageToken?: string } = { items: list.entries.map((view) => catalogEntryOf(site, view)) };
         if (list.nextPageToken) body.pageToken = list.nextPageToken;
