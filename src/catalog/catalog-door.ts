@@ -10,7 +10,8 @@
  * Thin over the shared operations: the door-level access rule (http/authentication.ts) admits
  * the caller, then list, search and get run through core.operations, so access, rate limits and
  * answers are those of every other door. Catalog pages are cached until the change feed moves (when reads are public: a
- * closed registry authorises every request through the operation). Every GET answer carries a
+ * closed registry authorises every request through the operation); a page served from memory is
+ * still counted against its caller's read budget, as the list it stands for. Every GET answer carries a
  * strong ETag and Cache-Control and honours If-None-Match.
  *
  * Cross-origin: when reads are public, the GET documents are readable from any origin
@@ -241,7 +242,16 @@ export const catalogDoor: Door = {
           return { body, etag: etagOf(body) };
         };
         const key = `${document}|${page.page}|${'after' in page ? page.after : ''}`;
-        const built = config.publicRead ? await pages.getOrBuild(key, build) : await build();
+        let listed = false;
+        const list = () => {
+          listed = true;
+          return build();
+        };
+        const built = config.publicRead ? await pages.getOrBuild(key, list) : await list();
+        // A page kept from another request's list is this request's list all the same: it counts
+        // against the caller's read budget (it was not counted, so the catalog was the one read no
+        // budget limited, past its first build after each change).
+        if (!listed) await core.operations.admit('list', caller);
         sendCacheable(req, res, { ...built, cacheControl, contentType });
       });
     app.get(ROUTES.aiCatalog, servePage('ai-catalog', `${MEDIA_TYPES.catalog}; charset=utf-8`));

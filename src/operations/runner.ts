@@ -9,7 +9,7 @@ import type { RegistryService } from '../registry/service.js';
 import type { TaskRow, TaskScope } from '../storage/types.js';
 import type { WatchHub } from '../subscriptions/watch-hub.js';
 import { shareJsonText } from '../lib/shared-json.js';
-import type { Admission } from './admission.js';
+import type { Admission, BudgetedAction } from './admission.js';
 import { isStreamed, isWatch, type Answer, type AnswerChunk, type OperationResult, type WatchAnswer } from './answer.js';
 import type { Operation } from './operation.js';
 import { describeHits, summarizeEntries, summarizeEntry, summarizeRegistration, summarizeValidation } from './summaries.js';
@@ -92,6 +92,16 @@ export class OperationRunner {
     }
     const watch = await this.watches.start(context.taskId, request, caller, { contextId: context.contextId ?? '', scope: context.taskScope });
     return { artifactName: 'watch-results', watch };
+  }
+
+  /**
+   * The rate limits of `action` alone, for an answer a door gives without running the operation
+   * again: a catalog page kept from an earlier request's `list` (catalog/catalog-door.ts) counts
+   * against this caller's budget as the `list` it stands for, as a search the service answers
+   * from its cache does (that one runs through run()). Throws RATE_LIMITED as run() does.
+   */
+  async admit(action: BudgetedAction, caller: Caller): Promise<void> {
+    await this.admission?.admit(action, caller);
   }
 
   /** run() for doors that answer in one piece (MCP tools, catalogs): never a stream. */
