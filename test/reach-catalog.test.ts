@@ -769,12 +769,26 @@ describe('ARD API', () => {
     assertArdError(await search({ bogus: 1 }), 400, 'INVALID_ARGUMENT', /owner \(one registering principal per search\)/);
 
     // A type no entry here has answered 200 and no results, silently; now 400 naming the types.
-    for (const [type, path] of [[['application/a2a-agent-card+jsn'], '/query/filter/type/0'], ['agent', '/query/filter/type'], [['application/a2a-agent-card+json', 'application/ai-catalog+json'], '/query/filter/type/1']] as const) {
+    for (const [type, path] of [[['application/a2a-agent-card+jsn'], '/query/filter/type/0'], ['agent', '/query/filter/type'], [['application/a2a-agent-card+json', 'application/parquet'], '/query/filter/type/1']] as const) {
       const answer = await search({ type });
       const shown = JSON.stringify(Array.isArray(type) ? type.at(-1) : type);
       assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`^The search request is not valid: ${path.replace(/\//g, '\\/')}: ${shown.replace(/[.+]/g, '\\$&')} is not a media type this registry lists\\.$`));
       assert.deepEqual(answer.body.details.map((d: WireJson) => [d.path, d.hint]), [[path, '"type" takes application/a2a-agent-card+json (agents) or application/mcp-server-card+json (MCP servers).']]);
     }
+    // The types the registry's own catalog gives its search service and its next pages are types it
+    // lists (they were refused as "not a media type this registry lists"): no registered entry has
+    // them, so alone they match nothing, and beside another type they add nothing to it.
+    for (const type of ['application/ai-registry+json', ['Application/AI-Catalog+JSON']]) {
+      const none = await search({ type });
+      assert.equal(none.res.status, 200, JSON.stringify(none.body));
+      assert.deepEqual(none.body, { results: [] });
+    }
+    const agentsOrCatalogs = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { type: ['application/a2a-agent-card+json', 'application/ai-catalog+json'] } } });
+    assert.ok(agentsOrCatalogs.body.results.some((r: WireJson) => r.identifier === urn('agent', ids.invoice)), JSON.stringify(agentsOrCatalogs.body));
+    assert.ok(agentsOrCatalogs.body.results.every((r: WireJson) => r.type === 'application/a2a-agent-card+json'));
+    const registries = await getJson(`${registry.url}/agents?filter=${encodeURIComponent("type = 'application/ai-registry+json'")}`);
+    assert.equal(registries.res.status, 200, JSON.stringify(registries.body));
+    assert.deepEqual(registries.body, { items: [] });
     // Spelt as before: parameters, case and the older names are the same types.
     for (const type of ['Application/A2A-Agent-Card+JSON; version=1.0', 'application/agent-card+json', 'application/mcp-server+json']) {
       assert.equal((await search({ type })).res.status, 200, type);

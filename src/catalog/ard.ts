@@ -240,7 +240,9 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
       const kinds = kindsOfMediaTypes(values.map(String), (type, i) =>
         invalidFilter(Array.isArray(raw) ? `${at(key)}/${i}` : at(key), `${JSON.stringify(type.slice(0, 80))} is not a media type this registry lists`, `"type" takes ${ACCEPTED_TYPES_SAID}.`),
       );
-      if (kinds.size === 1) out.kind = [...kinds][0]!;
+      // Only the registry's own entry types (its search service, nested catalogs): nothing registered has them.
+      if (kinds.size === 0) matchable = false;
+      else if (kinds.size === 1) out.kind = [...kinds][0]!;
     } else if (key === 'publisher') {
       if (!stringsOf(values).some((p) => p.toLowerCase() === site.publisher)) matchable = false;
     } else if (key === 'health') {
@@ -614,7 +616,8 @@ export function ardListOf(site: Site, query: Record<string, unknown>, tokens: Ar
             { path: '/query/filter', message: 'unknown media type', hint: "e.g. filter=type = 'application/a2a-agent-card+json'" },
           ]),
         );
-        if (kinds.size === 1) {
+        if (kinds.size === 0) matchable = false;
+        else if (kinds.size === 1) {
           const kind = [...kinds][0]!;
           if (listFilter.kind !== undefined && listFilter.kind !== kind) matchable = false;
           listFilter.kind = kind;
