@@ -996,10 +996,13 @@ describe('access and limits, as on every door', () => {
     const kept = await catalog();
     assertArdError(kept, 429, 'RATE_LIMIT_EXCEEDED', /Too many reads/);
     assert.ok(Number(kept.res.headers.get('retry-after')) >= 1);
-    const refused = await search();
+    // So is a search or a listing whose filter can match nothing here, answered without the search
+    // or the list (another publisher): it was answered 200, whatever the budget.
+    const refused = await post(`${limited.url}/search`, { query: { text: 'x', filter: { publisher: 'other.example' } } });
     assertArdError(refused, 429, 'RATE_LIMIT_EXCEEDED', /Too many reads/);
     assert.ok(Number(refused.res.headers.get('retry-after')) >= 1);
     assert.ok(refused.body.retryAfterSeconds >= 1);
+    assertArdError(await getJson(`${limited.url}/agents?filter=${encodeURIComponent("publisherId = 'other.example'")}`), 429, 'RATE_LIMIT_EXCEEDED', /Too many reads/);
     let flood: { res: Response; body: WireJson } | undefined;
     for (let i = 0; i < 5 && !flood; i++) {
       const answer = await getJson(`${limited.url}/mcp/server-card`);

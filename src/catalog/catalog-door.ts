@@ -267,6 +267,9 @@ export const catalogDoor: Door = {
       handle('search', async (req, res) => {
         const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars, core.pageTokens);
         const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));
+        // A filter that can match nothing here is answered without searching, but is a search all
+        // the same: it counts against the read budget (it escaped it).
+        if (!searching) await core.operations.admit('search', requestCaller(req));
         const page = searching ? await searching.catch(REFUSED_SEARCH_TOKEN) : undefined;
         res.setHeader('Cache-Control', 'no-store');
         res.json(ardSearchAnswer(site, search, page, core.pageTokens));
@@ -283,6 +286,8 @@ export const catalogDoor: Door = {
       ROUTES.agents,
       handle('list', async (req, res) => {
         const request = ardListOf(site, req.query, core.pageTokens);
+        // A filter that can match nothing is answered without listing, and counted as the list it is (as POST /search's).
+        if (!request) await core.operations.admit('list', requestCaller(req));
         const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)).catch(REFUSED_LIST_TOKEN) : { entries: [] };
         const body: { items: unknown[]; pageToken?: string } = { items: list.entries.map((view) => catalogEntryOf(site, view)) };
         if (list.nextPageToken) body.pageToken = list.nextPageToken;
