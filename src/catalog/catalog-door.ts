@@ -268,7 +268,7 @@ export const catalogDoor: Door = {
         const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars, core.pageTokens);
         const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));
         // A filter that can match nothing here is answered without searching, but is a search all
-        // the same: it counts against the read budget (it escaped it).
+        // the same: it counts against the read budget (it was answered whatever the budget said).
         if (!searching) await core.operations.admit('search', requestCaller(req));
         const page = searching ? await searching.catch(REFUSED_SEARCH_TOKEN) : undefined;
         res.setHeader('Cache-Control', 'no-store');

@@ -76,7 +76,7 @@ export class OperationRunner {
    * SubscribeToTask find it).
    */
   async run(operation: Operation, caller: Caller, context: RunContext): Promise<OperationResult> {
-    await this.admission?.admit(operation.op, caller);
+    await this.admit(operation.op, caller);
     if (operation.op === 'watch') return this.watch(operation.request, caller, context);
     return handle(operation, caller, this.service, { ...this.options, streaming: context.streaming, acknowledge: context.acknowledge });
   }
@@ -95,10 +95,11 @@ export class OperationRunner {
   }
 
   /**
-   * The rate limits of `action` alone, for an answer a door gives without running the operation
-   * again: a catalog page kept from an earlier request's `list` (catalog/catalog-door.ts) counts
-   * against this caller's budget as the `list` it stands for, as a search the service answers
-   * from its cache does (that one runs through run()). Throws RATE_LIMITED as run() does.
+   * The rate limits of `action` alone (run() starts with them), for an answer a door gives
+   * without running the operation (catalog/catalog-door.ts): a catalog page kept from an earlier
+   * request's `list`, an ARD search or listing whose filter can match nothing. Each counts
+   * against the caller's budget as the operation it stands for, as a search the service answers
+   * from its cache does. Throws RATE_LIMITED as run() does.
    */
   async admit(action: BudgetedAction, caller: Caller): Promise<void> {
     await this.admission?.admit(action, caller);
