@@ -769,12 +769,26 @@ describe('ARD API', () => {
     assertArdError(await search({ bogus: 1 }), 400, 'INVALID_ARGUMENT', /owner \(one registering principal per search\)/);
 
     // A type no entry here has answered 200 and no results, silently; now 400 naming the types.
-    for (const [type, path] of [[['application/a2a-agent-card+jsn'], '/query/filter/type/0'], ['agent', '/query/filter/type'], [['application/a2a-agent-card+json', 'application/ai-catalog+json'], '/query/filter/type/1']] as const) {
+    for (const [type, path] of [[['application/a2a-agent-card+jsn'], '/query/filter/type/0'], ['agent', '/query/filter/type'], [['application/a2a-agent-card+json', 'application/parquet'], '/query/filter/type/1']] as const) {
       const answer = await search({ type });
       const shown = JSON.stringify(Array.isArray(type) ? type.at(-1) : type);
       assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`^The search request is not valid: ${path.replace(/\//g, '\\/')}: ${shown.replace(/[.+]/g, '\\$&')} is not a media type this registry lists\\.$`));
       assert.deepEqual(answer.body.details.map((d: WireJson) => [d.path, d.hint]), [[path, '"type" takes application/a2a-agent-card+json (agents) or application/mcp-server-card+json (MCP servers).']]);
     }
+    // The types the registry's own catalog gives its search service and its next pages are types it
+    // lists (they were refused as "not a media type this registry lists"): no registered entry has
+    // them, so alone they match nothing, and beside another type they add nothing to it.
+    for (const type of ['application/ai-registry+json', ['Application/AI-Catalog+JSON']]) {
+      const none = await search({ type });
+      assert.equal(none.res.status, 200, JSON.stringify(none.body));
+      assert.deepEqual(none.body, { results: [] });
+    }
+    const agentsOrCatalogs = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { type: ['application/a2a-agent-card+json', 'application/ai-catalog+json'] } } });
+    assert.ok(agentsOrCatalogs.body.results.some((r: WireJson) => r.identifier === urn('agent', ids.invoice)), JSON.stringify(agentsOrCatalogs.body));
+    assert.ok(agentsOrCatalogs.body.results.every((r: WireJson) => r.type === 'application/a2a-agent-card+json'));
+    const registries = await getJson(`${registry.url}/agents?filter=${encodeURIComponent("type = 'application/ai-registry+json'")}`);
+    assert.equal(registries.res.status, 200, JSON.stringify(registries.body));
+    assert.deepEqual(registries.body, { items: [] });
     // Spelt as before: parameters, case and the older names are the same types.
     for (const type of ['Application/A2A-Agent-Card+JSON; version=1.0', 'application/agent-card+json', 'application/mcp-server+json']) {
       assert.equal((await search({ type })).res.status, 200, type);
@@ -835,6 +849,18 @@ describe('ARD API', () => {
     assert.ok(next.body.items.length >= 1);
     const servers = await getJson(`${registry.url}/agents?filter=${encodeURIComponent("type = 'application/mcp-server-card+json'")}`);
     assert.deepEqual(servers.body.items.map((e: WireJson) => e.identifier), [urn('mcp-server', ids.files)]);
+    // ARD Appendix A's publisherId (comma-separated, any of them), the <publisher> segment of the
+    // identifiers, as POST /search's publisher reads it: every entry listed here is this registry's.
+    // It was refused as an unsupported expression.
+    const filtered = (filter: string) => getJson(`${registry.url}/agents?filter=${encodeURIComponent(filter)}`);
+    const published = await filtered("publisherId = 'other.example, 127.0.0.1' AND type = 'application/mcp-server-card+json'");
+    assert.deepEqual(published.body.items.map((e: WireJson) => e.identifier), [urn('mcp-server', ids.files)]);
+    const elsewhere = await filtered("publisherId = 'other.example'");
+    assert.equal(elsewhere.res.status, 200);
+    assert.deepEqual(elsewhere.body, { items: [] });
+    // A clause after one that matches nothing is still read: a wrong one is refused, not answered empty.
+    assertArdError(await filtered("publisherId = 'other.example' AND verified = maybe"), 400, 'INVALID_ARGUMENT', /publisherId = '<publisher domains, comma-separated>'/);
+    assertArdError(await filtered("publisherId = ' , '"), 400, 'INVALID_ARGUMENT', /^The filter's publisherId = '\.\.\.' names no publisher/);
     assertArdError(await getJson(`${registry.url}/agents?filter=${encodeURIComponent('displayName = x')}`), 400, 'INVALID_ARGUMENT', /type = /);
     // Clauses joined by AND that contradict each other match nothing, as two types do (the last
     // verified clause was taken alone: every unverified entry); the same value twice is that value.
@@ -962,12 +988,21 @@ describe('access and limits, as on every door', () => {
   test('rate limits: the shared read budget, and the flood guard, answer 429 RATE_LIMIT_EXCEEDED with Retry-After', async () => {
     const limited = await start({ REGISTRY_RATE_READS_PER_MINUTE: '2', REGISTRY_RATE_REQUESTS_PER_MINUTE: '6' });
     const search = () => post(`${limited.url}/search`, { query: { text: 'x' } });
+    const catalog = () => getJson(`${limited.url}/.well-known/ai-catalog.json`);
     assert.equal((await search()).res.status, 200);
-    assert.equal((await search()).res.status, 200);
-    const refused = await search();
+    assert.equal((await catalog()).res.status, 200);
+    // The catalog page the first GET built and kept is a read too, as a search answered from the
+    // search cache is: it was counted only when built, never when served from memory.
+    const kept = await catalog();
+    assertArdError(kept, 429, 'RATE_LIMIT_EXCEEDED', /Too many reads/);
+    assert.ok(Number(kept.res.headers.get('retry-after')) >= 1);
+    // So is a search or a listing whose filter can match nothing here, answered without the search
+    // or the list (another publisher): it was answered 200, whatever the budget.
+    const refused = await post(`${limited.url}/search`, { query: { text: 'x', filter: { publisher: 'other.example' } } });
     assertArdError(refused, 429, 'RATE_LIMIT_EXCEEDED', /Too many reads/);
     assert.ok(Number(refused.res.headers.get('retry-after')) >= 1);
     assert.ok(refused.body.retryAfterSeconds >= 1);
+    assertArdError(await getJson(`${limited.url}/agents?filter=${encodeURIComponent("publisherId = 'other.example'")}`), 429, 'RATE_LIMIT_EXCEEDED', /Too many reads/);
     let flood: { res: Response; body: WireJson } | undefined;
     for (let i = 0; i < 5 && !flood; i++) {
       const answer = await getJson(`${limited.url}/mcp/server-card`);

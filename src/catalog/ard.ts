@@ -240,7 +240,9 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
       const kinds = kindsOfMediaTypes(values.map(String), (type, i) =>
         invalidFilter(Array.isArray(raw) ? `${at(key)}/${i}` : at(key), `${JSON.stringify(type.slice(0, 80))} is not a media type this registry lists`, `"type" takes ${ACCEPTED_TYPES_SAID}.`),
       );
-      if (kinds.size === 1) out.kind = [...kinds][0]!;
+      // Only the registry's own entry types (its search service, nested catalogs): nothing registered has them.
+      if (kinds.size === 0) matchable = false;
+      else if (kinds.size === 1) out.kind = [...kinds][0]!;
     } else if (key === 'publisher') {
       if (!stringsOf(values).some((p) => p.toLowerCase() === site.publisher)) matchable = false;
     } else if (key === 'health') {
@@ -526,11 +528,14 @@ function ardListOrder(text: string): ListOrder {
   );
 }
 
+/** The filter clauses GET /agents reads, as its refusals say them. */
+const LIST_CLAUSES_SAID = "type = '<media types, comma-separated>', publisherId = '<publisher domains, comma-separated>' and verified = true|false, joined by AND";
+
 /**
- * Reads GET /agents' query (pageSize, pageToken, a filter of `type = '...'` and `verified = true`
- * clauses, orderBy); undefined when it can match nothing.
+ * Reads GET /agents' query (pageSize, pageToken, a filter of `type = '...'`, `publisherId = '...'`
+ * and `verified = true` clauses, orderBy); undefined when it can match nothing.
  */
-export function ardListOf(query: Record<string, unknown>, tokens: ArdTokens): ListRequest | undefined {
+export function ardListOf(site: Site, query: Record<string, unknown>, tokens: ArdTokens): ListRequest | undefined {
   const one = (key: string): string | undefined => {
     const v = query[key];
     if (v === undefined) return undefined;
@@ -542,7 +547,7 @@ export function ardListOf(query: Record<string, unknown>, tokens: ArdTokens): Li
   const misplaced = Object.keys(query).find((key) => ARD_FILTER_FIELDS.has(key));
   if (misplaced !== undefined) {
     throw badRequest(
-      `${misplaced} is a filter field, not a query parameter of GET /agents: put it in filter (this registry filters by type = '<media types, comma-separated>' and verified = true|false, joined by AND), e.g. ?filter=type = 'application/a2a-agent-card+json'.`,
+      `${misplaced} is a filter field, not a query parameter of GET /agents: put it in filter (this registry filters by ${LIST_CLAUSES_SAID}), e.g. ?filter=type = 'application/a2a-agent-card+json'.`,
       [{ path: `/query/${misplaced}`, message: 'a filter field given as a query parameter', hint: "filter=type = 'application/a2a-agent-card+json' AND verified = true" }],
     );
   }
@@ -586,11 +591,24 @@ export function ardListOf(query: Record<string, unknown>, tokens: ArdTokens): Li
   const filter = one('filter');
   if (filter !== undefined && filter.trim() !== '') {
     const listFilter: NonNullable<ListRequest['filter']> = {};
-    // Clauses joined by AND: type = '<media types, comma-separated>', verified = true|false.
+    // Every clause is read, also after one that matches nothing: a wrong one later is refused.
+    let matchable = true;
+    // Clauses joined by AND: type = '<media types, comma-separated>', publisherId = '<domains, comma-separated>', verified = true|false.
     for (const clause of filter.split(/\s+AND\s+/i)) {
       const type = /^\s*type\s*=\s*(?:'([^']*)'|"([^"]*)")\s*$/i.exec(clause);
+      const publisherId = /^\s*publisherId\s*=\s*(?:'([^']*)'|"([^"]*)")\s*$/i.exec(clause);
       const verified = /^\s*verified\s*=\s*(?:(true|false)|'(true|false)'|"(true|false)")\s*$/i.exec(clause);
-      if (type) {
+      if (publisherId) {
+        // ARD Appendix A: any of them. Every entry listed here is published under this registry's
+        // own <publisher> (its identifiers'), as POST /search's publisher filter reads it.
+        const publishers = (publisherId[1] ?? publisherId[2] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+        if (publishers.length === 0) {
+          throw badRequest(`The filter's publisherId = '...' names no publisher: give the publisher domains, comma-separated, as the identifiers' <publisher> segment has them (here ${site.publisher}).`, [
+            { path: '/query/filter', message: 'no publisher named', hint: `e.g. filter=publisherId = '${site.publisher}'` },
+          ]);
+        }
+        if (!publishers.some((p) => p.toLowerCase() === site.publisher)) matchable = false;
+      } else if (type) {
         // Each one of the types entries here have, as POST /search's `type` takes them: 'agent'
         // or a misspelt type answered no entries, silently.
         const kinds = kindsOfMediaTypes((type[1] ?? type[2] ?? '').split(','), (mediaType) =>
@@ -598,24 +616,25 @@ export function ardListOf(query: Record<string, unknown>, tokens: ArdTokens): Li
             { path: '/query/filter', message: 'unknown media type', hint: "e.g. filter=type = 'application/a2a-agent-card+json'" },
           ]),
         );
-        if (kinds.size === 1) {
+        if (kinds.size === 0) matchable = false;
+        else if (kinds.size === 1) {
           const kind = [...kinds][0]!;
-          if (listFilter.kind !== undefined && listFilter.kind !== kind) return undefined;
+          if (listFilter.kind !== undefined && listFilter.kind !== kind) matchable = false;
           listFilter.kind = kind;
         }
       } else if (verified) {
         // Clauses are joined by AND: verified = true AND verified = false matches nothing (the
         // last clause was taken alone, and answered every unverified entry).
         const value = (verified[1] ?? verified[2] ?? verified[3])!.toLowerCase() === 'true';
-        if (listFilter.verified !== undefined && listFilter.verified !== value) return undefined;
+        if (listFilter.verified !== undefined && listFilter.verified !== value) matchable = false;
         listFilter.verified = value;
       } else {
-        throw badRequest(
-          `The filter supports the clauses type = '<media types, comma-separated>' and verified = true|false, joined by AND; got ${JSON.stringify(filter.slice(0, 80))}.`,
-          [{ path: '/query/filter', message: 'unsupported filter expression', hint: "e.g. type = 'application/a2a-agent-card+json' AND verified = true" }],
-        );
+        throw badRequest(`The filter supports the clauses ${LIST_CLAUSES_SAID}; got ${JSON.stringify(filter.slice(0, 80))}.`, [
+          { path: '/query/filter', message: 'unsupported filter expression', hint: "e.g. type = 'application/a2a-agent-card+json' AND verified = true" },
+        ]);
       }
     }
+    if (!matchable) return undefined;
     if (Object.keys(listFilter).length > 0) request.filter = listFilter;
   }
   return request;

@@ -10,7 +10,8 @@
  * Thin over the shared operations: the door-level access rule (http/authentication.ts) admits
  * the caller, then list, search and get run through core.operations, so access, rate limits and
  * answers are those of every other door. Catalog pages are cached until the change feed moves (when reads are public: a
- * closed registry authorises every request through the operation). Every GET answer carries a
+ * closed registry authorises every request through the operation); a page served from memory is
+ * still counted against its caller's read budget, as the list it stands for. Every GET answer carries a
  * strong ETag and Cache-Control and honours If-None-Match.
  *
  * Cross-origin: when reads are public, the GET documents are readable from any origin
@@ -241,7 +242,16 @@ export const catalogDoor: Door = {
           return { body, etag: etagOf(body) };
         };
         const key = `${document}|${page.page}|${'after' in page ? page.after : ''}`;
-        const built = config.publicRead ? await pages.getOrBuild(key, build) : await build();
+        let listed = false;
+        const list = () => {
+          listed = true;
+          return build();
+        };
+        const built = config.publicRead ? await pages.getOrBuild(key, list) : await list();
+        // A page kept from another request's list is this request's list all the same: it counts
+        // against the caller's read budget (it was not counted, so the catalog was the one read no
+        // budget limited, past its first build after each change).
+        if (!listed) await core.operations.admit('list', caller);
         sendCacheable(req, res, { ...built, cacheControl, contentType });
       });
     app.get(ROUTES.aiCatalog, servePage('ai-catalog', `${MEDIA_TYPES.catalog}; charset=utf-8`));
@@ -257,6 +267,9 @@ export const catalogDoor: Door = {
       handle('search', async (req, res) => {
         const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars, core.pageTokens);
         const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));
+        // A filter that can match nothing here is answered without searching, but is a search all
+        // the same: it counts against the read budget (it was answered whatever the budget said).
+        if (!searching) await core.operations.admit('search', requestCaller(req));
         const page = searching ? await searching.catch(REFUSED_SEARCH_TOKEN) : undefined;
         res.setHeader('Cache-Control', 'no-store');
         res.json(ardSearchAnswer(site, search, page, core.pageTokens));
@@ -272,7 +285,9 @@ export const catalogDoor: Door = {
     app.get(
       ROUTES.agents,
       handle('list', async (req, res) => {
-        const request = ardListOf(req.query, core.pageTokens);
+        const request = ardListOf(site, req.query, core.pageTokens);
+        // A filter that can match nothing is answered without listing, and counted as the list it is (as POST /search's).
+        if (!request) await core.operations.admit('list', requestCaller(req));
         const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)).catch(REFUSED_LIST_TOKEN) : { entries: [] };
         const body: { items: unknown[]; pageToken?: string } = { items: list.entries.map((view) => catalogEntryOf(site, view)) };
         if (list.nextPageToken) body.pageToken = list.nextPageToken;

@@ -22,22 +22,34 @@ export const mediaTypeOf = (kind: EntryKind): string => (kind === 'agent' ? MEDI
  * doors refuse an unknown kind, instead of answering no results.
  */
 function kindOfMediaType(raw: string): EntryKind | undefined {
-  const type = raw.split(';')[0]!.trim().toLowerCase();
+  const type = bareType(raw);
   if (type === MEDIA_TYPES.a2aAgentCard || type === 'application/agent-card+json') return 'agent';
   if (type === MEDIA_TYPES.mcpServerCard || type === 'application/mcp-server+json') return 'mcp-server';
   return undefined;
 }
 
+/** A media type without its parameters, case and spaces. */
+const bareType = (raw: string): string => raw.split(';')[0]!.trim().toLowerCase();
+
 /**
- * The kinds a `type` filter's media types name (POST /search's array, GET /agents' comma list);
- * a type that names none here is refused with what `unknown` makes of it and its index.
+ * The types of the registry's own entries in its catalogs (its ARD search service, the nested
+ * catalog of each next page), which no registered entry has: types this registry lists, so a
+ * `type` filter naming them is answered (nothing registered matches), not refused as unknown.
+ */
+const OWN_ENTRY_TYPES: ReadonlySet<string> = new Set([MEDIA_TYPES.registry, MEDIA_TYPES.catalog]);
+
+/**
+ * The kinds of registered entries a `type` filter's media types name (POST /search's array, GET
+ * /agents' comma list): empty when they name only the registry's own entry types, a filter that
+ * matches nothing registered. A type this registry does not list is refused with what `unknown`
+ * makes of it and its index.
  */
 export function kindsOfMediaTypes(types: readonly string[], unknown: (type: string, index: number) => Error): Set<EntryKind> {
   const kinds = new Set<EntryKind>();
   types.forEach((type, i) => {
     const kind = kindOfMediaType(type);
-    if (kind === undefined) throw unknown(type, i);
-    kinds.add(kind);
+    if (kind !== undefined) kinds.add(kind);
+    else if (!OWN_ENTRY_TYPES.has(bareType(type))) throw unknown(type, i);
   });
   return kinds;
 }

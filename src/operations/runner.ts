@@ -9,7 +9,7 @@ import type { RegistryService } from '../registry/service.js';
 import type { TaskRow, TaskScope } from '../storage/types.js';
 import type { WatchHub } from '../subscriptions/watch-hub.js';
 import { shareJsonText } from '../lib/shared-json.js';
-import type { Admission } from './admission.js';
+import type { Admission, BudgetedAction } from './admission.js';
 import { isStreamed, isWatch, type Answer, type AnswerChunk, type OperationResult, type WatchAnswer } from './answer.js';
 import type { Operation } from './operation.js';
 import { describeHits, summarizeEntries, summarizeEntry, summarizeRegistration, summarizeValidation } from './summaries.js';
@@ -76,7 +76,7 @@ export class OperationRunner {
    * SubscribeToTask find it).
    */
   async run(operation: Operation, caller: Caller, context: RunContext): Promise<OperationResult> {
-    await this.admission?.admit(operation.op, caller);
+    await this.admit(operation.op, caller);
     if (operation.op === 'watch') return this.watch(operation.request, caller, context);
     return handle(operation, caller, this.service, { ...this.options, streaming: context.streaming, acknowledge: context.acknowledge });
   }
@@ -92,6 +92,17 @@ export class OperationRunner {
     }
     const watch = await this.watches.start(context.taskId, request, caller, { contextId: context.contextId ?? '', scope: context.taskScope });
     return { artifactName: 'watch-results', watch };
+  }
+
+  /**
+   * The rate limits of `action` alone (run() starts with them), for an answer a door gives
+   * without running the operation (catalog/catalog-door.ts): a catalog page kept from an earlier
+   * request's `list`, an ARD search or listing whose filter can match nothing. Each counts
+   * against the caller's budget as the operation it stands for, as a search the service answers
+   * from its cache does. Throws RATE_LIMITED as run() does.
+   */
+  async admit(action: BudgetedAction, caller: Caller): Promise<void> {
+    await this.admission?.admit(action, caller);
   }
 
   /** run() for doors that answer in one piece (MCP tools, catalogs): never a stream. */
