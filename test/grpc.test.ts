@@ -1449,15 +1449,30 @@ test('shutdown does not wait for a call whose request has not arrived: it is end
   }
 });
 
-test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused, then close resolves', async () => {
-  const closing = await startTestRegistry({ GRPC_PORT: '0' });
+test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused, then close resolves; a watch stream ends UNAVAILABLE (SHUTTING_DOWN), to be resumed (it ended OK, as if complete)', async () => {
+  const closing = await startTestRegistry({ GRPC_PORT: '0', LOG_LEVEL: 'info' }, undefined, logged.stream);
   const client = new RawA2AClient(grpcAddress(closing));
   const gets = holdGets(closing.store);
   try {
+    // A watch's own stream and a SubscribeToTask of it: the shutdown ends both, the watch runs on.
+    const alice = () => metadata({ authorization: `Bearer ${TOKENS.alice}`, 'x-request-id': `shutdown-watch-${crypto.randomUUID()}` });
+    const watchMetadata = alice();
+    const watch = client.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: 'grpcshutdownwatch', initial: false } })]), watchMetadata);
+    await waitFor(async () => watch.events.length > 0);
+    const subscribeMetadata = alice();
+    const subscribed = client.stream('subscribeToTask', { tenant: '', id: watch.events[0]!.task.id }, subscribeMetadata);
+    await waitFor(async () => subscribed.events.length > 0);
     const held = client.stream('sendStreamingMessage', sendRequest([dataPart({ get: { id: 'in-flight' } })]));
-    await waitFor(async () => (await metricValue(closing.url, 'registry_open_streams', '')) === 1);
+    await waitFor(async () => (await metricValue(closing.url, 'registry_open_streams', '')) === 3);
     let closed = false;
     const close = closing.close().then(() => (closed = true));
+    for (const [ended, sent] of [[await watch, watchMetadata], [await subscribed, subscribeMetadata]] as const) {
+      assert.equal(ended.error?.code, grpc.status.UNAVAILABLE, JSON.stringify(ended.error?.details));
+      assert.match(ended.error!.details, /^The registry is shutting down; the watch runs on .*: resume it with SubscribeToTask/);
+      assert.deepEqual([errorInfoOf(ended.error!)?.reason, errorInfoOf(ended.error!)?.metadata.retryAfterSeconds, retryInfoOf(ended.error!)], ['SHUTTING_DOWN', '5', 5]);
+      const line = await requestLine(String(sent.get('x-request-id')[0]));
+      assert.deepEqual([line.status, line.errorCode], ['UNAVAILABLE', 'SHUTTING_DOWN']);
+    }
     // Once shutdown has begun the gRPC server takes no new calls...
     await waitFor(async () => (await healthCheck(grpcAddress(closing), '')).error !== undefined);
     const late = await client.send(search('weather'));
