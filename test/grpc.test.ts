@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http2 from 'node:http2';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
@@ -909,6 +910,7 @@ describe('idle connections, closed as the HTTP port closes them', () => {
       REGISTRY_HEADERS_TIMEOUT_SECONDS: '1',
       REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: '3',
       REGISTRY_MAX_CONNECTIONS: '3',
+      REGISTRY_SSE_HEARTBEAT_SECONDS: '1',
     });
   });
   after(async () => {
@@ -958,6 +960,48 @@ describe('idle connections, closed as the HTTP port closes them', () => {
       assert.equal((await getTask(client)).error?.code, grpc.status.NOT_FOUND);
     } finally {
       client.close();
+    }
+  });
+
+  test('a connection whose client vanished without a word (network lost: no FIN, no RST) is closed once it leaves the server\'s HTTP/2 PING unanswered, ending its watch stream and freeing its place (it held them for good)', { timeout: 15_000 }, async () => {
+    // A relay between client and server that goes dark on demand, dropping every byte both ways,
+    // as a lost network does: the server's socket stays open and nothing more arrives on it.
+    let dark = false;
+    const relayed = new Set<net.Socket>();
+    const relay = net.createServer((client) => {
+      const server = net.connect(Number(grpcAddress(idle).split(':').at(-1)), '127.0.0.1');
+      for (const [from, to] of [[client, server], [server, client]] as const) {
+        relayed.add(from);
+        from.on('data', (bytes: Buffer) => dark || to.write(bytes));
+        from.on('error', () => {});
+        from.on('close', () => to.destroy());
+      }
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const client = new RawA2AClient(`127.0.0.1:${(relay.address() as net.AddressInfo).port}`);
+    const alice = metadata({ authorization: `Bearer ${TOKENS.alice}` });
+    let taskId: string | undefined;
+    try {
+      const watch = client.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: 'grpcvanishedclient', initial: false } })]), alice);
+      await waitFor(async () => watch.events.length > 0);
+      taskId = watch.events[0]!.task.id as string;
+      assert.equal(await metricValue(idle.url, 'registry_open_streams', ''), 1);
+      dark = true;
+      // A PING within REGISTRY_SSE_HEARTBEAT_SECONDS (1 s), unanswered for as long again: the
+      // connection is closed, its watch stream ended (the watch runs on, for SubscribeToTask).
+      const went = performance.now();
+      await waitFor(async () => (await metricValue(idle.url, 'registry_open_streams', '')) === 0, 6000);
+      const ms = performance.now() - went;
+      assert.ok(ms < 4500, `freed after ${Math.round(ms)} ms`);
+    } finally {
+      client.close();
+      for (const socket of relayed) socket.destroy();
+      relay.close();
+      if (taskId) {
+        const direct = new RawA2AClient(grpcAddress(idle));
+        await direct.unary('cancelTask', { tenant: '', id: taskId, metadata: undefined }, alice);
+        direct.close();
+      }
     }
   });
 });
@@ -1405,15 +1449,30 @@ test('shutdown does not wait for a call whose request has not arrived: it is end
   }
 });
 
-test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused, then close resolves', async () => {
-  const closing = await startTestRegistry({ GRPC_PORT: '0' });
+test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused, then close resolves; a watch stream ends UNAVAILABLE (SHUTTING_DOWN), to be resumed (it ended OK, as if complete)', async () => {
+  const closing = await startTestRegistry({ GRPC_PORT: '0', LOG_LEVEL: 'info' }, undefined, logged.stream);
   const client = new RawA2AClient(grpcAddress(closing));
   const gets = holdGets(closing.store);
   try {
+    // A watch's own stream and a SubscribeToTask of it: the shutdown ends both, the watch runs on.
+    const alice = () => metadata({ authorization: `Bearer ${TOKENS.alice}`, 'x-request-id': `shutdown-watch-${crypto.randomUUID()}` });
+    const watchMetadata = alice();
+    const watch = client.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: 'grpcshutdownwatch', initial: false } })]), watchMetadata);
+    await waitFor(async () => watch.events.length > 0);
+    const subscribeMetadata = alice();
+    const subscribed = client.stream('subscribeToTask', { tenant: '', id: watch.events[0]!.task.id }, subscribeMetadata);
+    await waitFor(async () => subscribed.events.length > 0);
     const held = client.stream('sendStreamingMessage', sendRequest([dataPart({ get: { id: 'in-flight' } })]));
-    await waitFor(async () => (await metricValue(closing.url, 'registry_open_streams', '')) === 1);
+    await waitFor(async () => (await metricValue(closing.url, 'registry_open_streams', '')) === 3);
     let closed = false;
     const close = closing.close().then(() => (closed = true));
+    for (const [ended, sent] of [[await watch, watchMetadata], [await subscribed, subscribeMetadata]] as const) {
+      assert.equal(ended.error?.code, grpc.status.UNAVAILABLE, JSON.stringify(ended.error?.details));
+      assert.match(ended.error!.details, /^The registry is shutting down; the watch runs on .*: resume it with SubscribeToTask/);
+      assert.deepEqual([errorInfoOf(ended.error!)?.reason, errorInfoOf(ended.error!)?.metadata.retryAfterSeconds, retryInfoOf(ended.error!)], ['SHUTTING_DOWN', '5', 5]);
+      const line = await requestLine(String(sent.get('x-request-id')[0]));
+      assert.deepEqual([line.status, line.errorCode], ['UNAVAILABLE', 'SHUTTING_DOWN']);
+    }
     // Once shutdown has begun the gRPC server takes no new calls...
     await waitFor(async () => (await healthCheck(grpcAddress(closing), '')).error !== undefined);
     const late = await client.send(search('weather'));

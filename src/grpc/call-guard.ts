@@ -250,10 +250,14 @@ const requestTimeout = (timeoutMs: number) => (requestId: string): Refused => ({
   ),
 });
 
+const SHUTTING_DOWN = 'SHUTTING_DOWN';
+/** When to come back after a shutdown: a restarted registry, or another replica, takes the call. */
+const SHUTDOWN_RETRY_SECONDS = 5;
+
 /** The answer, at shutdown, to a call whose request had not arrived in full: it will never run here. */
 const shuttingDown = (requestId: string): Refused => ({
-  reason: 'SHUTTING_DOWN',
-  status: retryLater(grpc.status.UNAVAILABLE, 'The registry is shutting down and the request had not arrived in full; send it again (to another replica, or once it is back).', 'SHUTTING_DOWN', 5, requestId),
+  reason: SHUTTING_DOWN,
+  status: retryLater(grpc.status.UNAVAILABLE, 'The registry is shutting down and the request had not arrived in full; send it again (to another replica, or once it is back).', SHUTTING_DOWN, SHUTDOWN_RETRY_SECONDS, requestId),
 });
 
 /** Ends a call still waiting for its request, with the refusal made for its request id. */
@@ -635,11 +639,18 @@ export class CallGuard {
    *   what is wrong, a `retry-after` trailer and google.rpc.ErrorInfo, as HTTP says 503; a
    *   watch's renewal over the write budget (RATE_LIMITED, named in the scope by the request
    *   handler with its retry time) likewise RESOURCE_EXHAUSTED, as HTTP says 429;
+   * - a watch stream the shutdown ended while its watch runs on (named in the scope by the
+   *   request handler) is UNAVAILABLE, SHUTTING_DOWN, with when to resume: the SDK's OK told the
+   *   client the stream was complete, where an SSE stream's end is what makes its client reconnect;
    * - the SDK answers an unexpected exception with UNKNOWN and the exception's message ("Maximum
    *   call stack size exceeded", a database error): that tells an attacker what broke. Such
    *   answers (and INTERNAL ones) get a generic message, as on the HTTP doors; the log keeps it.
    */
   private answerFor(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
+    if (status.code === grpc.status.OK && scope?.endedByShutdown !== undefined) {
+      scope.errorCode = SHUTTING_DOWN;
+      return retryLater(grpc.status.UNAVAILABLE, scope.endedByShutdown, SHUTTING_DOWN, SHUTDOWN_RETRY_SECONDS, scope.requestId);
+    }
     const named = retryNamedIn(scope);
     if (status.code === grpc.status.UNKNOWN && named !== undefined && scope) {
       const limited = named.reason === RATE_LIMITED_REASON;
@@ -665,7 +676,8 @@ export class CallGuard {
           ? { outcome: 'ABORTED', code: scope?.errorCode || undefined }
           : // A stream cut because its client stopped reading (cutIfNotRead) says RESOURCE_EXHAUSTED
             // to the client; it is counted and logged SLOW_READER, as an SSE stream cut for it is.
-            { outcome: 'ERROR', code: scope?.errorCode === SLOW_READER ? SLOW_READER : statusName };
+            // A watch stream a shutdown ended (answerFor) says UNAVAILABLE; it is counted SHUTTING_DOWN.
+            { outcome: 'ERROR', code: scope?.errorCode === SLOW_READER || scope?.errorCode === SHUTTING_DOWN ? scope.errorCode : statusName };
     // Told once for the metrics and the log line: the log read the code the scope named only, and
     // an error the handler answered (GetTask's NOT_FOUND, an INTERNAL) was logged with none.
     const outcome = callEndedOutcome(scope, fallback);

@@ -27,6 +27,7 @@ import { keepEveryAuthorization } from './every-authorization.js';
 import { keepFieldsWithWhitespace } from './field-whitespace.js';
 import { idleConnectionOption, limitConnections } from './connection-limits.js';
 import { addHealthService } from './health.js';
+import { keepalivePingOptions } from './keepalive-pings.js';
 import { readingTaskConfigNames } from './legacy-names.js';
 import { decodingTolerantly } from './undecodable.js';
 import { methodPaths, routeUnknownMethods } from './unknown-methods.js';
@@ -73,6 +74,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     'grpc.max_receive_message_length': core.config.maxBodyBytes,
     'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
     ...idleConnectionOption(core.config.connections),
+    ...keepalivePingOptions(core.config.connections.sseHeartbeatMs),
   });
   keepFieldsWithWhitespace(server, core.log);
   const address = hostPort(core.config.host, settings.port);

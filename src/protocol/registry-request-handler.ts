@@ -72,7 +72,7 @@ import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger, TASKS_PAGE_SIZE } fr
 import { configPage } from './push-config-pages.js';
 import { fitPage } from './answer-size.js';
 import { callerOf, takeProtocolRefusal, watchEndOf, watchEndStatus, watchEventUpdate, watchMetadata, watchResultsUpdate, type RegistryExecutor } from '../operations/executor.js';
-import { currentScope } from '../observability/request-scope.js';
+import { currentScope, type RequestScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
 import { requireMessage } from './message-required.js';
 import { requireMessageIds } from './message-fields.js';
@@ -204,7 +204,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       const results = tailoredEvent({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(task.id, task.contextId, initial) } }, accepted);
       if (results) yield results;
     }
-    for await (const response of this.#followWatch(watch, task, 0, currentScope()?.closed)) {
+    for await (const response of this.#followWatch(watch, task, 0, currentScope())) {
       const event = tailoredEvent(response, accepted);
       if (event) yield event;
     }
@@ -403,7 +403,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     void events.return(undefined).catch(() => undefined);
     const after = resumeAfter(context, watch);
     yield first.value;
-    yield* this.#followWatch(watch, task, after, currentScope()?.closed);
+    yield* this.#followWatch(watch, task, after, currentScope());
   }
 
   /**
@@ -505,9 +505,10 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 
   /**
    * A watch's events for one subscriber: those after event `after` (the last it has; 0: none),
-   * then live ones, until the watch ends or the client leaves.
+   * then live ones, until the watch ends or the client leaves (`scope`: the request's).
    */
-  async *#followWatch(watch: Watch, task: Task, after: number, closed: AbortSignal | undefined): AsyncGenerator<StreamResponse, void, undefined> {
+  async *#followWatch(watch: Watch, task: Task, after: number, scope: RequestScope | undefined): AsyncGenerator<StreamResponse, void, undefined> {
+    const closed = scope?.closed;
     const update = (event: Parameters<typeof watchEventUpdate>[2]): StreamResponse => ({
       payload: { $case: 'artifactUpdate', value: watchEventUpdate(task.id, task.contextId, event) },
     });
@@ -537,6 +538,8 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
           // This replica lost the watch (WatchHub.#stopLost): an error the client can read, saying
           // so and to subscribe again, where the stream used to end with no status, as at a shutdown.
           if (end.streams === 'lost') throw watchLost(end.message);
+          // Told to the door, whose binding may say it (gRPC: UNAVAILABLE, not OK); the stream ends with no final state.
+          if (end.shutdown && scope) scope.endedByShutdown = end.message;
           const status = watchEndStatus(task.id, task.contextId, end.streams ?? end);
           // Told once the task says it too: a client that reads the task on seeing the end finds it ended.
           await this.#watchTasks?.settled(task.id);

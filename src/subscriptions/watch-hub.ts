@@ -110,6 +110,11 @@ export interface WatchEnd {
    * internal failure) tell them nothing: the task runs on.
    */
   streams?: WatchEnd | 'lost';
+  /**
+   * Set on the end a shutdown gives (WatchHub.close): the watch runs on after the restart, and a
+   * binding whose streams end with a status (gRPC) tells its streams to resume (request-scope.ts).
+   */
+  shutdown?: true;
 }
 
 /** An end taken now (its time and message id once for all: see WatchEnd). */
@@ -1223,7 +1228,7 @@ export class WatchHub implements WatchKeeper {
     } catch (err) {
       this.log?.warn({ err }, 'watch progress could not be stored at shutdown; the watches resume with a resync');
     }
-    for (const watch of open) watch.end('closed', 'The registry is restarting; resume the watch with SubscribeToTask.');
+    for (const watch of open) watch.endAs({ ...endNow('closed', 'The registry is shutting down; the watch runs on (once it is back, or on another replica): resume it with SubscribeToTask, naming the last event you have in Last-Event-ID.'), shutdown: true });
   }
 
   // ---- WatchKeeper ----
