@@ -208,6 +208,13 @@ describe('register by URL', () => {
     const again = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
     assert.equal(again.id, first.id);
     assert.equal(again.changed, false);
+    // ok since the first registration: `since` is when the status began, not the latest check
+    // (it moved to each registration's time); every door shows the same health.
+    assert.equal(again.health.since, first.health.since);
+    assert.ok(again.health.checkedAt > first.health.checkedAt);
+    assert.deepEqual((await get(first.id)).health, again.health);
+    const hit = resultOf(await op(anonymous, { search: { query: name } })).results.find((h: WireJson) => h.id === first.id);
+    assert.deepEqual([hit.health, hit.source], [again.health, again.source], 'the hit shows the latest check too');
     const inline = resultOf(await op(alice, { register: { agentCard: v1Card(name, interfaceUrl) } }));
     assert.equal(inline.id, first.id);
     const entry = await get(first.id);
