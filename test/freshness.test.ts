@@ -571,6 +571,21 @@ describe('refresh', () => {
     near(Date.parse(nextCheckAt(registry.dataDir, id)!) - Date.now(), hour, 'back: the interval');
   });
 
+  test('an MCP server that answers 503 with Retry-After is not asked again before then either', async () => {
+    // The MCP SDK's error names only the status: the Retry-After was lost on the way.
+    origin.route('/mcp-busy', (_req, res) => void res.writeHead(307, { location: mcp.url }).end());
+    const { id } = resultOf(await op(alice, { register: { mcpServer: mcpServer('busy-files', `${origin.url}/mcp-busy`), fetchTools: true } }));
+    origin.route('/mcp-busy', (_req, res) => void res.writeHead(503, { 'retry-after': '7200' }).end());
+    makeDue(id);
+    const before = Date.now();
+    await registry.refresher!.runOnce();
+    const delayMs = Date.parse(nextCheckAt(registry.dataDir, id)!) - before;
+    assert.ok(Math.abs(delayMs - 2 * 3600_000) < 60_000, `next check in ${delayMs} ms, not about two hours`);
+    const { health } = await get(id);
+    assert.equal(health.reason, 'http-status');
+    assert.match(health.message, /answered HTTP 503 to the MCP client \(Retry-After: 7200\)/);
+  });
+
   test('the refresh operation: owner or admin, answers like register; failures are declined and recorded', async () => {
     const { id, base, card } = await registered();
     serveCard({ ...card, version: '2.0.0' }, base);
