@@ -50,7 +50,7 @@ export const NO_FRESHNESS: FreshnessSettings = { refreshIntervalMs: 0, probe: fa
  * The longest a source's Retry-After puts off its next check: a server may ask for a day's rest
  * (maintenance), not to be left unchecked for good, its entry showing its last health meanwhile.
  */
-export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The next check at `next`, or later when the source answered 429 or 503 asking to be asked again
