@@ -18,7 +18,7 @@ import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index
 import { callTool, connectMcp, errorText, structured } from './support/mcp-client.js';
 import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
-import { makeDue as makeDueIn, serveCard as serveCardAt } from './support/freshness.js';
+import { makeDue as makeDueIn, nextCheckAt, serveCard as serveCardAt } from './support/freshness.js';
 import { sampleTools, startMcpServer, type TestMcpServer } from './support/mcp-server.js';
 import { mcpServer, v03Card, v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
@@ -208,6 +208,13 @@ describe('register by URL', () => {
     const again = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
     assert.equal(again.id, first.id);
     assert.equal(again.changed, false);
+    // ok since the first registration: `since` is when the status began, not the latest check
+    // (it moved to each registration's time); every door shows the same health.
+    assert.equal(again.health.since, first.health.since);
+    assert.ok(again.health.checkedAt > first.health.checkedAt);
+    assert.deepEqual((await get(first.id)).health, again.health);
+    const hit = resultOf(await op(anonymous, { search: { query: name } })).results.find((h: WireJson) => h.id === first.id);
+    assert.deepEqual([hit.health, hit.source], [again.health, again.source], 'the hit shows the latest check too');
     const inline = resultOf(await op(alice, { register: { agentCard: v1Card(name, interfaceUrl) } }));
     assert.equal(inline.id, first.id);
     const entry = await get(first.id);
@@ -528,6 +535,55 @@ describe('refresh', () => {
     assert.equal(entry.health.reason, undefined);
     assert.equal(entry.drift, false);
     assert.equal(entry.revision, 1);
+  });
+
+  test('a source that answers 429 or 503 with Retry-After is not asked again before then (at most a day later), nor sooner than the interval', async () => {
+    // The next check was always one REGISTRY_REFRESH_SECONDS later: a source down for a day's
+    // maintenance, or asking its clients to slow down, was asked again within the hour.
+    const { id, base, card } = await registered();
+    const hour = 3600_000;
+    const day = 24 * hour;
+    const nextAfter = async (status: number, retryAfter: string | undefined): Promise<{ delayMs: number; health: WireJson }> => {
+      origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(status, retryAfter === undefined ? {} : { 'retry-after': retryAfter }).end());
+      makeDue(id);
+      const before = Date.now();
+      await registry.refresher!.runOnce();
+      return { delayMs: Date.parse(nextCheckAt(registry.dataDir, id)!) - before, health: (await get(id)).health };
+    };
+    const near = (actual: number, expected: number, what: string): void => assert.ok(Math.abs(actual - expected) < 60_000, `${what}: next check in ${actual} ms, not about ${expected}`);
+
+    const maintenance = await nextAfter(503, '43200');
+    near(maintenance.delayMs, 12 * hour, 'Retry-After in seconds');
+    assert.equal(maintenance.health.status, 'unreachable');
+    assert.equal(maintenance.health.reason, 'http-status');
+    assert.match(maintenance.health.message, /answered HTTP 503 Service Unavailable \(Retry-After: 43200\)/);
+    near((await nextAfter(429, new Date(Date.now() + 3 * hour).toUTCString())).delayMs, 3 * hour, 'Retry-After as an HTTP-date');
+    near((await nextAfter(503, String(365 * 24 * 3600))).delayMs, day, 'a year asked: a day at most');
+    near((await nextAfter(503, '5')).delayMs, hour, 'sooner than the interval: the interval');
+    near((await nextAfter(503, 'soon')).delayMs, hour, 'no time in it: the interval');
+    near((await nextAfter(500, '43200')).delayMs, hour, 'Retry-After means nothing on a 500');
+    assert.equal((await nextAfter(503, '43200')).health.failures, 7, 'each a failed check');
+
+    serveCard(card, base);
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    assert.equal((await get(id)).health.status, 'ok');
+    near(Date.parse(nextCheckAt(registry.dataDir, id)!) - Date.now(), hour, 'back: the interval');
+  });
+
+  test('an MCP server that answers 503 with Retry-After is not asked again before then either', async () => {
+    // The MCP SDK's error names only the status: the Retry-After was lost on the way.
+    origin.route('/mcp-busy', (_req, res) => void res.writeHead(307, { location: mcp.url }).end());
+    const { id } = resultOf(await op(alice, { register: { mcpServer: mcpServer('busy-files', `${origin.url}/mcp-busy`), fetchTools: true } }));
+    origin.route('/mcp-busy', (_req, res) => void res.writeHead(503, { 'retry-after': '7200' }).end());
+    makeDue(id);
+    const before = Date.now();
+    await registry.refresher!.runOnce();
+    const delayMs = Date.parse(nextCheckAt(registry.dataDir, id)!) - before;
+    assert.ok(Math.abs(delayMs - 2 * 3600_000) < 60_000, `next check in ${delayMs} ms, not about two hours`);
+    const { health } = await get(id);
+    assert.equal(health.reason, 'http-status');
+    assert.match(health.message, /answered HTTP 503 to the MCP client \(Retry-After: 7200\)/);
   });
 
   test('the refresh operation: owner or admin, answers like register; failures are declined and recorded', async () => {

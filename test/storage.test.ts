@@ -233,6 +233,12 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.equal(same.status === 'unchanged' && same.freshened, undefined);
       assert.equal(same.status === 'unchanged' && same.entry.health?.checkedAt, t1);
       assert.equal(await store.lastChangeSeq(), seq);
+      // A registration by URL writes its own ok check: the status goes on, so does its since.
+      const t2 = '2026-12-01T11:30:00.000Z';
+      const again = await store.upsert({ ...entryWrite('agent', 'https://a.example.com/a2a'), freshness: { source: { ...source, fetchedAt: t2 }, health: health('ok', t2), drift: false } }, alice);
+      assert.equal(again.status === 'unchanged' && again.freshened, undefined);
+      assert.deepEqual(again.status === 'unchanged' && again.entry.health, health('ok', t0, 0, t2));
+      assert.equal(await store.lastChangeSeq(), seq);
 
       // Same document, health changed: unchanged but freshened, and a change recorded.
       const worse = await store.upsert({ ...entryWrite('agent', 'https://a.example.com/a2a'), freshness: { source, health: health('invalid', t1, 1) } }, alice);

@@ -274,7 +274,7 @@ export class FetchingDocumentSources implements DocumentSources {
     }
     if (reason === 'invalid-json') return new SourceFailure('VALIDATION_FAILED', `The ${what} at ${url} is not valid JSON: ${fetchError.message}.`, health, reason, details);
     const hint = fetchError.refused ? ' Give a public http(s) URL.' : '';
-    return new SourceFailure('FETCH_FAILED', `Could not fetch the ${what}: ${fetchError.message}.${hint}`, health, reason, details);
+    return new SourceFailure('FETCH_FAILED', `Could not fetch the ${what}: ${fetchError.message}.${hint}`, health, reason, details, fetchError.retryAfterMs);
   }
 }
 

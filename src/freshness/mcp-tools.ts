@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { issueMessage } from '../lib/issue-words.js';
 import { schemaAt, valueAt } from '../lib/zod-paths.js';
+import { retryAfterMs } from '../lib/retry-after.js';
 import { FetchError, type FetchFunction } from '../net/index.js';
 
 /** A page of tools/list, loosely: the tools exactly as sent, the cursor if any. */
@@ -59,7 +60,12 @@ const MAX_QUOTED_CHARS = 200;
  * (a 404 page's HTML, thousands of characters) and names no status; these name the status, the
  * fix, and the rule (`http-status`, `content-type`) a card's fetch is refused with.
  */
-function transportFailure(error: unknown, url: URL, StreamableHTTPError: new (...args: never[]) => Error & { code?: number }): FetchError | undefined {
+function transportFailure(
+  error: unknown,
+  url: URL,
+  StreamableHTTPError: new (...args: never[]) => Error & { code?: number },
+  retryAfter: string | undefined,
+): FetchError | undefined {
   if (!(error instanceof StreamableHTTPError)) return undefined;
   const { code } = error;
   if (code === -1) {
@@ -75,7 +81,22 @@ function transportFailure(error: unknown, url: URL, StreamableHTTPError: new (..
       : code === 404 || code === 405
         ? ': check that this is the server\'s Streamable HTTP endpoint (often ending in /mcp)'
         : '';
-  return new FetchError('http-status', url.href, `${url.href} answered HTTP ${code} to the MCP client${hint}`, { status: code });
+  // The SDK keeps no headers: the Retry-After of a 429 or 503 is the one the exchange's fetch saw (withRetryAfterSeen).
+  const waitMs = code === 429 || code === 503 ? retryAfterMs(retryAfter) : undefined;
+  const asked = waitMs === undefined ? '' : ` (Retry-After: ${retryAfter!.trim().slice(0, MAX_QUOTED_CHARS)})`;
+  return new FetchError('http-status', url.href, `${url.href} answered HTTP ${code} to the MCP client${asked}${hint}`, { status: code, retryAfterMs: waitMs });
+}
+
+/**
+ * The exchange's fetch, noting the Retry-After of the last answer that was a 429 or 503: the
+ * SDK's error names only the status, and a refresh's next check waits for what the server asked.
+ */
+function withRetryAfterSeen(fetch: FetchFunction, seen: { retryAfter?: string }): FetchFunction {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 429 || response.status === 503) seen.retryAfter = response.headers.get('retry-after') ?? undefined;
+    return response;
+  };
 }
 
 /**
@@ -154,7 +175,8 @@ export async function listMcpTools(url: URL, options: ListToolsOptions): Promise
   // Redirects are the guarded fetch's to follow (at most 3, every hop checked, no credentials or
   // session carried to another origin), as for every other outbound request: the SDK's own policy follows
   // only those within the origin, and an MCP server that moved to another host failed.
-  const transport = new StreamableHTTPClientTransport(url, { fetch: followingTheMove(options.fetch, url), redirectPolicy: 'follow' });
+  const seen: { retryAfter?: string } = {};
+  const transport = new StreamableHTTPClientTransport(url, { fetch: withRetryAfterSeen(followingTheMove(options.fetch, url), seen), redirectPolicy: 'follow' });
   const requestOptions = { signal: options.signal, timeout: options.timeoutMs };
   try {
     await client.connect(transport, requestOptions);
@@ -178,7 +200,7 @@ export async function listMcpTools(url: URL, options: ListToolsOptions): Promise
       }
     }
   } catch (error) {
-    throw transportFailure(error, url, StreamableHTTPError) ?? protocolFailure(error, url) ?? error;
+    throw transportFailure(error, url, StreamableHTTPError, seen.retryAfter) ?? protocolFailure(error, url) ?? error;
   } finally {
     // Ending the session politely is best effort: a server that does not answer costs nothing more.
     if (transport.sessionId !== undefined && !options.signal.aborted) await transport.terminateSession().catch(() => undefined);

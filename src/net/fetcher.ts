@@ -99,10 +99,11 @@ export class FetchError extends Error {
     /** The URL that was refused or failed (after redirects, the one that did). */
     readonly url: string,
     message: string,
-    options: { status?: number; refused?: boolean; cause?: unknown; rule?: AddressRule } = {},
+    options: { status?: number; retryAfterMs?: number; refused?: boolean; cause?: unknown; rule?: AddressRule } = {},
   ) {
     super(message, { cause: options.cause });
     this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
     this.refused = options.refused ?? POLICY_REASONS.has(reason);
     this.rule = options.rule;
   }
@@ -112,6 +113,9 @@ export class FetchError extends Error {
 
   /** HTTP status of the answer, for `http-status`. */
   readonly status: number | undefined;
+
+  /** For `http-status` 429 and 503: how long the server asked to be left alone (its Retry-After), in ms. */
+  readonly retryAfterMs: number | undefined;
 }
 
 export interface FetchOptions {

@@ -50,6 +50,8 @@ export class SourceFailure extends RegistryError {
     /** The fetch's reason (timeout, loopback, http-status, ...) or the document check's code. */
     readonly reason: string,
     details?: Finding[],
+    /** The source answered 429 or 503 asking to be left alone this long (its Retry-After), in ms. */
+    readonly retryAfterMs?: number,
   ) {
     super(code, message, details);
   }

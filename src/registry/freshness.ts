@@ -46,6 +46,24 @@ export interface FreshnessSettings {
 
 export const NO_FRESHNESS: FreshnessSettings = { refreshIntervalMs: 0, probe: false };
 
+/**
+ * The longest a source's Retry-After puts off its next check: a server may ask for a day's rest
+ * (maintenance), not to be left unchecked for good, its entry showing its last health meanwhile.
+ */
+const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The next check at `next`, or later when the source answered 429 or 503 asking to be asked again
+ * later than that (RFC 9110 §10.2.3, RFC 6585 §4): checked on the interval alone, a source that
+ * asked for a day's rest was asked again within the hour (or the minute, at a short
+ * REGISTRY_REFRESH_SECONDS), by every registry that lists it. Never sooner than `next`.
+ */
+function notBeforeRetryAfter(next: string, retryAfterMs: number | undefined): string {
+  if (retryAfterMs === undefined) return next;
+  const asked = Date.now() + Math.min(retryAfterMs, MAX_RETRY_AFTER_MS);
+  return asked > Date.parse(next) ? new Date(asked).toISOString() : next;
+}
+
 export type SourcedEntry = StoredEntry & { source: EntrySource };
 
 export class FreshnessChecks {
@@ -202,7 +220,8 @@ export class FreshnessChecks {
       // point to its details, which health has not: health says it whole, as anyone may read it.
       const said = error instanceof SignatureRefusal ? error.publicMessage : error.message;
       const message = error instanceof SourceFailure ? error.message : `The document fetched from ${entry.source.url} was refused (the last good revision is kept): ${said}`;
-      await this.record(entry, this.after(entry, entry.source, { status, reason, message }, status === 'invalid' ? true : entry.drift));
+      const retryAfterMs = error instanceof SourceFailure ? error.retryAfterMs : undefined;
+      await this.record(entry, this.after(entry, entry.source, { status, reason, message }, status === 'invalid' ? true : entry.drift, retryAfterMs));
       throw error;
     }
   }
@@ -218,6 +237,7 @@ export class FreshnessChecks {
   private async probe(entry: StoredEntry, signal?: AbortSignal): Promise<void> {
     let finding: CheckFinding;
     let drift = entry.drift;
+    let retryAfterMs: number | undefined;
     try {
       const live = await this.sources.probe(entry, signal);
       drift = !sameJson(live.value, JSON.parse(entry.documentText));
@@ -228,18 +248,22 @@ export class FreshnessChecks {
     } catch (error) {
       if (!(error instanceof SourceFailure) || signal?.aborted || error.cutByShutdown) throw error;
       finding = { status: error.health, reason: error.reason, message: error.message };
+      retryAfterMs = error.retryAfterMs;
     }
-    await this.record(entry, this.after(entry, undefined, finding, drift));
+    await this.record(entry, this.after(entry, undefined, finding, drift, retryAfterMs));
   }
 
-  /** The freshness record after a check: health moved on from the entry's, the next check scheduled. */
-  private after(entry: StoredEntry, source: EntrySource | undefined, finding: CheckFinding, drift: boolean | undefined): FreshnessWrite {
+  /**
+   * The freshness record after a check: health moved on from the entry's, the next check
+   * scheduled (`retryAfterMs`: a failed check's source asked to be left alone that long).
+   */
+  private after(entry: StoredEntry, source: EntrySource | undefined, finding: CheckFinding, drift: boolean | undefined, retryAfterMs?: number): FreshnessWrite {
     const health = nextHealth(entry.health, finding, new Date().toISOString());
     const write: FreshnessWrite = { health };
     if (source) write.source = source;
     if (drift !== undefined) write.drift = drift;
     const next = this.nextCheckAt();
-    if (next) write.nextCheckAt = this.#checkWhenHidden(health, next);
+    if (next) write.nextCheckAt = notBeforeRetryAfter(this.#checkWhenHidden(health, next), retryAfterMs);
     return write;
   }
 

@@ -450,6 +450,9 @@ export class RegistryService {
       const stored = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor), inCommit));
       const accepted = stored.status === 'created' || stored.status === 'updated' || stored.status === 'unchanged';
       if (accepted && (stored.status !== 'unchanged' || stored.freshened)) publishUpsert(this.feed, stored.entry, 'register', stored.status !== 'unchanged' ? description : undefined);
+      // The same document fetched again, as a refresh's 304: only its check times moved, which
+      // this replica's hits show as `get` does (no watch event, nothing logged for other replicas).
+      else if (accepted && source) publishUpsert(this.feed, stored.entry, 'checked');
       return stored;
     });
     if (outcome.status === 'forbidden') throw identityTaken(claims, outcome.existing.id);

@@ -496,9 +496,15 @@ export const FRESHNESS_COLUMNS = [
  * The record a write leaves, given what the entry has: a write with neither source nor health
  * only schedules a check (an inline registration with probing on), so an entry without a source
  * keeps the health and drift its probes found — re-registering the same card as a heartbeat
- * must not wipe them.
+ * must not wipe them. A registration by URL (its fetch an `ok` check) of an entry that was `ok`
+ * already keeps the health's `since`, when that status began: it moved to every registration's
+ * time, so an agent healthy for months, re-registered by its deployment, read as healthy since
+ * the last deploy, and each such registration was a visible change (a watch's `updated`).
  */
 export function effectiveFreshness(existing: StoredEntry, write: FreshnessWrite | null): FreshnessWrite | null {
+  if (write?.health?.status === 'ok' && existing.health?.status === 'ok' && write.health.since !== existing.health.since) {
+    return { ...write, health: { ...write.health, since: existing.health.since } };
+  }
   if (!write || write.source || write.health || existing.source || !existing.health) return write;
   const kept: FreshnessWrite = { health: existing.health, ...write };
   if (existing.drift !== undefined) kept.drift = existing.drift;
