@@ -962,8 +962,11 @@ describe('access and limits, as on every door', () => {
   test('rate limits: the shared read budget, and the flood guard, answer 429 RATE_LIMIT_EXCEEDED with Retry-After', async () => {
     const limited = await start({ REGISTRY_RATE_READS_PER_MINUTE: '2', REGISTRY_RATE_REQUESTS_PER_MINUTE: '6' });
     const search = () => post(`${limited.url}/search`, { query: { text: 'x' } });
+    const catalog = () => getJson(`${limited.url}/.well-known/ai-catalog.json`);
     assert.equal((await search()).res.status, 200);
-    assert.equal((await search()).res.status, 200);
+    assert.equal((await catalog()).res.status, 200);
+    // The page is now served from memory, and still a read: it was free, and unlimited.
+    assertArdError(await catalog(), 429, 'RATE_LIMIT_EXCEEDED', /Too many reads/);
     const refused = await search();
     assertArdError(refused, 429, 'RATE_LIMIT_EXCEEDED', /Too many reads/);
     assert.ok(Number(refused.res.headers.get('retry-after')) >= 1);

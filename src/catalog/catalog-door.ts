@@ -10,7 +10,8 @@
  * Thin over the shared operations: the door-level access rule (http/authentication.ts) admits
  * the caller, then list, search and get run through core.operations, so access, rate limits and
  * answers are those of every other door. Catalog pages are cached until the change feed moves (when reads are public: a
- * closed registry authorises every request through the operation). Every GET answer carries a
+ * closed registry authorises every request through the operation); a page served from the cache
+ * is charged to the caller's read budget as the list it was built from. Every GET answer carries a
  * strong ETag and Cache-Control and honours If-None-Match.
  *
  * Cross-origin: when reads are public, the GET documents are readable from any origin
@@ -241,7 +242,18 @@ export const catalogDoor: Door = {
           return { body, etag: etagOf(body) };
         };
         const key = `${document}|${page.page}|${'after' in page ? page.after : ''}`;
-        const built = config.publicRead ? await pages.getOrBuild(key, build) : await build();
+        if (!config.publicRead) {
+          sendCacheable(req, res, { ...(await build()), cacheControl, contentType });
+          return;
+        }
+        let listed = false;
+        const built = await pages.getOrBuild(key, () => {
+          listed = true;
+          return build();
+        });
+        // A page from the cache (or another request's build) is the list it was built from, charged
+        // to this caller as a read like any list: free, it was the one read past the read budget.
+        if (!listed) await core.operations.admit('list', caller);
         sendCacheable(req, res, { ...built, cacheControl, contentType });
       });
     app.get(ROUTES.aiCatalog, servePage('ai-catalog', `${MEDIA_TYPES.catalog}; charset=utf-8`));

@@ -94,6 +94,16 @@ export class OperationRunner {
     return { artifactName: 'watch-results', watch };
   }
 
+  /**
+   * Charges `action` to the caller's budgets without running it, for a door that answers from its
+   * own copy of what running it gave (a cached catalog page is a `list`): the copy costs what the
+   * operation costs, or a cached answer would be the one read no budget limits. Throws
+   * RATE_LIMITED as run() does.
+   */
+  async admit(action: Operation['op'], caller: Caller): Promise<void> {
+    await this.admission?.admit(action, caller);
+  }
+
   /** run() for doors that answer in one piece (MCP tools, catalogs): never a stream. */
   async answer(operation: Operation, caller: Caller): Promise<Answer> {
     const result = await this.run(operation, caller, { streaming: false });
