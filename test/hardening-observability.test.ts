@@ -271,6 +271,23 @@ describe('request ids in the logs', () => {
       assert.equal(logs.find((l) => l.requestId === id && l.msg === 'request')!.method, `GET ${path}`);
       assert.ok((await metrics()).includes(`method="GET ${path}"`), `the metric label of ${path}`);
     }
+    // An id is the caller's to make long: the line names the route (it named the path, 8 KB of it), and
+    // a path no door names (a scan, the web page) by its first 64 characters, as JSON-RPC's route.
+    const long = 'x'.repeat(2000);
+    const named = [
+      ['req-catalog-long', `/agents/${long}`, 'application/json', 'GET /agents/{ref}'],
+      ['req-card-long', `/agents/${long}/card.json`, 'application/json', 'GET /agents/{id}/card.json'],
+      ['req-scan-long', `/${long}`, 'application/json', `GET /${'x'.repeat(63)}`],
+      ['req-page-long', `/entries/${long}`, 'text/html', `GET /entries/${'x'.repeat(55)}`],
+    ] as const;
+    for (const [id, path, accept, method] of named) {
+      const answer = await fetch(`${registry.url}${path}`, { headers: { 'x-request-id': id, accept } });
+      // 404 (the web page: 200 when built, 503 when not)
+      assert.ok([200, 404, 503].includes(answer.status), `${method}: ${answer.status}`);
+      await answer.arrayBuffer();
+      await eventually(async () => logs.some((l) => l.requestId === id && l.msg === 'request'), `the request line of ${method}`);
+      assert.equal(logs.find((l) => l.requestId === id && l.msg === 'request')!.method, method);
+    }
   });
 
   test('the console bridge turns SDK console output into JSON lines with the request id', () => {

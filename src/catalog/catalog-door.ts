@@ -221,8 +221,10 @@ export const catalogDoor: Door = {
       metrics.middleware({ door: 'catalog', method: routeLabel }),
       failureFormat(ardFailure),
       abuse.floodGuard(),
-      // Mounted at the catalog's own path, its request's path is "/": the method names the path alone, as its metric label does.
-      requestScope(log, (req) => ({ method: `${req.method} ${req.baseUrl !== '' && req.path === '/' ? req.baseUrl : `${req.baseUrl}${req.path}`}`, streaming: false })),
+      // The line names the route as the metric label does (`GET /agents/{ref}`), not the path as
+      // sent, which is the caller's to make as long as a request line may be (an 8 KB id made an 8 KB
+      // method); the line's `http` keeps the path, cut short.
+      requestScope(log, (req) => ({ method: routeLabel(req), streaming: false })),
     ];
     const common: RequestHandler[] = [...counted, authenticate(core.authenticator, { publicRead: config.publicRead })];
     // Their preflights are answered before any route, ahead of the configured CORS (openReads above).
