@@ -195,9 +195,21 @@ describe('metrics', () => {
       const ok = await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789' } });
       assert.equal(ok.status, 200);
       assert.match(await ok.text(), /registry_requests_total|# HELP/);
+      // A token in the URL is refused, as on every door, with the right one in the header too.
+      const inUrl = await fetch(`${guarded.url}/metrics?access_token=metrics-token-0123456789`, { headers: { authorization: 'Bearer metrics-token-0123456789' } });
+      assert.equal(inUrl.status, 401);
+      assert.match(inUrl.headers.get('www-authenticate') ?? '', /error="invalid_request", error_description="token in the URL/);
+      assert.match(((await inUrl.json()) as WireJson).error, /^The request carries a token in its URL \(access_token\), which the registry does not read/);
     } finally {
       await guarded.close();
     }
+  });
+
+  test('open metrics refuse a token in the URL too, as every door does (they were served, the token left in the URL)', async () => {
+    const inUrl = await fetch(`${registry.url}/metrics?access_token=${TOKENS.admin}`);
+    assert.equal(inUrl.status, 401);
+    assert.match(((await inUrl.json()) as WireJson).error, /replace the token if the URL may have been logged/);
+    assert.equal((await fetch(`${registry.url}/metrics?name=registry_requests_total`)).status, 200, 'other query parameters are no token');
   });
 });
 
