@@ -76,7 +76,7 @@ export class OperationRunner {
    * SubscribeToTask find it).
    */
   async run(operation: Operation, caller: Caller, context: RunContext): Promise<OperationResult> {
-    await this.admission?.admit(operation.op, caller);
+    await this.admit(operation.op, caller);
     if (operation.op === 'watch') return this.watch(operation.request, caller, context);
     return handle(operation, caller, this.service, { ...this.options, streaming: context.streaming, acknowledge: context.acknowledge });
   }
