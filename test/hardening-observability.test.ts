@@ -195,9 +195,21 @@ describe('metrics', () => {
       const ok = await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789' } });
       assert.equal(ok.status, 200);
       assert.match(await ok.text(), /registry_requests_total|# HELP/);
+      // A token in the URL is refused, as on every door, with the right one in the header too.
+      const inUrl = await fetch(`${guarded.url}/metrics?access_token=metrics-token-0123456789`, { headers: { authorization: 'Bearer metrics-token-0123456789' } });
+      assert.equal(inUrl.status, 401);
+      assert.match(inUrl.headers.get('www-authenticate') ?? '', /error="invalid_request", error_description="token in the URL/);
+      assert.match(((await inUrl.json()) as WireJson).error, /^The request carries a token in its URL \(access_token\), which the registry does not read/);
     } finally {
       await guarded.close();
     }
+  });
+
+  test('open metrics refuse a token in the URL too, as every door does (they were served, the token left in the URL)', async () => {
+    const inUrl = await fetch(`${registry.url}/metrics?access_token=${TOKENS.admin}`);
+    assert.equal(inUrl.status, 401);
+    assert.match(((await inUrl.json()) as WireJson).error, /replace the token if the URL may have been logged/);
+    assert.equal((await fetch(`${registry.url}/metrics?name=registry_requests_total`)).status, 200, 'other query parameters are no token');
   });
 });
 
@@ -270,6 +282,23 @@ describe('request ids in the logs', () => {
       await eventually(async () => logs.some((l) => l.requestId === id && l.msg === 'request'), `the request line of ${path}`);
       assert.equal(logs.find((l) => l.requestId === id && l.msg === 'request')!.method, `GET ${path}`);
       assert.ok((await metrics()).includes(`method="GET ${path}"`), `the metric label of ${path}`);
+    }
+    // An id is the caller's to make long: the line names the route (it named the path, 8 KB of it), and
+    // a path no door names (a scan, the web page) by its first 64 characters, as JSON-RPC's route.
+    const long = 'x'.repeat(2000);
+    const named = [
+      ['req-catalog-long', `/agents/${long}`, 'application/json', 'GET /agents/{ref}'],
+      ['req-card-long', `/agents/${long}/card.json`, 'application/json', 'GET /agents/{id}/card.json'],
+      ['req-scan-long', `/${long}`, 'application/json', `GET /${'x'.repeat(63)}`],
+      ['req-page-long', `/entries/${long}`, 'text/html', `GET /entries/${'x'.repeat(55)}`],
+    ] as const;
+    for (const [id, path, accept, method] of named) {
+      const answer = await fetch(`${registry.url}${path}`, { headers: { 'x-request-id': id, accept } });
+      // 404 (the web page: 200 when built, 503 when not)
+      assert.ok([200, 404, 503].includes(answer.status), `${method}: ${answer.status}`);
+      await answer.arrayBuffer();
+      await eventually(async () => logs.some((l) => l.requestId === id && l.msg === 'request'), `the request line of ${method}`);
+      assert.equal(logs.find((l) => l.requestId === id && l.msg === 'request')!.method, method);
     }
   });
 

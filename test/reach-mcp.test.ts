@@ -336,6 +336,12 @@ describe('MCP tools', () => {
     const invalid = errorText(await call('register_agent', { agentCard: { ...card, skills: 'none' } }, bob));
     assert.match(invalid, /^VALIDATION_FAILED: /);
     assert.match(invalid, /\n- \/skills: /, 'each error with its path');
+    // One refusal reads alike on both doors: its findings, ten at most, then how many more (A2A's text listed five, the rest unsaid).
+    const faulty = { name: 5, description: 6, version: 7, skills: 'none', capabilities: 'none', defaultInputModes: 'x', defaultOutputModes: 'y', supportedInterfaces: 'z', provider: 2, iconUrl: 3, documentationUrl: 4 };
+    const overMcp = errorText(await call('register_agent', { agentCard: faulty }, bob));
+    const overA2A = await op(await sdkClient(registry.url, { token: TOKENS.bob }), { register: { agentCard: faulty } });
+    assert.equal(overA2A.status.message.parts[0].text, overMcp);
+    assert.match(overMcp, /^VALIDATION_FAILED: (.*\n){11}- … and \d+ more$/);
 
     const server = structured(await call('register_mcp_server', { mcpServer: mcpServer('notes', 'https://notes.example.org/mcp'), toolspec: toolspec() }, bob));
     assert.equal(server.kind, 'mcp-server');

@@ -49,11 +49,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     if (reason) res.status(503).json({ status: 'not ready', reason, ...said });
     else res.json({ status: 'ready', ...said });
   });
-  const guard = metricsGuard(deps.metricsAccess);
   // Counted against the address's budget like any door's request, before the token is checked: a
   // closed registry's /metrics takes the admin token, which could be guessed here without limit.
   // A scraper is counted as any other caller (with the admin token, exempt as everywhere).
-  app.get('/metrics', deps.floodGuard, ...(guard ? [guard] : []), deps.metrics.handler());
+  app.get('/metrics', deps.floodGuard, metricsGuard(deps.metricsAccess), deps.metrics.handler());
   return app;
 }
 

@@ -44,7 +44,7 @@ function jsonRpcId(body: unknown): string | number | null | undefined {
 }
 
 /** Whether the URL's query names access_token (RFC 6750 section 2.3); the substring test keeps the usual request cheap. */
-function hasQueryToken(url: string): boolean {
+export function hasQueryToken(url: string): boolean {
   const q = url.indexOf('?');
   return q >= 0 && url.includes('access_token', q) && new URLSearchParams(url.slice(q + 1)).has('access_token');
 }

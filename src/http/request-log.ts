@@ -12,7 +12,12 @@ import { runInScope, type RequestScope } from '../observability/request-scope.js
 /** How a door names a request: its method (JSON-RPC method, REST route, tool...) and whether it streams. */
 export type RequestNamer = (req: Request) => { method: string; streaming: boolean };
 
-const byRoute: RequestNamer = (req) => ({ method: `${req.method} ${req.path}`, streaming: false });
+/**
+ * A request no door names otherwise (the web page, a path no door takes) by its method and path,
+ * the path's first 64 characters: it is the caller's to make as long as a request line may be,
+ * and the line's `http` shows it already (cut at 200).
+ */
+const byRoute: RequestNamer = (req) => ({ method: `${req.method} ${req.path.slice(0, 64)}`, streaming: false });
 
 /** Query parameters the A2A HTTP+JSON binding defines: their values are logged as sent. */
 const LOGGED_QUERY_PARAMETERS = new Set(['pageSize', 'pageToken', 'historyLength', 'contextId', 'status', 'statusTimestampAfter', 'includeArtifacts', 'tenant']);

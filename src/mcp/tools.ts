@@ -24,6 +24,7 @@ import { checkQueryLength, documentSubject, findingsSaid, registerSubject, zodFi
 import { entryId, listSchema, queryText, searchSchema } from '../operations/request-schemas.js';
 import { issuedForKind } from '../registry/page-token.js';
 import type { OperationRunner } from '../operations/runner.js';
+import { refusalLines, refusalText } from '../operations/summaries.js';
 
 /**
  * What a tool call runs with: the operations, who asks, and the log. A call records its operation
@@ -306,12 +307,6 @@ const validationOut = z.looseObject({
 
 // ---- results ----
 
-function findingLines(findings: Finding[], max = 10): string[] {
-  const lines = findings.slice(0, max).map((f) => `- ${f.path || '/'}: ${f.message}${f.hint ? ` (hint: ${f.hint})` : ''}`);
-  if (findings.length > max) lines.push(`- … and ${findings.length - max} more`);
-  return lines;
-}
-
 function result(structured: Record<string, unknown>, text: string): CallToolResult {
   return { structuredContent: structured, content: [{ type: 'text', text }, { type: 'text', text: JSON.stringify(structured) }] };
 }
@@ -324,8 +319,7 @@ function result(structured: Record<string, unknown>, text: string): CallToolResu
  * schema even on an error, and refuses the whole answer when it is not a search page or entry.
  */
 function errorResult(error: ErrorBody): CallToolResult {
-  const lines = [`${error.code}: ${error.message}`, ...findingLines(error.details ?? [])];
-  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }, { type: 'text', text: JSON.stringify({ error }) }] };
+  return { isError: true, content: [{ type: 'text', text: refusalText(error) }, { type: 'text', text: JSON.stringify({ error }) }] };
 }
 
 type Attempt = { answer: Answer } | { refused: RegistryError } | { failed: CallToolResult };
@@ -495,7 +489,7 @@ const INVALID_DOCUMENT = new Set(['VALIDATION_FAILED', 'TOO_LARGE', 'UNSUPPORTED
 function invalidDocumentResult(kind: EntryKind, err: RegistryError): CallToolResult {
   const errors = err.details ?? [];
   const structured = { valid: false, kind, code: err.code, message: err.message, errors, warnings: [] };
-  const text = [`Invalid ${kind === 'agent' ? 'agent card' : 'MCP toolspec'} (${err.code}): ${err.message}`, ...findingLines(errors)].join('\n');
+  const text = [`Invalid ${kind === 'agent' ? 'agent card' : 'MCP toolspec'} (${err.code}): ${err.message}`, ...refusalLines(errors)].join('\n');
   return result(structured, text);
 }
 

@@ -25,7 +25,7 @@ import type { OperationName } from './operation.js';
 import { operationArgumentsPath, parseRequest } from './request-parser.js';
 import { partWords, type MessageGeneration } from './part-words.js';
 import type { OperationRunner } from './runner.js';
-import { describeHits, describeWatchEvent } from './summaries.js';
+import { describeHits, describeWatchEvent, refusalText } from './summaries.js';
 import type { TaskPlacement } from './task-placement.js';
 
 /** The artifact each watch event is sent in (one update per event; each replaces the previous in the task). */
@@ -393,13 +393,12 @@ export class RegistryExecutor implements AgentExecutor {
   }
 
   private errorMessage(task: Task, error: ErrorBody): Message {
-    const details = error.details?.slice(0, 5).map((d) => `\n- ${d.path || '/'}: ${d.message}${d.hint ? ` (${d.hint})` : ''}`) ?? [];
     return {
       messageId: uuidv4(),
       contextId: task.contextId,
       taskId: task.id,
       role: Role.ROLE_AGENT,
-      parts: [textPart(`${error.code}: ${error.message}${details.join('')}`), dataPart({ error: { ...error } })],
+      parts: [textPart(refusalText(error)), dataPart({ error: { ...error } })],
       metadata: undefined,
       extensions: [],
       referenceTaskIds: [],

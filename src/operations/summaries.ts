@@ -1,5 +1,5 @@
 /** Short texts for people, beside each answer's data part. */
-import type { EntryView, Finding, ListPage, RegistrationResult, SearchHit, ValidationResultBody, WatchEvent } from '../contract/types.js';
+import type { EntryView, ErrorBody, Finding, ListPage, RegistrationResult, SearchHit, ValidationResultBody, WatchEvent } from '../contract/types.js';
 import { verifyingKeyText } from '../contract/verification.js';
 import { totalText } from '../lib/total-text.js';
 
@@ -11,6 +11,20 @@ function findingLines(label: string, findings: Finding[]): string[] {
   if (findings.length > MAX_LISTED) lines.push(`  … and ${findings.length - MAX_LISTED} more`);
   return [`${label}:`, ...lines];
 }
+
+/**
+ * A refusal's findings as people read them under its message, alike on every door (the A2A task's
+ * text, the MCP tool error's): `- /path: message (hint: ...)`, the first ten and how many more. The
+ * A2A text listed five and dropped the rest unsaid, where MCP listed ten and said how many more.
+ */
+export function refusalLines(findings: readonly Finding[]): string[] {
+  const lines = findings.slice(0, MAX_LISTED).map((f) => `- ${f.path || '/'}: ${f.message}${f.hint ? ` (hint: ${f.hint})` : ''}`);
+  if (findings.length > MAX_LISTED) lines.push(`- … and ${findings.length - MAX_LISTED} more`);
+  return lines;
+}
+
+/** A refusal for people: `CODE: message`, then its findings (refusalLines). */
+export const refusalText = (error: ErrorBody): string => [`${error.code}: ${error.message}`, ...refusalLines(error.details ?? [])].join('\n');
 
 export function summarizeRegistration(r: RegistrationResult): string {
   const what = r.kind === 'agent' ? `agent (A2A ${r.protocolVersion})` : 'MCP server';
