@@ -36,6 +36,8 @@ import { requestScope } from '../http/request-log.js';
 import { ownBytes } from '../lib/shared-json.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
+import { getSchema } from '../operations/request-schemas.js';
+import { issueMessage } from '../lib/issue-words.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
 import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, tokenRefusalIn, type TokenWords } from './ard.js';
 import { CATALOG_AFTER, CATALOG_PAGE_SIZE, catalogDocument, catalogPageEntry, catalogPageOf, hostInfo } from './catalog.js';
@@ -171,14 +173,23 @@ function handle(operation: Operation['op'] | undefined, fn: (req: Request, res: 
   };
 }
 
-/** `?revision=N`: an older revision of a document (immutable, so cacheable for long). */
+const REVISION = getSchema.shape.revision.unwrap();
+
+/**
+ * `?revision=N`: an older revision of a document (immutable, so cacheable for long), held to the
+ * rule and words of `get`'s revision on the other doors (request-schemas.ts): this door's own check
+ * took at most nine digits, so revision 1234567890 was "revision must be a positive whole number."
+ * where `get` says there is no such revision, and it never said what it got.
+ */
 function revisionOf(req: Request): number | undefined {
   const raw = req.query.revision;
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,8}$/.test(raw)) {
-    throw new RegistryError('BAD_REQUEST', 'revision must be a positive whole number.', [{ path: '/query/revision', message: 'not a revision number' }]);
-  }
-  return Number(raw);
+  // A query value is text: a number written in decimal is checked as the number it says.
+  const value = typeof raw === 'string' && /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  const checked = REVISION.safeParse(value);
+  if (checked.success) return checked.data;
+  const message = issueMessage(checked.error.issues[0]!, ['revision'], REVISION, value);
+  throw new RegistryError('BAD_REQUEST', `${message}.`, [{ path: '/query/revision', message }]);
 }
 
 export const catalogDoor: Door = {
@@ -221,8 +232,10 @@ export const catalogDoor: Door = {
       metrics.middleware({ door: 'catalog', method: routeLabel }),
       failureFormat(ardFailure),
       abuse.floodGuard(),
-      // Mounted at the catalog's own path, its request's path is "/": the method names the path alone, as its metric label does.
-      requestScope(log, (req) => ({ method: `${req.method} ${req.baseUrl !== '' && req.path === '/' ? req.baseUrl : `${req.baseUrl}${req.path}`}`, streaming: false })),
+      // The line names the route as the metric label does (`GET /agents/{ref}`), not the path as
+      // sent, which is the caller's to make as long as a request line may be (an 8 KB id made an 8 KB
+      // method); the line's `http` keeps the path, cut short.
+      requestScope(log, (req) => ({ method: routeLabel(req), streaming: false })),
     ];
     const common: RequestHandler[] = [...counted, authenticate(core.authenticator, { publicRead: config.publicRead })];
     // Their preflights are answered before any route, ahead of the configured CORS (openReads above).
