@@ -24,6 +24,7 @@ import {
   a2aPython03Payloads,
   asciiEscaped,
   canonicalCardPayload,
+  emptylessPayload,
   requirementlessPayloads,
   sdkTypedPayload,
   uncoveredFalsyPaths,
@@ -156,8 +157,11 @@ export const MAX_SIGNATURES = 8;
  * nor fetch errors (entries are public): verdicts stored with them are written again. "r4": a
  * verified signature names the key set of its key (`jwks`), and a kid several allow-listed JWKS
  * hold, with no jku naming one, is tried with each one's key instead of being `unknown-key`.
+ * "r5": a v1.0 card's payload keeps what A2A §8.4.1's field presence keeps (REQUIRED members,
+ * `optional` ones and messages set, an extension's params as given), where it removed every
+ * empty value: a card stored while its key was unknown, signed so, now verifies once trusted.
  */
-const VERIFICATION_RULES = 'r4';
+const VERIFICATION_RULES = 'r5';
 
 function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
   const status: SignatureStatus = { status: 'invalid', reason };
@@ -426,8 +430,10 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
         return { verification: { verified: false, signatures: [], keyset }, warnings };
       }
       const full = canonicalCardPayload(card, generation);
-      // A v0.3 card may have been signed by a2a-python 0.3, whose payload leaves default values out.
-      const forms = [full, ...(generation === '0.3' ? a2aPython03Payloads(card) : [])].flatMap((form) => {
+      // A v0.3 card may have been signed by a2a-python 0.3, whose payload leaves default values out;
+      // a v1.0 card by @a2a-js/sdk or an earlier build of this registry, whose payload leaves every empty value out.
+      const older = generation === '0.3' ? a2aPython03Payloads(card) : [emptylessPayload(card, generation)].filter((form) => form !== undefined);
+      const forms = [full, ...older].flatMap((form) => {
         const escaped = asciiEscaped(form);
         return escaped === form ? [form] : [form, escaped];
       });
