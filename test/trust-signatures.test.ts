@@ -190,6 +190,20 @@ describe('signature statuses and tampering (SQLite)', () => {
     assert.equal(result.signatures[1].alg, 'EdDSA');
   });
 
+  test('"Ed25519", RFC 9864\'s name for EdDSA over Ed25519 (what current signers write), verifies with the key published as "EdDSA"; a private key whose JWK says "Ed25519" signs so', async () => {
+    // jose signs with the private JWK, "alg" in its header "Ed25519": a signer that follows RFC 9864.
+    const card = fresh('Ed25519 Agent');
+    const jws = await new FlattenedSign(new TextEncoder().encode(canonicalCardPayload(card, '1.0')))
+      .setProtectedHeader({ alg: 'Ed25519', kid: 'trusted-ed', typ: 'JOSE' })
+      .sign({ ...trustedEd.signing.jwk, alg: 'Ed25519' });
+    const result = resultOf(await register({ ...card, signatures: [{ protected: jws.protected, signature: jws.signature }] }));
+    assert.deepEqual([result.verified, result.signatures], [true, [{ status: 'verified', kid: 'trusted-ed', alg: 'Ed25519', jwks: 'registry' }]]);
+    // The same key signs with the name its JWK gives ("EdDSA") by default, and with "Ed25519" when its JWK says so.
+    const named = await parseSigningKey({ ...trustedEd.signing.jwk, alg: 'Ed25519' }, 'ed25519.jwk', ACCEPTED_ALGORITHMS);
+    assert.equal(named.alg, 'Ed25519');
+    assert.deepEqual(resultOf(await register(await signCard(fresh('Ed25519 Signed'), named))).signatures.map((s: WireJson) => [s.status, s.alg]), [['verified', 'Ed25519']]);
+  });
+
   test('unknown-key: accepted unverified, with a warning that names the kid', async () => {
     const card = await signCard(fresh(), stranger.signing);
     const result = resultOf(await register(card));
