@@ -779,11 +779,13 @@ describe('trust roots', () => {
     }
   });
 
-  test('keys that cannot only verify are never trusted: symmetric, private parts, no kid, weak RSA', async () => {
+  test('keys that cannot only verify are never trusted: symmetric, private parts, no kid, weak RSA, an "alg" the key cannot make, a curve no accepted algorithm signs with', async () => {
     const file = path.join(dir, 'odd-jwks.json');
     const hmac = { kty: 'oct', kid: 'shared', k: base64url.encode(new Uint8Array(32)) };
     const weakRsa = { kty: 'RSA', kid: 'weak', n: base64url.encode(new Uint8Array(128).fill(1)), e: 'AQAB' };
-    writeJwks(file, [hmac as JWK, { ...trusted.signing.jwk }, { ...trustedEd.publicJwk, kid: undefined } as JWK, weakRsa as JWK]);
+    const misnamed = { ...trusted.publicJwk, kid: 'misnamed', alg: 'ES384' };
+    const exchange = { kty: 'OKP', crv: 'X25519', kid: 'exchange', x: base64url.encode(new Uint8Array(32).fill(9)) };
+    writeJwks(file, [hmac as JWK, { ...trusted.signing.jwk }, { ...trustedEd.publicJwk, kid: undefined } as JWK, weakRsa as JWK, misnamed, exchange]);
     const lines: string[] = [];
     const log = createLogger('warn', { write: (line: string) => lines.push(line) });
     const roots = await TrustRoots.open({ keysFile: file, log, watch: false, sighup: false });
@@ -796,6 +798,8 @@ describe('trust roots', () => {
       assert.match(text, /holds private key material/);
       assert.match(text, /has no \\"kid\\"/);
       assert.match(text, /shorter than 2048 bits/);
+      assert.match(text, /keys\[4\] \(kid \\"misnamed\\"\) is not trusted: its \\"alg\\" \\"ES384\\" does not fit the key, an EC key on curve \\"P-256\\", which signs with ES256/);
+      assert.match(text, /keys\[5\] \(kid \\"exchange\\"\) is not trusted: it is an OKP key on curve \\"X25519\\", which makes none of the accepted signature algorithms/);
     } finally {
       roots.close();
     }
