@@ -162,7 +162,7 @@ function presenceForm(card: JsonObject): JsonObject {
     if (!isObject(scheme)) continue;
     for (const [type, required] of Object.entries(SCHEME_REQUIRED)) withRequired(scheme[type], required);
     const flows = isObject(scheme.oauth2SecurityScheme) ? scheme.oauth2SecurityScheme.flows : undefined;
-    for (const [flow, required] of Object.entries(FLOW_REQUIRED)) if (isObject(flows)) withRequired(flows[flow], required);
+    if (isObject(flows)) for (const [flow, required] of Object.entries(FLOW_REQUIRED)) withRequired(flows[flow], required);
   }
   return out;
 }
