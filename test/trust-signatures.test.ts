@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AgentCard, generateAgentCardSignature, verifyAgentCardSignature } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { FlattenedSign, base64url, generateSecret, importJWK, type JWK } from 'jose';
+import { FlattenedSign, base64url, flattenedVerify, generateSecret, importJWK, type JWK } from 'jose';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { signCard } from '../src/trust/card-signing.js';
@@ -190,6 +190,20 @@ describe('signature statuses and tampering (SQLite)', () => {
     assert.equal(result.signatures[1].alg, 'EdDSA');
   });
 
+  test('"Ed25519", RFC 9864\'s name for EdDSA over Ed25519 (what current signers write), verifies with the key published as "EdDSA"; a private key whose JWK says "Ed25519" signs so', async () => {
+    // jose signs with the private JWK, "alg" in its header "Ed25519": a signer that follows RFC 9864.
+    const card = fresh('Ed25519 Agent');
+    const jws = await new FlattenedSign(new TextEncoder().encode(canonicalCardPayload(card, '1.0')))
+      .setProtectedHeader({ alg: 'Ed25519', kid: 'trusted-ed', typ: 'JOSE' })
+      .sign({ ...trustedEd.signing.jwk, alg: 'Ed25519' });
+    const result = resultOf(await register({ ...card, signatures: [{ protected: jws.protected, signature: jws.signature }] }));
+    assert.deepEqual([result.verified, result.signatures], [true, [{ status: 'verified', kid: 'trusted-ed', alg: 'Ed25519', jwks: 'registry' }]]);
+    // The same key signs with the name its JWK gives ("EdDSA") by default, and with "Ed25519" when its JWK says so.
+    const named = await parseSigningKey({ ...trustedEd.signing.jwk, alg: 'Ed25519' }, 'ed25519.jwk', ACCEPTED_ALGORITHMS);
+    assert.equal(named.alg, 'Ed25519');
+    assert.deepEqual(resultOf(await register(await signCard(fresh('Ed25519 Signed'), named))).signatures.map((s: WireJson) => [s.status, s.alg]), [['verified', 'Ed25519']]);
+  });
+
   test('unknown-key: accepted unverified, with a warning that names the kid', async () => {
     const card = await signCard(fresh(), stranger.signing);
     const result = resultOf(await register(card));
@@ -349,6 +363,77 @@ describe('signature statuses and tampering (SQLite)', () => {
     // The other way round: a card signed here passes the SDK's own verifier.
     const ours = await signCard(fresh('Ours'), trusted.signing);
     await verifyAgentCardSignature(async () => publicKey)(AgentCard.fromJSON(ours));
+  });
+
+  test('A2A §8.4.1 field presence: a card signed by an independent signer (RFC 8785 written here, jose) verifies, REQUIRED, optional and set members kept though empty; what this registry signs verifies with that independent verifier', async () => {
+    // RFC 8785 written from the RFC, not the registry's: strings escaped per §3.2.2.2, numbers per
+    // §3.2.2.3 (ECMAScript's Number-to-String), members sorted by UTF-16 code units (§3.2.3).
+    const str = (v: string) =>
+      `"${[...v]
+        .map((c) => {
+          const code = c.charCodeAt(0);
+          const short: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+          return short[c] ?? (code < 0x20 ? `\\u${code.toString(16).padStart(4, '0')}` : c);
+        })
+        .join('')}"`;
+    const byCodeUnits = (a: string, b: string) => {
+      for (let i = 0; i < Math.min(a.length, b.length); i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return a.charCodeAt(i) - b.charCodeAt(i);
+      return a.length - b.length;
+    };
+    const canon = (v: unknown): string =>
+      v === null || typeof v === 'boolean'
+        ? String(v)
+        : typeof v === 'number'
+          ? Object.is(v, -0) ? '0' : String(v)
+          : typeof v === 'string'
+            ? str(v)
+            : Array.isArray(v)
+              ? `[${v.map(canon).join(',')}]`
+              : `{${Object.keys(v as object).sort(byCodeUnits).map((k) => `${str(k)}:${canon((v as WireJson)[k])}`).join(',')}}`;
+    assert.equal(canon({ b: [1e21, 1e-7, 0.1, -0, 1.5], 'é': 'a\u0001\u2028"', a: { '\u20ac': 1, '\ud83d\ude00': 2, '\r': 3 } }), '{"a":{"\\r":3,"€":1,"😀":2},"b":[1e+21,1e-7,0.1,0,1.5],"é":"a\\u0001\u2028\\""}', 'RFC 8785 as written');
+    // A card holding only members §8.4.1 keeps: REQUIRED "capabilities" (empty), an `optional`
+    // "documentationUrl" set to "", a scheme set without members, an OAuth flow's REQUIRED
+    // "scopes" (empty), an extension's params (a Struct: written as given, empty values too).
+    const card = fresh('Presence Agent');
+    card.capabilities = {};
+    card.documentationUrl = '';
+    card.securitySchemes = {
+      mtls: { mtlsSecurityScheme: {} },
+      oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://auth.presence.example.org/token', scopes: {} } } } },
+    };
+    const presence = { ...card, capabilities: { extensions: [{ uri: 'urn:presence', params: { empty: '', none: null, list: [], map: {}, zero: 0, no: false, big: 1e21, tiny: 1e-7, '€': 'é😀' } }] } };
+    const specSigned = async (c: WireJson): Promise<WireJson> => {
+      const jws = await new FlattenedSign(new TextEncoder().encode(canon(c))).setProtectedHeader({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }).sign(trusted.signing.jwk);
+      return { ...c, signatures: [{ protected: jws.protected, signature: jws.signature }] };
+    };
+    for (const [what, c] of [['"capabilities": {}, "documentationUrl": "", empty scheme and scopes', card], ['an extension\'s params with empty values', presence]] as const) {
+      const signed = await specSigned(c);
+      const result = resultOf(await register(signed));
+      assert.equal(result.verified, true, `${what}: ${JSON.stringify(result.signatures)}`);
+      assert.ok(!result.warnings.some((w: WireJson) => /unsigned/.test(w.rule)), `${what}: ${JSON.stringify(result.warnings)}`);
+    }
+    // Those members are covered: removed after signing, the card is refused.
+    const signedPresence = await specSigned(presence);
+    const withoutEmpty = structuredClone(signedPresence);
+    delete withoutEmpty.capabilities.extensions[0].params.empty;
+    await refusedAsTampered(withoutEmpty, 'an empty param removed', false);
+    const withoutScheme = structuredClone(await specSigned(card));
+    delete withoutScheme.securitySchemes.mtls;
+    await refusedAsTampered(withoutScheme, 'a scheme without members removed', false);
+
+    // What this registry signs verifies with the independent verifier (over RFC 8785 of the card
+    // without "signatures"), and with @a2a-js/sdk's when it signs the SDK's form too.
+    const publicKey = (await importJWK(trusted.publicJwk, 'ES256')) as CryptoKey;
+    const ours = await signCard(presence, trusted.signing, { sdkCompatible: true });
+    const { signatures, ...unsigned } = ours;
+    const first = (signatures as WireJson[])[0]!;
+    await flattenedVerify({ protected: first.protected, signature: first.signature, payload: base64url.encode(canon(unsigned)) }, publicKey, { algorithms: ['ES256'] });
+    await verifyAgentCardSignature(async () => publicKey)(ours as never);
+    assert.deepEqual(resultOf(await register(ours)).signatures.map((s: WireJson) => s.status), ['verified', 'verified']);
+    // A signature over the form earlier builds (and the SDK) signed, every empty value left out, still verifies.
+    const privateKey = (await importJWK(trusted.signing.jwk, 'ES256')) as CryptoKey;
+    const sdkSigned = (await generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' })(structuredClone(presence) as never)) as unknown as WireJson;
+    assert.equal(resultOf(await register(JSON.parse(JSON.stringify(sdkSigned)))).verified, true);
   });
 
   test('non-ASCII text: signed as RFC 8785 writes it, or \\u-escaped as a2a-python (json.dumps) writes it', async (t) => {
@@ -694,11 +779,13 @@ describe('trust roots', () => {
     }
   });
 
-  test('keys that cannot only verify are never trusted: symmetric, private parts, no kid, weak RSA', async () => {
+  test('keys that cannot only verify are never trusted: symmetric, private parts, no kid, weak RSA, an "alg" the key cannot make, a curve no accepted algorithm signs with', async () => {
     const file = path.join(dir, 'odd-jwks.json');
     const hmac = { kty: 'oct', kid: 'shared', k: base64url.encode(new Uint8Array(32)) };
     const weakRsa = { kty: 'RSA', kid: 'weak', n: base64url.encode(new Uint8Array(128).fill(1)), e: 'AQAB' };
-    writeJwks(file, [hmac as JWK, { ...trusted.signing.jwk }, { ...trustedEd.publicJwk, kid: undefined } as JWK, weakRsa as JWK]);
+    const misnamed = { ...trusted.publicJwk, kid: 'misnamed', alg: 'ES384' };
+    const exchange = { kty: 'OKP', crv: 'X25519', kid: 'exchange', x: base64url.encode(new Uint8Array(32).fill(9)) };
+    writeJwks(file, [hmac as JWK, { ...trusted.signing.jwk }, { ...trustedEd.publicJwk, kid: undefined } as JWK, weakRsa as JWK, misnamed, exchange]);
     const lines: string[] = [];
     const log = createLogger('warn', { write: (line: string) => lines.push(line) });
     const roots = await TrustRoots.open({ keysFile: file, log, watch: false, sighup: false });
@@ -711,6 +798,8 @@ describe('trust roots', () => {
       assert.match(text, /holds private key material/);
       assert.match(text, /has no \\"kid\\"/);
       assert.match(text, /shorter than 2048 bits/);
+      assert.match(text, /keys\[4\] \(kid \\"misnamed\\"\) is not trusted: its \\"alg\\" \\"ES384\\" does not fit the key, an EC key on curve \\"P-256\\", which signs with ES256/);
+      assert.match(text, /keys\[5\] \(kid \\"exchange\\"\) is not trusted: it is an OKP key on curve \\"X25519\\", which makes none of the accepted signature algorithms/);
     } finally {
       roots.close();
     }
@@ -870,7 +959,7 @@ describe('a stored verdict made by older verification rules', () => {
       assert.equal(scan.checked, 2, 'the same trust roots, other rules: checked again');
       const after = (await store.get(entry.id))!.verification!;
       assert.equal(after.verified, true, 'what the SDK signs still verifies (with a warning at registration)');
-      assert.match(after.keyset, /\/r4$/, 'recorded under the current rules');
+      assert.match(after.keyset, /\/r5$/, 'recorded under the current rules');
       assert.equal(after.jwks, 'registry', 'a verdict stored before verified signatures named their key set gets it');
       assert.deepEqual(after.signatures.map((s) => s.jwks), ['registry']);
       const leakyAfter = (await store.get(leakyEntry.entry.id))!.verification!;

@@ -8,7 +8,7 @@
  */
 import { FlattenedSign, decodeProtectedHeader } from 'jose';
 import { isObject, type JsonObject } from '../lib/json.js';
-import { canonicalCardPayload, requirementlessPayloads } from '../validation/canonical-card.js';
+import { canonicalCardPayload, sdkPayload } from '../validation/canonical-card.js';
 import { MAX_SIGNATURES } from '../validation/signature.js';
 import type { Generation } from '../validation/types.js';
 import type { SigningKey } from './jwks.js';
@@ -17,9 +17,10 @@ export interface SignOptions {
   /** Where verifiers can fetch the public key (a hint: registries trust only their own roots). */
   jku?: string;
   /**
-   * Also sign, by the same key, the form @a2a-js/sdk 1.3 and a2a-python verify when the card has
-   * security requirements without scopes (they leave those out, A2A §8.4.1 keeps them): their
-   * verifiers accept a card when any signature verifies, so both kinds of client accept it.
+   * Also sign, by the same key, the form @a2a-js/sdk 1.3 and a2a-python verify when it differs
+   * (they leave out every empty value: security requirements without scopes, `"capabilities": {}`,
+   * an extension's `""` params, which A2A §8.4.1 keeps): their verifiers accept a card when any
+   * signature verifies, so both kinds of client accept it.
    */
   sdkCompatible?: boolean;
 }
@@ -44,7 +45,8 @@ export async function signCard(card: JsonObject, key: SigningKey, options: SignO
   const generation = cardGeneration(card);
   const header: Record<string, string> = { alg: key.alg, kid: key.kid, typ: 'JOSE' };
   if (options.jku) header.jku = options.jku;
-  const payloads = [canonicalCardPayload(card, generation), ...(options.sdkCompatible ? requirementlessPayloads(card, generation).slice(0, 1) : [])];
+  const sdk = options.sdkCompatible ? sdkPayload(card, generation) : undefined;
+  const payloads = [canonicalCardPayload(card, generation), ...(sdk === undefined ? [] : [sdk])];
   const signed = await Promise.all(
     payloads.map(async (payload) => {
       const jws = await new FlattenedSign(new TextEncoder().encode(payload)).setProtectedHeader(header).sign(key.jwk);

@@ -56,6 +56,9 @@ function rsaBits(jwk: Record<string, unknown>): number {
   return typeof jwk.n === 'string' ? Buffer.from(jwk.n, 'base64url').length * 8 : 0;
 }
 
+/** What kind of key a JWK is, for people: "an RSA key", "an EC key on curve \"P-256\"". */
+const keyKind = (jwk: Record<string, unknown>): string => (jwk.kty === 'RSA' ? 'an RSA key' : `an ${String(jwk.kty)} key on curve ${quote(jwk.crv)}`);
+
 /** Why this JWK cannot be a verification key, or undefined when it can. */
 function unusable(jwk: Record<string, unknown>): string | undefined {
   if (typeof jwk.kty !== 'string') return 'it has no "kty"';
@@ -69,6 +72,11 @@ function unusable(jwk: Record<string, unknown>): string | undefined {
   if (jwk.use !== undefined && jwk.use !== 'sig') return `its "use" is ${quote(jwk.use)}, not "sig"`;
   if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) return 'its "key_ops" do not include "verify"';
   if (jwk.kty === 'RSA' && rsaBits(jwk) < MIN_RSA_BITS) return `the RSA key is shorter than ${MIN_RSA_BITS} bits`;
+  // Such a key verifies nothing: kept, every signature by its kid was told "the trusted key is
+  // for ES384, not ES256" (or that it cannot verify it), and the operator nothing about the set.
+  const fitting = keyAlgorithms({ kty: jwk.kty, crv: jwk.crv });
+  if (fitting.length === 0) return `it is ${keyKind(jwk)}, which makes none of the accepted signature algorithms`;
+  if (typeof jwk.alg === 'string' && !fitting.includes(jwk.alg)) return `its "alg" ${quote(jwk.alg)} does not fit the key, ${keyKind(jwk)}, which signs with ${fitting.join(', ')}`;
   return undefined;
 }
 
@@ -141,8 +149,7 @@ export async function parseSigningKey(value: unknown, source: string, accepted: 
   // for the registry's own key, after start-up had created its data directory and admin token.
   const fitting = keyAlgorithms({ kty: value.kty, crv: value.crv });
   if (!fitting.includes(alg)) {
-    const what = value.kty === 'RSA' ? 'an RSA key' : `an ${value.kty} key on curve ${quote(value.crv)}`;
-    throw new Error(`${source}: its "alg" ${quote(alg)} does not fit the key, ${what}, which signs with ${fitting.length > 0 ? fitting.join(', ') : 'none of them'}: correct "alg" or leave it out`);
+    throw new Error(`${source}: its "alg" ${quote(alg)} does not fit the key, ${keyKind(value)}, which signs with ${fitting.length > 0 ? fitting.join(', ') : 'none of them'}: correct "alg" or leave it out`);
   }
   if (value.kty === 'RSA' && rsaBits(value) < MIN_RSA_BITS) throw new Error(`${source}: the RSA key is shorter than ${MIN_RSA_BITS} bits`);
   try {

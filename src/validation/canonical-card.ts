@@ -2,10 +2,13 @@
  * What a card signature signs: the card canonicalised (A2A §8.4.1), the same bytes for the
  * signer (CLI `sign`, the registry's own card) and every verifier.
  *
- * - A2A v1.0 cards: what the SDK's `canonicalizeAgentCard` does to the card's wire JSON (the
- *   ProtoJSON round trip drops fields outside the v1.0 card and default values, empty values go,
- *   then JCS, RFC 8785), except for security requirements (below). Fields it drops are not
- *   covered by a signature: `uncoveredPaths` names them.
+ * - A2A v1.0 cards: field presence as A2A §8.4.1 says (`presenceForm`: the SDK's ProtoJSON round
+ *   trip, which drops fields outside the v1.0 card and default values but keeps `optional` fields
+ *   and messages that are set, with every REQUIRED member present), then JCS, RFC 8785. Fields it
+ *   drops are not covered by a signature: `uncoveredPaths` names them. The SDK's
+ *   `canonicalizeAgentCard`, and this registry before, also remove every empty value (`""`,
+ *   `[]`, `{}`, `null`), `"capabilities": {}` and an extension's empty params included: their
+ *   signatures verify too (`emptylessPayload`, `requirementlessPayloads`).
  * - A2A v0.3 cards: v0.3 defines no canonical form, and the SDK's would drop its very endpoint
  *   (`url` is not a v1.0 field). They are canonicalised as they are: the card without
  *   `signatures`, empty values (`""`, `null`, `[]`, `{}`) removed, JCS. Every field is covered.
@@ -108,10 +111,92 @@ function protoNormalized(card: JsonObject): JsonObject {
   return withoutSignatures(AgentCard.toJSON(AgentCard.fromJSON(card)) as JsonObject);
 }
 
-/** The signing payload of a card of the given generation. */
+/**
+ * The members A2A v1.0 marks REQUIRED (`field_behavior`), with their default values, in each
+ * message of the card that has some: A2A §8.4.1 keeps them even when they hold that default
+ * (`"capabilities": {}`, an OAuth flow's `"scopes": {}`), where the ProtoJSON mapping, which
+ * knows no field_behavior, leaves them out.
+ */
+type RequiredMembers = Readonly<Record<string, unknown>>;
+const CARD_REQUIRED: RequiredMembers = { name: '', description: '', supportedInterfaces: [], version: '', capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] };
+const INTERFACE_REQUIRED: RequiredMembers = { url: '', protocolBinding: '', protocolVersion: '' };
+const PROVIDER_REQUIRED: RequiredMembers = { url: '', organization: '' };
+const SKILL_REQUIRED: RequiredMembers = { id: '', name: '', description: '', tags: [] };
+/** Each security scheme type's (a oneof member of SecurityScheme), by its JSON name. */
+const SCHEME_REQUIRED: Readonly<Record<string, RequiredMembers>> = {
+  apiKeySecurityScheme: { location: '', name: '' },
+  httpAuthSecurityScheme: { scheme: '' },
+  oauth2SecurityScheme: { flows: {} },
+  openIdConnectSecurityScheme: { openIdConnectUrl: '' },
+};
+/** Each OAuth flow's (a oneof member of OAuthFlows), by its JSON name; the deprecated implicit and password flows have none. */
+const FLOW_REQUIRED: Readonly<Record<string, RequiredMembers>> = {
+  authorizationCode: { authorizationUrl: '', tokenUrl: '', scopes: {} },
+  clientCredentials: { tokenUrl: '', scopes: {} },
+  deviceCode: { deviceAuthorizationUrl: '', tokenUrl: '', scopes: {} },
+};
+
+/** `message` (when it is one) with each of its REQUIRED members that it lacks, at its default value. */
+function withRequired(message: unknown, required: RequiredMembers): void {
+  if (!isObject(message)) return;
+  for (const [member, value] of Object.entries(required)) if (!Object.hasOwn(message, member)) message[member] = structuredClone(value);
+}
+
+/**
+ * The card in ProtoJSON (proto3's JSON mapping, as the SDK's round trip writes it) with its
+ * REQUIRED members always present: what A2A §8.4.1 canonicalises. ProtoJSON already honours
+ * field presence: it leaves out scalars, lists and maps at their default (an extension's
+ * `"required": false`, an interface's `"tenant": ""`), keeps `optional` fields set to one
+ * (`"streaming": false`, `"documentationUrl": ""`) and messages that are set, even empty
+ * (`"mtlsSecurityScheme": {}`, a requirement's `{"schemes": {"key": {}}}`), and writes an
+ * extension's `params` (a google.protobuf.Struct) as given, its `""`, `null`, `[]` and `{}`
+ * included.
+ */
+function presenceForm(card: JsonObject): JsonObject {
+  const out = protoNormalized(card);
+  withRequired(out, CARD_REQUIRED);
+  withRequired(out.provider, PROVIDER_REQUIRED);
+  for (const face of out.supportedInterfaces as unknown[]) withRequired(face, INTERFACE_REQUIRED);
+  for (const skill of out.skills as unknown[]) withRequired(skill, SKILL_REQUIRED);
+  for (const scheme of isObject(out.securitySchemes) ? Object.values(out.securitySchemes) : []) {
+    if (!isObject(scheme)) continue;
+    for (const [type, required] of Object.entries(SCHEME_REQUIRED)) withRequired(scheme[type], required);
+    const flows = isObject(scheme.oauth2SecurityScheme) ? scheme.oauth2SecurityScheme.flows : undefined;
+    if (isObject(flows)) for (const [flow, required] of Object.entries(FLOW_REQUIRED)) withRequired(flows[flow], required);
+  }
+  return out;
+}
+
+/**
+ * The signing payload of a card of the given generation: for v1.0, A2A §8.4.1's (field presence
+ * as in proto3, REQUIRED members always present, RFC 8785), which every signer that follows the
+ * specification computes.
+ */
 export function canonicalCardPayload(card: JsonObject, generation: Generation): string {
-  if (generation === '1.0') return jcs(cleaned(protoNormalized(card), '1.0', false) ?? {});
+  if (generation === '1.0') return jcs(presenceForm(card));
   return jcs(cleaned(withoutSignatures(card), '0.3', false) ?? {});
+}
+
+/**
+ * The payload this registry signed for a v1.0 card before it followed §8.4.1's field presence,
+ * when that differs: the ProtoJSON form with every empty value removed (`""`, `null`, `[]`, `{}`,
+ * as @a2a-js/sdk's `canonicalizeAgentCard` removes them) but for the empty parts of security
+ * requirements. Signatures over it (earlier builds, `a2a-registry sign` before) still verify.
+ */
+export function emptylessPayload(card: JsonObject, generation: Generation): string | undefined {
+  if (generation !== '1.0') return undefined;
+  const payload = jcs(cleaned(protoNormalized(card), '1.0', false) ?? {});
+  return payload === canonicalCardPayload(card, generation) ? undefined : payload;
+}
+
+/**
+ * What @a2a-js/sdk 1.3 (`canonicalizeAgentCard`) signs for a card, when that differs from
+ * `canonicalCardPayload`: every empty value removed, those of security requirements and REQUIRED
+ * members too. For v0.3 the same removal, when the card's requirements have empty parts.
+ */
+export function sdkPayload(card: JsonObject, generation: Generation): string | undefined {
+  const payload = generation === '1.0' ? canonicalizeAgentCard(card as unknown as AgentCard) : requirementlessPayloads(card, generation)[0];
+  return payload === undefined || payload === canonicalCardPayload(card, generation) ? undefined : payload;
 }
 
 /** Whether a security requirement has an empty part (it is empty, or names a scheme without scopes). */

@@ -24,6 +24,7 @@ import {
   a2aPython03Payloads,
   asciiEscaped,
   canonicalCardPayload,
+  emptylessPayload,
   requirementlessPayloads,
   sdkTypedPayload,
   uncoveredFalsyPaths,
@@ -34,23 +35,33 @@ import { cardEndpointUrls } from './endpoint-urls.js';
 import { holdsNul } from './nul-characters.js';
 import type { Generation } from './types.js';
 
-/** Asymmetric JWS algorithms (RFC 7518, RFC 8037). */
-export const ACCEPTED_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'ES512', 'EdDSA', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
+/** Asymmetric JWS algorithms (RFC 7518, RFC 8037, RFC 9864's "Ed25519"). */
+export const ACCEPTED_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
 const ACCEPTED = new Set(ACCEPTED_ALGORITHMS);
 
-const CURVE_ALGORITHMS: Readonly<Record<string, string>> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512', Ed25519: 'EdDSA' };
+/**
+ * The two names of EdDSA over Ed25519: RFC 9864 made "Ed25519" its fully-specified name and
+ * deprecated "EdDSA" for it, so current signers write either (jose signs "Ed25519" when asked to),
+ * with the same key and the same signature. A key published under one name verifies the other.
+ */
+const ED25519_NAMES: readonly string[] = ['EdDSA', 'Ed25519'];
+const CURVE_ALGORITHMS: Readonly<Record<string, readonly string[]>> = { 'P-256': ['ES256'], 'P-384': ['ES384'], 'P-521': ['ES512'], Ed25519: ED25519_NAMES };
 const RSA_ALGORITHMS = ACCEPTED_ALGORITHMS.filter((a) => /^(RS|PS)/.test(a));
 
 /**
  * The accepted algorithms a public or private JWK can make signatures with: the one its `alg`
- * names, else those of its key type and curve (RFC 7518 §3.1, RFC 8037: `alg` is optional in a
- * JWK, and many published key sets leave it out). The usual one first.
+ * names (both names of EdDSA over Ed25519 for such a key), else those of its key type and curve
+ * (RFC 7518 §3.1, RFC 8037: `alg` is optional in a JWK, and many published key sets leave it
+ * out). The usual one first.
  */
 export function keyAlgorithms(jwk: { alg?: unknown; kty?: unknown; crv?: unknown }): string[] {
-  if (typeof jwk.alg === 'string') return [jwk.alg];
+  if (typeof jwk.alg === 'string') {
+    const ed25519 = jwk.kty === 'OKP' && jwk.crv === 'Ed25519' && ED25519_NAMES.includes(jwk.alg);
+    return ed25519 ? [jwk.alg, ...ED25519_NAMES.filter((a) => a !== jwk.alg)] : [jwk.alg];
+  }
   if (jwk.kty === 'RSA') return RSA_ALGORITHMS;
   const byCurve = (jwk.kty === 'EC' || jwk.kty === 'OKP') && typeof jwk.crv === 'string' ? CURVE_ALGORITHMS[jwk.crv] : undefined;
-  return byCurve ? [byCurve] : [];
+  return byCurve ? [...byCurve] : [];
 }
 
 /** A public key from a trust root. */
@@ -156,8 +167,12 @@ export const MAX_SIGNATURES = 8;
  * nor fetch errors (entries are public): verdicts stored with them are written again. "r4": a
  * verified signature names the key set of its key (`jwks`), and a kid several allow-listed JWKS
  * hold, with no jku naming one, is tried with each one's key instead of being `unknown-key`.
+ * "r5": a v1.0 card's payload keeps what A2A §8.4.1's field presence keeps (REQUIRED members,
+ * `optional` ones and messages set, an extension's params as given), where it removed every
+ * empty value: a card stored while its key was unknown, signed so, now verifies once trusted;
+ * "Ed25519" (RFC 9864) is accepted as EdDSA.
  */
-const VERIFICATION_RULES = 'r4';
+const VERIFICATION_RULES = 'r5';
 
 function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
   const status: SignatureStatus = { status: 'invalid', reason };
@@ -426,8 +441,10 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
         return { verification: { verified: false, signatures: [], keyset }, warnings };
       }
       const full = canonicalCardPayload(card, generation);
-      // A v0.3 card may have been signed by a2a-python 0.3, whose payload leaves default values out.
-      const forms = [full, ...(generation === '0.3' ? a2aPython03Payloads(card) : [])].flatMap((form) => {
+      // A v0.3 card may have been signed by a2a-python 0.3, whose payload leaves default values out;
+      // a v1.0 card by @a2a-js/sdk or an earlier build of this registry, whose payload leaves every empty value out.
+      const older = generation === '0.3' ? a2aPython03Payloads(card) : [emptylessPayload(card, generation)].filter((form) => form !== undefined);
+      const forms = [full, ...older].flatMap((form) => {
         const escaped = asciiEscaped(form);
         return escaped === form ? [form] : [form, escaped];
       });

@@ -65,7 +65,7 @@ export function register(program: Command): void {
     .addOption(new Option('--jku <url>', 'URL of your public JWKS, put in the signature as a hint (registries trust only their own roots)').argParser(jwksUrl))
     .option(
       '--sdk-form',
-      'also sign the form @a2a-js/sdk 1.3 and a2a-python verify (they leave out security requirements without scopes), when it differs, so their verifiers accept the card too',
+      'also sign the form @a2a-js/sdk 1.3 and a2a-python verify (they leave out empty values A2A §8.4.1 keeps: security requirements without scopes, "capabilities": {}, an extension\'s empty params), when it differs, so their verifiers accept the card too',
       false,
     )
     .option('-o, --out <file>', 'write the signed card here instead of stdout')
