@@ -136,7 +136,7 @@ describe('ListTaskPushNotificationConfigs', () => {
     // A token survives a change between pages: the config it stopped at deleted, one added after it.
     const one = (await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: 1 })).result;
     assert.deepEqual(idsOf(one), ['a']);
-    assert.equal((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' })).result, null);
+    assert.deepEqual((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' })).result, {});
     await rpc('CreateTaskPushNotificationConfig', { taskId, id: 'd', url: `${HOOK}/d` });
     assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId, pageToken: one.nextPageToken })).result), ['b', 'c', 'd']);
 
@@ -292,7 +292,7 @@ describe('the configs of a watch that has ended', () => {
     assert.equal(grpcGot.error?.code, grpc.status.FAILED_PRECONDITION, grpcGot.error?.message ?? 'no error');
     assert.match(grpcGot.error!.details, removed);
     // Delete: the cleanup a client does once the watch has ended succeeds, on each binding.
-    assert.deepEqual(await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' }), { jsonrpc: '2.0', id: 1, result: null });
+    assert.deepEqual(await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' }), { jsonrpc: '2.0', id: 1, result: {} });
     const restDeleted = await rest('DELETE', `/tasks/${taskId}/pushNotificationConfigs/b`);
     assert.equal(restDeleted.status, 204);
     // No body, so no media type (the SDK labelled it application/a2a+json, whatever Accept asked).
@@ -457,12 +457,15 @@ describe('GetTaskPushNotificationConfig by task id alone', () => {
 });
 
 describe('DeleteTaskPushNotificationConfig', () => {
-  test('JSON-RPC: deleting a config the task does not have is TaskNotFound; deleting one that is there works once', async () => {
-    const taskId = await taskWithConfigs(['a', 'b']);
+  test('JSON-RPC: deleting a config the task does not have is TaskNotFound; deleting one that is there works once, answered {} (v1.0: google.protobuf.Empty in ProtoJSON), null on v0.3', async () => {
+    const taskId = await taskWithConfigs(['a', 'b', 'c']);
     const unknown = await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'nope' });
     assert.equal(unknown.error?.code, TASK_NOT_FOUND, JSON.stringify(unknown));
     assert.match(unknown.error.message, /nope/);
-    assert.equal((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' })).result, null);
+    // The SDK answered "result": null, which a client reading Empty refused (a2a-dotnet threw).
+    assert.deepEqual(await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' }), { jsonrpc: '2.0', id: 1, result: {} });
+    // v0.3's schema has null (DeleteTaskPushNotificationConfigSuccessResponse).
+    assert.deepEqual(await rpc03('tasks/pushNotificationConfig/delete', { id: taskId, pushNotificationConfigId: 'c' }), { jsonrpc: '2.0', id: 1, result: null });
     assert.equal((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' })).error?.code, TASK_NOT_FOUND, 'a second delete finds nothing');
     assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), ['b']);
     assert.equal((await rpc('DeleteTaskPushNotificationConfig', { taskId: 'no-such-task', id: 'a' })).error?.code, TASK_NOT_FOUND);

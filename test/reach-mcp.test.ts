@@ -590,6 +590,16 @@ describe('MCP endpoint', () => {
       ['', 'the request body is empty', null],
       // JSON-RPC 2.0 section 6: an empty batch is Invalid Request (the SDK answered 202, no body).
       ['[]', 'the batch is empty', null],
+      // What else the SDK's schema refuses was -32700 "Parse error: Invalid JSON-RPC message", id null, naming nothing.
+      [JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'ping', extra: 1 }), '"extra" is not a member of a JSON-RPC request, whose members are "jsonrpc", "id", "method" and "params": leave it out.', 6],
+      [JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized', x: 1 }), '"x" is not a member of a JSON-RPC notification, whose members are "jsonrpc", "method" and "params": leave it out.', null],
+      [JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping', params: { _meta: 5 } }), '"params._meta" must be a JSON object (or left out), not an integer.', 7],
+      [JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ping', params: { _meta: { progressToken: {} } } }), '"params._meta.progressToken" must be a string or an integer, not an object.', 8],
+      // A response (to a request of the server's) is answered with id null: its id is the server's request's.
+      [JSON.stringify({ jsonrpc: '2.0', id: 9, result: 5 }), '"result" must be a JSON object, not an integer.', null],
+      [JSON.stringify({ jsonrpc: '2.0', result: {} }), 'a response\'s "id" must be the id of the server\'s request it answers, a string or an integer.', null],
+      [JSON.stringify({ jsonrpc: '2.0', id: 9, error: 'x' }), '"error" must be a JSON object with an integer "code" and a string "message"', null],
+      [JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping', result: {} }), 'a message has "method" (a request or a notification) or "result" / "error" (a response to a request of the server\'s), not both.', null],
     ];
     for (const [body, problem, id] of cases) {
       const res = await post(body);
@@ -607,6 +617,7 @@ describe('MCP endpoint', () => {
     for (const [batch, problem] of [
       [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }], 'message 2 of 2 in the batch: "id" must be a string or an integer: MCP does not allow null'],
       [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, 5], 'message 2 of 2 in the batch: it is an integer, not a JSON-RPC message object'],
+      [[{ jsonrpc: '2.0', id: 1, method: 'ping', extra: true }], 'message 1 of 1 in the batch: "extra" is not a member of a JSON-RPC request'],
       // The SDK's bound is 100: each message is a request of its own, held and answered at once.
       [Array.from({ length: 33 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })), 'the batch has 33 messages; send at most 32 per request'],
     ] as const) {

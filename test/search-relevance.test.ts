@@ -341,6 +341,28 @@ describe('words written together or apart', () => {
   it('a phrase is also read as its words written as one', () => {
     for (const q of ['tags:MachineLearning', 'tags:machine-learning', '"machine learning"']) assert.deepEqual(ids(index, q), ['js'], q);
   });
+  it('a name written as an identifier (camelCase, snake_case) is found by its words and by them written as one, of up to four words, typed so far too; and named by them', () => {
+    // Its words are its terms (`get weather tool`): a query of one word was read as two of them
+    // at most, so "getweathertool" and "fetchstockquote" found nothing, nor "getweath" as typed,
+    // and "getweather" ranked "GetWeatherTool" above the tools of that name.
+    const tools = (name: string, ...names: string[]): EntryDescription =>
+      describeMcpServer({ mcpServer: { name, url: `https://${name}.example.com/mcp` }, toolspec: { tools: names.map((n) => ({ name: n, description: 'Answers.', inputSchema: { type: 'object' } })) } });
+    const named = build([
+      ['camel', tools('alpha', 'getWeather')],
+      ['snake', tools('beta', 'get_weather')],
+      ['pascal', tools('gamma', 'GetWeatherTool')],
+      ['quote', tools('delta', 'fetch_stock_quote', 'list_open_pull_requests')],
+      ['bot', agent('WeatherBot Pro', 'Forecasts.', [{ id: 'f', name: 'Forecast' }])],
+      ['says', agent('Weather Desk', 'Get the weather; a tool to get weather, a bot.', [{ id: 'w', name: 'Weather' }])],
+    ]);
+    const first = (q: string): string[] => ids(named, q).slice(0, 2).sort();
+    for (const q of ['getweather', 'getweather ', 'get weather', 'get_weather', 'getWeather']) assert.deepEqual(first(q), ['camel', 'snake'], q);
+    for (const q of ['getweathertool', 'GetWeatherTool', 'get_weather_tool', 'weathertool']) assert.equal(ids(named, q)[0], 'pascal', q);
+    assert.deepEqual(ids(named, 'getweath').sort(), ['camel', 'pascal', 'says', 'snake'], 'typed so far (and a text saying "get the weather")');
+    assert.equal(ids(named, 'getweatherto')[0], 'pascal', 'typed so far');
+    for (const q of ['fetchstockquote', 'fetchstockquote ', 'stockquote', 'listopenpullrequests', 'list open pull requests']) assert.deepEqual(ids(named, q), ['quote'], q);
+    for (const q of ['weatherbot', 'weatherbot pro', 'weather bot pro']) assert.equal(ids(named, q)[0], 'bot', q);
+  });
 });
 
 describe('results per entry', () => {

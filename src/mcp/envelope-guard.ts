@@ -5,12 +5,15 @@
  * The envelope: the SDK answers every JSON body that is no JSON-RPC message (no "jsonrpc", an id
  * that is null or a fraction, a "method" that is no string, "params" that are no object, an empty
  * body) with -32700 "Parse error: Invalid JSON-RPC message" and id null: a parse error of a body
- * that parsed, saying nothing of what to fix. This answers -32600 (Invalid Request) naming the member,
+ * that parsed, saying nothing of what to fix; and so a member MCP's messages do not have (`"extra"`),
+ * a `_meta` that is no object, a response whose result is no object or whose error has no code.
+ * This answers -32600 (Invalid Request) naming the member, and what a message of its kind has,
  * with the request's id when it has a usable one, as the A2A door does (protocol/request-guard.ts).
  * A batch whose members all pass (and which holds no initialize nor two requests with one id) and
  * anything else that passes go on to the SDK, which keeps its own checks.
  */
 import type { Request, RequestHandler, Response } from 'express';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { sendFailure, type HttpFailure } from '../http/errors.js';
 import { describeJsonType, isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
@@ -40,15 +43,67 @@ function idProblem(id: unknown): string {
   return typeof id === 'number' ? `${String(id)} is not an integer` : `it is ${describeJsonType(id)}`;
 }
 
+/** The members of each kind of JSON-RPC message, as MCP reads them (the SDK's schemas refuse any other). */
+const REQUEST_MEMBERS = ['jsonrpc', 'id', 'method', 'params'];
+const NOTIFICATION_MEMBERS = ['jsonrpc', 'method', 'params'];
+const RESULT_MEMBERS = ['jsonrpc', 'id', 'result'];
+const ERROR_MEMBERS = ['jsonrpc', 'id', 'error'];
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/** `names` as a sentence lists them: "a", "b" and "c". */
+const listed = (names: readonly string[]): string => `${names.slice(0, -1).map((n) => JSON.stringify(n)).join(', ')} and ${JSON.stringify(names.at(-1))}`;
+
+/** A member of `body` that a message of its kind does not have, told with the members it has, or undefined. */
+function extraMember(body: Record<string, unknown>, members: readonly string[], kind: string): string | undefined {
+  const extra = Object.keys(body).find((name) => !members.includes(name));
+  return extra === undefined ? undefined : `${JSON.stringify(extra.slice(0, 64))} is not a member of a JSON-RPC ${kind}, whose members are ${listed(members)}: leave it out`;
+}
+
+/** What is wrong with a `_meta` (MCP's general field: an object, its progressToken a string or an integer), or undefined. */
+function metaProblem(meta: unknown, at: string): string | undefined {
+  if (!isObject(meta)) return `"${at}" must be a JSON object (or left out), not ${describeJsonType(meta)}`;
+  if ('progressToken' in meta && !isUsableId(meta.progressToken)) return `"${at}.progressToken" must be a string or an integer, not ${describeJsonType(meta.progressToken)}`;
+  const related = meta[RELATED_TASK];
+  if (related !== undefined && !(isObject(related) && typeof related.taskId === 'string')) return `"${at}.${RELATED_TASK}" must be a JSON object with a string "taskId"`;
+  return undefined;
+}
+
+/**
+ * What is wrong with a response (to a request of the server's: `result` or `error`), or
+ * undefined: a result is an object answering an id, an error has an integer code and a string
+ * message.
+ */
+function responseProblem(body: Record<string, unknown>): string | undefined {
+  if ('method' in body) return 'a message has "method" (a request or a notification) or "result" / "error" (a response to a request of the server\'s), not both';
+  if ('result' in body && 'error' in body) return 'a response has "result" or "error", not both';
+  if ('result' in body) {
+    if (!isUsableId(body.id)) return `a response's "id" must be the id of the server's request it answers, a string or an integer${'id' in body ? `: ${idProblem(body.id)}` : ''}`;
+    if (!isObject(body.result)) return `"result" must be a JSON object, not ${describeJsonType(body.result)}`;
+    if ('_meta' in body.result) return metaProblem(body.result._meta, 'result._meta') ?? extraMember(body, RESULT_MEMBERS, 'response');
+    return extraMember(body, RESULT_MEMBERS, 'response');
+  }
+  if ('id' in body && !isUsableId(body.id)) return `"id" must be a string or an integer: ${idProblem(body.id)}`;
+  const error = body.error;
+  if (!isObject(error) || typeof error.message !== 'string' || !(typeof error.code === 'number' && Number.isSafeInteger(error.code))) {
+    return '"error" must be a JSON object with an integer "code" and a string "message", e.g. {"code": -32601, "message": "Method not found"}';
+  }
+  return extraMember(body, ERROR_MEMBERS, 'error response');
+}
+
 /** What is wrong with a single JSON-RPC message's envelope, or undefined. */
 function envelopeProblem(body: Record<string, unknown>): string | undefined {
   if (body.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
-  // A response (to a request of the server's) has no method; the SDK reads those itself.
-  if ('result' in body || 'error' in body) return undefined;
+  if ('result' in body || 'error' in body) return responseProblem(body) ?? (JSONRPCMessageSchema.safeParse(body).success ? undefined : 'it is no JSON-RPC 2.0 response as MCP defines them');
   if (typeof body.method !== 'string' || body.method === '') return '"method" must be the name of an MCP method, e.g. "tools/list"';
   if ('id' in body && !isUsableId(body.id)) return `"id" must be a string or an integer: ${idProblem(body.id)}`;
   if ('params' in body && !isObject(body.params)) return '"params" must be a JSON object';
-  return undefined;
+  // The SDK refused these as a whole with -32700 "Parse error: Invalid JSON-RPC message", id null.
+  const extra = 'id' in body ? extraMember(body, REQUEST_MEMBERS, 'request') : extraMember(body, NOTIFICATION_MEMBERS, 'notification');
+  if (extra !== undefined) return extra;
+  const meta = isObject(body.params) && '_meta' in body.params ? metaProblem(body.params._meta, 'params._meta') : undefined;
+  if (meta !== undefined) return meta;
+  // Whatever else the SDK's schema refuses (a rule of a later SDK), told as no message rather than its "Parse error".
+  return JSONRPCMessageSchema.safeParse(body).success ? undefined : 'it is no JSON-RPC 2.0 message as MCP defines them (a request, a notification or a response)';
 }
 
 /**
@@ -109,7 +164,9 @@ export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   const problem = empty ? 'the request body is empty' : emptyBatch ? 'the batch is empty' : envelopeProblem(body as Record<string, unknown>);
   if (!problem) return next();
   const message = `Invalid Request: ${problem}. Send one JSON-RPC 2.0 request, e.g. {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.`;
-  refuse(req, res, { jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'INVALID_REQUEST', message, id: isObject(body) && isUsableId(body.id) ? body.id : null });
+  // A response's id is the server's request's, not one the client waits on an answer for.
+  const id = isObject(body) && !('result' in body || 'error' in body) && isUsableId(body.id) ? body.id : null;
+  refuse(req, res, { jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'INVALID_REQUEST', message, id });
 };
 
 /** Leaves `name` (lower case) with the one value `value`, where the SDK reads it: the door builds the transport's request from rawHeaders (mcp-door.ts webRequestOf). */

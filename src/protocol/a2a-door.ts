@@ -40,6 +40,7 @@ import {
 } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { jsonRpcConfigPages } from './push-config-pages.js';
+import { jsonRpcEmptyResult } from './jsonrpc-empty-result.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
 import { untenantedContextBuilder } from './call-context.js';
@@ -130,8 +131,9 @@ export const a2aDoor: Door = {
         // this would replace the sanitizer's wrapper (no scrubbing, no Retry-After on JSON-RPC).
         directJsonAnswers,
         answerSanitizer(isLegacyRequest),
-        // After the two above, whose res.json it wraps.
+        // After the two above, whose res.json they wrap.
         jsonRpcConfigPages,
+        jsonRpcEmptyResult,
       ]),
       // Its errors carry their ErrorInfo as data, which the SDK's v0.3 layer would drop (jsonrpc-error-data.ts).
       jsonRpcHandler({ requestHandler: withJsonRpcErrorData(requestHandler), userBuilder, contextBuilder: untenantedContextBuilder, legacyCompat: { enabled: true } }),

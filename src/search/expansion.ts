@@ -43,10 +43,14 @@ const MAX_FORMS_PER_RELATED = 4;
 /** Lookups per clause, all variants together. */
 const MAX_TERMS_PER_CLAUSE = 64;
 
-/** The shortest part of a word read as two (addSplits): "js" of "nodejs". */
+/** The shortest part of a word read as two or more (addSplits): "js" of "nodejs". */
 const MIN_SPLIT_PART = 2;
-/** Readings of one word as two, at most. */
+/** Readings of one word as several, at most. */
 const MAX_SPLITS = 2;
+/** Words one word is read as, at most (addSplits): "listopenpullrequests" is `list open pull requests`. */
+const MAX_SPLIT_PARTS = 4;
+/** Terms the last part of a word typed so far completes to, per reading (addSplits). */
+const MAX_SPLIT_COMPLETIONS = 4;
 /** Readings of a quoted phrase with one of its words as two, at most (addPhraseSplits). */
 const MAX_PHRASE_SPLITS = 4;
 
@@ -150,13 +154,16 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
       if (!excluding) addRelated(alt.words.join(' '), 1, out, addTerm, ctx, o, true);
       continue;
     }
+    const before = out.terms.length;
     addTerm({ term: alt.word, weight: 1, strong: true, lang: ANY_LANGUAGE });
     // A quoted word typed so far (`"weath`) is completed, but takes no other forms.
     if (alt.prefix) {
       for (const t of ctx.vocabulary.expand(alt.word, MAX_PREFIX_EXPANSIONS)) addTerm({ term: t, weight: PREFIX_WEIGHT, strong: true, lang: ANY_LANGUAGE });
     }
     if (alt.exact) continue;
-    addSplits(alt.word, out, ctx);
+    // Read as more than two words, or as words the last of which is typed so far, only when the
+    // index has no such word, nor one it completes to (an identifier typed as one word).
+    addSplits(alt.word, out.terms.length === before, alt.prefix === true, out, ctx);
     let languages = o.languages;
     if (o.dictionary && ctx.postings(alt.word) === 0 && !o.dictionary.knows(alt.word)) languages &= ~(1 << ENGLISH);
     const forms = o.wordForms ? formsOf(alt.word, ctx.vocabulary, languages) : [];
@@ -172,30 +179,54 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
 }
 
 /**
- * A word read as two words that entries hold side by side: "github" is "GitHub", "javascript"
+ * A word read as words that entries hold side by side: "github" is "GitHub", "javascript"
  * "JavaScript" and "gpt4" "GPT-4", which the tokenizer files as `git hub`, `java script` and
- * `gpt 4` (it splits camelCase, so that getWeather finds "weather"), and which people type in
- * lower case, or without the dash. Each split whose two parts
- * are both terms of the index becomes a phrase, worth the word itself; a split whose parts are
+ * `gpt 4` (it splits camelCase and snake_case, so that getWeather finds "weather"), and which
+ * people type in lower case, or without the dash; and a tool's name so typed, of up to
+ * MAX_SPLIT_PARTS words: "getweathertool" is "GetWeatherTool", "fetchstockquote"
+ * "fetch_stock_quote" (read as two words at most, they found nothing). Each reading whose parts
+ * are all terms of the index becomes a phrase, worth the word itself; a reading whose parts are
  * never adjacent in one text matches nothing, so spurious ones cost a lookup, not a wrong hit.
- * Looked up in the vocabulary only: nothing is added to the index per entry.
+ * Of more than two words, and a word typed so far (`typing`) with its last part completed as a
+ * last word is (a phrase completed, worth a prefix: "getweath" is `get weather`), only when the
+ * word is `unknown`: no term, nor the start of one. Looked up in the vocabulary
+ * only: nothing is added to the index per entry (a joined word filed for every identifier in a
+ * name cost some 100 B an entry, docs/scaling.md).
  */
-function addSplits(word: string, out: PlanClause, ctx: ExpansionContext): void {
-  for (const split of splitsOf(word, ctx)) out.phrases.push({ words: split, weight: 1, strong: true });
+function addSplits(word: string, unknown: boolean, typing: boolean, out: PlanClause, ctx: ExpansionContext): void {
+  for (const split of splitsOf(word, ctx, false, unknown ? MAX_SPLIT_PARTS : 2)) out.phrases.push({ words: split, weight: 1, strong: true });
+  if (!typing || !unknown) return;
+  for (const read of splitsOf(word, ctx, true, MAX_SPLIT_PARTS)) {
+    const typed = read.slice(0, -1);
+    for (const t of ctx.vocabulary.expand(read.at(-1)!, MAX_SPLIT_COMPLETIONS)) {
+      if (t !== read.at(-1)) out.phrases.push({ words: [...typed, t], weight: PREFIX_WEIGHT, strong: true, completion: true });
+    }
+  }
 }
 
-/** The readings of `word` as two words the index holds (addSplits), at most MAX_SPLITS. */
-function splitsOf(word: string, ctx: ExpansionContext): [string, string][] {
-  const out: [string, string][] = [];
-  for (let i = 1; i < word.length && out.length < MAX_SPLITS; i++) {
+/**
+ * The readings of `word` as two to `maxParts` words the index holds (addSplits), fewer words
+ * first, at most MAX_SPLITS; with `lastTyped`, its last part only the start of a word.
+ */
+function splitsOf(word: string, ctx: ExpansionContext, lastTyped = false, maxParts = 2): string[][] {
+  const out: string[][] = [];
+  const isPart = (from: number, to: number): boolean => {
     // Between letters and digits a part may be one character: "gpt4" is "GPT-4", "web3" "Web 3".
-    const least = isDigit(word.charCodeAt(i - 1)) !== isDigit(word.charCodeAt(i)) ? 1 : MIN_SPLIT_PART;
-    if (i < least || word.length - i < least) continue;
-    const head = word.slice(0, i);
-    const tail = word.slice(i);
-    if (ctx.vocabulary.has(head) && ctx.vocabulary.has(tail)) out.push([head, tail]);
-  }
-  return out;
+    const cut = (at: number): boolean => at === 0 || at === word.length || isDigit(word.charCodeAt(at - 1)) !== isDigit(word.charCodeAt(at));
+    return to - from >= MIN_SPLIT_PART || (cut(from) && cut(to));
+  };
+  const read = (from: number, parts: number, taken: string[]): void => {
+    if (parts === 1) {
+      const last = word.slice(from);
+      if (isPart(from, word.length) && (lastTyped || ctx.vocabulary.has(last))) out.push([...taken, last]);
+      return;
+    }
+    for (let i = from + 1; i < word.length && out.length < MAX_SPLITS; i++) {
+      if (isPart(from, i) && ctx.vocabulary.has(word.slice(from, i))) read(i, parts - 1, [...taken, word.slice(from, i)]);
+    }
+  };
+  for (let parts = 2; parts <= maxParts && out.length < MAX_SPLITS; parts++) read(0, parts, []);
+  return out.slice(0, MAX_SPLITS);
 }
 
 /**

@@ -964,7 +964,14 @@ export class PostingsIndex implements KeywordIndex {
     const named = this.namedAs(parsed.words, text, 1, clauses[0]!.scope);
     if (named !== undefined || parsed.words.length !== 1) return named;
     const only = planned[0];
-    if (only === undefined || only.phrases.length > 0 || only.terms.some((t) => t.strong)) return undefined;
+    if (only === undefined) return undefined;
+    // A word read as the words of a name ("getweather": `get weather`, ./expansion.ts addSplits)
+    // names what has that name: "getWeather" and "get_weather" rank above "GetWeatherTool".
+    for (const p of only.phrases) {
+      const meant = p.weight === 1 && !p.completion ? this.namedAs(p.words, p.words.join(' '), 1, clauses[0]!.scope) : undefined;
+      if (meant !== undefined) return meant;
+    }
+    if (only.phrases.length > 0 || only.terms.some((t) => t.strong)) return undefined;
     for (const t of only.terms) {
       const meant = t.typo ? this.namedAs([t.term], text, t.weight, clauses[0]!.scope) : undefined;
       if (meant !== undefined) return meant;
