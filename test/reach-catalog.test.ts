@@ -294,47 +294,140 @@ describe('AI Catalog and ARD manifest', () => {
 });
 
 describe('large catalogs', () => {
-  test('pages are linked by a nested catalog entry; following them lists every entry once', async () => {
+  test('a catalog ends with nested catalogs of the rest, a tree: a client that caps nesting at depth 4 reaches every entry once; older page URLs still chain', async () => {
     const big = await start({ REGISTRY_RATE_LIMITS: 'false' });
     const caller = { principal: 'alice', isAdmin: false };
-    const registered = new Set<string>();
-    for (let i = 0; i < 205; i++) {
-      const card = v1Card(`Agent ${i}`, `https://a${i}.example.org/a2a`);
-      const text = JSON.stringify(card);
-      const r = await big.service.register({ type: 'agent-card', card, documentText: text, sizeBytes: Buffer.byteLength(text) }, caller);
-      registered.add(urn('agent', r.id!));
-    }
+    // More than 500: a spec-following client's depth cap (4) ended the older releases' chain of pages there.
+    // Registered concurrently: the writes share commits, as a busy registry's do.
+    const ids = await Promise.all(
+      Array.from({ length: 605 }, async (_, i) => {
+        const card = v1Card(`Agent ${i}`, `https://a${i}.example.org/a2a`);
+        const text = JSON.stringify(card);
+        return (await big.service.register({ type: 'agent-card', card, documentText: text, sizeBytes: Buffer.byteLength(text) }, caller)).id!;
+      }),
+    );
+    const registered = new Set(ids.map((id) => urn('agent', id)));
+    const agentsOf = (body: WireJson): string[] => body.entries.filter((e: WireJson) => e.identifier.includes(':agent:')).map((e: WireJson) => e.identifier);
+    const nestedOf = (body: WireJson): WireJson[] => body.entries.filter((e: WireJson) => e.mediaType === 'application/ai-catalog+json');
+    const rangeIds: string[] = [];
     const pageIds: string[] = [];
     for (const document of ['/.well-known/ai-catalog.json', '/.well-known/ard.json']) {
+      // As a client that follows nested catalogs, at most 4 deep, does it.
       const seen: string[] = [];
-      let url: string | undefined = `${big.url}${document}`;
-      let pages = 0;
+      let deepest = 0;
+      const read = async (url: string, depth: number): Promise<WireJson> => {
+        assert.ok(depth <= 4, `${url} is nested ${depth} deep`);
+        deepest = Math.max(deepest, depth);
+        const { res, body } = await getJson(url);
+        assert.equal(res.status, 200, url);
+        assertShape(aiCatalogSchema, body, url);
+        assertShape(ardManifestSchema, body, url);
+        const nested = nestedOf(body);
+        assert.deepEqual(body.entries.slice(body.entries.length - nested.length), nested, 'the nested catalogs come last');
+        assert.ok(agentsOf(body).length <= 100 && nested.length <= 100, 'a page and at most 100 nested catalogs');
+        seen.push(...agentsOf(body));
+        for (const entry of nested) {
+          assert.ok(entry.url.startsWith(`${big.url}${document}?`), `${entry.url} stays on the document it started from`);
+          // A range's identifier names that range of that document, and looking it up answers the same entry.
+          rangeIds.push(entry.identifier);
+          const lookup = await getJson(`${big.url}/agents/${encodeURIComponent(entry.identifier)}`);
+          assert.equal(lookup.res.status, 200, JSON.stringify(lookup.body));
+          assert.deepEqual(lookup.body, entry);
+          await read(entry.url, depth + 1);
+        }
+        return body;
+      };
+      const root = await read(`${big.url}${document}`, 0);
+      assert.equal(seen.length, registered.size, 'no entry twice');
+      assert.deepEqual(new Set(seen), registered);
+      // 605: 100 on the first page, the other 505 in six ranges of 100 (the last 5), one level down.
+      assert.equal(deepest, 1);
+      assert.equal(nestedOf(root).length, 6);
+
+      // The chain of pages older releases linked (?page=N&after=...): a URL a client holds still
+      // answers its page and links the next, to the end. Page 2 continues where the first range starts.
+      let url: string | undefined = `${big.url}${document}?page=2&after=${encodeURIComponent(new URL(nestedOf(root)[0].url).searchParams.get('from')!)}`;
+      const chained = agentsOf(root);
+      let pages = 1;
       while (url) {
         const { res, body } = await getJson(url);
         assert.equal(res.status, 200, url);
         assertShape(aiCatalogSchema, body, `page ${pages + 1}`);
-        assertShape(ardManifestSchema, body, `page ${pages + 1}`);
         pages++;
-        const nested = body.entries.filter((e: WireJson) => e.mediaType === 'application/ai-catalog+json');
+        const nested = nestedOf(body);
         assert.ok(nested.length <= 1);
-        if (nested.length) assert.equal(body.entries.at(-1), nested[0], 'the next page comes last');
         if (nested.length) {
+          assert.equal(body.entries.at(-1), nested[0], 'the next page comes last');
           // A page's identifier names that one page of that document (page-2 alone named either
           // document's, wherever the list stood), and looking it up answers the same entry.
           pageIds.push(nested[0].identifier);
           const lookup = await getJson(`${big.url}/agents/${encodeURIComponent(nested[0].identifier)}`);
           assert.equal(lookup.res.status, 200, JSON.stringify(lookup.body));
           assert.deepEqual(lookup.body, nested[0]);
+          assert.ok(nested[0].url.startsWith(`${big.url}${document}?page=${pages + 1}&after=`), 'pages stay on the document they started from');
         }
-        assert.ok(!nested[0] || nested[0].url.startsWith(`${big.url}${document}?`), 'pages stay on the document they started from');
-        seen.push(...body.entries.filter((e: WireJson) => e.identifier.includes(':agent:')).map((e: WireJson) => e.identifier));
+        chained.push(...agentsOf(body));
         url = nested[0]?.url;
       }
-      assert.equal(pages, 3);
-      assert.equal(seen.length, registered.size);
-      assert.deepEqual(new Set(seen), registered);
+      assert.equal(pages, 7);
+      assert.deepEqual(new Set(chained), registered);
+      assert.equal(chained.length, registered.size);
     }
-    assert.equal(new Set(pageIds).size, 4, `one identifier per page and document: ${pageIds.join(', ')}`);
+    assert.equal(new Set(rangeIds).size, 12, `one identifier per range and document: ${rangeIds.join(', ')}`);
+    assert.equal(new Set(pageIds).size, 10, `one identifier per page and document: ${pageIds.join(', ')}`);
+
+    // Ranges are positions, not counts: an entry registered during a walk is on the first page
+    // (read again), and the ranges the walk holds still hold each older entry once.
+    const before = (await getJson(`${big.url}/.well-known/ai-catalog.json`)).body;
+    const lateCard = v1Card('Late Agent', 'https://late.example.org/a2a');
+    const lateText = JSON.stringify(lateCard);
+    const late = urn('agent', (await big.service.register({ type: 'agent-card', card: lateCard, documentText: lateText, sizeBytes: Buffer.byteLength(lateText) }, caller)).id!);
+    const walked = agentsOf(before);
+    for (const range of nestedOf(before)) walked.push(...agentsOf((await getJson(range.url)).body));
+    assert.equal(walked.length, registered.size);
+    assert.deepEqual(new Set(walked), registered);
+    const now = (await getJson(`${big.url}/.well-known/ai-catalog.json`)).body;
+    assert.equal(agentsOf(now)[0], late);
+
+    // A range forged, altered or of two parameters given wrong is refused saying which, in the catalog's words.
+    const range = new URL(nestedOf(now)[0].url);
+    const from = range.searchParams.get('from')!;
+    const until = range.searchParams.get('until')!;
+    const rangeRefused = (name: string) =>
+      new RegExp(`^The catalog range's "${name}" is not valid: follow the url of a nested catalog entry \\(application/ai-catalog\\+json\\) unchanged, or leave the query out for the first page\\.$`);
+    for (const [query, name] of [[`from=forged&until=${until}`, 'from'], [`from=${from}&until=forged`, 'until'], [`from=`, 'from'], [`from=${from}&until=${'a'.repeat(513)}`, 'until']] as const) {
+      const refused = await getJson(`${big.url}/.well-known/ai-catalog.json?${query}`);
+      assertArdError(refused, 400, 'INVALID_ARGUMENT', rangeRefused(name));
+      assert.deepEqual(refused.body.details.map((d: WireJson) => [d.path, d.rule]), [[`/query/${name}`, 'page-token-invalid']], query);
+    }
+    assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?until=${until}`), 400, 'INVALID_ARGUMENT', /^A catalog range is addressed by "from"/);
+    assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?from=${from}&from=${from}`), 400, 'INVALID_ARGUMENT', /^"from" is given more than once/);
+    const mixed = await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&after=${from}&from=${from}`);
+    assertArdError(mixed, 400, 'INVALID_ARGUMENT', /^A catalog is addressed either by "from" \(and "until"\) or by "page" and "after", not both/);
+    assert.deepEqual(mixed.body.details.map((d: WireJson) => d.path), ['/query/page']);
+    const forgedRange = `urn:air:127.0.0.1:catalog:ai-catalog:range:${from}:forged`;
+    assertArdError(await getJson(`${big.url}/agents/${encodeURIComponent(forgedRange)}`), 404, 'NOT_FOUND', /no catalog range/);
+
+    // Deeper trees, as the catalog's 100 by 100 makes them past 10,100 entries, on this registry's
+    // 606 with pages of 10 cut in at most 3 ranges: each range cut again, the depth logarithmic.
+    const ranges: Array<{ pageToken?: string; until?: string; depth: number }> = [{ depth: 0 }];
+    const listed: string[] = [];
+    let deepest = 0;
+    for (let node = ranges.pop(); node; node = ranges.pop()) {
+      const { depth, ...bounds } = node;
+      deepest = Math.max(deepest, depth);
+      const page = await big.service.list({ pageSize: 10, split: 3, ...bounds }, caller);
+      assert.ok(page.entries.length <= 10);
+      listed.push(...page.entries.map((e) => urn('agent', e.id)));
+      const starts = page.nextPageToken ? [page.nextPageToken, ...(page.parts ?? [])] : [];
+      assert.ok(starts.length <= 3, `${starts.length} ranges`);
+      starts.forEach((start, i) => ranges.push({ pageToken: start, depth: depth + 1, ...((starts[i + 1] ?? bounds.until) === undefined ? {} : { until: starts[i + 1] ?? bounds.until }) }));
+    }
+    assert.equal(listed.length, registered.size + 1, 'no entry twice');
+    assert.deepEqual(new Set(listed), new Set([...registered, late]));
+    // 606 = 10 + 3 ranges of 270 (10 + 3 of 90 (10 + 3 of 30 (10 + 2 of 10))), the last ones shorter.
+    assert.equal(deepest, 4);
+
     const forged = pageIds[0]!.replace(/:[^:]+$/, ':forged');
     assertArdError(await getJson(`${big.url}/agents/${encodeURIComponent(forged)}`), 404, 'NOT_FOUND', /no catalog page/);
     assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2`), 400, 'INVALID_ARGUMENT', /"page" .* and "after" together/);

@@ -905,6 +905,42 @@ describe('filters', () => {
   });
 });
 
+describe('listing steps (the AI Catalog\'s ranges)', () => {
+  it('count and cut the listing newest first between two places, late arrivals, updates and removals included, whatever part is asked', () => {
+    const index = createSearchIndex();
+    const n = 3000;
+    let seed = 7;
+    const random = (below: number) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * below);
+    const live = new Map<string, number>();
+    // Mostly in order, some older places after newer ones (the lists' side parts), then updates (which keep the place) and removals.
+    const order = Array.from({ length: n }, (_, i) => i);
+    for (let k = 0; k < n / 10; k++) {
+      const a = random(n);
+      const b = random(n);
+      [order[a], order[b]] = [order[b]!, order[a]!];
+    }
+    for (const i of order) {
+      add(index, `e${i}`, agent(`A${i}`, []), 'alice', i + 1);
+      live.set(`e${i}`, i + 1);
+    }
+    for (let k = 0; k < n / 5; k++) if (live.has(`e${(k * 7) % n}`)) add(index, `e${(k * 7) % n}`, agent(`Changed ${k}`, []), 'alice', ((k * 7) % n) + 1);
+    for (let k = 0; k < n / 7; k++) {
+      const gone = `e${random(n)}`;
+      index.remove(gone);
+      live.delete(gone);
+    }
+    assert.equal(index.size, live.size);
+    const places = [...live.values()].sort((a, b) => b - a);
+    for (let q = 0; q < 200; q++) {
+      const below = q % 5 === 0 ? undefined : random(n + 2);
+      const until = q % 3 === 0 ? undefined : random(below ?? n + 1);
+      const every = 1 + random(50);
+      const part = places.filter((p) => (below === undefined || p < below) && (until === undefined || p >= until));
+      assert.deepEqual(index.listingSteps(every, below, until), { count: part.length, places: part.filter((_, k) => (k + 1) % every === 0) }, `every ${every} below ${below} until ${until}`);
+    }
+  });
+});
+
 describe('updates', () => {
   it('upsert replaces an entry: removed skills disappear, new ones appear at once', () => {
     const index = createSearchIndex();

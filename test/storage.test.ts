@@ -614,6 +614,18 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(rest.entries.map((e) => e.id), newestFirst.slice(4));
 
       await assert.rejects(store.list({ limit: 5, after: 'garbage' }), InvalidCursorError);
+
+      // A range of the listing (the AI Catalog's nested catalogs): from one position up to the
+      // entry another follows, that entry included; the walk from there is the next range's.
+      const third = await store.list({ limit: 3, after: page.next! });
+      const range = await store.list({ limit: 100, after: page.next!, until: third.next! });
+      assert.deepEqual(range.entries.map((e) => e.id), newestFirst.slice(4, 7));
+      assert.equal(range.next, undefined, 'the range ends there');
+      const short = await store.list({ limit: 2, after: page.next!, until: third.next! });
+      assert.deepEqual(short.entries.map((e) => e.id), newestFirst.slice(4, 6));
+      assert.deepEqual((await store.list({ limit: 100, after: short.next!, until: third.next! })).entries.map((e) => e.id), [newestFirst[6]]);
+      await assert.rejects(store.list({ limit: 5, until: 'garbage' }), InvalidCursorError);
+      await assert.rejects(store.list({ limit: 5, orderBy: 'updatedAt', until: third.next! }), InvalidCursorError);
     });
 
     test('lists most recently changed first with orderBy updatedAt, each entry once, equal times newest registered first', async (t) => {

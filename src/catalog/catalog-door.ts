@@ -26,7 +26,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Caller } from '../contract/caller.js';
 import { RegistryError, badRequest, notFound } from '../contract/errors.js';
-import type { EntryKind, EntryView, ListPage, SearchPage } from '../contract/types.js';
+import type { EntryKind, EntryView, ListPage, ListRequest, SearchPage } from '../contract/types.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
 import { openToAllOrigins } from '../http/open-reads.js';
@@ -40,7 +40,7 @@ import { getSchema } from '../operations/request-schemas.js';
 import { issueMessage } from '../lib/issue-words.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
 import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, tokenRefusalIn, type TokenWords } from './ard.js';
-import { CATALOG_AFTER, CATALOG_PAGE_SIZE, catalogDocument, catalogPageEntry, catalogPageOf, hostInfo } from './catalog.js';
+import { CATALOG_AFTER, CATALOG_FROM, CATALOG_PAGE_SIZE, CATALOG_RANGES, CATALOG_UNTIL, catalogDocument, catalogPageEntry, catalogPageOf, catalogRangeEntry, hostInfo, type CatalogPage } from './catalog.js';
 import { cardWithheld, catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
 import { CATALOG_DOCUMENTS, MEDIA_TYPES, documentPaths, entryUrn, parseEntryRef, registryUrn, urnPublisher, type CatalogDocumentName, type Site } from './vocabulary.js';
@@ -125,6 +125,17 @@ const refusedIn =
 const NOT_ISSUED_AFTER = refusedIn(CATALOG_AFTER);
 const REFUSED_LIST_TOKEN = refusedIn(ARD_LIST_TOKEN);
 const REFUSED_SEARCH_TOKEN = refusedIn(ARD_SEARCH_TOKEN);
+/** A range's refused position, in the words of the parameter that carried it (the registry roots `until`'s finding at /until). */
+const REFUSED_RANGE = (err: unknown): Promise<never> =>
+  Promise.reject(tokenRefusalIn(err, err instanceof RegistryError && err.details?.some((d) => d.path === '/until') ? CATALOG_UNTIL : CATALOG_FROM));
+
+/** The list a catalog shows: its page, and for the first page and a range, where the rest is cut (ListPage.parts). */
+function catalogListRequest(page: CatalogPage): ListRequest {
+  const request: ListRequest = { pageSize: CATALOG_PAGE_SIZE, withDocuments: true };
+  if ('after' in page) return { ...request, pageToken: page.after };
+  if (!('range' in page)) return { ...request, split: CATALOG_RANGES };
+  return { ...request, pageToken: page.range.from, ...(page.range.until === undefined ? {} : { until: page.range.until }), split: CATALOG_RANGES };
+}
 
 /** Request bodies POST /search reads (those jsonBody parses). */
 const SEARCH_BODY_TYPES = ['application/json', 'application/*+json'];
@@ -248,13 +259,12 @@ export const catalogDoor: Door = {
         const page = catalogPageOf(req.query);
         const caller = requestCaller(req);
         const build = async () => {
-          const request = { pageSize: CATALOG_PAGE_SIZE, withDocuments: true, ...('after' in page ? { pageToken: page.after } : {}) };
-          const list = await answer<ListPage>({ op: 'list', request }, caller).catch(NOT_ISSUED_AFTER);
+          const list = await answer<ListPage>({ op: 'list', request: catalogListRequest(page) }, caller).catch('range' in page ? REFUSED_RANGE : NOT_ISSUED_AFTER);
           // Kept until the next change: bytes of its own, not a slice pinning a pool block that the cache's bound does not count (shared-json.ts).
-          const body = ownBytes(JSON.stringify(catalogDocument(site, host, page, list.entries, list.nextPageToken, document)));
+          const body = ownBytes(JSON.stringify(catalogDocument(site, host, page, list, document)));
           return { body, etag: etagOf(body) };
         };
-        const key = `${document}|${page.page}|${'after' in page ? page.after : ''}`;
+        const key = `${document}|${'range' in page ? `range|${page.range.from}|${page.range.until ?? ''}` : `${page.page}|${'after' in page ? page.after : ''}`}`;
         let listed = false;
         const list = () => {
           listed = true;
@@ -325,6 +335,18 @@ export const catalogDoor: Door = {
             throw err;
           }
           sendCacheable(req, res, { body: Buffer.from(JSON.stringify(catalogPageEntry(site, document, page, after))), cacheControl, contentType: JSON_TYPE });
+          return;
+        }
+        if ('range' in ref) {
+          // Good while both its positions are ones the registry issued (as the range itself).
+          const { document, ...range } = ref.range;
+          try {
+            await answer<ListPage>({ op: 'list', request: { pageSize: 1, pageToken: range.from, ...(range.until === undefined ? {} : { until: range.until }) } }, requestCaller(req));
+          } catch (err) {
+            if (err instanceof RegistryError && err.code === 'BAD_REQUEST') throw notFound(`The registry has no catalog range "${String(req.params.ref).slice(0, 200)}".`);
+            throw err;
+          }
+          sendCacheable(req, res, { body: Buffer.from(JSON.stringify(catalogRangeEntry(site, document, range))), cacheControl, contentType: JSON_TYPE });
           return;
         }
         if ('self' in ref) {

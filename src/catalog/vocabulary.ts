@@ -98,6 +98,13 @@ export const catalogPageUrn = (site: Site, document: CatalogDocumentName, page: 
   `urn:air:${site.publisher}:catalog:${document}:page-${page}:${after}`;
 
 /**
+ * A range's nested-catalog entry: `urn:air:<publisher>:catalog:<document>:range:<from>[:<until>]`,
+ * all its URL holds (./catalog.ts CatalogPage), as a page's identifier is.
+ */
+export const catalogRangeUrn = (site: Site, document: CatalogDocumentName, from: string, until: string | undefined): string =>
+  `urn:air:${site.publisher}:catalog:${document}:range:${from}${until === undefined ? '' : `:${until}`}`;
+
+/**
  * What a GET /agents/{ref} reference names: an entry by id (and, from a URN, the kind it must
  * be: `urn:air:<host>:mcp-server:<id of an agent>` is no identifier of ours), one of the
  * registry's own entries, or a catalog page.
@@ -106,6 +113,7 @@ export type EntryRef =
   | { id: string; kind?: EntryKind }
   | { self: string }
   | { page: { document: CatalogDocumentName; page: number; after: string } }
+  | { range: { document: CatalogDocumentName; from: string; until?: string } }
   /** A well-formed identifier this registry does not have: why, for the 404. */
   | { absent: string }
   /** Not an ARD identifier: what is wrong with it, for the 400. */
@@ -157,6 +165,8 @@ export function parseEntryRef(site: Site, ref: string): EntryRef {
     if (namespace === 'registry' && rest.length === 1) return { self: name };
     const page = /^(ai-catalog|ard):page-([1-9][0-9]{0,6}):([A-Za-z0-9_.-]{1,512})$/.exec(name);
     if (namespace === 'catalog' && page) return { page: { document: page[1] as CatalogDocumentName, page: Number(page[2]), after: page[3]! } };
+    const range = /^(ai-catalog|ard):range:([A-Za-z0-9_.-]{1,512})(?::([A-Za-z0-9_.-]{1,512}))?$/.exec(name);
+    if (namespace === 'catalog' && range) return { range: { document: range[1] as CatalogDocumentName, from: range[2]!, ...(range[3] === undefined ? {} : { until: range[3] }) } };
   }
   const shown = `"${ref.slice(0, 200)}"`;
   if (ref.toLowerCase().startsWith(ours.toLowerCase()) && (!ref.startsWith(ours) || (namespace !== namespace.toLowerCase() && OWN_NAMESPACES.has(namespace.toLowerCase())))) {

@@ -335,6 +335,12 @@ export interface ListRequest {
   withDocuments?: boolean;
   /** `createdAt` (the default) or `updatedAt`; see ListOrder. */
   orderBy?: ListOrder;
+  /**
+   * The AI Catalog's ranges (no door's request takes them; default order only): `until`, a page
+   * token of this listing, ends it with the entry that token follows; `split` asks for `parts`.
+   */
+  until?: string;
+  split?: number;
 }
 
 /**
@@ -348,4 +354,10 @@ export type ListOrder = 'createdAt' | 'updatedAt';
 export interface ListPage {
   entries: EntryView[];
   nextPageToken?: string;
+  /**
+   * With `split` (ListRequest): where the rest of the listing, from nextPageToken to `until`, is
+   * cut into at most `split` ranges, each but the last pageSize·split^k entries (k the smallest
+   * for which `split` ranges hold the rest): the page tokens the second range onwards start at.
+   */
+  parts?: string[];
 }

@@ -27,7 +27,7 @@ import { sameOutcome } from '../contract/verification.js';
 import type { IndexState, SavedState } from '../search/index-state.js';
 import type { IndexQuery, SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
-import { ENTRY_KINDS, InvalidCursorError } from '../storage/common.js';
+import { ENTRY_KINDS, InvalidCursorError, decodeCursor as decodeListPosition, encodeCursor as encodeListPosition } from '../storage/common.js';
 import type { AcceptedUpsert, AcknowledgementRow, RegistryStore, StoredEntry, TaskRow, WriteQuota } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
 import { disclosedVerification, type DocumentVerifier } from '../validation/signature.js';
@@ -541,6 +541,8 @@ export class RegistryService {
     const orderBy = request.orderBy === 'updatedAt' ? request.orderBy : undefined;
     const fingerprint = PageTokens.fingerprint(['list', filter, ...(health ? [health] : []), ...(orderBy ? [orderBy] : [])]);
     const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint, 'list', 'filter') : undefined;
+    const until = request.until ? this.untilPosition(request.until, fingerprint) : undefined;
+    const pageSize = request.pageSize ?? DEFAULT_LIST_SIZE;
     const result = await this.stored(
       this.store.list({
         kind: filter.kind,
@@ -550,8 +552,9 @@ export class RegistryService {
         // An owner's own listing ("mine") shows them: it is where the owner finds what to fix.
         ...(this.hideUnverifiedAgents && mine === undefined ? { hideUnverifiedAgents: true } : {}),
         ...(orderBy ? { orderBy } : {}),
-        limit: request.pageSize ?? DEFAULT_LIST_SIZE,
+        limit: pageSize,
         after,
+        ...(until === undefined ? {} : { until }),
       }),
     ).catch((error: unknown) => {
       // A signed token whose position the store never handed out: refused as any token not issued (it was an internal error).
@@ -559,7 +562,37 @@ export class RegistryService {
     });
     const page: ListPage = { entries: result.entries.map((e) => toEntryView(e, request.withDocuments === true)) };
     if (result.next) page.nextPageToken = this.pageTokens.issue(result.next, fingerprint, 'list');
+    if (result.next && request.split !== undefined && orderBy === undefined) {
+      page.parts = this.listParts(result.next, until, pageSize, request.split).map((position) => this.pageTokens.issue(position, fingerprint, 'list'));
+    }
     return page;
+  }
+
+  /** The position a listing's `until` names; its refusal rooted at /until, where the request has it. */
+  private untilPosition(token: string, fingerprint: string): string {
+    try {
+      return this.pageTokens.read(token, fingerprint, 'list', 'filter');
+    } catch (err) {
+      if (err instanceof RegistryError) throw new RegistryError(err.code, err.message, err.details?.map((d) => ({ ...d, path: '/until' })));
+      throw err;
+    }
+  }
+
+  /**
+   * Where the listing from position `from` to `until` is cut into at most `split` ranges of
+   * pageSize·split^k entries (ListPage.parts), found in the index's listing order (in memory:
+   * no storage read). The index counts every entry it holds, whatever the listing filters out,
+   * so a range holds at most its share; entries it does not hold yet (while it loads, or a
+   * replica's index behind its database) fall in the range they belong to, made larger.
+   */
+  private listParts(from: string, until: string | undefined, pageSize: number, split: number): string[] {
+    const steps = this.index.listingSteps(pageSize, decodeListPosition(from), until === undefined ? undefined : decodeListPosition(until));
+    if (split < 2) return [];
+    let pages = 1;
+    while (Math.ceil(steps.count / (pageSize * pages)) > split) pages *= split;
+    const starts: string[] = [];
+    for (let i = pages - 1; i < steps.places.length && (i + 1) * pageSize < steps.count; i += pages) starts.push(encodeListPosition(steps.places[i]!));
+    return starts;
   }
 
   private listFilter(filter: NonNullable<ListRequest['filter']>, mine: string | undefined): { kind?: EntryKind; owner?: string; verified?: boolean } {

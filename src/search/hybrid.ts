@@ -95,6 +95,10 @@ export class HybridSearchIndex implements SearchIndex {
     return this.keyword.search(query);
   }
 
+  listingSteps(every: number, below?: number, until?: number): { count: number; places: number[] } {
+    return this.keyword.listingSteps(every, below, until);
+  }
+
   async search(query: IndexQuery): Promise<IndexPage> {
     const text = query.text?.trim() ?? '';
     // Text of operators and bare fields alone ("tags:", "NOT") is a listing: no ranking to fuse,

@@ -243,9 +243,10 @@ export class RecencyList {
 
   /**
    * Calls `visit` with the numbers of the live members that `filter` may pass, newest first,
-   * until it returns false. Returns true when every member was looked at.
+   * from the first listed before list place `below` (a binary search: the newer ones cost
+   * nothing), until it returns false. Returns true when every member was looked at.
    */
-  walk(visit: (no: number) => boolean, filter?: WalkFilter): boolean {
+  walk(visit: (no: number) => boolean, filter?: WalkFilter, below = Infinity): boolean {
     const gen = this.gen();
     const w = this.width;
     const sig = this.withSignatures;
@@ -261,9 +262,13 @@ export class RecencyList {
     const main = this.main;
     const side = this.side;
     const pos = this.sidePos;
-    let i = this.length - 1;
+    // From the newest member listed before place `below` (a half place below it never ties):
+    // the members newer than that are not looked at.
+    let i = below === Infinity ? this.length - 1 : this.placeInMain(below - 0.5, -1) - 1;
+    let start = this.sideLength - 1;
+    if (below !== Infinity) while (start >= 0 && this.sideSeqs[start]! >= below) start--;
     // Newest first: the main members newer than side member j (from its place up), then j.
-    for (let j = this.sideLength - 1; ; j--) {
+    for (let j = start; ; j--) {
       const newerFrom = j >= 0 ? pos[j]! : 0;
       for (; i >= newerFrom; i--) if (candidate(main, i) && !visit(main[i * w + F_NO]!)) return false;
       if (j < 0) return true;

@@ -884,6 +884,23 @@ export class PostingsIndex implements KeywordIndex {
     return this.search(query);
   }
 
+  listingSteps(every: number, below = Infinity, until = -Infinity): { count: number; places: number[] } {
+    const seqs = this.tables.listSeq;
+    const places: number[] = [];
+    let count = 0;
+    this.recency.all.walk(
+      (no) => {
+        const seq = seqs[no]!;
+        if (seq < until) return false;
+        if (++count % every === 0) places.push(seq);
+        return true;
+      },
+      undefined,
+      below,
+    );
+    return { count, places };
+  }
+
   search(query: IndexQuery): IndexPage {
     let onlyEntry: number | undefined;
     if (query.onlyId !== undefined) {

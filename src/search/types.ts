@@ -102,6 +102,15 @@ export interface SearchIndex {
    * entry is in their results, which must not wait on (or call) an embeddings service.
    */
   searchNow(query: IndexQuery): IndexPage;
+  /**
+   * The listing newest registered first (storage's default `list` order), in steps of `every`
+   * entries, over the part of it below list place `below` (from the newest when undefined) down
+   * to list place `until` included (to the oldest when undefined): how many entries that part
+   * holds, and the list places of its entries number every, 2·every, ... (each the last of a step).
+   * Every entry indexed counts, whatever a listing would filter out, so a step holds at most
+   * `every` listed entries. Walks that part of the order in memory (and the newer entries above it).
+   */
+  listingSteps(every: number, below?: number, until?: number): { count: number; places: number[] };
   /** Number of entries indexed. */
   readonly size: number;
   /**

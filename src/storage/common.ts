@@ -127,15 +127,22 @@ export type ParamSlot = (value: string | number, type: 'timestamp' | 'integer') 
  * A listing's ORDER BY and, after a page, the keyset condition that starts the next one, for
  * both stores: the orders (contract ListOrder) are one rule, whatever the engine.
  */
-export function listKeyset(order: ListOrder | undefined, after: string | undefined, param: ParamSlot): { where?: string; orderBy: string } {
+export function listKeyset(order: ListOrder | undefined, after: string | undefined, param: ParamSlot, until?: string): { where?: string; orderBy: string } {
   if (order === 'updatedAt') {
+    // Ranges are cut in the default order only (the AI Catalog's), whose positions never move.
+    if (until !== undefined) throw new InvalidCursorError();
     const at = after === undefined ? undefined : decodeUpdatedCursor(after);
     return {
       where: at && `(e.updated_at, e.list_seq) < (${param(at.updatedAt, 'timestamp')}, ${param(at.listSeq, 'integer')})`,
       orderBy: 'e.updated_at DESC, e.list_seq DESC',
     };
   }
-  return { where: after === undefined ? undefined : `e.list_seq < ${param(decodeCursor(after), 'integer')}`, orderBy: 'e.list_seq DESC' };
+  const bounds = [
+    ...(after === undefined ? [] : [`e.list_seq < ${param(decodeCursor(after), 'integer')}`]),
+    // Up to and including the entry `until` names: the walk from there is another range's.
+    ...(until === undefined ? [] : [`e.list_seq >= ${param(decodeCursor(until), 'integer')}`]),
+  ];
+  return { where: bounds.length ? bounds.join(' AND ') : undefined, orderBy: 'e.list_seq DESC' };
 }
 
 /** The cursor after `last`, the last entry of a page listed in `order`. */

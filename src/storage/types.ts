@@ -196,6 +196,12 @@ export interface ListQuery {
   limit: number;
   /** Opaque position returned as `next` by the previous page (of the same order). */
   after?: string;
+  /**
+   * A position of the default order (one `next` returned): the listing ends with the entry it
+   * follows, so a walk from `after` to `until` is one range of the listing and another walk
+   * starts there (the AI Catalog's nested catalogs, ../catalog/catalog.ts).
+   */
+  until?: string;
 }
 
 export interface ListResult {

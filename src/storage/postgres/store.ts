@@ -959,7 +959,7 @@ export class PostgresStore implements RegistryStore {
     const keyset = listKeyset(query.orderBy, query.after, (value, type) => {
       params.push(value);
       return `$${params.length}::${type === 'timestamp' ? 'timestamptz' : 'bigint'}`;
-    });
+    }, query.until);
     if (keyset.where) where.push(keyset.where);
     params.push(limit + 1);
     const { rows } = await this.#read<EntryRow>(

@@ -1281,7 +1281,7 @@ export class SqliteStore implements RegistryStore {
     const keyset = listKeyset(query.orderBy, query.after, (value) => {
       params.push(value);
       return '?';
-    });
+    }, query.until);
     if (keyset.where) where.push(keyset.where);
     const rows = await this.#read(
       () =>
