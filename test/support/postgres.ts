@@ -164,7 +164,7 @@ export async function startPostgres(options: { settings?: Record<string, string>
       '--no-sync',
     ]);
   // initdb's output, the same for every server of these binaries, is made once and copied for
-  // each (about 1 s of CPU and several of waiting saved per server; 15 test files start one):
+  // each (about 1 s of CPU and several of waiting saved per server; 18 test files start one):
   // kept in the temporary directory for the next server, as tsx and Node keep their caches there.
   const template = join(
     tmpdir(),
