@@ -6,9 +6,8 @@
  * named in, so the longest file (the web page's, alphabetically last) started last and ran alone
  * for a minute while the other worker idled. Given `files`, run() keeps their order, so naming the
  * slowest files first lets the short ones fill in around them and the workers end together.
- * (package.json leaves the web page's two files to the glob, which names them last, to run side by
- * side at the end: their checks are timed in a real browser, and beside the CLI's processes one of
- * them timed out.)
+ * (package.json names the web page's two browser files third and fifth, after the two slowest:
+ * left to the glob, which names them last, they ran alone at the end and took CI past its limit.)
  *
  *   node --import tsx test/run.ts test/cli.test.ts test/import.test.ts test/*.test.ts
  *
