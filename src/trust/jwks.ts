@@ -120,8 +120,11 @@ export async function keysetFingerprint(keys: readonly TrustedKey[]): Promise<st
 
 // --- signing keys ----------------------------------------------------------------------------
 
-/** Algorithms `keygen` can make, and the key each needs. */
-export const KEYGEN_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'RS256', 'PS256'] as const;
+/**
+ * Algorithms `keygen` can make, and the key each needs. "Ed25519" (RFC 9864) and "EdDSA" make the
+ * same kind of key (OKP, curve Ed25519); the JWK's `alg` says which name its signatures carry.
+ */
+export const KEYGEN_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'RS256', 'PS256'] as const;
 export type KeygenAlgorithm = (typeof KEYGEN_ALGORITHMS)[number];
 
 export interface SigningKey {
@@ -163,7 +166,7 @@ export async function parseSigningKey(value: unknown, source: string, accepted: 
 
 /** A new key pair: the private JWK and its public half, with kid (the thumbprint unless given) and alg. */
 export async function generateSigningKey(alg: KeygenAlgorithm, kid?: string): Promise<{ privateJwk: JWK; publicJwk: JWK }> {
-  const options = alg === 'EdDSA' ? { crv: 'Ed25519', extractable: true } : alg.startsWith('RS') || alg.startsWith('PS') ? { modulusLength: 3072, extractable: true } : { extractable: true };
+  const options = alg === 'EdDSA' || alg === 'Ed25519' ? { crv: 'Ed25519', extractable: true } : alg.startsWith('RS') || alg.startsWith('PS') ? { modulusLength: 3072, extractable: true } : { extractable: true };
   const pair = await generateKeyPair(alg, options);
   const priv = await exportJWK(pair.privateKey);
   const pub = await exportJWK(pair.publicKey);
