@@ -52,6 +52,9 @@ export function publicJwk(jwk: JWK): JWK {
   return out as JWK;
 }
 
+/** Whether a JWK holds private key material (a private key, or a symmetric one). */
+export const holdsPrivateMembers = (jwk: Record<string, unknown>): boolean => PRIVATE_MEMBERS.some((m) => m in jwk);
+
 function rsaBits(jwk: Record<string, unknown>): number {
   return typeof jwk.n === 'string' ? Buffer.from(jwk.n, 'base64url').length * 8 : 0;
 }
@@ -98,7 +101,7 @@ export function parseJwks(value: unknown, source: string): ParsedJwks {
     const sameKid = (perKid.get(key.kid as string) ?? 0) + 1;
     perKid.set(key.kid as string, sameKid);
     if (sameKid > MAX_KEYS_PER_KID) return;
-    if (PRIVATE_MEMBERS.some((m) => m in key)) out.problems.push(`${source}: keys[${i}] (kid ${quote(key.kid)}) holds private key material; only its public half is used`);
+    if (holdsPrivateMembers(key)) out.problems.push(`${source}: keys[${i}] (kid ${quote(key.kid)}) holds private key material; only its public half is used`);
     // Only verified with: once "verify" is among its key_ops (unusable), publicJwk drops them.
     const jwk = publicJwk(key as JWK);
     out.keys.push({ kid: jwk.kid!, jwk, source });
