@@ -334,6 +334,7 @@ test('a setting that acts only beside another (or only without one) is a start-u
     ['REGISTRY_TRUSTED_JKU_REFRESH_SECONDS', '600', 'without REGISTRY_TRUSTED_JKU', jku],
     ['REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS', '600', 'without REGISTRY_TRUSTED_JKU', jku],
     ['REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS', '4000', 'without DATABASE_URL', { DATABASE_URL: 'postgres://registry@db/registry' }],
+    ['REGISTRY_RETIRED_SIGNING_KEYS', '/etc/registry/retired-keys.json', 'without REGISTRY_SIGNING_KEY', { REGISTRY_SIGNING_KEY: '/etc/registry/signing-key.json' }],
   ] as const) {
     assert.match(warnings({ [name]: value }).join('\n'), new RegExp(`^${name} is set but has no effect ${needs}\\b[^\\n]*, or unset ${name}$`), name);
     assert.deepEqual(warnings({ ...acts, [name]: value }), [], `${name} beside what it needs`);

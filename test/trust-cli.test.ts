@@ -11,6 +11,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { verifyAgentCardSignature } from '@a2a-js/sdk';
 import { importJWK } from 'jose';
+import { parseJwks } from '../src/trust/jwks.js';
+import { createSignatureVerifier } from '../src/validation/signature.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { REPO_ROOT, TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { v1Card } from './support/documents.js';
@@ -256,6 +258,24 @@ describe('keygen, sign, verify', () => {
     fs.writeFileSync(file('both-jwks.json'), JSON.stringify({ keys: [...readJson('jwks.json').keys, ...readJson('rotation-jwks.json').keys] }));
     const both = await cli(['verify', file('twice.json'), '--jwks', file('both-jwks.json'), '--json']);
     assert.deepEqual(JSON.parse(both.stdout).signatures.map((s: { status: string }) => s.status), ['verified', 'verified']);
+  });
+
+  test('keygen --alg Ed25519 (RFC 9864\'s name) makes a key whose signatures say "Ed25519", and they verify', async () => {
+    const made = await cli(['keygen', '--alg', 'Ed25519', '--json', '--private', file('ed25519.jwk.json'), '--jwks', file('ed25519-jwks.json')]);
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal(JSON.parse(made.stdout).alg, 'Ed25519');
+    const priv = readJson('ed25519.jwk.json');
+    assert.deepEqual([priv.kty, priv.crv, priv.alg], ['OKP', 'Ed25519', 'Ed25519']);
+    assert.equal(readJson('ed25519-jwks.json').keys[0].alg, 'Ed25519');
+    const signed = await cli(['sign', '--json', file('card.json'), '--key', file('ed25519.jwk.json'), '-o', file('ed25519-signed.json')]);
+    assert.equal(JSON.parse(signed.stdout).alg, 'Ed25519', signed.stderr);
+    const header = JSON.parse(Buffer.from(readJson('ed25519-signed.json').signatures[0].protected, 'base64url').toString());
+    assert.equal(header.alg, 'Ed25519');
+    // Verified as the registry verifies (in this process: a third child process would cost a second).
+    const { keys } = parseJwks(readJson('ed25519-jwks.json'), 'ed25519-jwks.json');
+    const verifier = createSignatureVerifier({ configured: true, fingerprint: 'test', lookup: async (kid) => ({ keys: keys.filter((k) => k.kid === kid) }) });
+    const { verification } = await verifier.verifyAgentCard(readJson('ed25519-signed.json'), '1.0');
+    assert.deepEqual(verification.signatures.map((s) => [s.status, s.alg]), [['verified', 'Ed25519']]);
   });
 
   test('--sdk-form also signs what @a2a-js/sdk 1.3 verifies, for a card with a requirement without scopes: the SDK accepts it, and both signatures verify here', async () => {

@@ -10,8 +10,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { base64url, decodeProtectedHeader, flattenedVerify, importJWK, type JWK } from 'jose';
-import { generateSigningKey, parseJwks } from '../src/trust/jwks.js';
-import { createSignatureVerifier } from '../src/validation/signature.js';
+import { signCard } from '../src/trust/card-signing.js';
+import { generateSigningKey, parseJwks, parseSigningKey } from '../src/trust/jwks.js';
+import { loadRegistrySigningKey } from '../src/trust/registry-signing-key.js';
+import { ACCEPTED_ALGORITHMS, createSignatureVerifier } from '../src/validation/signature.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
@@ -26,7 +28,15 @@ const get = (registry: TestRegistry, p: string, headers: Record<string, string> 
 
 describe('REGISTRY_SIGNING_KEY set', () => {
   let registry: TestRegistry;
+  /** The key the registry signed with before (REGISTRY_RETIRED_SIGNING_KEYS), published for two more minutes. */
+  let retired: Awaited<ReturnType<typeof generateSigningKey>>;
   before(async () => {
+    // Retired keys: one still published (its "exp" two minutes away), one past its "exp".
+    retired = await generateSigningKey('ES256', 'registry-2025');
+    const expired = await generateSigningKey('ES256', 'registry-2024');
+    const now = Math.floor(Date.now() / 1000);
+    const retiredKeys = { keys: [{ ...retired.publicJwk, exp: now + 120 }, { ...expired.publicJwk, exp: now - 60 }] };
+    fs.writeFileSync(path.join(dir, 'retired-keys.json'), JSON.stringify(retiredKeys));
     // As WebCrypto exports a key (crypto.subtle.exportKey): key_ops ["sign"] and ext, no alg; the
     // operator adds its kid.
     const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
@@ -34,7 +44,7 @@ describe('REGISTRY_SIGNING_KEY set', () => {
     assert.deepEqual([privateJwk.key_ops, privateJwk.ext, privateJwk.alg], [['sign'], true, undefined]);
     fs.writeFileSync(path.join(dir, 'registry-key.json'), JSON.stringify(privateJwk), { mode: 0o600 });
     // With gRPC on: its interface is added to the card before the card is signed.
-    registry = await startTestRegistry({ REGISTRY_SIGNING_KEY: path.join(dir, 'registry-key.json'), GRPC_PORT: '0' });
+    registry = await startTestRegistry({ REGISTRY_SIGNING_KEY: path.join(dir, 'registry-key.json'), REGISTRY_RETIRED_SIGNING_KEYS: path.join(dir, 'retired-keys.json'), GRPC_PORT: '0' });
   });
   after(async () => {
     await registry.close();
@@ -55,8 +65,7 @@ describe('REGISTRY_SIGNING_KEY set', () => {
     assert.equal(res.headers.get('content-type'), 'application/jwk-set+json');
     const etag = res.headers.get('etag')!;
     const jwks = (await res.json()) as { keys: JWK[] };
-    assert.equal(jwks.keys.length, 1);
-    assert.equal(jwks.keys[0]!.kid, 'registry-2026');
+    assert.deepEqual(jwks.keys.map((k) => k.kid), ['registry-2026', 'registry-2025'], 'the current key, then the retired one still before its "exp"');
     assert.equal(jwks.keys[0]!.d, undefined, 'never the private key');
     // Not the private key's key_ops ["sign"]: published so, no verifier could import the key.
     assert.deepEqual([jwks.keys[0]!.key_ops, jwks.keys[0]!.ext, jwks.keys[0]!.use, jwks.keys[0]!.alg], [undefined, undefined, 'sig', 'ES256']);
@@ -116,6 +125,35 @@ describe('REGISTRY_SIGNING_KEY set', () => {
     assert.equal(verification.verified, true);
     assert.deepEqual(verification.signatures.map((s) => s.status), ['verified', 'verified']);
     assert.deepEqual(warnings, [], 'the first signature covers every requirement: no warning');
+  });
+
+  test('a retired key (REGISTRY_RETIRED_SIGNING_KEYS) is published until its "exp": copies of the card it signed still verify', async () => {
+    const res = await get(registry, '/.well-known/jwks.json');
+    const maxAge = Number(/max-age=(\d+)/.exec(res.headers.get('cache-control')!)![1]);
+    assert.ok(maxAge > 0 && maxAge <= 120, `cached no longer than the retired key is published (max-age ${maxAge})`);
+    const jwks = (await res.json()) as { keys: JWK[] };
+    assert.ok(jwks.keys.every((k) => k.d === undefined), 'never a private member');
+    // A copy of the card signed before the rotation, by the retired key, verifies against the served set.
+    const { signatures: _, ...card } = (await (await get(registry, '/.well-known/agent-card.json', { 'A2A-Version': '1.0' })).json()) as Record<string, unknown>;
+    const copy = await signCard(card, await parseSigningKey(retired.privateJwk, 'retired', ACCEPTED_ALGORITHMS), { jku: `${registry.url}/.well-known/jwks.json` });
+    const verifier = createSignatureVerifier({
+      configured: true,
+      fingerprint: 'test',
+      lookup: async (kid) => ({ keys: jwks.keys.filter((k) => k.kid === kid).map((jwk) => ({ kid, jwk, source: 'jwks' })) }),
+    });
+    const { verification } = await verifier.verifyAgentCard(copy, '1.0');
+    assert.deepEqual([verification.verified, verification.kid], [true, 'registry-2025']);
+
+    // What start-up refuses (invalid configuration, naming the variable): private key material,
+    // the current key's kid, an "exp" that is no time.
+    const current = path.join(dir, 'registry-key.json');
+    const refused = async (keys: unknown[], why: RegExp) => {
+      fs.writeFileSync(path.join(dir, 'bad-retired.json'), JSON.stringify({ keys }));
+      await assert.rejects(loadRegistrySigningKey(current, path.join(dir, 'bad-retired.json')), why);
+    };
+    await refused([retired.privateJwk], /^Error: invalid configuration: REGISTRY_RETIRED_SIGNING_KEYS: .*keys\[0\] holds private key material: it would be published\. List only the public half/);
+    await refused([{ ...retired.publicJwk, kid: 'registry-2026' }], /keys\[0\] has kid "registry-2026", as the current key \(REGISTRY_SIGNING_KEY\) has/);
+    await refused([{ ...retired.publicJwk, exp: '2027-01-01' }], /keys\[0\] \(kid "registry-2025"\) has "exp" "2027-01-01", which is no time: give the seconds since 1970-01-01 UTC/);
   });
 
   test('the v0.3 (superset) variant carries the same signature, which still covers its v1.0 card', async () => {

@@ -433,7 +433,27 @@ describe('signature statuses and tampering (SQLite)', () => {
     // A signature over the form earlier builds (and the SDK) signed, every empty value left out, still verifies.
     const privateKey = (await importJWK(trusted.signing.jwk, 'ES256')) as CryptoKey;
     const sdkSigned = (await generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' })(structuredClone(presence) as never)) as unknown as WireJson;
-    assert.equal(resultOf(await register(JSON.parse(JSON.stringify(sdkSigned)))).verified, true);
+    const sdkResult = resultOf(await register(JSON.parse(JSON.stringify(sdkSigned))));
+    assert.equal(sdkResult.verified, true);
+    // ...but it does not cover the card's empty values, which could be removed or added under it: each is named.
+    const unsignedEmpty = sdkResult.warnings.filter((w: WireJson) => w.rule === 'unsigned-empty-value');
+    assert.deepEqual(
+      unsignedEmpty.map((w: WireJson) => w.path).sort(),
+      [
+        '/capabilities/extensions/0/params/empty',
+        '/capabilities/extensions/0/params/none',
+        '/capabilities/extensions/0/params/list',
+        '/capabilities/extensions/0/params/map',
+        '/documentationUrl',
+        '/securitySchemes/mtls',
+        '/securitySchemes/oauth/oauth2SecurityScheme/flows/clientCredentials/scopes',
+      ].sort(),
+      JSON.stringify(sdkResult.warnings),
+    );
+    assert.match(unsignedEmpty[0].message, /not covered by the card's signature: it is over the older form @a2a-js\/sdk 1\.3 .* leaves out every "", null, \[\] and \{\}/);
+    assert.match(unsignedEmpty[0].hint, /sign the card again with a2a-registry sign/);
+    // The SDK's signature beside one over §8.4.1's form (sign --sdk-form): covered, no warning.
+    assert.ok(!resultOf(await register(ours)).warnings.some((w: WireJson) => w.rule === 'unsigned-empty-value'));
   });
 
   test('non-ASCII text: signed as RFC 8785 writes it, or \\u-escaped as a2a-python (json.dumps) writes it', async (t) => {
@@ -959,7 +979,7 @@ describe('a stored verdict made by older verification rules', () => {
       assert.equal(scan.checked, 2, 'the same trust roots, other rules: checked again');
       const after = (await store.get(entry.id))!.verification!;
       assert.equal(after.verified, true, 'what the SDK signs still verifies (with a warning at registration)');
-      assert.match(after.keyset, /\/r5$/, 'recorded under the current rules');
+      assert.match(after.keyset, /\/r6$/, 'recorded under the current rules');
       assert.equal(after.jwks, 'registry', 'a verdict stored before verified signatures named their key set gets it');
       assert.deepEqual(after.signatures.map((s) => s.jwks), ['registry']);
       const leakyAfter = (await store.get(leakyEntry.entry.id))!.verification!;

@@ -179,6 +179,8 @@ export interface TrustConfig {
   requireVerified: boolean;
   /** A private JWK the registry signs its own card with (REGISTRY_SIGNING_KEY). */
   signingKeyFile?: string;
+  /** A JWKS of the public keys it signed with before, still published (REGISTRY_RETIRED_SIGNING_KEYS). */
+  retiredSigningKeysFile?: string;
 }
 
 export interface GrpcConfig {
@@ -566,6 +568,7 @@ const envSchema = z.object({
   REGISTRY_TRUSTED_JKU_SCOPE: z.enum(['any', 'site'], { message: 'must be "any" (a key from an allow-listed JWKS verifies any card) or "site" (only cards whose endpoints are on the JWKS URL\'s host or under it)' }).default('any'),
   REGISTRY_REQUIRE_VERIFIED: booleanString.default(false),
   REGISTRY_SIGNING_KEY: pathSetting().optional(),
+  REGISTRY_RETIRED_SIGNING_KEYS: pathSetting().optional(),
 });
 
 /** Variables whose values are never echoed in an error message. */
@@ -835,6 +838,7 @@ const UNSET_MEANS: Record<OptionalSetting, string | ((e: Partial<Env>) => string
   REGISTRY_TRUSTED_KEYS: 'no trusted keys file',
   REGISTRY_TRUSTED_JKU: 'no allow-listed JWKS URL',
   REGISTRY_SIGNING_KEY: "the registry's card is not signed",
+  REGISTRY_RETIRED_SIGNING_KEYS: 'only the current signing key is published',
 };
 
 /** After "taken as unset, so": what the setting is without a value. */
@@ -882,6 +886,13 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
     inEffect: (e) => (e.REGISTRY_TRUSTED_JKU?.length ?? 0) > 0,
     why: 'without REGISTRY_TRUSTED_JKU, the allow-listed JWKS URLs it is about',
     fix: 'list them in REGISTRY_TRUSTED_JKU',
+  },
+  {
+    settings: ['REGISTRY_RETIRED_SIGNING_KEYS'],
+    on: ['REGISTRY_SIGNING_KEY'],
+    inEffect: (e) => e.REGISTRY_SIGNING_KEY !== undefined,
+    why: 'without REGISTRY_SIGNING_KEY, the key the registry signs its card with (without it, no key set is published)',
+    fix: 'set REGISTRY_SIGNING_KEY to the key it signs with now',
   },
   {
     settings: ['REGISTRY_SQLITE_LOCK_WAIT_MS', 'REGISTRY_SQLITE_CHECK_HOURS'],
@@ -1216,6 +1227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       jkuScope: e.REGISTRY_TRUSTED_JKU_SCOPE,
       requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
+      retiredSigningKeysFile: e.REGISTRY_RETIRED_SIGNING_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_RETIRED_SIGNING_KEYS),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
     warnings: [...unknownSettings(env), ...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],

@@ -1,5 +1,5 @@
 /**
- * Settings that name a file (REGISTRY_TRUSTED_KEYS, REGISTRY_SIGNING_KEY, REGISTRY_SYNONYMS,
+ * Settings that name a file (REGISTRY_TRUSTED_KEYS, REGISTRY_SIGNING_KEY, REGISTRY_RETIRED_SIGNING_KEYS, REGISTRY_SYNONYMS,
  * REGISTRY_ADMIN_TOKEN_FILE, DATABASE_URL_FILE): one rule for what their errors say. A file that cannot be read or
  * whose content is not what the setting takes is invalid configuration like any other bad value
  * (exit 2), told in one line naming the variable, the file, what is wrong and how to fix it.
@@ -13,6 +13,7 @@ import { ConfigError } from './config-error.js';
 const FILE_SETTINGS = {
   REGISTRY_TRUSTED_KEYS: 'a JWKS file of the public keys whose card signatures are trusted ({"keys": [...]})',
   REGISTRY_SIGNING_KEY: 'a private JWK file (EC, OKP or RSA) to sign the registry\'s card with (`a2a-registry keygen` makes one)',
+  REGISTRY_RETIRED_SIGNING_KEYS: 'a JWKS file of the public keys the registry signed with before ({"keys": [...]}, each with an optional "exp")',
   REGISTRY_SYNONYMS: 'a synonym file (Solr synonyms.txt format: "billing, invoicing" or "tax => vat" per line)',
   REGISTRY_ADMIN_TOKEN_FILE: 'a file whose first line is the admin token',
   DATABASE_URL_FILE: 'a file whose first line is the PostgreSQL URL (postgres://user:password@host:5432/database)',

@@ -52,6 +52,9 @@ export function publicJwk(jwk: JWK): JWK {
   return out as JWK;
 }
 
+/** Whether a JWK holds private key material (a private key, or a symmetric one). */
+export const holdsPrivateMembers = (jwk: Record<string, unknown>): boolean => PRIVATE_MEMBERS.some((m) => m in jwk);
+
 function rsaBits(jwk: Record<string, unknown>): number {
   return typeof jwk.n === 'string' ? Buffer.from(jwk.n, 'base64url').length * 8 : 0;
 }
@@ -98,7 +101,7 @@ export function parseJwks(value: unknown, source: string): ParsedJwks {
     const sameKid = (perKid.get(key.kid as string) ?? 0) + 1;
     perKid.set(key.kid as string, sameKid);
     if (sameKid > MAX_KEYS_PER_KID) return;
-    if (PRIVATE_MEMBERS.some((m) => m in key)) out.problems.push(`${source}: keys[${i}] (kid ${quote(key.kid)}) holds private key material; only its public half is used`);
+    if (holdsPrivateMembers(key)) out.problems.push(`${source}: keys[${i}] (kid ${quote(key.kid)}) holds private key material; only its public half is used`);
     // Only verified with: once "verify" is among its key_ops (unusable), publicJwk drops them.
     const jwk = publicJwk(key as JWK);
     out.keys.push({ kid: jwk.kid!, jwk, source });
@@ -120,8 +123,11 @@ export async function keysetFingerprint(keys: readonly TrustedKey[]): Promise<st
 
 // --- signing keys ----------------------------------------------------------------------------
 
-/** Algorithms `keygen` can make, and the key each needs. */
-export const KEYGEN_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'RS256', 'PS256'] as const;
+/**
+ * Algorithms `keygen` can make, and the key each needs. "Ed25519" (RFC 9864) and "EdDSA" make the
+ * same kind of key (OKP, curve Ed25519); the JWK's `alg` says which name its signatures carry.
+ */
+export const KEYGEN_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'RS256', 'PS256'] as const;
 export type KeygenAlgorithm = (typeof KEYGEN_ALGORITHMS)[number];
 
 export interface SigningKey {
@@ -163,7 +169,7 @@ export async function parseSigningKey(value: unknown, source: string, accepted: 
 
 /** A new key pair: the private JWK and its public half, with kid (the thumbprint unless given) and alg. */
 export async function generateSigningKey(alg: KeygenAlgorithm, kid?: string): Promise<{ privateJwk: JWK; publicJwk: JWK }> {
-  const options = alg === 'EdDSA' ? { crv: 'Ed25519', extractable: true } : alg.startsWith('RS') || alg.startsWith('PS') ? { modulusLength: 3072, extractable: true } : { extractable: true };
+  const options = alg === 'EdDSA' || alg === 'Ed25519' ? { crv: 'Ed25519', extractable: true } : alg.startsWith('RS') || alg.startsWith('PS') ? { modulusLength: 3072, extractable: true } : { extractable: true };
   const pair = await generateKeyPair(alg, options);
   const priv = await exportJWK(pair.privateKey);
   const pub = await exportJWK(pair.publicKey);

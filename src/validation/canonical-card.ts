@@ -8,7 +8,8 @@
  *   drops are not covered by a signature: `uncoveredPaths` names them. The SDK's
  *   `canonicalizeAgentCard`, and this registry before, also remove every empty value (`""`,
  *   `[]`, `{}`, `null`), `"capabilities": {}` and an extension's empty params included: their
- *   signatures verify too (`emptylessPayload`, `requirementlessPayloads`).
+ *   signatures verify too (`emptylessPayload`, `requirementlessPayloads`), with a warning naming
+ *   each empty value they leave uncovered (`uncoveredEmptyPaths`).
  * - A2A v0.3 cards: v0.3 defines no canonical form, and the SDK's would drop its very endpoint
  *   (`url` is not a v1.0 field). They are canonicalised as they are: the card without
  *   `signatures`, empty values (`""`, `null`, `[]`, `{}`) removed, JCS. Every field is covered.
@@ -28,7 +29,7 @@
  * verifier uses it only to say so.
  */
 import { AgentCard, canonicalizeAgentCard } from '@a2a-js/sdk';
-import { isObject, pointer, type JsonObject } from '../lib/json.js';
+import { isObject, pointer, resolvePointer, type JsonObject } from '../lib/json.js';
 import type { Generation } from './types.js';
 
 /** RFC 8785 serialisation of a JSON value (JS number and string formatting are JCS's). */
@@ -187,6 +188,36 @@ export function emptylessPayload(card: JsonObject, generation: Generation): stri
   if (generation !== '1.0') return undefined;
   const payload = jcs(cleaned(protoNormalized(card), '1.0', false) ?? {});
   return payload === canonicalCardPayload(card, generation) ? undefined : payload;
+}
+
+/**
+ * JSON Pointers of the members of a v1.0 card that A2A §8.4.1's form keeps and the older form
+ * (`emptylessPayload`: every empty value left out, as @a2a-js/sdk 1.3 and earlier builds of this
+ * registry sign) does not: `""`, `null`, `[]` and `{}` (an extension's empty param, a security
+ * scheme without members, an OAuth flow's empty scopes). A signature over that form does not cover
+ * them: each could be removed, or added, without breaking it. A list that lost empty items is
+ * named whole (the positions of its other items are not covered either); REQUIRED members the card
+ * leaves out are not named (left out or empty, they mean the same).
+ */
+export function uncoveredEmptyPaths(card: JsonObject): string[] {
+  const given = withoutSignatures(card);
+  const out: string[] = [];
+  const uncovered = (path: string) => {
+    if (out.length < MAX_UNCOVERED && resolvePointer(given, path) !== undefined) out.push(path);
+  };
+  const walk = (kept: unknown, older: unknown, path: string): void => {
+    if (Array.isArray(kept)) {
+      if (!Array.isArray(older) || older.length !== kept.length) uncovered(path);
+      else kept.forEach((item, i) => walk(item, older[i], pointer(path, i)));
+    } else if (isObject(kept)) {
+      for (const [key, value] of Object.entries(kept)) {
+        if (isObject(older) && Object.hasOwn(older, key)) walk(value, older[key], pointer(path, key));
+        else uncovered(pointer(path, key));
+      }
+    }
+  };
+  walk(presenceForm(card), cleaned(protoNormalized(card), '1.0', false) ?? {}, '');
+  return out;
 }
 
 /**

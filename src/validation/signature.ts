@@ -27,6 +27,7 @@ import {
   emptylessPayload,
   requirementlessPayloads,
   sdkTypedPayload,
+  uncoveredEmptyPaths,
   uncoveredFalsyPaths,
   uncoveredPaths,
   uncoveredRequirementPaths,
@@ -170,9 +171,11 @@ export const MAX_SIGNATURES = 8;
  * "r5": a v1.0 card's payload keeps what A2A §8.4.1's field presence keeps (REQUIRED members,
  * `optional` ones and messages set, an extension's params as given), where it removed every
  * empty value: a card stored while its key was unknown, signed so, now verifies once trusted;
- * "Ed25519" (RFC 9864) is accepted as EdDSA.
+ * "Ed25519" (RFC 9864) is accepted as EdDSA. "r6": a signature over the older form (every
+ * empty value left out) no longer counts as covering the card where one over §8.4.1's form is
+ * verified too: the card is said to be signed by the latter (its kid), as for the SDKs' form.
  */
-const VERIFICATION_RULES = 'r5';
+const VERIFICATION_RULES = 'r6';
 
 function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
   const status: SignatureStatus = { status: 'invalid', reason };
@@ -194,6 +197,8 @@ interface Payloads {
   requirementless(): string[];
   /** Those of the payloads above in a2a-python 0.3.21-0.3.23's form only (without the card's `false` and `0` values; only computed for a success). */
   falsy(): ReadonlySet<string>;
+  /** Those of the payloads above in the older v1.0 form, without the card's empty values (only computed for a success). */
+  emptyless(): ReadonlySet<string>;
 }
 
 /** Imported keys by trusted JWK object and algorithm: importing costs more than verifying. */
@@ -244,18 +249,26 @@ function failureReason(error: unknown, kid: string, header: Record<string, unkno
 }
 
 /**
- * A signature's status, and whether it leaves the card's requirements without scopes, or its
- * `false` and `0` values, uncovered.
+ * A signature's status, and whether it leaves the card's requirements without scopes, its
+ * `false` and `0` values, or its empty values, uncovered.
  */
-type Checked = SignatureStatus & { requirementsUncovered?: true; falsyUncovered?: true; detail?: string };
+type Checked = SignatureStatus & { requirementsUncovered?: true; falsyUncovered?: true; emptiesUncovered?: true; detail?: string };
+
+/** A checked signature's status as stored and shown: without the verifier's flags; with the operator's detail as its reason when `detailed`. */
+function statusOf({ requirementsUncovered: _r, falsyUncovered: _f, emptiesUncovered: _e, detail, ...status }: Checked, detailed = false): SignatureStatus {
+  return detailed && detail !== undefined ? { ...status, reason: detail } : status;
+}
 
 /**
  * A verified status naming the key set of the key that verified it (a kid names a key within one
- * set only), flagged when the payload that verified leaves the card's `false` and `0` values out.
+ * set only), flagged when the payload that verified leaves the card's `false` and `0` values, or
+ * its empty values, out.
  */
 function verifiedOver(payload: string, payloads: Payloads, key: TrustedKey, alg: string, flags: { requirementsUncovered?: true } = {}): Checked {
   const status: Checked = { status: 'verified', kid: key.kid, alg, jwks: key.jwks ?? OWN_KEY_SET, ...flags };
-  return payloads.falsy().has(payload) ? { ...status, falsyUncovered: true } : status;
+  if (payloads.falsy().has(payload)) status.falsyUncovered = true;
+  if (payloads.emptyless().has(payload)) status.emptiesUncovered = true;
+  return status;
 }
 
 /**
@@ -444,6 +457,7 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
       // A v0.3 card may have been signed by a2a-python 0.3, whose payload leaves default values out;
       // a v1.0 card by @a2a-js/sdk or an earlier build of this registry, whose payload leaves every empty value out.
       const older = generation === '0.3' ? a2aPython03Payloads(card) : [emptylessPayload(card, generation)].filter((form) => form !== undefined);
+      const emptylessForms = generation === '1.0' ? older : [];
       const forms = [full, ...older].flatMap((form) => {
         const escaped = asciiEscaped(form);
         return escaped === form ? [form] : [form, escaped];
@@ -455,7 +469,10 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
         return (escaped === form ? [form] : [form, escaped]).map((f) => base64url.encode(f));
       };
       let falsy: ReadonlySet<string> | undefined;
+      let emptyless: ReadonlySet<string> | undefined;
       const payloads: Payloads = {
+        // The older v1.0 form, and @a2a-js/sdk 1.3's (which also leaves out the requirements' empty parts).
+        emptyless: () => (emptyless ??= new Set([...emptylessForms.flatMap(encoded), ...(generation === '1.0' ? payloads.requirementless() : [])])),
         falsy: () =>
           (falsy ??= new Set(generation === '0.3' ? [...a2aPython03Payloads(card, false, 'falsy'), ...a2aPython03Payloads(card, true, 'falsy')].flatMap(encoded) : [])),
         full: forms.map((form) => base64url.encode(form)),
@@ -477,14 +494,12 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
             : invalid(`not checked: a card may carry at most ${MAX_SIGNATURES} signatures, and this one has ${signatures.length}; remove those of keys no longer in use`),
         );
       }
-      const statuses = checked.map(({ requirementsUncovered: _, falsyUncovered: _falsy, detail: _detail, ...status }): SignatureStatus => status);
+      const statuses = checked.map((s) => statusOf(s));
       // The same with the operator's detail (JWKS URLs, fetch errors), for those who may see it.
-      const detailedStatuses = checked.some((s) => s.detail !== undefined)
-        ? checked.map(({ requirementsUncovered: _, falsyUncovered: _falsy, detail, ...status }): SignatureStatus => (detail === undefined ? status : { ...status, reason: detail }))
-        : undefined;
+      const detailedStatuses = checked.some((s) => s.detail !== undefined) ? checked.map((s) => statusOf(s, true)) : undefined;
       // The card counts as signed by the first signature covering all of it, else by the first verified.
       const first =
-        checked.find((s) => s.status === 'verified' && !s.requirementsUncovered && !s.falsyUncovered) ?? checked.find((s) => s.status === 'verified');
+        checked.find((s) => s.status === 'verified' && !s.requirementsUncovered && !s.falsyUncovered && !s.emptiesUncovered) ?? checked.find((s) => s.status === 'verified');
       const verification: CardVerification = { verified: first !== undefined, signatures: statuses, keyset };
       if (first) {
         verification.kid = first.kid;
@@ -509,6 +524,17 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
               message:
                 'this false or 0 is not covered by the card\'s signature: it is over the form a2a-python 0.3.21 to 0.3.23 sign, which leaves out every false and 0, and here that does not mean the same',
               hint: 'Clients cannot rely on it (it could be removed, added or moved in its list without breaking the signature): sign the card again with a2a-python 0.3.24 or later, or with a2a-registry sign.',
+            });
+          }
+        }
+        if (first.emptiesUncovered) {
+          for (const path of uncoveredEmptyPaths(card)) {
+            warnings.push({
+              path,
+              rule: 'unsigned-empty-value',
+              message:
+                'this empty value is not covered by the card\'s signature: it is over the older form @a2a-js/sdk 1.3 and earlier builds of this registry sign, which leaves out every "", null, [] and {}, where A2A §8.4.1 keeps them (a list that held one is named whole: the places of its other items are not covered either)',
+              hint: 'Clients cannot rely on it (it could be removed, or added, without breaking the signature): sign the card again with a2a-registry sign, which covers it (with --sdk-form it also keeps a signature in the SDK\'s form, for its clients).',
             });
           }
         }
