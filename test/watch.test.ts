@@ -1126,6 +1126,39 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
     }
   });
 
+  test("push: a webhook that answers 503 or 429 with Retry-After is not asked again before then (the backoff's own wait if longer), nor past the retry window", async () => {
+    // Each receiver's answers, timed as they are given.
+    const answered: Record<'pausing' | 'throttling', number[]> = { pausing: [], throttling: [] };
+    // Asks for 1 s once (the backoff alone would retry after 0.25 s), then takes the notifications.
+    const pausing = await webhook(() => (answered.pausing.push(Date.now()) === 1 ? 503 : 200), undefined, 0, { 'Retry-After': '1' });
+    // Asks for an hour, every time: the wait is the window's rest (1.75 s), then one last attempt.
+    const throttling = await webhook(() => (answered.throttling.push(Date.now()), 429), undefined, 0, { 'Retry-After': '3600' });
+    try {
+      const [paused, throttled] = await Promise.all([
+        sendWithPush(bob, { filter: { tags: ['push-retry-after'] } }, { url: pausing.url, token: 't' }),
+        sendWithPush(bob, { filter: { tags: ['push-retry-after-hour'] } }, { url: throttling.url, token: 't' }),
+      ]);
+      const stateOfTask = async (id: string) => ((await bob.getTask({ tenant: '', id, historyLength: undefined })) as unknown as WireJson).status;
+      await eventually(async () => answered.pausing.length >= 2, 'the initial matches sent again once the receiver was back');
+      const waited = answered.pausing[1]! - answered.pausing[0]!;
+      assert.ok(waited >= 990, `asked again ${waited} ms after a 503 asking for 1 s`);
+      assert.equal((await stateOfTask(paused.id))?.state, TaskState.TASK_STATE_WORKING);
+
+      await eventually(async () => (await stateOfTask(throttled.id))?.state === TaskState.TASK_STATE_FAILED, 'the throttled watch FAILED at the end of its window');
+      const reason = JSON.stringify((await stateOfTask(throttled.id))?.message ?? {});
+      assert.match(reason, /within 1\.75 s \(REGISTRY_WEBHOOK_RETRY_SECONDS\) \(last: .* answered HTTP 429 Too Many Requests \(Retry-After: 3600\)\)/, reason);
+      await throttling.waitFor((b) => b.statusUpdate !== undefined, 'the final status pushed');
+      // Two attempts at the initial matches (not four: 0.25, 0.5 and 1 s were sooner than asked), one at the final status.
+      assert.equal(answered.throttling.length, 3, `answers at ${answered.throttling.map((t) => t - answered.throttling[0]!).join(', ')} ms`);
+      const lastWait = answered.throttling[1]! - answered.throttling[0]!;
+      assert.ok(lastWait >= 1500, `the second attempt came ${lastWait} ms after the first: the window's end, not the backoff's 0.25 s`);
+      await bob.cancelTask({ tenant: '', id: paused.id, metadata: undefined });
+    } finally {
+      await pausing.close();
+      await throttling.close();
+    }
+  });
+
   test('push: deleting the config of a webhook that is being retried stops its retries, and the watch goes on', async () => {
     const broken = await webhook(() => 500);
     try {
