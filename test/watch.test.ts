@@ -1141,12 +1141,9 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
       const least = Math.min(1000, sentAt + 1750 - answeredAt[0]!);
       assert.ok(waited >= least - 5, `asked again ${waited} ms after a 503 asking for 1 s (the window had at least ${least} ms left)`);
 
-      let status: WireJson = {};
-      await eventually(async () => {
-        status = ((await alice.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson).status ?? {};
-        return status.state === TaskState.TASK_STATE_FAILED;
-      }, 'the watch FAILED at the end of its window');
-      const reason = JSON.stringify(status.message ?? {});
+      const statusNow = async (): Promise<WireJson> => ((await alice.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson).status ?? {};
+      await eventually(async () => (await statusNow()).state === TaskState.TASK_STATE_FAILED, 'the watch FAILED at the end of its window');
+      const reason = JSON.stringify((await statusNow()).message ?? {});
       assert.match(reason, /within 1\.75 s \(REGISTRY_WEBHOOK_RETRY_SECONDS\) \(last: .* answered HTTP 503 Service Unavailable \(Retry-After: 1\)\)/, reason);
       await hook.waitFor((b) => b.statusUpdate !== undefined, 'the final status pushed');
       // At most three attempts at the initial matches (at 0 and 1 s, and the last at the window's
