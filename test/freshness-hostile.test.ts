@@ -340,6 +340,16 @@ describe('REGISTRY_PROBE: agents registered inline', () => {
       assert.equal(resultOf(await op(alice, { register: { agentCard: card } })).changed, false);
       assert.deepEqual((resultOf(await op(anonymous, { get: { id } }))).health, entry.health);
 
+      // A body that is no card at all (not JSON) differs from the registered revision: drift,
+      // as a refresh records it (before, the probe kept the previous drift, false).
+      own.route('/.well-known/agent-card.json', (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('<html>Down for maintenance</html>');
+      });
+      entry = await probeOnce();
+      assert.equal(entry.health.status, 'invalid');
+      assert.equal(entry.health.reason, 'invalid-json');
+      assert.equal(entry.drift, true);
+
       own.json('/.well-known/agent-card.json', { ...card, description: 'Something else now.' });
       entry = await probeOnce();
       assert.equal(entry.health.status, 'ok');

@@ -1126,6 +1126,35 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
     }
   });
 
+  test("push: a webhook that answers 503 with Retry-After is not asked again before then (the backoff's own wait if longer), nor past the retry window", async () => {
+    // Down, asking for 1 s each time (the backoff alone retries after 0.25, 0.5 and 1 s); each answer timed as it is given.
+    const answeredAt: number[] = [];
+    const hook = await webhook(() => (answeredAt.push(Date.now()), 503), undefined, 0, { 'Retry-After': '1' });
+    try {
+      // Alice's watch: bob's, in the tests beside this one, are as many as REGISTRY_MAX_WATCHES allows.
+      const sentAt = Date.now();
+      const task = await sendWithPush(alice, { filter: { tags: ['push-retry-after'] } }, { url: hook.url, token: 't' });
+      await eventually(async () => answeredAt.length >= 2, 'the initial matches sent again');
+      // Not before the 1 s asked, unless the window (1.75 s, begun after sentAt) ended sooner: a
+      // loaded machine may take most of it to make the first attempt.
+      const waited = answeredAt[1]! - answeredAt[0]!;
+      const least = Math.min(1000, sentAt + 1750 - answeredAt[0]!);
+      assert.ok(waited >= least - 5, `asked again ${waited} ms after a 503 asking for 1 s (the window had at least ${least} ms left)`);
+
+      const statusNow = async (): Promise<WireJson> => ((await alice.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson).status ?? {};
+      await eventually(async () => (await statusNow()).state === TaskState.TASK_STATE_FAILED, 'the watch FAILED at the end of its window');
+      const reason = JSON.stringify((await statusNow()).message ?? {});
+      assert.match(reason, /within 1\.75 s \(REGISTRY_WEBHOOK_RETRY_SECONDS\) \(last: .* answered HTTP 503 Service Unavailable \(Retry-After: 1\)\)/, reason);
+      await hook.waitFor((b) => b.statusUpdate !== undefined, 'the final status pushed');
+      // At most three attempts at the initial matches (at 0 and 1 s, and the last at the window's
+      // end, sooner than asked: the window bounds the wait), not the backoff's four.
+      const attempts = hook.requests.filter((r) => r.body.statusUpdate === undefined).length;
+      assert.ok(attempts <= 3, `${attempts} attempts, answered at ${answeredAt.map((t) => t - answeredAt[0]!).join(', ')} ms`);
+    } finally {
+      await hook.close();
+    }
+  });
+
   test('push: deleting the config of a webhook that is being retried stops its retries, and the watch goes on', async () => {
     const broken = await webhook(() => 500);
     try {

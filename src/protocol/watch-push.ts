@@ -63,6 +63,17 @@ const MIN_ATTEMPT_MS = 500;
 /** The message of the TimeoutError an attempt cut at the window's end fails with (the guard counts it as a timeout). */
 const WINDOW_END_MESSAGE = 'The attempt reached the end of the retry window';
 
+/**
+ * The wait before a retry whose last attempt was answered 429 or 503 with a Retry-After
+ * (`retryAfterMs`; RFC 9110 §10.2.3, RFC 6585 §4): the backoff's own wait, or longer when the
+ * receiver asked for longer, up to the backoff's longest wait (maxDelayMs; the caller cuts it at
+ * the window's end too). Never sooner than the backoff. Before, a receiver that asked for 10 s
+ * was asked again after 0.25, 0.5, 1 and 2 s, each attempt one more it had said it would refuse.
+ */
+function retryWaitMs(backoffMs: number, retryAfterMs: number | undefined, maxDelayMs: number): number {
+  return Math.max(backoffMs, Math.min(retryAfterMs ?? 0, maxDelayMs));
+}
+
 /** The waits between a notification's attempts: doubling, capped, adding up to the window (the last one cut to fit). */
 export function retryDelays(retry: PushRetry): number[] {
   const delays: number[] = [];
@@ -423,12 +434,15 @@ export class WatchPushes {
   ) {
     this.#delays = retryDelays(retry);
     this.#windowMs = retry.windowMs;
+    this.#maxDelayMs = retry.maxDelayMs;
   }
 
   /** Waits between a notification's attempts (attempts = these + 1). */
   readonly #delays: number[];
   /** How long one notification's attempts may take, their waits and their requests together. */
   readonly #windowMs: number;
+  /** The longest wait between attempts, however long a receiver's Retry-After asks. */
+  readonly #maxDelayMs: number;
 
   /**
    * Follows `watch` from its start, or from its restoring after a restart: pushes its initial
@@ -617,6 +631,8 @@ export class WatchPushes {
   ): Promise<string | undefined> {
     const body = notification.bodyFor(wireVersion);
     let failure = '';
+    /** What the last attempt's answer asked to wait (its Retry-After, on a 429 or 503). */
+    let askedMs: number | undefined;
     // The window bounds the attempts' requests too, not only the waits between them: a receiver
     // that never answers cost a fetch timeout per attempt on top (35 s for a window of 5 s).
     const deadline = Date.now() + this.#windowMs;
@@ -624,7 +640,7 @@ export class WatchPushes {
       if (attempt > 0) {
         const left = deadline - Date.now();
         if (left <= 0) return failure;
-        await waitOrEnd(Math.min(this.#delays[attempt - 1] ?? 0, left), watch);
+        await waitOrEnd(Math.min(retryWaitMs(this.#delays[attempt - 1] ?? 0, askedMs, this.#maxDelayMs), left), watch);
         if ((watch && !watch.isOpen) || !current()) return failure;
       }
       // Cut at the window's end (never below MIN_ATTEMPT_MS); the fetch timeout still bounds each
@@ -637,6 +653,7 @@ export class WatchPushes {
         return undefined;
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
+        askedMs = error instanceof FetchError ? error.retryAfterMs : undefined;
         // A refusal by the guard's policy will not change on retry.
         if (error instanceof FetchError && error.refused) break;
       } finally {

@@ -16,7 +16,7 @@
 import { ADMIN_PRINCIPAL } from '../contract/caller.js';
 import { RegistryError, notFound } from '../contract/errors.js';
 import type { EntryDescription } from '../contract/description.js';
-import { failingSince, type EntryHealth, type EntrySource } from '../contract/freshness.js';
+import { failingSince, type EntryHealth, type EntrySource, type HealthStatus } from '../contract/freshness.js';
 import type { RegistrationResult } from '../contract/types.js';
 import { sameJson } from '../lib/canonical-json.js';
 import { sameOutcome } from '../contract/verification.js';
@@ -62,6 +62,17 @@ function notBeforeRetryAfter(next: string, retryAfterMs: number | undefined): st
   if (retryAfterMs === undefined) return next;
   const asked = Date.now() + Math.min(retryAfterMs, MAX_RETRY_AFTER_MS);
   return asked > Date.parse(next) ? new Date(asked).toISOString() : next;
+}
+
+/**
+ * `drift` after a failed check, for refresh and probe alike. The contract defines it as the live
+ * document differing from the stored revision: an `invalid` check got a body that is not that
+ * revision (not JSON, too large, no valid card, refused), so it is drift; an `unreachable` one got
+ * nothing to compare, so what the last check found stands. Before, a probe that got such a body
+ * kept the previous drift (false) while a refresh in the same case recorded true.
+ */
+function driftAfterFailure(health: Exclude<HealthStatus, 'ok'>, previous: boolean | undefined): boolean | undefined {
+  return health === 'invalid' ? true : previous;
 }
 
 export type SourcedEntry = StoredEntry & { source: EntrySource };
@@ -221,7 +232,7 @@ export class FreshnessChecks {
       const said = error instanceof SignatureRefusal ? error.publicMessage : error.message;
       const message = error instanceof SourceFailure ? error.message : `The document fetched from ${entry.source.url} was refused (the last good revision is kept): ${said}`;
       const retryAfterMs = error instanceof SourceFailure ? error.retryAfterMs : undefined;
-      await this.record(entry, this.after(entry, entry.source, { status, reason, message }, status === 'invalid' ? true : entry.drift, retryAfterMs));
+      await this.record(entry, this.after(entry, entry.source, { status, reason, message }, driftAfterFailure(status, entry.drift), retryAfterMs));
       throw error;
     }
   }
@@ -248,6 +259,7 @@ export class FreshnessChecks {
     } catch (error) {
       if (!(error instanceof SourceFailure) || signal?.aborted || error.cutByShutdown) throw error;
       finding = { status: error.health, reason: error.reason, message: error.message };
+      drift = driftAfterFailure(error.health, entry.drift);
       retryAfterMs = error.retryAfterMs;
     }
     await this.record(entry, this.after(entry, undefined, finding, drift, retryAfterMs));
