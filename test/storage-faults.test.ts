@@ -23,7 +23,7 @@ import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
 import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
-import { TOKENS, TOKENS_ENV, spawnRegistry, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, logCapture, spawnRegistry, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
 import { fill, mountTmpfs } from './support/tmpfs.js';
 import { sendWithPush, webhook } from './support/watch-stream.js';
@@ -261,7 +261,7 @@ describe('SQLite storage faults', () => {
     assert.equal(resultOf(await op(reader, { get: { id: resultOf(written).id } })).name, 'Checkpoint After Fill', 'the acknowledged write survived');
   });
 
-  test('the database file deleted under the running registry: re-created from the open connection, nothing lost', async (t) => {
+  test('the database file deleted under the running registry: re-created from the open connection, nothing lost; when it cannot be, neither the refusal nor /readyz names a path', async (t) => {
     const parent = tempDir('registry-deleted-');
     // The registries close before the directory goes: a store closing on a deleted file
     // re-creates it, which would leave the directory behind.
@@ -271,7 +271,8 @@ describe('SQLite storage faults', () => {
       fs.rmSync(parent, { recursive: true, force: true });
     });
     const dataDir = path.join(parent, 'data');
-    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    const log = logCapture();
+    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, LOG_LEVEL: 'error' }, undefined, log.stream);
     opened.push(registry);
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
     const register = async (name: string) => op(alice, { register: { agentCard: v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) } });
@@ -285,9 +286,17 @@ describe('SQLite storage faults', () => {
     // Now it cannot be re-created (a file where the directory should be): writes are refused, named.
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.writeFileSync(dataDir, 'not a directory');
-    assertRefused(await registerBoth(registry, 'Deleted Three', true), /the database file was deleted and cannot be re-created/);
+    const refused = await registerBoth(registry, 'Deleted Three', true);
+    assertRefused(refused, /the database file was deleted and cannot be re-created: something other than a directory is where its data directory was; move it away: /);
+    // The kind of fault and what to do, never the server's path (it said `mkdir '/tmp/.../data'`).
+    for (const text of [refused.jsonRpc.text, refused.rest.text, refused.legacyJsonRpc!.text]) assert.ok(!text.includes(parent), `no path in ${text.slice(0, 300)}`);
     await assertSearchable(registry, 'Deleted', 2);
-    assert.match((await readiness(registry)).reason!, /storage is unavailable: the database file was deleted/);
+    const notReady = (await readiness(registry)).reason!;
+    assert.match(notReady, /^storage is unavailable: the database file was deleted and cannot be re-created: something other than a directory is where its data directory was; move it away \(ENOENT, since /);
+    assert.ok(!notReady.includes(parent), `/readyz names no path: ${notReady}`);
+    // The operator's log keeps the full cause, path and all.
+    const logged = await eventually(5000, async () => log.lines.find((l) => String(l.msg).startsWith('storage is unavailable: the database file was deleted')), 'the fault logged');
+    assert.match(String(logged.detail), new RegExp(`${quoted(dataDir)}`), JSON.stringify(logged));
     fs.rmSync(dataDir);
     await eventually(10_000, async () => (await readiness(registry)).status === 200, 'ready again once the probe re-created the file');
     // The refused registrations had committed to the connection before the file could not be

@@ -14,6 +14,11 @@ export interface StorageFault {
   message: string;
   /** The engine's own code (SQLITE_FULL, 53100, ECONNREFUSED...), for the logs. */
   code: string;
+  /**
+   * For the log alone, never a client nor /readyz (both open to anyone): the file system's or the
+   * engine's own words, which may name the server's paths (`mkdir '/srv/registry/data'`).
+   */
+  detail?: string;
   /** ISO-8601: when it was first seen. */
   since: string;
   /**
@@ -202,7 +207,10 @@ export class FaultState {
 
   /** Records a fault found without an error (e.g. the file vanished); returns the error to throw. */
   record(fault: StorageFault): StorageUnavailableError {
-    if (this.#fault?.reason !== fault.reason) this.#fault = fault;
+    // The same fault seen again keeps its first sighting's time, but says what is now known: a
+    // background checkpoint's "the database file is missing" is followed by the write's own
+    // finding, "deleted and cannot be re-created: <why, and what to do>", which /readyz must say.
+    this.#fault = this.#fault?.reason === fault.reason ? { ...fault, since: this.#fault.since } : fault;
     return new StorageUnavailableError(this.#fault);
   }
 

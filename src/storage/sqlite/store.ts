@@ -811,7 +811,11 @@ export class SqliteStore implements RegistryStore {
     } catch (error) {
       if (error instanceof StorageUnavailableError) throw error;
       const what = wal ? `the database's write-ahead log (${basename(this.#file)}-wal) was ${WAL_LOSSES[wal]}` : 'the database file was deleted';
-      throw this.#faults.record(storageFault('missing', 'ENOENT', `${what} and cannot be re-created (${(error as Error).message.slice(0, 120)})`));
+      // The file system's own words name the server's paths: they go to the log (detail), and
+      // clients, /readyz included, are told the kind of fault and what to do.
+      const code = (error as NodeJS.ErrnoException).code;
+      const fault = storageFault('missing', 'ENOENT', `${what} and cannot be re-created: ${whyNotRecreated(code)}`);
+      throw this.#faults.record({ ...fault, detail: error instanceof Error ? error.message : String(error) });
     }
   }
 
@@ -1552,6 +1556,27 @@ export class SqliteStore implements RegistryStore {
 /** How the write-ahead log the connection writes left its path, and in words. */
 type WalLoss = 'deleted' | 'replaced';
 const WAL_LOSSES: Record<WalLoss, string> = { deleted: 'deleted', replaced: 'replaced by another file (removed)' };
+
+/** Why the database file could not be written again where it was, by the file system's error code, without the path it names. */
+function whyNotRecreated(code: string | undefined): string {
+  switch (code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'the disk holding the data directory is full (or its quota spent); free space there';
+    case 'EROFS':
+      return 'the file system holding the data directory is read-only; make it writable';
+    case 'EACCES':
+    case 'EPERM':
+      return "the registry's user may not write its data directory; give it back its permissions";
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'something other than a directory is where its data directory was; move it away';
+    case 'ENOENT':
+      return 'its data directory cannot be made again (a directory above it is gone); restore it';
+    default:
+      return `the file system refused it (${code ?? 'an I/O error'}); the operator finds the cause in the log`;
+  }
+}
 
 interface FileIdentity {
   dev: number;
