@@ -43,21 +43,33 @@ export interface StorageFault {
 }
 
 export class StorageUnavailableError extends Error {
+  /**
+   * What became of this request's write when that is not "nothing was written": the fault was
+   * found after its commit (SQLite: the file gone under the connection, or the fsync failed), so
+   * the write is in the database the connection has open and may be kept. Said to the client.
+   */
+  readonly consequence: string | undefined;
+
   constructor(
     readonly fault: StorageFault,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; consequence?: string },
   ) {
     super(
       fault.scope === 'rows'
         ? `The write waited too long for a lock: ${fault.message}`
         : fault.scope === 'connection'
           ? `The database connection was lost: ${fault.message}`
-          : `Storage is unavailable: ${fault.message}`,
+          : `Storage is unavailable: ${fault.message}${options?.consequence ? `; ${options.consequence}` : ''}`,
       options,
     );
     this.name = 'StorageUnavailableError';
+    this.consequence = options?.consequence;
   }
 }
+
+/** A write refused after its commit (see StorageUnavailableError.consequence). */
+export const MAY_HAVE_BEEN_STORED =
+  'this write was committed to the open database before the fault was found, so it may have been stored or not (it is kept if storage takes writes again before the registry stops): read it back (get) before sending it again';
 
 const MESSAGES: Record<StorageFaultReason, string> = {
   'disk-full': 'the disk holding the database is full',

@@ -83,7 +83,7 @@ import {
   checkedKeyset,
   type EntryRowFields,
 } from '../common.js';
-import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
+import { FaultState, MAY_HAVE_BEEN_STORED, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
 import { OwnChanges } from '../own-changes.js';
 import { BackgroundCheckpointer, type CheckpointFailure } from './checkpointer.js';
 import { damageRemedy, describeDamage, problemCount, type IntegrityCheckKind, type IntegrityReport } from './integrity.js';
@@ -239,7 +239,13 @@ export class SqliteStore implements RegistryStore {
     this.#onConnection = options.onConnection;
     this.#singleProcess = options.singleProcess === true;
     this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch, {
+      // Checked before each batch too: a file gone that cannot be re-created refuses the batch
+      // before it writes anything. Checked only after the commit, a refused write was in the
+      // connection all the same (an unregister refused as "cannot store anything" had removed
+      // the entry, and the re-created file kept it removed).
+      beforeBegin: () => this.#checkFileIdentity(),
       beforeAcknowledge: () => this.#checkFileIdentity(),
+      refusedAfterCommit: (error) => this.#refusedAfterCommit(error),
       sync: { later: () => this.#syncWal(), now: () => this.#syncWalNow() },
       // Another process's write lock is waited for off the event loop (write-queue.ts).
       lockWaitMs: this.#busyTimeoutMs,
@@ -588,7 +594,19 @@ export class SqliteStore implements RegistryStore {
     const named = this.#faults.wrap(error);
     if (!(named instanceof StorageUnavailableError) || named.fault.reason !== 'corrupt') return named;
     this.#corruptionFound(error instanceof Error ? error.message : String(error), named.fault.code);
-    return new StorageUnavailableError(this.#damage!, { cause: error });
+    // Refused after its commit, it still says what became of the write.
+    return new StorageUnavailableError(this.#damage!, { cause: error, consequence: named.consequence });
+  }
+
+  /**
+   * A batch refused after its commit (the file went between the check before BEGIN and the one
+   * after COMMIT, or the fsync failed): the refusal says the write may have been stored, since
+   * the connection holds it and keeps it if storage recovers.
+   */
+  #refusedAfterCommit(error: unknown): unknown {
+    const named = this.#failed(error);
+    if (!(named instanceof StorageUnavailableError) || named.fault.scope !== undefined) return named;
+    return new StorageUnavailableError(named.fault, { cause: named.cause ?? error, consequence: MAY_HAVE_BEEN_STORED });
   }
 
   /** SQLite reported a corrupt page while the store used the file: damaged, said once, and checked through for the rest. */
