@@ -1169,7 +1169,11 @@ describe('rate limits, shared with the HTTP doors', () => {
         body: sendMessageBody(search('weather'), 1, 'SendStreamingMessage'),
       });
       assert.equal(sse.status, 429);
-      assert.equal(((await sse.json()) as WireJson).error.data[0].reason, 'TOO_MANY_STREAMS');
+      const refusal = ((await sse.json()) as WireJson).error;
+      assert.equal(refusal.data[0].reason, 'TOO_MANY_STREAMS');
+      // One stream is "1 open stream" (it said "1 open streams"); the admin's token is capped as any.
+      assert.match(refusal.message, /^This address already has 1 open stream; the limit is 1 per client address \(REGISTRY_MAX_STREAMS_PER_CLIENT\), whatever the token, the admin's included\. /);
+      assert.match(second.error!.details, /already has 1 open stream; /);
       // Blocking calls are not streams.
       assert.equal(stateOf((await client.send(search('weather'), from(address, TOKENS.admin))).task!), 'TASK_STATE_COMPLETED');
       gets.release();

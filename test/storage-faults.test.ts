@@ -23,7 +23,7 @@ import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
 import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
-import { TOKENS, TOKENS_ENV, spawnRegistry, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, logCapture, spawnRegistry, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
 import { fill, mountTmpfs } from './support/tmpfs.js';
 import { sendWithPush, webhook } from './support/watch-stream.js';
@@ -261,7 +261,7 @@ describe('SQLite storage faults', () => {
     assert.equal(resultOf(await op(reader, { get: { id: resultOf(written).id } })).name, 'Checkpoint After Fill', 'the acknowledged write survived');
   });
 
-  test('the database file deleted under the running registry: re-created from the open connection, nothing lost', async (t) => {
+  test('the database file deleted under the running registry: re-created from the open connection, nothing lost; when it cannot be, writes are refused before they change anything, and neither the refusal nor /readyz names a path', async (t) => {
     const parent = tempDir('registry-deleted-');
     // The registries close before the directory goes: a store closing on a deleted file
     // re-creates it, which would leave the directory behind.
@@ -271,7 +271,8 @@ describe('SQLite storage faults', () => {
       fs.rmSync(parent, { recursive: true, force: true });
     });
     const dataDir = path.join(parent, 'data');
-    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    const log = logCapture();
+    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, LOG_LEVEL: 'error' }, undefined, log.stream);
     opened.push(registry);
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
     const register = async (name: string) => op(alice, { register: { agentCard: v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) } });
@@ -285,22 +286,32 @@ describe('SQLite storage faults', () => {
     // Now it cannot be re-created (a file where the directory should be): writes are refused, named.
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.writeFileSync(dataDir, 'not a directory');
-    assertRefused(await registerBoth(registry, 'Deleted Three', true), /the database file was deleted and cannot be re-created/);
+    const refused = await registerBoth(registry, 'Deleted Three', true);
+    assertRefused(refused, /the database file was deleted and cannot be re-created: something other than a directory is where its data directory was; move it away\. This request changed nothing: the registry cannot store anything right now \(searches are still answered\)\. Retry later/);
+    // The kind of fault and what to do, never the server's path (it said `mkdir '/tmp/.../data'`).
+    for (const text of [refused.jsonRpc.text, refused.rest.text, refused.legacyJsonRpc!.text]) assert.ok(!text.includes(parent), `no path in ${text.slice(0, 300)}`);
+    // Refused before it changed anything: the entry is still there, now and once storage recovers
+    // (it was removed in the connection at once, and the re-created file kept it removed).
+    const unregistered = await rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data: { unregister: { id: ids[0] } }, mediaType: 'application/json' }] } }), { headers: { authorization: `Bearer ${TOKENS.alice}` } });
+    assert.equal(unregistered.status, 503, unregistered.text.slice(0, 300));
+    assert.match(unregistered.json!.error.message, /This request changed nothing/);
+    assert.equal(resultOf(await op(alice, { get: { id: ids[0] } })).name, 'Deleted One', 'a refused unregister removes nothing');
     await assertSearchable(registry, 'Deleted', 2);
-    assert.match((await readiness(registry)).reason!, /storage is unavailable: the database file was deleted/);
+    const notReady = (await readiness(registry)).reason!;
+    assert.match(notReady, /^storage is unavailable: the database file was deleted and cannot be re-created: something other than a directory is where its data directory was; move it away \(ENOENT, since /);
+    assert.ok(!notReady.includes(parent), `/readyz names no path: ${notReady}`);
+    // The operator's log keeps the full cause, path and all.
+    const logged = await eventually(5000, async () => log.lines.find((l) => String(l.msg).startsWith('storage is unavailable: the database file was deleted')), 'the fault logged');
+    assert.match(String(logged.detail), new RegExp(`${quoted(dataDir)}`), JSON.stringify(logged));
     fs.rmSync(dataDir);
     await eventually(10_000, async () => (await readiness(registry)).status === 200, 'ready again once the probe re-created the file');
-    // The refused registrations had committed to the connection before the file could not be
-    // re-created: the re-created file holds them, so search must find them as storage lists
-    // them (it did not until a restart, and a retry answered "unchanged" without publishing).
+    // The refused writes changed nothing: neither the registrations nor the removal are stored.
     const listed = resultOf(await op(alice, { list: {} })).entries.map((e: WireJson) => e.name).sort();
-    assert.deepEqual(listed, ['Deleted One', 'Deleted Three', 'Deleted Three rest', 'Deleted Three v0.3', 'Deleted Two']);
-    await eventually(5000, async () => (await resultOf(await op(alice, { search: { query: 'Deleted' } }))).total === 5, 'search finds what storage holds');
+    assert.deepEqual(listed, ['Deleted One', 'Deleted Two']);
+    await assertSearchable(registry, 'Deleted', 2);
     const retried = resultOf(await register('Deleted Three'));
-    assert.equal(retried.changed, false, 'a retry of the refused registration finds it stored');
-    const found = resultOf(await op(alice, { search: { query: 'Deleted Three' } })).results.map((h: WireJson) => h.name).sort();
-    assert.deepEqual(found.filter((n: string) => n.startsWith('Deleted Three')), ['Deleted Three', 'Deleted Three rest', 'Deleted Three v0.3']);
-    ids.push(resultOf(await register('Deleted Four')).id);
+    assert.equal(retried.changed, true, 'a retry of the refused registration stores it');
+    ids.push(retried.id, resultOf(await register('Deleted Four')).id);
 
     await registry.close();
     opened.splice(0);
@@ -857,7 +868,23 @@ describe('SQLite storage faults', () => {
   test('a write refused after its commit: its change stays pending (watch positions and the saved index stop before it) until it is published', async (t) => {
     const parent = tempDir('registry-refused-');
     const dir = path.join(parent, 'data');
-    const store = new SqliteStore({ file: path.join(dir, 'registry.db') });
+    // The directory replaced by a file in the middle of a write, between the check before BEGIN
+    // and the one after COMMIT (a trigger of this connection's calls it): the race a check before
+    // the write cannot close.
+    let vanish = false;
+    const store = new SqliteStore({
+      file: path.join(dir, 'registry.db'),
+      onConnection: (db) => {
+        db.function('vanish_data_dir', () => {
+          if (!vanish) return 0;
+          vanish = false;
+          fs.rmSync(dir, { recursive: true, force: true });
+          fs.writeFileSync(dir, 'not a directory');
+          return 1;
+        });
+        db.exec('CREATE TEMP TRIGGER IF NOT EXISTS vanish_data_dir AFTER INSERT ON changes BEGIN SELECT vanish_data_dir(); END');
+      },
+    });
     t.after(async () => {
       await store.close();
       fs.rmSync(parent, { recursive: true, force: true });
@@ -871,11 +898,23 @@ describe('SQLite storage faults', () => {
     });
     await store.upsert(entryWrite('agent', 'https://refused-one.example.com/a'), actor('alice'));
     assert.equal(store.ownChanges.firstPending(), undefined);
-    // The file cannot be re-created (a file where its directory was): the next commit is refused after it committed.
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.writeFileSync(dir, 'not a directory');
-    await assert.rejects(store.upsert(entryWrite('agent', 'https://refused-two.example.com/a'), actor('alice')), StorageUnavailableError);
+    // The file cannot be re-created (a file where its directory was): the commit is refused after it committed.
+    vanish = true;
+    await assert.rejects(store.upsert(entryWrite('agent', 'https://refused-two.example.com/a'), actor('alice')), (error: unknown) => {
+      assert.ok(error instanceof StorageUnavailableError);
+      // It is in the connection, and kept if storage recovers: the refusal must not say it was not stored.
+      assert.match(error.message, /^Storage is unavailable: the database file was deleted and cannot be re-created: .*; this write was committed to the open database before the fault was found, so it may have been stored or not .*: read it back \(get\) before sending it again$/);
+      assert.ok(error.consequence);
+      return true;
+    });
     const refused = await store.lastChangeSeq();
+    // Refused before its BEGIN, the next write changes nothing (it was committed to the connection too).
+    await assert.rejects(store.upsert(entryWrite('agent', 'https://refused-three.example.com/a'), actor('alice')), (error: unknown) => {
+      assert.ok(error instanceof StorageUnavailableError);
+      assert.equal(error.consequence, undefined);
+      return true;
+    });
+    assert.equal(await store.lastChangeSeq(), refused, 'nothing committed');
     // Before, it stopped being pending as soon as it was refused: a watch stored its position past
     // it while nothing had published it yet, and a crash before it was published lost its event.
     assert.equal(store.ownChanges.firstPending(), refused, 'pending while not published');

@@ -126,7 +126,9 @@ export class StorageProbe {
     }
     if (this.reported !== fault.reason) {
       const until = fault.lasting ? '' : '; writes are refused until a write probe succeeds';
-      this.log.error({ fault: fault.reason, code: fault.code, since: fault.since }, `storage is unavailable: ${fault.message}${until}`);
+      // The detail (the file system's words, with the paths) is the operator's: /readyz and refusals say the message alone.
+      const detail = fault.detail === undefined ? {} : { detail: fault.detail };
+      this.log.error({ fault: fault.reason, code: fault.code, since: fault.since, ...detail }, `storage is unavailable: ${fault.message}${until}`);
       this.reported = fault.reason;
     }
     // A lasting fault (a damaged file) is never probed: a write into it could only spread the damage.

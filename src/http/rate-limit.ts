@@ -227,7 +227,8 @@ export class AbuseControl implements Admission {
       this.deps.onLimited?.('streams', 'address');
       return {
         reason: 'TOO_MANY_STREAMS',
-        message: `This ${named(client)} already has ${open} open streams; the limit is ${this.options.maxStreamsPerClient}. Close one, or retry after ${STREAM_RETRY_SECONDS} s.`,
+        // The admin too: a stream holds a connection and memory whoever opened it, so the cap is per address, not per principal.
+        message: `This ${named(client)} already has ${open} open ${open === 1 ? 'stream' : 'streams'}; the limit is ${this.options.maxStreamsPerClient} per client address (REGISTRY_MAX_STREAMS_PER_CLIENT), whatever the token, the admin's included. Close one, or retry after ${STREAM_RETRY_SECONDS} s.`,
         retryAfterSeconds: STREAM_RETRY_SECONDS,
       };
     }

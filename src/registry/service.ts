@@ -218,7 +218,10 @@ export class RegistryService {
           : // One request's connection lost under it: its message says what became of the write; storage is not blamed.
             error.fault.scope === 'connection'
             ? `${error.message}.`
-            : `${error.message}: the registry cannot store anything right now (searches are still answered). Retry later; the operator sees the cause on /readyz.`,
+            : // Refused after its commit: it may be stored, so "cannot store" and "retry" would mislead.
+              error.consequence !== undefined
+              ? `${error.message}. The registry cannot store anything more right now (searches are still answered); the operator sees the cause on /readyz.`
+              : `${error.message}. This request changed nothing: the registry cannot store anything right now (searches are still answered). Retry later; the operator sees the cause on /readyz.`,
         undefined,
         // Every door says when to retry (the catalog and ARD doors sent 503 without Retry-After).
         STORAGE_UNAVAILABLE_RETRY_SECONDS,

@@ -14,6 +14,11 @@ export interface StorageFault {
   message: string;
   /** The engine's own code (SQLITE_FULL, 53100, ECONNREFUSED...), for the logs. */
   code: string;
+  /**
+   * For the log alone, never a client nor /readyz (both open to anyone): the file system's or the
+   * engine's own words, which may name the server's paths (`mkdir '/srv/registry/data'`).
+   */
+  detail?: string;
   /** ISO-8601: when it was first seen. */
   since: string;
   /**
@@ -38,21 +43,33 @@ export interface StorageFault {
 }
 
 export class StorageUnavailableError extends Error {
+  /**
+   * What became of this request's write when that is not "nothing was written": the fault was
+   * found after its commit (SQLite: the file gone under the connection, or the fsync failed), so
+   * the write is in the database the connection has open and may be kept. Said to the client.
+   */
+  readonly consequence: string | undefined;
+
   constructor(
     readonly fault: StorageFault,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; consequence?: string },
   ) {
     super(
       fault.scope === 'rows'
         ? `The write waited too long for a lock: ${fault.message}`
         : fault.scope === 'connection'
           ? `The database connection was lost: ${fault.message}`
-          : `Storage is unavailable: ${fault.message}`,
+          : `Storage is unavailable: ${fault.message}${options?.consequence ? `; ${options.consequence}` : ''}`,
       options,
     );
     this.name = 'StorageUnavailableError';
+    this.consequence = options?.consequence;
   }
 }
+
+/** A write refused after its commit (see StorageUnavailableError.consequence). */
+export const MAY_HAVE_BEEN_STORED =
+  'this write was committed to the open database before the fault was found, so it may have been stored or not (it is kept if storage takes writes again before the registry stops): read it back (get) before sending it again';
 
 const MESSAGES: Record<StorageFaultReason, string> = {
   'disk-full': 'the disk holding the database is full',
@@ -202,7 +219,10 @@ export class FaultState {
 
   /** Records a fault found without an error (e.g. the file vanished); returns the error to throw. */
   record(fault: StorageFault): StorageUnavailableError {
-    if (this.#fault?.reason !== fault.reason) this.#fault = fault;
+    // The same fault seen again keeps its first sighting's time, but says what is now known: a
+    // background checkpoint's "the database file is missing" is followed by the write's own
+    // finding, "deleted and cannot be re-created: <why, and what to do>", which /readyz must say.
+    this.#fault = this.#fault?.reason === fault.reason ? { ...fault, since: this.#fault.since } : fault;
     return new StorageUnavailableError(this.#fault);
   }
 

@@ -83,7 +83,7 @@ import {
   checkedKeyset,
   type EntryRowFields,
 } from '../common.js';
-import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
+import { FaultState, MAY_HAVE_BEEN_STORED, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
 import { OwnChanges } from '../own-changes.js';
 import { BackgroundCheckpointer, type CheckpointFailure } from './checkpointer.js';
 import { damageRemedy, describeDamage, problemCount, type IntegrityCheckKind, type IntegrityReport } from './integrity.js';
@@ -239,7 +239,13 @@ export class SqliteStore implements RegistryStore {
     this.#onConnection = options.onConnection;
     this.#singleProcess = options.singleProcess === true;
     this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch, {
+      // Checked before each batch too: a file gone that cannot be re-created refuses the batch
+      // before it writes anything. Checked only after the commit, a refused write was in the
+      // connection all the same (an unregister refused as "cannot store anything" had removed
+      // the entry, and the re-created file kept it removed).
+      beforeBegin: () => this.#checkFileIdentity(),
       beforeAcknowledge: () => this.#checkFileIdentity(),
+      refusedAfterCommit: (error) => this.#refusedAfterCommit(error),
       sync: { later: () => this.#syncWal(), now: () => this.#syncWalNow() },
       // Another process's write lock is waited for off the event loop (write-queue.ts).
       lockWaitMs: this.#busyTimeoutMs,
@@ -588,7 +594,19 @@ export class SqliteStore implements RegistryStore {
     const named = this.#faults.wrap(error);
     if (!(named instanceof StorageUnavailableError) || named.fault.reason !== 'corrupt') return named;
     this.#corruptionFound(error instanceof Error ? error.message : String(error), named.fault.code);
-    return new StorageUnavailableError(this.#damage!, { cause: error });
+    // Refused after its commit, it still says what became of the write.
+    return new StorageUnavailableError(this.#damage!, { cause: error, consequence: named.consequence });
+  }
+
+  /**
+   * A batch refused after its commit (the file went between the check before BEGIN and the one
+   * after COMMIT, or the fsync failed): the refusal says the write may have been stored, since
+   * the connection holds it and keeps it if storage recovers.
+   */
+  #refusedAfterCommit(error: unknown): unknown {
+    const named = this.#failed(error);
+    if (!(named instanceof StorageUnavailableError) || named.fault.scope !== undefined) return named;
+    return new StorageUnavailableError(named.fault, { cause: named.cause ?? error, consequence: MAY_HAVE_BEEN_STORED });
   }
 
   /** SQLite reported a corrupt page while the store used the file: damaged, said once, and checked through for the rest. */
@@ -811,7 +829,11 @@ export class SqliteStore implements RegistryStore {
     } catch (error) {
       if (error instanceof StorageUnavailableError) throw error;
       const what = wal ? `the database's write-ahead log (${basename(this.#file)}-wal) was ${WAL_LOSSES[wal]}` : 'the database file was deleted';
-      throw this.#faults.record(storageFault('missing', 'ENOENT', `${what} and cannot be re-created (${(error as Error).message.slice(0, 120)})`));
+      // The file system's own words name the server's paths: they go to the log (detail), and
+      // clients, /readyz included, are told the kind of fault and what to do.
+      const code = (error as NodeJS.ErrnoException).code;
+      const fault = storageFault('missing', 'ENOENT', `${what} and cannot be re-created: ${whyNotRecreated(code)}`);
+      throw this.#faults.record({ ...fault, detail: error instanceof Error ? error.message : String(error) });
     }
   }
 
@@ -1552,6 +1574,27 @@ export class SqliteStore implements RegistryStore {
 /** How the write-ahead log the connection writes left its path, and in words. */
 type WalLoss = 'deleted' | 'replaced';
 const WAL_LOSSES: Record<WalLoss, string> = { deleted: 'deleted', replaced: 'replaced by another file (removed)' };
+
+/** Why the database file could not be written again where it was, by the file system's error code, without the path it names. */
+function whyNotRecreated(code: string | undefined): string {
+  switch (code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'the disk holding the data directory is full (or its quota spent); free space there';
+    case 'EROFS':
+      return 'the file system holding the data directory is read-only; make it writable';
+    case 'EACCES':
+    case 'EPERM':
+      return "the registry's user may not write its data directory; give it back its permissions";
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'something other than a directory is where its data directory was; move it away';
+    case 'ENOENT':
+      return 'its data directory cannot be made again (a directory above it is gone); restore it';
+    default:
+      return `the file system refused it (${code ?? 'an I/O error'}); the operator finds the cause in the log`;
+  }
+}
 
 interface FileIdentity {
   dev: number;

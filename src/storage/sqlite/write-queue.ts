@@ -16,14 +16,18 @@
  *   and rejects alone; the others in the batch still commit.
  * - If the batch as a whole fails (BEGIN or COMMIT fails, or an error such as SQLITE_FULL makes
  *   SQLite abandon the transaction), nothing of it was committed and every job rejects.
+ * - `beforeBegin` runs before BEGIN: it may refuse the batch (throw) before anything of it is
+ *   written, e.g. when the database file was deleted and cannot be re-created. A write refused
+ *   then has no effect at all, so its refusal can say so.
  * - `beforeAcknowledge` runs after COMMIT and before any promise settles: it may refuse to
  *   acknowledge the batch (throw), e.g. when the database file was deleted under the connection
- *   and the commit went to an unlinked inode.
+ *   (between `beforeBegin` and COMMIT) and the commit went to an unlinked inode.
  * - A batch refused after its COMMIT (by `beforeAcknowledge`, or a failed sync) rejects every
  *   job, yet the connection holds what they wrote (and a re-created file, or the next sync, may
- *   keep it). A job that must know what became of its batch registers a callback with
- *   `afterBatch`: it is told once, when the batch is acknowledged (before its promises settle),
- *   refused after its commit, or rolled back (a job that failed in its savepoint: at once).
+ *   keep it): each job rejects with `refusedAfterCommit`'s error, which says so. A job that must
+ *   know what became of its batch registers a callback with `afterBatch`: it is told once, when
+ *   the batch is acknowledged (before its promises settle), refused after its commit, or rolled
+ *   back (a job that failed in its savepoint: at once).
  * - With a `sync` (the connection runs with synchronous=NORMAL: COMMIT writes the WAL but does
  *   not fsync it), the fsync happens off the event loop: a committed batch settles only once a
  *   sync that started after its COMMIT has finished. One sync runs at a time, and every batch
@@ -82,7 +86,11 @@ export interface DurableSync {
 }
 
 export interface WriteQueueOptions {
+  /** Before BEGIN, on the connection the batch will use (it may replace it): throwing refuses the batch, nothing written. */
+  beforeBegin?: () => void;
   beforeAcknowledge?: (db: Database.Database) => void;
+  /** The error a batch refused after its COMMIT rejects its jobs with (its writes may be kept: see above); by default the cause itself. */
+  refusedAfterCommit?: (error: unknown) => unknown;
   /** Without it, COMMIT itself must be durable (synchronous=FULL). */
   sync?: DurableSync;
   /** How long a batch waits, off the event loop, for another process's write lock (see above); without it BUSY fails the batch. */
@@ -118,7 +126,9 @@ function tell(callbacks: readonly ((outcome: BatchOutcome) => void)[], outcome: 
 export class WriteQueue {
   readonly #connection: () => Database.Database;
   readonly #maxBatchSize: number;
+  readonly #beforeBegin: (() => void) | undefined;
   readonly #beforeAcknowledge: ((db: Database.Database) => void) | undefined;
+  readonly #refusedAfterCommit: (error: unknown) => unknown;
   readonly #sync: DurableSync | undefined;
   #pending: Queued[] = [];
   #scheduled: NodeJS.Immediate | undefined;
@@ -141,7 +151,9 @@ export class WriteQueue {
   constructor(connection: () => Database.Database, maxBatchSize = 128, options: WriteQueueOptions = {}) {
     this.#connection = connection;
     this.#maxBatchSize = Math.max(1, maxBatchSize);
+    this.#beforeBegin = options.beforeBegin;
     this.#beforeAcknowledge = options.beforeAcknowledge;
+    this.#refusedAfterCommit = options.refusedAfterCommit ?? ((error) => error);
     this.#sync = options.sync;
     this.#lockWaitMs = options.lockWaitMs;
     this.#yieldLockMs = options.yieldLockMs ?? 0;
@@ -186,7 +198,8 @@ export class WriteQueue {
     try {
       this.#sync.now();
     } catch (error) {
-      for (const batch of waiting) batch.fail(error);
+      const refused = this.#refusedAfterCommit(error);
+      for (const batch of waiting) batch.fail(refused);
       return;
     }
     for (const batch of waiting) batch.settle();
@@ -241,6 +254,7 @@ export class WriteQueue {
     let committedAt = false;
     this.#told = told;
     try {
+      this.#beforeBegin?.();
       db = this.#connection();
       // IMMEDIATE takes the write lock before the first read, so each job's read-check-write
       // (e.g. upsert's "does this identity exist?") cannot race another process.
@@ -288,7 +302,8 @@ export class WriteQueue {
       } catch {
         // The connection is unusable; the original error says why.
       }
-      for (const { reject } of batch) reject(error);
+      const refusal = committedAt ? this.#refusedAfterCommit(error) : error;
+      for (const { reject } of batch) reject(refusal);
       tell(told, committedAt ? 'refused' : 'rolled-back');
       return;
     }
@@ -325,7 +340,10 @@ export class WriteQueue {
     this.#syncing = covered;
     sync.later().then(
       () => covered.forEach((batch) => batch.settle()),
-      (error: unknown) => covered.forEach((batch) => batch.fail(error)),
+      (error: unknown) => {
+        const refused = this.#refusedAfterCommit(error);
+        covered.forEach((batch) => batch.fail(refused));
+      },
     ).finally(() => {
       this.#syncing = undefined;
       // What was queued during the sync commits now, and its commit starts the next sync.
