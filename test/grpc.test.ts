@@ -1449,10 +1449,11 @@ test('shutdown does not wait for a call whose request has not arrived: it is end
   }
 });
 
-test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused, then close resolves; a watch stream ends UNAVAILABLE (SHUTTING_DOWN), to be resumed (it ended OK, as if complete)', async () => {
+test('graceful shutdown: health says NOT_SERVING at once, as /readyz (it said SERVING while the watches closed), a gRPC stream in flight finishes, new calls are refused, then close resolves; a watch stream ends UNAVAILABLE (SHUTTING_DOWN), to be resumed (it ended OK, as if complete)', async () => {
   const closing = await startTestRegistry({ GRPC_PORT: '0', LOG_LEVEL: 'info' }, undefined, logged.stream);
   const client = new RawA2AClient(grpcAddress(closing));
   const gets = holdGets(closing.store);
+  let letWatchesClose = () => {};
   try {
     // A watch's own stream and a SubscribeToTask of it: the shutdown ends both, the watch runs on.
     const alice = () => metadata({ authorization: `Bearer ${TOKENS.alice}`, 'x-request-id': `shutdown-watch-${crypto.randomUUID()}` });
@@ -1464,8 +1465,20 @@ test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused
     await waitFor(async () => subscribed.events.length > 0);
     const held = client.stream('sendStreamingMessage', sendRequest([dataPart({ get: { id: 'in-flight' } })]));
     await waitFor(async () => (await metricValue(closing.url, 'registry_open_streams', '')) === 3);
+    // Shutdown's first step, the watches closing (up to a second), held: health says NOT_SERVING
+    // from the moment shutdown begins, as /readyz answers 503 (it said SERVING until the gRPC server closed).
+    const watches = closing.core.watches;
+    const closeWatches = watches.close.bind(watches);
+    const watchesHeld = new Promise<void>((resolve) => (letWatchesClose = resolve));
+    watches.close = async () => {
+      await watchesHeld;
+      return closeWatches();
+    };
     let closed = false;
     const close = closing.close().then(() => (closed = true));
+    assert.equal((await fetch(`${closing.url}/readyz`)).status, 503);
+    assert.equal((await healthCheck(grpcAddress(closing), '')).status, 'NOT_SERVING', 'health as /readyz while the watches close');
+    letWatchesClose();
     for (const [ended, sent] of [[await watch, watchMetadata], [await subscribed, subscribeMetadata]] as const) {
       assert.equal(ended.error?.code, grpc.status.UNAVAILABLE, JSON.stringify(ended.error?.details));
       assert.match(ended.error!.details, /^The registry is shutting down; the watch runs on .*: resume it with SubscribeToTask/);
@@ -1486,6 +1499,7 @@ test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused
     assert.equal(finished.events.at(-1)!.statusUpdate.status.state, 'TASK_STATE_REJECTED'); // NOT_FOUND: a complete answer
     await close;
   } finally {
+    letWatchesClose();
     gets.restore();
     client.close();
     await closing.close();

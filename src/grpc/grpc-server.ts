@@ -91,10 +91,15 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
   let state: 'starting' | 'serving' | 'closed' = 'starting';
   let closing: Promise<void> | undefined;
   const notReady = () => (state === 'serving' ? undefined : `the gRPC server is ${state === 'starting' ? 'starting' : 'closed'}`);
-  addHealthService(server, A2A_SERVICES, async () => notReady() ?? core.notReady());
+  // Once served, the registry's readiness as GET /readyz tells it (DoorContext.notReady): from the
+  // moment shutdown begins, while the watches close, before this server's own close. Asked of
+  // the core and this server alone, it said SERVING then, where /readyz answered 503.
+  let registryNotReady = async (): Promise<string | undefined> => notReady() ?? core.notReady();
+  addHealthService(server, A2A_SERVICES, () => registryNotReady());
   return {
     interfaces: grpcInterfaces(url),
     serve(ctx) {
+      registryNotReady = ctx.notReady;
       const requestHandler = a2aRequestHandler(ctx);
       const userBuilder = grpcUserBuilder(core.authenticator, (metadata) => guard.callerOf(metadata));
       server.addService(decodingTolerantly(A2AService), guard.scoped(grpcService({ requestHandler, userBuilder, contextBuilder: untenantedContextBuilder })));
