@@ -763,6 +763,31 @@ describe('requests', () => {
     assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
   });
 
+  test('metadata over the HTTP port\'s 16 KiB header bound is RESOURCE_EXHAUSTED REQUEST_TOO_LARGE with ErrorInfo and the request id, logged and counted; far over it Node refuses the call (a few hundred KB were accepted)', async () => {
+    const counted = () => metricValue(registry.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SendMessage",operation="none",outcome="REFUSED",code="REQUEST_TOO_LARGE",door="grpc"');
+    const before = await counted();
+    const requestId = `metadata-too-large-${crypto.randomUUID()}`;
+    const answer = await raw.send(search('weather'), metadata({ 'x-request-id': requestId, 'x-big': 'a'.repeat(20_000) }));
+    assert.equal(answer.error?.code, grpc.status.RESOURCE_EXHAUSTED, answer.error?.details);
+    assert.match(answer.error!.details, /^The call's metadata is 2\d{4} bytes .*; the limit is 16384 bytes, as for the HTTP port's headers\. Drop or shorten the oversized entries/);
+    assert.equal(errorInfoOf(answer.error!)?.reason, 'REQUEST_TOO_LARGE');
+    assert.equal(answer.error!.metadata.get('x-request-id')[0], requestId);
+    const line = await requestLine(requestId);
+    assert.deepEqual([line.status, line.errorCode], ['RESOURCE_EXHAUSTED', 'REQUEST_TOO_LARGE']);
+    await waitFor(async () => (await counted()) === before + 1);
+    // Under the bound, as the HTTP port takes such headers: answered.
+    assert.equal(stateOf((await raw.send(search('weather'), metadata({ 'x-big': 'a'.repeat(14_000) }))).task!), 'TASK_STATE_COMPLETED');
+    // Far over it (here 200 KB in 10 entries), Node refuses the stream before any call exists: a bare RESOURCE_EXHAUSTED, as the README says.
+    const apart = new RawA2AClient(grpcAddress(registry));
+    try {
+      const huge = await apart.send(search('weather'), metadata(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`x-big-${i}`, 'a'.repeat(20_000)]))));
+      assert.equal(huge.error?.code, grpc.status.RESOURCE_EXHAUSTED, huge.error?.details);
+      assert.equal(errorInfoOf(huge.error!), undefined);
+    } finally {
+      apart.close();
+    }
+  });
+
   test('ErrorInfo domains: reasons the A2A spec defines are a2a-protocol.org, the registry\'s own a2a-registry, alike on JSON-RPC, HTTP+JSON and gRPC, whoever answers (INVALID_PARAMS came in both)', async () => {
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${registry.url}${path}`, {

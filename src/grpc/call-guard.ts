@@ -8,7 +8,8 @@
  * - until its request has arrived in full (message and end of stream), at most
  *   REGISTRY_REQUEST_TIMEOUT_SECONDS, as the HTTP doors answer 408 (DEADLINE_EXCEEDED,
  *   REQUEST_TIMEOUT), and no longer than shutdown begins (UNAVAILABLE, SHUTTING_DOWN);
- * - on the call's metadata, before its message is read: the per-address request limit and the
+ * - on the call's metadata, before its message is read: its size (metadata-size.ts; RESOURCE_EXHAUSTED,
+ *   REQUEST_TOO_LARGE, as the HTTP port answers 431), the per-address request limit and the
  *   cap on concurrent streams (RESOURCE_EXHAUSTED), version negotiation on a2a-version
  *   (FAILED_PRECONDITION, VersionNotSupportedError; the service called fixes the version, v1.0
  *   for lf.a2a.v1, v0.3 for a2a.v1, and a2a-version naming the other is refused), the access rule of auth/access.ts on the
@@ -55,6 +56,7 @@ import { GRPC_ANSWER_LIMIT } from './answer-limit.js';
 import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
 import { legacyNameProblem } from './legacy-names.js';
+import { METADATA_LIMIT, metadataTooLarge } from './metadata-size.js';
 import { encodeStatusDetails } from './status-details.js';
 import { UndecodableRequest } from './undecodable.js';
 import { UNKNOWN_METHOD_KEY, UNKNOWN_METHOD_PATH } from './unknown-methods.js';
@@ -234,6 +236,17 @@ const tooLarge = (size: string | undefined, limit: number, requestId: string): R
   ),
 });
 
+/** The registry's answer to metadata over its bound (metadata-size.ts), as the HTTP port answers headers over its own (431, REQUEST_TOO_LARGE). */
+const metadataRefusal = (size: number, requestId: string): Refused => ({
+  reason: 'REQUEST_TOO_LARGE',
+  status: detailedStatus(
+    grpc.status.RESOURCE_EXHAUSTED,
+    `The call's metadata is ${size} bytes (each entry's name and value, plus 32 bytes an entry, as HTTP/2 counts headers); the limit is ${METADATA_LIMIT} bytes, as for the HTTP port's headers. Drop or shorten the oversized entries: the A2A metadata (authorization, a2a-version, x-request-id) is far smaller.`,
+    'REQUEST_TOO_LARGE',
+    requestId,
+  ),
+});
+
 /**
  * The answer to a call whose request has not arrived in full (its message and the client's end
  * of stream) within REGISTRY_REQUEST_TIMEOUT_SECONDS, as the HTTP doors answer 408 to a body too
@@ -387,6 +400,9 @@ export class CallGuard {
           encoding: 'protobuf',
         };
         scope = opened;
+        // Before every other rule, as the HTTP port's parser refuses headers over its bound.
+        const oversized = metadataTooLarge(metadata, method.path);
+        if (oversized !== undefined) return refuse(metadataRefusal(oversized, opened.requestId));
         this.admit(opened, metadata, method.path).then(
           (verdict) => {
             if (ending) {

@@ -29,6 +29,7 @@ import { idleConnectionOption, limitConnections } from './connection-limits.js';
 import { addHealthService } from './health.js';
 import { keepalivePingOptions } from './keepalive-pings.js';
 import { readingTaskConfigNames } from './legacy-names.js';
+import { limitHeaderLists } from './metadata-size.js';
 import { decodingTolerantly } from './undecodable.js';
 import { methodPaths, routeUnknownMethods } from './unknown-methods.js';
 
@@ -85,6 +86,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
   keepEveryAuthorization(server, core.log);
   routeUnknownMethods(server, methodPaths([A2AService, LegacyA2AService, healthService]), core.log);
   limitConnections(server, core.config.connections, core.log);
+  limitHeaderLists(server, core.log);
   const url = settings.publicUrl ?? `${new URL(core.config.publicUrl).hostname}:${port}`;
   core.log.info({ address: hostPort(core.config.host, port), url }, 'gRPC listening');
 
