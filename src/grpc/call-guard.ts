@@ -266,6 +266,8 @@ const requestTimeout = (timeoutMs: number) => (requestId: string): Refused => ({
 const SHUTTING_DOWN = 'SHUTTING_DOWN';
 /** When to come back after a shutdown: a restarted registry, or another replica, takes the call. */
 const SHUTDOWN_RETRY_SECONDS = 5;
+/** When to resume a watch stream whose watch moved (WATCH_MOVED): at once, it runs on another replica already. */
+const RESUME_AT_ONCE_SECONDS = 1;
 
 /** The answer, at shutdown, to a call whose request had not arrived in full: it will never run here. */
 const shuttingDown = (requestId: string): Refused => ({
@@ -655,17 +657,20 @@ export class CallGuard {
    *   what is wrong, a `retry-after` trailer and google.rpc.ErrorInfo, as HTTP says 503; a
    *   watch's renewal over the write budget (RATE_LIMITED, named in the scope by the request
    *   handler with its retry time) likewise RESOURCE_EXHAUSTED, as HTTP says 429;
-   * - a watch stream the shutdown ended while its watch runs on (named in the scope by the
-   *   request handler) is UNAVAILABLE, SHUTTING_DOWN, with when to resume: the SDK's OK told the
-   *   client the stream was complete, where an SSE stream's end is what makes its client reconnect;
+   * - a watch stream ended while its watch runs on (named in the scope by the request handler):
+   *   by the shutdown, UNAVAILABLE SHUTTING_DOWN; handed over to another replica, UNAVAILABLE
+   *   WATCH_MOVED; with when to resume: the SDK's OK told the client the stream was complete,
+   *   where an SSE stream's end is what makes its client reconnect;
    * - the SDK answers an unexpected exception with UNKNOWN and the exception's message ("Maximum
    *   call stack size exceeded", a database error): that tells an attacker what broke. Such
    *   answers (and INTERNAL ones) get a generic message, as on the HTTP doors; the log keeps it.
    */
   private answerFor(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
-    if (status.code === grpc.status.OK && scope?.endedByShutdown !== undefined) {
-      scope.errorCode = SHUTTING_DOWN;
-      return retryLater(grpc.status.UNAVAILABLE, scope.endedByShutdown, SHUTTING_DOWN, SHUTDOWN_RETRY_SECONDS, scope.requestId);
+    const resume = status.code === grpc.status.OK ? scope?.watchStreamEnd : undefined;
+    if (resume && scope) {
+      scope.errorCode = resume.reason;
+      const seconds = resume.reason === SHUTTING_DOWN ? SHUTDOWN_RETRY_SECONDS : RESUME_AT_ONCE_SECONDS;
+      return retryLater(grpc.status.UNAVAILABLE, resume.message, resume.reason, seconds, scope.requestId);
     }
     const named = retryNamedIn(scope);
     if (status.code === grpc.status.UNKNOWN && named !== undefined && scope) {
@@ -692,8 +697,9 @@ export class CallGuard {
           ? { outcome: 'ABORTED', code: scope?.errorCode || undefined }
           : // A stream cut because its client stopped reading (cutIfNotRead) says RESOURCE_EXHAUSTED
             // to the client; it is counted and logged SLOW_READER, as an SSE stream cut for it is.
-            // A watch stream a shutdown ended (answerFor) says UNAVAILABLE; it is counted SHUTTING_DOWN.
-            { outcome: 'ERROR', code: scope?.errorCode === SLOW_READER || scope?.errorCode === SHUTTING_DOWN ? scope.errorCode : statusName };
+            // A watch stream ended while its watch runs on (answerFor) says UNAVAILABLE; it is counted
+            // with its reason, SHUTTING_DOWN or WATCH_MOVED.
+            { outcome: 'ERROR', code: scope?.errorCode === SLOW_READER || (scope?.errorCode !== undefined && scope.errorCode === scope.watchStreamEnd?.reason) ? scope.errorCode : statusName };
     // Told once for the metrics and the log line: the log read the code the scope named only, and
     // an error the handler answered (GetTask's NOT_FOUND, an INTERNAL) was logged with none.
     const outcome = callEndedOutcome(scope, fallback);
