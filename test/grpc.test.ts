@@ -926,6 +926,31 @@ describe('requests that do not arrive, as the HTTP door\'s 408', () => {
   });
 });
 
+test('a connection at REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS gets a GOAWAY, so clients rebalance: its watch stream ends UNAVAILABLE CONNECTION_AGED, to be resumed, and the channel reconnects (connections lived for ever)', async () => {
+  const aging = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS: '1', LOG_LEVEL: 'info' }, undefined, logged.stream);
+  const client = new RawA2AClient(grpcAddress(aging));
+  try {
+    const requestId = `aged-watch-${crypto.randomUUID()}`;
+    const watch = client.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: 'grpcagedwatch', initial: false } })]), metadata({ authorization: `Bearer ${TOKENS.alice}`, 'x-request-id': requestId }));
+    const ended = await watch;
+    assert.ok(ended.events.length > 0, 'the watch started');
+    assert.equal(ended.error?.code, grpc.status.UNAVAILABLE, JSON.stringify(ended.error?.details));
+    assert.match(ended.error!.details, /^This connection reached its age limit \(REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS\).*: resume it with SubscribeToTask on a new connection/);
+    assert.deepEqual([errorInfoOf(ended.error!)?.reason, retryInfoOf(ended.error!)], ['CONNECTION_AGED', 1]);
+    const line = await requestLine(requestId);
+    assert.deepEqual([line.status, line.errorCode], ['UNAVAILABLE', 'CONNECTION_AGED']);
+    // The watch runs on; the client's channel reconnects and resumes it.
+    const resumed = client.stream('subscribeToTask', { tenant: '', id: ended.events[0]!.task.id }, metadata({ authorization: `Bearer ${TOKENS.alice}` }));
+    await waitFor(async () => resumed.events.length > 0);
+    resumed.call.cancel();
+    await resumed;
+  } finally {
+    client.close();
+    await aging.close();
+    fs.rmSync(aging.dataDir, { recursive: true, force: true });
+  }
+});
+
 describe('idle connections, closed as the HTTP port closes them', () => {
   let idle: TestRegistry;
   before(async () => {

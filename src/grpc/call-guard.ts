@@ -283,10 +283,15 @@ type CutShort = (why: (requestId: string) => Refused) => void;
  * version no longer has it. A status ends only the server's half of the stream: a client that
  * never ends its own keeps the stream, and its place among the connection's concurrent streams.
  */
-function http2StreamOf(call: grpc.ServerInterceptingCallInterface): Pick<http2.Http2Stream, 'close'> | undefined {
+function http2StreamOf(call: grpc.ServerInterceptingCallInterface): Pick<http2.Http2Stream, 'close' | 'session'> | undefined {
   const stream: unknown = (call as unknown as { stream?: unknown }).stream;
   return typeof (stream as http2.Http2Stream | undefined)?.close === 'function' ? (stream as http2.Http2Stream) : undefined;
 }
+
+const CONNECTION_AGED = 'CONNECTION_AGED';
+/** Why a watch stream ends when its connection reaches its age (connection-age.ts). */
+const CONNECTION_AGED_MESSAGE =
+  'This connection reached its age limit (REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS), so that clients spread over the replicas; the watch runs on: resume it with SubscribeToTask on a new connection, naming the last event you have in Last-Event-ID.';
 
 /**
  * Bounds what a server stream holds for a client that does not read (lib/stream-backlog.ts): the
@@ -320,6 +325,8 @@ export class CallGuard {
   private readonly calls = new WeakMap<grpc.Metadata, Admitted>();
   /** Calls whose request has not arrived in full: none of them has run anything yet. */
   private readonly arriving = new Set<CutShort>();
+  /** By HTTP/2 session: its streaming calls' ends for when the connection ages (connectionAged). */
+  private readonly streamsBySession = new WeakMap<object, Set<() => void>>();
   private readonly trust: ReturnType<typeof compileTrust>;
 
   /**
@@ -373,9 +380,11 @@ export class CallGuard {
     const timeoutMs = this.core.config.connections.requestTimeoutMs;
     const unarrived = setTimeout(() => cutShort(requestTimeout(timeoutMs)), timeoutMs);
     this.arriving.add(cutShort);
+    let untrack: (() => void) | undefined;
     const end = (how: Ending) => {
       if (ending) return;
       ending = how;
+      untrack?.();
       stopWaiting();
       closed?.abort(CALL_ENDED);
       slot?.release();
@@ -414,6 +423,7 @@ export class CallGuard {
             slot = verdict.slot;
             if ('refused' in verdict) return refuse(verdict.refused);
             this.calls.set(metadata, { scope: opened, caller: verdict.caller, stop: () => closed?.abort(CALL_ENDED) });
+            if (closed) untrack = this.trackStream(call, opened, closed);
             next(metadata);
           },
           (err: unknown) => {
@@ -555,6 +565,34 @@ export class CallGuard {
     for (const cutShort of [...this.arriving]) cutShort(shuttingDown);
   }
 
+  /**
+   * The connection `session` reached its age (connection-age.ts): its watch streams end now, to
+   * be resumed (UNAVAILABLE, CONNECTION_AGED), rather than be cut at the grace's end. Its other
+   * calls finish within the grace.
+   */
+  connectionAged(session: object): void {
+    for (const endStream of [...(this.streamsBySession.get(session) ?? [])]) endStream();
+  }
+
+  /**
+   * Has the stream of `call` end, to be resumed, when its connection ages, if it follows a watch
+   * then (a streamed search ends on its own, within the grace); returns the untracking function.
+   */
+  private trackStream(call: grpc.ServerInterceptingCallInterface, scope: RequestScope, closed: AbortController): (() => void) | undefined {
+    const session = http2StreamOf(call)?.session;
+    if (!session) return undefined;
+    let streams = this.streamsBySession.get(session);
+    if (!streams) this.streamsBySession.set(session, (streams = new Set()));
+    const endStream = () => {
+      if (!scope.followsWatch) return;
+      // The stream's run stops; the SDK's OK then becomes UNAVAILABLE with this (answerFor).
+      scope.watchStreamEnd ??= { reason: CONNECTION_AGED, message: CONNECTION_AGED_MESSAGE };
+      closed.abort(CALL_ENDED);
+    };
+    streams.add(endStream);
+    return () => streams.delete(endStream);
+  }
+
   /** The caller the guard admitted for a call, by its metadata (authentication runs once per call). */
   callerOf(metadata: grpc.Metadata): Caller | undefined {
     return this.calls.get(metadata)?.caller;
@@ -659,7 +697,7 @@ export class CallGuard {
    *   handler with its retry time) likewise RESOURCE_EXHAUSTED, as HTTP says 429;
    * - a watch stream ended while its watch runs on (named in the scope by the request handler):
    *   by the shutdown, UNAVAILABLE SHUTTING_DOWN; handed over to another replica, UNAVAILABLE
-   *   WATCH_MOVED; with when to resume: the SDK's OK told the client the stream was complete,
+   *   WATCH_MOVED; its connection aged (connectionAged), UNAVAILABLE CONNECTION_AGED; with when to resume: the SDK's OK told the client the stream was complete,
    *   where an SSE stream's end is what makes its client reconnect;
    * - the SDK answers an unexpected exception with UNKNOWN and the exception's message ("Maximum
    *   call stack size exceeded", a database error): that tells an attacker what broke. Such
@@ -698,7 +736,7 @@ export class CallGuard {
           : // A stream cut because its client stopped reading (cutIfNotRead) says RESOURCE_EXHAUSTED
             // to the client; it is counted and logged SLOW_READER, as an SSE stream cut for it is.
             // A watch stream ended while its watch runs on (answerFor) says UNAVAILABLE; it is counted
-            // with its reason, SHUTTING_DOWN or WATCH_MOVED.
+            // with its reason, SHUTTING_DOWN, WATCH_MOVED or CONNECTION_AGED.
             { outcome: 'ERROR', code: scope?.errorCode === SLOW_READER || (scope?.errorCode !== undefined && scope.errorCode === scope.watchStreamEnd?.reason) ? scope.errorCode : statusName };
     // Told once for the metrics and the log line: the log read the code the scope named only, and
     // an error the handler answered (GetTask's NOT_FOUND, an INTERNAL) was logged with none.

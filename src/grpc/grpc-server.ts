@@ -26,6 +26,7 @@ import { grpcUserBuilder } from './caller.js';
 import { keepEveryAuthorization } from './every-authorization.js';
 import { keepFieldsWithWhitespace } from './field-whitespace.js';
 import { idleConnectionOption, limitConnections } from './connection-limits.js';
+import { connectionAgeOptions, onConnectionAged } from './connection-age.js';
 import { addHealthService } from './health.js';
 import { keepalivePingOptions } from './keepalive-pings.js';
 import { readingTaskConfigNames } from './legacy-names.js';
@@ -76,6 +77,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
     ...idleConnectionOption(core.config.connections),
     ...keepalivePingOptions(core.config.connections.sseHeartbeatMs),
+    ...connectionAgeOptions(core.config.connections),
   });
   keepFieldsWithWhitespace(server, core.log);
   const address = hostPort(core.config.host, settings.port);
@@ -87,6 +89,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
   routeUnknownMethods(server, methodPaths([A2AService, LegacyA2AService, healthService]), core.log);
   limitConnections(server, core.config.connections, core.log);
   limitHeaderLists(server, core.log);
+  onConnectionAged(server, core.config.connections, core.log, (session) => guard.connectionAged(session));
   const url = settings.publicUrl ?? `${new URL(core.config.publicUrl).hostname}:${port}`;
   core.log.info({ address: hostPort(core.config.host, port), url }, 'gRPC listening');
 

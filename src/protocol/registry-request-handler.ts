@@ -509,6 +509,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    */
   async *#followWatch(watch: Watch, task: Task, after: number, scope: RequestScope | undefined): AsyncGenerator<StreamResponse, void, undefined> {
     const closed = scope?.closed;
+    if (scope) scope.followsWatch = true;
     const update = (event: Parameters<typeof watchEventUpdate>[2]): StreamResponse => ({
       payload: { $case: 'artifactUpdate', value: watchEventUpdate(task.id, task.contextId, event) },
     });
