@@ -266,7 +266,7 @@ const requestTimeout = (timeoutMs: number) => (requestId: string): Refused => ({
 const SHUTTING_DOWN = 'SHUTTING_DOWN';
 /** When to come back after a shutdown: a restarted registry, or another replica, takes the call. */
 const SHUTDOWN_RETRY_SECONDS = 5;
-/** When to resume a watch stream whose watch moved (WATCH_MOVED): at once, it runs on another replica already. */
+/** When to resume a watch stream whose watch moved (WATCH_MOVED) or whose connection aged (CONNECTION_AGED): at once, the watch runs on. */
 const RESUME_AT_ONCE_SECONDS = 1;
 
 /** The answer, at shutdown, to a call whose request had not arrived in full: it will never run here. */
@@ -697,8 +697,9 @@ export class CallGuard {
    *   handler with its retry time) likewise RESOURCE_EXHAUSTED, as HTTP says 429;
    * - a watch stream ended while its watch runs on (named in the scope by the request handler):
    *   by the shutdown, UNAVAILABLE SHUTTING_DOWN; handed over to another replica, UNAVAILABLE
-   *   WATCH_MOVED; its connection aged (connectionAged), UNAVAILABLE CONNECTION_AGED; with when to resume: the SDK's OK told the client the stream was complete,
-   *   where an SSE stream's end is what makes its client reconnect;
+   *   WATCH_MOVED; its connection aged (connectionAged), UNAVAILABLE CONNECTION_AGED; with when
+   *   to resume: the SDK's OK told the client the stream was complete, where an SSE stream's end
+   *   is what makes its client reconnect;
    * - the SDK answers an unexpected exception with UNKNOWN and the exception's message ("Maximum
    *   call stack size exceeded", a database error): that tells an attacker what broke. Such
    *   answers (and INTERNAL ones) get a generic message, as on the HTTP doors; the log keeps it.
