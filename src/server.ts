@@ -84,6 +84,11 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
   /** Set by close(): readiness fails and every answer closes its connection, so keep-alive clients move on. */
   let draining = false;
   const mounted: MountedDoor[] = [];
+  /** What GET /readyz answers 503 with, and the gRPC health service NOT_SERVING (DoorContext.notReady). */
+  const notReady = async (): Promise<string | undefined> => {
+    if (draining) return 'shutting down';
+    return (await core.notReady()) ?? mounted.map((door) => door.notReady?.()).find((reason) => reason !== undefined);
+  };
   try {
     const port = (server.address() as AddressInfo).port;
     const publicUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
@@ -94,13 +99,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
       metrics: core.metrics,
       metricsAccess: { metricsToken: config.hardening.metricsToken, publicRead: config.publicRead, authenticator: core.authenticator },
       floodGuard: core.abuse.floodGuard(),
-      readiness: {
-        check: async () => {
-          if (draining) return 'shutting down';
-          return (await core.notReady()) ?? mounted.map((door) => door.notReady?.()).find((reason) => reason !== undefined);
-        },
-        warnings: () => core.warnings(),
-      },
+      readiness: { check: notReady, warnings: () => core.warnings() },
     });
     // Doors with listeners of their own bind first, so the card can name where they listen.
     const opened: OpenedDoor[] = [];
@@ -120,7 +119,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
     if (core.signingKey) card = await signCard(card, core.signingKey, { jku: `${publicUrl}${JWKS_PATH}`, sdkCompatible: true });
     // Its own endpoints are for admins to register: anyone may read its card.
     core.service.reservedEndpoints.reserve(card.supportedInterfaces as CardInterface[]);
-    const ctx = { core, publicUrl, card };
+    const ctx = { core, publicUrl, card, notReady };
     for (const door of DOORS) {
       const handle = await door.mount?.(app, ctx);
       if (handle) mounted.push(handle);

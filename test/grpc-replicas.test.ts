@@ -7,15 +7,19 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
 import { Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { v1Card } from './support/documents.js';
-import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
-import { waitFor } from './support/metrics.js';
+import { dataPart, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { RawA2AClient, errorInfoOf, metadata, retryInfoOf, sendRequest } from './support/grpc.js';
+import { metricValue, waitFor } from './support/metrics.js';
 import { usePostgres } from './support/postgres.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 const replicas: TestRegistry[] = [];
+/** The address a replica's gRPC server listens on. */
+const grpcAddress = (r: TestRegistry) => `127.0.0.1:${r.grpcUrl!.split(':').at(-1)}`;
 const postgres = usePostgres({
   async setUp(server) {
     const databaseUrl = await server.createDatabase('grpc_replicas');
@@ -52,4 +56,56 @@ test('two replicas on one PostgreSQL each serve gRPC; a registration over one is
 
   assert.equal(resultOf(await op(onB, { unregister: { id: registered.id } })).deleted, true);
   await waitFor(async () => !resultOf(await op(onA, { search: { query: 'hydrology' } })).results.some((h: WireJson) => h.id === registered.id));
+});
+
+test('a gRPC stream of a watch handed over to another replica ends UNAVAILABLE WATCH_MOVED with a retry, to be resumed there (it ended OK, as if complete)', async (t) => {
+  if (postgres.skipReason) return t.skip(postgres.skipReason);
+  const [a, b] = replicas as [TestRegistry, TestRegistry];
+  const [onA, onB] = [new RawA2AClient(grpcAddress(a)), new RawA2AClient(grpcAddress(b))];
+  const alice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` });
+  // A's storage read as a handover stores the watch's position (WatchHub.#handOver, told by the
+  // stack: the progress flush reads it every second too), held once armed: a stream attaches on A meanwhile.
+  const storage = (a.core.watches as unknown as { storage: { lastChangeSeq(): Promise<number> } }).storage;
+  const lastChangeSeq = storage.lastChangeSeq.bind(storage);
+  let hold: Promise<void> | undefined;
+  let held = false;
+  let release = () => {};
+  storage.lastChangeSeq = async () => {
+    if (hold && /handOver/.test(new Error().stack ?? '')) {
+      held = true;
+      await hold;
+    }
+    return lastChangeSeq();
+  };
+  try {
+    // A watch on A whose own stream is gone: it runs on there, with no client.
+    const started = onA.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: 'grpchandover', initial: false } })]), alice());
+    await waitFor(async () => started.events.length > 0);
+    const id = started.events[0]!.task.id as string;
+    started.call.cancel();
+    await waitFor(async () => a.core.watches.get(id)?.hasClients === false);
+    hold = new Promise<void>((resolve) => (release = resolve));
+    // A client resumes it on B: B asks A for it, and A, with no client, hands it over...
+    const onBStream = onB.stream('subscribeToTask', { tenant: '', id }, alice());
+    await waitFor(async () => held);
+    // ...while a client resumes it on A too, before A lets it go.
+    const onAStream = onA.stream('subscribeToTask', { tenant: '', id }, alice());
+    await waitFor(async () => onAStream.events.length > 0);
+    hold = undefined;
+    release();
+    const ended = await onAStream;
+    assert.equal(ended.error?.code, grpc.status.UNAVAILABLE, JSON.stringify(ended.error?.details));
+    assert.match(ended.error!.details, /^The watch moved to another replica, .*: resume it with SubscribeToTask/);
+    assert.deepEqual([errorInfoOf(ended.error!)?.reason, retryInfoOf(ended.error!)], ['WATCH_MOVED', 1]);
+    await waitFor(async () => b.core.watches.get(id) !== undefined);
+    onBStream.call.cancel();
+    await onBStream;
+    assert.equal(await metricValue(a.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SubscribeToTask",operation="none",outcome="ERROR",code="WATCH_MOVED",door="grpc"'), 1);
+    await onB.unary('cancelTask', { tenant: '', id, metadata: undefined }, alice());
+  } finally {
+    release();
+    storage.lastChangeSeq = lastChangeSeq;
+    onA.close();
+    onB.close();
+  }
 });

@@ -763,6 +763,31 @@ describe('requests', () => {
     assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
   });
 
+  test('metadata over the HTTP port\'s 16 KiB header bound is RESOURCE_EXHAUSTED REQUEST_TOO_LARGE with ErrorInfo and the request id, logged and counted; far over it Node refuses the call (a few hundred KB were accepted)', async () => {
+    const counted = () => metricValue(registry.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SendMessage",operation="none",outcome="REFUSED",code="REQUEST_TOO_LARGE",door="grpc"');
+    const before = await counted();
+    const requestId = `metadata-too-large-${crypto.randomUUID()}`;
+    const answer = await raw.send(search('weather'), metadata({ 'x-request-id': requestId, 'x-big': 'a'.repeat(20_000) }));
+    assert.equal(answer.error?.code, grpc.status.RESOURCE_EXHAUSTED, answer.error?.details);
+    assert.match(answer.error!.details, /^The call's metadata is 2\d{4} bytes .*; the limit is 16384 bytes, as for the HTTP port's headers\. Drop or shorten the oversized entries/);
+    assert.equal(errorInfoOf(answer.error!)?.reason, 'REQUEST_TOO_LARGE');
+    assert.equal(answer.error!.metadata.get('x-request-id')[0], requestId);
+    const line = await requestLine(requestId);
+    assert.deepEqual([line.status, line.errorCode], ['RESOURCE_EXHAUSTED', 'REQUEST_TOO_LARGE']);
+    await waitFor(async () => (await counted()) === before + 1);
+    // Under the bound, as the HTTP port takes such headers: answered.
+    assert.equal(stateOf((await raw.send(search('weather'), metadata({ 'x-big': 'a'.repeat(14_000) }))).task!), 'TASK_STATE_COMPLETED');
+    // Far over it (here 200 KB in 10 entries), Node refuses the stream before any call exists: a bare RESOURCE_EXHAUSTED, as the README says.
+    const apart = new RawA2AClient(grpcAddress(registry));
+    try {
+      const huge = await apart.send(search('weather'), metadata(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`x-big-${i}`, 'a'.repeat(20_000)]))));
+      assert.equal(huge.error?.code, grpc.status.RESOURCE_EXHAUSTED, huge.error?.details);
+      assert.equal(errorInfoOf(huge.error!), undefined);
+    } finally {
+      apart.close();
+    }
+  });
+
   test('ErrorInfo domains: reasons the A2A spec defines are a2a-protocol.org, the registry\'s own a2a-registry, alike on JSON-RPC, HTTP+JSON and gRPC, whoever answers (INVALID_PARAMS came in both)', async () => {
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${registry.url}${path}`, {
@@ -899,6 +924,31 @@ describe('requests that do not arrive, as the HTTP door\'s 408', () => {
       for (const session of sessions) session.destroy();
     }
   });
+});
+
+test('a connection at REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS gets a GOAWAY, so clients rebalance: its watch stream ends UNAVAILABLE CONNECTION_AGED, to be resumed, and the channel reconnects (connections lived for ever)', async () => {
+  const aging = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS: '1', LOG_LEVEL: 'info' }, undefined, logged.stream);
+  const client = new RawA2AClient(grpcAddress(aging));
+  try {
+    const requestId = `aged-watch-${crypto.randomUUID()}`;
+    const watch = client.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: 'grpcagedwatch', initial: false } })]), metadata({ authorization: `Bearer ${TOKENS.alice}`, 'x-request-id': requestId }));
+    const ended = await watch;
+    assert.ok(ended.events.length > 0, 'the watch started');
+    assert.equal(ended.error?.code, grpc.status.UNAVAILABLE, JSON.stringify(ended.error?.details));
+    assert.match(ended.error!.details, /^This connection reached its age limit \(REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS\).*: resume it with SubscribeToTask on a new connection/);
+    assert.deepEqual([errorInfoOf(ended.error!)?.reason, retryInfoOf(ended.error!)], ['CONNECTION_AGED', 1]);
+    const line = await requestLine(requestId);
+    assert.deepEqual([line.status, line.errorCode], ['UNAVAILABLE', 'CONNECTION_AGED']);
+    // The watch runs on; the client's channel reconnects and resumes it.
+    const resumed = client.stream('subscribeToTask', { tenant: '', id: ended.events[0]!.task.id }, metadata({ authorization: `Bearer ${TOKENS.alice}` }));
+    await waitFor(async () => resumed.events.length > 0);
+    resumed.call.cancel();
+    await resumed;
+  } finally {
+    client.close();
+    await aging.close();
+    fs.rmSync(aging.dataDir, { recursive: true, force: true });
+  }
 });
 
 describe('idle connections, closed as the HTTP port closes them', () => {
@@ -1453,10 +1503,11 @@ test('shutdown does not wait for a call whose request has not arrived: it is end
   }
 });
 
-test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused, then close resolves; a watch stream ends UNAVAILABLE (SHUTTING_DOWN), to be resumed (it ended OK, as if complete)', async () => {
+test('graceful shutdown: health says NOT_SERVING at once, as /readyz (it said SERVING while the watches closed), a gRPC stream in flight finishes, new calls are refused, then close resolves; a watch stream ends UNAVAILABLE (SHUTTING_DOWN), to be resumed (it ended OK, as if complete)', async () => {
   const closing = await startTestRegistry({ GRPC_PORT: '0', LOG_LEVEL: 'info' }, undefined, logged.stream);
   const client = new RawA2AClient(grpcAddress(closing));
   const gets = holdGets(closing.store);
+  let letWatchesClose = () => {};
   try {
     // A watch's own stream and a SubscribeToTask of it: the shutdown ends both, the watch runs on.
     const alice = () => metadata({ authorization: `Bearer ${TOKENS.alice}`, 'x-request-id': `shutdown-watch-${crypto.randomUUID()}` });
@@ -1468,8 +1519,20 @@ test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused
     await waitFor(async () => subscribed.events.length > 0);
     const held = client.stream('sendStreamingMessage', sendRequest([dataPart({ get: { id: 'in-flight' } })]));
     await waitFor(async () => (await metricValue(closing.url, 'registry_open_streams', '')) === 3);
+    // Shutdown's first step, the watches closing (up to a second), held: health says NOT_SERVING
+    // from the moment shutdown begins, as /readyz answers 503 (it said SERVING until the gRPC server closed).
+    const watches = closing.core.watches;
+    const closeWatches = watches.close.bind(watches);
+    const watchesHeld = new Promise<void>((resolve) => (letWatchesClose = resolve));
+    watches.close = async () => {
+      await watchesHeld;
+      return closeWatches();
+    };
     let closed = false;
     const close = closing.close().then(() => (closed = true));
+    assert.equal((await fetch(`${closing.url}/readyz`)).status, 503);
+    assert.equal((await healthCheck(grpcAddress(closing), '')).status, 'NOT_SERVING', 'health as /readyz while the watches close');
+    letWatchesClose();
     for (const [ended, sent] of [[await watch, watchMetadata], [await subscribed, subscribeMetadata]] as const) {
       assert.equal(ended.error?.code, grpc.status.UNAVAILABLE, JSON.stringify(ended.error?.details));
       assert.match(ended.error!.details, /^The registry is shutting down; the watch runs on .*: resume it with SubscribeToTask/);
@@ -1490,6 +1553,7 @@ test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused
     assert.equal(finished.events.at(-1)!.statusUpdate.status.state, 'TASK_STATE_REJECTED'); // NOT_FOUND: a complete answer
     await close;
   } finally {
+    letWatchesClose();
     gets.restore();
     client.close();
     await closing.close();

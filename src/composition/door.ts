@@ -21,6 +21,12 @@ export interface DoorContext {
   publicUrl: string;
   /** The registry's own agent card (v1.0 wire JSON) with absolute URLs. */
   card: Record<string, unknown>;
+  /**
+   * Why the registry is not ready, or undefined: what GET /readyz answers 503 with (shutting
+   * down, storage, the index, every door's own notReady). A door with a health check of its own
+   * (gRPC's) answers from it, so that both say the same from the same moment.
+   */
+  notReady(): Promise<string | undefined>;
 }
 
 /** What a door that runs something of its own (a server on another port, timers) must stop. */

@@ -158,6 +158,12 @@ export interface ConnectionLimits {
    * all of it must fit the stop timeout of whatever stops the registry (Docker's is 10 s).
    */
   shutdownGraceMs: number;
+  /**
+   * A gRPC connection this old gets a GOAWAY (REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS; 0: never),
+   * so that clients of long-lived channels reconnect, and spread over the replicas behind a TCP
+   * load balancer; its watch streams end to be resumed (grpc/connection-age.ts).
+   */
+  grpcMaxConnectionAgeMs: number;
 }
 
 export interface TrustConfig {
@@ -433,6 +439,7 @@ const envSchema = z.object({
   // fits Docker's default stop timeout of 10 s up to about 300,000 entries; 10 s did not at all
   // whenever a client held a request open, and the save was killed.
   REGISTRY_SHUTDOWN_GRACE_SECONDS: numberFrom(0, 3600, 'must be seconds from 0 to 3600 (e.g. 5; 0: requests in flight are cut off at once)').default(5),
+  REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS: numberFrom(0, 604800, 'must be seconds from 0 to 604800 (e.g. 1800; 0: a gRPC connection is never closed for its age)').default(1800),
   REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace or silent' }).default('info'),
   REGISTRY_MAX_JSON_DEPTH: positiveInt(1000, 16).default(100),
@@ -1184,6 +1191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       maxConnections: e.REGISTRY_MAX_CONNECTIONS,
       sseHeartbeatMs: Math.round(e.REGISTRY_SSE_HEARTBEAT_SECONDS * 1000),
       shutdownGraceMs: Math.round(e.REGISTRY_SHUTDOWN_GRACE_SECONDS * 1000),
+      grpcMaxConnectionAgeMs: Math.round(e.REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS * 1000),
     },
     warnInsecureHttp: publicUrl.startsWith('https:'),
     pageTokenSecret: e.REGISTRY_PAGE_TOKEN_SECRET,

@@ -8,7 +8,8 @@
  * - until its request has arrived in full (message and end of stream), at most
  *   REGISTRY_REQUEST_TIMEOUT_SECONDS, as the HTTP doors answer 408 (DEADLINE_EXCEEDED,
  *   REQUEST_TIMEOUT), and no longer than shutdown begins (UNAVAILABLE, SHUTTING_DOWN);
- * - on the call's metadata, before its message is read: the per-address request limit and the
+ * - on the call's metadata, before its message is read: its size (metadata-size.ts; RESOURCE_EXHAUSTED,
+ *   REQUEST_TOO_LARGE, as the HTTP port answers 431), the per-address request limit and the
  *   cap on concurrent streams (RESOURCE_EXHAUSTED), version negotiation on a2a-version
  *   (FAILED_PRECONDITION, VersionNotSupportedError; the service called fixes the version, v1.0
  *   for lf.a2a.v1, v0.3 for a2a.v1, and a2a-version naming the other is refused), the access rule of auth/access.ts on the
@@ -55,6 +56,7 @@ import { GRPC_ANSWER_LIMIT } from './answer-limit.js';
 import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
 import { legacyNameProblem } from './legacy-names.js';
+import { METADATA_LIMIT, metadataTooLarge } from './metadata-size.js';
 import { encodeStatusDetails } from './status-details.js';
 import { UndecodableRequest } from './undecodable.js';
 import { UNKNOWN_METHOD_KEY, UNKNOWN_METHOD_PATH } from './unknown-methods.js';
@@ -234,6 +236,17 @@ const tooLarge = (size: string | undefined, limit: number, requestId: string): R
   ),
 });
 
+/** The registry's answer to metadata over its bound (metadata-size.ts), as the HTTP port answers headers over its own (431, REQUEST_TOO_LARGE). */
+const metadataRefusal = (size: number, requestId: string): Refused => ({
+  reason: 'REQUEST_TOO_LARGE',
+  status: detailedStatus(
+    grpc.status.RESOURCE_EXHAUSTED,
+    `The call's metadata is ${size} bytes (each entry's name and value, plus 32 bytes an entry, as HTTP/2 counts headers); the limit is ${METADATA_LIMIT} bytes, as for the HTTP port's headers. Drop or shorten the oversized entries: the A2A metadata (authorization, a2a-version, x-request-id) is far smaller.`,
+    'REQUEST_TOO_LARGE',
+    requestId,
+  ),
+});
+
 /**
  * The answer to a call whose request has not arrived in full (its message and the client's end
  * of stream) within REGISTRY_REQUEST_TIMEOUT_SECONDS, as the HTTP doors answer 408 to a body too
@@ -253,6 +266,8 @@ const requestTimeout = (timeoutMs: number) => (requestId: string): Refused => ({
 const SHUTTING_DOWN = 'SHUTTING_DOWN';
 /** When to come back after a shutdown: a restarted registry, or another replica, takes the call. */
 const SHUTDOWN_RETRY_SECONDS = 5;
+/** When to resume a watch stream whose watch moved (WATCH_MOVED) or whose connection aged (CONNECTION_AGED): at once, the watch runs on. */
+const RESUME_AT_ONCE_SECONDS = 1;
 
 /** The answer, at shutdown, to a call whose request had not arrived in full: it will never run here. */
 const shuttingDown = (requestId: string): Refused => ({
@@ -268,10 +283,15 @@ type CutShort = (why: (requestId: string) => Refused) => void;
  * version no longer has it. A status ends only the server's half of the stream: a client that
  * never ends its own keeps the stream, and its place among the connection's concurrent streams.
  */
-function http2StreamOf(call: grpc.ServerInterceptingCallInterface): Pick<http2.Http2Stream, 'close'> | undefined {
+function http2StreamOf(call: grpc.ServerInterceptingCallInterface): Pick<http2.Http2Stream, 'close' | 'session'> | undefined {
   const stream: unknown = (call as unknown as { stream?: unknown }).stream;
   return typeof (stream as http2.Http2Stream | undefined)?.close === 'function' ? (stream as http2.Http2Stream) : undefined;
 }
+
+const CONNECTION_AGED = 'CONNECTION_AGED';
+/** Why a watch stream ends when its connection reaches its age (connection-age.ts). */
+const CONNECTION_AGED_MESSAGE =
+  'This connection reached its age limit (REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS), so that clients spread over the replicas; the watch runs on: resume it with SubscribeToTask on a new connection, naming the last event you have in Last-Event-ID.';
 
 /**
  * Bounds what a server stream holds for a client that does not read (lib/stream-backlog.ts): the
@@ -305,6 +325,8 @@ export class CallGuard {
   private readonly calls = new WeakMap<grpc.Metadata, Admitted>();
   /** Calls whose request has not arrived in full: none of them has run anything yet. */
   private readonly arriving = new Set<CutShort>();
+  /** By HTTP/2 session: its streaming calls' ends for when the connection ages (connectionAged). */
+  private readonly streamsBySession = new WeakMap<object, Set<() => void>>();
   private readonly trust: ReturnType<typeof compileTrust>;
 
   /**
@@ -358,9 +380,11 @@ export class CallGuard {
     const timeoutMs = this.core.config.connections.requestTimeoutMs;
     const unarrived = setTimeout(() => cutShort(requestTimeout(timeoutMs)), timeoutMs);
     this.arriving.add(cutShort);
+    let untrack: (() => void) | undefined;
     const end = (how: Ending) => {
       if (ending) return;
       ending = how;
+      untrack?.();
       stopWaiting();
       closed?.abort(CALL_ENDED);
       slot?.release();
@@ -387,6 +411,9 @@ export class CallGuard {
           encoding: 'protobuf',
         };
         scope = opened;
+        // Before every other rule, as the HTTP port's parser refuses headers over its bound.
+        const oversized = metadataTooLarge(metadata, method.path);
+        if (oversized !== undefined) return refuse(metadataRefusal(oversized, opened.requestId));
         this.admit(opened, metadata, method.path).then(
           (verdict) => {
             if (ending) {
@@ -396,6 +423,7 @@ export class CallGuard {
             slot = verdict.slot;
             if ('refused' in verdict) return refuse(verdict.refused);
             this.calls.set(metadata, { scope: opened, caller: verdict.caller, stop: () => closed?.abort(CALL_ENDED) });
+            if (closed) untrack = this.trackStream(call, opened, closed);
             next(metadata);
           },
           (err: unknown) => {
@@ -537,6 +565,34 @@ export class CallGuard {
     for (const cutShort of [...this.arriving]) cutShort(shuttingDown);
   }
 
+  /**
+   * The connection `session` reached its age (connection-age.ts): its watch streams end now, to
+   * be resumed (UNAVAILABLE, CONNECTION_AGED), rather than be cut at the grace's end. Its other
+   * calls finish within the grace.
+   */
+  connectionAged(session: object): void {
+    for (const endStream of [...(this.streamsBySession.get(session) ?? [])]) endStream();
+  }
+
+  /**
+   * Has the stream of `call` end, to be resumed, when its connection ages, if it follows a watch
+   * then (a streamed search ends on its own, within the grace); returns the untracking function.
+   */
+  private trackStream(call: grpc.ServerInterceptingCallInterface, scope: RequestScope, closed: AbortController): (() => void) | undefined {
+    const session = http2StreamOf(call)?.session;
+    if (!session) return undefined;
+    let streams = this.streamsBySession.get(session);
+    if (!streams) this.streamsBySession.set(session, (streams = new Set()));
+    const endStream = () => {
+      if (!scope.followsWatch) return;
+      // The stream's run stops; the SDK's OK then becomes UNAVAILABLE with this (answerFor).
+      scope.watchStreamEnd ??= { reason: CONNECTION_AGED, message: CONNECTION_AGED_MESSAGE };
+      closed.abort(CALL_ENDED);
+    };
+    streams.add(endStream);
+    return () => streams.delete(endStream);
+  }
+
   /** The caller the guard admitted for a call, by its metadata (authentication runs once per call). */
   callerOf(metadata: grpc.Metadata): Caller | undefined {
     return this.calls.get(metadata)?.caller;
@@ -639,17 +695,21 @@ export class CallGuard {
    *   what is wrong, a `retry-after` trailer and google.rpc.ErrorInfo, as HTTP says 503; a
    *   watch's renewal over the write budget (RATE_LIMITED, named in the scope by the request
    *   handler with its retry time) likewise RESOURCE_EXHAUSTED, as HTTP says 429;
-   * - a watch stream the shutdown ended while its watch runs on (named in the scope by the
-   *   request handler) is UNAVAILABLE, SHUTTING_DOWN, with when to resume: the SDK's OK told the
-   *   client the stream was complete, where an SSE stream's end is what makes its client reconnect;
+   * - a watch stream ended while its watch runs on (named in the scope by the request handler):
+   *   by the shutdown, UNAVAILABLE SHUTTING_DOWN; handed over to another replica, UNAVAILABLE
+   *   WATCH_MOVED; its connection aged (connectionAged), UNAVAILABLE CONNECTION_AGED; with when
+   *   to resume: the SDK's OK told the client the stream was complete, where an SSE stream's end
+   *   is what makes its client reconnect;
    * - the SDK answers an unexpected exception with UNKNOWN and the exception's message ("Maximum
    *   call stack size exceeded", a database error): that tells an attacker what broke. Such
    *   answers (and INTERNAL ones) get a generic message, as on the HTTP doors; the log keeps it.
    */
   private answerFor(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
-    if (status.code === grpc.status.OK && scope?.endedByShutdown !== undefined) {
-      scope.errorCode = SHUTTING_DOWN;
-      return retryLater(grpc.status.UNAVAILABLE, scope.endedByShutdown, SHUTTING_DOWN, SHUTDOWN_RETRY_SECONDS, scope.requestId);
+    const resume = status.code === grpc.status.OK ? scope?.watchStreamEnd : undefined;
+    if (resume && scope) {
+      scope.errorCode = resume.reason;
+      const seconds = resume.reason === SHUTTING_DOWN ? SHUTDOWN_RETRY_SECONDS : RESUME_AT_ONCE_SECONDS;
+      return retryLater(grpc.status.UNAVAILABLE, resume.message, resume.reason, seconds, scope.requestId);
     }
     const named = retryNamedIn(scope);
     if (status.code === grpc.status.UNKNOWN && named !== undefined && scope) {
@@ -676,8 +736,9 @@ export class CallGuard {
           ? { outcome: 'ABORTED', code: scope?.errorCode || undefined }
           : // A stream cut because its client stopped reading (cutIfNotRead) says RESOURCE_EXHAUSTED
             // to the client; it is counted and logged SLOW_READER, as an SSE stream cut for it is.
-            // A watch stream a shutdown ended (answerFor) says UNAVAILABLE; it is counted SHUTTING_DOWN.
-            { outcome: 'ERROR', code: scope?.errorCode === SLOW_READER || scope?.errorCode === SHUTTING_DOWN ? scope.errorCode : statusName };
+            // A watch stream ended while its watch runs on (answerFor) says UNAVAILABLE; it is counted
+            // with its reason, SHUTTING_DOWN, WATCH_MOVED or CONNECTION_AGED.
+            { outcome: 'ERROR', code: scope?.errorCode === SLOW_READER || (scope?.errorCode !== undefined && scope.errorCode === scope.watchStreamEnd?.reason) ? scope.errorCode : statusName };
     // Told once for the metrics and the log line: the log read the code the scope named only, and
     // an error the handler answered (GetTask's NOT_FOUND, an INTERNAL) was logged with none.
     const outcome = callEndedOutcome(scope, fallback);

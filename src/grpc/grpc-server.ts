@@ -26,9 +26,11 @@ import { grpcUserBuilder } from './caller.js';
 import { keepEveryAuthorization } from './every-authorization.js';
 import { keepFieldsWithWhitespace } from './field-whitespace.js';
 import { idleConnectionOption, limitConnections } from './connection-limits.js';
+import { connectionAgeOptions, onConnectionAged } from './connection-age.js';
 import { addHealthService } from './health.js';
 import { keepalivePingOptions } from './keepalive-pings.js';
 import { readingTaskConfigNames } from './legacy-names.js';
+import { limitHeaderLists } from './metadata-size.js';
 import { decodingTolerantly } from './undecodable.js';
 import { methodPaths, routeUnknownMethods } from './unknown-methods.js';
 
@@ -75,6 +77,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
     ...idleConnectionOption(core.config.connections),
     ...keepalivePingOptions(core.config.connections.sseHeartbeatMs),
+    ...connectionAgeOptions(core.config.connections),
   });
   keepFieldsWithWhitespace(server, core.log);
   const address = hostPort(core.config.host, settings.port);
@@ -85,16 +88,23 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
   keepEveryAuthorization(server, core.log);
   routeUnknownMethods(server, methodPaths([A2AService, LegacyA2AService, healthService]), core.log);
   limitConnections(server, core.config.connections, core.log);
+  limitHeaderLists(server, core.log);
+  onConnectionAged(server, core.config.connections, core.log, (session) => guard.connectionAged(session));
   const url = settings.publicUrl ?? `${new URL(core.config.publicUrl).hostname}:${port}`;
   core.log.info({ address: hostPort(core.config.host, port), url }, 'gRPC listening');
 
   let state: 'starting' | 'serving' | 'closed' = 'starting';
   let closing: Promise<void> | undefined;
   const notReady = () => (state === 'serving' ? undefined : `the gRPC server is ${state === 'starting' ? 'starting' : 'closed'}`);
-  addHealthService(server, A2A_SERVICES, async () => notReady() ?? core.notReady());
+  // Once served, the registry's readiness as GET /readyz tells it (DoorContext.notReady): from the
+  // moment shutdown begins, while the watches close, before this server's own close. Asked of
+  // the core and this server alone, it said SERVING then, where /readyz answered 503.
+  let registryNotReady = async (): Promise<string | undefined> => notReady() ?? core.notReady();
+  addHealthService(server, A2A_SERVICES, () => registryNotReady());
   return {
     interfaces: grpcInterfaces(url),
     serve(ctx) {
+      registryNotReady = ctx.notReady;
       const requestHandler = a2aRequestHandler(ctx);
       const userBuilder = grpcUserBuilder(core.authenticator, (metadata) => guard.callerOf(metadata));
       server.addService(decodingTolerantly(A2AService), guard.scoped(grpcService({ requestHandler, userBuilder, contextBuilder: untenantedContextBuilder })));

@@ -1,9 +1,10 @@
 /**
  * The standard gRPC health service (grpc.health.v1.Health, what Kubernetes gRPC probes, Envoy
  * and gRPC load balancers ask) on the gRPC port, answering from the same readiness as GET
- * /readyz: SERVING while the gRPC server serves and the core is ready (storage reachable, the
- * replica in step), NOT_SERVING otherwise. The service names are "" (the whole server) and the
- * two A2A services; Watch is not offered (Check is what probes use).
+ * /readyz: SERVING while the gRPC server serves and the registry is ready (storage reachable,
+ * the index loaded, the replica in step), NOT_SERVING otherwise, from the moment shutdown
+ * begins. The service names are "" (the whole server) and the two A2A services; Watch is not
+ * offered (Check is what probes use).
  */
 import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';

@@ -41,12 +41,16 @@ export interface RequestScope {
    */
   retryAfterSeconds?: number;
   /**
-   * Set, with the message saying so, when a shutdown ended the request's watch stream while its
-   * watch runs on (after the restart, or on another replica). gRPC ends the call UNAVAILABLE with
-   * it, to be resumed with SubscribeToTask: a status OK says the stream is complete. An SSE
-   * stream just ends.
+   * Set when the request's watch stream was ended while its watch runs on: by a shutdown
+   * (SHUTTING_DOWN: after the restart, or on another replica), a handover (WATCH_MOVED: on the
+   * replica a client resumed it on), its gRPC connection's age (CONNECTION_AGED), with the
+   * message saying so. gRPC ends the call UNAVAILABLE
+   * with it, to be resumed with SubscribeToTask: a status OK says the stream is complete. An SSE
+   * stream just ends, which is what makes its client reconnect.
    */
-  endedByShutdown?: string;
+  watchStreamEnd?: { reason: string; message: string };
+  /** Set while the request's stream follows a watch (its own stream, SubscribeToTask): it does not end on its own. */
+  followsWatch?: boolean;
   /**
    * The calls of a JSON-RPC batch (MCP 2025-03-26 clients may send one), each with a scope of its
    * own: a batch runs several operations, each with its own outcome, and they are counted in

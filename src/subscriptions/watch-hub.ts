@@ -111,11 +111,17 @@ export interface WatchEnd {
    */
   streams?: WatchEnd | 'lost';
   /**
-   * Set on the end a shutdown gives (WatchHub.close): the watch runs on after the restart, and a
-   * binding whose streams end with a status (gRPC) tells its streams to resume (request-scope.ts).
+   * Set on a 'closed' end after which the watch runs on, later or elsewhere: a shutdown's
+   * (WatchHub.close: after the restart, or on another replica), a handover's (#handOver: on the
+   * replica a client resumed it on). A binding whose streams end with a status (gRPC) tells its
+   * streams to resume, with this reason (request-scope.ts); SSE streams just end, as a client
+   * reconnects when one does.
    */
-  shutdown?: true;
+  resume?: WatchResumeReason;
 }
+
+/** Why a watch's streams here ended while the watch runs on (WatchEnd.resume). */
+export type WatchResumeReason = 'SHUTTING_DOWN' | 'WATCH_MOVED';
 
 /** An end taken now (its time and message id once for all: see WatchEnd). */
 export function endNow(reason: WatchEndReason, message: string, pushedMessage?: string): WatchEnd {
@@ -1228,7 +1234,7 @@ export class WatchHub implements WatchKeeper {
     } catch (err) {
       this.log?.warn({ err }, 'watch progress could not be stored at shutdown; the watches resume with a resync');
     }
-    for (const watch of open) watch.endAs({ ...endNow('closed', 'The registry is shutting down; the watch runs on (once it is back, or on another replica): resume it with SubscribeToTask, naming the last event you have in Last-Event-ID.'), shutdown: true });
+    for (const watch of open) watch.endAs({ ...endNow('closed', 'The registry is shutting down; the watch runs on (once it is back, or on another replica): resume it with SubscribeToTask, naming the last event you have in Last-Event-ID.'), resume: 'SHUTTING_DOWN' });
   }
 
   // ---- WatchKeeper ----
@@ -1504,7 +1510,11 @@ export class WatchHub implements WatchKeeper {
     const seen = await this.#followedPosition().catch(() => undefined);
     // Read before it ends: the notifications still waiting for its webhooks are dropped then.
     const position = seen === undefined ? undefined : watch.positionToStore(seen);
-    watch.end('closed', 'The watch moved to the replica where a client resumed it.');
+    // A stream here may have attached while the position was read: told to resume where the watch runs now.
+    watch.endAs({
+      ...endNow('closed', 'The watch moved to another replica, where a client resumed it; it runs on there: resume it with SubscribeToTask, naming the last event you have in Last-Event-ID.'),
+      resume: 'WATCH_MOVED',
+    });
     try {
       if (position !== undefined) await this.storage.watches.update(id, { ...watch.progress(), position });
       await this.storage.watches.release(this.#holder, id);
