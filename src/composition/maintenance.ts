@@ -97,6 +97,12 @@ export class StorageProbe {
   private lastProbe = 0;
   /** The fault last reported in the log, so each one is logged once, and its recovery once. */
   private reported: string | undefined;
+  /**
+   * The detail last logged with it: a fault first seen without one (a background checkpoint's
+   * "the database file is missing") is logged again when a write finds its cause (the file
+   * system's words, with the paths), which the operator alone is told, here.
+   */
+  private reportedDetail: string | undefined;
 
   constructor(
     private readonly store: RegistryStore,
@@ -122,14 +128,16 @@ export class StorageProbe {
     if (!fault) {
       if (this.reported) this.log.info({ fault: this.reported }, 'storage takes writes again');
       this.reported = undefined;
+      this.reportedDetail = undefined;
       return Promise.resolve();
     }
-    if (this.reported !== fault.reason) {
+    if (this.reported !== fault.reason || (fault.detail !== undefined && fault.detail !== this.reportedDetail)) {
       const until = fault.lasting ? '' : '; writes are refused until a write probe succeeds';
       // The detail (the file system's words, with the paths) is the operator's: /readyz and refusals say the message alone.
       const detail = fault.detail === undefined ? {} : { detail: fault.detail };
       this.log.error({ fault: fault.reason, code: fault.code, since: fault.since, ...detail }, `storage is unavailable: ${fault.message}${until}`);
       this.reported = fault.reason;
+      this.reportedDetail = fault.detail;
     }
     // A lasting fault (a damaged file) is never probed: a write into it could only spread the damage.
     if (fault.lasting) return Promise.resolve();
@@ -141,6 +149,7 @@ export class StorageProbe {
         if (ok) {
           this.log.info({ fault: this.reported }, 'storage takes writes again');
           this.reported = undefined;
+          this.reportedDetail = undefined;
         }
       })
       .finally(() => (this.probing = undefined));
