@@ -19,7 +19,7 @@ import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/clien
 import { v1Card } from './support/documents.js';
 import { serveCard } from './support/freshness.js';
 import { startOrigin, type OriginServer } from './support/origin-server.js';
-import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { TOKENS, logCapture, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 
 const dir = tempDir('a2a-registry-own-card-');
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -30,12 +30,17 @@ describe('REGISTRY_SIGNING_KEY set', () => {
   let registry: TestRegistry;
   /** The key the registry signed with before (REGISTRY_RETIRED_SIGNING_KEYS), published for two more minutes. */
   let retired: Awaited<ReturnType<typeof generateSigningKey>>;
+  /** One past its "exp" (seconds) at start-up: not published, and logged so. */
+  let expired: Awaited<ReturnType<typeof generateSigningKey>>;
+  let expiredAt: number;
+  const log = logCapture();
   before(async () => {
     // Retired keys: one still published (its "exp" two minutes away), one past its "exp".
     retired = await generateSigningKey('ES256', 'registry-2025');
-    const expired = await generateSigningKey('ES256', 'registry-2024');
+    expired = await generateSigningKey('ES256', 'registry-2024');
     const now = Math.floor(Date.now() / 1000);
-    const retiredKeys = { keys: [{ ...retired.publicJwk, exp: now + 120 }, { ...expired.publicJwk, exp: now - 60 }] };
+    expiredAt = now - 60;
+    const retiredKeys = { keys: [{ ...retired.publicJwk, exp: now + 120 }, { ...expired.publicJwk, exp: expiredAt }] };
     fs.writeFileSync(path.join(dir, 'retired-keys.json'), JSON.stringify(retiredKeys));
     // As WebCrypto exports a key (crypto.subtle.exportKey): key_ops ["sign"] and ext, no alg; the
     // operator adds its kid.
@@ -44,7 +49,11 @@ describe('REGISTRY_SIGNING_KEY set', () => {
     assert.deepEqual([privateJwk.key_ops, privateJwk.ext, privateJwk.alg], [['sign'], true, undefined]);
     fs.writeFileSync(path.join(dir, 'registry-key.json'), JSON.stringify(privateJwk), { mode: 0o600 });
     // With gRPC on: its interface is added to the card before the card is signed.
-    registry = await startTestRegistry({ REGISTRY_SIGNING_KEY: path.join(dir, 'registry-key.json'), REGISTRY_RETIRED_SIGNING_KEYS: path.join(dir, 'retired-keys.json'), GRPC_PORT: '0' });
+    registry = await startTestRegistry(
+      { REGISTRY_SIGNING_KEY: path.join(dir, 'registry-key.json'), REGISTRY_RETIRED_SIGNING_KEYS: path.join(dir, 'retired-keys.json'), GRPC_PORT: '0', LOG_LEVEL: 'warn' },
+      undefined,
+      log.stream,
+    );
   });
   after(async () => {
     await registry.close();
@@ -143,6 +152,14 @@ describe('REGISTRY_SIGNING_KEY set', () => {
     });
     const { verification } = await verifier.verifyAgentCard(copy, '1.0');
     assert.deepEqual([verification.verified, verification.kid], [true, 'registry-2025']);
+    // The key past its "exp" at start-up is not published, and the log says why (kid and expiry,
+    // never key material). Before, it was dropped without a word.
+    assert.deepEqual(jwks.keys.map((k) => k.kid).sort(), ['registry-2025', 'registry-2026']);
+    const dropped = log.lines.filter((l) => l.kid === 'registry-2024');
+    assert.equal(dropped.length, 1, JSON.stringify(dropped));
+    assert.deepEqual([dropped[0]!.level, dropped[0]!.expiredAt], [40, new Date(expiredAt * 1000).toISOString()]);
+    assert.match(String(dropped[0]!.msg), /^REGISTRY_RETIRED_SIGNING_KEYS: the key with kid "registry-2024" expired at \S+ \(its "exp"\), so it is not published/);
+    assert.ok(!JSON.stringify(dropped).includes(String(expired.publicJwk.x)), 'no key material');
 
     // What start-up refuses (invalid configuration, naming the variable): private key material,
     // the current key's kid, an "exp" that is no time.

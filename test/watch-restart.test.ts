@@ -224,7 +224,21 @@ describe('watches across a restart (SQLite)', () => {
           }
           let ended = false;
           void Promise.all(open.map((w) => w.ended)).then(() => (ended = true));
-          hub.onStart(() => Promise.reject(new Error('a follower added later that rejects')))();
+          // A gRPC stream of a watch let go ends UNAVAILABLE WATCH_INTERRUPTED, to be resumed when
+          // it runs again (its retry delay: a first failure's wait). Before, it ended OK, which told
+          // the client the stream was complete while the watch was not.
+          const onGrpc = new RawA2AClient(`127.0.0.1:${registry.grpcUrl!.split(':').at(-1)}`);
+          try {
+            const resumed = onGrpc.stream('subscribeToTask', { tenant: '', id: streamedId }, metadata(asBob));
+            await eventually(async () => resumed.events.length > 0, 'the gRPC stream attached');
+            hub.onStart(() => Promise.reject(new Error('a follower added later that rejects')))();
+            const { error } = await resumed;
+            assert.equal(error?.code, grpc.status.UNAVAILABLE, error?.details);
+            assert.match(error!.details, /^The watch stopped here after an internal failure; it runs again, restored whole, in 10 s .*: resume it with SubscribeToTask then/);
+            assert.deepEqual([errorInfoOf(error!)?.reason, retryInfoOf(error!)], ['WATCH_INTERRUPTED', runRetryWaitMs(1) / 1000]);
+          } finally {
+            onGrpc.close();
+          }
           await eventually(async () => hub.size === 0, 'the open watches let go');
           // A turn of the event loop: the failures are reported, and `ended` settled, by then.
           await new Promise((resolve) => setImmediate(resolve));

@@ -130,7 +130,7 @@ function resolveTokens(config: RegistryConfig, log: Logger): Map<string, string>
 export async function buildRegistry(config: RegistryConfig, log: Logger, opening: StorageOpening = {}): Promise<RegistryCore> {
   // Read before storage opens: a key that cannot sign, or synonyms that cannot be read, stop
   // start-up with nothing to undo and the data directory untouched.
-  const signingKey = config.trust.signingKeyFile ? await loadRegistrySigningKey(config.trust.signingKeyFile, config.trust.retiredSigningKeysFile) : undefined;
+  const signingKey = config.trust.signingKeyFile ? await loadRegistrySigningKey(config.trust.signingKeyFile, config.trust.retiredSigningKeysFile, log) : undefined;
   // Derived while storage opens when the tokens are known already (REGISTRY_TOKENS): it takes a while by design.
   let pageTokenKey = config.pageTokenSecret === undefined && config.tokens.size > 0 ? pageTokenKeyOf(config.tokens.keys()) : undefined;
   const synonyms = loadSynonyms(config.search.synonymsFile, log);

@@ -697,7 +697,8 @@ export class CallGuard {
    *   handler with its retry time) likewise RESOURCE_EXHAUSTED, as HTTP says 429;
    * - a watch stream ended while its watch runs on (named in the scope by the request handler):
    *   by the shutdown, UNAVAILABLE SHUTTING_DOWN; handed over to another replica, UNAVAILABLE
-   *   WATCH_MOVED; its connection aged (connectionAged), UNAVAILABLE CONNECTION_AGED; with when
+   *   WATCH_MOVED; its connection aged (connectionAged), UNAVAILABLE CONNECTION_AGED; stopped
+   *   after an internal failure, to run again after its back-off, UNAVAILABLE WATCH_INTERRUPTED; with when
    *   to resume: the SDK's OK told the client the stream was complete, where an SSE stream's end
    *   is what makes its client reconnect;
    * - the SDK answers an unexpected exception with UNKNOWN and the exception's message ("Maximum
@@ -708,7 +709,7 @@ export class CallGuard {
     const resume = status.code === grpc.status.OK ? scope?.watchStreamEnd : undefined;
     if (resume && scope) {
       scope.errorCode = resume.reason;
-      const seconds = resume.reason === SHUTTING_DOWN ? SHUTDOWN_RETRY_SECONDS : RESUME_AT_ONCE_SECONDS;
+      const seconds = resume.retryAfterSeconds ?? (resume.reason === SHUTTING_DOWN ? SHUTDOWN_RETRY_SECONDS : RESUME_AT_ONCE_SECONDS);
       return retryLater(grpc.status.UNAVAILABLE, resume.message, resume.reason, seconds, scope.requestId);
     }
     const named = retryNamedIn(scope);
@@ -737,7 +738,7 @@ export class CallGuard {
           : // A stream cut because its client stopped reading (cutIfNotRead) says RESOURCE_EXHAUSTED
             // to the client; it is counted and logged SLOW_READER, as an SSE stream cut for it is.
             // A watch stream ended while its watch runs on (answerFor) says UNAVAILABLE; it is counted
-            // with its reason, SHUTTING_DOWN, WATCH_MOVED or CONNECTION_AGED.
+            // with its reason, SHUTTING_DOWN, WATCH_MOVED, CONNECTION_AGED or WATCH_INTERRUPTED.
             { outcome: 'ERROR', code: scope?.errorCode === SLOW_READER || (scope?.errorCode !== undefined && scope.errorCode === scope.watchStreamEnd?.reason) ? scope.errorCode : statusName };
     // Told once for the metrics and the log line: the log read the code the scope named only, and
     // an error the handler answered (GetTask's NOT_FOUND, an INTERNAL) was logged with none.

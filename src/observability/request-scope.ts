@@ -43,12 +43,12 @@ export interface RequestScope {
   /**
    * Set when the request's watch stream was ended while its watch runs on: by a shutdown
    * (SHUTTING_DOWN: after the restart, or on another replica), a handover (WATCH_MOVED: on the
-   * replica a client resumed it on), its gRPC connection's age (CONNECTION_AGED), with the
-   * message saying so. gRPC ends the call UNAVAILABLE
-   * with it, to be resumed with SubscribeToTask: a status OK says the stream is complete. An SSE
-   * stream just ends, which is what makes its client reconnect.
+   * replica a client resumed it on), its gRPC connection's age (CONNECTION_AGED), an internal
+   * failure (WATCH_INTERRUPTED: run again after retryAfterSeconds), with the message saying so.
+   * gRPC ends the call UNAVAILABLE with it, to be resumed with SubscribeToTask: a status OK says
+   * the stream is complete. An SSE stream just ends, which is what makes its client reconnect.
    */
-  watchStreamEnd?: { reason: string; message: string };
+  watchStreamEnd?: { reason: string; message: string; retryAfterSeconds?: number };
   /** Set while the request's stream follows a watch (its own stream, SubscribeToTask): it does not end on its own. */
   followsWatch?: boolean;
   /**

@@ -540,7 +540,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
           // so and to subscribe again, where the stream used to end with no status, as at a shutdown.
           if (end.streams === 'lost') throw watchLost(end.message);
           // Told to the door, whose binding may say it (gRPC: UNAVAILABLE, not OK); the stream ends with no final state.
-          if (end.resume && scope) scope.watchStreamEnd = { reason: end.resume, message: end.message };
+          if (end.resume && scope) scope.watchStreamEnd = { reason: end.resume, message: end.message, ...(end.resumeAfterSeconds === undefined ? {} : { retryAfterSeconds: end.resumeAfterSeconds }) };
           const status = watchEndStatus(task.id, task.contextId, end.streams ?? end);
           // Told once the task says it too: a client that reads the task on seeing the end finds it ended.
           await this.#watchTasks?.settled(task.id);

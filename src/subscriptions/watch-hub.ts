@@ -115,13 +115,16 @@ export interface WatchEnd {
    * (WatchHub.close: after the restart, or on another replica), a handover's (#handOver: on the
    * replica a client resumed it on). A binding whose streams end with a status (gRPC) tells its
    * streams to resume, with this reason (request-scope.ts); SSE streams just end, as a client
-   * reconnects when one does.
+   * reconnects when one does. An internal failure's (#letGo: run again, restored whole, after its
+   * back-off) is WATCH_INTERRUPTED, with resumeAfterSeconds.
    */
   resume?: WatchResumeReason;
+  /** With `resume`: in how many seconds the watch runs again, when the binding's default would be too soon (WATCH_INTERRUPTED: its back-off). */
+  resumeAfterSeconds?: number;
 }
 
 /** Why a watch's streams here ended while the watch runs on (WatchEnd.resume). */
-export type WatchResumeReason = 'SHUTTING_DOWN' | 'WATCH_MOVED';
+export type WatchResumeReason = 'SHUTTING_DOWN' | 'WATCH_MOVED' | 'WATCH_INTERRUPTED';
 
 /** An end taken now (its time and message id once for all: see WatchEnd). */
 export function endNow(reason: WatchEndReason, message: string, pushedMessage?: string): WatchEnd {
@@ -868,8 +871,14 @@ export class WatchHub implements WatchKeeper {
       return watch.end('failed', failedForGood(RUN_RETRY.attempts, what));
     }
     this.#logRetry(watch.id, failure, `${what}; the watch is let go here`, retry);
-    // (Its end listeners' failures are logged as they end it: see Watch.endAs.)
-    watch.end('closed', 'The watch stopped here after an internal failure; it is restored again.');
+    // (Its end listeners' failures are logged as they end it: see Watch.endAs.) Its streams are
+    // told to resume once it runs again: their status OK said they were complete, the watch not.
+    const seconds = Math.ceil(retry.waitMs / 1000);
+    watch.endAs({
+      ...endNow('closed', `The watch stopped here after an internal failure; it runs again, restored whole, in ${seconds} s (here or on another replica): resume it with SubscribeToTask then, naming the last event you have in Last-Event-ID.`),
+      resume: 'WATCH_INTERRUPTED',
+      resumeAfterSeconds: seconds,
+    });
     await this.#releaseUntil(watch.id, retry.at);
   }
 

@@ -12,6 +12,7 @@
 import type { JWK } from 'jose';
 import { parseSettingFile, parseSettingFileSync, readSettingJson } from '../config/setting-files.js';
 import { isObject, quote } from '../lib/json.js';
+import type { Logger } from '../observability/logger.js';
 import { ACCEPTED_ALGORITHMS } from '../validation/signature.js';
 import { holdsPrivateMembers, parseJwks, parseSigningKey, publicJwk, type SigningKey } from './jwks.js';
 
@@ -29,10 +30,24 @@ export interface RegistrySigningKey extends SigningKey {
   retired: RetiredKey[];
 }
 
-export async function loadRegistrySigningKey(file: string, retiredFile?: string): Promise<RegistrySigningKey> {
+/**
+ * The registry's signing key (REGISTRY_SIGNING_KEY) and its retired keys (`retiredFile`). A
+ * retired key already past its "exp" is never published: `log` is told so, naming its kid and
+ * when it expired, so an operator who finds it missing from the JWKS knows why.
+ */
+export async function loadRegistrySigningKey(file: string, retiredFile?: string, log?: Pick<Logger, 'warn'>): Promise<RegistrySigningKey> {
   const value = readSettingJson('REGISTRY_SIGNING_KEY', file);
   const key = await parseSettingFile('REGISTRY_SIGNING_KEY', file, () => parseSigningKey(value, file, ACCEPTED_ALGORITHMS));
   const retired = retiredFile === undefined ? [] : loadRetiredKeys(retiredFile, key.kid);
+  const now = Date.now();
+  for (const { jwk, expiresAt } of retired) {
+    if (expiresAt === undefined || expiresAt > now) continue;
+    const expired = new Date(expiresAt).toISOString();
+    log?.warn(
+      { file: retiredFile, kid: jwk.kid, expiredAt: expired },
+      `REGISTRY_RETIRED_SIGNING_KEYS: the key with kid ${quote(jwk.kid)} expired at ${expired} (its "exp"), so it is not published; copies of the card it signed no longer verify. Remove it from ${retiredFile}, or give it a later "exp" to publish it again`,
+    );
+  }
   // Published without the private key's key_ops ["sign"] and ext (publicJwk): so, no verifier could use it.
   return { ...key, publicJwk: { ...publicJwk(key.jwk), use: 'sig' }, retired };
 }
