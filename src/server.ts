@@ -100,6 +100,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
       metricsAccess: { metricsToken: config.hardening.metricsToken, publicRead: config.publicRead, authenticator: core.authenticator },
       floodGuard: core.abuse.floodGuard(),
       readiness: { check: notReady, warnings: () => core.warnings() },
+      log,
     });
     // Doors with listeners of their own bind first, so the card can name where they listen.
     const opened: OpenedDoor[] = [];

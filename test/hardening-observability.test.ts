@@ -517,6 +517,25 @@ describe('security headers and CORS', () => {
 });
 
 describe('no internals in any answer', () => {
+  test('/readyz, whose check failed: says so and what to do, the error (a path) goes to the log only', async () => {
+    const store = registry.store;
+    const originalPing = store.ping.bind(store);
+    store.ping = async () => {
+      throw SECRET_ERROR;
+    };
+    let answer: Response;
+    try {
+      answer = await fetch(`${registry.url}/readyz`);
+    } finally {
+      store.ping = originalPing;
+    }
+    assert.equal(answer.status, 503);
+    assert.deepEqual(await answer.json(), { status: 'not ready', reason: 'the readiness check failed (the cause is in the log); if it goes on, restart the registry' });
+    const logged = logs.find((l) => l.msg === 'the readiness check failed');
+    assert.match(String((logged?.err as { message?: unknown } | undefined)?.message), /secret\.db/, JSON.stringify(logged));
+    assert.equal((await fetch(`${registry.url}/readyz`)).status, 200, 'ready again');
+  });
+
   /** Every answer gets checked; A2A answers must also carry a request id. */
   const seen: Array<{ what: string; answer: RawAnswer }> = [];
   const check = (what: string, answer: RawAnswer) => {

@@ -293,6 +293,30 @@ test('SQLite: what `a2a-registry import` wrote while the registry ran is searcha
   }
 });
 
+test('an entry the index cannot load (a database edited by hand): /readyz says the search index could not be loaded and what to do, not the error\'s own words, which go to the log', async () => {
+  const dir = tempDir('a2a-registry-snapshot-unloadable-');
+  try {
+    const store = createStore({ dataDir: dir });
+    await store.open();
+    await store.upsert(entryWrite('agent', 'https://edited.example.org/a2a', '1', 'Edited agent'), actor('admin', true));
+    await store.close();
+    // Not valid JSON, a server path: the parse error quotes its start (`"/tmp/a2a-r"... is not valid JSON`).
+    const db = new Database(path.join(dir, 'registry.db'));
+    db.prepare('UPDATE entry_revisions SET interfaces = ?').run(`${dir}/not-json`);
+    db.close();
+    const { registry, lines } = await start({ REGISTRY_DATA_DIR: dir });
+    const answer = await fetch(`${registry.url}/readyz`);
+    const body = (await answer.json()) as { status: string; reason: string };
+    assert.equal(answer.status, 503);
+    assert.equal(body.reason, 'the search index could not be loaded (the cause is in the log); restart the registry once it is fixed');
+    const logged = lines.find((line) => line.msg === 'loading the search index failed');
+    assert.match(String((logged?.err as { message?: unknown } | undefined)?.message), /^Unexpected token '\/', "\/tmp\/.*is not valid JSON/, JSON.stringify(logged));
+    await stop(registry);
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
 test('SQLite: a registration that failed part way (its change rolled back, its number given to the next writer) does not pass off the change an import then wrote as the registry\'s own', async () => {
   const dir = tempDir('a2a-registry-snapshot-rolled-back-');
   const env = { REGISTRY_DATA_DIR: dir };

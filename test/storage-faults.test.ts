@@ -298,7 +298,8 @@ describe('SQLite storage faults', () => {
     assert.equal(resultOf(await op(alice, { get: { id: ids[0] } })).name, 'Deleted One', 'a refused unregister removes nothing');
     await assertSearchable(registry, 'Deleted', 2);
     const notReady = (await readiness(registry)).reason!;
-    assert.match(notReady, /^storage is unavailable: the database file was deleted and cannot be re-created: something other than a directory is where its data directory was; move it away \(ENOENT, since /);
+    // Its code is why it could not be re-created (mkdir found a file: EEXIST), not the deletion's ENOENT.
+    assert.match(notReady, /^storage is unavailable: the database file was deleted and cannot be re-created: something other than a directory is where its data directory was; move it away \(EEXIST, since /);
     assert.ok(!notReady.includes(parent), `/readyz names no path: ${notReady}`);
     // The operator's log keeps the full cause, path and all.
     const logged = await eventually(5000, async () => log.lines.find((l) => String(l.msg).startsWith('storage is unavailable: the database file was deleted')), 'the fault logged');

@@ -29,6 +29,7 @@ import { ConfigError } from '../config/config-error.js';
 import { createStore } from '../storage/create-store.js';
 import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
 import type { RegistryStore } from '../storage/types.js';
+import { StorageUnavailableError } from '../storage/faults.js';
 import { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { CoalescedTask } from '../lib/coalesced-task.js';
 import { sharedWhileRunning } from '../lib/shared-while-running.js';
@@ -278,7 +279,11 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       }
     })().catch((err: unknown) => {
       if (loadAbort.signal.aborted) return;
-      indexFailure = `the search index could not be loaded: ${(err as Error).message} (see the log; restart the registry)`;
+      // Said by /readyz, open to anyone: the kind of failure and what to do. A storage fault says
+      // that without paths; any other error's own words (a file system's or an engine's, which may
+      // name the server's paths, or a row's text) go to the log alone.
+      const why = err instanceof StorageUnavailableError ? `: ${err.message}` : '';
+      indexFailure = `the search index could not be loaded${why} (the cause is in the log); restart the registry once it is fixed`;
       log.error({ err }, 'loading the search index failed');
     });
     indexLoading = indexLoad;

@@ -25,6 +25,8 @@ export interface HttpAppDeps {
   /** Express "trust proxy": what req.ip (rate limits, logs) is taken from. */
   trustProxy: TrustProxy;
   readiness: Readiness;
+  /** Where a readiness check that failed is told with its cause (/readyz, open to anyone, says only that it failed). */
+  log: Logger;
   metrics: RegistryMetrics;
   /** Who may GET /metrics. */
   metricsAccess: MetricsAccess;
@@ -43,7 +45,12 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const reason = await deps.readiness.check().catch((err: unknown) => `readiness check failed: ${(err as Error).message}`);
+    // /readyz is open to anyone: the kind of failure and what to do. The error's own words (a file
+    // system's or a database engine's, which may name the server's paths) go to the log alone.
+    const reason = await deps.readiness.check().catch((err: unknown) => {
+      deps.log.error({ err }, 'the readiness check failed');
+      return 'the readiness check failed (the cause is in the log); if it goes on, restart the registry';
+    });
     const warnings = deps.readiness.warnings();
     const said = warnings.length > 0 ? { warnings } : {};
     if (reason) res.status(503).json({ status: 'not ready', reason, ...said });

@@ -832,7 +832,9 @@ export class SqliteStore implements RegistryStore {
       // The file system's own words name the server's paths: they go to the log (detail), and
       // clients, /readyz included, are told the kind of fault and what to do.
       const code = (error as NodeJS.ErrnoException).code;
-      const fault = storageFault('missing', 'ENOENT', `${what} and cannot be re-created: ${whyNotRecreated(code)}`);
+      // The code /readyz shows is why it could not be re-created (EEXIST, EACCES, ENOSPC...):
+      // what was lost is in the message; a cause without a code is told by what was lost.
+      const fault = storageFault('missing', code ?? (wal ? 'WAL_LOST' : 'ENOENT'), `${what} and cannot be re-created: ${whyNotRecreated(code)}`);
       throw this.#faults.record({ ...fault, detail: error instanceof Error ? error.message : String(error) });
     }
   }
