@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { issueMessage } from '../lib/issue-words.js';
 import { schemaAt, valueAt } from '../lib/zod-paths.js';
-import { retryAfterMs } from '../lib/retry-after.js';
+import { asksRetryAfter, retryAfterMs } from '../lib/retry-after.js';
 import { FetchError, type FetchFunction } from '../net/index.js';
 
 /** A page of tools/list, loosely: the tools exactly as sent, the cursor if any. */
@@ -82,7 +82,7 @@ function transportFailure(
         ? ': check that this is the server\'s Streamable HTTP endpoint (often ending in /mcp)'
         : '';
   // The SDK keeps no headers: the Retry-After of a 429 or 503 is the one the exchange's fetch saw (withRetryAfterSeen).
-  const waitMs = code === 429 || code === 503 ? retryAfterMs(retryAfter) : undefined;
+  const waitMs = asksRetryAfter(code) ? retryAfterMs(retryAfter) : undefined;
   const asked = waitMs === undefined ? '' : ` (Retry-After: ${retryAfter!.trim().slice(0, MAX_QUOTED_CHARS)})`;
   return new FetchError('http-status', url.href, `${url.href} answered HTTP ${code} to the MCP client${asked}${hint}`, { status: code, retryAfterMs: waitMs });
 }
@@ -94,7 +94,7 @@ function transportFailure(
 function withRetryAfterSeen(fetch: FetchFunction, seen: { retryAfter?: string }): FetchFunction {
   return async (input, init) => {
     const response = await fetch(input, init);
-    if (response.status === 429 || response.status === 503) seen.retryAfter = response.headers.get('retry-after') ?? undefined;
+    if (asksRetryAfter(response.status)) seen.retryAfter = response.headers.get('retry-after') ?? undefined;
     return response;
   };
 }

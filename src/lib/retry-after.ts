@@ -4,6 +4,11 @@
  * maintenance or is being asked too often.
  */
 
+/** Whether an answer of `status` says with its Retry-After when to ask again: 503 (RFC 9110 §10.2.3) and 429 (RFC 6585 §4). */
+export function asksRetryAfter(status: number): boolean {
+  return status === 429 || status === 503;
+}
+
 /** Milliseconds from now the `Retry-After` value asks to wait (0 for a date past), or undefined when it says nothing readable. */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
   const text = value?.trim();

@@ -30,7 +30,7 @@ import {
   type PostResult,
 } from './fetcher.js';
 import { clipped } from '../lib/clipped.js';
-import { retryAfterMs as retryAfterMsOf } from '../lib/retry-after.js';
+import { asksRetryAfter, retryAfterMs as retryAfterMsOf } from '../lib/retry-after.js';
 import { DEFAULT_FETCH_TIMEOUT_MS } from './setting-defaults.js';
 
 export type { Resolver } from './dns.js';
@@ -661,12 +661,9 @@ function expectNoRedirect(response: UndiciResponse, url: URL): void {
   );
 }
 
-/** The statuses whose Retry-After says when to ask again (RFC 9110 §10.2.3 for 503, RFC 6585 §4 for 429). */
-const RETRY_AFTER_STATUSES = new Set([429, 503]);
-
 function expectSuccess(response: UndiciResponse, url: URL): void {
   if (response.status >= 200 && response.status < 300) return;
-  const retryAfter = RETRY_AFTER_STATUSES.has(response.status) ? (response.headers.get('retry-after') ?? undefined) : undefined;
+  const retryAfter = asksRetryAfter(response.status) ? (response.headers.get('retry-after') ?? undefined) : undefined;
   const retryAfterMs = retryAfterMsOf(retryAfter);
   const asked = retryAfterMs === undefined ? '' : ` (Retry-After: ${quotedHeader(retryAfter!.trim())})`;
   throw new FetchError('http-status', url.href, `${url.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${asked}`, {
