@@ -93,7 +93,8 @@ export function resume(client: Client, id: string, lastSeq?: number): EventLog {
 
 export interface Hook {
   url: string;
-  requests: Array<{ token: string | undefined; contentType: string | undefined; body: WireJson }>;
+  /** What was sent, in order of arrival; `at` is when its body had arrived (Date.now()). */
+  requests: Array<{ token: string | undefined; contentType: string | undefined; body: WireJson; at: number }>;
   waitFor(test: (body: WireJson) => boolean, what: string): Promise<WireJson>;
   close(): Promise<void>;
 }
@@ -105,7 +106,7 @@ export async function webhook(status: () => number, body?: string, delayMs = 0, 
     let text = '';
     req.on('data', (chunk) => (text += chunk));
     req.on('end', () => {
-      requests.push({ token: req.headers['x-a2a-notification-token'] as string | undefined, contentType: req.headers['content-type'], body: JSON.parse(text) });
+      requests.push({ token: req.headers['x-a2a-notification-token'] as string | undefined, contentType: req.headers['content-type'], body: JSON.parse(text), at: Date.now() });
       const answer = () => res.writeHead(status(), headers).end(body);
       if (delayMs > 0) setTimeout(answer, delayMs);
       else answer();
