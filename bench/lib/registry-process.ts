@@ -129,15 +129,15 @@ export interface PhaseResult {
   sample: string;
 }
 
-/** `connections` clients POSTing the phase's JSON-RPC bodies for `duration` seconds. */
-export async function measurePhase(phase: JsonRpcPhase, connections: number, duration: number): Promise<PhaseResult> {
+/** `connections` clients POSTing the phase's JSON-RPC bodies for `duration` seconds (or, given `amount`, that many requests). */
+export async function measurePhase(phase: JsonRpcPhase, connections: number, duration: number, amount?: number): Promise<PhaseResult> {
   let wrong = 0;
   let sample = '';
   const cpuBefore = cpuMsOf(phase.pid);
   const result = await autocannon({
     url: phase.url,
     connections,
-    duration,
+    ...(amount === undefined ? { duration } : { amount }),
     timeout: 30,
     requests: [
       {
