@@ -167,7 +167,7 @@ describe('SDK clients', () => {
 
   test('v0.3 tasks/resubscribe answers an error as v0.3 defines it, and the v0.3 transport reads it: a 200 SSE stream whose one event is the JSON-RPC error', async () => {
     // v0.3 3.3.1 and 7.9: the answer is an SSE stream of SendStreamingMessageResponse, an error response among them
-    // (v1.0 SubscribeToTask answers a plain JSON-RPC error instead, as does v0.3 message/stream refused before its first event).
+    // (v1.0 SubscribeToTask answers a plain JSON-RPC error instead; v0.3 message/stream answers its refusals as this: conformance-clients.test).
     const raw = await fetch(`${registry.url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
