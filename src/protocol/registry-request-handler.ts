@@ -163,7 +163,8 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     await this.#refuseOnOpenWatch(params, context);
     const events = super.sendMessageStream(params, context);
     // The executor decides before its first event: refuse before the stream starts, so the
-    // client gets a plain error rather than a stream.
+    // client gets a plain error rather than a stream (v1.0; a v0.3 client gets the stream v0.3
+    // defines, its one event the error: legacy-stream-errors.ts).
     const first = await events.next().catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context)), context));
     try {
       refuseIfAsked(context);
