@@ -110,6 +110,24 @@ describe('@a2a-js/sdk 0.3 (v0.3 JSON-RPC, no A2A-Version header)', () => {
     );
   });
 
+  test('a refused message/stream reaches the client with its code and message: a 200 event stream whose one event is the error (v0.3 3.3.1), as tasks/resubscribe answers', async () => {
+    // Before, a plain application/json error, which the v0.3 transport could not read: "Invalid
+    // response Content-Type for SSE stream for message/stream. Expected 'text/event-stream'."
+    const client = await client03();
+    const refusals: Array<[Parameters<Client03['sendMessageStream']>[0], RegExp]> = [
+      // The SDK's refusal before the first event.
+      [{ message: message03([{ kind: 'text', text: 'weather' }]), configuration: { acceptedOutputModes: ['image/png'] } }, /^SSE event contained an error: configuration\.acceptedOutputModes \["image\/png"\] accepts none .*\(Code: -32005\)/s],
+      [{ message: { ...message03([{ kind: 'text', text: 'weather' }]), taskId: 'no-such-task' } }, /^SSE event contained an error: Task not found: no-such-task \(Code: -32001\)/],
+      // The registry's own guard, before the SDK.
+      [{ message: message03([]) }, /^SSE event contained an error: params\.message\.parts is empty: .*\(Code: -32602\)/s],
+    ];
+    for (const [params, said] of refusals) {
+      await assert.rejects(async () => {
+        for await (const event of client.sendMessageStream(params)) assert.fail(`no event before the error: ${JSON.stringify(event).slice(0, 200)}`);
+      }, (error: Error) => said.test(error.message) || assert.fail(error.message));
+    }
+  });
+
   test('an anonymous write is declined in the task, not by the transport', async () => {
     const task = await send03(await client03(), [data03({ register: { agentCard: v1Card('Anon', 'https://anon.example.org/a2a') } })]);
     assert.equal(task.status.state, 'rejected');

@@ -12,7 +12,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { sdkClient, send, textPart } from './support/client.js';
-import { readAnswer, type RawAnswer } from './support/raw-http.js';
+import { legacyStreamRefusal, readAnswer, type RawAnswer } from './support/raw-http.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
@@ -137,10 +137,11 @@ describe('v0.3 parts', () => {
   test('a part without a v0.3 kind in a v0.3 request says the request is v0.3 and how to send v1.0 parts', async () => {
     // What a v1.0 client that forgot its A2A-Version header sends; the SDK said "Invalid v0.3 part kind: undefined".
     for (const method of ['message/send', 'message/stream']) {
-      const answer = await rpc(registry.url, method, { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ text: 'weather' }] } }, {});
-      assert.equal(answer.json?.error?.code, -32602, answer.text.slice(0, 300));
+      const raw = await rpc(registry.url, method, { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ text: 'weather' }] } }, {});
+      const answer = method === 'message/stream' ? legacyStreamRefusal(raw, method) : raw.json;
+      assert.equal(answer?.error?.code, -32602, raw.text.slice(0, 300));
       assert.match(
-        answer.json.error.message,
+        answer!.error.message,
         /^params\.message\.parts\[0\] has no "kind": a v0\.3 part is \{"kind": "text", "text": \.\.\.\}.*This request is v0\.3 \(no A2A-Version header, or 0\.3\); for v1\.0 parts such as \{"text": \.\.\.\}, send "A2A-Version: 1\.0"/,
       );
     }

@@ -13,7 +13,7 @@ import { mcpServer, toolspec, v1Card } from './support/documents.js';
 import { type WireJson } from './support/client.js';
 import { connect } from './support/raw-connection.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
-import { assertNoInternals, assertWellFormedJsonRpcAnswer, prototypeSnapshot, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
+import { assertNoInternals, assertWellFormedJsonRpcAnswer, legacyStreamRefusal, prototypeSnapshot, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
 
 let registry: TestRegistry;
 let seqBefore: number;
@@ -243,7 +243,8 @@ describe('JSON-RPC envelope', () => {
     for (const [part, message] of lacking) {
       for (const method of ['message/send', 'message/stream']) {
         const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [part] } } });
-        const error = rpcError(await rpc(body, { 'A2A-Version': '0.3' }));
+        const answer = await rpc(body, { 'A2A-Version': '0.3' });
+        const error = method === 'message/stream' ? legacyStreamRefusal(answer, method).error : rpcError(answer);
         assert.equal(error.code, -32602, `${method} ${JSON.stringify(part)}`);
         assert.match(error.message, message, method);
       }

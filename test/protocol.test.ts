@@ -15,6 +15,7 @@ import { parseRequest } from '../src/operations/request-parser.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { REPO_ROOT, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
+import { legacyStreamRefusal, readAnswer } from './support/raw-http.js';
 
 let registry: TestRegistry;
 
@@ -167,7 +168,7 @@ describe('SDK clients', () => {
 
   test('v0.3 tasks/resubscribe answers an error as v0.3 defines it, and the v0.3 transport reads it: a 200 SSE stream whose one event is the JSON-RPC error', async () => {
     // v0.3 3.3.1 and 7.9: the answer is an SSE stream of SendStreamingMessageResponse, an error response among them
-    // (v1.0 SubscribeToTask answers a plain JSON-RPC error instead, as does v0.3 message/stream refused before its first event).
+    // (v1.0 SubscribeToTask answers a plain JSON-RPC error instead; v0.3 message/stream answers its refusals as this: conformance-clients.test).
     const raw = await fetch(`${registry.url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -430,6 +431,21 @@ describe('raw HTTP', () => {
     assert.equal(rest.status, 400);
     assert.match(((await rest.json()) as WireJson).error.message, /^status is not a task state/);
     assert.equal((await rpc({ jsonrpc: '2.0', id: 5, method: 'ListTasks', params: { status: 'TASK_STATE_COMPLETED' } }, alice)).body.result.tasks.length > 0, true);
+    // A v0.3 caller is told the state as v0.3 names it (6.3: "completed"), and its own method names
+    // (tasks/get): TASK_STATE_COMPLETED and GetTask are no words of its protocol.
+    const legacy = { authorization: alice.authorization };
+    const canceled = await rpc({ jsonrpc: '2.0', id: 6, method: 'tasks/cancel', params: { id: taskId } }, legacy);
+    assert.equal(canceled.body.error?.code, -32002, JSON.stringify(canceled.body));
+    assert.equal(canceled.body.error.message, `Task ${taskId} is not cancelable: it has already ended (completed), so there is nothing left to cancel; tasks/get reads how it ended.`);
+    const legacyMessage = { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'more' }], taskId };
+    const legacyContinued = await rpc({ jsonrpc: '2.0', id: 7, method: 'message/send', params: { message: legacyMessage } }, legacy);
+    assert.equal(legacyContinued.body.error?.message, `Task ${taskId} is in a terminal state (completed) and cannot be modified.`, JSON.stringify(legacyContinued.body));
+    const legacySubscribed = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...legacy },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tasks/resubscribe', params: { id: taskId } }),
+    });
+    assert.equal(legacyStreamRefusal(await readAnswer(legacySubscribed), 'tasks/resubscribe').error?.message, `Task ${taskId} is in a terminal state (completed) and cannot be subscribed to.`);
   });
 
   test('unknown routes answer JSON 404', async () => {

@@ -193,9 +193,9 @@ describe('a push config for a task that is no running watch', () => {
     assert.equal((await rpc('CancelTask', { id: canceled })).result?.status?.state, 'TASK_STATE_CANCELED');
     const noWatch = (taskId: string, state: string) =>
       new RegExp(`^Task ${taskId} is not a watch \\(${state}\\): push notification configs are only for watches .*nothing is pushed for it, and the config is not kept\\. To be notified of matches, start a watch with this config`);
-    for (const [taskId, state, refusal] of [
-      [completed, 'TASK_STATE_COMPLETED', noWatch],
-      [canceled, 'TASK_STATE_CANCELED', (taskId: string, state: string) => new RegExp(`^Task ${taskId} has ended \\(${state}\\): no update of it will come, so nothing would be pushed to this webhook.*start a new watch with this config`)],
+    for (const [taskId, state, legacyState, refusal] of [
+      [completed, 'TASK_STATE_COMPLETED', 'completed', noWatch],
+      [canceled, 'TASK_STATE_CANCELED', 'canceled', (taskId: string, state: string) => new RegExp(`^Task ${taskId} has ended \\(${state}\\): no update of it will come, so nothing would be pushed to this webhook.*start a new watch with this config`)],
     ] as const) {
       const ended = refusal(taskId, state);
       const jsonRpc = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, token: 't' });
@@ -214,7 +214,8 @@ describe('a push config for a task that is no running watch', () => {
       assert.match(restBody.error.message, ended);
       const legacyAnswer = await rpc03('tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: HOOK, token: 't' } });
       assert.equal(legacyAnswer.error?.code, -32004, JSON.stringify(legacyAnswer));
-      assert.match(legacyAnswer.error.message, ended);
+      // The state as v0.3 names it (6.3), which is all a v0.3 client knows: it was told TASK_STATE_COMPLETED.
+      assert.match(legacyAnswer.error.message, refusal(taskId, legacyState));
       // Said in v0.3's terms: its message/send carries the config as configuration.pushNotificationConfig.
       assert.match(legacyAnswer.error.message, /message\/send with a \{"watch": \{\.\.\.\}\} data part and configuration\.pushNotificationConfig\)/);
       const grpcAnswer = await raw.unary('createTaskPushNotificationConfig', TaskPushNotificationConfig.fromJSON({ taskId, url: HOOK, token: 't' }), metadata(alice));
@@ -273,7 +274,8 @@ describe('the configs of a watch that has ended', () => {
   test('are gone with it: a get says the task ended and its configs were removed (not TaskNotFound), a delete (cleanup) succeeds, on every binding', async () => {
     const taskId = await taskWithConfigs(['a', 'b', 'c', 'd']);
     assert.equal((await rpc('CancelTask', { id: taskId })).result?.status?.state, 'TASK_STATE_CANCELED');
-    const removed = new RegExp(`^Task ${taskId} has ended \\(TASK_STATE_CANCELED\\): its push notification configs were removed when it ended.*Deleting them is not needed`);
+    const removedIn = (state: string) => new RegExp(`^Task ${taskId} has ended \\(${state}\\): its push notification configs were removed when it ended.*Deleting them is not needed`);
+    const removed = removedIn('TASK_STATE_CANCELED');
     // Get: before, -32001 "Push notification config not found for task ...", which v0.3 clients raise as an unknown task.
     const got = await rpc('GetTaskPushNotificationConfig', { taskId, id: 'a' });
     assert.equal(got.error?.code, -32004, JSON.stringify(got));
@@ -286,7 +288,7 @@ describe('the configs of a watch that has ended', () => {
     for (const params of [{ id: taskId }, { id: taskId, pushNotificationConfigId: 'a' }]) {
       const legacy = await rpc03('tasks/pushNotificationConfig/get', params);
       assert.equal(legacy.error?.code, -32004, JSON.stringify(legacy));
-      assert.match(legacy.error.message, removed);
+      assert.match(legacy.error.message, removedIn('canceled'));
     }
     const grpcGot = await raw.unary('getTaskPushNotificationConfig', { tenant: '', taskId, id: 'a' }, metadata(alice));
     assert.equal(grpcGot.error?.code, grpc.status.FAILED_PRECONDITION, grpcGot.error?.message ?? 'no error');

@@ -46,6 +46,7 @@ import { callerUserBuilder } from './sdk-user.js';
 import { untenantedContextBuilder } from './call-context.js';
 import { watchEventIds } from './watch-resume.js';
 import { isLegacyRequest, negotiateVersion } from './versions.js';
+import { legacyStreamErrorEvents } from './legacy-stream-errors.js';
 
 export const JSONRPC_PATH = '/a2a/jsonrpc';
 export const REST_PATH = '/a2a/rest';
@@ -122,6 +123,8 @@ export const a2aDoor: Door = {
         ...limits,
         jsonRpcEndpointOnly,
         negotiateVersion('JSONRPC', [...getSupportedVersions(sdkCard, 'JSONRPC')]),
+        // v0.3 streaming methods answer a refusal as an event stream: before any guard refuses.
+        legacyStreamErrorEvents,
         requireJsonRpcBody,
         credentials,
         jsonRpcShapeGuard,

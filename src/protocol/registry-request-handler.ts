@@ -57,6 +57,7 @@ import {
   type SubscribeToTaskRequest,
   type Task,
   type TaskPushNotificationConfig,
+  taskStateFromJSON,
   taskStateToJSON,
 } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
@@ -145,7 +146,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     if (params.configuration?.taskPushNotificationConfig && startsWatch(params)) {
       params = { ...params, configuration: { ...params.configuration, returnImmediately: true } };
     }
-    const result = await super.sendMessage(params, context).catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context))));
+    const result = await super.sendMessage(params, context).catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context)), context));
     refuseIfAsked(context);
     // A watch started without a stream: the SDK has stored its task, which the watch keeps current from here.
     if ('status' in result) this.#watchTasks?.taskStored(result.id, this.watches?.get(result.id));
@@ -162,8 +163,9 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     await this.#refuseOnOpenWatch(params, context);
     const events = super.sendMessageStream(params, context);
     // The executor decides before its first event: refuse before the stream starts, so the
-    // client gets a plain error rather than a stream.
-    const first = await events.next().catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context))));
+    // client gets a plain error rather than a stream (v1.0; a v0.3 client gets the stream v0.3
+    // defines, its one event the error: legacy-stream-errors.ts).
+    const first = await events.next().catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context)), context));
     try {
       refuseIfAsked(context);
     } catch (error) {
@@ -312,7 +314,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const ended = await this.#endedState(taskId, context);
     if (ended === undefined) return undefined;
     return new UnsupportedOperationError(
-      `Task ${taskId} has ended (${taskStateToJSON(ended)}): its push notification configs were removed when it ended, after its final status was pushed to them, and nothing more will be sent. Deleting them is not needed (it succeeds); to be notified again, start a new watch with a config.`,
+      `Task ${taskId} has ended (${stateName(ended, context)}): its push notification configs were removed when it ended, after its final status was pushed to them, and nothing more will be sent. Deleting them is not needed (it succeeds); to be notified again, start a new watch with a config.`,
     );
   }
 
@@ -375,7 +377,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     requireTaskId(params.id, 'id', context);
     const events = super.resubscribe(params, context);
-    const first = await events.next().catch(rethrowWithStateNames);
+    const first = await events.next().catch((error: unknown) => rethrowWithStateNames(error, context));
     if (first.done) return;
     const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
     // A watch another replica runs moves here, where its client is.
@@ -429,7 +431,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // Loaded once for both checks below (a durable read for a watch's task). The SDK loads it
     // again, after the watch has ended, to answer with its final status: that load stays.
     const stored = await this.#tasks.load(params.id, context);
-    refuseCancelOfEndedTask(params.id, stored);
+    refuseCancelOfEndedTask(params.id, stored, context);
     // A watch another replica runs moves here first and ends here, its final status pushed: it
     // went on running there, pushing to its webhooks under a CANCELED task (and counted against
     // the principal's watches) until it expired. One that replica keeps (a client streams it
@@ -572,7 +574,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // As the SDK answers any other message on a task (A2A 3.1.1, 3.4.1): a finished task takes
     // none (UnsupportedOperationError, not invalid params), and the message's contextId, when
     // given, must be the task's.
-    refuseFinished(current);
+    refuseFinished(current, context);
     if (message.contextId && message.contextId !== current.contextId) {
       throw new RequestMalformedError(`contextId mismatch: message contextId '${message.contextId}' does not match task '${taskId}' contextId '${current.contextId}'.`);
     }
@@ -589,7 +591,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       // final status is written first (the task's writes are queued) and must stay the one every
       // stream, webhook and CancelTask's answer carry. Overwritten, GetTask showed a CANCELED task
       // whose status said "renewed", and the renewal was answered as if it had taken.
-      refuseFinished(task);
+      refuseFinished(task, context);
       task.metadata = { ...task.metadata, ...watchMetadata(expiresAt) };
       task.status = {
         ...task.status!,
@@ -611,7 +613,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     });
     // Finished by then on another replica (CancelTask there, between the read and the save): the
     // storage kept that task, and the renewal is refused as on any finished task.
-    if (renewed) refuseFinished(renewed);
+    if (renewed) refuseFinished(renewed, context);
     return renewed ?? current;
   }
 
@@ -704,11 +706,12 @@ function endedStateOf(task: Task | undefined): TaskState | undefined {
  * is then one cancellation asked twice). An unknown (or another principal's) task is left to
  * the SDK's TaskNotFound.
  */
-function refuseCancelOfEndedTask(taskId: string, task: Task | undefined): void {
+function refuseCancelOfEndedTask(taskId: string, task: Task | undefined, context: ServerCallContext): void {
   const ended = endedStateOf(task);
   if (ended === undefined) return;
+  const getTask = context.requestedVersion === LEGACY_VERSION ? 'tasks/get' : 'GetTask';
   throw new TaskNotCancelableError(
-    `Task ${taskId} is not cancelable: it has already ended (${taskStateToJSON(ended)}), so there is nothing left to cancel; GetTask reads how it ended.`,
+    `Task ${taskId} is not cancelable: it has already ended (${stateName(ended, context)}), so there is nothing left to cancel; ${getTask} reads how it ended.`,
   );
 }
 
@@ -728,7 +731,7 @@ function refuseConfigOfTask(task: Task, context: ServerCallContext): void {
     context.requestedVersion === LEGACY_VERSION
       ? 'message/send with a {"watch": {...}} data part and configuration.pushNotificationConfig'
       : 'SendMessage with a {"watch": {...}} data part and configuration.taskPushNotificationConfig';
-  const state = task.status ? taskStateToJSON(task.status.state) : 'no state';
+  const state = task.status ? stateName(task.status.state, context) : 'no state';
   if (!asksForWatch(task)) {
     throw new UnsupportedOperationError(
       `Task ${task.id} is not a watch (${state}): push notification configs are only for watches (standing searches), whose matches come after their request is answered. This task's answer comes in the response to its message (or its stream), nothing is pushed for it, and the config is not kept. To be notified of matches, start a watch with this config (${start}).`,
@@ -737,7 +740,7 @@ function refuseConfigOfTask(task: Task, context: ServerCallContext): void {
   const ended = endedStateOf(task);
   if (ended === undefined) return;
   throw new UnsupportedOperationError(
-    `Task ${task.id} has ended (${taskStateToJSON(ended)}): no update of it will come, so nothing would be pushed to this webhook, and the config is not kept. To be notified of matches, start a new watch with this config (${start}).`,
+    `Task ${task.id} has ended (${stateName(ended, context)}): no update of it will come, so nothing would be pushed to this webhook, and the config is not kept. To be notified of matches, start a new watch with this config (${start}).`,
   );
 }
 
@@ -841,12 +844,27 @@ function withConfigField(error: unknown, at: string): unknown {
 }
 
 /**
- * Rethrows the SDK's refusal of a finished task ("Task … is in a terminal state (3) and cannot
- * be …") with the state's name, which a client can read: TASK_STATE_COMPLETED, not 3.
+ * A task state as the caller's protocol generation names it, in the messages it is told: v1.0's
+ * enum name (TASK_STATE_INPUT_REQUIRED), or for a v0.3 caller v0.3's (input-required), the only
+ * one its TaskState has (v0.3 6.3); it was told TASK_STATE_COMPLETED for its "completed" task.
  */
-function rethrowWithStateNames(error: unknown): never {
+function stateName(state: TaskState, context: ServerCallContext): string {
+  const name = taskStateToJSON(state);
+  if (context.requestedVersion !== LEGACY_VERSION) return name;
+  return state === TaskState.TASK_STATE_UNSPECIFIED ? 'unknown' : name.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
+}
+
+/**
+ * Rethrows the SDK's refusal of a finished task ("Task … is in a terminal state (3) and cannot
+ * be …", or "(TASK_STATE_COMPLETED)") with the state's name as the caller's generation says it,
+ * which a client can read: TASK_STATE_COMPLETED (v0.3: completed), not 3.
+ */
+function rethrowWithStateNames(error: unknown, context: ServerCallContext): never {
   if (error instanceof UnsupportedOperationError) {
-    error.message = error.message.replace(/terminal state \((\d+)\)/, (_, state: string) => `terminal state (${taskStateToJSON(Number(state))})`);
+    error.message = error.message.replace(/terminal state \((\d+|TASK_STATE_[A-Z_]+)\)/, (_, state: string) => {
+      const value = /^\d+$/.test(state) ? Number(state) : taskStateFromJSON(state);
+      return `terminal state (${stateName(value, context)})`;
+    });
   }
   throw error;
 }
@@ -960,11 +978,11 @@ function refuseIfAsked(context: ServerCallContext): void {
  * A renewal on a finished task is refused as any message on one is (A2A 3.1.1:
  * UnsupportedOperationError), saying whether it was a watch.
  */
-function refuseFinished(task: Task): void {
+function refuseFinished(task: Task, context: ServerCallContext): void {
   if (!task.status || !TERMINAL.has(task.status.state)) return;
   // Only a watch's task carries its expiry: another finished task (a registration) never was one.
   const wasWatch = task.metadata?.watchExpiresAt !== undefined;
   throw new UnsupportedOperationError(
-    `Task ${task.id} is in a terminal state (${taskStateToJSON(task.status.state)}): ${wasWatch ? 'it is not an open watch any more' : 'it is not a watch\'s task'} and cannot be renewed. Start a new watch instead.`,
+    `Task ${task.id} is in a terminal state (${stateName(task.status.state, context)}): ${wasWatch ? 'it is not an open watch any more' : 'it is not a watch\'s task'} and cannot be renewed. Start a new watch instead.`,
   );
 }

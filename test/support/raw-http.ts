@@ -41,6 +41,19 @@ export async function readAnswer(res: Response): Promise<RawAnswer> {
   return answer;
 }
 
+/**
+ * The JSON-RPC error response a v0.3 streaming method (message/stream, tasks/resubscribe) is
+ * refused with, after checking it comes as v0.3 defines that method's answer: HTTP 200,
+ * text/event-stream, one `event: error` frame holding the response (v0.3 3.3.1, 7.2.1).
+ */
+export function legacyStreamRefusal(answer: RawAnswer, context = ''): WireJson {
+  assert.equal(answer.status, 200, `${context}: ${answer.text.slice(0, 300)}`);
+  assert.match(answer.headers.get('content-type') ?? '', /^text\/event-stream/, `${context}: ${answer.text.slice(0, 300)}`);
+  const frame = /^event: error\ndata: (.*)\n\n$/s.exec(answer.text);
+  assert.ok(frame, `${context}: one event: error frame, got ${answer.text.slice(0, 300)}`);
+  return JSON.parse(frame[1]!) as WireJson;
+}
+
 /** `data:` payloads of an SSE body, parsed (an `event: error` frame is parsed like the others). */
 export function parseSse(text: string): WireJson[] {
   return text
