@@ -9,9 +9,10 @@
  * - Watch (grpc-health-probe --watch, gRPC clients' own health checking, load balancers) sends
  *   the status at once, then each change of it. The readiness is asked every WATCH_POLL_MS while
  *   any Watch is open, once for all of them (nothing announces a change: storage failing is found
- *   by asking), and a change a Check finds meanwhile is sent at once. An unknown service gets SERVICE_UNKNOWN and the stream stays open, as the
- *   protocol says. Shutdown sends NOT_SERVING and ends every Watch (status OK), or the server's
- *   graceful close would wait out its grace for streams that never end by themselves.
+ *   by asking), and a change a Check finds meanwhile is sent at once. An unknown service gets
+ *   SERVICE_UNKNOWN and the stream stays open, as the protocol says. Shutdown sends NOT_SERVING
+ *   and ends every Watch (status OK), or the server's graceful close would wait out its grace for
+ *   streams that never end by themselves.
  * - A readiness check that fails (throws: a bug, storage answering something unexpected) is
  *   logged with its error, as /readyz logs it, once per change of error rather than at each probe.
  */
@@ -25,7 +26,7 @@ type WatchedStatus = ServingStatus | 'SERVICE_UNKNOWN';
 export const HEALTH_SERVICE_PREFIX = '/grpc.health.v1.Health/';
 
 /** How often the readiness is asked while a Watch is open. */
-export const WATCH_POLL_MS = 1000;
+const WATCH_POLL_MS = 1000;
 
 export interface HealthService {
   /** Sends NOT_SERVING to every open Watch and ends it; later Watches end at once. */
@@ -43,7 +44,6 @@ export function addHealthService(
   serviceNames: readonly string[],
   notReady: () => Promise<string | undefined>,
   log: Pick<Logger, 'error' | 'info'>,
-  pollMs = WATCH_POLL_MS,
 ): HealthService {
   const known = new Set(['', ...serviceNames]);
   const watchers = new Set<Watcher>();
@@ -82,7 +82,7 @@ export function addHealthService(
   };
   const schedule = (): void => {
     if (closed || timer !== undefined || ![...watchers].some((w) => w.sent !== 'SERVICE_UNKNOWN')) return;
-    timer = setTimeout(() => void poll(), pollMs);
+    timer = setTimeout(() => void poll(), WATCH_POLL_MS);
     timer.unref();
   };
   const endWatch = (w: Watcher): void => {
