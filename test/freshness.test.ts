@@ -543,7 +543,11 @@ describe('refresh', () => {
     const { id, base, card } = await registered();
     const hour = 3600_000;
     const day = 24 * hour;
+    // Each case the first failure after a good check: one in a row waits the interval (the backoff of failures in a row is the next test's).
     const nextAfter = async (status: number, retryAfter: string | undefined): Promise<{ delayMs: number; health: WireJson }> => {
+      serveCard(card, base);
+      makeDue(id);
+      await registry.refresher!.runOnce();
       origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(status, retryAfter === undefined ? {} : { 'retry-after': retryAfter }).end());
       makeDue(id);
       const before = Date.now();
@@ -562,13 +566,41 @@ describe('refresh', () => {
     near((await nextAfter(503, '5')).delayMs, hour, 'sooner than the interval: the interval');
     near((await nextAfter(503, 'soon')).delayMs, hour, 'no time in it: the interval');
     near((await nextAfter(500, '43200')).delayMs, hour, 'Retry-After means nothing on a 500');
-    assert.equal((await nextAfter(503, '43200')).health.failures, 7, 'each a failed check');
+    assert.equal((await nextAfter(503, '43200')).health.failures, 1, 'a failed check');
 
     serveCard(card, base);
     makeDue(id);
     await registry.refresher!.runOnce();
     assert.equal((await get(id)).health.status, 'ok');
     near(Date.parse(nextCheckAt(registry.dataDir, id)!) - Date.now(), hour, 'back: the interval');
+  });
+
+  test('a source that keeps failing waits longer each time: the interval doubled per failure in a row, a day at most, the interval again once it answers', async () => {
+    // Checked every interval for ever before, however long it had been down.
+    const { id, base, card } = await registered();
+    const hour = 3600_000;
+    const failOnce = async (status: number, retryAfter?: string): Promise<{ delayMs: number; failures: number }> => {
+      origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(status, retryAfter === undefined ? {} : { 'retry-after': retryAfter }).end());
+      makeDue(id);
+      const before = Date.now();
+      await registry.refresher!.runOnce();
+      return { delayMs: Date.parse(nextCheckAt(registry.dataDir, id)!) - before, failures: (await get(id)).health.failures };
+    };
+    // Jitter takes up to a tenth of the wait beyond the interval off, never more.
+    const backedOff = (actual: number, doubled: number, what: string): void =>
+      assert.ok(actual <= doubled + 60_000 && actual >= doubled - (doubled - hour) * 0.1 - 60_000, `${what}: next check in ${actual} ms, not about ${doubled}`);
+    for (const [failures, doubled] of [[1, hour], [2, 2 * hour], [3, 4 * hour], [4, 8 * hour], [5, 16 * hour], [6, 24 * hour], [7, 24 * hour]] as const) {
+      const check = await failOnce(500);
+      assert.equal(check.failures, failures);
+      backedOff(check.delayMs, doubled, `failure ${failures} in a row`);
+    }
+    // A Retry-After shorter than the backoff does not cut it short.
+    backedOff((await failOnce(503, '60')).delayMs, 24 * hour, 'Retry-After of a minute after 7 failures');
+    serveCard(card, base);
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    assert.equal((await get(id)).health.failures, 0);
+    assert.ok(Math.abs(Date.parse(nextCheckAt(registry.dataDir, id)!) - Date.now() - hour) < 60_000, 'answering again: the interval');
   });
 
   test('an MCP server that answers 503 with Retry-After is not asked again before then either', async () => {

@@ -28,7 +28,7 @@ import { ConfigError, loadConfig } from '../src/config/config.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { v1Card } from './support/documents.js';
 import { dataPart, errorOf, op, resultOf, sdkClient, stateOf, stream, type WireJson } from './support/client.js';
-import { RawA2AClient, errorInfoOf, errorInfoOfHeaders, grpcFrame, healthCheck, metadata, rawGrpcCall, retryInfoOf, sendRequest } from './support/grpc.js';
+import { RawA2AClient, errorInfoOf, errorInfoOfHeaders, grpcFrame, healthCheck, healthWatch, metadata, rawGrpcCall, retryInfoOf, sendRequest } from './support/grpc.js';
 import { holdGets } from './support/hold-gets.js';
 import { metricValue, waitFor } from './support/metrics.js';
 import { connect } from './support/raw-connection.js';
@@ -1481,6 +1481,40 @@ describe('health', () => {
     assert.equal((await fetch(`${registry.url}/readyz`)).status, 200);
     assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'SERVING');
   });
+
+  test('Watch sends the status at once and each change (SERVICE_UNKNOWN for an unknown service, the stream kept open); a readiness check that throws is logged once, not at each probe', async () => {
+    // It was UNIMPLEMENTED: grpc-health-probe --watch and gRPC clients' own health checking use it.
+    const watched = healthWatch(grpcAddress(registry), 'lf.a2a.v1.A2AService');
+    const unknown = healthWatch(grpcAddress(registry), 'no.such.Service');
+    const store = registry.store;
+    const ping = store.ping.bind(store);
+    try {
+      await waitFor(async () => watched.statuses.length === 1 && unknown.statuses.length === 1);
+      assert.deepEqual([watched.statuses, unknown.statuses], [['SERVING'], ['SERVICE_UNKNOWN']]);
+      const failed = () => logged.lines.filter((l) => l.msg === 'the readiness check failed (gRPC health service: NOT_SERVING)');
+      const before = failed().length;
+      store.ping = async () => {
+        throw new Error('the readiness check broke');
+      };
+      // Found by the Watch's own poll (a second at most).
+      await waitFor(async () => watched.statuses.length === 2);
+      assert.equal(watched.statuses[1], 'NOT_SERVING');
+      for (let i = 0; i < 3; i++) assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'NOT_SERVING', 'Check agrees');
+      assert.equal(failed().length, before + 1, 'logged once for the Watch and every Check after it');
+      assert.equal((failed().at(-1)!.err as { message: string }).message, 'the readiness check broke');
+      store.ping = ping;
+      // A change a Check finds goes to the Watches at once.
+      assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'SERVING');
+      await waitFor(async () => watched.statuses.length === 3, 500);
+      assert.deepEqual(watched.statuses, ['SERVING', 'NOT_SERVING', 'SERVING'], 'each change once');
+      assert.deepEqual(unknown.statuses, ['SERVICE_UNKNOWN'], 'an unknown service is never updated, nor ended');
+    } finally {
+      store.ping = ping;
+      watched.cancel();
+      unknown.cancel();
+    }
+    assert.equal((await watched.ended).error?.code, grpc.status.CANCELLED);
+  });
 });
 
 test('shutdown does not wait for a call whose request has not arrived: it is ended UNAVAILABLE (SHUTTING_DOWN), to be sent again', { timeout: 15_000 }, async () => {
@@ -1528,6 +1562,8 @@ test('graceful shutdown: health says NOT_SERVING at once, as /readyz (it said SE
       await watchesHeld;
       return closeWatches();
     };
+    const healthWatched = healthWatch(grpcAddress(closing), '');
+    await waitFor(async () => healthWatched.statuses.length === 1);
     let closed = false;
     const close = closing.close().then(() => (closed = true));
     assert.equal((await fetch(`${closing.url}/readyz`)).status, 503);
@@ -1542,6 +1578,9 @@ test('graceful shutdown: health says NOT_SERVING at once, as /readyz (it said SE
     }
     // Once shutdown has begun the gRPC server takes no new calls...
     await waitFor(async () => (await healthCheck(grpcAddress(closing), '')).error !== undefined);
+    // ...and a health Watch, told NOT_SERVING, is ended (it never ends by itself: the close waited out its grace).
+    assert.deepEqual(await healthWatched.ended, {});
+    assert.deepEqual(healthWatched.statuses, ['SERVING', 'NOT_SERVING']);
     const late = await client.send(search('weather'));
     assert.equal(late.error?.code, grpc.status.UNAVAILABLE);
     // ...and waits for the one in flight, which ends complete, not cut.

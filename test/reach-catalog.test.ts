@@ -932,9 +932,22 @@ describe('ARD API', () => {
       assertArdError(await getJson(`${registry.url}/agents/${ref}`), 400, 'INVALID_ARGUMENT', message);
     }
     assertArdError(await getJson(`${registry.url}/agents/no-such-entry`), 404, 'NOT_FOUND');
-    // A path segment far longer than any id is not echoed whole (ids are at most 100 characters).
-    const long = await getJson(`${registry.url}/agents/${'x'.repeat(5000)}`);
-    assertArdError(long, 404, 'NOT_FOUND', new RegExp(`^No entry has id "${'x'.repeat(100)}…"\\.$`));
+    // An id longer than any entry's (ids are at most 100 characters) is refused naming the limit, in
+    // `get`'s words on the other doors, not echoed; it was looked up and answered 404 "No entry has id".
+    const tooLong = '"id" must be a string of 1 to 100 characters; got one longer';
+    for (const [path, where] of [
+      [`/agents/${'x'.repeat(5000)}`, '/identifier'],
+      [`/agents/${'x'.repeat(101)}`, '/identifier'],
+      [`/agents/${urn('agent', 'x'.repeat(101))}`, '/identifier'],
+      [`/agents/${'x'.repeat(101)}/card.json`, '/id'],
+      [`/mcp-servers/${'x'.repeat(101)}/document.json`, '/id'],
+      [`/mcp-servers/${'x'.repeat(101)}/server-card.json?revision=1`, '/id'],
+    ] as const) {
+      const refused = await getJson(`${registry.url}${path}`);
+      assertArdError(refused, 400, 'INVALID_ARGUMENT', new RegExp(`^The entry id in the ${where === '/id' ? 'path' : 'identifier'} is not valid: ${tooLong}\\.$`));
+      assert.deepEqual(refused.body.details, [{ path: where, message: tooLong }], path.slice(0, 40));
+    }
+    assertArdError(await getJson(`${registry.url}/agents/${'x'.repeat(100)}`), 404, 'NOT_FOUND', new RegExp(`^No entry has id "${'x'.repeat(100)}"\\.$`));
     // An identifier names the kind too: the agent's id under mcp-server is no identifier of this registry's.
     assertArdError(await getJson(`${registry.url}/agents/${urn('mcp-server', ids.weather)}`), 404, 'NOT_FOUND', new RegExp(`is an agent, identified as ${urn('agent', ids.weather)}`));
     assertArdError(await getJson(`${registry.url}/agents/${urn('agent', ids.files)}`), 404, 'NOT_FOUND', /is an MCP server/);

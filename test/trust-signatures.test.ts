@@ -944,6 +944,38 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`REGISTRY_REQUIRE
     if (skip()) return t.skip(skip());
     assert.throws(() => loadConfig({ REGISTRY_REQUIRE_VERIFIED: 'true' }), /REGISTRY_REQUIRE_VERIFIED=true needs trusted keys/);
   });
+
+  test("the catalog's ranges are cut among the entries its reader sees: a run of hidden agents makes no empty range", async (t) => {
+    if (skip()) return t.skip(skip());
+    // Newest first: one shown, eight whose key goes, two shown, then what the other tests left.
+    const register = async (key: SigningKey) => resultOf(await op(alice, { register: { agentCard: await signCard(fresh('Ranged'), key) } })).id as string;
+    for (const key of [trusted.signing, trusted.signing]) await register(key);
+    const hidden = await Promise.all(Array.from({ length: 8 }, () => register(trustedEd.signing)));
+    await register(trusted.signing);
+    writeJwks(jwksFile, [trusted.publicJwk]);
+    const caller = { isAdmin: false };
+    const listed = async (): Promise<string[]> => (await registry!.service.list({ pageSize: 100 }, caller)).entries.map((e) => e.id);
+    await eventually(async () => !(await listed()).some((id) => hidden.includes(id)), 'the cards are re-evaluated');
+    const searched = async (): Promise<string[]> => resultOf(await op(anonymous, { search: { query: 'ranged' } })).results.map((h: WireJson) => h.id);
+    await eventually(async () => !(await searched()).some((id) => hidden.includes(id)), 'the index follows');
+    const shown = await listed();
+    try {
+      // As the catalog walks its tree (pages of 100 cut in 100 ranges), in pages of 1 cut in 2.
+      const walked: string[] = [];
+      const ranges: Array<{ pageToken?: string; until?: string }> = [{}];
+      for (let range = ranges.pop(); range; range = ranges.pop()) {
+        const page = await registry!.service.list({ pageSize: 1, split: 2, ...range }, caller);
+        assert.equal(page.entries.length, 1, `a range linked holds entries the reader sees: ${JSON.stringify(range)}`);
+        walked.push(...page.entries.map((e) => e.id));
+        const starts = page.nextPageToken ? [page.nextPageToken, ...(page.parts ?? [])] : [];
+        starts.forEach((start, i) => ranges.push({ pageToken: start, ...((starts[i + 1] ?? range!.until) === undefined ? {} : { until: starts[i + 1] ?? range!.until }) }));
+      }
+      assert.deepEqual(walked.sort(), [...shown].sort(), 'each shown entry once');
+    } finally {
+      writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk]);
+      await eventually(async () => (await listed()).includes(hidden[0]!), 'trusted again');
+    }
+  });
 });
 
 describe('a stored verdict made by older verification rules', () => {

@@ -203,6 +203,22 @@ function revisionOf(req: Request): number | undefined {
   throw new RegistryError('BAD_REQUEST', `${message}.`, [{ path: '/query/revision', message }]);
 }
 
+const ENTRY_ID = getSchema.shape.id;
+
+/**
+ * An entry id from the path (`/agents/{id}/card.json`, the id in `/agents/{identifier}`), held to
+ * `get`'s rule and words, as `?revision=` is: one longer than any entry id was looked up and
+ * answered 404 "No entry has id", which said nothing of the limit, where `get` on the other doors
+ * answers 400 naming it. `where`: the detail's path (`/id`, or `/identifier` for an ARD identifier).
+ */
+function entryIdOf(id: string, where: string): string {
+  const checked = ENTRY_ID.safeParse(id);
+  if (checked.success) return checked.data;
+  const message = issueMessage(checked.error.issues[0]!, ['id'], ENTRY_ID, id);
+  const carrier = where === '/identifier' ? 'identifier' : 'path';
+  throw new RegistryError('BAD_REQUEST', `The entry id in the ${carrier} is not valid: ${message}.`, [{ path: where, message }]);
+}
+
 export const catalogDoor: Door = {
   name: 'catalog',
   openReads: (config) => openReadPaths(config.publicRead),
@@ -229,7 +245,7 @@ export const catalogDoor: Door = {
       (await core.operations.answer(operation, caller)).data as unknown as T;
 
     const entryOfKind = async (req: Request, kind: EntryKind): Promise<{ view: EntryView; revision?: number }> => {
-      const id = String(req.params.id);
+      const id = entryIdOf(String(req.params.id), '/id');
       const revision = revisionOf(req);
       const view = await answer<EntryView>(revision === undefined ? { op: 'get', id } : { op: 'get', id, revision }, requestCaller(req));
       if (view.kind !== kind) {
@@ -355,7 +371,7 @@ export const catalogDoor: Door = {
           sendCacheable(req, res, { body: Buffer.from(JSON.stringify(own)), cacheControl, contentType: JSON_TYPE });
           return;
         }
-        const view = await answer<EntryView>({ op: 'get', id: ref.id }, requestCaller(req));
+        const view = await answer<EntryView>({ op: 'get', id: entryIdOf(ref.id, '/identifier') }, requestCaller(req));
         // The store finds an id in any case; an identifier is matched exactly (ADR-0010).
         if (ref.kind !== undefined && view.id !== ref.id) {
           throw notFound(`The registry has no entry "${String(req.params.ref).slice(0, 200)}": identifiers are compared exactly, case-sensitively; did you mean ${entryUrn(site, view.kind, view.id)}?`);

@@ -100,7 +100,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
   // moment shutdown begins, while the watches close, before this server's own close. Asked of
   // the core and this server alone, it said SERVING then, where /readyz answered 503.
   let registryNotReady = async (): Promise<string | undefined> => notReady() ?? core.notReady();
-  addHealthService(server, A2A_SERVICES, () => registryNotReady());
+  const health = addHealthService(server, A2A_SERVICES, () => registryNotReady(), core.log);
   return {
     interfaces: grpcInterfaces(url),
     serve(ctx) {
@@ -116,6 +116,8 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         state = 'closed';
+        // Health Watch streams never end by themselves: told NOT_SERVING and ended, or the graceful close waited for them.
+        health.close();
         const force = setTimeout(() => server.forceShutdown(), core.config.connections.shutdownGraceMs).unref();
         server.tryShutdown(() => {
           clearTimeout(force);

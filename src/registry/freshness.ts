@@ -29,6 +29,7 @@ import type { ChangeFeed } from './change-feed.js';
 import { SourceFailure, type DocumentSources } from './document-sources.js';
 import { checkDocument, entryWriteOf, identityOfOwnEntry, identityTaken, publishUpsert, registrationResultOf } from './documents.js';
 import { describeStored } from './entries.js';
+import { failureBackoffMs } from './failure-backoff.js';
 import { nextHealth, type CheckFinding } from './health.js';
 import { shownTakenEndpoint, urlTaken } from './endpoint-claims.js';
 import { URL_RESERVED, type ReservedEndpoints } from './reserved-endpoints.js';
@@ -267,15 +268,19 @@ export class FreshnessChecks {
 
   /**
    * The freshness record after a check: health moved on from the entry's, the next check
-   * scheduled (`retryAfterMs`: a failed check's source asked to be left alone that long).
+   * scheduled (an interval after an `ok`, backed off after failures in a row; `retryAfterMs`: a
+   * failed check's source asked to be left alone that long).
    */
   private after(entry: StoredEntry, source: EntrySource | undefined, finding: CheckFinding, drift: boolean | undefined, retryAfterMs?: number): FreshnessWrite {
     const health = nextHealth(entry.health, finding, new Date().toISOString());
     const write: FreshnessWrite = { health };
     if (source) write.source = source;
     if (drift !== undefined) write.drift = drift;
-    const next = this.nextCheckAt();
-    if (next) write.nextCheckAt = notBeforeRetryAfter(this.#checkWhenHidden(health, next), retryAfterMs);
+    const interval = this.settings.refreshIntervalMs;
+    if (interval > 0) {
+      const next = new Date(Date.now() + failureBackoffMs(interval, health.failures)).toISOString();
+      write.nextCheckAt = notBeforeRetryAfter(this.#checkWhenHidden(health, next), retryAfterMs);
+    }
     return write;
   }
 

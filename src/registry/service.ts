@@ -25,7 +25,7 @@ import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
 import { sameOutcome } from '../contract/verification.js';
 import type { IndexState, SavedState } from '../search/index-state.js';
-import type { IndexQuery, SearchIndex } from '../search/types.js';
+import type { IndexQuery, ListingShown, SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import { ENTRY_KINDS, InvalidCursorError, decodeCursor as decodeListPosition, encodeCursor as encodeListPosition } from '../storage/common.js';
 import type { AcceptedUpsert, AcknowledgementRow, RegistryStore, StoredEntry, TaskRow, WriteQuota } from '../storage/types.js';
@@ -546,14 +546,15 @@ export class RegistryService {
     const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint, 'list', 'filter') : undefined;
     const until = request.until ? this.untilPosition(request.until, fingerprint) : undefined;
     const pageSize = request.pageSize ?? DEFAULT_LIST_SIZE;
+    // An owner's own listing ("mine") shows them: it is where the owner finds what to fix.
+    const hideUnverifiedAgents = this.hideUnverifiedAgents && mine === undefined;
     const result = await this.stored(
       this.store.list({
         kind: filter.kind,
         owner: filter.owner,
         health,
         verified: filter.verified,
-        // An owner's own listing ("mine") shows them: it is where the owner finds what to fix.
-        ...(this.hideUnverifiedAgents && mine === undefined ? { hideUnverifiedAgents: true } : {}),
+        ...(hideUnverifiedAgents ? { hideUnverifiedAgents: true } : {}),
         ...(orderBy ? { orderBy } : {}),
         limit: pageSize,
         after,
@@ -566,7 +567,8 @@ export class RegistryService {
     const page: ListPage = { entries: result.entries.map((e) => toEntryView(e, request.withDocuments === true)) };
     if (result.next) page.nextPageToken = this.pageTokens.issue(result.next, fingerprint, 'list');
     if (result.next && request.split !== undefined && orderBy === undefined) {
-      page.parts = this.listParts(result.next, until, pageSize, request.split).map((position) => this.pageTokens.issue(position, fingerprint, 'list'));
+      const shown: ListingShown = { filter: { kind: filter.kind, owner: filter.owner, health, verified: filter.verified }, hideUnverifiedAgents };
+      page.parts = this.listParts(result.next, until, pageSize, request.split, shown).map((position) => this.pageTokens.issue(position, fingerprint, 'list'));
     }
     return page;
   }
@@ -584,12 +586,13 @@ export class RegistryService {
   /**
    * Where the listing from position `from` to `until` is cut into at most `split` ranges of
    * pageSize·split^k entries (ListPage.parts), found in the index's listing order (in memory:
-   * no storage read). The index counts every entry it holds, whatever the listing filters out,
-   * so a range holds at most its share; entries it does not hold yet (while it loads, or a
+   * no storage read). The index counts the entries the listing shows (`shown`: its filter, and
+   * not the agents hidden from its caller, which made ranges short, or empty, while more
+   * followed), so a range holds its share; entries it does not hold yet (while it loads, or a
    * replica's index behind its database) fall in the range they belong to, made larger.
    */
-  private listParts(from: string, until: string | undefined, pageSize: number, split: number): string[] {
-    const steps = this.index.listingSteps(pageSize, decodeListPosition(from), until === undefined ? undefined : decodeListPosition(until));
+  private listParts(from: string, until: string | undefined, pageSize: number, split: number, shown: ListingShown): string[] {
+    const steps = this.index.listingSteps(pageSize, decodeListPosition(from), until === undefined ? undefined : decodeListPosition(until), shown);
     if (split < 2) return [];
     let pages = 1;
     while (Math.ceil(steps.count / (pageSize * pages)) > split) pages *= split;

@@ -20,7 +20,7 @@ import { clearableTimeout } from '../lib/clearable-timeout.js';
 import type { Embedder } from './embeddings.js';
 import { parseQuery } from './query.js';
 import { WordMemo } from './related-words.js';
-import type { IndexPage, IndexQuery, IndexedEntry, KeywordIndex, SearchIndex } from './types.js';
+import type { IndexPage, IndexQuery, IndexedEntry, KeywordIndex, ListingShown, SearchIndex } from './types.js';
 
 /** Characters of an entry's text sent to be embedded. */
 export const EMBED_TEXT_CHARS = 2_000;
@@ -95,8 +95,8 @@ export class HybridSearchIndex implements SearchIndex {
     return this.keyword.search(query);
   }
 
-  listingSteps(every: number, below?: number, until?: number): { count: number; places: number[] } {
-    return this.keyword.listingSteps(every, below, until);
+  listingSteps(every: number, below?: number, until?: number, shown?: ListingShown): { count: number; places: number[] } {
+    return this.keyword.listingSteps(every, below, until, shown);
   }
 
   async search(query: IndexQuery): Promise<IndexPage> {

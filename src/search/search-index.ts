@@ -61,7 +61,7 @@
  */
 import type { ResultsPer, SearchHit, SearchMatch } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
-import type { IndexPage, IndexQuery, IndexedEntry, KeywordIndex } from './types.js';
+import type { IndexPage, IndexQuery, IndexedEntry, KeywordIndex, ListingShown } from './types.js';
 import { Attributes, mimeKey, tagKey } from './attributes.js';
 import {
   EntryStore,
@@ -884,14 +884,17 @@ export class PostingsIndex implements KeywordIndex {
     return this.search(query);
   }
 
-  listingSteps(every: number, below = Infinity, until = -Infinity): { count: number; places: number[] } {
+  listingSteps(every: number, below = Infinity, until = -Infinity, shown: ListingShown = {}): { count: number; places: number[] } {
     const seqs = this.tables.listSeq;
     const places: number[] = [];
     let count = 0;
+    const filter = new CompiledFilter(shown.filter, this.attrs, { hideUnverifiedAgents: shown.hideUnverifiedAgents });
+    if (filter.impossible) return { count, places };
     this.recency.all.walk(
       (no) => {
         const seq = seqs[no]!;
         if (seq < until) return false;
+        if (!filter.entryFree && !filter.entryPasses(no)) return true;
         if (++count % every === 0) places.push(seq);
         return true;
       },

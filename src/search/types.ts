@@ -36,6 +36,16 @@ export interface IndexedEntry {
   jwks?: string;
 }
 
+/**
+ * What a listing shows (the registry's `list`): the entries of its filter, without the agents
+ * the caller may not see (REGISTRY_REQUIRE_VERIFIED). Entries it leaves out are no part of its
+ * steps: counted, a range of the catalog's tree that held only them came out empty.
+ */
+export interface ListingShown {
+  filter?: Pick<SearchFilter, 'kind' | 'owner' | 'health' | 'verified'>;
+  hideUnverifiedAgents?: boolean;
+}
+
 export interface IndexQuery {
   /** Free text; empty or absent lists what matches the filter. */
   text?: string;
@@ -107,10 +117,11 @@ export interface SearchIndex {
    * entries, over the part of it below list place `below` (from the newest when undefined) down
    * to list place `until` included (to the oldest when undefined): how many entries that part
    * holds, and the list places of its entries number every, 2·every, ... (each the last of a step).
-   * Every entry indexed counts, whatever a listing would filter out, so a step holds at most
-   * `every` listed entries. Walks that part of the order in memory (and the newer entries above it).
+   * Only the entries the listing shows count (`shown`: its filter, and agents hidden from its
+   * caller left out), so a step holds `every` listed entries, but for entries the index does not
+   * hold yet. Walks that part of the order in memory (and the newer entries above it).
    */
-  listingSteps(every: number, below?: number, until?: number): { count: number; places: number[] };
+  listingSteps(every: number, below?: number, until?: number, shown?: ListingShown): { count: number; places: number[] };
   /** Number of entries indexed. */
   readonly size: number;
   /**

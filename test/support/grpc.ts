@@ -149,6 +149,26 @@ export function healthCheck(address: string, service: string): Promise<{ status?
   );
 }
 
+/** An open grpc.health.v1.Health/Watch: the statuses received so far, and how the stream ended (once it has). */
+export interface HealthWatch {
+  statuses: string[];
+  ended: Promise<{ error?: grpc.ServiceError }>;
+  cancel(): void;
+}
+
+/** grpc.health.v1.Health/Watch for one service name, with @grpc/grpc-js's client. */
+export function healthWatch(address: string, service: string): HealthWatch {
+  const client = new HealthClient(address, grpc.credentials.createInsecure()) as unknown as grpc.Client & { watch: StreamMethod };
+  const call = client.watch({ service }, new grpc.Metadata());
+  const statuses: string[] = [];
+  call.on('data', (value: { status: string }) => statuses.push(value.status));
+  const ended = new Promise<{ error?: grpc.ServiceError }>((resolve) => {
+    call.on('error', (error: grpc.ServiceError) => resolve({ error }));
+    call.on('end', () => resolve({}));
+  }).finally(() => client.close());
+  return { statuses, ended, cancel: () => call.cancel() };
+}
+
 /** One gRPC message as framed on the wire: a compressed flag, its length, its bytes. */
 export function grpcFrame(message: Buffer, compressed = false): Buffer {
   const header = Buffer.alloc(5);
