@@ -59,7 +59,7 @@ import {
   DELETE_BATCH_ROWS,
   UnstorableTextError,
 } from '../common.js';
-import { FaultState, StorageUnavailableError, lostConnection, postgresFault, type StorageFault } from '../faults.js';
+import { FaultState, StorageUnavailableError, loginRefusal, lostConnection, postgresFault, type StorageFault } from '../faults.js';
 import { CHANGE_LOCK_KEY, OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
 import { listenForChanges, listenOn, type ChangeListener } from './listen.js';
 import { PostgresTaskRecords, saveTaskRowIn } from './task-records.js';
@@ -315,7 +315,7 @@ export class PostgresStore implements RegistryStore {
     try {
       client = await this.#pool.connect();
     } catch (error) {
-      throw new Error(`Cannot connect to ${redact(this.#url)}: ${(error as Error).message}`, { cause: error });
+      throw this.#cannotConnect(error);
     }
     let presence: ChangeSubscription;
     try {
@@ -323,7 +323,7 @@ export class PostgresStore implements RegistryStore {
       presence = await this.#listen(() => holdReplicaPresence(this.#url, this.#onConnectionError));
     } catch (error) {
       client.release();
-      throw new Error(`Cannot connect to ${redact(this.#url)}: ${(error as Error).message}`, { cause: error });
+      throw this.#cannotConnect(error);
     }
     let failure: Error | undefined;
     try {
@@ -352,6 +352,12 @@ export class PostgresStore implements RegistryStore {
       client.release(failure);
     }
     this.#opened = true;
+  }
+
+  /** Why opening failed: the driver's words, and what to fix when the server refused the login (loginRefusal). */
+  #cannotConnect(error: unknown): Error {
+    const refusal = loginRefusal(error);
+    return new Error(`Cannot connect to ${redact(this.#url)}: ${(error as Error).message}${refusal ? `; ${refusal}` : ''}`, { cause: error });
   }
 
   async close(): Promise<void> {
