@@ -271,6 +271,7 @@ describe('two replicas on one PostgreSQL', () => {
     const acknowledged: string[] = [];
     for (let i = 0; i < 5; i++) acknowledged.push(resultOf(await op(onA, { register: { agentCard: v1Card(`Before ${i}`, `https://before.example.org/${i}`) } })).id);
     const failedBefore = [a, b].map((r) => r.logs.filter((l) => String(l.msg).startsWith('catching up with changes failed')).length);
+    const linesBefore = [a, b].map((r) => r.logs.length);
     await postgres.server.halt();
     await within(5000, async () => (await fetch(`${a.url}/readyz`)).status === 503);
     const down = (await (await fetch(`${b.url}/readyz`)).json()) as WireJson;
@@ -288,6 +289,12 @@ describe('two replicas on one PostgreSQL', () => {
       const failed = r.logs.filter((l) => String(l.msg).startsWith('catching up with changes failed')).length - failedBefore[i]!;
       assert.ok(failed >= 1 && failed <= 2, `replica ${i} logged the failed catch-up ${failed} times`);
       await within(5000, async () => r.logs.some((l) => l.msg === 'caught up with changes again'));
+      // The listeners' connections (changes, watch handovers) say why they are down once per reason,
+      // not at each attempt to reconnect (the server shutting down, then refusing: 2 or 3 lines each).
+      const reconnecting = r.logs.slice(linesBefore[i]).filter((l) => /; reconnecting$/.test(String(l.msg)));
+      const said = reconnecting.map((l) => `${String(l.msg)}: ${typeof l.err === 'string' ? l.err : (l.err as { message?: string } | undefined)?.message}`);
+      assert.ok(reconnecting.length > 0, `replica ${i} said its listeners were interrupted`);
+      assert.deepEqual(said, [...new Set(said)], `replica ${i} said each reason once`);
     }
     for (const id of acknowledged) assert.equal(resultOf(await op(onB, { get: { id } })).id, id);
     const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('After Restart Agent', 'https://after.example.org/a2a') } }));
