@@ -134,9 +134,10 @@ const whereOf = (error: unknown): string => {
   return typeof where === 'string' ? where : '';
 };
 /** node-postgres's own words when the server asks for a password the URL does not give (SCRAM, or MD5 with none). */
+const MISSING_PASSWORD = /client password must be a string|SASL: SCRAM-SERVER-FIRST-MESSAGE/i;
+/** What that means, and what to fix (the driver's words say neither). */
 const NO_PASSWORD =
   'the database server asks for a password and the registry has none: give it in DATABASE_URL (postgres://user:password@host/database, or DATABASE_URL_FILE to keep it out of the environment)';
-const MISSING_PASSWORD = /client password must be a string|SASL: SCRAM-SERVER-FIRST-MESSAGE/i;
 
 /** node-postgres errors: SQLSTATE codes (class 08, 25006, 28xxx, 53xxx, 55P03, 57014, 57P0x, 58030, XX00x) and socket errors. */
 export function postgresFault(error: unknown): StorageFault | undefined {
