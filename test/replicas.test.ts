@@ -248,8 +248,8 @@ describe('two replicas on one PostgreSQL', () => {
     t.after(() => holder.end());
     await holder.query('BEGIN');
     await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [id]);
-    // More writes of that entry than the pool has connections (10): each waits for the row on one.
-    const versions = Array.from({ length: 12 }, (_, i) => `2.0.${i}`);
+    // As many writes of that entry as the pool has connections (10): each waits for the row on one.
+    const versions = Array.from({ length: 10 }, (_, i) => `2.0.${i}`);
     const writes = versions.map((version) => op(onA, { register: { agentCard: { ...v1Card('Crowded Crane', 'https://crowded-crane.example.org/a2a'), version } } }));
     const waiting = "FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a-registry' AND wait_event_type = 'Lock'";
     // pg_stat_clear_snapshot: inside the holder's transaction the statistics are otherwise read once and kept.
