@@ -240,12 +240,38 @@ describe('two replicas on one PostgreSQL', () => {
     assert.deepEqual([again.created, again.revision], [true, 1], 'the write sent again is the first');
   });
 
+  test("every pooled connection busy (writes waiting for a row another session holds): /readyz answers at once and ready, it does not queue behind them and call storage unreachable", async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('Crowded Crane', 'https://crowded-crane.example.org/a2a') } }));
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    await holder.connect();
+    t.after(() => holder.end());
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [id]);
+    // As many writes of that entry as the pool has connections (10): each waits for the row on one.
+    const versions = Array.from({ length: 10 }, (_, i) => `2.0.${i}`);
+    const writes = versions.map((version) => op(onA, { register: { agentCard: { ...v1Card('Crowded Crane', 'https://crowded-crane.example.org/a2a'), version } } }));
+    const waiting = "FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a-registry' AND wait_event_type = 'Lock'";
+    // pg_stat_clear_snapshot: inside the holder's transaction the statistics are otherwise read once and kept.
+    await within(5000, async () => (await holder.query<{ n: number }>(`SELECT pg_stat_clear_snapshot(), count(*)::int AS n ${waiting}`)).rows[0]!.n >= 10);
+    // Before, the check's SELECT 1 waited in the pool's queue: 503 "postgres storage is unreachable" after 3 s.
+    const answered = await Promise.race([
+      fetch(`${a.url}/readyz`).then(async (res) => `${res.status} ${await res.text()}`),
+      new Promise<string>((r) => setTimeout(() => r('no answer within 1.5 s'), 1500)),
+    ]);
+    await holder.query('ROLLBACK');
+    assert.equal(answered, '200 {"status":"ready"}');
+    // Nothing was refused: each write had its turn once the row was free.
+    assert.deepEqual((await Promise.all(writes)).map(stateOf), versions.map(() => 'TASK_STATE_COMPLETED'));
+  });
+
   test('a PostgreSQL restart: replicas report not ready, then recover; nothing acknowledged is lost', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     if (!postgres.server.controllable) return t.skip('TEST_DATABASE_URL server cannot be restarted');
     const acknowledged: string[] = [];
     for (let i = 0; i < 5; i++) acknowledged.push(resultOf(await op(onA, { register: { agentCard: v1Card(`Before ${i}`, `https://before.example.org/${i}`) } })).id);
     const failedBefore = [a, b].map((r) => r.logs.filter((l) => String(l.msg).startsWith('catching up with changes failed')).length);
+    const linesBefore = [a, b].map((r) => r.logs.length);
     await postgres.server.halt();
     await within(5000, async () => (await fetch(`${a.url}/readyz`)).status === 503);
     const down = (await (await fetch(`${b.url}/readyz`)).json()) as WireJson;
@@ -263,6 +289,12 @@ describe('two replicas on one PostgreSQL', () => {
       const failed = r.logs.filter((l) => String(l.msg).startsWith('catching up with changes failed')).length - failedBefore[i]!;
       assert.ok(failed >= 1 && failed <= 2, `replica ${i} logged the failed catch-up ${failed} times`);
       await within(5000, async () => r.logs.some((l) => l.msg === 'caught up with changes again'));
+      // The listeners' connections (changes, watch handovers) say why they are down once per reason,
+      // not at each attempt to reconnect (the server shutting down, then refusing: 2 or 3 lines each).
+      const reconnecting = r.logs.slice(linesBefore[i]).filter((l) => /; reconnecting$/.test(String(l.msg)));
+      const said = reconnecting.map((l) => `${String(l.msg)}: ${typeof l.err === 'string' ? l.err : (l.err as { message?: string } | undefined)?.message}`);
+      assert.ok(reconnecting.length > 0, `replica ${i} said its listeners were interrupted`);
+      assert.deepEqual(said, [...new Set(said)], `replica ${i} said each reason once`);
     }
     for (const id of acknowledged) assert.equal(resultOf(await op(onB, { get: { id } })).id, id);
     const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('After Restart Agent', 'https://after.example.org/a2a') } }));

@@ -134,7 +134,7 @@ test('liveness answers and requests are refused as retryable while storage waits
   assert.equal(got.document.name, 'Opening Agent');
 });
 
-test('a PostgreSQL server not reachable yet at start-up is waited for (retried with backoff, /readyz saying why), not a start that fails; a database that does not exist still stops it at once', async (t) => {
+test('a PostgreSQL server not reachable yet at start-up is waited for (retried with backoff, /readyz saying why), not a start that fails; a database that does not exist, or a login the server refuses (no password, a wrong one), still stops it at once, saying what to fix', async (t) => {
   if (postgres.skipReason) return t.skip(postgres.skipReason);
   const databaseUrl = await postgres.server.createDatabase('waited');
   const target = new URL(databaseUrl);
@@ -196,6 +196,34 @@ test('a PostgreSQL server not reachable yet at start-up is waited for (retried w
   const missing = new URL(databaseUrl);
   missing.pathname = '/no_such_database';
   await assert.rejects(startTestRegistry({ DATABASE_URL: missing.toString() }), /database "no_such_database" does not exist/);
+  // Nor can it fix a login the server refuses: said with what to fix, never with the password.
+  // (The server's client rules are this file's own server's, changed for one role alone.)
+  if (!postgres.server.controllable) return;
+  const role = `login_${process.pid}`;
+  const admin = new pg.Client({ connectionString: postgres.server.url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'Right-Password-1'`);
+    const { rows } = await admin.query<{ hba_file: string }>('SHOW hba_file');
+    const rules = rows[0]!.hba_file;
+    fs.writeFileSync(rules, `host all ${role} 127.0.0.1/32 scram-sha-256\n${fs.readFileSync(rules, 'utf8')}`);
+    await admin.query('SELECT pg_reload_conf()');
+  } finally {
+    await admin.end();
+  }
+  const login = new URL(databaseUrl);
+  login.username = role;
+  // Before, "SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string", naming neither the setting nor the cause.
+  await assert.rejects(startTestRegistry({ DATABASE_URL: login.toString() }), (error: Error) => {
+    assert.match(error.message, new RegExp(`^Cannot connect to postgres://${role}@127\\.0\\.0\\.1:\\d+/\\S+: SASL: .*; the database server asks for a password and the registry has none: give it in DATABASE_URL \\(postgres://user:password@host/database, or DATABASE_URL_FILE`));
+    return true;
+  });
+  login.password = 'Wrong-Password-2';
+  await assert.rejects(startTestRegistry({ DATABASE_URL: login.toString() }), (error: Error) => {
+    assert.match(error.message, new RegExp(`^Cannot connect to postgres://${role}:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/\\S+: password authentication failed for user "${role}"; the database server refuses the registry's credentials \\(was the password changed\\?\\): fix DATABASE_URL$`));
+    assert.doesNotMatch(error.message, /Wrong-Password/);
+    return true;
+  });
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

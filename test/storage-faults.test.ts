@@ -1078,10 +1078,18 @@ describe('PostgreSQL storage faults', () => {
     }
     await assertSearchable(registry, 'Unreachable', 1);
     assert.equal((await readiness(registry)).status, 503);
+    // The metrics an outage is watched by are scraped: only the entry counts, read from storage, are left out.
+    // Before, the failed count failed the whole scrape (503 "metrics are unavailable right now").
+    const scrape = await fetch(`${registry.url}/metrics`);
+    assert.equal(scrape.status, 200);
+    const metrics = await scrape.text();
+    assert.match(metrics, /^registry_storage_writable 0$/m);
+    assert.doesNotMatch(metrics, /^registry_entries\{/m);
     await postgres!.server.resume();
     resumed = true;
     await eventually(20_000, async () => (await readiness(registry)).status === 200, 'ready once the server is back');
     assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Unreachable Three', 'https://unreachable-three.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+    assert.match(await (await fetch(`${registry.url}/metrics`)).text(), /^registry_entries\{kind="agent"\} 2$/m, 'counted again once storage answers');
   });
 
   test('a lock held past the statement timeout, and no connection left (53300): writes refused as STORAGE_UNAVAILABLE, not failed tasks; /readyz stays ready while only locked rows fail, not while no connection opens', { timeout: 90_000 }, async (t) => {

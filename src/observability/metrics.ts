@@ -50,6 +50,21 @@ const JSONRPC_METHODS = new Set([
 const OPERATIONS: ReadonlySet<string> = new Set(OPERATION_NAMES);
 /** How long one read of the entry counts serves scrapes (see entryCounts). */
 const ENTRY_COUNT_MAX_AGE_MS = 5_000;
+/** How long a scrape waits for the entry counts before leaving them out (Prometheus's default scrape timeout is 10 s). */
+const ENTRY_COUNT_WAIT_MS = 2_000;
+
+/** The counts, or undefined when they failed or did not come within `ms`. */
+async function entryCountsWithin(counts: Promise<Record<string, number>>, ms: number): Promise<Record<string, number> | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([counts.catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** The HTTP+JSON route a path belongs to, with ids and tenants taken out. */
@@ -179,8 +194,13 @@ export class RegistryMetrics {
       registers: [this.registry],
       async collect() {
         if (!self.sources) return;
-        const counts = await self.entryCounts(self.sources);
-        for (const [kind, n] of Object.entries(counts)) this.set({ kind: codeLabelKind(kind) }, n);
+        // Storage that cannot answer (PostgreSQL down, every pooled connection busy) leaves this
+        // gauge out of the scrape. Its failure failed the whole scrape (503), hiding the metrics
+        // an outage is watched by (registry_storage_writable 0, the requests refused), and a
+        // read waiting for a busy pool held the scrape past Prometheus's timeout.
+        const counts = await entryCountsWithin(self.entryCounts(self.sources), ENTRY_COUNT_WAIT_MS);
+        this.reset();
+        for (const [kind, n] of Object.entries(counts ?? {})) this.set({ kind: codeLabelKind(kind) }, n);
       },
     });
     new Gauge({

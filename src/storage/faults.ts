@@ -135,6 +135,9 @@ const whereOf = (error: unknown): string => {
 };
 /** node-postgres's own words when the server asks for a password the URL does not give (SCRAM, or MD5 with none). */
 const MISSING_PASSWORD = /client password must be a string|SASL: SCRAM-SERVER-FIRST-MESSAGE/i;
+/** What that means, and what to fix (the driver's words say neither). */
+const NO_PASSWORD =
+  'the database server asks for a password and the registry has none: give it in DATABASE_URL (postgres://user:password@host/database, or DATABASE_URL_FILE to keep it out of the environment)';
 
 /** node-postgres errors: SQLSTATE codes (class 08, 25006, 28xxx, 53xxx, 55P03, 57014, 57P0x, 58030, XX00x) and socket errors. */
 export function postgresFault(error: unknown): StorageFault | undefined {
@@ -153,7 +156,7 @@ export function postgresFault(error: unknown): StorageFault | undefined {
   }
   const message = error instanceof Error ? error.message : '';
   if (NETWORK_MESSAGES.test(message)) return storageFault('unreachable', 'CONNECTION');
-  if (code === undefined && MISSING_PASSWORD.test(message)) return storageFault('refused', 'PASSWORD', POSTGRES_REFUSALS['28P01']![1]);
+  if (code === undefined && MISSING_PASSWORD.test(message)) return storageFault('refused', 'PASSWORD', NO_PASSWORD);
   return undefined;
 }
 
@@ -176,6 +179,17 @@ export function lostConnection(error: unknown, consequence: string): StorageFaul
     ),
     scope: 'connection',
   };
+}
+
+/**
+ * What to fix when PostgreSQL refused the registry's login (credentials, pg_hba.conf, no
+ * password given), or undefined: said after the driver's own words at start-up, which name
+ * neither the setting nor the cause ("SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be
+ * a string" for a URL without the password the server asks for).
+ */
+export function loginRefusal(error: unknown): string | undefined {
+  const fault = postgresFault(error);
+  return fault?.reason === 'refused' && ['28P01', '28000', 'PASSWORD'].includes(fault.code) ? fault.message : undefined;
 }
 
 /**

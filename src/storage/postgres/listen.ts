@@ -22,7 +22,10 @@ export interface ListenOptions {
   /** First reconnection delay (ms); doubles up to `maxRetryMs`. */
   retryMs?: number;
   maxRetryMs?: number;
-  /** Told about connection errors (they are otherwise handled by reconnecting). */
+  /**
+   * Told about connection errors (they are otherwise handled by reconnecting): once per outage
+   * and reason, not at every attempt to reconnect (see `report` below).
+   */
   onError?: (error: Error) => void;
   /** Runs on every new session once it listens (e.g. to take a session lock); its failure is the connection's. */
   onConnect?: (client: pg.Client) => Promise<unknown>;
@@ -54,6 +57,19 @@ export async function listenOn(
   let client: pg.Client | undefined;
   let timer: NodeJS.Timeout | undefined;
   let delay = retryMs;
+  /**
+   * The error last told while the connection is down. Each failed attempt was told: with the
+   * backoff capped at 5 s, a database down for a minute made each of a replica's listeners
+   * (changes, watch handovers, presence) log a dozen identical warnings, an hour's outage
+   * hundreds, burying what else went wrong. A new reason is told; a connection that works again
+   * starts the next outage afresh.
+   */
+  let told: string | undefined;
+  const report = (error: Error): void => {
+    if (error.message === told) return;
+    told = error.message;
+    options.onError?.(error);
+  };
   // A throwing callback must not kill the connection's event handling (or the process).
   const notify = (payload: string | undefined): void => {
     try {
@@ -76,7 +92,7 @@ export async function listenOn(
     const onDrop = (error?: Error): void => {
       if (dropped) return;
       dropped = true;
-      if (error) options.onError?.(error);
+      if (error) report(error);
       next.end().catch(() => undefined);
       if (client === next) client = undefined;
       scheduleReconnect();
@@ -110,10 +126,11 @@ export async function listenOn(
       connect().then(
         () => {
           delay = retryMs;
+          told = undefined;
           if (!closed) notify(undefined);
         },
         (error: unknown) => {
-          options.onError?.(error instanceof Error ? error : new Error(String(error)));
+          report(error instanceof Error ? error : new Error(String(error)));
           delay = Math.min(delay * 2, maxRetryMs);
           scheduleReconnect();
         },

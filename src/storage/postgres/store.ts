@@ -59,7 +59,7 @@ import {
   DELETE_BATCH_ROWS,
   UnstorableTextError,
 } from '../common.js';
-import { FaultState, StorageUnavailableError, lostConnection, postgresFault, type StorageFault } from '../faults.js';
+import { FaultState, StorageUnavailableError, loginRefusal, lostConnection, postgresFault, type StorageFault } from '../faults.js';
 import { CHANGE_LOCK_KEY, OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
 import { listenForChanges, listenOn, type ChangeListener } from './listen.js';
 import { PostgresTaskRecords, saveTaskRowIn } from './task-records.js';
@@ -144,6 +144,8 @@ export class PostgresStore implements RegistryStore {
   readonly #url: string;
   readonly #notice: NonNullable<PostgresStoreOptions['notice']>;
   readonly #pool: pg.Pool;
+  /** The health checks' connection, apart from the requests' (see the constructor). */
+  readonly #probePool: pg.Pool;
   readonly #scanBatchSize: number;
   readonly #poolMax: number;
   readonly #connectTimeoutMs: number;
@@ -164,9 +166,8 @@ export class PostgresStore implements RegistryStore {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5000;
     const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS;
     this.#contentionWaitMs = 2 * (statementTimeoutMs + 5000);
-    this.#pool = new pg.Pool({
+    const connection: pg.PoolConfig = {
       connectionString: options.url,
-      max: this.#poolMax,
       // Fail a request quickly when the database is unreachable instead of queueing forever.
       connectionTimeoutMillis: this.#connectTimeoutMs,
       // Give idle connections back, so replicas × pool size does not pin max_connections.
@@ -181,21 +182,30 @@ export class PostgresStore implements RegistryStore {
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       application_name: 'a2a-registry',
-    });
+    };
+    this.#pool = new pg.Pool({ ...connection, max: this.#poolMax });
+    // The health checks' own connection (ping, probeWrites): in the requests' pool they waited
+    // behind every request for a connection, so a pool kept busy by slow statements (writes
+    // waiting for a lock, a burst of them) made /readyz say "storage is unreachable" after the
+    // ping's 3 s, on every replica alike, and a load balancer took them all out of rotation,
+    // searches (answered from the index) included, while the database answered at once.
+    this.#probePool = new pg.Pool({ ...connection, max: 1 });
     // An idle client whose connection drops (database restart, failover) emits 'error' on
     // the pool; without a listener Node would crash the process. The pool already discards
     // that client and opens fresh connections on demand, which is how we recover by ourselves.
     const onConnectionError = options.onConnectionError ?? (() => undefined);
     this.#onConnectionError = onConnectionError;
-    this.#pool.on('error', (error) => onConnectionError(error));
-    // A connection that drops while checked out (a query in flight when the server restarts)
-    // makes pg emit 'error' on that client, and pg-pool listens only on idle ones: the
-    // emit would be an uncaught exception. The failed query already rejects, and the client,
-    // now marked unusable, is discarded on release; this listener only absorbs the echo.
-    // Registered per connection, so it covers every checkout.
-    this.#pool.on('connect', (client) => {
-      client.on('error', (error) => onConnectionError(error));
-    });
+    for (const pool of [this.#pool, this.#probePool]) {
+      pool.on('error', (error) => onConnectionError(error));
+      // A connection that drops while checked out (a query in flight when the server restarts)
+      // makes pg emit 'error' on that client, and pg-pool listens only on idle ones: the
+      // emit would be an uncaught exception. The failed query already rejects, and the client,
+      // now marked unusable, is discarded on release; this listener only absorbs the echo.
+      // Registered per connection, so it covers every checkout.
+      pool.on('connect', (client) => {
+        client.on('error', (error) => onConnectionError(error));
+      });
+    }
     this.tasks = new PostgresTaskRecords(
       (text, params) => this.#query(text, params),
       (fn) => this.#transaction(fn),
@@ -243,10 +253,13 @@ export class PostgresStore implements RegistryStore {
     return this.#query<R>(text, params, true);
   }
 
-  /** A pooled connection for a statement or a transaction (#connect); one that cannot be had is a named fault. */
-  async #checkout(): Promise<pg.PoolClient> {
+  /**
+   * A pooled connection for a statement or a transaction (#connect; `pool`: the probes' own,
+   * where nothing queues for long); one that cannot be had is a named fault.
+   */
+  async #checkout(pool?: pg.Pool): Promise<pg.PoolClient> {
     try {
-      return await this.#connect();
+      return await (pool ? pool.connect() : this.#connect());
     } catch (error) {
       throw this.#faults.wrap(error);
     }
@@ -288,7 +301,7 @@ export class PostgresStore implements RegistryStore {
         await db.query(`SET LOCAL lock_timeout = ${PROBE_LOCK_TIMEOUT_MS}`);
         await db.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOCK_KEY]);
         await db.query("UPDATE registry_state SET value = $1 WHERE key = 'write_probe'", [Date.now()]);
-      });
+      }, this.#probePool);
       return true;
     } catch {
       return false;
@@ -302,7 +315,7 @@ export class PostgresStore implements RegistryStore {
     try {
       client = await this.#pool.connect();
     } catch (error) {
-      throw new Error(`Cannot connect to ${redact(this.#url)}: ${(error as Error).message}`, { cause: error });
+      throw this.#cannotConnect(error);
     }
     let presence: ChangeSubscription;
     try {
@@ -310,7 +323,7 @@ export class PostgresStore implements RegistryStore {
       presence = await this.#listen(() => holdReplicaPresence(this.#url, this.#onConnectionError));
     } catch (error) {
       client.release();
-      throw new Error(`Cannot connect to ${redact(this.#url)}: ${(error as Error).message}`, { cause: error });
+      throw this.#cannotConnect(error);
     }
     let failure: Error | undefined;
     try {
@@ -341,11 +354,17 @@ export class PostgresStore implements RegistryStore {
     this.#opened = true;
   }
 
+  /** Why opening failed: the driver's words, and what to fix when the server refused the login (loginRefusal). */
+  #cannotConnect(error: unknown): Error {
+    const refusal = loginRefusal(error);
+    return new Error(`Cannot connect to ${redact(this.#url)}: ${(error as Error).message}${refusal ? `; ${refusal}` : ''}`, { cause: error });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
-    if (!this.#pool.ending) await this.#pool.end();
+    await Promise.all([this.#pool, this.#probePool].filter((pool) => !pool.ending).map((pool) => pool.end()));
   }
 
   async ping(): Promise<boolean> {
@@ -355,7 +374,7 @@ export class PostgresStore implements RegistryStore {
       timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
     });
     // pool.query releases a failed connection as broken, so the pool heals itself.
-    const probe = this.#pool.query('SELECT 1').then(
+    const probe = this.#probePool.query('SELECT 1').then(
       () => true,
       () => false,
     );
@@ -367,11 +386,12 @@ export class PostgresStore implements RegistryStore {
   }
 
   /**
-   * Runs `fn` in a transaction on one connection. On any error the connection is released
-   * as broken and discarded: after a failed query we cannot be sure what state it is in.
+   * Runs `fn` in a transaction on one connection (of `pool`, the probes', when given). On any
+   * error the connection is released as broken and discarded: after a failed query we cannot be
+   * sure what state it is in.
    */
-  async #transaction<T>(fn: (db: Statements) => Promise<T>): Promise<T> {
-    const client = await this.#checkout();
+  async #transaction<T>(fn: (db: Statements) => Promise<T>, pool?: pg.Pool): Promise<T> {
+    const client = await this.#checkout(pool);
     let failure: Error | undefined;
     /** COMMIT was sent: a connection lost from then on leaves the write's outcome unknown. */
     let committing = false;
