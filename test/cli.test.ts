@@ -747,6 +747,15 @@ describe('a2a-registry against a registry', () => {
     if (!fs.existsSync('/usr/bin/script')) return;
     const tty = await onTerminal([BIN, 'ls', '--owner', 'alice'], env);
     assert.match(tty, /\nPipefish Procurement And …  agent/);
+    // Colour is each stream's own: `2>errors.log` from a terminal got stdout's escape sequences
+    // in the log, and the failure of a `--json > out.json` left on the terminal had none.
+    const logs = tempDir('a2a-registry-cli-colour-');
+    const [errLog, outFile] = [path.join(logs, 'errors.log'), path.join(logs, 'out.json')];
+    const get = `'${process.execPath}' '${BIN}' get no-such-entry`;
+    const shown = await onTerminal(['-e', `require('node:child_process').execSync(${JSON.stringify(`${get} 2>'${errLog}'; ${get} --json >'${outFile}'; true`)}, { stdio: 'inherit' })`], env);
+    assert.equal(fs.readFileSync(errLog, 'utf8'), 'declined NOT_FOUND: No entry has id "no-such-entry".\n');
+    assert.equal(JSON.parse(fs.readFileSync(outFile, 'utf8')).error.code, 'NOT_FOUND');
+    assert.match(shown, /\u001b\[31mdeclined\u001b\[0m/, 'on the terminal, in colour');
   });
 
   test('search pages: --limit entries a page, each entry on one page only, total in entries as on A2A', async () => {
