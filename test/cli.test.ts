@@ -929,8 +929,16 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
     });
     await new Promise<void>((resolve) => staticServer.listen(0, '127.0.0.1', resolve));
     const secure = await startOrigin({ tls: { ...selfSignedCertificate('127.0.0.1'), host: '127.0.0.1' } });
+    // A proxy in front of the registry limiting requests: its Retry-After an HTTP-date (under
+    // /dated), or none. The date was dropped, and no header was "retry after 0 s".
+    const retryAt = new Date(Date.now() + 120_000);
+    const limiter = http.createServer((req, res) =>
+      res.writeHead(429, { 'content-type': 'text/html', ...(req.url?.startsWith('/dated/') ? { 'retry-after': retryAt.toUTCString() } : {}) }).end('<h1>429 Too Many Requests</h1>'),
+    );
+    await new Promise<void>((resolve) => limiter.listen(0, '127.0.0.1', resolve));
     try {
       const port = (other.address() as AddressInfo).port;
+      const limiterUrl = `http://127.0.0.1:${(limiter.address() as AddressInfo).port}`;
       const staticUrl = `http://127.0.0.1:${(staticServer.address() as AddressInfo).port}`;
       const [r, tlsToPlain, selfSigned, blockedPort, webServer, webServerJson] = await Promise.all([
         cli(['search', 'x', '--registry', `http://127.0.0.1:${port}`]),
@@ -940,6 +948,16 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
         cli(['ls', '--registry', staticUrl]),
         cli(['search', 'x', '--json', '--registry', staticUrl]),
       ]);
+      const [dated, undated] = await Promise.all([cli(['ls', '--json', '--registry', `${limiterUrl}/dated`]), cli(['ls', '--registry', limiterUrl])]);
+      assert.equal(dated.code, 1, dated.stderr);
+      const limited = parse(dated).error;
+      assert.equal(limited.code, 'RATE_LIMITED');
+      // Whole seconds to the date, rounded up (the date itself has whole seconds only).
+      assert.ok(limited.retryAfterSeconds > 100 && limited.retryAfterSeconds <= 120, JSON.stringify(limited));
+      const said = Number(/\n {2}retry after (\d+) s\n$/.exec(dated.stderr)?.[1]);
+      assert.ok(said > 100 && said <= 120, dated.stderr);
+      assert.equal(undated.code, 1, undated.stderr);
+      assert.equal(undated.stderr, 'declined RATE_LIMITED: The registry refused the request: too many requests (HTTP 429).\n');
       assert.equal(r.code, 3, r.stderr);
       assert.match(r.stderr, /no A2A registry at http:\/\/127\.0\.0\.1:\d+ .*check --registry/);
       // What answered (status, content type), not its page: it was exit 1 with the HTML in the message.
@@ -962,6 +980,7 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
     } finally {
       other.close();
       staticServer.close();
+      limiter.close();
       await secure.close();
     }
   });

@@ -12,6 +12,7 @@ import type { Part } from '@a2a-js/sdk';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
 import { dataDirOf } from '../config/empty-setting.js';
+import { retryAfterMs } from '../lib/retry-after.js';
 import { shownSettingValue } from '../lib/url-password.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
@@ -473,8 +474,10 @@ async function refusedAtDoor(response: Response): Promise<RegistryDeclined> {
   // RATE_LIMITED, or TOO_MANY_STREAMS for the stream cap.
   const code = (typeof reason === 'string' && /^[A-Z_]{1,40}$/.test(reason) ? reason : 'RATE_LIMITED') as ErrorCode;
   const error: ErrorBody = { code, message };
-  const retryAfter = Number(response.headers.get('retry-after'));
-  if (Number.isInteger(retryAfter) && retryAfter >= 0) error.retryAfterSeconds = retryAfter;
+  // Seconds, or an HTTP-date (RFC 9110 §10.2.3), as a proxy in front of the registry may send it:
+  // a date was dropped, and no header at all was read as Number(null), "retry after 0 s".
+  const retryAfter = retryAfterMs(response.headers.get('retry-after') ?? undefined);
+  if (retryAfter !== undefined) error.retryAfterSeconds = Math.ceil(retryAfter / 1000);
   return new RegistryDeclined('REFUSED', error);
 }
 
