@@ -244,6 +244,12 @@ describe('a2a-registry against a registry', () => {
       assert.match(helps.get(name)!, /Global Options:[\s\S]*--registry <url>[\s\S]*env: A2A_REGISTRY_URL[\s\S]*--token <token>[\s\S]*--timeout <seconds>[\s\S]*\(default: 30\)/, name);
     }
     for (const name of ['serve', 'validate', 'import', 'backup', 'restore', 'check', 'migrate', 'keygen', 'sign', 'verify']) assert.doesNotMatch(helps.get(name)!, /--registry/, name);
+    // Every command's whole help (its text after the options too) says its exit status: watch's did not.
+    for (const command of (await buildProgram()).commands) {
+      let shown = '';
+      command.configureOutput({ writeOut: (text) => (shown += text) }).outputHelp();
+      assert.match(shown, /\nExit status: \d/, command.name());
+    }
   });
 
   test('register: an example v1.0 card, then the same again (unchanged), human and --json', async () => {
