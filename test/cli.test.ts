@@ -861,6 +861,16 @@ describe('a2a-registry against a registry', () => {
       assert.match(run.stderr, message, 'stderr still says it');
     }
   });
+
+  test('watch --list without a token says that none was sent (watches are the token\'s that started them), not just "no open watch"', async () => {
+    const [human, json] = await Promise.all([cli(['watch', '--list'], { env }), cli(['watch', '--list', '--json'], { env })]);
+    for (const run of [human, json]) {
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stderr, 'No token was sent: watches are listed for the token that started them; give it with --token or A2A_REGISTRY_TOKEN.\n');
+    }
+    assert.equal(human.stdout, 'no open watch\n');
+    assert.deepEqual(parse(json), { watches: [] });
+  });
 });
 
 describe('a2a-registry when the registry cannot be reached (exit 3)', () => {

@@ -11,7 +11,7 @@ import { Role, TaskState, type AgentCard, type Message, type Part, type SendMess
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { isObject, type JsonObject } from '../lib/json.js';
-import { RegistryDeclined, RegistryProtocolError, RegistryUnreachable, classify, dataPart, registryFetch, type Connection } from './connection.js';
+import { RegistryDeclined, RegistryProtocolError, RegistryUnreachable, classify, dataPart, registryFetch, sendsToken, type Connection } from './connection.js';
 
 /** The request header a resuming client names the last watch event it has in (the SSE standard's; protocol/watch-resume.ts reads it). */
 const LAST_EVENT_ID = 'Last-Event-ID';
@@ -233,10 +233,9 @@ export class RegistryClient {
       const reason = a2aErrorReason(err);
       const listed = '`a2a-registry watch --list` lists your open watches.';
       if (reason === 'TASK_NOT_FOUND') {
-        const tokenSent = this.connection.token !== undefined && !this.connection.adminTokenRefused;
         throw new RegistryDeclined('REJECTED', {
           code: 'NOT_FOUND',
-          message: tokenSent
+          message: sendsToken(this.connection)
             ? `No open watch of this token has task id ${JSON.stringify(taskId)}: a mistyped id, or a watch another token started (each token sees and cancels only its own). ${listed}`
             : `No open watch has task id ${JSON.stringify(taskId)} for a caller without a token: a watch is canceled with the token that started it; give it with --token or A2A_REGISTRY_TOKEN.`,
         });

@@ -258,6 +258,9 @@ export function resolveConnection(options: ConnectionOptions, env: NodeJS.Proces
   return { url: base, tokenSource: 'none', timeoutMs };
 }
 
+/** Whether requests carry a token: one given, or the data directory's admin token while the registry takes it. */
+export const sendsToken = (connection: Connection): boolean => connection.token !== undefined && !connection.adminTokenRefused;
+
 /**
  * The fetch every request goes through: adds the bearer token, and turns a network failure or a
  * registry that does not answer within the timeout into RegistryUnreachable. The timeout bounds
@@ -283,7 +286,7 @@ export function registryFetch(connection: Connection): typeof fetch {
       // says so (a server or proxy choosing by Accept answers it JSON rather than a web page). The
       // SDK's transports name theirs (the JSON-RPC and event-stream types), which stay.
       if (!headers.has('accept')) headers.set('accept', 'application/json');
-      if (connection.token && !connection.adminTokenRefused) headers.set('authorization', `Bearer ${connection.token}`);
+      if (sendsToken(connection)) headers.set('authorization', `Bearer ${connection.token}`);
       return httpFetch(input, { ...init, headers, signal: controller.signal });
     };
     let response: Response;

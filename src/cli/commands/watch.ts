@@ -26,7 +26,7 @@ import os from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { WatchRequest } from '../../contract/types.js';
 import type { StreamObserver, TaskEnd } from '../client.js';
-import { dataPart, isObject, RegistryDeclined, RegistryProtocolError, RegistryUnreachable } from '../connection.js';
+import { dataPart, isObject, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, sendsToken } from '../connection.js';
 import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, onClosedPipe, printJson, reportFailure, reportUsage, styles, type TypedArguments } from '../output.js';
 import { nonEmpty } from '../option-values.js';
 import { runRemote } from '../remote.js';
@@ -73,6 +73,11 @@ async function cancelWatch(command: Command, taskId: string): Promise<number> {
 async function listWatches(command: Command): Promise<number> {
   return runRemote(command, async ({ client, out, json }) => {
     const watches = await client.openWatches();
+    // Watches are listed for the token that started them, and a watch needs one: without a token
+    // "no open watch" was all it said, whatever watches the user's token had open.
+    if (watches.length === 0 && !sendsToken(client.connection)) {
+      out.err('No token was sent: watches are listed for the token that started them; give it with --token or A2A_REGISTRY_TOKEN.\n');
+    }
     if (json) {
       printJson(out, { watches });
       return EXIT_OK;
