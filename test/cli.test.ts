@@ -518,6 +518,8 @@ describe('a2a-registry against a registry', () => {
     const credentialRuns = Promise.all([
       cli(['ls', '--json', '--registry', 'ftp://user:Hunter2pw@registry.example.com'], { env }),
       cli(['ls', '--registry', 'user:Hunter2pw@registry.example.com'], { env }),
+      // A command's option before its name: "unknown option '--json'" alone, as if no command took it.
+      cli(['--json', 'ls'], { env }),
     ]);
     const runs = await Promise.all([
       cli(['search', '--no-such-option'], { env }),
@@ -579,6 +581,8 @@ describe('a2a-registry against a registry', () => {
     }
     assert.match(parse(credentials[0]!).error.message, /^--registry "ftp:\/\/user:\*\*\*@registry\.example\.com\/?" must be an http:\/\/ or https:\/\/ URL$/);
     assert.equal(credentials[1]!.stderr, 'a2a-registry: --registry must be an http:// or https:// URL\n');
+    assert.equal(credentials[2]!.stderr, "error: unknown option '--json'\n(run with --help for usage)\n(--json is an option of ls: put it after the command's name, as in a2a-registry ls --json ...)\n");
+    assert.match(parse(credentials[2]!).error.message, /^unknown option '--json' \(--json is an option of ls: put it after/);
   });
 
   test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {
