@@ -1,8 +1,9 @@
 /**
- * What the CLI prints, for a terminal and for a script: colour only on a TTY (each stream for
- * itself) and never with NO_COLOR, `--json` documents on stdout, one-line failures on stderr, and the exit codes every
- * command shares. Everything written goes through `forTerminal` (./terminal-text.ts): text from
- * the registry or a document never writes a control character to the terminal.
+ * What the CLI prints, for a terminal and for a script: colour only on a TTY (stdout and stderr
+ * each for itself) and never with NO_COLOR, `--json` documents on stdout, one-line failures on
+ * stderr, and the exit codes every command shares. Everything written goes through `forTerminal`
+ * (./terminal-text.ts): text from the registry or a document never writes a control character to
+ * the terminal.
  */
 import type { Finding } from '../contract/types.js';
 import { RegistryDeclined, RegistryUnreachable, type RegistryProtocolError } from './connection.js';
