@@ -244,6 +244,12 @@ describe('a2a-registry against a registry', () => {
       assert.match(helps.get(name)!, /Global Options:[\s\S]*--registry <url>[\s\S]*env: A2A_REGISTRY_URL[\s\S]*--token <token>[\s\S]*--timeout <seconds>[\s\S]*\(default: 30\)/, name);
     }
     for (const name of ['serve', 'validate', 'import', 'backup', 'restore', 'check', 'migrate', 'keygen', 'sign', 'verify']) assert.doesNotMatch(helps.get(name)!, /--registry/, name);
+    // Every command's whole help (its text after the options too) says its exit status: watch's did not.
+    for (const command of (await buildProgram()).commands) {
+      let shown = '';
+      command.configureOutput({ writeOut: (text) => (shown += text) }).outputHelp();
+      assert.match(shown, /\nExit status: \d/, command.name());
+    }
   });
 
   test('register: an example v1.0 card, then the same again (unchanged), human and --json', async () => {
@@ -512,6 +518,8 @@ describe('a2a-registry against a registry', () => {
     const credentialRuns = Promise.all([
       cli(['ls', '--json', '--registry', 'ftp://user:Hunter2pw@registry.example.com'], { env }),
       cli(['ls', '--registry', 'user:Hunter2pw@registry.example.com'], { env }),
+      // A command's option before its name: "unknown option '--json'" alone, as if no command took it.
+      cli(['--json', 'ls'], { env }),
     ]);
     const runs = await Promise.all([
       cli(['search', '--no-such-option'], { env }),
@@ -573,6 +581,8 @@ describe('a2a-registry against a registry', () => {
     }
     assert.match(parse(credentials[0]!).error.message, /^--registry "ftp:\/\/user:\*\*\*@registry\.example\.com\/?" must be an http:\/\/ or https:\/\/ URL$/);
     assert.equal(credentials[1]!.stderr, 'a2a-registry: --registry must be an http:// or https:// URL\n');
+    assert.equal(credentials[2]!.stderr, "error: unknown option '--json'\n(run with --help for usage)\n(--json is an option of ls: put it after the command's name, as in a2a-registry ls --json ...)\n");
+    assert.match(parse(credentials[2]!).error.message, /^unknown option '--json' \(--json is an option of ls: put it after/);
   });
 
   test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {
@@ -747,6 +757,15 @@ describe('a2a-registry against a registry', () => {
     if (!fs.existsSync('/usr/bin/script')) return;
     const tty = await onTerminal([BIN, 'ls', '--owner', 'alice'], env);
     assert.match(tty, /\nPipefish Procurement And …  agent/);
+    // Colour is each stream's own: `2>errors.log` from a terminal got stdout's escape sequences
+    // in the log, and the failure of a `--json > out.json` left on the terminal had none.
+    const logs = tempDir('a2a-registry-cli-colour-');
+    const [errLog, outFile] = [path.join(logs, 'errors.log'), path.join(logs, 'out.json')];
+    const get = `'${process.execPath}' '${BIN}' get no-such-entry`;
+    const shown = await onTerminal(['-e', `require('node:child_process').execSync(${JSON.stringify(`${get} 2>'${errLog}'; ${get} --json >'${outFile}'; true`)}, { stdio: 'inherit' })`], env);
+    assert.equal(fs.readFileSync(errLog, 'utf8'), 'declined NOT_FOUND: No entry has id "no-such-entry".\n');
+    assert.equal(JSON.parse(fs.readFileSync(outFile, 'utf8')).error.code, 'NOT_FOUND');
+    assert.match(shown, /\u001b\[31mdeclined\u001b\[0m/, 'on the terminal, in colour');
   });
 
   test('search pages: --limit entries a page, each entry on one page only, total in entries as on A2A', async () => {
@@ -846,6 +865,16 @@ describe('a2a-registry against a registry', () => {
       assert.match(run.stderr, message, 'stderr still says it');
     }
   });
+
+  test('watch --list without a token says that none was sent (watches are the token\'s that started them), not just "no open watch"', async () => {
+    const [human, json] = await Promise.all([cli(['watch', '--list'], { env }), cli(['watch', '--list', '--json'], { env })]);
+    for (const run of [human, json]) {
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stderr, 'No token was sent: watches are listed for the token that started them; give it with --token or A2A_REGISTRY_TOKEN.\n');
+    }
+    assert.equal(human.stdout, 'no open watch\n');
+    assert.deepEqual(parse(json), { watches: [] });
+  });
 });
 
 describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
@@ -920,8 +949,16 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
     });
     await new Promise<void>((resolve) => staticServer.listen(0, '127.0.0.1', resolve));
     const secure = await startOrigin({ tls: { ...selfSignedCertificate('127.0.0.1'), host: '127.0.0.1' } });
+    // A proxy in front of the registry limiting requests: its Retry-After an HTTP-date (under
+    // /dated), or none. The date was dropped, and no header was "retry after 0 s".
+    const retryAt = new Date(Date.now() + 120_000);
+    const limiter = http.createServer((req, res) =>
+      res.writeHead(429, { 'content-type': 'text/html', ...(req.url?.startsWith('/dated/') ? { 'retry-after': retryAt.toUTCString() } : {}) }).end('<h1>429 Too Many Requests</h1>'),
+    );
+    await new Promise<void>((resolve) => limiter.listen(0, '127.0.0.1', resolve));
     try {
       const port = (other.address() as AddressInfo).port;
+      const limiterUrl = `http://127.0.0.1:${(limiter.address() as AddressInfo).port}`;
       const staticUrl = `http://127.0.0.1:${(staticServer.address() as AddressInfo).port}`;
       const [r, tlsToPlain, selfSigned, blockedPort, webServer, webServerJson] = await Promise.all([
         cli(['search', 'x', '--registry', `http://127.0.0.1:${port}`]),
@@ -931,6 +968,16 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
         cli(['ls', '--registry', staticUrl]),
         cli(['search', 'x', '--json', '--registry', staticUrl]),
       ]);
+      const [dated, undated] = await Promise.all([cli(['ls', '--json', '--registry', `${limiterUrl}/dated`]), cli(['ls', '--registry', limiterUrl])]);
+      assert.equal(dated.code, 1, dated.stderr);
+      const limited = parse(dated).error;
+      assert.equal(limited.code, 'RATE_LIMITED');
+      // Whole seconds to the date, rounded up (the date itself has whole seconds only).
+      assert.ok(limited.retryAfterSeconds > 100 && limited.retryAfterSeconds <= 120, JSON.stringify(limited));
+      const said = Number(/\n {2}retry after (\d+) s\n$/.exec(dated.stderr)?.[1]);
+      assert.ok(said > 100 && said <= 120, dated.stderr);
+      assert.equal(undated.code, 1, undated.stderr);
+      assert.equal(undated.stderr, 'declined RATE_LIMITED: The registry refused the request: too many requests (HTTP 429).\n');
       assert.equal(r.code, 3, r.stderr);
       assert.match(r.stderr, /no A2A registry at http:\/\/127\.0\.0\.1:\d+ .*check --registry/);
       // What answered (status, content type), not its page: it was exit 1 with the HTML in the message.
@@ -953,6 +1000,7 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
     } finally {
       other.close();
       staticServer.close();
+      limiter.close();
       await secure.close();
     }
   });

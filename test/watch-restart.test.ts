@@ -893,10 +893,20 @@ describe('the CLI across a restart', () => {
       assert.equal((await run(['--cancel', textId, '--json'])).stdout, `${JSON.stringify({ taskId: textId, state: 'CANCELED' })}\n`);
       assert.equal(registry.core.watches.countFor('bob'), 0, 'both canceled');
       assert.match((await run(['--list'])).stdout, /no open watch/);
-      // No such task (or not the caller's): refused, exit 1.
-      const unknown = await run(['--cancel', 'no-such-task']);
+      // No such task (or not the caller's), or a watch that has ended: declined NOT_FOUND, exit 1,
+      // saying which and where to look (it was "the registry answered with an error: Task not
+      // found", PROTOCOL_ERROR to a script, and the ended one pointed to A2A's GetTask).
+      const [unknown, again] = await Promise.all([run(['--cancel', 'no-such-task']), run(['--cancel', id, '--json'])]);
       assert.equal(unknown.status, 1, unknown.stderr);
-      assert.match(unknown.stderr, /no-such-task/);
+      assert.equal(
+        unknown.stderr.split('\n').slice(1).join('\n'), // after the warning about --token
+        'declined NOT_FOUND: No open watch of this token has task id "no-such-task": a mistyped id, or a watch another token started (each token sees and cancels only its own). `a2a-registry watch --list` lists your open watches.\n',
+      );
+      assert.equal(again.status, 1, again.stderr);
+      assert.deepEqual(JSON.parse(again.stdout).error, {
+        code: 'NOT_FOUND',
+        message: `The watch "${id}" has already ended (canceled): there is nothing left to cancel. \`a2a-registry watch --list\` lists your open watches.`,
+      });
       // A watch to start and one to cancel at once is a usage error.
       assert.equal((await run(['--cancel', id, '--tag', 'x'])).status, 2);
     } finally {

@@ -11,7 +11,7 @@ import { Role, TaskState, type AgentCard, type Message, type Part, type SendMess
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { isObject, type JsonObject } from '../lib/json.js';
-import { RegistryDeclined, RegistryProtocolError, RegistryUnreachable, classify, dataPart, registryFetch, type Connection } from './connection.js';
+import { RegistryDeclined, RegistryProtocolError, RegistryUnreachable, classify, dataPart, registryFetch, sendsToken, type Connection } from './connection.js';
 
 /** The request header a resuming client names the last watch event it has in (the SSE standard's; protocol/watch-resume.ts reads it). */
 const LAST_EVENT_ID = 'Last-Event-ID';
@@ -219,11 +219,34 @@ export class RegistryClient {
     return { state, message: task.status?.message ? textOf(task.status.message.parts) : undefined };
   }
 
-  /** Ends a task the caller started (a watch). */
+  /**
+   * Ends a task the caller started (a watch). One that is no open task of the caller's is
+   * declined NOT_FOUND, saying which and what to do: A2A's TaskNotFound (a mistyped id, or
+   * another principal's task, which the registry does not show) and TaskNotCancelable (it has
+   * ended). They were "the registry answered with an error: Task not found: <id>", PROTOCOL_ERROR
+   * to a script, as if the registry's answer were broken, and the second pointed to GetTask.
+   */
   async cancel(taskId: string): Promise<void> {
     try {
       await this.client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
     } catch (err) {
+      const reason = a2aErrorReason(err);
+      const listed = '`a2a-registry watch --list` lists your open watches.';
+      if (reason === 'TASK_NOT_FOUND') {
+        throw new RegistryDeclined('REJECTED', {
+          code: 'NOT_FOUND',
+          message: sendsToken(this.connection)
+            ? `No open watch of this token has task id ${JSON.stringify(taskId)}: a mistyped id, or a watch another token started (each token sees and cancels only its own). ${listed}`
+            : `No open watch has task id ${JSON.stringify(taskId)} for a caller without a token: a watch is canceled with the token that started it; give it with --token or A2A_REGISTRY_TOKEN.`,
+        });
+      }
+      if (reason === 'TASK_NOT_CANCELABLE') {
+        const state = /\(TASK_STATE_([A-Z_]+)\)/.exec(err instanceof Error ? err.message : '')?.[1];
+        throw new RegistryDeclined('REJECTED', {
+          code: 'NOT_FOUND',
+          message: `The watch ${JSON.stringify(taskId)} has already ended${state ? ` (${state.toLowerCase()})` : ''}: there is nothing left to cancel. ${listed}`,
+        });
+      }
       throw classify(err);
     }
   }
@@ -326,4 +349,14 @@ export class RegistryClient {
     }
     if (!completed) throw new RegistryUnreachable(`the registry at ${this.connection.url} closed the stream before the task completed`);
   }
+}
+
+/** The reason of the google.rpc.ErrorInfo an A2A error answer carries (JSON-RPC's `data[0]`), in `err` or its causes. */
+function a2aErrorReason(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const data = (e as { data?: unknown }).data;
+    const info = Array.isArray(data) ? data[0] : undefined;
+    if (isObject(info) && typeof info.reason === 'string') return info.reason;
+  }
+  return undefined;
 }

@@ -12,6 +12,7 @@ import type { Part } from '@a2a-js/sdk';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
 import { dataDirOf } from '../config/empty-setting.js';
+import { retryAfterMs } from '../lib/retry-after.js';
 import { shownSettingValue } from '../lib/url-password.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
@@ -257,6 +258,9 @@ export function resolveConnection(options: ConnectionOptions, env: NodeJS.Proces
   return { url: base, tokenSource: 'none', timeoutMs };
 }
 
+/** Whether requests carry a token: one given, or the data directory's admin token while the registry takes it. */
+export const sendsToken = (connection: Connection): boolean => connection.token !== undefined && !connection.adminTokenRefused;
+
 /**
  * The fetch every request goes through: adds the bearer token, and turns a network failure or a
  * registry that does not answer within the timeout into RegistryUnreachable. The timeout bounds
@@ -282,7 +286,7 @@ export function registryFetch(connection: Connection): typeof fetch {
       // says so (a server or proxy choosing by Accept answers it JSON rather than a web page). The
       // SDK's transports name theirs (the JSON-RPC and event-stream types), which stay.
       if (!headers.has('accept')) headers.set('accept', 'application/json');
-      if (connection.token && !connection.adminTokenRefused) headers.set('authorization', `Bearer ${connection.token}`);
+      if (sendsToken(connection)) headers.set('authorization', `Bearer ${connection.token}`);
       return httpFetch(input, { ...init, headers, signal: controller.signal });
     };
     let response: Response;
@@ -473,8 +477,10 @@ async function refusedAtDoor(response: Response): Promise<RegistryDeclined> {
   // RATE_LIMITED, or TOO_MANY_STREAMS for the stream cap.
   const code = (typeof reason === 'string' && /^[A-Z_]{1,40}$/.test(reason) ? reason : 'RATE_LIMITED') as ErrorCode;
   const error: ErrorBody = { code, message };
-  const retryAfter = Number(response.headers.get('retry-after'));
-  if (Number.isInteger(retryAfter) && retryAfter >= 0) error.retryAfterSeconds = retryAfter;
+  // Seconds, or an HTTP-date (RFC 9110 §10.2.3), as a proxy in front of the registry may send it:
+  // a date was dropped, and no header at all was read as Number(null), "retry after 0 s".
+  const retryAfter = retryAfterMs(response.headers.get('retry-after') ?? undefined);
+  if (retryAfter !== undefined) error.retryAfterSeconds = Math.ceil(retryAfter / 1000);
   return new RegistryDeclined('REFUSED', error);
 }
 

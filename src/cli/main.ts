@@ -221,6 +221,21 @@ function queryWordsAfterOptions(args: readonly string[], program: Command): read
   return [...args.slice(0, at + 1), ...kept, '--', ...words];
 }
 
+/**
+ * An option of the command typed before the command's name (`a2a-registry --json ls`), which the
+ * program's parser has no such option for: "unknown option '--json'" alone read as if no
+ * command took it. Says where it goes, or undefined for any other usage error.
+ */
+function commandOptionFirst(err: CommanderError, args: readonly string[], program: Command): string | undefined {
+  const typed = err.code === 'commander.unknownOption' ? /unknown option '([^']+)'/.exec(err.message)?.[1] : undefined;
+  const at = commandIndex(args);
+  if (typed === undefined || at === -1 || !args.slice(0, at).includes(typed)) return undefined;
+  const command = program.commands.find((c) => c.name() === args[at] || c.aliases().includes(args[at]!));
+  const flag = typed.split('=')[0];
+  if (!command?.options.some((o) => o.long === flag || o.short === flag)) return undefined;
+  return `(${flag} is an option of ${command.name()}: put it after the command's name, as in a2a-registry ${command.name()} ${flag} ...)`;
+}
+
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
   endQuietlyOnClosedPipe();
@@ -234,12 +249,14 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     if (err instanceof CommanderError) {
       // --help and --version end by "throwing" with exit code 0; everything else is usage.
       if (err.exitCode === 0) return EXIT_OK;
+      const misplaced = commandOptionFirst(err, args, program);
+      if (misplaced) process.stderr.write(forTerminal(`${misplaced}\n`));
       // Commander has told stderr; with --json a script reads the {"error"} document on stdout
       // too, as for every other failure (--json itself may be what the parser stopped before).
       if (argv.includes('--json')) {
         const jsonLines = JSON_LINES_COMMANDS.has(namedCommand(argv.slice(2))?.names[0] ?? '');
         // One line: commander puts its suggestion on a line of its own ("\n(Did you mean --list?)").
-        const message = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+        const message = [err.message.replace(/^error: /, ''), misplaced].filter(Boolean).join(' ').replace(/\s*\n\s*/g, ' ');
         printJson({ ...defaultOutput(), jsonLines }, { error: { code: 'USAGE', message } });
       }
       return EXIT_USAGE;

@@ -1,8 +1,9 @@
 /**
- * What the CLI prints, for a terminal and for a script: colour only on a TTY and never with
- * NO_COLOR, `--json` documents on stdout, one-line failures on stderr, and the exit codes every
- * command shares. Everything written goes through `forTerminal` (./terminal-text.ts): text from
- * the registry or a document never writes a control character to the terminal.
+ * What the CLI prints, for a terminal and for a script: colour only on a TTY (stdout and stderr
+ * each for itself) and never with NO_COLOR, `--json` documents on stdout, one-line failures on
+ * stderr, and the exit codes every command shares. Everything written goes through `forTerminal`
+ * (./terminal-text.ts): text from the registry or a document never writes a control character to
+ * the terminal.
  */
 import type { Finding } from '../contract/types.js';
 import { RegistryDeclined, RegistryUnreachable, type RegistryProtocolError } from './connection.js';
@@ -45,6 +46,7 @@ export function failOnClosedPipe(): void {
 export interface Output {
   out: (text: string) => void;
   err: (text: string) => void;
+  /** Whether to paint (styles()): stdout or stderr shows colour; each writer drops the colours where its stream does not. */
   color: boolean;
   /**
    * Terminal width when stdout is a TTY (0 when it does not say); undefined for pipes and files,
@@ -65,13 +67,19 @@ export interface Output {
   drained?: () => Promise<void>;
 }
 
+/** Whether `stream` shows the CLI's colours: a terminal, without NO_COLOR, that is not TERM=dumb. */
+const showsColour = (stream: NodeJS.WriteStream): boolean => stream.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+
 export function defaultOutput(): Output {
   const tty = process.stdout.isTTY === true;
-  const color = tty && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+  // Each stream for itself: `2>errors.log` from a terminal wrote the escape sequences of stdout's
+  // colours into the log, and `--json > out.json` left the failure on the terminal uncoloured.
+  const colourOut = showsColour(process.stdout);
+  const colourErr = showsColour(process.stderr);
   return {
-    out: (s) => process.stdout.write(forTerminal(s)),
-    err: (s) => process.stderr.write(forTerminal(s)),
-    color,
+    out: (s) => process.stdout.write(forTerminal(s, colourOut)),
+    err: (s) => process.stderr.write(forTerminal(s, colourErr)),
+    color: colourOut || colourErr,
     columns: tty ? (process.stdout.columns ?? 0) : undefined,
     drained: async () => {
       await Promise.all([drainOf(process.stdout), drainOf(process.stderr)]);

@@ -34,7 +34,10 @@ const MARKER = new RegExp(`\u{e000}${MARKER_KEY}([0-9;]+)\u{e001}`, 'g');
 /** A marker for the SGR sequence `ESC [ code m` (31 red, 1 bold, 0 reset), made real by `forTerminal`. */
 export const sgrMarker = (code: string): string => `\u{e000}${MARKER_KEY}${code}\u{e001}`;
 
-/** The text as written to stdout or stderr: made safe, then the CLI's own colour markers made escape sequences. */
-export function forTerminal(text: string): string {
-  return terminalSafe(text).replace(MARKER, '\u001b[$1m');
+/**
+ * The text as written to stdout or stderr: made safe, then the CLI's own colour markers made
+ * escape sequences, or dropped where that stream does not show colour (`colour` false).
+ */
+export function forTerminal(text: string, colour = true): string {
+  return terminalSafe(text).replace(MARKER, colour ? '\u001b[$1m' : '');
 }

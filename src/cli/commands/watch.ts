@@ -26,7 +26,7 @@ import os from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { WatchRequest } from '../../contract/types.js';
 import type { StreamObserver, TaskEnd } from '../client.js';
-import { dataPart, isObject, RegistryDeclined, RegistryProtocolError, RegistryUnreachable } from '../connection.js';
+import { dataPart, isObject, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, sendsToken } from '../connection.js';
 import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, onClosedPipe, printJson, reportFailure, reportUsage, styles, type TypedArguments } from '../output.js';
 import { nonEmpty } from '../option-values.js';
 import { runRemote } from '../remote.js';
@@ -73,6 +73,11 @@ async function cancelWatch(command: Command, taskId: string): Promise<number> {
 async function listWatches(command: Command): Promise<number> {
   return runRemote(command, async ({ client, out, json }) => {
     const watches = await client.openWatches();
+    // Watches are listed for the token that started them, and a watch needs one: without a token
+    // "no open watch" was all it said, whatever watches the user's token had open.
+    if (watches.length === 0 && !sendsToken(client.connection)) {
+      out.err('No token was sent: watches are listed for the token that started them; give it with --token or A2A_REGISTRY_TOKEN.\n');
+    }
     if (json) {
       printJson(out, { watches });
       return EXIT_OK;
@@ -130,7 +135,15 @@ export function register(program: Command): void {
     .option('--resume-for <seconds>', `how long to keep resuming a watch whose stream was cut (a registry restart) before giving up, 0 to ${MAX_RESUME_FOR_SECONDS}`, resumeSeconds, RESUME_FOR_SECONDS)
     .option('--cancel <taskId>', 'cancel an open watch by its task id (said when a watch starts, and when the command gives up on it), then exit', nonEmpty)
     .option('--list', 'list your open watches (task id, until when it runs, what it watches), then exit')
-    .addHelpText('after', '\nExamples:\n  a2a-registry watch translate --input-mode application/pdf\n  a2a-registry watch --tag finance --json\n  a2a-registry watch --list\n  a2a-registry watch --cancel <taskId>')
+    .addHelpText(
+      'after',
+      // Every other command's help says its exit status; a script running a watch needs it most (which ends are failures).
+      '\nNeeds a token (--token or A2A_REGISTRY_TOKEN; on the registry\'s machine its generated admin token is used).\n' +
+        'Exit status: 0 --list or --cancel done, or the reader of its output went away; 1 declined (no token, too many watches) or the registry\n' +
+        'ended the watch (canceled elsewhere, expired, failed: said on stderr); 2 usage; 3 registry unreachable, or the stream was cut and\n' +
+        'resuming it failed (the task left open is said, with the command that cancels it); 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (the watch\n' +
+        'canceled on the registry first).\n' +
+        'Examples:\n  a2a-registry watch translate --input-mode application/pdf\n  a2a-registry watch --tag finance --json\n  a2a-registry watch --list\n  a2a-registry watch --cancel <taskId>')
     .action(async (words: string[], options: WatchOptions & Parameters<typeof searchRequest>[1], command: Command) => {
       const { query, filter } = searchRequest(words, options);
       if (options.cancel !== undefined || options.list) {
