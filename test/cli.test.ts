@@ -23,6 +23,7 @@ import { searchArguments } from '../src/cli/commands/search.js';
 import { nameFlags } from '../src/cli/commands/serve.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
+import { restoreSqlite } from '../src/storage/sqlite/backup.js';
 import { loadConfig, loadStorageLocation } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -1743,8 +1744,26 @@ describe('backup', () => {
       // A record of damage found in the database (storage/sqlite/damage-record.ts) goes aside with it.
       const damageRecord = path.join(registry.dataDir, 'registry.db.damaged');
       fs.writeFileSync(damageRecord, '{}\n');
+      // Run as root (sudo), the restore gives what it puts in place to the registry's user (the
+      // owner of the database it replaces): root's 0600 file, the registry's user could not open
+      // it and the registry did not start, right after "restored ... Start the registry".
+      const asRoot = process.getuid?.() === 0;
+      const registryUser = 65534;
+      if (asRoot) for (const f of ['', ...fs.readdirSync(registry.dataDir)]) fs.chownSync(path.join(registry.dataDir, f), registryUser, registryUser);
       const restore = await cli(['restore', file, '--force', '--json'], { env });
       assert.equal(restore.code, 0, restore.stderr);
+      if (asRoot) {
+        const notTheUsers = (dir: string) => fs.readdirSync(dir).filter((f) => fs.statSync(path.join(dir, f)).uid !== registryUser || fs.statSync(path.join(dir, f)).gid !== registryUser);
+        assert.deepEqual(notTheUsers(registry.dataDir), [], 'every file of the data directory is the registry user\'s');
+        // A data directory the registry's user made and has not started in: the database and the
+        // lock files the restore makes are the directory owner's (here, the restore's own function).
+        const fresh = path.join(out, 'fresh');
+        fs.mkdirSync(fresh, { mode: 0o700 });
+        fs.chownSync(fresh, registryUser, registryUser);
+        await restoreSqlite(file, path.join(fresh, 'registry.db'), { overwrite: false });
+        assert.deepEqual(fs.readdirSync(fresh).sort(), ['registry.db', 'registry.db.import-lock', 'registry.db.lock']);
+        assert.deepEqual(notTheUsers(fresh), [], 'every file the restore made is the registry user\'s');
+      }
       const done = parse(restore);
       assert.equal(done.entries, summary.entries);
       assert.ok(fs.existsSync(done.replaced), 'the replaced database is kept');

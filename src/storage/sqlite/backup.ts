@@ -30,6 +30,7 @@ import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
 import { roleInDatabase } from './database-companions.js';
 import { DAMAGE_RECORD_SUFFIX } from './damage-record.js';
+import { giveTo, ownerForNewFiles } from './file-owner.js';
 import { BackupError, syncPath, whyNotABackup, type CopyFacts } from './backup-steps.js';
 import type { BackupJob, BackupJobReply } from './backup-worker.js';
 
@@ -200,7 +201,11 @@ export async function restoreSqlite(backup: string, database: string, options: C
     throw err;
   }
   const tmp = `${database}.restore-${process.pid}.tmp`;
+  // Run as root (sudo), what the restore puts in place is the registry's user's to open (./file-owner.ts).
+  const owner = ownerForNewFiles(database);
   try {
+    // The locks' files, if this restore made them, are the registry's to open too.
+    giveTo(owner, [`${database}.lock`, importLockFile(database)]);
     // Holding the lock: what an earlier restore killed half way left behind goes (./leftovers.ts).
     const leftovers = removeStaleTemporaries(database);
     let replaced: string | undefined;
@@ -212,6 +217,7 @@ export async function restoreSqlite(backup: string, database: string, options: C
     }
     createCopy(tmp);
     await inWorker({ kind: 'restore', backup, tmp, ...(replaced ? { current: database } : {}) }, options.signal, tmp);
+    giveTo(owner, [tmp]);
     // From here to the return, nothing waits: the database is never left moved aside without its replacement.
     if (replaced) {
       // The database with its WAL (committed writes a checkpoint has not copied in yet), its shared memory and the record of its damage (./damage-record.ts).
