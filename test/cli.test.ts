@@ -23,7 +23,7 @@ import { searchArguments } from '../src/cli/commands/search.js';
 import { nameFlags } from '../src/cli/commands/serve.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
-import { restoreSqlite } from '../src/storage/sqlite/backup.js';
+import { backupSqlite, restoreSqlite } from '../src/storage/sqlite/backup.js';
 import { loadConfig, loadStorageLocation } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -1109,7 +1109,7 @@ describe('the admin-token fallback', () => {
     }
   });
 
-  test('storage unavailable (a real, full tmpfs) is STORAGE_UNAVAILABLE, not a protocol error', async (t) => {
+  test('storage unavailable (a real, full tmpfs) is STORAGE_UNAVAILABLE, not a protocol error; a backup to it and a restore into it name the full disk, and change nothing', async (t) => {
     if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-cli-full-disk-'));
     try {
@@ -1144,6 +1144,27 @@ describe('the admin-token fallback', () => {
       assert.equal(error.code, 'STORAGE_UNAVAILABLE');
       assert.match(error.message, /^Storage is unavailable: .*disk .* full/);
       assert.match(run.stderr, /^declined STORAGE_UNAVAILABLE: Storage is unavailable: /);
+
+      // A backup to, and a restore into, the full disk say which disk is full and that nothing
+      // changed (it was "copying <the registry's database> failed: database or disk is full",
+      // as if the database's disk were the full one, and "the restore failed: database or disk is full").
+      const database = path.join(dir, 'data', 'registry.db');
+      const good = path.join(tempDir('a2a-registry-full-disk-backup-'), 'b.db');
+      await backupSqlite(database, good, { overwrite: false });
+      const onFullDisk = path.join(dir, 'b.db');
+      await assert.rejects(backupSqlite(database, onFullDisk, { overwrite: false }), (error: Error) => {
+        assert.match(error.message, new RegExp(`^the disk holding ${dir} is full, so nothing was written to ${onFullDisk}: the copy needs up to [\\d.]+ MiB there \\(the size of ${database}\\)\\. Free some space there, or write the backup to another disk$`));
+        return true;
+      });
+      assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('b.db')), [], 'no backup, no temporary copy');
+      await registry.close();
+      const before = fs.readFileSync(database);
+      await assert.rejects(restoreSqlite(good, database, { overwrite: true }), (error: Error) => {
+        assert.match(error.message, new RegExp(`^the disk holding ${dir}/data is full, so ${database} is as it was: the restore's copy needs up to [\\d.]+ MiB there \\(the size of ${good}\\)\\. Free some space there, then restore again$`));
+        return true;
+      });
+      assert.deepEqual(fs.readFileSync(database), before);
+      assert.deepEqual(fs.readdirSync(path.join(dir, 'data')).filter((f) => /\.(restore|replaced)/.test(f)), [], 'no copy, nothing moved aside');
     } finally {
       await registry.close();
       execFileSync('umount', [dir]);

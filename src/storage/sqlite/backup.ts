@@ -31,7 +31,7 @@ import { whyNotAnSqliteDatabase } from './database-file.js';
 import { roleInDatabase } from './database-companions.js';
 import { DAMAGE_RECORD_SUFFIX } from './damage-record.js';
 import { giveTo, ownerForNewFiles } from './file-owner.js';
-import { BackupError, syncPath, whyNotABackup, type CopyFacts } from './backup-steps.js';
+import { BackupError, isDiskFull, restoreNoRoom, syncPath, whyNotABackup, type CopyFacts } from './backup-steps.js';
 import type { BackupJob, BackupJobReply } from './backup-worker.js';
 
 export { BackupError } from './backup-steps.js';
@@ -198,6 +198,7 @@ export async function restoreSqlite(backup: string, database: string, options: C
       ? whyCannotWrite(database, [`${database}.lock`, importLockFile(database), `${database}-wal`, `${database}-shm`])
       : undefined;
     if (why) throw new BackupError(`cannot restore into ${database}: ${why}; run the restore as the registry's user`);
+    if (isDiskFull(err)) throw restoreNoRoom(database, backup);
     throw err;
   }
   const tmp = `${database}.restore-${process.pid}.tmp`;
