@@ -1440,7 +1440,7 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
     assert.doesNotMatch(imported.stderr, /the user the registry runs as/);
   });
 
-  test('backup, migrate and restore of a data directory their user may not enter name it (there was "no database there", or a bare EACCES)', async () => {
+  test('backup, migrate and restore of a data directory their user may not enter name it (there was "no database there", or a bare EACCES); so does a backup to a folder its user may not write', async () => {
     const root = tempDir();
     const dataDir = path.join(root, 'data');
     const store = createStore({ dataDir });
@@ -1452,14 +1452,29 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
     const backupFile = path.join(root, 'backup.db');
     fs.copyFileSync(path.join(dataDir, 'registry.db'), backupFile);
     fs.chmodSync(backupFile, 0o644);
+    // A database this user may read, backed up to a folder it may not write.
+    const readable = path.join(root, 'readable');
+    fs.mkdirSync(readable, { mode: 0o755 });
+    fs.copyFileSync(backupFile, path.join(readable, 'registry.db'));
+    const closed = path.join(root, 'closed');
+    fs.mkdirSync(closed, { mode: 0o555 });
+    fs.chmodSync(closed, 0o555);
     if (!asRoot) fs.chmodSync(dataDir, 0o000);
     try {
       const asUser = asRoot ? { uid } : {};
-      const [backup, migrate, restore] = await Promise.all([
+      const [backup, migrate, restore, unwritable] = await Promise.all([
         cli(['backup', path.join(root, 'copy.db'), '--data-dir', dataDir], asUser),
         cli(['migrate', '--from', dataDir, '--to', 'postgres://registry@127.0.0.1:1/registry'], asUser),
         cli(['restore', backupFile, '--force', '--data-dir', dataDir], asUser),
+        cli(['backup', path.join(closed, 'copy.db'), '--data-dir', readable], asUser),
       ]);
+      // It was "the backup failed: EACCES: permission denied, open '.../copy.db.<pid>.tmp'" (exit 1).
+      assert.equal(unwritable.code, 2, unwritable.stderr);
+      assert.match(
+        unwritable.stderr,
+        new RegExp(`^a2a-registry: cannot write the backup ${closed}/copy\\.db: user \\S+ \\(uid ${uid}\\) may not create files in ${closed} \\(owned by uid \\d+, mode 0555\\); write it to a folder this user may write, or run the backup as a user who may write there\\n$`),
+      );
+      assert.deepEqual(fs.readdirSync(closed), [], 'nothing written');
       // And restore into it: "the restore failed: EACCES: permission denied, open '...lock'".
       assert.equal(restore.code, 1, restore.stderr);
       assert.match(

@@ -130,7 +130,14 @@ export async function backupSqlite(source: string, destination: string, options:
   const tmp = `${dest}.${process.pid}.tmp`;
   // As large as the database each: what earlier backups to this file, killed half way, left.
   const leftovers = removeStaleBackupCopies(dest);
-  createCopy(tmp);
+  try {
+    createCopy(tmp);
+  } catch (err) {
+    // It was "the backup failed: EACCES: permission denied, open '<file>.<pid>.tmp'": a file the user never named, and no fix.
+    const why = /^(EACCES|EPERM|EROFS)$/.test((err as NodeJS.ErrnoException).code ?? '') ? whyCannotWrite(dest) : undefined;
+    if (why) throw new BackupError(`cannot write the backup ${destination}: ${why}; write it to a folder this user may write, or run the backup as a user who may write there`, true);
+    throw err;
+  }
   try {
     const facts = (await inWorker({ kind: 'backup', source, tmp, destination }, options.signal, tmp))!;
     // From here to the return, nothing waits: a signal is looked at once the copy has its name.
