@@ -190,7 +190,8 @@ export function copyBackup(backup: string, tmp: string, current: string | undefi
     rewindWatches(tmp, current);
     syncPath(tmp, 'r');
   } catch (err) {
-    if (isDiskFull(err)) throw restoreNoRoom(path.join(path.dirname(tmp), 'registry.db'), backup);
+    // `tmp` is `<database>.restore-<pid>.tmp` (./backup.ts).
+    if (isDiskFull(err)) throw restoreNoRoom(tmp.replace(/\.restore-\d+\.tmp$/, ''), backup);
     throw err;
   }
 }
