@@ -5,8 +5,9 @@
  *
  * Exit code: 0 written, 1 the copy could not be made (not a registry's database, a damaged one,
  * a failed copy: nothing is left at <file>), 2 usage (configuration, an existing file without
- * --force, a folder for <file> this user may not write, no database in the data directory, or one this user may not read). Ctrl-C or SIGTERM
- * removes the copy in progress and ends the command as the signal does (130, 143).
+ * --force, a folder for <file> this user may not write, no database in the data directory, or
+ * one this user may not read). Ctrl-C or SIGTERM removes the copy in progress and ends the
+ * command as the signal does (130, 143).
  */
 import { Command } from 'commander';
 import path from 'node:path';

@@ -212,7 +212,7 @@ export async function restoreSqlite(backup: string, database: string, options: C
   // Run as root (sudo), what the restore puts in place is the registry's user's to open (./file-owner.ts).
   const owner = ownerForNewFiles(database);
   try {
-    // The locks' files, if this restore made them, are the registry's to open too.
+    // The lock files are the registry's to open too (this restore may have made them).
     giveTo(owner, [`${database}.lock`, importLockFile(database)]);
     // Holding the lock: what an earlier restore killed half way left behind goes (./leftovers.ts).
     const leftovers = removeStaleTemporaries(database);
