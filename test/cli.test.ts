@@ -23,6 +23,7 @@ import { searchArguments } from '../src/cli/commands/search.js';
 import { nameFlags } from '../src/cli/commands/serve.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
+import { backupSqlite, restoreSqlite } from '../src/storage/sqlite/backup.js';
 import { loadConfig, loadStorageLocation } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -1156,7 +1157,7 @@ describe('the admin-token fallback', () => {
     }
   });
 
-  test('storage unavailable (a real, full tmpfs) is STORAGE_UNAVAILABLE, not a protocol error', async (t) => {
+  test('storage unavailable (a real, full tmpfs) is STORAGE_UNAVAILABLE, not a protocol error; a backup to it and a restore into it name the full disk, and change nothing', async (t) => {
     if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-cli-full-disk-'));
     try {
@@ -1191,6 +1192,27 @@ describe('the admin-token fallback', () => {
       assert.equal(error.code, 'STORAGE_UNAVAILABLE');
       assert.match(error.message, /^Storage is unavailable: .*disk .* full/);
       assert.match(run.stderr, /^declined STORAGE_UNAVAILABLE: Storage is unavailable: /);
+
+      // A backup to, and a restore into, the full disk say which disk is full and that nothing
+      // changed (it was "copying <the registry's database> failed: database or disk is full",
+      // as if the database's disk were the full one, and "the restore failed: database or disk is full").
+      const database = path.join(dir, 'data', 'registry.db');
+      const good = path.join(tempDir('a2a-registry-full-disk-backup-'), 'b.db');
+      await backupSqlite(database, good, { overwrite: false });
+      const onFullDisk = path.join(dir, 'b.db');
+      await assert.rejects(backupSqlite(database, onFullDisk, { overwrite: false }), (error: Error) => {
+        assert.match(error.message, new RegExp(`^the disk holding ${dir} is full, so nothing was written to ${onFullDisk}: the copy needs up to [\\d.]+ MiB there \\(the size of ${database}\\)\\. Free some space there, or write the backup to another disk$`));
+        return true;
+      });
+      assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('b.db')), [], 'no backup, no temporary copy');
+      await registry.close();
+      const before = fs.readFileSync(database);
+      await assert.rejects(restoreSqlite(good, database, { overwrite: true }), (error: Error) => {
+        assert.match(error.message, new RegExp(`^the disk holding ${dir}/data is full, so ${database} is as it was: the restore's copy needs up to [\\d.]+ MiB there \\(the size of ${good}\\)\\. Free some space there, then restore again$`));
+        return true;
+      });
+      assert.deepEqual(fs.readFileSync(database), before);
+      assert.deepEqual(fs.readdirSync(path.join(dir, 'data')).filter((f) => /\.(restore|replaced)/.test(f)), [], 'no copy, nothing moved aside');
     } finally {
       await registry.close();
       execFileSync('umount', [dir]);
@@ -1466,7 +1488,7 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
     assert.doesNotMatch(imported.stderr, /the user the registry runs as/);
   });
 
-  test('backup, migrate and restore of a data directory their user may not enter name it (there was "no database there", or a bare EACCES)', async () => {
+  test('backup, migrate and restore of a data directory their user may not enter name it (there was "no database there", or a bare EACCES); so does a backup to a folder its user may not write', async () => {
     const root = tempDir();
     const dataDir = path.join(root, 'data');
     const store = createStore({ dataDir });
@@ -1478,14 +1500,29 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
     const backupFile = path.join(root, 'backup.db');
     fs.copyFileSync(path.join(dataDir, 'registry.db'), backupFile);
     fs.chmodSync(backupFile, 0o644);
+    // A database this user may read, backed up to a folder it may not write.
+    const readable = path.join(root, 'readable');
+    fs.mkdirSync(readable, { mode: 0o755 });
+    fs.copyFileSync(backupFile, path.join(readable, 'registry.db'));
+    const closed = path.join(root, 'closed');
+    fs.mkdirSync(closed, { mode: 0o555 });
+    fs.chmodSync(closed, 0o555);
     if (!asRoot) fs.chmodSync(dataDir, 0o000);
     try {
       const asUser = asRoot ? { uid } : {};
-      const [backup, migrate, restore] = await Promise.all([
+      const [backup, migrate, restore, unwritable] = await Promise.all([
         cli(['backup', path.join(root, 'copy.db'), '--data-dir', dataDir], asUser),
         cli(['migrate', '--from', dataDir, '--to', 'postgres://registry@127.0.0.1:1/registry'], asUser),
         cli(['restore', backupFile, '--force', '--data-dir', dataDir], asUser),
+        cli(['backup', path.join(closed, 'copy.db'), '--data-dir', readable], asUser),
       ]);
+      // It was "the backup failed: EACCES: permission denied, open '.../copy.db.<pid>.tmp'" (exit 1).
+      assert.equal(unwritable.code, 2, unwritable.stderr);
+      assert.match(
+        unwritable.stderr,
+        new RegExp(`^a2a-registry: cannot write the backup ${closed}/copy\\.db: user \\S+ \\(uid ${uid}\\) may not create files in ${closed} \\(owned by uid \\d+, mode 0555\\); write it to a folder this user may write, or run the backup as a user who may write there\\n$`),
+      );
+      assert.deepEqual(fs.readdirSync(closed), [], 'nothing written');
       // And restore into it: "the restore failed: EACCES: permission denied, open '...lock'".
       assert.equal(restore.code, 1, restore.stderr);
       assert.match(
@@ -1791,8 +1828,26 @@ describe('backup', () => {
       // A record of damage found in the database (storage/sqlite/damage-record.ts) goes aside with it.
       const damageRecord = path.join(registry.dataDir, 'registry.db.damaged');
       fs.writeFileSync(damageRecord, '{}\n');
+      // Run as root (sudo), the restore gives what it puts in place to the registry's user (the
+      // owner of the database it replaces): root's 0600 file, the registry's user could not open
+      // it and the registry did not start, right after "restored ... Start the registry".
+      const asRoot = process.getuid?.() === 0;
+      const registryUser = 65534;
+      if (asRoot) for (const f of ['', ...fs.readdirSync(registry.dataDir)]) fs.chownSync(path.join(registry.dataDir, f), registryUser, registryUser);
       const restore = await cli(['restore', file, '--force', '--json'], { env });
       assert.equal(restore.code, 0, restore.stderr);
+      if (asRoot) {
+        const notTheUsers = (dir: string) => fs.readdirSync(dir).filter((f) => fs.statSync(path.join(dir, f)).uid !== registryUser || fs.statSync(path.join(dir, f)).gid !== registryUser);
+        assert.deepEqual(notTheUsers(registry.dataDir), [], 'every file of the data directory is the registry user\'s');
+        // A data directory the registry's user made and has not started in: the database and the
+        // lock files the restore makes are the directory owner's (here, the restore's own function).
+        const fresh = path.join(out, 'fresh');
+        fs.mkdirSync(fresh, { mode: 0o700 });
+        fs.chownSync(fresh, registryUser, registryUser);
+        await restoreSqlite(file, path.join(fresh, 'registry.db'), { overwrite: false });
+        assert.deepEqual(fs.readdirSync(fresh).sort(), ['registry.db', 'registry.db.import-lock', 'registry.db.lock']);
+        assert.deepEqual(notTheUsers(fresh), [], 'every file the restore made is the registry user\'s');
+      }
       const done = parse(restore);
       assert.equal(done.entries, summary.entries);
       assert.ok(fs.existsSync(done.replaced), 'the replaced database is kept');

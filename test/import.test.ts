@@ -1027,6 +1027,27 @@ describe('import by a user who may not read every source', () => {
   });
 });
 
+describe('import run as root', () => {
+  // `sudo a2a-registry import` beside a registry running as its own user: the database and the
+  // import lock it created were root's (0600), so the registry did not start on a database the
+  // import created, and every later import as the registry's user failed on the lock.
+  test('the files it creates beside the database are the owner\'s of the database, or of the data directory when there is none', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('giving files to another user needs root');
+    const user = 65534;
+    await inTempDirs(async (work, dataDir) => {
+      fs.chownSync(dataDir, user, user);
+      const file = path.join(work, 'cards.jsonl');
+      fs.writeFileSync(file, `${JSON.stringify(v1Card('Rooted Rita', 'https://rooted-rita.example.org/a2a'))}\n`);
+      const notTheUsers = () => fs.readdirSync(dataDir).filter((f) => fs.statSync(path.join(dataDir, f)).uid !== user || fs.statSync(path.join(dataDir, f)).gid !== user);
+      // A data directory the registry's user made, no database in it yet.
+      const first = await runImport([file], { dataDir });
+      assert.equal(first.code, 0, first.err);
+      assert.deepEqual(fs.readdirSync(dataDir).sort(), ['registry.db', 'registry.db.import-lock']);
+      assert.deepEqual(notTheUsers(), [], 'the database and the import lock it created');
+    });
+  });
+});
+
 describe('import beside a running SQLite registry', () => {
   test('the registry keeps answering promptly, and its own registrations succeed within its lock wait, while the import holds the write lock again and again', async () => {
     ensureBuilt();

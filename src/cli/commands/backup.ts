@@ -5,8 +5,9 @@
  *
  * Exit code: 0 written, 1 the copy could not be made (not a registry's database, a damaged one,
  * a failed copy: nothing is left at <file>), 2 usage (configuration, an existing file without
- * --force, no database in the data directory, or one this user may not read). Ctrl-C or SIGTERM
- * removes the copy in progress and ends the command as the signal does (130, 143).
+ * --force, a folder for <file> this user may not write, no database in the data directory, or
+ * one this user may not read). Ctrl-C or SIGTERM removes the copy in progress and ends the
+ * command as the signal does (130, 143).
  */
 import { Command } from 'commander';
 import path from 'node:path';
@@ -108,7 +109,8 @@ export function register(program: Command): void {
         'and synced before it takes its name. To restore: stop the registry, then `a2a-registry restore <file>`.\n' +
         'On PostgreSQL use pg_dump.\n' +
         'Exit status: 0 written, 1 the copy failed (not a registry database, a damaged one, a failed copy: nothing is left at\n' +
-        '<file>), 2 usage (no database in the data directory or one this user may not read, <file> exists without --force);\n' +
+        '<file>), 2 usage (no database in the data directory or one this user may not read, <file> exists without --force\n' +
+        'or is in a folder this user may not write);\n' +
         'Ctrl-C (130) or SIGTERM (143) removes the copy in progress.\n' +
         'Example:\n  a2a-registry backup --data-dir /var/lib/a2a-registry /backups/registry-$(date +%F).db',
     )

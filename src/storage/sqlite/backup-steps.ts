@@ -85,6 +85,9 @@ export function copyLiveDatabase(source: string, tmp: string, destination: strin
   } catch (err) {
     if (err instanceof BackupError) throw err;
     if (sqliteFault(err)?.reason === 'corrupt') throw new BackupError(damagedSource(source, destination, err as Error));
+    if (sqliteFault(err)?.reason === 'disk-full') {
+      throw new BackupError(noRoom(path.dirname(tmp), `nothing was written to ${destination}`, `the copy needs up to ${mib(source)} there (the size of ${source})`, 'or write the backup to another disk'));
+    }
     throw new BackupError(`copying ${source} failed: ${(err as Error).message}`);
   } finally {
     db.close();
@@ -175,16 +178,41 @@ export function checkedCopy(file: string): CopyFacts {
  * database it replaces (`current`, if any) and syncs it.
  */
 export function copyBackup(backup: string, tmp: string, current: string | undefined): void {
-  const tidy = tidyAfterReading(backup);
-  const db = new Database(backup, { readonly: true, fileMustExist: true });
   try {
-    db.prepare('VACUUM INTO ?').run(tmp);
-  } finally {
-    db.close();
-    tidy();
+    const tidy = tidyAfterReading(backup);
+    const db = new Database(backup, { readonly: true, fileMustExist: true });
+    try {
+      db.prepare('VACUUM INTO ?').run(tmp);
+    } finally {
+      db.close();
+      tidy();
+    }
+    rewindWatches(tmp, current);
+    syncPath(tmp, 'r');
+  } catch (err) {
+    // `tmp` is `<database>.restore-<pid>.tmp` (./backup.ts).
+    if (isDiskFull(err)) throw restoreNoRoom(tmp.replace(/\.restore-\d+\.tmp$/, ''), backup);
+    throw err;
   }
-  rewindWatches(tmp, current);
-  syncPath(tmp, 'r');
+}
+
+/** SQLite's "database or disk is full", or the file system's ENOSPC (a sync, a rename). */
+export const isDiskFull = (err: unknown): boolean => sqliteFault(err)?.reason === 'disk-full' || (err as NodeJS.ErrnoException | null)?.code === 'ENOSPC';
+
+const mib = (file: string): string => `${(fs.statSync(file).size / 1024 / 1024).toFixed(1)} MiB`;
+
+/**
+ * A copy stopped by a full disk: which disk (SQLite's own words, "database or disk is full", named
+ * no file, and the backup's said "copying <the registry's database> failed", as if its disk were
+ * the full one), that nothing was put in place, and what room it needs.
+ */
+function noRoom(folder: string, untouched: string, needs: string, otherwise: string): string {
+  return `the disk holding ${folder} is full, so ${untouched}: ${needs}. Free some space there, ${otherwise}`;
+}
+
+/** A restore into `database` stopped by a full disk (its copy of `backup`, or its lock files). */
+export function restoreNoRoom(database: string, backup: string): BackupError {
+  return new BackupError(noRoom(path.dirname(database), `${database} is as it was`, `the restore's copy needs up to ${mib(backup)} there (the size of ${backup})`, 'then restore again'));
 }
 
 /**

@@ -30,7 +30,8 @@ import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
 import { roleInDatabase } from './database-companions.js';
 import { DAMAGE_RECORD_SUFFIX } from './damage-record.js';
-import { BackupError, syncPath, whyNotABackup, type CopyFacts } from './backup-steps.js';
+import { giveTo, ownerForNewFiles } from './file-owner.js';
+import { BackupError, isDiskFull, restoreNoRoom, syncPath, whyNotABackup, type CopyFacts } from './backup-steps.js';
 import type { BackupJob, BackupJobReply } from './backup-worker.js';
 
 export { BackupError } from './backup-steps.js';
@@ -129,7 +130,14 @@ export async function backupSqlite(source: string, destination: string, options:
   const tmp = `${dest}.${process.pid}.tmp`;
   // As large as the database each: what earlier backups to this file, killed half way, left.
   const leftovers = removeStaleBackupCopies(dest);
-  createCopy(tmp);
+  try {
+    createCopy(tmp);
+  } catch (err) {
+    // It was "the backup failed: EACCES: permission denied, open '<file>.<pid>.tmp'": a file the user never named, and no fix.
+    const why = /^(EACCES|EPERM|EROFS)$/.test((err as NodeJS.ErrnoException).code ?? '') ? whyCannotWrite(dest) : undefined;
+    if (why) throw new BackupError(`cannot write the backup ${destination}: ${why}; write it to a folder this user may write, or run the backup as a user who may write there`, true);
+    throw err;
+  }
   try {
     const facts = (await inWorker({ kind: 'backup', source, tmp, destination }, options.signal, tmp))!;
     // From here to the return, nothing waits: a signal is looked at once the copy has its name.
@@ -197,10 +205,15 @@ export async function restoreSqlite(backup: string, database: string, options: C
       ? whyCannotWrite(database, [`${database}.lock`, importLockFile(database), `${database}-wal`, `${database}-shm`])
       : undefined;
     if (why) throw new BackupError(`cannot restore into ${database}: ${why}; run the restore as the registry's user`);
+    if (isDiskFull(err)) throw restoreNoRoom(database, backup);
     throw err;
   }
   const tmp = `${database}.restore-${process.pid}.tmp`;
+  // Run as root (sudo), what the restore puts in place is the registry's user's to open (./file-owner.ts).
+  const owner = ownerForNewFiles(database);
   try {
+    // The lock files are the registry's to open too (this restore may have made them).
+    giveTo(owner, [`${database}.lock`, importLockFile(database)]);
     // Holding the lock: what an earlier restore killed half way left behind goes (./leftovers.ts).
     const leftovers = removeStaleTemporaries(database);
     let replaced: string | undefined;
@@ -212,6 +225,7 @@ export async function restoreSqlite(backup: string, database: string, options: C
     }
     createCopy(tmp);
     await inWorker({ kind: 'restore', backup, tmp, ...(replaced ? { current: database } : {}) }, options.signal, tmp);
+    giveTo(owner, [tmp]);
     // From here to the return, nothing waits: the database is never left moved aside without its replacement.
     if (replaced) {
       // The database with its WAL (committed writes a checkpoint has not copied in yet), its shared memory and the record of its damage (./damage-record.ts).

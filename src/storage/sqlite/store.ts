@@ -29,7 +29,7 @@
  * thread (checkpointer.ts) rather than inside COMMIT; `reclaimSpace` gives freed pages back to
  * the file system after pruning.
  */
-import { chmodSync, openSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
+import { chmodSync, existsSync, openSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
@@ -94,7 +94,8 @@ import { prepare } from './statements.js';
 import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
 import { SqliteWatchRecords } from './watch-records.js';
 import { WriteQueue, type WriteJob } from './write-queue.js';
-import { lockForThisProcess, shareWithImports } from './process-lock.js';
+import { importLockFile, lockForThisProcess, shareWithImports } from './process-lock.js';
+import { giveTo, ownerForNewFiles } from './file-owner.js';
 import { removeStaleTemporaries } from './leftovers.js';
 import { makeDirectories } from '../../lib/make-directories.js';
 import { thisProcessUser, whyCannotWrite } from '../../lib/write-access.js';
@@ -273,6 +274,9 @@ export class SqliteStore implements RegistryStore {
   async open(): Promise<void> {
     if (this.#db) return;
     if (this.#closed) throw new Error('SqliteStore was closed; create a new instance.');
+    // An import run as root (sudo) gives the files it creates to the registry's user (./file-owner.ts).
+    const owner = this.#singleProcess ? undefined : ownerForNewFiles(this.#file);
+    const created = owner ? [importLockFile(this.#file), this.#file, `${this.#file}-wal`, `${this.#file}-shm`].filter((file) => !existsSync(file)) : [];
     if (this.#singleProcess) {
       try {
         this.#processLock = lockForThisProcess(this.#file);
@@ -296,6 +300,7 @@ export class SqliteStore implements RegistryStore {
       // Before the connection: a file an earlier run found damaged is opened read-only (#connectDamaged), and gets no checkpoint from this one.
       this.#recallDamage();
       this.#db = this.#connect();
+      giveTo(owner, created);
     } catch (error) {
       this.#releaseProcessLock();
       throw this.#openError(error);
