@@ -176,7 +176,9 @@ function damagePage(file: string, tree: string, how: 'garbage' | 'torn' = 'garba
   fs.closeSync(handle);
 }
 
-describe('SQLite storage faults', () => {
+// Two tests at a time: each has its registry, data directory and tmpfs of its own and changes
+// nothing of this process's, and most of their time is waiting (fsync, child processes, timers).
+describe('SQLite storage faults', { concurrency: 2 }, () => {
   test('disk full (a real, full tmpfs): writes refused and named, searches answered, not ready until space is back', async (t) => {
     const mount = mountTmpfs(24);
     if (typeof mount === 'string') return t.skip(mount);
