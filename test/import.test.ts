@@ -470,8 +470,7 @@ describe('import into SQLite', () => {
       const total = 10_000;
       const lines = path.join(work, 'bad.jsonl');
       fs.writeFileSync(lines, '{"name":"x"}\n'.repeat(total));
-      // The two imports (--json and not) side by side: each waits out its reader's pause.
-      await Promise.all([true, false].map(async (json) => {
+      for (const json of [true, false]) {
         const dataDir = path.join(work, `data-${json}`);
         const child = spawn(process.execPath, ['--max-old-space-size=45', BIN, 'import', ...(json ? ['--json'] : []), '--data-dir', dataDir, lines], { cwd: REPO_ROOT, stdio: 'pipe' });
         const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -501,7 +500,7 @@ describe('import into SQLite', () => {
           assert.match(tail, /bad\.jsonl:10000:1 {2}\/skills: required field "skills" is missing/);
           assert.match(said, /imported 0 of 10,000 documents .*: 0 created, 0 updated, 0 unchanged, 10,000 refused\n$/);
         }
-      }));
+      }
     } finally {
       removeTempDir(work);
     }
