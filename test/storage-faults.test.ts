@@ -176,7 +176,9 @@ function damagePage(file: string, tree: string, how: 'garbage' | 'torn' = 'garba
   fs.closeSync(handle);
 }
 
-describe('SQLite storage faults', () => {
+// Two tests at a time: each has its registry, data directory and tmpfs of its own and changes
+// nothing of this process's, and most of their time is waiting (fsync, child processes, timers).
+describe('SQLite storage faults', { concurrency: 2 }, () => {
   test('disk full (a real, full tmpfs): writes refused and named, searches answered, not ready until space is back', async (t) => {
     const mount = mountTmpfs(24);
     if (typeof mount === 'string') return t.skip(mount);
@@ -1092,110 +1094,115 @@ describe('PostgreSQL storage faults', () => {
     assert.match(await (await fetch(`${registry.url}/metrics`)).text(), /^registry_entries\{kind="agent"\} 2$/m, 'counted again once storage answers');
   });
 
-  test('a lock held past the statement timeout, and no connection left (53300): writes refused as STORAGE_UNAVAILABLE, not failed tasks; /readyz stays ready while only locked rows fail, not while no connection opens', { timeout: 90_000 }, async (t) => {
-    const skip = postgres!.skip();
-    if (skip) return t.skip(skip);
-    const env = await lockTestEnv();
-    // A role that is no superuser: a connection limit does not apply to superusers.
-    const role = `registry_${process.pid}_${Date.now().toString(36)}`;
-    await admin(env.DATABASE_URL!, `CREATE ROLE ${role} LOGIN`);
-    await admin(env.DATABASE_URL!, `ALTER DATABASE $db OWNER TO ${role}`);
-    const url = new URL(env.DATABASE_URL!);
-    url.username = role;
-    const registry = await startTestRegistry({ ...env, DATABASE_URL: url.toString() });
-    t.after(() => registry.close());
-    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
-    resultOf(await op(alice, { register: { agentCard: v1Card('Locked One', 'https://locked-one.example.org/a2a') } }));
+  // The three wait out the statement timeout on a lock another session holds, each with a registry
+  // and a database of its own (advisory locks are per database too): side by side, one wait of
+  // the file's instead of three. (Not beside the tests above: `unreachable` stops the server.)
+  describe('a lock another session holds', { concurrency: true }, () => {
+    test('a lock held past the statement timeout, and no connection left (53300): writes refused as STORAGE_UNAVAILABLE, not failed tasks; /readyz stays ready while only locked rows fail, not while no connection opens', { timeout: 90_000 }, async (t) => {
+      const skip = postgres!.skip();
+      if (skip) return t.skip(skip);
+      const env = await lockTestEnv();
+      // A role that is no superuser: a connection limit does not apply to superusers.
+      const role = `registry_${process.pid}_${Date.now().toString(36)}`;
+      await admin(env.DATABASE_URL!, `CREATE ROLE ${role} LOGIN`);
+      await admin(env.DATABASE_URL!, `ALTER DATABASE $db OWNER TO ${role}`);
+      const url = new URL(env.DATABASE_URL!);
+      url.username = role;
+      const registry = await startTestRegistry({ ...env, DATABASE_URL: url.toString() });
+      t.after(() => registry.close());
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      resultOf(await op(alice, { register: { agentCard: v1Card('Locked One', 'https://locked-one.example.org/a2a') } }));
 
-    // Another session holds the entries table past the registry's statement timeout.
-    const holder = await otherSession(env.DATABASE_URL!);
-    await holder.query('BEGIN');
-    await holder.query('LOCK TABLE entries IN ACCESS EXCLUSIVE MODE');
-    assertRefused(await registerBothAtOnce(registry, 'Locked Two'), /a write waited longer than the statement timeout, for a lock another session or replica holds/);
-    // The probe (its own row) still writes: the lock refuses the writes that need it, and every replica alike.
-    assert.equal((await readiness(registry)).status, 200);
-    await holder.query('ROLLBACK');
-    await holder.end();
-    assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Locked Four', 'https://locked-four.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+      // Another session holds the entries table past the registry's statement timeout.
+      const holder = await otherSession(env.DATABASE_URL!);
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE entries IN ACCESS EXCLUSIVE MODE');
+      assertRefused(await registerBothAtOnce(registry, 'Locked Two'), /a write waited longer than the statement timeout, for a lock another session or replica holds/);
+      // The probe (its own row) still writes: the lock refuses the writes that need it, and every replica alike.
+      assert.equal((await readiness(registry)).status, 200);
+      await holder.query('ROLLBACK');
+      await holder.end();
+      assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Locked Four', 'https://locked-four.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
 
-    await admin(env.DATABASE_URL!, 'ALTER DATABASE $db CONNECTION LIMIT 0');
-    await kickSessions(env.DATABASE_URL!);
-    assertRefused(await registerBoth(registry, 'Limited One'), /the database server has no connection left for the registry/);
-    assert.match((await readiness(registry)).reason!, /storage is unavailable: the database server has no connection left .*\(53300/);
-    await admin(env.DATABASE_URL!, 'ALTER DATABASE $db CONNECTION LIMIT -1');
-    await eventually(15_000, async () => (await readiness(registry)).status === 200, 'ready once connections are taken again');
-    assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Limited Two', 'https://limited-two.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
-  });
+      await admin(env.DATABASE_URL!, 'ALTER DATABASE $db CONNECTION LIMIT 0');
+      await kickSessions(env.DATABASE_URL!);
+      assertRefused(await registerBoth(registry, 'Limited One'), /the database server has no connection left for the registry/);
+      assert.match((await readiness(registry)).reason!, /storage is unavailable: the database server has no connection left .*\(53300/);
+      await admin(env.DATABASE_URL!, 'ALTER DATABASE $db CONNECTION LIMIT -1');
+      await eventually(15_000, async () => (await readiness(registry)).status === 200, 'ready once connections are taken again');
+      assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Limited Two', 'https://limited-two.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+    });
 
-  test('the change-log lock held by another session (every write takes it): writes refused as STORAGE_UNAVAILABLE, /readyz not ready until it is free', { timeout: 90_000 }, async (t) => {
-    const skip = postgres!.skip();
-    if (skip) return t.skip(skip);
-    const env = await lockTestEnv();
-    const registry = await startTestRegistry(env);
-    t.after(() => registry.close());
-    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
-    resultOf(await op(alice, { register: { agentCard: v1Card('Changelog One', 'https://changelog-one.example.org/a2a') } }));
+    test('the change-log lock held by another session (every write takes it): writes refused as STORAGE_UNAVAILABLE, /readyz not ready until it is free', { timeout: 90_000 }, async (t) => {
+      const skip = postgres!.skip();
+      if (skip) return t.skip(skip);
+      const env = await lockTestEnv();
+      const registry = await startTestRegistry(env);
+      t.after(() => registry.close());
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      resultOf(await op(alice, { register: { agentCard: v1Card('Changelog One', 'https://changelog-one.example.org/a2a') } }));
 
-    const holder = await otherSession(env.DATABASE_URL!);
-    t.after(() => holder.end().catch(() => undefined));
-    await holder.query('BEGIN');
-    await holder.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOCK_KEY]);
-    assertRefused(await registerBothAtOnce(registry, 'Changelog Two'), /a write waited longer than the statement timeout, for a lock another session or replica holds/);
-    // The write probe takes that lock too (waiting a second): no write can commit, so not ready.
-    const locked = await readiness(registry);
-    assert.equal(locked.status, 503);
-    assert.match(locked.reason!, /storage is unavailable: a write waited longer than the statement timeout/);
-    await holder.query('ROLLBACK');
-    await eventually(15_000, async () => (await readiness(registry)).status === 200, 'ready once the lock is free');
-    assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Changelog Four', 'https://changelog-four.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
-  });
+      const holder = await otherSession(env.DATABASE_URL!);
+      t.after(() => holder.end().catch(() => undefined));
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOCK_KEY]);
+      assertRefused(await registerBothAtOnce(registry, 'Changelog Two'), /a write waited longer than the statement timeout, for a lock another session or replica holds/);
+      // The write probe takes that lock too (waiting a second): no write can commit, so not ready.
+      const locked = await readiness(registry);
+      assert.equal(locked.status, 503);
+      assert.match(locked.reason!, /storage is unavailable: a write waited longer than the statement timeout/);
+      await holder.query('ROLLBACK');
+      await eventually(15_000, async () => (await readiness(registry)).status === 200, 'ready once the lock is free');
+      assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Changelog Four', 'https://changelog-four.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+    });
 
-  test("an entry's row locked by another session: writing that entry is refused after the statement timeout as busy, not as storage down; other writes go on and /readyz stays ready", { timeout: 90_000 }, async (t) => {
-    const skip = postgres!.skip();
-    if (skip) return t.skip(skip);
-    const env = await lockTestEnv();
-    const registry = await startTestRegistry(env);
-    t.after(() => registry.close());
-    const [alice, bob] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url, { token: TOKENS.bob })]);
-    const id = resultOf(await op(alice, { register: { agentCard: v1Card('Busy One', 'https://busy-one.example.org/a2a') } })).id;
+    test("an entry's row locked by another session: writing that entry is refused after the statement timeout as busy, not as storage down; other writes go on and /readyz stays ready", { timeout: 90_000 }, async (t) => {
+      const skip = postgres!.skip();
+      if (skip) return t.skip(skip);
+      const env = await lockTestEnv();
+      const registry = await startTestRegistry(env);
+      t.after(() => registry.close());
+      const [alice, bob] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url, { token: TOKENS.bob })]);
+      const id = resultOf(await op(alice, { register: { agentCard: v1Card('Busy One', 'https://busy-one.example.org/a2a') } })).id;
 
-    const holder = await otherSession(env.DATABASE_URL!);
-    t.after(() => holder.end().catch(() => undefined));
-    await holder.query('BEGIN');
-    await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [id]);
-    const headers = { authorization: `Bearer ${TOKENS.alice}` };
-    const startedAt = performance.now();
-    const changed = (binding: string) => ({ data: { register: { agentCard: { ...v1Card('Busy One', 'https://busy-one.example.org/a2a'), version: binding } } }, mediaType: 'application/json' });
-    const [jsonRpc, rest, others] = await Promise.all([
-      rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([changed('2.0.0')]), { headers, signal: AbortSignal.timeout(60_000) }),
-      rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [changed('3.0.0')] } }), { headers, signal: AbortSignal.timeout(60_000) }),
-      // Once the writes of the locked entry wait: another principal's, and its owner's new entry
-      // (an update waiting for its row does not hold up its owner's other registrations).
-      new Promise((r) => setTimeout(r, 500)).then(() =>
-        Promise.all([
-          op(bob, { register: { agentCard: v1Card('Busy Other', 'https://busy-other.example.org/a2a') } }),
-          op(alice, { register: { agentCard: v1Card('Busy Mine', 'https://busy-mine.example.org/a2a') } }),
-        ]),
-      ),
-    ]);
-    assertWaitedOutTimeout(startedAt);
-    assert.deepEqual(others.map(stateOf), ['TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED'], 'other entries are written meanwhile');
-    const busy = /^The entry is busy: another request is writing it \(or its URLs\), or another database session holds it, and this write waited for it longer than a write may \(57014\)\. Retry shortly\.$/;
-    const error = jsonRpc.json!.error as WireJson;
-    assert.match(error.message, busy);
-    assert.doesNotMatch(error.message, /unavailable|cannot store|readyz/i);
-    // Still the contract's STORAGE_UNAVAILABLE: a protocol error that says when to retry.
-    assert.equal(error.code, -32603);
-    assert.equal(error.data[0].reason, 'STORAGE_UNAVAILABLE');
-    assert.equal(error.data[0].metadata?.retryAfterSeconds, '5');
-    assert.equal(jsonRpc.headers.get('retry-after'), '5');
-    assert.equal(rest.status, 503);
-    assert.match(rest.json!.error.message, busy);
-    assert.equal(rest.json!.error.details[0].reason, 'STORAGE_UNAVAILABLE');
-    assert.equal(rest.headers.get('retry-after'), '5');
-    assert.equal((await readiness(registry)).status, 200);
-    await holder.query('ROLLBACK');
-    assert.equal(resultOf(await op(alice, { register: { agentCard: { ...v1Card('Busy One', 'https://busy-one.example.org/a2a'), version: '4.0.0' } } })).revision, 2);
+      const holder = await otherSession(env.DATABASE_URL!);
+      t.after(() => holder.end().catch(() => undefined));
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [id]);
+      const headers = { authorization: `Bearer ${TOKENS.alice}` };
+      const startedAt = performance.now();
+      const changed = (binding: string) => ({ data: { register: { agentCard: { ...v1Card('Busy One', 'https://busy-one.example.org/a2a'), version: binding } } }, mediaType: 'application/json' });
+      const [jsonRpc, rest, others] = await Promise.all([
+        rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([changed('2.0.0')]), { headers, signal: AbortSignal.timeout(60_000) }),
+        rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [changed('3.0.0')] } }), { headers, signal: AbortSignal.timeout(60_000) }),
+        // Once the writes of the locked entry wait: another principal's, and its owner's new entry
+        // (an update waiting for its row does not hold up its owner's other registrations).
+        new Promise((r) => setTimeout(r, 500)).then(() =>
+          Promise.all([
+            op(bob, { register: { agentCard: v1Card('Busy Other', 'https://busy-other.example.org/a2a') } }),
+            op(alice, { register: { agentCard: v1Card('Busy Mine', 'https://busy-mine.example.org/a2a') } }),
+          ]),
+        ),
+      ]);
+      assertWaitedOutTimeout(startedAt);
+      assert.deepEqual(others.map(stateOf), ['TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED'], 'other entries are written meanwhile');
+      const busy = /^The entry is busy: another request is writing it \(or its URLs\), or another database session holds it, and this write waited for it longer than a write may \(57014\)\. Retry shortly\.$/;
+      const error = jsonRpc.json!.error as WireJson;
+      assert.match(error.message, busy);
+      assert.doesNotMatch(error.message, /unavailable|cannot store|readyz/i);
+      // Still the contract's STORAGE_UNAVAILABLE: a protocol error that says when to retry.
+      assert.equal(error.code, -32603);
+      assert.equal(error.data[0].reason, 'STORAGE_UNAVAILABLE');
+      assert.equal(error.data[0].metadata?.retryAfterSeconds, '5');
+      assert.equal(jsonRpc.headers.get('retry-after'), '5');
+      assert.equal(rest.status, 503);
+      assert.match(rest.json!.error.message, busy);
+      assert.equal(rest.json!.error.details[0].reason, 'STORAGE_UNAVAILABLE');
+      assert.equal(rest.headers.get('retry-after'), '5');
+      assert.equal((await readiness(registry)).status, 200);
+      await holder.query('ROLLBACK');
+      assert.equal(resultOf(await op(alice, { register: { agentCard: { ...v1Card('Busy One', 'https://busy-one.example.org/a2a'), version: '4.0.0' } } })).revision, 2);
+    });
   });
 });
 
