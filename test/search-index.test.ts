@@ -113,6 +113,13 @@ describe('text encoder', () => {
     }
   });
 
+  it('reads an acronym\'s plural as one word ("APIs" is `apis`, not `ap` and the stop word "is"), in ASCII text and any other', () => {
+    const text = 'APIs PDFs IDs URLsToFetch getURLs HTTPServer XMLParser PDFsx';
+    const terms = ['apis', 'pdfs', 'ids', 'urls', 'fetch', 'get', 'urls', 'http', 'server', 'xml', 'parser', 'pd', 'fsx'];
+    assert.deepEqual(tokenize(text), terms);
+    assert.deepEqual(tokenize(`${text} café`), [...terms, 'cafe']);
+  });
+
   it('folds case and accents, including letters NFKD leaves alone', () => {
     assert.deepEqual(tokenize('Traducción città Überweisung Straße ÆON Łódź'), ['traduccion', 'citta', 'uberweisung', 'strasse', 'aeon', 'lodz']);
     assert.deepEqual(tokenize('TRADUCCIÓN'), ['traduccion']);
@@ -356,6 +363,21 @@ describe('matching', () => {
     const ids = matchIds(search(index, 'weather ').hits);
     for (const tool of ['get_weather', 'getWeatherAlerts', 'get-weather-map', 'GetWeatherRadar']) assert.ok(ids.includes(`${tool}/${tool}`), tool);
     assert.ok(!ids.includes('wx/translate_text'));
+  });
+
+  it('finds an acronym\'s plural by the acronym and the other way round ("api" finds "APIs", "PDFs" "PDF"), as any word\'s plural', () => {
+    const acronyms = createSearchIndex();
+    add(acronyms, 'docs', agent('Docs', [{ id: 'read', name: 'Read documents', description: 'Reads PDFs and calls REST APIs by their IDs' }]));
+    add(acronyms, 'one', server('files', [{ name: 'open_pdf', description: 'Opens one PDF from a URL' }]));
+    for (const [query, want] of [
+      ['api ', ['docs/read']],
+      ['pdf ', ['docs/read', 'one/open_pdf']],
+      ['PDFs ', ['docs/read', 'one/open_pdf']],
+      ['id ', ['docs/read']],
+      ['urls ', ['one/open_pdf']],
+    ] as const) {
+      assert.deepEqual(matchIds(search(acronyms, query).hits).sort(), [...want].sort(), query);
+    }
   });
 
   it('matches the last word as a prefix, unless the query ends with a space', () => {
