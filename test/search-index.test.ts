@@ -663,6 +663,18 @@ describe('ranking', () => {
     assert.deepEqual(ids('Echo Agent'), ['a-echo', 'b-echo-echo']);
   });
 
+  it('ranks the entry whose whole name the query is first, case aside, when the name is one word the query writes in camelCase ("GitHub" names "github")', () => {
+    const index = createSearchIndex();
+    // The server named "github" is the older: only the name can put it first.
+    add(index, 'a-github', server('github', [{ name: 'list_issues', description: 'List issues in a GitHub repository' }], 'GitHub API'), 'o', 1);
+    add(index, 'b-crawler', server('crawler', [{ name: 'search_github', description: 'Search GitHub for code' }], 'Crawls the web'), 'o', 2);
+    add(index, 'c-weather', server('getweather', [{ name: 'forecast', description: 'Forecast for a place' }]), 'o', 1);
+    add(index, 'd-tools', server('tools', [{ name: 'get_weather_now', description: 'Gets the weather now' }]), 'o', 2);
+    const ids = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits.map((h) => h.id);
+    for (const text of ['github', 'GitHub', 'Git-Hub']) assert.deepEqual(ids(text), ['a-github', 'b-crawler'], text);
+    for (const text of ['getweather', 'getWeather', 'get_weather']) assert.equal(ids(text)[0], 'c-weather', text);
+  });
+
   it('ranks the entry whose whole name the query is first, case aside, when its name has a capital letter or "IT" of its own ("R Studio")', () => {
     const index = createSearchIndex();
     const at = 1;
