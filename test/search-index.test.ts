@@ -120,6 +120,13 @@ describe('text encoder', () => {
     assert.deepEqual(tokenize(`${text} café`), [...terms, 'cafe']);
   });
 
+  it('reads a letter, digits and a capital as one word ("A2A" is `a2a`, not `a2`), in ASCII text and any other', () => {
+    const text = 'A2A B2B W3C a2a A2A-compatible EC2Instance base64Encode';
+    const terms = ['a2a', 'b2b', 'w3c', 'a2a', 'a2a', 'compatible', 'ec2', 'instance', 'base64', 'encode'];
+    assert.deepEqual(tokenize(text), terms);
+    assert.deepEqual(tokenize(`${text} café`), [...terms, 'cafe']);
+  });
+
   it('folds case and accents, including letters NFKD leaves alone', () => {
     assert.deepEqual(tokenize('Traducción città Überweisung Straße ÆON Łódź'), ['traduccion', 'citta', 'uberweisung', 'strasse', 'aeon', 'lodz']);
     assert.deepEqual(tokenize('TRADUCCIÓN'), ['traduccion']);
@@ -378,6 +385,13 @@ describe('matching', () => {
     ] as const) {
       assert.deepEqual(matchIds(search(acronyms, query).hits).sort(), [...want].sort(), query);
     }
+  });
+
+  it('finds "A2A" by "a2a" as typed, and "A2A" typed does not find "A2"', () => {
+    const names = createSearchIndex();
+    add(names, 'bridge', agent('Bridge', [{ id: 'talk', name: 'Talk', description: 'Speaks A2A to other agents' }]));
+    add(names, 'plane', agent('Plane', [{ id: 'fly', name: 'Fly', description: 'Flies the A2 route' }]));
+    for (const query of ['a2a ', 'A2A ']) assert.deepEqual(matchIds(search(names, query).hits), ['bridge/talk'], query);
   });
 
   it('matches the last word as a prefix, unless the query ends with a space', () => {

@@ -38,7 +38,8 @@ export const SNAPSHOT_FORMAT = 30;
  * ./text-encoder.ts hyphenJoined) and skills' and tools' other name terms ("E-mail Sender" as a
  * skill: `email sender`), so "copilot" would name no "Co-Pilot" until each entry changed. 29 is
  * rebuilt: it read an acronym's plural as an acronym and a word ("APIs": `ap`, "PDFs": `pd fs`;
- * ./text-encoder.ts isAcronymPlural), so "api" would find no "APIs" until each entry changed.
+ * ./text-encoder.ts isAcronymPlural), so "api" would find no "APIs" until each entry changed, and
+ * "A2A" as `a2` (letterDigitsLetter), so "a2a" would find no "A2A".
  */
 export const LOADABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT];
 const MAGIC = 'a2a-registry search index\n';

@@ -59,6 +59,11 @@ const FOLDS: Readonly<Record<string, string>> = {
  */
 const CAMEL = /(?<=[\p{L}\p{N}\p{M}]\p{Ll}|\p{L}\p{M}*\p{N}+)(?=\p{Lu})/gu;
 /**
+ * A word of one letter, digits and one capital ("A2A", "B2B", "P2P", "W3C"): one word, as
+ * letterDigitsLetter reads it in ASCII text; its last capital is lower-cased so CAMEL leaves it.
+ */
+const LETTER_DIGITS_LETTER = /(?<![\p{L}\p{N}\p{M}])(\p{L}\p{N}+)(\p{Lu})(?![\p{L}\p{N}\p{M}])/gu;
+/**
  * Acronym followed by a word (`HTTPServer` → `HTTP Server`); not an acronym's plural, whose `s`
  * ends the word (`APIs`, `PDFs`, `URLsToFetch`: isAcronymPlural).
  */
@@ -221,7 +226,10 @@ function isWrittenName(s: string, start: number, end: number): boolean {
 
 /** General path: regular expressions with Unicode classes. */
 function tokenizeUnicode(text: string, out: string[], maxTerms: number, keepShort: boolean): void {
-  let s = text.replace(WRITTEN_NAMES, `$&${NAME_MARK} `).replace(CAMEL, ' ').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
+  let s = text
+    .replace(WRITTEN_NAMES, `$&${NAME_MARK} `)
+    .replace(LETTER_DIGITS_LETTER, (_, head: string, last: string) => head + last.toLowerCase())
+    .replace(CAMEL, ' ').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
   // Before folding: the dictionaries know the words as written (NFKD splits Thai's sara am).
   if (HAS_UNSPACED.test(s)) s = s.replace(UNSPACED_RUN, spaceWords);
   s = fold(s);
@@ -237,6 +245,19 @@ function digitsFrom(s: string, start: number, end: number, atBoundary: boolean):
   if (!atBoundary) return false;
   for (let k = start; k < end; k++) if (!isDigit(s.charCodeAt(k))) return false;
   return true;
+}
+
+/**
+ * Whether the capital at `end` ends a word that is one letter, digits and that capital ("A2A",
+ * "B2B", "P2P", "E2E", "W3C"; `s[start, end)` starts the word): a name, one word. Split at the
+ * digits as base64Encode is, "A2A" was `a2` (its last letter alone, dropped), so "a2a" as typed
+ * found no card saying "A2A", and "A2A" typed found every "A2".
+ */
+function letterDigitsLetter(s: string, start: number, end: number, atBoundary: boolean): boolean {
+  if (!atBoundary || end - start < 2 || isDigit(s.charCodeAt(start))) return false;
+  for (let k = start + 1; k < end; k++) if (!isDigit(s.charCodeAt(k))) return false;
+  const next = end + 1 < s.length ? s.charCodeAt(end + 1) : 32;
+  return !isUpper(next) && !isLower(next) && !isDigit(next);
 }
 
 const isUpper = (c: number): boolean => c >= 65 && c <= 90;
@@ -280,7 +301,7 @@ function tokenizeAscii(s: string, out: string[], maxTerms: number, keepShort: bo
       } else if (up) {
         const p = s.charCodeAt(i - 1);
         // getWeather, base64Encode | HTTPServer; not iPhone, 3D (CAMEL), nor APIs (ACRONYM)
-        if ((isLower(p) && (i - 1 > start || !atBoundary)) || (isDigit(p) && !digitsFrom(s, start, i, atBoundary)) || (isUpper(p) && i + 1 < n && isLower(s.charCodeAt(i + 1)) && !isAcronymPlural(s, i + 1))) {
+        if ((isLower(p) && (i - 1 > start || !atBoundary)) || (isDigit(p) && !digitsFrom(s, start, i, atBoundary) && !letterDigitsLetter(s, start, i, atBoundary)) || (isUpper(p) && i + 1 < n && isLower(s.charCodeAt(i + 1)) && !isAcronymPlural(s, i + 1))) {
           pushAscii(out, s, start, i, atBoundary, keepShort);
           if (out.length >= maxTerms) return;
           start = i;
