@@ -656,6 +656,24 @@ describe('ranking', () => {
     assert.deepEqual(ids('weather "how"').sort(), ['faq', 'wx']);
   });
 
+  it('ranks "github mcp server" by its subject: "mcp" and the "server" after it are the kind of entry, which every MCP server is', () => {
+    const index = createSearchIndex();
+    add(index, 'github', server('github', [{ name: 'list_issues', description: 'List issues of a GitHub repository' }], 'GitHub API'), 'o', 1);
+    add(index, 'bridge', agent('Bridge', [{ id: 'b', name: 'Bridge', description: 'Connects an MCP server to GitHub' }]), 'o', 2);
+    add(index, 'web', agent('Web', [{ id: 'w', name: 'Web server', description: 'Serves pages' }]), 'o', 3);
+    const ids = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits.map((h) => h.id);
+    for (const q of ['github mcp server', 'GitHub MCP servers', 'mcp server for github', 'github mcp']) assert.equal(ids(q)[0], 'github', q);
+    // Alone, quoted or after a field, the words are searched; "server" without "mcp" is a subject.
+    assert.deepEqual(ids('mcp server'), ['bridge', 'web']);
+    assert.equal(ids('github "mcp"')[0], 'bridge');
+    assert.deepEqual(ids('web server'), ['web', 'bridge']);
+    // A name with the words is still named by them: "MCP Gateway", not the agent "Gateway".
+    add(index, 'mcp-gateway', agent('MCP Gateway', [{ id: 'r', name: 'Route', description: 'Routes calls' }], { description: 'Routes calls' }), 'o', 4);
+    add(index, 'gateway', agent('Gateway', [{ id: 'g', name: 'Gateway', description: 'The gateway of gateways' }], { description: 'A gateway' }), 'o', 5);
+    assert.equal(ids('MCP Gateway')[0], 'mcp-gateway');
+    assert.equal(ids('mcp-gateway')[0], 'mcp-gateway');
+  });
+
   it('puts units matching all query words above units matching some', () => {
     const index = createSearchIndex();
     add(index, 'some', agent('Translator', [{ id: 's', name: 'Translate invoice', tags: ['translate', 'invoice'] }]));

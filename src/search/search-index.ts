@@ -1006,9 +1006,15 @@ export class PostingsIndex implements KeywordIndex {
       if (c.alternatives.filter((a) => a.kind !== 'word' || !a.joined).length !== 1 || (c.fields !== 0 && c.fields !== FIELD_NAME) || c.scope !== clauses[0]!.scope) return undefined;
     }
     // The query's words as typed, a repeated one too: the clauses keep "Echo Echo" as one "echo".
-    // Else with each piece written together as its one word: "GitHub" names the server "github".
+    // Else without its fillers ("github mcp server": `github`), or with each piece written
+    // together as its one word ("GitHub" names the server "github").
+    const scope = clauses[0]!.scope;
+    const subject = parsed.subjectWords;
     const joined = joinedWords(clauses);
-    const named = this.namedAs(parsed.words, text, 1, clauses[0]!.scope) ?? (joined ? this.namedAs(joined, joined.join(' '), 1, clauses[0]!.scope) : undefined);
+    const named =
+      this.namedAs(parsed.words, text, 1, scope) ??
+      (subject && subject.length > 0 ? this.namedAs(subject, subject.join(' '), 1, scope) : undefined) ??
+      (joined ? this.namedAs(joined, joined.join(' '), 1, scope) : undefined);
     if (named !== undefined || parsed.words.length !== 1) return named;
     const only = planned[0];
     if (only === undefined) return undefined;
