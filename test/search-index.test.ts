@@ -113,6 +113,20 @@ describe('text encoder', () => {
     }
   });
 
+  it('reads an acronym\'s plural as one word ("APIs" is `apis`, not `ap` and the stop word "is"), in ASCII text and any other', () => {
+    const text = 'APIs PDFs IDs URLsToFetch getURLs HTTPServer XMLParser PDFsx';
+    const terms = ['apis', 'pdfs', 'ids', 'urls', 'fetch', 'get', 'urls', 'http', 'server', 'xml', 'parser', 'pd', 'fsx'];
+    assert.deepEqual(tokenize(text), terms);
+    assert.deepEqual(tokenize(`${text} café`), [...terms, 'cafe']);
+  });
+
+  it('reads a letter, digits and a capital as one word ("A2A" is `a2a`, not `a2`), in ASCII text and any other', () => {
+    const text = 'A2A B2B W3C a2a A2A-compatible EC2Instance base64Encode';
+    const terms = ['a2a', 'b2b', 'w3c', 'a2a', 'a2a', 'compatible', 'ec2', 'instance', 'base64', 'encode'];
+    assert.deepEqual(tokenize(text), terms);
+    assert.deepEqual(tokenize(`${text} café`), [...terms, 'cafe']);
+  });
+
   it('folds case and accents, including letters NFKD leaves alone', () => {
     assert.deepEqual(tokenize('Traducción città Überweisung Straße ÆON Łódź'), ['traduccion', 'citta', 'uberweisung', 'strasse', 'aeon', 'lodz']);
     assert.deepEqual(tokenize('TRADUCCIÓN'), ['traduccion']);
@@ -356,6 +370,28 @@ describe('matching', () => {
     const ids = matchIds(search(index, 'weather ').hits);
     for (const tool of ['get_weather', 'getWeatherAlerts', 'get-weather-map', 'GetWeatherRadar']) assert.ok(ids.includes(`${tool}/${tool}`), tool);
     assert.ok(!ids.includes('wx/translate_text'));
+  });
+
+  it('finds an acronym\'s plural by the acronym and the other way round ("api" finds "APIs", "PDFs" "PDF"), as any word\'s plural', () => {
+    const acronyms = createSearchIndex();
+    add(acronyms, 'docs', agent('Docs', [{ id: 'read', name: 'Read documents', description: 'Reads PDFs and calls REST APIs by their IDs' }]));
+    add(acronyms, 'one', server('files', [{ name: 'open_pdf', description: 'Opens one PDF from a URL' }]));
+    for (const [query, want] of [
+      ['api ', ['docs/read']],
+      ['pdf ', ['docs/read', 'one/open_pdf']],
+      ['PDFs ', ['docs/read', 'one/open_pdf']],
+      ['id ', ['docs/read']],
+      ['urls ', ['one/open_pdf']],
+    ] as const) {
+      assert.deepEqual(matchIds(search(acronyms, query).hits).sort(), [...want].sort(), query);
+    }
+  });
+
+  it('finds "A2A" by "a2a" as typed, and "A2A" typed does not find "A2"', () => {
+    const names = createSearchIndex();
+    add(names, 'bridge', agent('Bridge', [{ id: 'talk', name: 'Talk', description: 'Speaks A2A to other agents' }]));
+    add(names, 'plane', agent('Plane', [{ id: 'fly', name: 'Fly', description: 'Flies the A2 route' }]));
+    for (const query of ['a2a ', 'A2A ']) assert.deepEqual(matchIds(search(names, query).hits), ['bridge/talk'], query);
   });
 
   it('matches the last word as a prefix, unless the query ends with a space', () => {
@@ -620,6 +656,24 @@ describe('ranking', () => {
     assert.deepEqual(ids('weather "how"').sort(), ['faq', 'wx']);
   });
 
+  it('ranks "github mcp server" by its subject: "mcp" and the "server" after it are the kind of entry, which every MCP server is', () => {
+    const index = createSearchIndex();
+    add(index, 'github', server('github', [{ name: 'list_issues', description: 'List issues of a GitHub repository' }], 'GitHub API'), 'o', 1);
+    add(index, 'bridge', agent('Bridge', [{ id: 'b', name: 'Bridge', description: 'Connects an MCP server to GitHub' }]), 'o', 2);
+    add(index, 'web', agent('Web', [{ id: 'w', name: 'Web server', description: 'Serves pages' }]), 'o', 3);
+    const ids = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits.map((h) => h.id);
+    for (const q of ['github mcp server', 'GitHub MCP servers', 'mcp server for github', 'github mcp']) assert.equal(ids(q)[0], 'github', q);
+    // Alone, quoted or after a field, the words are searched; "server" without "mcp" is a subject.
+    assert.deepEqual(ids('mcp server'), ['bridge', 'web']);
+    assert.equal(ids('github "mcp"')[0], 'bridge');
+    assert.deepEqual(ids('web server'), ['web', 'bridge']);
+    // A name with the words is still named by them: "MCP Gateway", not the agent "Gateway".
+    add(index, 'mcp-gateway', agent('MCP Gateway', [{ id: 'r', name: 'Route', description: 'Routes calls' }], { description: 'Routes calls' }), 'o', 4);
+    add(index, 'gateway', agent('Gateway', [{ id: 'g', name: 'Gateway', description: 'The gateway of gateways' }], { description: 'A gateway' }), 'o', 5);
+    assert.equal(ids('MCP Gateway')[0], 'mcp-gateway');
+    assert.equal(ids('mcp-gateway')[0], 'mcp-gateway');
+  });
+
   it('puts units matching all query words above units matching some', () => {
     const index = createSearchIndex();
     add(index, 'some', agent('Translator', [{ id: 's', name: 'Translate invoice', tags: ['translate', 'invoice'] }]));
@@ -639,6 +693,18 @@ describe('ranking', () => {
     const ids = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits.map((h) => h.id);
     assert.deepEqual(ids('Echo Echo Agent'), ['b-echo-echo', 'a-echo']);
     assert.deepEqual(ids('Echo Agent'), ['a-echo', 'b-echo-echo']);
+  });
+
+  it('ranks the entry whose whole name the query is first, case aside, when the name is one word the query writes in camelCase ("GitHub" names "github")', () => {
+    const index = createSearchIndex();
+    // The server named "github" is the older: only the name can put it first.
+    add(index, 'a-github', server('github', [{ name: 'list_issues', description: 'List issues in a GitHub repository' }], 'GitHub API'), 'o', 1);
+    add(index, 'b-crawler', server('crawler', [{ name: 'search_github', description: 'Search GitHub for code' }], 'Crawls the web'), 'o', 2);
+    add(index, 'c-weather', server('getweather', [{ name: 'forecast', description: 'Forecast for a place' }]), 'o', 1);
+    add(index, 'd-tools', server('tools', [{ name: 'get_weather_now', description: 'Gets the weather now' }]), 'o', 2);
+    const ids = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits.map((h) => h.id);
+    for (const text of ['github', 'GitHub', 'Git-Hub']) assert.deepEqual(ids(text), ['a-github', 'b-crawler'], text);
+    for (const text of ['getweather', 'getWeather', 'get_weather']) assert.equal(ids(text)[0], 'c-weather', text);
   });
 
   it('ranks the entry whose whole name the query is first, case aside, when its name has a capital letter or "IT" of its own ("R Studio")', () => {

@@ -98,6 +98,7 @@ export interface ExpansionOptions {
    * When given, an English word found in no entry gets other English forms only when the
    * dictionary knows it: the stem of a typo conflates unrelated words ("invoce" and
    * "invocation" share Porter's stem "invoc"), while its typo variants find what was meant.
+   * Its plural it gets all the same (isPluralOf: "api" finds "APIs").
    */
   dictionary?: Dictionary;
   typos: boolean;
@@ -164,9 +165,8 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
     // Read as more than two words, or as words the last of which is typed so far, only when the
     // index has no such word, nor one it completes to (an identifier typed as one word).
     addSplits(alt.word, out.terms.length === before, alt.prefix === true, out, ctx);
-    let languages = o.languages;
-    if (o.dictionary && ctx.postings(alt.word) === 0 && !o.dictionary.knows(alt.word)) languages &= ~(1 << ENGLISH);
-    const forms = o.wordForms ? formsOf(alt.word, ctx.vocabulary, languages) : [];
+    const unknownEnglish = o.dictionary !== undefined && ctx.postings(alt.word) === 0 && !o.dictionary.knows(alt.word);
+    const forms = o.wordForms ? formsOf(alt.word, ctx.vocabulary, o.languages).filter((f) => !unknownEnglish || f.lang !== ENGLISH || isPluralOf(f.term, alt.word)) : [];
     for (const f of forms) addTerm({ term: f.term, weight: FORM_WEIGHT, strong: true, lang: f.lang });
     if (o.typos && alt.word.length >= TYPO_MIN_LENGTH && budget.typoWords > 0 && addTypos(alt, forms, ctx, o, addTerm)) budget.typoWords--;
     if (o.related) {
@@ -258,6 +258,15 @@ function addPhraseSplits(words: readonly string[], typing: boolean, out: PlanCla
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const sameWords = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((w, i) => w === b[i]);
+
+/**
+ * Whether `term` is `word` with a plural's `s` or `es`: the one English form an unknown word
+ * keeps (ExpansionOptions.dictionary), as WordNet knows no acronym or product name ("api",
+ * "pdf", "sdk"), and an index whose entries say only "APIs" had "api" find none of them. A
+ * typo's plural is as unlikely in an index as the typo (the conflation that rule is for,
+ * "invoce" with "invocation", comes from the stem, not a plural).
+ */
+const isPluralOf = (term: string, word: string): boolean => term === `${word}s` || term === `${word}es`;
 
 /** Terms sharing the word's stem, per language that has entries (the word itself left out). */
 function formsOf(word: string, vocabulary: Vocabulary, languages: number): { term: string; lang: number }[] {

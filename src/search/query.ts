@@ -99,6 +99,12 @@ export interface ParsedQuery {
    * clause of ./search-index.ts).
    */
   readonly words: readonly string[];
+  /**
+   * `words` without the fillers left out of `clauses`, when there are any: a name compared with
+   * them too, so "github mcp server" names the server "github", "weather forecast please" the
+   * skill "Weather forecast" (while "MCP Gateway" still names "MCP Gateway").
+   */
+  readonly subjectWords?: readonly string[];
 }
 
 const FIELD_PREFIXES: Readonly<Record<string, { fields: number; scope: Scope }>> = {
@@ -298,7 +304,10 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       pendingOr = false;
     }
   }
-  return { hasText: true, clauses: withoutFillers(clauses), excluded, words };
+  const kept = withoutFillers(clauses);
+  const left = kept.length < clauses.length ? clauses.filter((c) => !kept.includes(c)).map(plainWord) : [];
+  if (left.length === 0) return { hasText: true, clauses: kept, excluded, words };
+  return { hasText: true, clauses: kept, excluded, words, subjectWords: words.filter((w) => !left.includes(w)) };
 }
 
 /**
@@ -330,13 +339,27 @@ const FILLERS: ReadonlySet<string> = new Set([
   'bagaimana', 'dimana', 'siapa',
 ]);
 
-const isFiller = (c: ParsedClause): boolean => {
-  const only = c.alternatives.length === 1 ? c.alternatives[0]! : undefined;
-  return only?.kind === 'word' && !only.exact && c.fields === 0 && c.scope === 'any' && FILLERS.has(only.word);
+/** The word of a clause of one plain word (not quoted, not after a field), else undefined. */
+const plainWord = (c: ParsedClause | undefined): string | undefined => {
+  const only = c?.alternatives.length === 1 ? c.alternatives[0]! : undefined;
+  return only?.kind === 'word' && !only.exact && c!.fields === 0 && c!.scope === 'any' ? only.word : undefined;
+};
+
+/**
+ * The kind of entry a query names, as developers write it: "mcp", and "server" or "servers"
+ * right after it ("github mcp server", "postgres mcp"). Every MCP server is one, and its own
+ * text seldom says so (its name and tools say what it does), so those words ranked first
+ * whatever mentions MCP servers in its description: in the relevance bench's corpus "github mcp
+ * server" put the server "github" fifth, "playwright mcp server" playwright fourth. Left out as
+ * fillers are (FILLERS); "server" alone stays ("web server", "smtp server" name a subject).
+ */
+const isKindWord = (clauses: readonly ParsedClause[], at: number): boolean => {
+  const word = plainWord(clauses[at]);
+  return word === 'mcp' || ((word === 'server' || word === 'servers') && plainWord(clauses[at - 1]) === 'mcp');
 };
 
 function withoutFillers(clauses: ParsedClause[]): ParsedClause[] {
-  const kept = clauses.filter((c) => !isFiller(c));
+  const kept = clauses.filter((c, at) => !FILLERS.has(plainWord(c) ?? '') && !isKindWord(clauses, at));
   return kept.length > 0 ? kept : clauses;
 }
 

@@ -187,6 +187,33 @@ const nameLength = (words: readonly string[], text: string): number => {
   const caseMade = (all: readonly string[]): number => all.filter(isCaseMadeTerm).length;
   return words.length + caseMade(tokenize(text, { maxChars: MAX_FIELD_CHARS, keepShort: true })) - caseMade(words);
 };
+/**
+ * The words of a query of words (nameClause) with each piece written together as its one word
+ * (the clauses' joined alternative, ./query.ts: "GitHub" is `git hub` and `github`), or undefined
+ * when it has none. A name that is one word in lower case ("github", as most MCP servers are
+ * named) has the name term `github`, which the words typed in camelCase, `git hub`, are not, so
+ * "GitHub" typed ranked the server "github" as any tool saying "GitHub" in its name.
+ */
+const joinedWords = (clauses: readonly ParsedClause[]): string[] | undefined => {
+  const words: string[] = [];
+  let any = false;
+  let previous: string | undefined;
+  for (const c of clauses) {
+    let word: string | undefined;
+    let joined: string | undefined;
+    for (const a of c.alternatives) {
+      if (a.kind !== 'word') return undefined;
+      if (a.joined) joined = a.word;
+      else word = a.word;
+    }
+    if (joined === undefined) words.push(word!);
+    // The clauses of one piece share its joined word: it is one word of the name.
+    else if (joined !== previous) words.push(joined);
+    any ||= joined !== undefined;
+    previous = joined;
+  }
+  return any ? words : undefined;
+};
 /** A text cut as an index reads it. */
 const clippedField = (text: string): string => (text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text);
 /** A skill's or tool's name as its terms in names: its words, and its joined terms (`xray` of "X-ray": a query of one word may be one). */
@@ -961,7 +988,8 @@ export class PostingsIndex implements KeywordIndex {
   /**
    * One more clause when the query's words are exactly the name of an entry, a skill or a tool,
    * in order (case, accents, spacing and punctuation aside: the same terms, so `get_weather`,
-   * `getWeather`, `get-weather` and "Get Weather" are one name): the entries and units so named
+   * `getWeather`, `get-weather` and "Get Weather" are one name; and a piece written together as
+   * its one word, joinedWords: "GitHub" names "github"): the entries and units so named
    * match it, so they rank above units that have the words but another name ("get weather
    * forecast", or the words in a description). Only for a query of plain words and quoted
    * phrases, searched in any field or in names, in one scope; and only when something has that
@@ -981,7 +1009,15 @@ export class PostingsIndex implements KeywordIndex {
       if (c.alternatives.filter((a) => a.kind !== 'word' || !a.joined).length !== 1 || (c.fields !== 0 && c.fields !== FIELD_NAME) || c.scope !== clauses[0]!.scope) return undefined;
     }
     // The query's words as typed, a repeated one too: the clauses keep "Echo Echo" as one "echo".
-    const named = this.namedAs(parsed.words, text, 1, clauses[0]!.scope);
+    // Else without its fillers ("github mcp server": `github`), or with each piece written
+    // together as its one word ("GitHub" names the server "github").
+    const scope = clauses[0]!.scope;
+    const subject = parsed.subjectWords;
+    const joined = joinedWords(clauses);
+    const named =
+      this.namedAs(parsed.words, text, 1, scope) ??
+      (subject && subject.length > 0 ? this.namedAs(subject, subject.join(' '), 1, scope) : undefined) ??
+      (joined ? this.namedAs(joined, joined.join(' '), 1, scope) : undefined);
     if (named !== undefined || parsed.words.length !== 1) return named;
     const only = planned[0];
     if (only === undefined) return undefined;

@@ -58,8 +58,16 @@ const FOLDS: Readonly<Record<string, string>> = {
  * lower-case letter or digits alone that start the word (IS_WHOLE_WORD).
  */
 const CAMEL = /(?<=[\p{L}\p{N}\p{M}]\p{Ll}|\p{L}\p{M}*\p{N}+)(?=\p{Lu})/gu;
-/** Acronym followed by a word (`HTTPServer` → `HTTP Server`). */
-const ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
+/**
+ * A word of one letter, digits and one capital ("A2A", "B2B", "P2P", "W3C"): one word, as
+ * letterDigitsLetter reads it in ASCII text; its last capital is lower-cased so CAMEL leaves it.
+ */
+const LETTER_DIGITS_LETTER = /(?<![\p{L}\p{N}\p{M}])(\p{L}\p{N}+)(\p{Lu})(?![\p{L}\p{N}\p{M}])/gu;
+/**
+ * Acronym followed by a word (`HTTPServer` → `HTTP Server`); not an acronym's plural, whose `s`
+ * ends the word (`APIs`, `PDFs`, `URLsToFetch`: isAcronymPlural).
+ */
+const ACRONYM = /(\p{Lu})(\p{Lu}(?!s(?![\p{Ll}\p{N}\p{M}]))\p{Ll})/gu;
 /**
  * Ideographic scripts: every character is a word, with its marks (a voicing mark, which NFKD
  * separates from its kana). Applied after folding, so half-width katakana (ｼﾞ) is split like
@@ -218,7 +226,10 @@ function isWrittenName(s: string, start: number, end: number): boolean {
 
 /** General path: regular expressions with Unicode classes. */
 function tokenizeUnicode(text: string, out: string[], maxTerms: number, keepShort: boolean): void {
-  let s = text.replace(WRITTEN_NAMES, `$&${NAME_MARK} `).replace(CAMEL, ' ').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
+  let s = text
+    .replace(WRITTEN_NAMES, `$&${NAME_MARK} `)
+    .replace(LETTER_DIGITS_LETTER, (_, head: string, last: string) => head + last.toLowerCase())
+    .replace(CAMEL, ' ').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
   // Before folding: the dictionaries know the words as written (NFKD splits Thai's sara am).
   if (HAS_UNSPACED.test(s)) s = s.replace(UNSPACED_RUN, spaceWords);
   s = fold(s);
@@ -236,7 +247,32 @@ function digitsFrom(s: string, start: number, end: number, atBoundary: boolean):
   return true;
 }
 
+/**
+ * Whether the capital at `end` ends a word that is one letter, digits and that capital ("A2A",
+ * "B2B", "P2P", "E2E", "W3C"; `s[start, end)` starts the word): a name, one word. Split at the
+ * digits as base64Encode is, "A2A" was `a2` (its last letter alone, dropped), so "a2a" as typed
+ * found no card saying "A2A", and "A2A" typed found every "A2".
+ */
+function letterDigitsLetter(s: string, start: number, end: number, atBoundary: boolean): boolean {
+  if (!atBoundary || end - start < 2 || isDigit(s.charCodeAt(start))) return false;
+  for (let k = start + 1; k < end; k++) if (!isDigit(s.charCodeAt(k))) return false;
+  const next = end + 1 < s.length ? s.charCodeAt(end + 1) : 32;
+  return !isUpper(next) && !isLower(next) && !isDigit(next);
+}
+
 const isUpper = (c: number): boolean => c >= 65 && c <= 90;
+/**
+ * Whether `s[at]`, a lower-case letter after two capitals or more, is the `s` of an acronym's
+ * plural ("APIs", "PDFs", "IDs", "URLsToFetch"): an `s` that ends the word, or comes before a
+ * capital. It was read as an acronym before a word (HTTPServer), so "APIs" was `ap` and the
+ * stop word "is", "PDFs" `pd fs` and "IDs" `ds`: "api", "pdf" and "id" found none of them.
+ * Read as one word, `apis` is a form of "api" as any plural is of its word.
+ */
+const isAcronymPlural = (s: string, at: number): boolean => {
+  if (s.charCodeAt(at) !== 115) return false;
+  const next = at + 1 < s.length ? s.charCodeAt(at + 1) : 32;
+  return !isLower(next) && !isDigit(next);
+};
 const isLower = (c: number): boolean => c >= 97 && c <= 122;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
@@ -264,8 +300,8 @@ function tokenizeAscii(s: string, out: string[], maxTerms: number, keepShort: bo
         atBoundary = true;
       } else if (up) {
         const p = s.charCodeAt(i - 1);
-        // getWeather, base64Encode | HTTPServer; not iPhone, 3D (CAMEL)
-        if ((isLower(p) && (i - 1 > start || !atBoundary)) || (isDigit(p) && !digitsFrom(s, start, i, atBoundary)) || (isUpper(p) && i + 1 < n && isLower(s.charCodeAt(i + 1)))) {
+        // getWeather, base64Encode | HTTPServer; not iPhone, 3D (CAMEL), nor APIs (ACRONYM)
+        if ((isLower(p) && (i - 1 > start || !atBoundary)) || (isDigit(p) && !digitsFrom(s, start, i, atBoundary) && !letterDigitsLetter(s, start, i, atBoundary)) || (isUpper(p) && i + 1 < n && isLower(s.charCodeAt(i + 1)) && !isAcronymPlural(s, i + 1))) {
           pushAscii(out, s, start, i, atBoundary, keepShort);
           if (out.length >= maxTerms) return;
           start = i;
