@@ -55,7 +55,8 @@ const FOLDS: Readonly<Record<string, string>> = {
 };
 /**
  * lower→Upper and digit→Upper boundaries (`getWeather`, `base64Encode`), not after a single
- * lower-case letter or digits alone that start the word (IS_WHOLE_WORD).
+ * lower-case letter or digits alone that start the word (`iPhone`, `2FA` stay one word: the
+ * lookbehind asks for a character before the lower-case letter, and a letter before the digits).
  */
 const CAMEL = /(?<=[\p{L}\p{N}\p{M}]\p{Ll}|\p{L}\p{M}*\p{N}+)(?=\p{Lu})/gu;
 /**
