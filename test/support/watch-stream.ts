@@ -9,7 +9,7 @@ import readline from 'node:readline';
 import { randomUUID } from 'node:crypto';
 import { SendMessageConfiguration, Task, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, JsonRpcTransportFactory as JsonRpcTransportFactory03 } from 'a2a-sdk-03/client';
 import type { Task as Task03 } from 'a2a-sdk-03';
 import { authFetch, dataPart, message, streamEventJson, type WireJson } from './client.js';
@@ -198,16 +198,18 @@ export async function sendWithPush03(registryUrl: string, token: string, request
   return result;
 }
 
-/** The official A2A v0.3.0 JSON schema (test/fixtures/reference), for what v0.3 webhooks are sent. */
-const v03Schemas = new Ajv({ strict: false }).addSchema(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures/reference/a2a-v0.3.0.schema.json'), 'utf8')), 'a2a-v0.3.0');
+/** The official A2A v0.3.0 JSON schema's Task (test/fixtures/reference), compiled when first used: most files importing this never do. */
+let v03Task: ValidateFunction | undefined;
 
 /**
  * Asserts that a v0.3 webhook's notification is what A2A v0.3 section 9.5 says it is, the Task
  * ("Task object is sent as JSON payload"): valid against the schema's Task, `kind: "task"`.
  */
 export function assertV03Task(body: WireJson): void {
-  const isTask = v03Schemas.getSchema('a2a-v0.3.0#/definitions/Task')!;
-  assert.ok(isTask(body), `not a v0.3 Task: ${JSON.stringify(isTask.errors)} in ${JSON.stringify(body).slice(0, 300)}`);
+  v03Task ??= new Ajv({ strict: false })
+    .addSchema(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures/reference/a2a-v0.3.0.schema.json'), 'utf8')), 'a2a-v0.3.0')
+    .getSchema('a2a-v0.3.0#/definitions/Task')!;
+  assert.ok(v03Task(body), `not a v0.3 Task: ${JSON.stringify(v03Task.errors)} in ${JSON.stringify(body).slice(0, 300)}`);
 }
 
 /** The data part of the one artifact a v0.3 webhook's Task carries (its event's), if it has exactly one. */
