@@ -24,7 +24,7 @@ import { tempDir } from './support/temp.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import type { RegistryConfig } from '../src/config/config.js';
 import { DEFAULT_WATCH_LIMITS, runRetryWaitMs, takeoverWithinMs } from '../src/subscriptions/watch-hub.js';
-import { dataOf, EventLog, renewalHeldWhileCanceled, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
+import { assertV03Task, dataOf, EventLog, renewalHeldWhileCanceled, resume, sendWithPush, sendWithPush03, v03EventData, watch, webhook } from './support/watch-stream.js';
 
 /** A v1.0 card whose skill carries `tag` (what a test's watch filters on), at `url` or one made from its name. */
 function taggedCard(name: string, tag: string, url = `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`): WireJson {
@@ -658,9 +658,9 @@ describe('watches across replicas, each test on a database of its own (PostgreSQ
       const bob = await sdkClient(first.url, { token: TOKENS.bob });
       const task = await sendWithPush(bob, { filter: { tags: ['takeover'] } }, { url: hook.url, token: 'kept-token' });
       await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches');
-      // The same watch started by a v0.3 client: its webhook expects v0.3 objects, from whichever replica.
+      // The same watch started by a v0.3 client: its webhook expects v0.3 Tasks (A2A 0.3 9.5), from whichever replica.
       const task03 = await sendWithPush03(first.url, TOKENS.bob, { filter: { tags: ['takeover'] } }, { url: hook03.url, token: 'kept-03' });
-      await hook03.waitFor((body) => body.kind === 'artifact-update' && body.artifact?.name === 'watch-results', 'initial matches (v0.3)');
+      await hook03.waitFor((body) => body.kind === 'task' && body.artifacts?.[0]?.name === 'watch-results', 'initial matches (v0.3)');
       second = await startTestRegistry(env);
       await second.core.restoreWatches();
       assert.equal(second.core.watches.size, 0, 'a watch its replica runs is not taken over');
@@ -676,12 +676,10 @@ describe('watches across replicas, each test on a database of its own (PostgreSQ
       const pushed = await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === added.id, 'pushed by the other replica');
       assert.equal(dataOf(pushed.artifactUpdate.artifact).event, 'added');
       assert.equal(hook.requests.at(-1)!.token, 'kept-token');
-      const pushed03 = await hook03.waitFor(
-        (body) => body.kind === 'artifact-update' && body.artifact?.parts?.find((p: WireJson) => p.kind === 'data')?.data?.hit?.id === added.id,
-        'pushed as v0.3 by the other replica',
-      );
-      assert.equal(pushed03.taskId, task03.id);
-      assert.ok(hook03.requests.every((r) => r.body.kind !== undefined && r.token === 'kept-03'), JSON.stringify(hook03.requests).slice(0, 300));
+      const pushed03 = await hook03.waitFor((body) => v03EventData(body)?.hit?.id === added.id, 'pushed as a v0.3 Task by the other replica');
+      assert.equal(pushed03.id, task03.id);
+      for (const r of hook03.requests) assertV03Task(r.body);
+      assert.ok(hook03.requests.every((r) => r.token === 'kept-03'), JSON.stringify(hook03.requests).slice(0, 300));
       await (await sdkClient(second.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
       await (await sdkClient(second.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task03.id, metadata: undefined });
     } finally {

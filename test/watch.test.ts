@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { Task, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, textPart, type WireJson } from './support/client.js';
-import { cliWatch, dataOf, EventLog, renewalHeldWhileCanceled, resume, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
+import { assertV03Task, cliWatch, dataOf, EventLog, renewalHeldWhileCanceled, resume, sendWithPush, sendWithPush03, v03EventData, watch, webhook } from './support/watch-stream.js';
 import { v1Card } from './support/documents.js';
 import { eventually } from './support/eventually.js';
 import { heapAfterGc } from './support/heap.js';
@@ -942,36 +942,45 @@ describe('standing searches', () => {
     }
   });
 
-  test('push: a watch started by a v0.3 client pushes v0.3 objects to its webhook; a config added over v1.0 gets v1.0 ones', async () => {
+  test('push: a watch started by a v0.3 client pushes v0.3 Tasks to its webhook (A2A 0.3 9.5), each with its event\'s artifact; a config added over v1.0 gets v1.0 StreamResponses', async () => {
     const hook03 = await webhook(() => 200);
     const hook10 = await webhook(() => 200);
     try {
       const target = resultOf(await op(alice, { register: { agentCard: card('Pushed Legacy First', 'https://legacy1.example.org/a2a', ['pushed-v03']) } }));
       const task = await sendWithPush03(registry.url, TOKENS.bob, { filter: { tags: ['pushed-v03'] } }, { url: hook03.url, token: 'v03-token' });
       assert.equal(task.status.state, 'working');
-      // Before, the webhook got v1.0's StreamResponse ({"artifactUpdate": ...}), which a v0.3 receiver does not read.
-      const initial = await hook03.waitFor((b) => b.kind === 'artifact-update' && b.artifact?.name === 'watch-results', 'initial matches pushed as v0.3');
-      assert.equal(initial.taskId, task.id);
-      const results = initial.artifact.parts.find((p: WireJson) => p.kind === 'data');
-      assert.deepEqual(results.data.results.map((h: WireJson) => h.id), [target.id]);
+      // Before, the webhook got v1.0's StreamResponse ({"artifactUpdate": ...}), which a v0.3
+      // receiver does not read; then v0.3's bare event ({"kind": "artifact-update", ...}), which
+      // is not what v0.3 POSTs either: "Task object is sent as JSON payload" (A2A 0.3 9.5).
+      const initial = await hook03.waitFor((b) => b.kind === 'task' && b.artifacts?.[0]?.name === 'watch-results', 'initial matches pushed as a v0.3 Task');
+      assert.equal(initial.id, task.id);
+      assert.equal(initial.contextId, task.contextId);
+      assert.equal(initial.status.state, 'working');
+      assert.deepEqual(v03EventData(initial)?.results.map((h: WireJson) => h.id), [target.id]);
       // A second webhook, configured over v1.0 on the same watch, gets v1.0 payloads.
       const created = await bob.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'v1-hook', url: hook10.url, token: 'v10-token', authentication: undefined });
       assert.equal(created.id, 'v1-hook');
       const second = resultOf(await op(alice, { register: { agentCard: card('Pushed Legacy Second', 'https://legacy2.example.org/a2a', ['pushed-v03']) } }));
-      const added03 = await hook03.waitFor((b) => b.kind === 'artifact-update' && b.artifact?.name === 'watch-event', 'added pushed as v0.3');
-      const event03 = added03.artifact.parts.find((p: WireJson) => p.kind === 'data').data;
+      // The event's own artifact only: not the initial matches, nor any event before it.
+      const added03 = await hook03.waitFor((b) => b.kind === 'task' && b.artifacts?.some((a: WireJson) => a.name === 'watch-event'), 'added pushed as a v0.3 Task');
+      assert.deepEqual(added03.artifacts.map((a: WireJson) => a.name), ['watch-event']);
+      const event03 = v03EventData(added03)!;
       assert.equal(event03.event, 'added');
       assert.equal(event03.hit.id, second.id);
+      assert.equal(added03.status.state, 'working');
       const added10 = await hook10.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'added pushed as v1.0');
       assert.equal(dataOf(added10.artifactUpdate.artifact).hit.id, second.id);
       await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
-      // The end too: v0.3's TaskStatusUpdateEvent, lowercase state, final.
-      const final03 = await hook03.waitFor((b) => b.kind === 'status-update', 'final status pushed as v0.3');
-      assert.equal(final03.taskId, task.id);
+      // The end too: the Task in its final status, lowercase state, with the status message.
+      const final03 = await hook03.waitFor((b) => b.kind === 'task' && b.status?.state !== 'working', 'final status pushed as a v0.3 Task');
+      assert.equal(final03.id, task.id);
       assert.equal(final03.status.state, 'canceled');
-      assert.equal(final03.final, true);
+      assert.equal(final03.status.message?.kind, 'message');
+      assert.equal(final03.artifacts, undefined);
       assert.equal((await hook10.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed as v1.0')).statusUpdate.status.state, 'TASK_STATE_CANCELED');
-      assert.ok(hook03.requests.every((r) => r.body.kind !== undefined && r.token === 'v03-token'), JSON.stringify(hook03.requests).slice(0, 300));
+      // Each one a Task as the official v0.3 schema defines it, with the client's token.
+      for (const r of hook03.requests) assertV03Task(r.body);
+      assert.ok(hook03.requests.every((r) => r.body.id === task.id && r.token === 'v03-token'), JSON.stringify(hook03.requests).slice(0, 300));
       assert.ok(hook10.requests.every((r) => r.body.kind === undefined && r.token === 'v10-token'));
       // Each in its generation's media type: v0.3's application/json, v1.0's application/a2a+json.
       assert.ok(hook03.requests.every((r) => r.contentType === 'application/json'));

@@ -17,12 +17,12 @@
  * - `GuardedPushSender` is the SDK's sender for every other task: one attempt per event through
  *   the guard; a task's configs are dropped when it ends.
  * Each config remembers the protocol generation it was given in (kept with a watch's definition
- * too): a webhook a v0.3 client configured gets v0.3 objects (`{"kind": "artifact-update", ...}`,
- * lowercase states), as the SDK's own sender does, and one configured over v1.0 gets v1.0's
- * StreamResponse JSON.
+ * too): a webhook a v0.3 client configured gets what v0.3 says a notification carries, the Task
+ * (`{"kind": "task", ...}`, lowercase states; A2A 0.3 9.5), and one configured over v1.0 gets
+ * v1.0's StreamResponse JSON.
  */
 import { randomUUID } from 'node:crypto';
-import { StreamResponse, TaskPushNotificationConfig, TaskState, type Task } from '@a2a-js/sdk';
+import { StreamResponse, TaskPushNotificationConfig, TaskState, type Artifact, type Task, type TaskStatus } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
@@ -380,22 +380,47 @@ function headersOf(config: TaskPushNotificationConfig, wireVersion: string): Rec
 const v03 = new V03PushNotificationSerializer();
 
 /**
- * A notification's body in the protocol generation its webhook was configured in: v0.3's bare
- * event object (TaskArtifactUpdateEvent, TaskStatusUpdateEvent with `kind`, lowercase states),
- * the SDK's own v0.3 serialization; else v1.0's StreamResponse JSON.
+ * A notification's body in the protocol generation its webhook was configured in: v0.3's Task
+ * (A2A 0.3 9.5: "Task object is sent as JSON payload"; `kind: "task"`, lowercase states), by the
+ * SDK's own v0.3 serializer, which sends the Task whenever it is given one; else v1.0's
+ * StreamResponse JSON. `task` is the SDK's stored task (GuardedPushSender); a watch's is built
+ * from its event (taskOfEvent). Before, the serializer was given no task and sent the bare
+ * event (`{"kind": "artifact-update", ...}`), which a receiver written to the v0.3 specification
+ * or to a2a-js 0.3 (whose sender POSTs the Task) cannot read.
  */
-function payloadFor(response: StreamResponse, wireVersion: string): unknown {
-  if (wireVersion === LEGACY_VERSION) return JSON.parse(v03.serialize(response).body) as unknown;
+function payloadFor(response: StreamResponse, wireVersion: string, task: Task | undefined): unknown {
+  if (wireVersion === LEGACY_VERSION) return JSON.parse(v03.serialize(response, task ?? taskOfEvent(response)).body) as unknown;
   return StreamResponse.toJSON(response);
+}
+
+/**
+ * The Task a v0.3 webhook is sent for a watch's event: its id, context and status (WORKING while
+ * the watch runs, the final status at its end) with the event's own artifact only. Not the
+ * watch's whole history: a watch accumulates events for as long as it runs, and each
+ * notification would carry every one before it.
+ */
+function taskOfEvent(response: StreamResponse): Task | undefined {
+  const payload = response.payload;
+  const task = (id: string, contextId: string, status: TaskStatus | undefined, artifacts: Artifact[]): Task => ({ id, contextId, status, artifacts, history: [], metadata: undefined });
+  if (payload?.$case === 'artifactUpdate') {
+    const { taskId, contextId, artifact } = payload.value;
+    return task(taskId, contextId, { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined }, artifact ? [artifact] : []);
+  }
+  if (payload?.$case === 'statusUpdate') return task(payload.value.taskId, payload.value.contextId, payload.value.status, []);
+  return undefined;
 }
 
 /** One notification, its body built once per protocol generation among its webhooks. */
 class Notification {
   readonly #bodies = new Map<string, unknown>();
-  constructor(readonly response: StreamResponse) {}
+  constructor(
+    readonly response: StreamResponse,
+    /** The task as the SDK holds it after the event (GuardedPushSender), which v0.3 webhooks are sent. */
+    private readonly task?: Task,
+  ) {}
 
   bodyFor(wireVersion: string): unknown {
-    if (!this.#bodies.has(wireVersion)) this.#bodies.set(wireVersion, payloadFor(this.response, wireVersion));
+    if (!this.#bodies.has(wireVersion)) this.#bodies.set(wireVersion, payloadFor(this.response, wireVersion, this.task));
     return this.#bodies.get(wireVersion);
   }
 }
@@ -707,7 +732,7 @@ export class GuardedPushSender implements PushNotificationSender {
       if (state === TaskState.TASK_STATE_REJECTED) this.configs.drop(taskId);
       return;
     }
-    const notification = new Notification(response);
+    const notification = new Notification(response, task);
     await Promise.all(
       this.configs.keptFor(taskId).map(({ config, wireVersion }) =>
         this.fetcher.postJson(config.url, notification.bodyFor(wireVersion), this.configs.sendOptions(config, wireVersion)).catch((error: unknown) => {

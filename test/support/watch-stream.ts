@@ -1,11 +1,15 @@
 /** A watch's stream (or a resumed one) as the SDK client receives it, with waits for its events. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import readline from 'node:readline';
 import { randomUUID } from 'node:crypto';
 import { SendMessageConfiguration, Task, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, JsonRpcTransportFactory as JsonRpcTransportFactory03 } from 'a2a-sdk-03/client';
 import type { Task as Task03 } from 'a2a-sdk-03';
 import { authFetch, dataPart, message, streamEventJson, type WireJson } from './client.js';
@@ -192,6 +196,26 @@ export async function sendWithPush03(registryUrl: string, token: string, request
   });
   if (result.kind !== 'task') throw new Error(`expected a task, got ${JSON.stringify(result).slice(0, 200)}`);
   return result;
+}
+
+/** The official A2A v0.3.0 JSON schema's Task (test/fixtures/reference), compiled when first used: most files importing this never do. */
+let v03Task: ValidateFunction | undefined;
+
+/**
+ * Asserts that a v0.3 webhook's notification is what A2A v0.3 section 9.5 says it is, the Task
+ * ("Task object is sent as JSON payload"): valid against the schema's Task, `kind: "task"`.
+ */
+export function assertV03Task(body: WireJson): void {
+  v03Task ??= new Ajv({ strict: false })
+    .addSchema(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures/reference/a2a-v0.3.0.schema.json'), 'utf8')), 'a2a-v0.3.0')
+    .getSchema('a2a-v0.3.0#/definitions/Task')!;
+  assert.ok(v03Task(body), `not a v0.3 Task: ${JSON.stringify(v03Task.errors)} in ${JSON.stringify(body).slice(0, 300)}`);
+}
+
+/** The data part of the one artifact a v0.3 webhook's Task carries (its event's), if it has exactly one. */
+export function v03EventData(body: WireJson): WireJson | undefined {
+  if (body.kind !== 'task' || body.artifacts?.length !== 1) return undefined;
+  return body.artifacts[0].parts?.find((p: WireJson) => p.kind === 'data')?.data;
 }
 
 /**
