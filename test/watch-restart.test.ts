@@ -19,7 +19,7 @@ import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './sup
 import { eventually } from './support/eventually.js';
 import { errorInfoOf, metadata, RawA2AClient, retryInfoOf, sendRequest } from './support/grpc.js';
 import { holdPoint } from './support/hold-point.js';
-import { rawPost, sendMessageBody } from './support/raw-http.js';
+import { legacyStreamRefusal, rawPost, sendMessageBody } from './support/raw-http.js';
 import { v1Card } from './support/documents.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { REPO_ROOT, removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
@@ -145,7 +145,9 @@ describe('watches across a restart (SQLite)', () => {
       const refusal = await racing.done.then(() => undefined, (error: unknown) => error);
       assert.match(String(refusal), /shutting down; start the watch again/, `the racing start is refused; got ${JSON.stringify(racing.events).slice(0, 300)}`);
       for (const [version, answer] of [['v1.0', await racingJsonRpc], ['v0.3', await racingLegacy]] as const) {
-        const info = answer.json?.error?.data?.[0];
+        // v0.3's message/stream is refused as its one SSE event (legacy-stream-errors.ts).
+        const refused = version === 'v0.3' ? legacyStreamRefusal(answer, `JSON-RPC ${version}`) : answer.json;
+        const info = refused?.error?.data?.[0];
         assert.deepEqual([info?.reason, info?.metadata?.retryAfterSeconds], ['STARTING_UP', '5'], `JSON-RPC ${version}: ${answer.text.slice(0, 300)}`);
         assert.equal(answer.headers.get('retry-after'), '5', version);
       }

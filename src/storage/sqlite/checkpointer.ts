@@ -19,7 +19,7 @@ export interface CheckpointFailure {
 }
 
 /** How long after a write the checkpoint runs: writes in between share it. */
-const CHECKPOINT_DELAY_MS = 250;
+export const CHECKPOINT_DELAY_MS = 250;
 
 export class BackgroundCheckpointer {
   readonly #worker: Worker;
@@ -31,8 +31,11 @@ export class BackgroundCheckpointer {
   /** Its closing, once begun: a second close (the store's, after a damaged file stopped it) waits for the same. */
   #closing: Promise<void> | undefined;
 
-  constructor(file: string, busyTimeoutMs: number, onFailure: (failure: CheckpointFailure) => void) {
+  readonly #delayMs: number;
+
+  constructor(file: string, busyTimeoutMs: number, onFailure: (failure: CheckpointFailure) => void, delayMs = CHECKPOINT_DELAY_MS) {
     this.#onFailure = onFailure;
+    this.#delayMs = delayMs;
     this.#worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { file, busyTimeoutMs } satisfies CheckpointWorkerData });
     // Never what keeps a process alive.
     this.#worker.unref();
@@ -51,7 +54,7 @@ export class BackgroundCheckpointer {
     this.#scheduled = setTimeout(() => {
       this.#scheduled = undefined;
       this.#start();
-    }, CHECKPOINT_DELAY_MS);
+    }, this.#delayMs);
     this.#scheduled.unref();
   }
 

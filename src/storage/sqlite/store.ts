@@ -146,6 +146,11 @@ export interface SqliteStoreOptions {
    * share of the import lock instead, which keeps a restore off the file while it is open.
    */
   singleProcess?: boolean;
+  /**
+   * How long after a write the background checkpoint runs (ms; default 250: checkpointer.ts).
+   * Tests that must find damage before any checkpoint could start set it longer.
+   */
+  checkpointDelayMs?: number;
 }
 
 /** The serving connection's synchronous wait for a lock (ms): none; waits happen off the event loop (write-queue.ts). */
@@ -205,6 +210,7 @@ export class SqliteStore implements RegistryStore {
   readonly #faults = new FaultState((error) => this.#classify(error));
   readonly #notice: NonNullable<SqliteStoreOptions['notice']>;
   readonly #onConnection: SqliteStoreOptions['onConnection'];
+  readonly #checkpointDelayMs: number | undefined;
   readonly #singleProcess: boolean;
   /** The held lock of ./process-lock.ts (singleProcess), or the import lock's share (not singleProcess), released at close. */
   #processLock: Database.Database | undefined;
@@ -238,6 +244,7 @@ export class SqliteStore implements RegistryStore {
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
     this.#notice = options.notice ?? (() => undefined);
     this.#onConnection = options.onConnection;
+    this.#checkpointDelayMs = options.checkpointDelayMs;
     this.#singleProcess = options.singleProcess === true;
     this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch, {
       // Checked before each batch too: a file gone that cannot be re-created refuses the batch
@@ -310,7 +317,7 @@ export class SqliteStore implements RegistryStore {
     this.#walIdentity = identityOf(`${this.#file}-wal`);
     // Known damaged: no background checkpoint, ever (the log kept beside the file stays as it is).
     if (this.#damage) return;
-    this.#checkpointer = new BackgroundCheckpointer(this.#file, this.#busyTimeoutMs, (failure) => this.#checkpointFailed(failure));
+    this.#checkpointer = new BackgroundCheckpointer(this.#file, this.#busyTimeoutMs, (failure) => this.#checkpointFailed(failure), this.#checkpointDelayMs);
     // What the last run's closing checkpoint could not fold in (a full disk) is tried now, so a
     // start on a disk that cannot take it says so before any write does.
     this.#checkpointer.written();
