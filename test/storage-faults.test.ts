@@ -1126,7 +1126,7 @@ describe('PostgreSQL storage faults', () => {
       ]);
       assertRefused(refusals, /a write waited longer than the statement timeout, for a lock another session or replica holds/);
       const readError = read.json!.error as WireJson;
-      assert.match(readError.message, /^The read waited too long for a lock: a read waited longer than the statement timeout, for a lock another session or replica holds on a table .*storage takes writes meanwhile: try again shortly\.$/);
+      assert.match(readError.message, /^The read waited too long for a lock: a read waited longer than the statement timeout, for a lock another session or replica holds on a table .*; the read changed nothing: try again shortly\.$/);
       assert.doesNotMatch(readError.message, /a write|cannot store|unavailable/i);
       assert.equal(readError.data[0].reason, 'STORAGE_UNAVAILABLE');
       assert.equal(read.headers.get('retry-after'), '5');

@@ -35,9 +35,10 @@ export interface StorageFault {
    *
    * 'read': one read waited too long for a lock (PostgreSQL: a table another session or a
    * migration holds exclusively, past the statement timeout; SQLite: another process holding the
-   * file exclusively). A read waits for no lock a write takes, so this says nothing of whether
-   * the store takes writes: never `current` either (see FaultState.wrapRead). Before, it was told
-   * as "a write waited longer than the statement timeout" and turned /readyz not ready.
+   * file exclusively). A read waits only for a lock that excludes readers too, and says nothing
+   * of whether the store takes writes (the write probe finds that out): never `current` either
+   * (see FaultState.wrapRead). Before, it was told as "a write waited longer than the statement
+   * timeout" and turned /readyz not ready until the next probe.
    */
   scope?: 'rows' | 'connection' | 'read';
   /**
@@ -144,8 +145,8 @@ const whereOf = (error: unknown): string => {
 /** A read refused for a lock (FaultState.wrapRead), per engine: what held it, and that writes are not the matter. */
 const READ_LOCKED = {
   postgres:
-    'a read waited longer than the statement timeout, for a lock another session or replica holds on a table (a migration, a VACUUM FULL, a LOCK TABLE); storage takes writes meanwhile: try again shortly',
-  sqlite: 'a read found the database file locked by another process (holding it exclusively); storage is not at fault: try again shortly',
+    'a read waited longer than the statement timeout, for a lock another session or replica holds on a table (a migration, a VACUUM FULL, a LOCK TABLE); the read changed nothing: try again shortly',
+  sqlite: 'a read found the database file locked by another process (holding it exclusively); the read changed nothing: try again shortly',
 };
 /** node-postgres's own words when the server asks for a password the URL does not give (SCRAM, or MD5 with none). */
 const MISSING_PASSWORD = /client password must be a string|SASL: SCRAM-SERVER-FIRST-MESSAGE/i;
