@@ -28,7 +28,7 @@ import { ConfigError, loadConfig } from '../src/config/config.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { v1Card } from './support/documents.js';
 import { dataPart, errorOf, op, resultOf, sdkClient, stateOf, stream, type WireJson } from './support/client.js';
-import { RawA2AClient, errorInfoOf, errorInfoOfHeaders, grpcFrame, healthCheck, healthWatch, metadata, rawGrpcCall, retryInfoOf, sendRequest } from './support/grpc.js';
+import { RawA2AClient, errorInfoOf, errorInfoOfHeaders, grpcFrame, healthCheck, healthWatch, metadata, rawGrpcCall, retryInfoOf, sendRequest, type HealthWatch } from './support/grpc.js';
 import { holdGets } from './support/hold-gets.js';
 import { metricValue, waitFor } from './support/metrics.js';
 import { connect } from './support/raw-connection.js';
@@ -1514,6 +1514,45 @@ describe('health', () => {
       unknown.cancel();
     }
     assert.equal((await watched.ended).error?.code, grpc.status.CANCELLED);
+  });
+
+  test('Watch streams count against REGISTRY_MAX_STREAMS_PER_CLIENT (16 here), as every other stream: the next is RESOURCE_EXHAUSTED (TOO_MANY_STREAMS), Check still answers, an ended Watch frees its place', async () => {
+    // They were not counted: one client could hold 100 per connection, on every connection it could open.
+    const address = '10.9.0.1';
+    /** Whether `w` was admitted (sent a status) or refused (ended). */
+    const admitted = async (w: HealthWatch): Promise<boolean> => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        return await new Promise<boolean>((resolve) => {
+          timer = setInterval(() => w.statuses.length > 0 && resolve(true), 10);
+          void w.ended.then(() => resolve(false));
+        });
+      } finally {
+        clearInterval(timer);
+      }
+    };
+    const open = Array.from({ length: 16 }, () => healthWatch(grpcAddress(registry), '', from(address)));
+    try {
+      await waitFor(async () => open.every((w) => w.statuses.length === 1));
+      const refused = healthWatch(grpcAddress(registry), '', from(address));
+      open.push(refused); // cancelled at the end, if it was admitted
+      assert.equal(await admitted(refused), false, 'the 17th Watch is refused, not sent a status');
+      const { error } = await refused.ended;
+      assert.equal(error?.code, grpc.status.RESOURCE_EXHAUSTED);
+      assert.equal(errorInfoOf(error!)?.reason, 'TOO_MANY_STREAMS');
+      assert.match(error!.details, /^This address already has 16 open streams; the limit is 16 per client address \(REGISTRY_MAX_STREAMS_PER_CLIENT\)/);
+      assert.deepEqual(refused.statuses, []);
+      assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'SERVING', 'a Check is no stream');
+      open.shift()!.cancel();
+      // Admitted once the cancel has reached the server.
+      await waitFor(async () => {
+        const again = healthWatch(grpcAddress(registry), '', from(address));
+        open.push(again);
+        return admitted(again);
+      });
+    } finally {
+      for (const w of open) w.cancel();
+    }
   });
 });
 

@@ -1116,13 +1116,25 @@ describe('PostgreSQL storage faults', () => {
       const registry = await startTestRegistry({ ...env, DATABASE_URL: url.toString() });
       t.after(() => registry.close());
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
-      resultOf(await op(alice, { register: { agentCard: v1Card('Locked One', 'https://locked-one.example.org/a2a') } }));
+      const id = resultOf(await op(alice, { register: { agentCard: v1Card('Locked One', 'https://locked-one.example.org/a2a') } })).id;
 
       // Another session holds the entries table past the registry's statement timeout.
       const holder = await otherSession(env.DATABASE_URL!);
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE entries IN ACCESS EXCLUSIVE MODE');
-      assertRefused(await registerBothAtOnce(registry, 'Locked Two'), /a write waited longer than the statement timeout, for a lock another session or replica holds/);
+      // A read waits for that lock too, beside the writes (one wait): refused as a read's wait,
+      // not as a write's nor as storage down. Before, it said "a write waited longer than the
+      // statement timeout" and recorded the store's fault, as a write's refusal does.
+      const [refusals, read] = await Promise.all([
+        registerBothAtOnce(registry, 'Locked Two'),
+        rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([{ data: { get: { id } }, mediaType: 'application/json' }]), { signal: AbortSignal.timeout(60_000) }),
+      ]);
+      assertRefused(refusals, /a write waited longer than the statement timeout, for a lock another session or replica holds/);
+      const readError = read.json!.error as WireJson;
+      assert.match(readError.message, /^The read waited too long for a lock: a read waited longer than the statement timeout, for a lock another session or replica holds on a table .*; the read changed nothing: try again shortly\.$/);
+      assert.doesNotMatch(readError.message, /a write|cannot store|unavailable/i);
+      assert.equal(readError.data[0].reason, 'STORAGE_UNAVAILABLE');
+      assert.equal(read.headers.get('retry-after'), '5');
       // The probe (its own row) still writes: the lock refuses the writes that need it, and every replica alike.
       assert.equal((await readiness(registry)).status, 200);
       await holder.query('ROLLBACK');
@@ -1245,6 +1257,14 @@ describe('fault names', () => {
     assert.ok(refusal instanceof StorageUnavailableError && refusal.fault.scope === 'rows');
     const current = () => faults.current;
     assert.equal(current(), undefined, 'not a fault of the store: /readyz does not report it');
+    // A read's wait for a lock is that read's refusal, worded as a read's, on either engine: no write waited.
+    const sqliteFaults = new FaultState(sqliteFault);
+    for (const [state, code] of [[faults, '57014'], [faults, '55P03'], [sqliteFaults, 'SQLITE_BUSY']] as const) {
+      const read = state.wrapRead({ code });
+      assert.ok(read instanceof StorageUnavailableError && read.fault.scope === 'read', code);
+      assert.match(read.message, /^The read waited too long for a lock: a read /, code);
+      assert.equal(state.current, undefined, `${code}: a read's wait is not a fault of the store`);
+    }
     faults.wrap({ code: '57014' });
     assert.equal(current()?.reason, 'locked');
     assert.equal(reason(postgresFault({ code: '53300' })), 'refused');

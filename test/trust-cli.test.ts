@@ -325,7 +325,8 @@ describe('keygen, sign, verify', () => {
     assert.match(notJson.stderr, /not-json\.json:3:1: not valid JSON: trailing comma/);
     const missing = await cli(['sign', file('no-such-card.json'), '--key', file('key.jwk.json')]);
     assert.equal(missing.code, 2, 'an unreadable file is exit 2, as for every command');
-    assert.match(missing.stderr, /cannot read .*no-such-card\.json: no such file/);
+    // Prefixed with the program's name alone, as every other command's errors (it was "a2a-registry sign:").
+    assert.match(missing.stderr, /^a2a-registry: cannot read .*no-such-card\.json: no such file/);
     // A key whose "alg" its curve cannot make: named with the file, before anything is signed.
     fs.writeFileSync(file('mislabelled.jwk.json'), JSON.stringify({ ...readJson('key.jwk.json'), alg: 'ES384' }));
     const mislabelled = await cli(['sign', file('card.json'), '--key', file('mislabelled.jwk.json')]);
@@ -347,11 +348,11 @@ describe('keygen, sign, verify', () => {
     fs.writeFileSync(file('big.json'), ' '.repeat(1024 * 1024) + fs.readFileSync(file('card.json'), 'utf8'));
     const big = await cli(['sign', file('big.json'), '--key', file('key.jwk.json'), '-o', file('big-signed.json')]);
     assert.equal(big.code, 1, big.stderr);
-    assert.match(big.stderr, /^a2a-registry sign: .*big\.json is over 1,048,576 bytes \(1 MiB\), more than any registry accepts/);
+    assert.match(big.stderr, /^a2a-registry: .*big\.json is over 1,048,576 bytes \(1 MiB\), more than any registry accepts/);
     // Standard input twice: the card took it all and the key was "the file is empty" (exit 1).
     const [bothSign, bothVerify] = await Promise.all([cli(['sign', '-', '--key', '-']), cli(['verify', '-', '--jwks', '-', '--json'])]);
     assert.equal(bothSign.code, 2, bothSign.stderr);
-    assert.equal(bothSign.stderr, 'a2a-registry sign: the card and --key are both "-", standard input, which can be read only once: give one of them as a file\n');
+    assert.equal(bothSign.stderr, 'a2a-registry: the card and --key are both "-", standard input, which can be read only once: give one of them as a file\n');
     assert.equal(bothVerify.code, 2, bothVerify.stderr);
     assert.match(JSON.parse(bothVerify.stdout).error.message, /^the card and --jwks are both "-"/);
   });

@@ -222,18 +222,30 @@ function queryWordsAfterOptions(args: readonly string[], program: Command): read
 }
 
 /**
- * An option of the command typed before the command's name (`a2a-registry --json ls`), which the
- * program's parser has no such option for: "unknown option '--json'" alone read as if no
- * command took it. Says where it goes, or undefined for any other usage error.
+ * An option of the command typed before the command's name (`a2a-registry --json ls`,
+ * `a2a-registry --limit 3 ls`), which the program's parser has no such option for: "unknown
+ * option '--json'" alone read as if no command took it. Says where it goes, or undefined for any
+ * other usage error.
  */
 function commandOptionFirst(err: CommanderError, args: readonly string[], program: Command): string | undefined {
   const typed = err.code === 'commander.unknownOption' ? /unknown option '([^']+)'/.exec(err.message)?.[1] : undefined;
   const at = commandIndex(args);
   if (typed === undefined || at === -1 || !args.slice(0, at).includes(typed)) return undefined;
-  const command = program.commands.find((c) => c.name() === args[at] || c.aliases().includes(args[at]!));
-  const flag = typed.split('=')[0];
-  if (!command?.options.some((o) => o.long === flag || o.short === flag)) return undefined;
-  return `(${flag} is an option of ${command.name()}: put it after the command's name, as in a2a-registry ${command.name()} ${flag} ...)`;
+  const flag = typed.split('=')[0]!;
+  const commandAt = (i: number) => program.commands.find((c) => c.name() === args[i] || c.aliases().includes(args[i]!));
+  const optionOf = (command: Command | undefined) => command?.options.find((o) => o.long === flag || o.short === flag);
+  let command = commandAt(at);
+  let value = '';
+  // The word after an option of the command's that takes a value is that value, not the
+  // command's name (commandIndex knows only the program's options): `--limit 3 ls` named no
+  // command, and had no hint.
+  if (!command && args[at - 1] === typed && !typed.includes('=')) {
+    const next = commandAt(at + 1);
+    const option = optionOf(next);
+    if (option?.required || option?.optional) [command, value] = [next, ` ${args[at]}`];
+  }
+  if (!optionOf(command)) return undefined;
+  return `(${flag} is an option of ${command!.name()}: put it after the command's name, as in a2a-registry ${command!.name()} ${flag}${value} ...)`;
 }
 
 /** Runs the CLI and resolves to the process exit code. */

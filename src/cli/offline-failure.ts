@@ -23,7 +23,7 @@ export class InvalidCard extends Error {
  * file they cannot use: the findings located in the user's file, or one line naming the file;
  * with --json also an {"error"} document on stdout. Returns the exit code; rethrows anything else.
  */
-export function reportOfflineFailure(err: unknown, command: string, notDone: string, o: Output, json: boolean): number {
+export function reportOfflineFailure(err: unknown, notDone: string, o: Output, json: boolean): number {
   const s = styles(o.color);
   if (err instanceof InvalidCard) {
     if (json) printJson(o, { error: { code: 'VALIDATION_FAILED', message: err.message, details: err.errors.map((f) => withLocation(f, err.locate)) } });
@@ -32,6 +32,7 @@ export function reportOfflineFailure(err: unknown, command: string, notDone: str
   }
   if (!(err instanceof LocalFileError)) throw err;
   if (json) printJson(o, { error: { code: err.code ?? (err.exitCode === EXIT_USAGE ? 'READ_ERROR' : 'FILE_ERROR'), message: err.message } });
-  o.err(`a2a-registry ${command}: ${err.message}\n`);
+  // The program's name alone, as every other command's errors say (it was "a2a-registry sign:").
+  o.err(`a2a-registry: ${err.message}\n`);
   return err.exitCode;
 }

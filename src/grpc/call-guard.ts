@@ -349,10 +349,11 @@ export class CallGuard {
 
   /**
    * The server interceptor: admits each A2A call, opens its scope, and accounts for it when it
-   * ends. Health checks pass straight through, as GET /readyz does on HTTP.
+   * ends. Health checks pass straight through, as GET /readyz does on HTTP; a health Watch only
+   * takes its place among the client's streams (healthWatch).
    */
   readonly interceptor: grpc.ServerInterceptor = (method, call) => {
-    if (method.path.startsWith(HEALTH_SERVICE_PREFIX)) return new grpc.ServerInterceptingCall(call);
+    if (method.path.startsWith(HEALTH_SERVICE_PREFIX)) return method.responseStream ? this.healthWatch(call) : new grpc.ServerInterceptingCall(call);
     const started = process.hrtime.bigint();
     let scope: RequestScope | undefined;
     let slot: StreamSlot | undefined;
@@ -591,6 +592,47 @@ export class CallGuard {
     };
     streams.add(endStream);
     return () => streams.delete(endStream);
+  }
+
+  /**
+   * A grpc.health.v1 Watch, counted among its client's streams (REGISTRY_MAX_STREAMS_PER_CLIENT)
+   * as an SSE stream or an A2A server stream is, and refused RESOURCE_EXHAUSTED
+   * (TOO_MANY_STREAMS) past the cap; nothing else of admission applies, as to Check (no request
+   * budget, no token, no version). A Watch never ends by itself and holds its connection, its
+   * HTTP/2 stream and a share of the readiness poll's sends: uncounted, one client could open 100
+   * per connection on as many connections as REGISTRY_MAX_CONNECTIONS allows.
+   */
+  private healthWatch(call: grpc.ServerInterceptingCallInterface): grpc.ServerInterceptingCall {
+    let slot: StreamSlot | undefined;
+    let ended = false;
+    const end = () => {
+      ended = true;
+      slot?.release();
+    };
+    const listener = new grpc.ServerListenerBuilder()
+      .withOnReceiveMetadata((metadata, next) => {
+        const address = clientAddress(intercepting.getConnectionInfo().remoteAddress, metadata.get('x-forwarded-for').map(String), this.trust);
+        const opened = this.core.abuse.openStream(address);
+        if ('reason' in opened) {
+          const incoming = metadataText(metadata, 'x-request-id');
+          return intercepting.sendStatus(limitRefusal(opened, incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()).status);
+        }
+        if (ended) return opened.release();
+        slot = opened;
+        next(metadata);
+      })
+      // After every status sent too, and for a client gone first: either way the place is given back.
+      .withOnCancel(end)
+      .build();
+    const responder = new grpc.ResponderBuilder()
+      .withStart((next) => next(listener))
+      .withSendStatus((status, next) => {
+        end();
+        next(status);
+      })
+      .build();
+    const intercepting = new grpc.ServerInterceptingCall(call, responder);
+    return intercepting;
   }
 
   /** The caller the guard admitted for a call, by its metadata (authentication runs once per call). */

@@ -215,8 +215,9 @@ export class RegistryService {
         // storage nor /readyz is blamed; the same write succeeds once the holder lets go.
         error.fault.scope === 'rows'
           ? `The entry is busy: another request is writing it (or its URLs), or another database session holds it, and this write waited for it longer than a write may (${error.fault.code}). Retry shortly.`
-          : // One request's connection lost under it: its message says what became of the write; storage is not blamed.
-            error.fault.scope === 'connection'
+          : // One request's connection lost under it (what became of the write), or one read's wait
+            // for a lock (storage takes writes): each message says so; storage is not blamed.
+            error.fault.scope === 'connection' || error.fault.scope === 'read'
             ? `${error.message}.`
             : // Refused after its commit: it may be stored, so "cannot store" and "retry" would mislead.
               error.consequence !== undefined

@@ -32,8 +32,15 @@ export interface StorageFault {
    * closed). It says nothing of the store's state (the next statement opens another connection,
    * and fails as unreachable if none opens), so it is never `current` either; the request is
    * told what happened and whether anything was written (see lostConnection).
+   *
+   * 'read': one read waited too long for a lock (PostgreSQL: a table another session or a
+   * migration holds exclusively, past the statement timeout; SQLite: another process holding the
+   * file exclusively). A read waits only for a lock that excludes readers too, and says nothing
+   * of whether the store takes writes (the write probe finds that out): never `current` either
+   * (see FaultState.wrapRead). Before, it was told as "a write waited longer than the statement
+   * timeout" and turned /readyz not ready until the next probe.
    */
-  scope?: 'rows' | 'connection';
+  scope?: 'rows' | 'connection' | 'read';
   /**
    * A fault no write probe clears: the database file is damaged (an integrity check found it, or
    * SQLite reported a corrupt page), and writing on into it could only spread the damage. Writes
@@ -59,7 +66,9 @@ export class StorageUnavailableError extends Error {
         ? `The write waited too long for a lock: ${fault.message}`
         : fault.scope === 'connection'
           ? `The database connection was lost: ${fault.message}`
-          : `Storage is unavailable: ${fault.message}${options?.consequence ? `; ${options.consequence}` : ''}`,
+          : fault.scope === 'read'
+            ? `The read waited too long for a lock: ${fault.message}`
+            : `Storage is unavailable: ${fault.message}${options?.consequence ? `; ${options.consequence}` : ''}`,
       options,
     );
     this.name = 'StorageUnavailableError';
@@ -132,6 +141,12 @@ const ROWS_HELD = 'the rows it changes were held by another request or database 
 const whereOf = (error: unknown): string => {
   const where = (error as { where?: unknown } | null)?.where;
   return typeof where === 'string' ? where : '';
+};
+/** A read refused for a lock (FaultState.wrapRead), per engine: what held it, and that writes are not the matter. */
+const READ_LOCKED = {
+  postgres:
+    'a read waited longer than the statement timeout, for a lock another session or replica holds on a table (a migration, a VACUUM FULL, a LOCK TABLE); the read changed nothing: try again shortly',
+  sqlite: 'a read found the database file locked by another process (holding it exclusively); the read changed nothing: try again shortly',
 };
 /** node-postgres's own words when the server asks for a password the URL does not give (SCRAM, or MD5 with none). */
 const MISSING_PASSWORD = /client password must be a string|SASL: SCRAM-SERVER-FIRST-MESSAGE/i;
@@ -229,6 +244,19 @@ export class FaultState {
     // Keep the first sighting's time while the same fault goes on.
     if (this.#fault?.reason !== fault.reason) this.#fault = fault;
     return new StorageUnavailableError(this.#fault, { cause: error });
+  }
+
+  /**
+   * As wrap, for a statement that only reads: a lock it waited for too long (reason 'locked') is
+   * that read's refusal (scope 'read'), not the store's state. The store's 'locked' fault means
+   * writes wait out their limit on a lock every write needs, which a read cannot tell: it is
+   * neither recorded (/readyz stays ready, no write probe needed) nor worded as a write's.
+   */
+  wrapRead(error: unknown): unknown {
+    const fault = error instanceof StorageUnavailableError ? undefined : this.classify(error);
+    if (fault?.reason !== 'locked') return this.wrap(error);
+    const message = fault.code.startsWith('SQLITE_') ? READ_LOCKED.sqlite : READ_LOCKED.postgres;
+    return new StorageUnavailableError({ ...fault, message, scope: 'read' }, { cause: error });
   }
 
   /** Records a fault found without an error (e.g. the file vanished); returns the error to throw. */

@@ -156,10 +156,10 @@ export interface HealthWatch {
   cancel(): void;
 }
 
-/** grpc.health.v1.Health/Watch for one service name, with @grpc/grpc-js's client. */
-export function healthWatch(address: string, service: string): HealthWatch {
+/** grpc.health.v1.Health/Watch for one service name, with @grpc/grpc-js's client (sending `metadata`, e.g. x-forwarded-for). */
+export function healthWatch(address: string, service: string, metadata = new grpc.Metadata()): HealthWatch {
   const client = new HealthClient(address, grpc.credentials.createInsecure()) as unknown as grpc.Client & { watch: StreamMethod };
-  const call = client.watch({ service }, new grpc.Metadata());
+  const call = client.watch({ service }, metadata);
   const statuses: string[] = [];
   call.on('data', (value: { status: string }) => statuses.push(value.status));
   const ended = new Promise<{ error?: grpc.ServiceError }>((resolve) => {

@@ -101,7 +101,7 @@ export async function runKeygen(options: KeygenOptions): Promise<number> {
     }
     return EXIT_OK;
   } catch (err) {
-    return reportOfflineFailure(err, 'keygen', 'no key written', out, options.json);
+    return reportOfflineFailure(err, 'no key written', out, options.json);
   }
 }
 

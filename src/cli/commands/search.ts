@@ -36,11 +36,16 @@ export const collect = (value: string, previous: string[] | undefined): string[]
 /** A repeatable option whose every value must say something. */
 export const collectNonEmpty = (value: string, previous: string[] | undefined): string[] => collect(nonEmpty(value), previous);
 
+/**
+ * A whole number from `min` to `max`, whose refusal says so in either case (not a number, out of
+ * range). A `max` of Number.MAX_SAFE_INTEGER is no limit of the option's but JavaScript's, and
+ * is said as "from 1 up": `get --revision 0` said "must be from 1 to 9007199254740991".
+ */
 export function intInRange(min: number, max: number) {
+  const range = max === Number.MAX_SAFE_INTEGER ? `from ${min} up` : `from ${min} to ${max}`;
   return (value: string): number => {
-    if (!/^[0-9]+$/.test(value.trim())) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
     const n = Number(value);
-    if (n < min || n > max) throw new InvalidArgumentError(`must be from ${min} to ${max}`);
+    if (!/^[0-9]+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`must be a whole number ${range}`);
     return n;
   };
 }

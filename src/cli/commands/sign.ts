@@ -51,7 +51,7 @@ export async function runSign(file: string, options: SignOptions): Promise<numbe
     }
     return EXIT_OK;
   } catch (err) {
-    return reportOfflineFailure(err, 'sign', 'not signed', out, options.json);
+    return reportOfflineFailure(err, 'not signed', out, options.json);
   }
 }
 

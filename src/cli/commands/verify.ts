@@ -108,7 +108,7 @@ export async function runVerify(file: string, options: VerifyOptions): Promise<n
     }
     return ok ? EXIT_OK : EXIT_FAILED;
   } catch (err) {
-    return reportOfflineFailure(err, 'verify', 'not verified', out, options.json);
+    return reportOfflineFailure(err, 'not verified', out, options.json);
   }
 }
 

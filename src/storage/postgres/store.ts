@@ -240,7 +240,7 @@ export class PostgresStore implements RegistryStore {
       } catch (error) {
         failure = error instanceof Error ? error : new Error(String(error));
         if (read && attempt === 1 && lostConnection(error, NOTHING_WRITTEN)) continue;
-        throw this.#failed(error, read ? NOTHING_WRITTEN : MAY_HAVE_RUN);
+        throw this.#failed(error, read ? NOTHING_WRITTEN : MAY_HAVE_RUN, read);
       } finally {
         // A connection whose query failed is discarded, as pool.query does.
         client.release(failure);
@@ -426,10 +426,12 @@ export class PostgresStore implements RegistryStore {
    * What a failed statement throws: a named fault (faults.ts), or the error itself; either way
    * without the row data PostgreSQL quotes in it (./row-data.ts), taken out once it is classified.
    * A connection lost under it is told as such, with `ifLost`: what became of the request's work.
+   * `read`: a statement that only reads, whose wait for a lock is its own refusal (FaultState.wrapRead).
    */
-  #failed(error: unknown, ifLost: string): unknown {
+  #failed(error: unknown, ifLost: string, read = false): unknown {
     const lost = lostConnection(error, ifLost);
-    const thrown = this.#faults.wrap(lost ? new StorageUnavailableError(lost, { cause: error }) : error);
+    const named = lost ? new StorageUnavailableError(lost, { cause: error }) : error;
+    const thrown = read ? this.#faults.wrapRead(named) : this.#faults.wrap(named);
     withoutRowData(error);
     return thrown;
   }

@@ -602,8 +602,8 @@ export class SqliteStore implements RegistryStore {
    * A storage error, named (../faults.ts). SQLite finding a corrupt page makes the whole file
    * damaged: what else is damaged is unknown, so nothing more is written into it.
    */
-  #failed(error: unknown): unknown {
-    const named = this.#faults.wrap(error);
+  #failed(error: unknown, read = false): unknown {
+    const named = read ? this.#faults.wrapRead(error) : this.#faults.wrap(error);
     if (!(named instanceof StorageUnavailableError) || named.fault.reason !== 'corrupt') return named;
     this.#corruptionFound(error instanceof Error ? error.message : String(error), named.fault.code);
     // Refused after its commit, it still says what became of the write.
@@ -726,12 +726,16 @@ export class SqliteStore implements RegistryStore {
     );
   }
 
-  /** A read on the connection; a corrupt or vanished file comes back named. */
+  /**
+   * A read on the connection; a corrupt or vanished file comes back named. A lock it met (another
+   * process holding the file exclusively: reads wait for no write's lock in WAL mode) is that
+   * read's refusal, not a fault of the store (FaultState.wrapRead).
+   */
   async #read<T>(fn: () => T): Promise<T> {
     try {
       return fn();
     } catch (error) {
-      throw this.#failed(error);
+      throw this.#failed(error, true);
     }
   }
 
