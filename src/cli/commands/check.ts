@@ -11,7 +11,8 @@
  * to do about the record: removed by the operator after a repair in place, never here.
  *
  * Exit code: 0 whole, 1 damaged (what SQLite reports, and what to do; also a file that is no
- * SQLite database at all, its header overwritten or emptied), 2 usage (configuration, no database
+ * SQLite database at all, its header overwritten or emptied; also a restore stopped half way
+ * through putting its copy in place, which the registry's next start finishes), 2 usage (configuration, no database
  * in the data directory, a folder there, one this user may not read).
  */
 import fs from 'node:fs';
@@ -19,6 +20,7 @@ import { Command } from 'commander';
 import { checkIntegrity, damageRemedy, problemCount, type IntegrityReport } from '../../storage/sqlite/integrity.js';
 import { whyNotAnSqliteDatabase } from '../../storage/sqlite/database-file.js';
 import { damageRecordFile, readDamageRecord, type DamageRecord } from '../../storage/sqlite/damage-record.js';
+import { restoreUnderWay } from '../../storage/sqlite/restore-swap.js';
 import { whyCannotRead } from '../../lib/write-access.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { nonEmpty } from '../option-values.js';
@@ -44,6 +46,13 @@ export async function checkCommand(options: CheckOptions, o: Output): Promise<nu
   const target = sqliteDatabase(options.dataDir, "the server's own checks (data checksums, the amcheck extension)", o);
   if ('usage' in target) return reportUsage(o, options.json, 'USAGE', target.usage);
   const file = target.database;
+  // A restore killed while it put its copy in place: the file there (if any) may be the one it replaced, not the registry's database.
+  const underWay = restoreUnderWay(file);
+  if (underWay) {
+    if (options.json) printJson(o, { error: { code: 'RESTORE_UNFINISHED', message: underWay } });
+    o.err(`a2a-registry: ${underWay}\n`);
+    return EXIT_FAILED;
+  }
   if (!fs.existsSync(file)) return reportUsage(o, options.json, 'USAGE', `there is no database at ${file}: give the registry's data directory (--data-dir or REGISTRY_DATA_DIR)`);
   const unreadable = whyCannotRead(file);
   if (unreadable) return reportUsage(o, options.json, 'READ_ERROR', `cannot read ${file}: ${unreadable}`);
@@ -95,7 +104,8 @@ export function register(program: Command): void {
         'about 2 s per 100,000 entries for --quick, twice that for the full check (see docs/scaling.md). The registry itself runs\n' +
         'quick_check in the background every REGISTRY_SQLITE_CHECK_HOURS. On PostgreSQL use the server\'s own checks.\n' +
         'Exit status: 0 no damage, 1 damaged (what SQLite reports, and how to repair it; a file that is no SQLite database at\n' +
-        'all), 2 usage (no database there, a folder, one this user may not read).\n' +
+        'all; a restore killed while it put its copy in place, which the registry finishes when it starts), 2 usage (no\n' +
+        'database there, a folder, one this user may not read).\n' +
         'A whole file the registry recorded damaged (registry.db.damaged) is said to be whole, the record left to you:\n' +
         'remove it if you repaired the file in place.\n' +
         'Example:\n  a2a-registry check --data-dir /var/lib/a2a-registry',

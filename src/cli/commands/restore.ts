@@ -7,10 +7,11 @@
  * backup, a damaged one: nothing was changed), 2 usage (configuration, no such file, a folder, a
  * file this user may not read, a database in place without --force). Ctrl-C or SIGTERM while the
  * backup is checked or copied removes the copy and ends the command as the signal does (130, 143),
- * the database untouched; once the copy is made, putting it in place is not interrupted.
+ * the database untouched; once the copy is made, putting it in place is not interrupted (and when
+ * a SIGKILL or a power loss does, the registry's next start finishes it: storage/sqlite/restore-swap.ts).
  */
 import { Command } from 'commander';
-import { restoreSqlite, type SqliteRestore } from '../../storage/sqlite/backup.js';
+import { restoreSqlite, type EarlierRestore, type SqliteRestore } from '../../storage/sqlite/backup.js';
 import { EXIT_OK, countOf, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { reportBackupError, sqliteDatabase } from './backup.js';
 import { nonEmpty } from '../option-values.js';
@@ -27,9 +28,18 @@ function formatRestore(r: SqliteRestore, backup: string, o: Output): string {
   return (
     `${s.green('restored')} ${countOf(r.entries, 'entry', 'entries')} (${countOf(r.revisions, 'revision')}, change log at ${r.changeSeq}) from ${backup} to ${r.file}\n` +
     (r.replaced ? `The database it replaced is kept as ${r.replaced} (with its -wal and -shm, if any).\n` : '') +
+    (r.finishedEarlier ? earlierRestore(r.finishedEarlier) : '') +
     (r.removedLeftovers ? `Removed what an earlier restore, stopped half way, had left: ${r.removedLeftovers.join(', ')}\n` : '') +
     'Start the registry: it checks its saved search index against the restored change log and rebuilds it if it belongs to another.\n'
   );
+}
+
+/** An earlier restore killed half way through putting its copy in place, dealt with first. */
+function earlierRestore(e: EarlierRestore): string {
+  const kept = e.replaced ? `; the database it replaced is kept as ${e.replaced}` : '';
+  return e.finished
+    ? `An earlier restore of ${e.backup} had stopped half way through putting its copy in place: it was finished first${kept}.\n`
+    : `An earlier restore of ${e.backup} had stopped half way, its copy gone: this one took its place${kept}.\n`;
 }
 
 export async function restoreCommand(file: string, options: RestoreOptions, o: Output): Promise<number> {
@@ -64,7 +74,8 @@ export function register(program: Command): void {
         'with the database they belong to.\n' +
         'Exit status: 0 restored, 1 not restored (a running registry, not a registry backup, a damaged one), 2 usage (no such file, a folder,\n' +
         'a file this user may not read, a database in place without --force); Ctrl-C (130) or SIGTERM (143) while it copies\n' +
-        'leaves the database as it was.\n' +
+        'leaves the database as it was. Killed (SIGKILL) or a power loss while it puts the copy in place, the registry finishes\n' +
+        'the restore when it next starts (registry.db.restore-unfinished records it), as does the next restore.\n' +
         'Example:\n  a2a-registry restore --force --data-dir /var/lib/a2a-registry /backups/registry-2026-12-01.db',
     )
     .action(async (file: string, options: RestoreOptions) => {

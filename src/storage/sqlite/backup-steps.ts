@@ -13,6 +13,7 @@ import { SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { readLastChangeSeq } from './store.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
 import { tidyAfterReading } from './reading-leftovers.js';
+import { syncPath } from './sync-path.js';
 
 /** What a copy holds: the facts a backup and a restore report. */
 export interface CopyFacts {
@@ -42,14 +43,7 @@ export class BackupError extends Error {
 /** How long a copy waits for a lock another connection holds (a running registry's checkpoint holds it for a moment). */
 const BUSY_TIMEOUT_MS = 10_000;
 
-export function syncPath(file: string, flags: string): void {
-  const fd = fs.openSync(file, flags);
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+export { syncPath };
 
 /** Facts about a registry database (the source, or the copy to check it). */
 export function describe(db: Database.Database, where: string): CopyFacts {

@@ -19,7 +19,9 @@
  * thread (./backup-steps.ts): given an AbortSignal (the command's Ctrl-C or SIGTERM), a backup or
  * a restore stops at once, removes its temporary copy and rejects with BackupInterrupted. It
  * never stops half way through putting the copy in place: those renames are a few system calls
- * on this thread, done before a signal is even looked at.
+ * on this thread, done before a signal is even looked at. A SIGKILL or a power loss between them
+ * is another matter: they run under a record the next registry start or restore finishes them
+ * from (./restore-swap.ts), so the registry never starts empty where a database was.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,7 +31,7 @@ import { DatabaseInUseError, importLockFile, lockForThisProcess, lockOutImports 
 import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
 import { roleInDatabase } from './database-companions.js';
-import { DAMAGE_RECORD_SUFFIX } from './damage-record.js';
+import { finishUnfinishedRestore, restoreRecordFile, swapIntoPlace } from './restore-swap.js';
 import { giveTo, ownerForNewFiles } from './file-owner.js';
 import { BackupError, isDiskFull, restoreNoRoom, syncPath, whyNotABackup, type CopyFacts } from './backup-steps.js';
 import type { BackupJob, BackupJobReply } from './backup-worker.js';
@@ -165,6 +167,29 @@ export interface SqliteRestore extends CopyFacts {
   replaced?: string;
   /** Temporary files an earlier restore (or re-creation) killed half way had left beside the database, removed. */
   removedLeftovers?: string[];
+  /** An earlier restore killed half way through its swap, finished before this one (./restore-swap.ts). */
+  finishedEarlier?: EarlierRestore;
+}
+
+/** An earlier restore's swap, finished; `finished` false when its copy was gone (this restore took its place). */
+export interface EarlierRestore {
+  backup: string;
+  /** Where the database it replaced is kept, if there was one. */
+  replaced?: string;
+  finished: boolean;
+}
+
+/**
+ * The swap an earlier restore was killed in, finished (./restore-swap.ts): what it restored, and
+ * where the database it replaced is. Its copy gone, the replaced files are gathered under their
+ * replaced name and this restore takes its place (its record removed): nothing is lost.
+ */
+function finishEarlierRestore(database: string): EarlierRestore | undefined {
+  const earlier = finishUnfinishedRestore(database);
+  if (!earlier?.swap) return undefined;
+  if (!earlier.finished) fs.rmSync(earlier.record, { force: true });
+  const { backup, replaced } = earlier.swap;
+  return { backup, ...(replaced ? { replaced } : {}), finished: earlier.finished };
 }
 
 /**
@@ -214,32 +239,45 @@ export async function restoreSqlite(backup: string, database: string, options: C
   try {
     // The lock files are the registry's to open too (this restore may have made them).
     giveTo(owner, [`${database}.lock`, importLockFile(database)]);
-    // Holding the lock: what an earlier restore killed half way left behind goes (./leftovers.ts).
+    // Holding the lock: a swap an earlier restore was killed in is finished first (its copy is
+    // a leftover only once that is done), then what one killed earlier left behind goes (./leftovers.ts).
+    const earlier = finishEarlierRestore(database);
     const leftovers = removeStaleTemporaries(database);
     let replaced: string | undefined;
     if (fs.existsSync(database)) {
       if (!options.overwrite) {
-        throw new BackupError(`${database} exists: pass --force to replace it (it is kept beside, as ${path.basename(database)}.replaced-<time>)`, true);
+        const finished = earlier ? ` (the restore of ${earlier.backup}, stopped half way, was finished first${earlier.replaced ? `; the database it replaced is kept as ${earlier.replaced}` : ''})` : '';
+        throw new BackupError(`${database} exists${finished}: pass --force to replace it (it is kept beside, as ${path.basename(database)}.replaced-<time>)`, true);
       }
       replaced = `${database}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     }
     createCopy(tmp);
     await inWorker({ kind: 'restore', backup, tmp, ...(replaced ? { current: database } : {}) }, options.signal, tmp);
     giveTo(owner, [tmp]);
-    // From here to the return, nothing waits: the database is never left moved aside without its replacement.
-    if (replaced) {
-      // The database with its WAL (committed writes a checkpoint has not copied in yet), its shared memory and the record of its damage (./damage-record.ts).
-      for (const suffix of ['', '-wal', '-shm', DAMAGE_RECORD_SUFFIX]) {
-        if (fs.existsSync(`${database}${suffix}`)) fs.renameSync(`${database}${suffix}`, `${replaced}${suffix}`);
-      }
+    // From here to the return, nothing waits. The database with its WAL (committed writes a
+    // checkpoint has not copied in yet), its shared memory and the record of its damage
+    // (./damage-record.ts) move aside, and the copy takes its place, under a record that lets
+    // whoever takes the lock next finish it after a crash (./restore-swap.ts).
+    try {
+      swapIntoPlace(database, { copy: tmp, ...(replaced ? { replaced } : {}), backup });
+    } catch (err) {
+      // A rename or sync refused (a full disk, permissions): said as the half-done swap it may be, not "as it was".
+      if (!fs.existsSync(restoreRecordFile(database))) throw err;
+      throw new BackupError(
+        `the restore stopped while it put its copy in place (${(err as Error).message}); ${restoreRecordFile(database)} records how far it got. ` +
+          'Fix that, then start the registry or run the restore again: either finishes it',
+      );
     }
-    // A -wal or -shm without their database (left by hand, or a crash) must not meet the restored one, nor a damage record.
-    for (const suffix of ['-wal', '-shm', DAMAGE_RECORD_SUFFIX]) fs.rmSync(`${database}${suffix}`, { force: true });
-    fs.renameSync(tmp, database);
-    syncPath(path.dirname(database), 'r');
-    return { file: database, ...facts, ...(replaced ? { replaced } : {}), ...(leftovers.length > 0 ? { removedLeftovers: leftovers } : {}) };
+    return {
+      file: database,
+      ...facts,
+      ...(replaced ? { replaced } : {}),
+      ...(leftovers.length > 0 ? { removedLeftovers: leftovers } : {}),
+      ...(earlier ? { finishedEarlier: earlier } : {}),
+    };
   } finally {
-    removeCopy(tmp);
+    // Named in the record of a swap that stopped half way, the copy is what finishes it.
+    if (!fs.existsSync(restoreRecordFile(database))) removeCopy(tmp);
     importLock.close();
     lock.close();
   }

@@ -1,13 +1,14 @@
 /**
  * The files a running registry's SQLite database is made of: the database, its write-ahead log
  * and shared memory (WAL mode), a rollback journal (left by a crash outside WAL mode), and the
- * process lock and the import lock beside it (./process-lock.ts), and the record of its damage (./damage-record.ts). A backup written over one of them (`backup --force
+ * process lock and the import lock beside it (./process-lock.ts), the record of its damage (./damage-record.ts) and of a restore under way (./restore-swap.ts). A backup written over one of them (`backup --force
  * registry.db-wal`) lost acknowledged writes at the next crash (the log replaced), or let a
  * second registry start on the same directory (the lock replaced); each is refused by name.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { DAMAGE_RECORD_SUFFIX } from './damage-record.js';
+import { RESTORE_RECORD_SUFFIX } from './restore-swap.js';
 
 const COMPANIONS: readonly { suffix: string; role: string }[] = [
   { suffix: '', role: 'the database itself' },
@@ -16,6 +17,7 @@ const COMPANIONS: readonly { suffix: string; role: string }[] = [
   { suffix: '-journal', role: "the database's rollback journal" },
   { suffix: '.lock', role: "the registry's process lock (it keeps a second registry off the database)" },
   { suffix: '.import-lock', role: 'the lock imports hold while they write (it keeps a restore off the database)' },
+  { suffix: RESTORE_RECORD_SUFFIX, role: 'the record of a restore putting its copy in place (the registry finishes it from there after a crash)' },
   { suffix: DAMAGE_RECORD_SUFFIX, role: "the registry's record that the database was found damaged (it keeps a restart from writing into it)" },
 ];
 

@@ -97,6 +97,7 @@ import { WriteQueue, type WriteJob } from './write-queue.js';
 import { importLockFile, lockForThisProcess, shareWithImports } from './process-lock.js';
 import { giveTo, ownerForNewFiles } from './file-owner.js';
 import { removeStaleTemporaries } from './leftovers.js';
+import { finishUnfinishedRestore, restoreUnderWay, unfinishableRestore } from './restore-swap.js';
 import { makeDirectories } from '../../lib/make-directories.js';
 import { thisProcessUser, whyCannotWrite } from '../../lib/write-access.js';
 import { DEFAULT_SQLITE_LOCK_WAIT_MS } from '../setting-defaults.js';
@@ -290,8 +291,16 @@ export class SqliteStore implements RegistryStore {
       } catch (error) {
         throw this.#openError(error);
       }
-      // Holding the lock, no restore is running: a restore's or a re-creation's temporary file
-      // whose process is gone was left by one killed half way (./leftovers.ts).
+      // Holding the lock, no restore is running: one killed while it put its copy in place is
+      // finished first (its copy would otherwise be removed below, and an empty registry begun
+      // where the database was moved aside: ./restore-swap.ts).
+      try {
+        this.#finishUnfinishedRestore();
+      } catch (error) {
+        this.#releaseProcessLock();
+        throw error;
+      }
+      // A restore's or a re-creation's temporary file whose process is gone was left by one killed half way (./leftovers.ts).
       for (const file of removeStaleTemporaries(this.#file)) {
         this.#notice('removed a temporary file left beside the database by a restore or re-creation that stopped half way', { file });
       }
@@ -301,6 +310,13 @@ export class SqliteStore implements RegistryStore {
         this.#processLock = shareWithImports(this.#file);
       } catch (error) {
         throw this.#openError(error);
+      }
+      // Not holding the process lock, an import may not finish a restore's swap (a registry
+      // starting may be finishing it): it would have stored into an empty database in its place.
+      const underWay = restoreUnderWay(this.#file);
+      if (underWay) {
+        this.#releaseProcessLock();
+        throw new Error(underWay);
       }
     }
     try {
@@ -321,6 +337,22 @@ export class SqliteStore implements RegistryStore {
     // What the last run's closing checkpoint could not fold in (a full disk) is tried now, so a
     // start on a disk that cannot take it says so before any write does.
     this.#checkpointer.written();
+  }
+
+  /** A restore's swap a SIGKILL or power loss stopped half way, finished and said; its copy gone, the start refused (./restore-swap.ts). */
+  #finishUnfinishedRestore(): void {
+    const earlier = finishUnfinishedRestore(this.#file);
+    if (!earlier) return;
+    const { record, swap } = earlier;
+    if (!swap) {
+      this.#notice('removed the record of a restore that stopped before it moved any file', { file: record });
+      return;
+    }
+    if (!earlier.finished) throw new Error(unfinishableRestore(this.#file, swap, record));
+    this.#notice(
+      `a restore of ${swap.backup} had stopped half way through putting its copy in place (killed, or a power loss): it was finished${swap.replaced ? `; the database it replaced is kept as ${swap.replaced}` : ''}`,
+      { file: this.#file, backup: swap.backup, ...(swap.replaced ? { replaced: swap.replaced } : {}) },
+    );
   }
 
   /**
