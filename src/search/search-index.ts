@@ -985,8 +985,10 @@ export class PostingsIndex implements KeywordIndex {
     const named = this.nameClause(parsed, query.text ?? '', plan.clauses);
     if (named) plan.clauses.push(named);
     if (plan.clauses.length === 0) {
-      // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
-      return plan.excluded.length > 0 ? this.list(filter, offset, limit, perEntry, excluded, totalLimit) : { hits: [], total: 0 };
+      // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing, and
+      // why, when the text had none (its words all stop words or single letters, as "the").
+      if (plan.excluded.length > 0) return this.list(filter, offset, limit, perEntry, excluded, totalLimit);
+      return parsed.clauses.length === 0 ? { hits: [], total: 0, reason: noWordsReason(query.text ?? '') } : { hits: [], total: 0 };
     }
     const semantic = perEntry && query.embedding && this.embedded > 0 ? this.quantizeQuery(query.embedding) : undefined;
     // A caller that asks for exact counts (a watch) gets them up to its limit: a search stops early
@@ -2434,6 +2436,16 @@ export class PostingsIndex implements KeywordIndex {
     if (rec.source) hit.source = { ...rec.source };
     return hit;
   }
+}
+
+/** Characters of the query a no-words reason quotes. */
+const QUOTED_QUERY_CHARS = 60;
+
+/** Why a query of no word search looks for (only stop words, single letters or signs) matched nothing. */
+function noWordsReason(text: string): string {
+  const trimmed = text.trim();
+  const quoted = trimmed.length > QUOTED_QUERY_CHARS ? `${trimmed.slice(0, QUOTED_QUERY_CHARS)}…` : trimmed;
+  return `the query has no word search looks for: "${quoted}" is only words too common or too short to search (stop words, single letters) or signs; search for a more specific word`;
 }
 
 /** The language of an entry's text: its name, description, and its skills' or tools' texts. */
