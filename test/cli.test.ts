@@ -336,11 +336,12 @@ describe('a2a-registry against a registry', () => {
     assert.match(table.stdout, /skill "(Translate|Extract) invoice"/);
     assert.match(lines.at(-1)!, /^1 entry shown; 1 match in all\.$/);
 
-    const [json, mcp, tagged, none] = await Promise.all([
+    const [json, mcp, tagged, none, noWord] = await Promise.all([
       cli(['search', '--json', 'weather', 'forecast'], { env }),
       cli(['search', '--json', '--kind', 'mcp-server', '--read-only', 'file'], { env }),
       cli(['search', '--json', '--tag', 'tax', '--tag', 'alerts', '--limit', '10'], { env }),
       cli(['search', 'zzqxnothingmatches'], { env }),
+      cli(['search', 'the'], { env }),
     ]);
     const page = parse(json);
     assert.equal(page.results[0].id, ids.weather);
@@ -351,6 +352,7 @@ describe('a2a-registry against a registry', () => {
     assert.deepEqual(new Set(parse(tagged).results.map((h: { match: { id: string } }) => h.match.id)), new Set(['check-vat', 'alerts']));
     assert.equal(none.code, 0);
     assert.match(none.stdout, /^No matches\.$/m);
+    assert.match(noWord.stdout, /^No matches: the query has no word search looks for: "the" is only words too common or too short to search/m, 'and why, when the query has no word to look for');
   });
 
   test('search and watch take the query syntax\'s -word exclusion as words (it was "unknown option \'-storm\'", exit 2); options around it still count', async () => {

@@ -481,7 +481,13 @@ describe('matching', () => {
     for (const q of ['tags:*', 'tags:-', 'name:(']) assert.equal(search(index, q).total, 3, `${q}: a field with no word yet is ignored, listing every entry`);
     // So is a quote, dash or star with no word yet, as the first keys of "pull request" or -beta are typed (they found nothing).
     for (const q of ['"', '-', '-"', '--', '—', '*', '" ', '-*']) assert.equal(search(index, q).total, 3, `${q}: no word yet, listing every entry`);
-    for (const q of ['!!!', '"!!!"', 'the']) assert.equal(search(index, q).total, 0, `${q}: text of no word still finds nothing`);
+    for (const q of ['!!!', '"!!!"', 'the']) {
+      const page = search(index, q);
+      assert.equal(page.total, 0, `${q}: text of no word still finds nothing`);
+      assert.match(page.reason ?? '', /^the query has no word search looks for: ".+" is only words too common or too short to search/, `${q}: and says why`);
+    }
+    assert.equal(search(index, 'zzqxv').reason, undefined, 'a word no entry has is a word search looks for');
+    assert.equal(search(index, '-zzqxv the').total, 3, 'a word left out lists what is left');
   });
 
   it('takes typographic quotation marks (“ ”, „ “, « ») as quotes: a phrase, as phones write "', () => {

@@ -392,6 +392,23 @@ describe('results per entry', () => {
     assert.ok(hits.find((h) => h.id === 'many')!.score < 2);
   });
 
+  it('words scattered over many skills or tools count less than the words one of them holds', () => {
+    // Shaped like firecrawl (26 tools of long descriptions, one saying "summarize", another
+    // "PDF") against pdf-reader (one tool reading PDFs), for `summarize a pdf`.
+    const filler = Array.from({ length: 24 }, (_, i) => ({ id: `f${i}`, name: `Crawl step ${i}`, description: 'Crawls a site and returns its pages as markdown.' }));
+    const scattered = build([
+      ['crawler', agent('Crawler', 'Crawls the web.', [
+        { id: 'scrape', name: 'Scrape', description: 'Scrape a page and summarize it for the reader.' },
+        { id: 'parse', name: 'Parse', description: 'Parse a PDF file or an office document into markdown.' },
+        ...filler,
+      ])],
+      ['reader', agent('PDF Reader', 'Reads documents.', [{ id: 'read', name: 'Read PDF', description: 'Extracts the text of a PDF file.' }])],
+    ]);
+    const hits = search(scattered, 'summarize a pdf ');
+    assert.deepEqual(hits.map((h) => h.id), ['reader', 'crawler'], 'one skill saying "PDF" above two of 26 saying a word each');
+    assert.ok(hits[1]!.score > 1, 'the scattered word still counts, for less');
+  });
+
   it('results per match on request: a hit per skill, at most three per entry', () => {
     const hits = search(index, 'weather ', 'match');
     assert.equal(hits.filter((h) => h.id === 'many').length, 3);

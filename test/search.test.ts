@@ -945,6 +945,15 @@ describe('paging and streaming', () => {
     assert.equal(resultOf(task).results[0].name, 'Überweisungsagent');
     assert.ok(task.artifacts[0].parts.some((p: WireJson) => typeof p.text === 'string' && p.text.includes('Überweisungsagent')));
   });
+
+  test('a query of no word search looks for says so, in the page and its text (it said only "No matches.")', async () => {
+    const task = await send(reader, [textPart('the')]);
+    const page = resultOf(task);
+    assert.equal(page.total, 0);
+    assert.match(page.reason, /^the query has no word search looks for: "the" is only words too common or too short/);
+    assert.ok(task.artifacts[0].parts.some((p: WireJson) => typeof p.text === 'string' && p.text.startsWith('No matches: the query has no word search looks for: "the"')));
+    assert.equal((await search({ query: 'zzqxv' })).reason, undefined, 'a word no entry has: no reason given');
+  });
 });
 
 describe('freshness', () => {

@@ -321,6 +321,11 @@ export interface SearchPage {
   /** Present (false) when `total` is a lower bound ("at least"); absent when it is exact. */
   totalExact?: false;
   nextPageToken?: string;
+  /**
+   * Why nothing matched, for people, where the registry knows it: a query of no word search looks
+   * for (only stop words, single letters or signs, as `the`). Absent otherwise.
+   */
+  reason?: string;
 }
 
 export interface ListRequest {

@@ -245,6 +245,7 @@ const searchOut = z.looseObject({
   total: z.number().int(),
   totalExact: z.literal(false).optional().describe('Present when total is a lower bound ("at least").'),
   nextPageToken: z.string().optional(),
+  reason: z.string().optional().describe('Why nothing matched, when the registry knows it (a query of no word search looks for).'),
 });
 const entryOut = z.looseObject({
   id: z.string(),
@@ -496,7 +497,7 @@ function invalidDocumentResult(kind: EntryKind, err: RegistryError): CallToolRes
 const isMatch = (m: unknown): m is { type: string; name: string } => isObject(m) && typeof m.type === 'string' && typeof m.name === 'string';
 
 function searchText(page: SearchPage, what: string): string {
-  if (page.results.length === 0) return `No ${what} matched.`;
+  if (page.results.length === 0) return page.reason ? `No ${what} matched: ${page.reason}.` : `No ${what} matched.`;
   const lines = page.results.map((hit: SearchHit, i) => {
     const match: unknown = (hit as { match?: unknown }).match;
     const inner = isMatch(match) && (match.type === 'skill' || match.type === 'tool') ? ` — ${match.type} "${match.name}"` : '';

@@ -24,7 +24,8 @@ const exactness = (page: SearchPage): { totalExact?: false } => (page.totalExact
 
 async function* searchChunks(page: SearchPage, size: number): AsyncIterable<AnswerChunk> {
   if (page.results.length === 0) {
-    yield { data: { results: [], total: page.total, ...exactness(page) }, text: describeHits([], page.total, 0, page.totalExact !== false) };
+    const reason = page.reason === undefined ? {} : { reason: page.reason };
+    yield { data: { results: [], total: page.total, ...exactness(page), ...reason }, text: describeHits([], page.total, 0, page.totalExact !== false, page.reason) };
     return;
   }
   for (let start = 0; start < page.results.length; start += size) {
@@ -118,7 +119,7 @@ const keptTexts = new WeakMap<SearchPage, string>();
 function describeKept(page: SearchPage): string {
   let text = keptTexts.get(page);
   if (text === undefined) {
-    keptTexts.set(page, (text = describeHits(page.results, page.total, 0, page.totalExact !== false)));
+    keptTexts.set(page, (text = describeHits(page.results, page.total, 0, page.totalExact !== false, page.reason)));
     shareJsonText(page, text);
   }
   return text;
@@ -148,7 +149,7 @@ async function handle(
       // A kept answer (frozen, shared by every request that asks the same) is the data itself,
       // so its JSON, made once, is found by identity; its text is made once too.
       if (Object.isFrozen(page)) return { artifactName: 'search-results', data: page as unknown as Record<string, unknown>, text: describeKept(page) };
-      return { artifactName: 'search-results', data: { ...page }, text: describeHits(page.results, page.total, 0, page.totalExact !== false) };
+      return { artifactName: 'search-results', data: { ...page }, text: describeHits(page.results, page.total, 0, page.totalExact !== false, page.reason) };
     }
     case 'get': {
       const entry = await service.get(operation.id, operation.revision, caller);

@@ -1,7 +1,7 @@
 /** Short texts for people, beside each answer's data part. */
 import type { EntryView, ErrorBody, Finding, ListPage, RegistrationResult, SearchHit, ValidationResultBody, WatchEvent } from '../contract/types.js';
 import { verifyingKeyText } from '../contract/verification.js';
-import { totalText } from '../lib/total-text.js';
+import { noMatchesText, totalText } from '../lib/total-text.js';
 
 const MAX_LISTED = 10;
 
@@ -57,14 +57,14 @@ export function summarizeEntries(page: ListPage): string {
   return lines.join('\n');
 }
 
-/** A readable list of hits; `total` is given on the last chunk (or the whole page). */
-export function describeHits(hits: SearchHit[], total: number | undefined, offset: number, exact = true): string {
+/** A readable list of hits; `total` is given on the last chunk (or the whole page), with why nothing matched when known. */
+export function describeHits(hits: SearchHit[], total: number | undefined, offset: number, exact = true, reason?: string): string {
   const lines = hits.map((h, i) => {
     const inner = h.match.type === 'skill' || h.match.type === 'tool' ? ` — ${h.match.type} "${h.match.name}"` : '';
     const url = h.interfaces[0]?.url ?? '';
     return `${offset + i + 1}. ${h.name} [${h.kind}]${inner} (${h.match.fields.join(', ')}) ${url}`;
   });
-  if (total !== undefined) lines.push(total === 0 ? 'No matches.' : `${totalText(total, exact)} match(es) in all.`);
+  if (total !== undefined) lines.push(total === 0 ? noMatchesText(reason) : `${totalText(total, exact)} match(es) in all.`);
   return lines.join('\n');
 }
 

@@ -652,6 +652,7 @@ export class RegistryService {
     const { hits, offset, next } = pageAfter(cursor, page.hits, window.start, limit, resultsPer);
     const result: SearchPage = { results: hits, total: page.total };
     if (page.totalExact === false) result.totalExact = false;
+    if (page.reason !== undefined) result.reason = page.reason;
     // More results: counted, or (a lower bound reached with a full page) maybe.
     const more = offset + hits.length < page.total || (page.totalExact === false && hits.length > 0 && hits.length === limit);
     if (more) result.nextPageToken = this.pageTokens.issue(encodeCursor(offset + hits.length, hits, next, resultsPer), fingerprint, 'search');

@@ -23,8 +23,9 @@
  * and for the same words the field weights and variant weights decide (an exact form above a
  * stemmed one). Ties go to the newer entry, then the smaller id (./ranking.ts).
  *
- * Results per entry (the default): an entry's key counts the clauses matched by any of its
- * units (a query's words may be spread over its skills) plus its best unit's weighted score;
+ * Results per entry (the default): an entry's key is its best unit's plus the clauses only its
+ * other units match (a query's words may be spread over its skills), each less in an entry of
+ * more than SPREAD_UNITS skills or tools;
  * the hit shows that unit as `match` and the others under `matches`. Results per match: units
  * are hits, at most GROUP_LIMIT per entry.
  *
@@ -113,6 +114,15 @@ const MAX_LIMIT = 1_000;
 const MAX_WORD_SCORE = 17.25 * 2 * 1.0001;
 /** A clause matched only by weak variants (typos, WordNet) counts this much of a clause. */
 export const WEAK_CLAUSE = 0.5;
+/**
+ * Skills and tools an entry may have before the query words that only its other skills or tools
+ * match (not its best match) count less: each counts SPREAD_UNITS / (its skills and tools), as
+ * BM25 normalises a long document's matches, so an MCP server with dozens of long tool
+ * descriptions no longer wins on words scattered over them ("summarize a pdf": one tool says
+ * "summarize", another "PDF") over an entry whose one match says it. Up to three skills or tools
+ * (an agent with a translate skill and an invoice skill) they count fully, as before.
+ */
+export const SPREAD_UNITS = 3;
 /**
  * Postings a clause reads for its weak variants (typos, WordNet words), all together: a weak
  * term that would pass it is skipped (the common ones, "information" for "data", add work and
@@ -975,8 +985,10 @@ export class PostingsIndex implements KeywordIndex {
     const named = this.nameClause(parsed, query.text ?? '', plan.clauses);
     if (named) plan.clauses.push(named);
     if (plan.clauses.length === 0) {
-      // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
-      return plan.excluded.length > 0 ? this.list(filter, offset, limit, perEntry, excluded, totalLimit) : { hits: [], total: 0 };
+      // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing, and
+      // why, when the text had none (its words all stop words or single letters, as "the").
+      if (plan.excluded.length > 0) return this.list(filter, offset, limit, perEntry, excluded, totalLimit);
+      return parsed.clauses.length === 0 ? { hits: [], total: 0, reason: noWordsReason(query.text ?? '') } : { hits: [], total: 0 };
     }
     const semantic = perEntry && query.embedding && this.embedded > 0 ? this.quantizeQuery(query.embedding) : undefined;
     // A caller that asks for exact counts (a watch) gets them up to its limit: a search stops early
@@ -1882,13 +1894,18 @@ export class PostingsIndex implements KeywordIndex {
       weakBits[k]! |= weak;
     }
 
-    // Without weak variants an entry's key is its clause count plus its best unit's score, so at
-    // least the clauses its units matched so far (spread over several units, say).
+    // Without weak variants an entry's key is its best unit's key plus its other units' clauses
+    // (each spreadWeight of one), so at least 1 + spreadWeight × (the clauses its units matched
+    // so far - 1): its best unit has one clause or more, and one counts there at least as much.
     if (!unreadWeak) {
+      const head = this.groupHead;
+      const candIds = this.candIds;
       for (let k = 0; k < groupCount; k++) {
         if (weakBits[k] !== 0) continue;
         const clauses = popcount(strongBits[k]!);
-        if (clauses > lower[k]!) lower[k] = clauses;
+        if (clauses === 0) continue;
+        const least = 1 + this.spreadWeight(candIds[head[k]!]! >>> ORD_BITS) * (clauses - 1);
+        if (least > lower[k]!) lower[k] = least;
       }
     }
 
@@ -1915,6 +1932,12 @@ export class PostingsIndex implements KeywordIndex {
       entries[count++] = e;
     }
     return count;
+  }
+
+  /** How much a clause only an entry's other skills or tools match counts (SPREAD_UNITS), by entry number. */
+  private spreadWeight(no: number): number {
+    const skillsAndTools = this.tables.entries[(no << E_SHIFT) + E_COUNT]! - 1;
+    return skillsAndTools <= SPREAD_UNITS ? 1 : SPREAD_UNITS / skillsAndTools;
   }
 
   /**
@@ -1955,9 +1978,11 @@ export class PostingsIndex implements KeywordIndex {
       const b = best[k]!;
       const strong = strongBits[k]!;
       this.groupIds[k] = candIds[b]!;
-      // The best unit's key, plus the clauses only its other units match.
+      // The best unit's key, plus the clauses only its other units match (less in an entry of
+      // many skills or tools: SPREAD_UNITS).
       const bestBits = candWords[b]! | candWeak[b]!;
-      this.groupKeys[k] = candKeys[b]! + popcount(strong & ~bestBits) + WEAK_CLAUSE * popcount(weakBits[k]! & ~strong & ~bestBits);
+      const others = popcount(strong & ~bestBits) + WEAK_CLAUSE * popcount(weakBits[k]! & ~strong & ~bestBits);
+      this.groupKeys[k] = candKeys[b]! + (others === 0 ? 0 : others * this.spreadWeight(candIds[b]! >>> ORD_BITS));
     }
   }
 
@@ -2411,6 +2436,16 @@ export class PostingsIndex implements KeywordIndex {
     if (rec.source) hit.source = { ...rec.source };
     return hit;
   }
+}
+
+/** Characters of the query a no-words reason quotes. */
+const QUOTED_QUERY_CHARS = 60;
+
+/** Why a query of no word search looks for (only stop words, single letters or signs) matched nothing. */
+function noWordsReason(text: string): string {
+  const trimmed = text.trim();
+  const quoted = trimmed.length > QUOTED_QUERY_CHARS ? `${trimmed.slice(0, QUOTED_QUERY_CHARS)}…` : trimmed;
+  return `the query has no word search looks for: "${quoted}" is only words too common or too short to search (stop words, single letters) or signs; search for a more specific word`;
 }
 
 /** The language of an entry's text: its name, description, and its skills' or tools' texts. */

@@ -92,6 +92,8 @@ export interface IndexPage {
    */
   total: number;
   totalExact?: false;
+  /** Why nothing matched, where the index knows it at no cost (SearchPage.reason). */
+  reason?: string;
 }
 
 export interface SearchIndex {

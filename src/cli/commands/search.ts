@@ -13,7 +13,7 @@ import { dataPart, isObject } from '../connection.js';
 import { EXIT_OK, Table, countOf, printJson, styles, type Output, type TypedArguments } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
-import { totalText } from '../../lib/total-text.js';
+import { noMatchesText, totalText } from '../../lib/total-text.js';
 
 export interface SearchOptions {
   tag?: string[];
@@ -135,9 +135,9 @@ const TABLE = [
   { title: 'ENDPOINT', width: 0 },
 ];
 
-function footer(page: Pick<SearchPage, 'total' | 'totalExact' | 'nextPageToken'>, shown: number, o: Output): string {
+function footer(page: Pick<SearchPage, 'total' | 'totalExact' | 'nextPageToken' | 'reason'>, shown: number, o: Output): string {
   const s = styles(o.color);
-  if (page.total === 0) return 'No matches.\n';
+  if (page.total === 0) return `${noMatchesText(page.reason)}\n`;
   const exact = page.totalExact !== false;
   // "at least 1 match" would be wrong: the registry stopped counting past a limit, so it is many.
   const matches = `${totalText(page.total, exact)} ${page.total === 1 && exact ? 'match' : 'matches'}`;
@@ -228,6 +228,7 @@ export function register(program: Command): void {
           if (typeof chunk.data.total === 'number') page.total = chunk.data.total;
           if (chunk.data.totalExact === false) page.totalExact = false;
           if (typeof chunk.data.nextPageToken === 'string') page.nextPageToken = chunk.data.nextPageToken;
+          if (typeof chunk.data.reason === 'string') page.reason = chunk.data.reason;
         }
         if (json) printJson(out, { ...page, results: page.results.map(({ matches, ...hit }) => (matches?.length ? { ...hit, matches } : hit)) });
         else out.out(footer(page, page.results.length, out));
