@@ -43,7 +43,6 @@ export class BackupError extends Error {
 /** How long a copy waits for a lock another connection holds (a running registry's checkpoint holds it for a moment). */
 const BUSY_TIMEOUT_MS = 10_000;
 
-export { syncPath };
 
 /** Facts about a registry database (the source, or the copy to check it). */
 export function describe(db: Database.Database, where: string): CopyFacts {

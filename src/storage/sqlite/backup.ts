@@ -33,7 +33,8 @@ import { whyNotAnSqliteDatabase } from './database-file.js';
 import { roleInDatabase } from './database-companions.js';
 import { finishUnfinishedRestore, restoreRecordFile, swapIntoPlace } from './restore-swap.js';
 import { giveTo, ownerForNewFiles } from './file-owner.js';
-import { BackupError, isDiskFull, restoreNoRoom, syncPath, whyNotABackup, type CopyFacts } from './backup-steps.js';
+import { BackupError, isDiskFull, restoreNoRoom, whyNotABackup, type CopyFacts } from './backup-steps.js';
+import { syncPath } from './sync-path.js';
 import type { BackupJob, BackupJobReply } from './backup-worker.js';
 
 export { BackupError } from './backup-steps.js';

@@ -12,8 +12,9 @@
  * hand, deleted) is not the damaged one, and its record is dropped. `a2a-registry restore` moves
  * it aside with the file it describes.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { syncPath } from './sync-path.js';
 
 /** Appended to the database file's name. */
 export const DAMAGE_RECORD_SUFFIX = '.damaged';
@@ -48,12 +49,7 @@ export function recordDamage(database: string, found: { foundAt: string; code: s
   } finally {
     rmSync(tmp, { force: true });
   }
-  const folder = openSync(dirname(target), 'r');
-  try {
-    fsyncSync(folder);
-  } finally {
-    closeSync(folder);
-  }
+  syncPath(dirname(target), 'r');
 }
 
 /**

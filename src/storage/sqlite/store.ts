@@ -29,7 +29,7 @@
  * thread (checkpointer.ts) rather than inside COMMIT; `reclaimSpace` gives freed pages back to
  * the file system after pruning.
  */
-import { chmodSync, existsSync, openSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
+import { chmodSync, existsSync, openSync, closeSync, fdatasync, fdatasyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
@@ -86,6 +86,7 @@ import {
 import { FaultState, MAY_HAVE_BEEN_STORED, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
 import { OwnChanges } from '../own-changes.js';
 import { BackgroundCheckpointer, type CheckpointFailure } from './checkpointer.js';
+import { syncPath } from './sync-path.js';
 import { damageRemedy, describeDamage, problemCount, type IntegrityCheckKind, type IntegrityReport } from './integrity.js';
 import { checkIntegrityInChild, type RunningIntegrityCheck } from './integrity-process.js';
 import { damageRecordFile, readDamageRecord, recordDamage, removeDamageRecord } from './damage-record.js';
@@ -806,12 +807,7 @@ export class SqliteStore implements RegistryStore {
     let fd: number | undefined;
     try {
       fd = openSync(`${this.#file}-wal`, 'r');
-      const directory = openSync(dirname(this.#file), 'r');
-      try {
-        fsyncSync(directory);
-      } finally {
-        closeSync(directory);
-      }
+      syncPath(dirname(this.#file), 'r');
       this.#walFd = fd;
       return fd;
     } catch (error) {
@@ -917,9 +913,9 @@ export class SqliteStore implements RegistryStore {
       chmodSync(temporary, PRIVATE_FILE_MODE);
       // On disk before it takes the database's place (with the log lost, over a file that holds
       // all but the last commits).
-      syncFile(temporary);
+      syncPath(temporary, 'r');
       renameSync(temporary, this.#file);
-      syncFile(dirname(this.#file));
+      syncPath(dirname(this.#file), 'r');
     } catch (error) {
       // A copy that failed half way (often: the disk is full) is no use, and as large as the database.
       rmSync(temporary, { force: true });
@@ -1658,16 +1654,6 @@ function identityOf(file: string): FileIdentity | undefined {
     return stats ? { dev: stats.dev, ino: stats.ino } : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** fsyncs a file or a directory by its path. */
-function syncFile(file: string): void {
-  const fd = openSync(file, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 
