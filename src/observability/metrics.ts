@@ -16,6 +16,7 @@ import { OPERATION_NAMES } from '../operations/operation.js';
 import type { DocumentValidator, Verdict } from '../validation/types.js';
 import { arrivalOf, callOutcome, requestOutcome, type RequestOutcome } from './request-outcome.js';
 import type { RequestScope } from './request-scope.js';
+import { within } from '../lib/within.js';
 
 export interface MetricsSources {
   /** Current entries by kind (RegistryStore.count). */
@@ -53,18 +54,6 @@ const ENTRY_COUNT_MAX_AGE_MS = 5_000;
 /** How long a scrape waits for the entry counts before leaving them out (Prometheus's default scrape timeout is 10 s). */
 const ENTRY_COUNT_WAIT_MS = 2_000;
 
-/** The counts, or undefined when they failed or did not come within `ms`. */
-async function entryCountsWithin(counts: Promise<Record<string, number>>, ms: number): Promise<Record<string, number> | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([counts.catch(() => undefined), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** The HTTP+JSON route a path belongs to, with ids and tenants taken out. */
@@ -198,7 +187,7 @@ export class RegistryMetrics {
         // gauge out of the scrape. Its failure failed the whole scrape (503), hiding the metrics
         // an outage is watched by (registry_storage_writable 0, the requests refused), and a
         // read waiting for a busy pool held the scrape past Prometheus's timeout.
-        const counts = await entryCountsWithin(self.entryCounts(self.sources), ENTRY_COUNT_WAIT_MS);
+        const counts = await within(self.entryCounts(self.sources).catch(() => undefined), ENTRY_COUNT_WAIT_MS);
         this.reset();
         for (const [kind, n] of Object.entries(counts ?? {})) this.set({ kind: codeLabelKind(kind) }, n);
       },

@@ -70,6 +70,7 @@ import { holdReplicaPresence } from './presence.js';
 import { refuseUnstorable, statementsOf, unstorable, type Statements } from './text-values.js';
 import { withoutRowData } from './row-data.js';
 import { DEFAULT_POSTGRES_STATEMENT_TIMEOUT_MS } from '../setting-defaults.js';
+import { within } from '../../lib/within.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -369,20 +370,12 @@ export class PostgresStore implements RegistryStore {
 
   async ping(): Promise<boolean> {
     if (this.#closed) return false;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
-    });
     // pool.query releases a failed connection as broken, so the pool heals itself.
     const probe = this.#probePool.query('SELECT 1').then(
       () => true,
       () => false,
     );
-    try {
-      return await Promise.race([probe, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return (await within(probe, PING_TIMEOUT_MS)) ?? false;
   }
 
   /**
