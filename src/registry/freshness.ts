@@ -91,9 +91,13 @@ export class FreshnessChecks {
     readonly settings: FreshnessSettings,
   ) {}
 
-  /** When the next check is due, from now; undefined when entries are not refreshed by themselves. */
-  nextCheckAt(from = Date.now()): string | undefined {
-    return this.settings.refreshIntervalMs > 0 ? new Date(from + this.settings.refreshIntervalMs).toISOString() : undefined;
+  /**
+   * When the next check is due, from now: an interval, backed off after `failures` failed checks
+   * in a row (./failure-backoff.ts); undefined when entries are not refreshed by themselves.
+   */
+  nextCheckAt(failures = 0): string | undefined {
+    const interval = this.settings.refreshIntervalMs;
+    return interval > 0 ? new Date(Date.now() + failureBackoffMs(interval, failures)).toISOString() : undefined;
   }
 
   /**
@@ -276,11 +280,8 @@ export class FreshnessChecks {
     const write: FreshnessWrite = { health };
     if (source) write.source = source;
     if (drift !== undefined) write.drift = drift;
-    const interval = this.settings.refreshIntervalMs;
-    if (interval > 0) {
-      const next = new Date(Date.now() + failureBackoffMs(interval, health.failures)).toISOString();
-      write.nextCheckAt = notBeforeRetryAfter(this.#checkWhenHidden(health, next), retryAfterMs);
-    }
+    const next = this.nextCheckAt(health.failures);
+    if (next) write.nextCheckAt = notBeforeRetryAfter(this.#checkWhenHidden(health, next), retryAfterMs);
     return write;
   }
 
