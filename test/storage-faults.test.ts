@@ -326,6 +326,32 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     for (const id of ids) assert.equal(resultOf(await op(reader, { get: { id } })).id, id, `acknowledged ${id} survived`);
   });
 
+  test('a background checkpoint failing on the deleted file after a write found why it cannot be re-created: the fault keeps the write\'s finding (what to do), not the checkpoint\'s bare "missing"', async (t) => {
+    const parent = tempDir('registry-deleted-checkpoint-');
+    const dataDir = path.join(parent, 'data');
+    const notices: string[] = [];
+    // Its background checkpoint due 2 s after a write (the open's first): its thread opens its
+    // connection then, on the deleted file (one opened before would checkpoint the deleted inode).
+    const store = new SqliteStore({ file: path.join(dataDir, 'registry.db'), notice: (message) => void notices.push(message), checkpointDelayMs: 2000 });
+    t.after(async () => {
+      fs.rmSync(dataDir, { force: true });
+      await store.close();
+      fs.rmSync(parent, { recursive: true, force: true });
+    });
+    const opened = Date.now();
+    await store.open();
+    await store.upsert(entryWrite('agent', 'https://before.example.org/a2a', '1', 'Before'), actor('alice'));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    assert.ok(Date.now() - opened < 2000, 'deleted before the first background checkpoint was due');
+    fs.writeFileSync(dataDir, 'not a directory');
+    await assert.rejects(store.upsert(entryWrite('agent', 'https://refused.example.org/a2a', '1', 'Refused'), actor('alice')), /cannot be re-created: something other than a directory is where its data directory was; move it away/);
+    const found = store.fault!;
+    await eventually(6000, async () => notices.find((n) => n.startsWith('a background checkpoint of the WAL failed')), 'the checkpoint failed on the deleted file');
+    // It was replaced by the checkpoint's "the database file is missing (deleted or moved)": /readyz
+    // lost what to do, and the registry's log (which says each finding once) the file system's words.
+    assert.deepEqual(store.fault, found);
+  });
+
   test('the write-ahead log deleted or replaced under the running registry: the database re-created from the open connection, every acknowledged write kept through a SIGKILL', async () => {
     const dataDir = tempDir('registry-wal-deleted-');
     const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: TOKENS_ENV };

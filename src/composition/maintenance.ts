@@ -7,7 +7,7 @@
  *   each /readyz until one succeeds; until then /readyz reports the fault.
  */
 import type { Logger } from '../observability/logger.js';
-import type { RegistryStore, RetentionPolicy } from '../storage/types.js';
+import type { RegistryStore, RetentionPolicy, StorageFault } from '../storage/types.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 
 export interface HousekeepingPolicy {
@@ -95,14 +95,17 @@ export class StorageProbe {
   private timer: NodeJS.Timeout | undefined;
   private probing: Promise<void> | undefined;
   private lastProbe = 0;
-  /** The fault last reported in the log, so each one is logged once, and its recovery once. */
+  /** The fault last reported in the log (its reason), so its recovery is logged once. */
   private reported: string | undefined;
   /**
-   * The detail last logged with it: a fault first seen without one (a background checkpoint's
-   * "the database file is missing") is logged again when a write finds its cause (the file
-   * system's words, with the paths), which the operator alone is told, here.
+   * What this outage has logged: each wording and each detail once. A fault first seen without a
+   * detail (a background checkpoint's "the database file is missing") is logged again when a
+   * write finds its cause (the file system's words, with the paths), which the operator alone is
+   * told, here; and again when the same fault is worded anew (a deleted data directory noticed
+   * first through its write-ahead log, then through the file), so the log says what /readyz says.
+   * A fault that alternates between two wordings logs each once, not at every write.
    */
-  private reportedDetail: string | undefined;
+  private readonly logged = { messages: new Set<string>(), details: new Set<string>() };
 
   constructor(
     private readonly store: RegistryStore,
@@ -124,36 +127,44 @@ export class StorageProbe {
 
   /** Probes a faulted store (at most once a second, never twice at once) and logs transitions. */
   private check(): Promise<void> {
+    const fault = this.report();
+    // A lasting fault (a damaged file) is never probed: a write into it could only spread the damage.
+    if (!fault || fault.lasting) return Promise.resolve();
+    if (this.probing || Date.now() - this.lastProbe < MIN_PROBE_GAP_MS) return this.probing ?? Promise.resolve();
+    this.lastProbe = Date.now();
+    this.probing = this.store
+      .probeWrites()
+      // The probe's own write may have found more (why the file cannot be re-created): said now, not at the next tick.
+      .then((ok) => void (ok ? this.recovered() : this.report()))
+      .finally(() => (this.probing = undefined));
+    return this.probing;
+  }
+
+  /** Logs the store's fault when this outage has not yet said it (or its recovery); returns it. */
+  private report(): StorageFault | undefined {
     const fault = this.store.fault;
     if (!fault) {
-      if (this.reported) this.log.info({ fault: this.reported }, 'storage takes writes again');
-      this.reported = undefined;
-      this.reportedDetail = undefined;
-      return Promise.resolve();
+      if (this.reported) this.recovered();
+      return undefined;
     }
-    if (this.reported !== fault.reason || (fault.detail !== undefined && fault.detail !== this.reportedDetail)) {
+    const { messages, details } = this.logged;
+    if (this.reported !== fault.reason || !messages.has(fault.message) || (fault.detail !== undefined && !details.has(fault.detail))) {
       const until = fault.lasting ? '' : '; writes are refused until a write probe succeeds';
       // The detail (the file system's words, with the paths) is the operator's: /readyz and refusals say the message alone.
       const detail = fault.detail === undefined ? {} : { detail: fault.detail };
       this.log.error({ fault: fault.reason, code: fault.code, since: fault.since, ...detail }, `storage is unavailable: ${fault.message}${until}`);
       this.reported = fault.reason;
-      this.reportedDetail = fault.detail;
+      messages.add(fault.message);
+      if (fault.detail !== undefined) details.add(fault.detail);
     }
-    // A lasting fault (a damaged file) is never probed: a write into it could only spread the damage.
-    if (fault.lasting) return Promise.resolve();
-    if (this.probing || Date.now() - this.lastProbe < MIN_PROBE_GAP_MS) return this.probing ?? Promise.resolve();
-    this.lastProbe = Date.now();
-    this.probing = this.store
-      .probeWrites()
-      .then((ok) => {
-        if (ok) {
-          this.log.info({ fault: this.reported }, 'storage takes writes again');
-          this.reported = undefined;
-          this.reportedDetail = undefined;
-        }
-      })
-      .finally(() => (this.probing = undefined));
-    return this.probing;
+    return fault;
+  }
+
+  private recovered(): void {
+    this.log.info({ fault: this.reported }, 'storage takes writes again');
+    this.reported = undefined;
+    this.logged.messages.clear();
+    this.logged.details.clear();
   }
 
   async stop(): Promise<void> {

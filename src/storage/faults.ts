@@ -264,8 +264,14 @@ export class FaultState {
     // The same fault seen again keeps its first sighting's time, but says what is now known: a
     // background checkpoint's "the database file is missing" is followed by the write's own
     // finding, "deleted and cannot be re-created: <why, and what to do>", which /readyz must say.
-    this.#fault = this.#fault?.reason === fault.reason ? { ...fault, since: this.#fault.since } : fault;
-    return new StorageUnavailableError(this.#fault);
+    // A sighting that knows less does not undo that: a background checkpoint failing on the
+    // deleted file (SQLITE_READONLY_DBMOVED, "the database file is missing") after the write found
+    // why it cannot be re-created leaves /readyz saying why and what to do.
+    const current = this.#fault;
+    const next =
+      current?.reason !== fault.reason ? fault : current.detail !== undefined && fault.detail === undefined ? current : { ...fault, since: current.since };
+    this.#fault = next;
+    return new StorageUnavailableError(next);
   }
 
   clear(): void {
