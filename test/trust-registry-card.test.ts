@@ -258,6 +258,16 @@ describe("the registry's own endpoints", () => {
     const entry = resultOf(await op(alice, { get: { id: fetched.id } }));
     assert.deepEqual([entry.revision, entry.health.status, entry.health.reason], [1, 'invalid', 'url-reserved']);
 
+    // An admin's update of another principal's entry acts for its owner, as a refresh does: the
+    // entry stays alice's and its URLs would be hers (and the registry's own card, below, could
+    // not be registered any more). Refused, saying whose entry it is; the entry as it was.
+    const alicesCard = v1Card('Alice Inline', 'https://alice-inline.own-card.example.org/a2a') as WireJson;
+    const alices = resultOf(await op(alice, { register: { agentCard: alicesCard } }));
+    alicesCard.supportedInterfaces.push({ url: urls[1], protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+    const byAdmin = errorOf(await op(admin, { register: { agentCard: alicesCard } }));
+    assert.deepEqual([byAdmin.code, byAdmin.details.map((d: WireJson) => [d.path, d.rule])], ['FORBIDDEN', [['/supportedInterfaces/1/url', 'url-reserved']]]);
+    assert.match(byAdmin.message, new RegExp(`^${urls[1]} is an endpoint of this registry itself .*updates entry ${alices.id}, which belongs to principal "alice"`));
+    assert.equal(resultOf(await op(alice, { get: { id: alices.id } })).revision, 1);
     // An admin may: the registry listed in itself, the admin's entry.
     const listed = resultOf(await op(admin, { register: { agentCard: own } }));
     assert.equal(listed.created, true);

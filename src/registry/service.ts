@@ -431,6 +431,13 @@ export class RegistryService {
     const { write, description, claims } = entryWriteOf(subject, verdict);
     const reserved = this.reservedEndpoints.refusal(claims, actor.isAdmin);
     if (reserved) throw reserved;
+    // An admin's document that lists the registry's own endpoints may create an entry or update an
+    // admin's, not another principal's: that entry stays its owner's, its URLs claimed in the
+    // owner's name (as a refresh of it acts for its owner), so the owner would hold the registry's
+    // URLs. The store is asked to write it as the admin's own (an owner's write), and a refusal
+    // says whose entry it is. Quotas stay the admin's (none).
+    const ownEntryOnly = actor.isAdmin && this.reservedEndpoints.usesIn(claims).length > 0;
+    const writer: Actor = ownEntryOnly ? { principal: actor.principal, isAdmin: false } : actor;
     // What is stored is shown with the entry to anyone: the statuses without the operator's detail.
     if (verification) write.verification = verification;
     if (this.freshness) write.freshness = this.freshness.forRegistration(source, subject.type);
@@ -451,7 +458,7 @@ export class RegistryService {
           this.trust.settledAtCommit(accepted.entry, verification, accepted.status === 'unchanged') ? acknowledge(resultOf(accepted.entry, accepted.status)) : undefined
       : undefined;
     const outcome = await this.feed.localWrite(async () => {
-      const stored = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor), inCommit));
+      const stored = await this.stored(this.store.upsert(write, writer, this.quotaFor(actor), inCommit));
       const accepted = stored.status === 'created' || stored.status === 'updated' || stored.status === 'unchanged';
       if (accepted && (stored.status !== 'unchanged' || stored.freshened)) publishUpsert(this.feed, stored.entry, 'register', stored.status !== 'unchanged' ? description : undefined);
       // The same document fetched again, as a refresh's 304: only its check times moved, which
@@ -459,7 +466,9 @@ export class RegistryService {
       else if (accepted && source) publishUpsert(this.feed, stored.entry, 'checked');
       return stored;
     });
-    if (outcome.status === 'forbidden') throw identityTaken(claims, outcome.existing.id);
+    if (outcome.status === 'forbidden') {
+      throw ownEntryOnly ? this.reservedEndpoints.refusalForOwner(claims, outcome.existing.id, outcome.existing.owner) : identityTaken(claims, outcome.existing.id);
+    }
     if (outcome.status === 'quota-exceeded') {
       throw new RegistryError(
         'QUOTA_EXCEEDED',
