@@ -540,8 +540,11 @@ export class RegistryService {
       }
       throw notFound(`Entry "${id}" has no revision ${revision}.`);
     }
+    // An older revision is judged by the trust roots in force, as the current one is (its key
+    // may have been revoked since); the current one's verdict is kept up to date in the store.
+    const judged = revisions[0] !== undefined && entry.revision !== revisions[0].revision ? await this.trust.olderRevisionNow(entry) : entry;
     // What a history view needs to offer: which revisions can still be read.
-    return { ...toEntryView(entry, true), revisions };
+    return { ...toEntryView(judged, true), revisions };
   }
 
   async list(request: ListRequest, caller: Caller): Promise<ListPage> {
