@@ -396,13 +396,23 @@ export class RegistryService {
 
   // ---- operations ----
 
-  /** A dry run of register: the same checks and the same answer when invalid; nothing stored. Open to anyone. */
+  /**
+   * A dry run of register: the same checks and the same answer when invalid; nothing stored. Open
+   * to anyone. Which principal holds a URL or an identity is not checked: register decides it as
+   * it writes (atomically, in the store).
+   */
   async validate(subject: Subject, caller: Caller): Promise<ValidationResultBody> {
     const v = checkDocument(this.validator, subject);
     // Anonymous callers learn each signature's status and a reason, not the operator's allow-listed
     // JWKS URLs nor why one could not be fetched: that is for authenticated callers.
     const disclose = caller.principal !== undefined;
     const verified = await this.trust.check(subject, v, disclose);
+    // A caller with a token is told what register would refuse it for listing the registry's own
+    // endpoints (an admin may list them). An anonymous caller may be an admin without its token.
+    if (caller.principal !== undefined) {
+      const reserved = this.reservedEndpoints.refusal(entryWriteOf(subject, v).claims, caller.isAdmin);
+      if (reserved) throw reserved;
+    }
     const body: ValidationResultBody = { valid: true, kind: v.kind, sizeBytes: v.sizeBytes, errors: [], warnings: v.warnings };
     if (v.generation) body.protocolVersion = v.generation;
     if (verified) {
