@@ -171,6 +171,31 @@ describe('the in-memory task store', () => {
     assert.equal(memory.bytes, 0);
   });
 
+  test('with byOwner, over a bound the owner holding the most loses its oldest task: tasks over the count, bytes over the bytes', () => {
+    const byCount = new BoundedTaskMemory({ maxTasks: 4, maxBytes: 1e9, ttlMs: 60_000, byOwner: true });
+    put(byCount, 'a1');
+    put(byCount, 'a2');
+    for (let i = 0; i < 10; i++) put(byCount, `b${i}`, 'bob');
+    assert.deepEqual(byCount.scope('', 'alice').map((h) => h.id), ['a1', 'a2'], "bob's flood pushes out his own tasks");
+    assert.deepEqual(byCount.scope('', 'bob').map((h) => h.id), ['b8', 'b9']);
+    // Two holding as much: the older task goes.
+    put(byCount, 'c0', 'carol');
+    assert.deepEqual(byCount.all().map((h) => h.id), ['a2', 'b8', 'b9', 'c0']);
+
+    const probe = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: 1e9, ttlMs: 60_000 });
+    put(probe, 'big', 'bob', 'y'.repeat(10_000));
+    const big = probe.bytes;
+    const byBytes = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: big * 3, ttlMs: 60_000, byOwner: true });
+    for (let i = 0; i < 5; i++) put(byBytes, `a${i}`);
+    for (let i = 0; i < 6; i++) put(byBytes, `b${i}`, 'bob', 'y'.repeat(10_000));
+    assert.equal(byBytes.scope('', 'alice').length, 5, "alice's five small tasks stay: bob holds the most bytes");
+    assert.ok(byBytes.bytes <= big * 3);
+    assert.deepEqual(byBytes.scope('', 'bob').map((h) => h.id), ['b4', 'b5'], 'bob keeps his newest');
+    for (const held of byBytes.all()) byBytes.remove('', held.owner, held.id);
+    assert.equal(byBytes.size, 0);
+    assert.equal(byBytes.bytes, 0);
+  });
+
   test('its caps and time to live are configuration, end to end', async (t) => {
     const registry = await startTestRegistry({ REGISTRY_TASK_MEMORY_COUNT: '3', REGISTRY_TASK_MEMORY_TTL_SECONDS: '1' });
     t.after(() => registry.close());
@@ -183,6 +208,13 @@ describe('the in-memory task store', () => {
     await eventually(5000, async () => (await alice.getTask({ tenant: '', id: searches[4]!.id, historyLength: undefined }).catch(() => undefined)) === undefined, 'the newest task expires after 1 s');
     registry.core.tasks.sweep();
     assert.deepEqual(registry.core.tasks.memoryUsage, { tasks: 0, bytes: 0 });
+
+    // One principal's flood of reads pushes out its own tasks, not another's (GetTask still finds it).
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    const mine = await op(alice, { search: { query: 'kept for alice' } });
+    for (let i = 0; i < 5; i++) await op(bob, { search: { query: `flood ${i}` } });
+    assert.equal((await alice.getTask({ tenant: '', id: mine.id, historyLength: undefined })).id, mine.id);
+    assert.equal(registry.core.tasks.memoryUsage.tasks, 3);
   });
 });
 

@@ -273,6 +273,18 @@ describe("the registry's own endpoints", () => {
     assert.equal(listed.created, true);
     assert.equal(resultOf(await op(alice, { get: { id: listed.id } })).owner, 'admin');
   });
+
+  test('validate, asked with a token, declines them as register would (FORBIDDEN, url-reserved); an admin\'s, and an anonymous one, say valid', async () => {
+    const [bob, admin, anonymous] = await Promise.all([TOKENS.bob, TOKENS.admin, undefined].map((token) => sdkClient(registry.url, token ? { token } : {})));
+    const { port } = new URL(registry.url);
+    const card = v1Card('Validated Lookalike', `https://127.0.0.1:${port}/a2a/rest?agent=bob`) as WireJson;
+    const registered = errorOf(await op(bob, { register: { agentCard: card } }));
+    const validated = errorOf(await op(bob, { validate: { agentCard: card } }));
+    assert.deepEqual([validated.code, validated.message, validated.details], [registered.code, registered.message, registered.details]);
+    assert.equal(validated.details[0].rule, 'url-reserved');
+    assert.equal(resultOf(await op(admin, { validate: { agentCard: card } })).valid, true, 'an admin may register it');
+    assert.equal(resultOf(await op(anonymous, { validate: { agentCard: card } })).valid, true, 'an anonymous caller may be an admin without its token');
+  });
 });
 
 describe('without REGISTRY_SIGNING_KEY', () => {

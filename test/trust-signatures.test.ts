@@ -923,6 +923,34 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`REGISTRY_REQUIRE
     assert.equal(((await (await fetch(`${registry!.url}/agents/${revoked.id}`)).json()) as { metadata: WireJson }).metadata.withheld, undefined, 'and no longer said to be withheld');
   });
 
+  test('an older revision signed by a key no longer trusted: get says unverified, its card.json?revision=N is withheld, and no revision of a card is cached for a year', async (t) => {
+    if (skip()) return t.skip(skip());
+    const card = fresh('Rotated Forecast');
+    const first = resultOf(await op(alice, { register: { agentCard: await signCard(card, trustedEd.signing) } }));
+    const second = resultOf(await op(alice, { register: { agentCard: await signCard({ ...card, description: 'Signed with the kept key now.' }, trusted.signing) } }));
+    assert.deepEqual([first.revision, second.revision, second.id], [1, 2, first.id]);
+    const oldUrl = `${registry!.url}/agents/${first.id}/card.json?revision=1`;
+    const before = await fetch(oldUrl);
+    assert.equal(before.status, 200);
+    // Whether a revision is served can change (its key revoked): cached no longer than the current card.
+    assert.match(before.headers.get('cache-control') ?? '', /^public, max-age=\d+$/);
+    try {
+      writeJwks(jwksFile, [trusted.publicJwk]);
+      await eventually(async () => resultOf(await op(anonymous, { get: { id: first.id, revision: 1 } })).verified === false, 'the older revision is judged by the keys now trusted');
+      const old = resultOf(await op(anonymous, { get: { id: first.id, revision: 1 } }));
+      assert.equal(old.signatures[0].status, 'unknown-key');
+      assert.equal(old.kid, undefined);
+      const withheld = await fetch(oldUrl);
+      assert.equal(withheld.status, 404);
+      assert.match(((await withheld.json()) as { message: string }).message, /not verified by a key this registry trusts.*REGISTRY_REQUIRE_VERIFIED/);
+      assert.equal(resultOf(await op(anonymous, { get: { id: first.id } })).verified, true, 'the current revision, signed by the kept key, stays verified');
+      assert.equal((await fetch(`${registry!.url}/agents/${first.id}/card.json?revision=2`)).status, 200);
+    } finally {
+      writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk]);
+    }
+    await eventually(async () => (await fetch(oldUrl)).status === 200, 'trusted again, the older revision is served again');
+  });
+
   test('an unsigned card and one signed by an unknown key are refused; a verified one is registered', async (t) => {
     if (skip()) return t.skip(skip());
     const unsigned = errorOf(await op(alice, { register: { agentCard: fresh() } }));

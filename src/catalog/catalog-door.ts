@@ -400,7 +400,11 @@ export const catalogDoor: Door = {
           );
         }
         const body = Buffer.from(JSON.stringify(render(view)));
-        sendCacheable(req, res, { body, contentType, lastModified: new Date(view.updatedAt), cacheControl: revision === undefined ? cacheControl : immutable });
+        // A revision's bytes never change, but with REGISTRY_REQUIRE_VERIFIED whether an agent's is
+        // served does (its key revoked: withheld above): cached as long as the current card, so a
+        // revoked revision does not live on in caches for a year.
+        const settled = revision !== undefined && !(site.publishesOnlyVerified && kind === 'agent');
+        sendCacheable(req, res, { body, contentType, lastModified: new Date(view.updatedAt), cacheControl: settled ? immutable : cacheControl });
       });
     app.get(ROUTES.agentCard, serveDocument('agent', `${MEDIA_TYPES.a2aAgentCard}; charset=utf-8`, (view) => view.document));
     app.get(ROUTES.mcpDocument, serveDocument('mcp-server', JSON_TYPE, (view) => view.document));

@@ -74,17 +74,36 @@ export class CardTrust {
     return updated ?? entry;
   }
 
-  /** Checks a stored card's signatures against the trust roots in force; true when its status changed. */
-  private async reevaluate(entry: StoredEntry): Promise<boolean> {
-    if (entry.kind !== 'agent') return false;
+  /**
+   * An older revision (one `get` reads by number) as judged by the trust roots now in force. Only
+   * the current revision's verdict is stored again when they change (re-evaluation, above), so an
+   * older one kept `verified` from a key since revoked, and REGISTRY_REQUIRE_VERIFIED served it.
+   * Judged as it is read (it is not stored: a revision's row is not written again), and only when
+   * its verdict was made against other trust roots.
+   */
+  async olderRevisionNow(entry: StoredEntry): Promise<StoredEntry> {
+    if (entry.kind !== 'agent' || entry.verification?.keyset === this.deps.verifier.keyset) return entry;
+    const verification = await this.verifyStored(entry);
+    return verification ? { ...entry, verification } : entry;
+  }
+
+  /** A stored card's signatures checked against the trust roots in force (undefined: no card to check). */
+  private async verifyStored(entry: StoredEntry): Promise<CardVerification | undefined> {
+    if (entry.kind !== 'agent') return undefined;
     let card: unknown;
     try {
       card = JSON.parse(entry.documentText);
     } catch {
-      return false;
+      return undefined;
     }
-    if (!isObject(card)) return false;
-    const { verification } = await this.deps.verifier.verifyAgentCard(card, entry.protocolVersion === '0.3' ? '0.3' : '1.0');
+    if (!isObject(card)) return undefined;
+    return (await this.deps.verifier.verifyAgentCard(card, entry.protocolVersion === '0.3' ? '0.3' : '1.0')).verification;
+  }
+
+  /** Checks a stored card's signatures against the trust roots in force; true when its status changed. */
+  private async reevaluate(entry: StoredEntry): Promise<boolean> {
+    const verification = await this.verifyStored(entry);
+    if (!verification) return false;
     const before = entry.verification;
     const after = await this.refresh(entry, verification);
     return after !== entry && !sameOutcome(before, verification);

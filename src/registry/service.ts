@@ -396,13 +396,23 @@ export class RegistryService {
 
   // ---- operations ----
 
-  /** A dry run of register: the same checks and the same answer when invalid; nothing stored. Open to anyone. */
+  /**
+   * A dry run of register: the same checks and the same answer when invalid; nothing stored. Open
+   * to anyone. Which principal holds a URL or an identity is not checked: register decides it as
+   * it writes (atomically, in the store).
+   */
   async validate(subject: Subject, caller: Caller): Promise<ValidationResultBody> {
     const v = checkDocument(this.validator, subject);
     // Anonymous callers learn each signature's status and a reason, not the operator's allow-listed
     // JWKS URLs nor why one could not be fetched: that is for authenticated callers.
     const disclose = caller.principal !== undefined;
     const verified = await this.trust.check(subject, v, disclose);
+    // A caller with a token is told what register would refuse it for listing the registry's own
+    // endpoints (an admin may list them). An anonymous caller may be an admin without its token.
+    if (caller.principal !== undefined) {
+      const reserved = this.reservedEndpoints.refusal(entryWriteOf(subject, v).claims, caller.isAdmin);
+      if (reserved) throw reserved;
+    }
     const body: ValidationResultBody = { valid: true, kind: v.kind, sizeBytes: v.sizeBytes, errors: [], warnings: v.warnings };
     if (v.generation) body.protocolVersion = v.generation;
     if (verified) {
@@ -540,8 +550,11 @@ export class RegistryService {
       }
       throw notFound(`Entry "${id}" has no revision ${revision}.`);
     }
+    // An older revision is judged by the trust roots in force, as the current one is (its key
+    // may have been revoked since); the current one's verdict is kept up to date in the store.
+    const judged = revisions[0] !== undefined && entry.revision !== revisions[0].revision ? await this.trust.olderRevisionNow(entry) : entry;
     // What a history view needs to offer: which revisions can still be read.
-    return { ...toEntryView(entry, true), revisions };
+    return { ...toEntryView(judged, true), revisions };
   }
 
   async list(request: ListRequest, caller: Caller): Promise<ListPage> {

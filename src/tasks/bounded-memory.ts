@@ -3,7 +3,10 @@
  * each for at most `ttlMs` after its last save. Whatever goes over a bound goes, oldest save
  * first, so a flood of requests can cost this process a fixed amount of memory and nothing
  * more. (A Map keeps insertion order: a save moves the task to the end, so the head is always
- * the task saved longest ago, which is also the first to expire.)
+ * the task saved longest ago, which is also the first to expire.) With `byOwner`, what goes over
+ * a bound is the oldest task of the owner holding the most (tasks over the count, bytes over the
+ * bytes): one principal's flood of reads pushes out its own tasks, not everyone's before their
+ * time to live (as durable tasks keep an equal share per principal).
  *
  * Bytes are the memory a task holds as V8 lays it out (src/lib/memory-size.ts), not its JSON's
  * length: a search's task holds about three times its JSON's length. A value tasks share (a kept
@@ -19,6 +22,18 @@ export interface MemoryLimits {
   maxTasks: number;
   maxBytes: number;
   ttlMs: number;
+  /**
+   * Over a bound, the owner holding the most loses its oldest task first (else the oldest of all
+   * goes). For memories of few owners (principals): choosing costs a look at each owner.
+   */
+  byOwner?: boolean;
+}
+
+/** What one owner (tenant and owner) holds: its tasks, their bytes, and the shared values it counts once. */
+interface OwnerShare {
+  tasks: number;
+  bytes: number;
+  shared: Map<object, number>;
 }
 
 /**
@@ -60,8 +75,10 @@ const scopeKeyOf = (tenant: string, owner: string) => `${tenant}\u0000${owner}`;
 
 export class BoundedTaskMemory {
   readonly #tasks = new Map<string, HeldTask>();
-  /** tenant+owner -> keys of that scope's tasks, for ListTasks. */
+  /** tenant+owner -> keys of that scope's tasks (oldest save first), for ListTasks. */
   readonly #byScope = new Map<string, Set<string>>();
+  /** tenant+owner -> what it holds (`byOwner` only). */
+  readonly #shares = new Map<string, OwnerShare>();
   /** The shared values held tasks carry: how many of them do, and the bytes counted for it once. */
   readonly #shared = new Map<object, { holders: number; bytes: number }>();
   #bytes = 0;
@@ -98,16 +115,27 @@ export class BoundedTaskMemory {
     const held = { ...entry, expiresAt: now + this.limits.ttlMs } as HeldTask;
     this.#tasks.set(key, held);
     this.#bytes += PLACE_BYTES + held.bytes;
+    const scopeKey = scopeKeyOf(held.tenant, held.owner);
+    let share: OwnerShare | undefined;
+    if (this.limits.byOwner) {
+      share = this.#shares.get(scopeKey);
+      if (!share) this.#shares.set(scopeKey, (share = { tasks: 0, bytes: 0, shared: new Map() }));
+      share.tasks++;
+      share.bytes += PLACE_BYTES + held.bytes;
+    }
     for (const value of held.shared ?? []) {
-      const counted = this.#shared.get(value);
+      let counted = this.#shared.get(value);
       if (counted) counted.holders++;
       else {
-        const bytes = sharedMemoryBytes(value);
-        this.#shared.set(value, { holders: 1, bytes });
-        this.#bytes += bytes;
+        counted = { holders: 1, bytes: sharedMemoryBytes(value) };
+        this.#shared.set(value, counted);
+        this.#bytes += counted.bytes;
       }
+      if (!share) continue;
+      const holders = share.shared.get(value) ?? 0;
+      if (holders === 0) share.bytes += counted.bytes;
+      share.shared.set(value, holders + 1);
     }
-    const scopeKey = scopeKeyOf(held.tenant, held.owner);
     let scope = this.#byScope.get(scopeKey);
     if (!scope) this.#byScope.set(scopeKey, (scope = new Set()));
     scope.add(key);
@@ -150,20 +178,54 @@ export class BoundedTaskMemory {
     for (const [key, held] of this.#tasks) {
       const over = this.#tasks.size > this.limits.maxTasks || this.#bytes > this.limits.maxBytes;
       if (!over && held.expiresAt > now) return;
-      this.#delete(key, held);
+      // Expired, or over a bound and the oldest of all is what goes.
+      if (held.expiresAt <= now || !this.limits.byOwner) {
+        this.#delete(key, held);
+        continue;
+      }
+      // Over a bound: the oldest task of the owner holding the most goes, until under both.
+      while (this.#tasks.size > this.limits.maxTasks || this.#bytes > this.limits.maxBytes) {
+        const byCount = this.#tasks.size > this.limits.maxTasks;
+        let most: string | undefined;
+        let mostHeld = -1;
+        let mostOldest = Infinity;
+        for (const [scopeKey, share] of this.#shares) {
+          const amount = byCount ? share.tasks : share.bytes;
+          // Of two holding as much, the one whose oldest task is older.
+          const oldest = this.#tasks.get(this.#byScope.get(scopeKey)!.values().next().value!)!.expiresAt;
+          if (amount > mostHeld || (amount === mostHeld && oldest < mostOldest)) [most, mostHeld, mostOldest] = [scopeKey, amount, oldest];
+        }
+        const victim = this.#byScope.get(most!)!.values().next().value!;
+        this.#delete(victim, this.#tasks.get(victim)!);
+      }
+      return;
     }
   }
 
   #delete(key: string, held: HeldTask): void {
     this.#tasks.delete(key);
     this.#bytes -= PLACE_BYTES + held.bytes;
+    const scopeKey = scopeKeyOf(held.tenant, held.owner);
+    const share = this.#shares.get(scopeKey);
+    if (share) {
+      share.tasks--;
+      share.bytes -= PLACE_BYTES + held.bytes;
+      if (share.tasks === 0) this.#shares.delete(scopeKey);
+    }
     for (const value of held.shared ?? []) {
       const counted = this.#shared.get(value)!;
+      if (share && share.tasks > 0) {
+        const holders = share.shared.get(value)! - 1;
+        if (holders > 0) share.shared.set(value, holders);
+        else {
+          share.shared.delete(value);
+          share.bytes -= counted.bytes;
+        }
+      }
       if (--counted.holders > 0) continue;
       this.#shared.delete(value);
       this.#bytes -= counted.bytes;
     }
-    const scopeKey = scopeKeyOf(held.tenant, held.owner);
     const scope = this.#byScope.get(scopeKey);
     scope?.delete(key);
     if (scope?.size === 0) this.#byScope.delete(scopeKey);

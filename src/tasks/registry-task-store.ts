@@ -102,7 +102,10 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
 
   constructor(records: TaskRecords, limits: MemoryLimits, options: TaskStoreOptions = {}) {
     this.#records = records;
-    this.#reachable = new BoundedTaskMemory(limits);
+    // One principal's flood of reads pushes out its own tasks first, not everyone's; anonymous
+    // tasks (an owner per request, never read back) and cached copies of durable ones (read back
+    // from the database) go oldest first.
+    this.#reachable = new BoundedTaskMemory({ ...limits, byOwner: true });
     this.#anonymous = new BoundedTaskMemory({ ...limits, ttlMs: Math.min(limits.ttlMs, ANONYMOUS_TTL_MS) });
     this.#cached = new BoundedTaskMemory({
       maxTasks: Math.min(limits.maxTasks, DURABLE_CACHE_TASKS),
