@@ -533,6 +533,25 @@ describe('registered documents at stable URLs', () => {
     assertArdError(await getJson(`${registry.url}/agents/${ids.invoice}/other.json`), 404, 'NOT_FOUND', /No route/);
   });
 
+  test('a Server Card keeps text in any script whole: limits counted in characters, never half an emoji', async () => {
+    // 98 weather emoji (196 UTF-16 units) fit the draft's 100-character description; 150 do not,
+    // and are cut to 99 characters and an ellipsis, not to half a surrogate pair.
+    const fits = `天气 ${'🌤'.repeat(95)}`;
+    const long = '🌤'.repeat(150);
+    const doc = (description: string, url: string) => ({ mcpServer: { ...mcpServer('Météo Čeština', url), description }, toolspec: toolspec() });
+    const fitsId = resultOf(await op(writer, { register: doc(fits, 'https://mcp.example.org/meteo/mcp') })).id;
+    const longId = resultOf(await op(writer, { register: doc(long, 'https://mcp.example.org/meteo-long/mcp') })).id;
+    const card = (await getJson(`${registry.url}/mcp-servers/${fitsId}/server-card.json`)).body;
+    assertShape(serverCardSchema, card, 'the Server Card');
+    assert.equal(card.description, fits);
+    // Accents folded as search folds them ("m-t-o" before), so the name says what the server is called.
+    assert.equal(card.name, 'org.example.mcp/meteo-cestina');
+    assert.equal(card.title, 'Météo Čeština');
+    const cut = (await getJson(`${registry.url}/mcp-servers/${longId}/server-card.json`)).body;
+    assertShape(serverCardSchema, cut, 'the Server Card');
+    assert.equal(cut.description, `${'🌤'.repeat(99)}…`);
+  });
+
   test("the registry's own MCP Server Card leads an MCP client to its endpoint", async () => {
     const { res, body } = await getJson(`${registry.url}/mcp/server-card`);
     assert.equal(res.status, 200);
