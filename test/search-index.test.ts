@@ -486,6 +486,9 @@ describe('matching', () => {
       assert.equal(page.total, 0, `${q}: text of no word still finds nothing`);
       assert.match(page.reason ?? '', /^the query has no word search looks for: ".+" is only words too common or too short to search/, `${q}: and says why`);
     }
+    // Quoted cut between characters: single letters written as mathematical letters (𝐚, two UTF-16 units each) are no words either.
+    const letters = `!${'𝐚 '.repeat(40)}`;
+    assert.equal(search(index, letters).reason, `the query has no word search looks for: "!${'𝐚 '.repeat(29)}𝐚…" is only words too common or too short to search (stop words, single letters) or signs; search for a more specific word`);
     assert.equal(search(index, 'zzqxv').reason, undefined, 'a word no entry has is a word search looks for');
     assert.equal(search(index, '-zzqxv the').total, 3, 'a word left out lists what is left');
   });
