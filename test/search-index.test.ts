@@ -130,6 +130,11 @@ describe('text encoder', () => {
   it('folds case and accents, including letters NFKD leaves alone', () => {
     assert.deepEqual(tokenize('Traducción città Überweisung Straße ÆON Łódź'), ['traduccion', 'citta', 'uberweisung', 'strasse', 'aeon', 'lodz']);
     assert.deepEqual(tokenize('TRADUCCIÓN'), ['traduccion']);
+    // Greek's final sigma is sigma, however lower-casing or the writer spelled it ("ΟΔΟΣ.GR" lower-cases to `οδοσ`).
+    for (const text of ['Οδός', 'ΟΔΟΣ', 'οδοσ', 'ΟΔΟΣ.GR']) assert.equal(tokenize(text)[0], 'οδοσ', text);
+    const index = createSearchIndex();
+    add(index, 'el', agent('ΠΡΑΚΤΟΡΑΣ ΚΑΙΡΟΥ', [{ id: 'f', name: 'Πρόγνωση καιρού', description: 'Για την ΟΔΟΣ.GR και την Αθήνα' }]));
+    for (const q of ['πρακτορασ', 'Πράκτορας', 'οδος', 'ΟΔΟΣ']) assert.deepEqual(search(index, q).hits.map((h) => h.id), ['el'], q);
   });
 
   it('drops stop words and single letters, keeps digits, cuts very long terms', () => {
