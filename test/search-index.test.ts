@@ -135,6 +135,13 @@ describe('text encoder', () => {
     const index = createSearchIndex();
     add(index, 'el', agent('ΠΡΑΚΤΟΡΑΣ ΚΑΙΡΟΥ', [{ id: 'f', name: 'Πρόγνωση καιρού', description: 'Για την ΟΔΟΣ.GR και την Αθήνα' }]));
     for (const q of ['πρακτορασ', 'Πράκτορας', 'οδος', 'ΟΔΟΣ']) assert.deepEqual(search(index, q).hits.map((h) => h.id), ['el'], q);
+    // Arabic letters written either way: alef maksura and yeh, teh marbuta and heh, and the Persian yeh and keheh.
+    add(index, 'ar', agent('مستشفى المدينة', [{ id: 'h', name: 'حجز موعد', description: 'مدرسة الطب في القاهرة' }]));
+    add(index, 'fa', agent('کتابخانه', [{ id: 'b', name: 'جستجوی کتاب', description: 'کتاب فارسی' }]));
+    // Quoted: as written, no typo (one letter off, the longer words were found as typos).
+    const entries = (q: string) => [...new Set(search(index, q).hits.map((h) => h.id))];
+    for (const q of ['"مستشفي"', '"مستشفى"', '"مدرسه"', '"مدرسة"']) assert.deepEqual(entries(q), ['ar'], q);
+    for (const q of ['"كتاب"', '"فارسي"', '"کتاب"']) assert.deepEqual(entries(q), ['fa'], q);
   });
 
   it('drops stop words and single letters, keeps digits, cuts very long terms', () => {

@@ -40,8 +40,9 @@ export const SNAPSHOT_FORMAT = 31;
  * rebuilt: it read an acronym's plural as an acronym and a word ("APIs": `ap`, "PDFs": `pd fs`;
  * ./text-encoder.ts isAcronymPlural), so "api" would find no "APIs" until each entry changed, and
  * "A2A" as `a2` (letterDigitsLetter), so "a2a" would find no "A2A". 30 is rebuilt: it kept Greek's
- * final sigma (`ς`) apart from sigma (./text-encoder.ts fold), so "οδοσ" would find no "οδός"
- * until each entry changed.
+ * final sigma (`ς`) apart from sigma, and Arabic letters written either way (`ى` `ي`, `ة` `ه`,
+ * Persian `ی` `ک`) apart (./text-encoder.ts fold), so "οδοσ" would find no "οδός", "مدرسه" no
+ * "مدرسة", until each entry changed.
  */
 export const LOADABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT];
 const MAGIC = 'a2a-registry search index\n';

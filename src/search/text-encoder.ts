@@ -9,7 +9,8 @@
  * - case and accents are folded (NFKD, combining marks dropped, lower case), plus the letters
  *   NFKD does not decompose: `ß` → `ss`, `æ` → `ae`, `ø` → `o`, `ł` → `l`, ... so "traduccion"
  *   finds "Traducción", "citta" finds "città", "uberweisung" finds "Überweisung", "strasse"
- *   finds "Straße"; Greek's final sigma is sigma (`ς` → `σ`);
+ *   finds "Straße"; Greek's final sigma is sigma (`ς` → `σ`), and Arabic letters written either
+ *   way are one (`ى` `ي`, `ة` `ه`; Persian `ی` `ک` are Arabic `ي` `ك`);
  * - words are runs of letters and digits with the marks that belong to them (the vowel signs of
  *   Devanagari, Tamil, Thai...: "हिन्दी" is one word, not three pieces); Han, Hiragana and
  *   Katakana characters are words of their own (those scripts do not separate words with
@@ -52,11 +53,15 @@ const COMBINING_MARKS =
 /**
  * Also Greek's final sigma, `ς` → `σ`: one letter, which lower-casing writes `ς` only at a word's
  * end as it judges it ("ΟΔΟΣ" is `οδος` but "ΟΔΟΣ.GR" `οδοσ`), and which people type either way
- * ("οδοσ" found no "οδός").
+ * ("οδοσ" found no "οδός"). And the Arabic letters written either way, as Arabic search engines
+ * fold them (Lucene's Arabic and Persian normalisers): alef maksura and yeh at a word's end (ى,
+ * ي: "مستشفى", "مستشفي"), teh marbuta and heh (ة, ه: "مدرسة", "مدرسه"), and the Persian yeh and
+ * keheh that Persian keyboards type for the Arabic yeh and kaf (ی, ک: "کتاب" found no "كتاب").
  */
-const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀς]/g;
+const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀςىةیک]/g;
 const FOLDS: Readonly<Record<string, string>> = {
   ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ĸ: 'k', ŀ: 'l', ς: 'σ',
+  ى: 'ي', ة: 'ه', ی: 'ي', ک: 'ك',
 };
 /**
  * lower→Upper and digit→Upper boundaries (`getWeather`, `base64Encode`), not after a single
