@@ -1047,6 +1047,13 @@ describe('ARD API', () => {
       assertArdError(refused, 400, 'INVALID_ARGUMENT', /^orderBy takes "updatedAt desc" \(most recently changed first\) or "createdAt desc"/);
       assert.equal(refused.body.details[0].message, 'ascending order is not offered');
     }
+    // What was sent is quoted cut between characters, never inside an emoji ("\ud83c" in the message).
+    const emoji = `x${'🌦'.repeat(80)}`;
+    const order = await getJson(`${own.url}/agents?orderBy=${encodeURIComponent(emoji)}`);
+    assertArdError(order, 400, 'INVALID_ARGUMENT', new RegExp(`got "x${'🌦'.repeat(59)}"\\.$`, 'u'));
+    const parameter = await getJson(`${own.url}/agents?${encodeURIComponent(emoji)}=1`);
+    assertArdError(parameter, 400, 'INVALID_ARGUMENT', new RegExp(`^"x${'🌦'.repeat(59)}" is not a query parameter`, 'u'));
+    assert.equal(parameter.body.details[0].path, `/query/x${'🌦'.repeat(59)}`);
 
     // The A2A list, the operation behind GET /agents.
     const listed = (page: WireJson) => page.entries.map((e: WireJson) => e.id);
