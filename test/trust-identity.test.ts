@@ -269,6 +269,10 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     }
     const server = validator.validateMcpServer(mcpServer('files', 'https://\u0430lice.example.com/mcp'), toolspec(), 100);
     assert.deepEqual(server.errors.map((f) => [f.path, f.rule]), [['/mcpServer/url', 'url-mixed-script']]);
+    // Percent-encoded, the host is the same Unicode name (URL parsing decodes it): checked alike.
+    assert.equal(errorAt(cardWith('https://%D0%B0lice.example.com/a2a'), '/supportedInterfaces/1/url').rule, 'url-mixed-script');
+    assert.equal(errorAt(cardWith('https://%D1%95%D1%81%D0%BE%D1%80%D0%B5.com/a2a'), '/supportedInterfaces/1/url').rule, 'url-lookalike-host');
+    for (const url of ['https://b%C3%BCcher.example/a2a', 'https://alice.example.com/%D0%B0']) assert.equal(validator.validateAgentCard(cardWith(url), 500).valid, true, url);
   });
 
   test('a host whose every letter outside ASCII looks like an ASCII one (all Cyrillic "ѕсоре.com") is refused too, naming what it reads as and its real name', () => {

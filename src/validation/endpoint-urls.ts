@@ -103,10 +103,21 @@ const LOOKALIKE_SCRIPTS: readonly [string, RegExp][] = [
   ['Cherokee', /\p{Script=Cherokee}/u],
 ];
 
+/**
+ * Whether a URL's host may be written in Unicode: the text has a character past ASCII, or its
+ * authority a percent escape, which URL parsing decodes as UTF-8 before IDNA
+ * ("https://%D0%B0lice.example.com" is the host "аlice.example.com", Cyrillic "а"): so written,
+ * a host that mixes look-alike scripts passed unchecked, and a page or client that decodes
+ * escapes to show a URL shows the look-alike.
+ */
+function writtenInUnicode(raw: string): boolean {
+  return /[^\u0000-\u007f]/.test(raw) || /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*%/.test(raw);
+}
+
 /** The first label of a host written in Unicode that mixes look-alike scripts, with them. */
 function mixedScriptLabel(raw: string, url: URL): { label: string; scripts: string[] } | undefined {
   // Most URLs are ASCII, and a host written in its xn-- form shows what it is.
-  if (!/[^\u0000-\u007f]/.test(raw)) return undefined;
+  if (!writtenInUnicode(raw)) return undefined;
   for (const label of domainToUnicode(url.hostname).split('.')) {
     const scripts = LOOKALIKE_SCRIPTS.filter(([, letters]) => letters.test(label)).map(([name]) => name);
     if (scripts.length > 1) return { label, scripts };
@@ -143,7 +154,7 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   if (parsed.ok) {
     const mixed = mixedScriptLabel(e.url, parsed.url);
     // Only what is written in Unicode: a host written in its xn-- form shows what it is.
-    const lookalike = mixed === undefined && /[^\u0000-\u007f]/.test(e.url) ? asciiLookalike(domainToUnicode(parsed.url.hostname)) : undefined;
+    const lookalike = mixed === undefined && writtenInUnicode(e.url) ? asciiLookalike(domainToUnicode(parsed.url.hostname)) : undefined;
     if (mixed === undefined && lookalike === undefined) return { ok: true, normalized: parsed.normalized };
     const ascii = `${parsed.url.protocol}//${parsed.url.host}${parsed.url.pathname === '/' ? '' : parsed.url.pathname}${parsed.url.search}`;
     const asAscii = `if this really is the host's name, write it in its ASCII form, as browsers show it: ${quote(ascii)}.`;
