@@ -550,6 +550,8 @@ describe('registered documents at stable URLs', () => {
     const cut = (await getJson(`${registry.url}/mcp-servers/${longId}/server-card.json`)).body;
     assertShape(serverCardSchema, cut, 'the Server Card');
     assert.equal(cut.description, `${'🌤'.repeat(99)}…`);
+    // The file's other tests count the MCP servers registered here.
+    for (const id of [fitsId, longId]) resultOf(await op(writer, { unregister: { id } }));
   });
 
   test("the registry's own MCP Server Card leads an MCP client to its endpoint", async () => {
