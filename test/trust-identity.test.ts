@@ -233,6 +233,14 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     for (const bad of ['grpc.acme.org:99999', '[not-ipv6]:443', 'dns:///grpc.acme.org', 'dns:////grpc.acme.org:443']) {
       assert.equal(normalizeEndpoint(bad, 'GRPC'), undefined, bad);
     }
+    // A host written in Unicode, which gRPC clients look up as written: told its ASCII form (it was "not an absolute URL", with a hint to write host:port).
+    for (const [url, ascii] of [['bücher.de:443', 'xn--bcher-kva.de:443'], ['dns:///例え.jp:50051', 'dns:///xn--r8jz45g.jp:50051']]) {
+      const card = cardWith(url, 'GRPC');
+      const finding = validator.validateAgentCard(card, JSON.stringify(card).length).errors.find((f) => f.path === '/supportedInterfaces/1/url');
+      assert.equal(finding?.message, `"${url}" is a gRPC address whose host is written in Unicode, which gRPC clients look up as written, and DNS names are ASCII`, url);
+      assert.equal(finding?.hint, `Write the host in its ASCII form, as DNS has it: "${ascii}".`, url);
+      assert.deepEqual(warningsOf(ascii), [], ascii);
+    }
     // A v0.3 card's gRPC url and additional interface, by their transport.
     const v03 = { ...v03Card('Old gRPC', 'https://old.acme.org/a2a'), additionalInterfaces: [{ url: '10.1.2.3:443', transport: 'GRPC' }] };
     const old = validator.validateAgentCard(v03, JSON.stringify(v03).length);

@@ -25,7 +25,7 @@
  * Each accepted URL has a normal form (lib/endpoint-url.ts), which is what storage compares.
  */
 import { createRequire } from 'node:module';
-import { domainToUnicode } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import type { Finding } from '../contract/types.js';
 import { isUriBinding, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
@@ -141,6 +141,9 @@ function asciiLookalike(host: string): string | undefined {
   return /^[\u0000-\u007f]*$/.test(read) ? read.toLowerCase() : undefined;
 }
 
+/** A gRPC address (`host:port`, `dns:///host:port`) whose host name has a character past ASCII. */
+const UNICODE_GRPC_ADDRESS = /^(dns:(?:\/\/[^/\s]*)?\/)?([^\s/:[\]@]*[^\u0000-\u007f][^\s/:[\]@]*):(\d{1,5})$/;
+
 /** Checks one endpoint URL; on success returns its normal form. */
 export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   const parsed = parseEndpoint(e.url, e.binding);
@@ -173,6 +176,19 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   }
   const what = e.binding === 'MCP' ? 'the MCP server URL' : 'the interface URL';
   const problem = parsed.problem;
+  // A gRPC address whose host is written in Unicode ("bücher.example:443") was told it "is not
+  // an absolute URL", with a hint to write host:port, which it is. gRPC clients resolve the name
+  // as written, and DNS names are ASCII: its ASCII (IDNA) form is the address to give.
+  const unicodeAddress = e.binding === 'GRPC' && problem.kind !== 'control' && problem.kind !== 'credentials' ? UNICODE_GRPC_ADDRESS.exec(e.url) : null;
+  const asciiHost = unicodeAddress ? domainToASCII(unicodeAddress[2]!) : '';
+  if (unicodeAddress && asciiHost && Number(unicodeAddress[3]) <= 65535) {
+    const ascii = `${unicodeAddress[1] ?? ''}${asciiHost}:${unicodeAddress[3]}`;
+    return fail(
+      'invalid-url',
+      `${quote(e.url)} is a gRPC address whose host is written in Unicode, which gRPC clients look up as written, and DNS names are ASCII`,
+      `Write the host in its ASCII form, as DNS has it: ${quote(ascii)}.`,
+    );
+  }
   switch (problem.kind) {
     case 'control': {
       const cp = `U+${problem.codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
