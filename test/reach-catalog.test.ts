@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { domainToUnicode } from 'node:url';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -550,8 +551,14 @@ describe('registered documents at stable URLs', () => {
     const cut = (await getJson(`${registry.url}/mcp-servers/${longId}/server-card.json`)).body;
     assertShape(serverCardSchema, cut, 'the Server Card');
     assert.equal(cut.description, `${'🌤'.repeat(99)}…`);
+    // A name in another script is its ASCII (IDNA) form, which reads back as the name (it was "server", for every such name).
+    const chineseId = resultOf(await op(writer, { register: { mcpServer: mcpServer('天气服务 🌤', 'https://mcp.example.org/tianqi/mcp'), toolspec: toolspec() } })).id;
+    const chinese = (await getJson(`${registry.url}/mcp-servers/${chineseId}/server-card.json`)).body;
+    assertShape(serverCardSchema, chinese, 'the Server Card');
+    assert.equal(chinese.name, 'org.example.mcp/xn--zfrv5m22mc1e');
+    assert.equal(domainToUnicode(chinese.name.split('/')[1]), '天气服务');
     // The file's other tests count the MCP servers registered here.
-    for (const id of [fitsId, longId]) resultOf(await op(writer, { unregister: { id } }));
+    for (const id of [fitsId, longId, chineseId]) resultOf(await op(writer, { unregister: { id } }));
   });
 
   test("the registry's own MCP Server Card leads an MCP client to its endpoint", async () => {

@@ -9,6 +9,7 @@
  * /.well-known/ard.json alike. ARD's schema allows only scalar `metadata` values, so metadata
  * stays flat.
  */
+import { domainToASCII } from 'node:url';
 import type { EntryKind, EntryView, McpServerDocument } from '../contract/types.js';
 import { codePointLength, codePointPrefix } from '../lib/code-points.js';
 import { isObject } from '../lib/json.js';
@@ -239,8 +240,14 @@ const shorten = (s: string, max: number): string => (codePointLength(s) <= max ?
 export function serverCardName(host: string, name: string): string {
   const labels = host.toLowerCase().replace(/[^a-z0-9.-]/g, '-').split('.').filter(Boolean);
   const namespace = (/[a-z]/.test(host.toLowerCase().replace(/^\[.*\]$/, '')) ? labels.reverse() : labels).join('.') || 'local';
-  // Case and accents folded as search folds them ("Météo" is `meteo`: it was `m-t-o`).
-  const local = fold(name).replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'server';
+  // Case and accents folded as search folds them ("Météo" is `meteo`: it was `m-t-o`); a word in
+  // another script is its ASCII (IDNA) form, as a host name's is ("天气服务" is `xn--zfrv5m22mc1e`,
+  // which reads back as the name): every name in Chinese, Arabic or Greek was `server`, one name
+  // for every such server of a host.
+  const words = fold(name)
+    .split(/[^\p{L}\p{N}\p{M}._-]+/u)
+    .map((word) => (/^[\x00-\x7f]*$/.test(word) ? word : domainToASCII(word)));
+  const local = words.join('-').replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'server';
   return `${namespace.slice(0, 99)}/${local}`;
 }
 
