@@ -16,8 +16,8 @@ import { after, before, describe, test } from 'node:test';
 import { SendMessageRequest, type AgentCard } from '@a2a-js/sdk';
 import Database from 'better-sqlite3';
 import { atRegistryUrl } from '../src/cli/client.js';
-import { typedArgumentsAt, type Output } from '../src/cli/output.js';
-import { resolveConnection } from '../src/cli/connection.js';
+import { Table, styles, typedArgumentsAt, type Output } from '../src/cli/output.js';
+import { oneLine, resolveConnection } from '../src/cli/connection.js';
 import { buildProgram } from '../src/cli/main.js';
 import { searchArguments } from '../src/cli/commands/search.js';
 import { nameFlags } from '../src/cli/commands/serve.js';
@@ -1551,6 +1551,31 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
     } finally {
       fs.chmodSync(dataDir, 0o700);
     }
+  });
+});
+
+describe('tables and messages in any script', () => {
+  test('columns line up after Chinese, Korean, accented (combining) and emoji names, and a cut never splits a character', () => {
+    const columns = [{ title: 'NAME', width: 12 }, { title: 'KIND', width: 5 }, { title: 'ID', width: 0 }];
+    // Into a pipe (nothing cut) and on a terminal (cut to the columns), the next column starts 14
+    // terminal columns in: a wide character (CJK, Hangul, an emoji shown as emoji) takes two, a
+    // combining accent none. They were padded by UTF-16 units, so "agent" came 4 columns late.
+    const rows = {
+      Weather: 'Weather       agent  x\n',
+      北京天气: '北京天气      agent  x\n',
+      '날씨 예보': '날씨 예보     agent  x\n',
+      'Me\u0301te\u0301o': 'Me\u0301te\u0301o         agent  x\n',
+      '🌟 Nimbus': '🌟 Nimbus     agent  x\n',
+    };
+    for (const terminalColumns of [undefined, 200]) {
+      const table = new Table(columns, styles(false), terminalColumns);
+      for (const [name, row] of Object.entries(rows)) assert.equal(table.row([name, 'agent', 'x']), row, `${terminalColumns ?? 'pipe'}: ${name}`);
+    }
+    const cut = new Table(columns, styles(false), 200);
+    assert.equal(cut.row(['北京天气预报服务代理', 'agent', 'x']), '北京天气预…   agent  x\n', 'five ideographs (ten columns), the ellipsis, a space for the half column left');
+    assert.equal(cut.row(['🌟🌟🌟🌟🌟🌟🌟', 'agent', 'x']), '🌟🌟🌟🌟🌟…   agent  x\n', 'not half an emoji');
+    // A message cut to one line is cut between characters too.
+    assert.equal(oneLine(`x${'🌟'.repeat(20)}`, 10), `x${'🌟'.repeat(8)}…`);
   });
 });
 

@@ -248,6 +248,12 @@ describe('address rules', () => {
     assert.deepEqual((await byAddress.getJson(`${origin.url}/allowed`, { purpose: 'agent-card' }) as { value: unknown }).value, { ok: true });
     const byRange = fetcher({ allow: AllowList.parse('127.0.0.0/8'), resolve: async () => ['127.0.0.1'] });
     assert.equal((await byRange.getJson(at('any-name.test', '/allowed'), { purpose: 'agent-card' })).status, 200);
+    // A host name written in Unicode is its ASCII form, as the URL's host is (it was refused as "not a host name").
+    const idn = AllowList.parse('Bücher.test');
+    assert.equal(idn.allowsHost(new URL(at('bücher.test', '/')).hostname), true);
+    const byIdn = fetcher({ allow: idn, resolve: async () => ['127.0.0.1'] });
+    assert.equal((await byIdn.getJson(at('BÜCHER.test', '/allowed'), { purpose: 'agent-card' })).status, 200);
+    assert.equal((await refusal(fetcher({ allow: idn, resolve: async () => ['127.0.0.1'] }).getJson(at('bucher.test', '/allowed'), { purpose: 'agent-card' }))).rule, 'loopback');
     // localhost is a host name like any other: through the system resolver (/etc/hosts), when allowed.
     const localhost = new GuardedFetcher({ maxBytes: 1024, allow: AllowList.parse('localhost') });
     assert.equal((await localhost.getJson(`http://localhost:${origin.port}/allowed`, { purpose: 'agent-card' })).status, 200);

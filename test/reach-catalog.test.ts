@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { domainToUnicode } from 'node:url';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -533,6 +534,33 @@ describe('registered documents at stable URLs', () => {
     assertArdError(await getJson(`${registry.url}/agents/${ids.invoice}/other.json`), 404, 'NOT_FOUND', /No route/);
   });
 
+  test('a Server Card keeps text in any script whole: limits counted in characters, never half an emoji', async () => {
+    // 98 weather emoji (196 UTF-16 units) fit the draft's 100-character description; 150 do not,
+    // and are cut to 99 characters and an ellipsis, not to half a surrogate pair.
+    const fits = `天气 ${'🌤'.repeat(95)}`;
+    const long = '🌤'.repeat(150);
+    const doc = (description: string, url: string) => ({ mcpServer: { ...mcpServer('Météo Čeština', url), description }, toolspec: toolspec() });
+    const fitsId = resultOf(await op(writer, { register: doc(fits, 'https://mcp.example.org/meteo/mcp') })).id;
+    const longId = resultOf(await op(writer, { register: doc(long, 'https://mcp.example.org/meteo-long/mcp') })).id;
+    const card = (await getJson(`${registry.url}/mcp-servers/${fitsId}/server-card.json`)).body;
+    assertShape(serverCardSchema, card, 'the Server Card');
+    assert.equal(card.description, fits);
+    // Accents folded as search folds them ("m-t-o" before), so the name says what the server is called.
+    assert.equal(card.name, 'org.example.mcp/meteo-cestina');
+    assert.equal(card.title, 'Météo Čeština');
+    const cut = (await getJson(`${registry.url}/mcp-servers/${longId}/server-card.json`)).body;
+    assertShape(serverCardSchema, cut, 'the Server Card');
+    assert.equal(cut.description, `${'🌤'.repeat(99)}…`);
+    // A name in another script is its ASCII (IDNA) form, which reads back as the name (it was "server", for every such name).
+    const chineseId = resultOf(await op(writer, { register: { mcpServer: mcpServer('天气服务 🌤', 'https://mcp.example.org/tianqi/mcp'), toolspec: toolspec() } })).id;
+    const chinese = (await getJson(`${registry.url}/mcp-servers/${chineseId}/server-card.json`)).body;
+    assertShape(serverCardSchema, chinese, 'the Server Card');
+    assert.equal(chinese.name, 'org.example.mcp/xn--zfrv5m22mc1e');
+    assert.equal(domainToUnicode(chinese.name.split('/')[1]), '天气服务');
+    // The file's other tests count the MCP servers registered here.
+    for (const id of [fitsId, longId, chineseId]) resultOf(await op(writer, { unregister: { id } }));
+  });
+
   test("the registry's own MCP Server Card leads an MCP client to its endpoint", async () => {
     const { res, body } = await getJson(`${registry.url}/mcp/server-card`);
     assert.equal(res.status, 200);
@@ -1028,6 +1056,13 @@ describe('ARD API', () => {
       assertArdError(refused, 400, 'INVALID_ARGUMENT', /^orderBy takes "updatedAt desc" \(most recently changed first\) or "createdAt desc"/);
       assert.equal(refused.body.details[0].message, 'ascending order is not offered');
     }
+    // What was sent is quoted cut between characters, never inside an emoji ("\ud83c" in the message).
+    const emoji = `x${'🌦'.repeat(80)}`;
+    const order = await getJson(`${own.url}/agents?orderBy=${encodeURIComponent(emoji)}`);
+    assertArdError(order, 400, 'INVALID_ARGUMENT', new RegExp(`got "x${'🌦'.repeat(59)}"\\.$`, 'u'));
+    const parameter = await getJson(`${own.url}/agents?${encodeURIComponent(emoji)}=1`);
+    assertArdError(parameter, 400, 'INVALID_ARGUMENT', new RegExp(`^"x${'🌦'.repeat(59)}" is not a query parameter`, 'u'));
+    assert.equal(parameter.body.details[0].path, `/query/x${'🌦'.repeat(59)}`);
 
     // The A2A list, the operation behind GET /agents.
     const listed = (page: WireJson) => page.entries.map((e: WireJson) => e.id);

@@ -21,7 +21,8 @@ import { loadConfig } from '../src/config/config.js';
 import { FetchError, GuardedFetcher } from '../src/net/index.js';
 import { createLogger } from '../src/observability/logger.js';
 import { EmbeddingError, OpenAIEmbeddings, embeddingsEndpoint, parseEmbeddings } from '../src/search/embeddings.js';
-import { QUERY_TIMEOUT_MS } from '../src/search/hybrid.js';
+import { EMBED_TEXT_CHARS, QUERY_TIMEOUT_MS, embeddingText } from '../src/search/hybrid.js';
+import { describeAgentCard } from '../src/registry/describe.js';
 import { startRegistry } from '../src/server.js';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
@@ -213,6 +214,12 @@ describe('hybrid ranking', () => {
 });
 
 describe('embeddings client', () => {
+  test('an entry\'s text is cut between characters: never half an emoji, which a service may refuse with its batch', () => {
+    // The name and a newline put the emoji at odd offsets: a cut by UTF-16 units ended in a lone surrogate.
+    const text = embeddingText(describeAgentCard({ ...v1Card('Nimbus'), description: '🌦'.repeat(2500) }, '1.0'));
+    assert.equal(text, `Nimbus\n${'🌦'.repeat(EMBED_TEXT_CHARS - 7)}`);
+  });
+
   test('endpoint from a base URL or the full path', () => {
     assert.equal(embeddingsEndpoint('http://127.0.0.1:8080'), 'http://127.0.0.1:8080/v1/embeddings');
     assert.equal(embeddingsEndpoint('http://127.0.0.1:8080/v1'), 'http://127.0.0.1:8080/v1/embeddings');

@@ -130,6 +130,18 @@ describe('text encoder', () => {
   it('folds case and accents, including letters NFKD leaves alone', () => {
     assert.deepEqual(tokenize('Traducción città Überweisung Straße ÆON Łódź'), ['traduccion', 'citta', 'uberweisung', 'strasse', 'aeon', 'lodz']);
     assert.deepEqual(tokenize('TRADUCCIÓN'), ['traduccion']);
+    // Greek's final sigma is sigma, however lower-casing or the writer spelled it ("ΟΔΟΣ.GR" lower-cases to `οδοσ`).
+    for (const text of ['Οδός', 'ΟΔΟΣ', 'οδοσ', 'ΟΔΟΣ.GR']) assert.equal(tokenize(text)[0], 'οδοσ', text);
+    const index = createSearchIndex();
+    add(index, 'el', agent('ΠΡΑΚΤΟΡΑΣ ΚΑΙΡΟΥ', [{ id: 'f', name: 'Πρόγνωση καιρού', description: 'Για την ΟΔΟΣ.GR και την Αθήνα' }]));
+    for (const q of ['πρακτορασ', 'Πράκτορας', 'οδος', 'ΟΔΟΣ']) assert.deepEqual(search(index, q).hits.map((h) => h.id), ['el'], q);
+    // Arabic letters written either way: alef maksura and yeh, teh marbuta and heh, and the Persian yeh and keheh.
+    add(index, 'ar', agent('مستشفى المدينة', [{ id: 'h', name: 'حجز موعد', description: 'مدرسة الطب في القاهرة' }]));
+    add(index, 'fa', agent('کتابخانه', [{ id: 'b', name: 'جستجوی کتاب', description: 'کتاب فارسی' }]));
+    // Quoted: as written, no typo (one letter off, the longer words were found as typos).
+    const entries = (q: string) => [...new Set(search(index, q).hits.map((h) => h.id))];
+    for (const q of ['"مستشفي"', '"مستشفى"', '"مدرسه"', '"مدرسة"']) assert.deepEqual(entries(q), ['ar'], q);
+    for (const q of ['"كتاب"', '"فارسي"', '"کتاب"']) assert.deepEqual(entries(q), ['fa'], q);
   });
 
   it('drops stop words and single letters, keeps digits, cuts very long terms', () => {
@@ -486,6 +498,9 @@ describe('matching', () => {
       assert.equal(page.total, 0, `${q}: text of no word still finds nothing`);
       assert.match(page.reason ?? '', /^the query has no word search looks for: ".+" is only words too common or too short to search/, `${q}: and says why`);
     }
+    // Quoted cut between characters: single letters written as mathematical letters (𝐚, two UTF-16 units each) are no words either.
+    const letters = `!${'𝐚 '.repeat(40)}`;
+    assert.equal(search(index, letters).reason, `the query has no word search looks for: "!${'𝐚 '.repeat(29)}𝐚…" is only words too common or too short to search (stop words, single letters) or signs; search for a more specific word`);
     assert.equal(search(index, 'zzqxv').reason, undefined, 'a word no entry has is a word search looks for');
     assert.equal(search(index, '-zzqxv the').total, 3, 'a word left out lists what is left');
   });

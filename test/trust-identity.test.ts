@@ -233,6 +233,14 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     for (const bad of ['grpc.acme.org:99999', '[not-ipv6]:443', 'dns:///grpc.acme.org', 'dns:////grpc.acme.org:443']) {
       assert.equal(normalizeEndpoint(bad, 'GRPC'), undefined, bad);
     }
+    // A host written in Unicode, which gRPC clients look up as written: told its ASCII form (it was "not an absolute URL", with a hint to write host:port).
+    for (const [url, ascii] of [['bücher.de:443', 'xn--bcher-kva.de:443'], ['dns:///例え.jp:50051', 'dns:///xn--r8jz45g.jp:50051']]) {
+      const card = cardWith(url, 'GRPC');
+      const finding = validator.validateAgentCard(card, JSON.stringify(card).length).errors.find((f) => f.path === '/supportedInterfaces/1/url');
+      assert.equal(finding?.message, `"${url}" is a gRPC address whose host is written in Unicode, which gRPC clients look up as written, and DNS names are ASCII`, url);
+      assert.equal(finding?.hint, `Write the host in its ASCII form, as DNS has it: "${ascii}".`, url);
+      assert.deepEqual(warningsOf(ascii), [], ascii);
+    }
     // A v0.3 card's gRPC url and additional interface, by their transport.
     const v03 = { ...v03Card('Old gRPC', 'https://old.acme.org/a2a'), additionalInterfaces: [{ url: '10.1.2.3:443', transport: 'GRPC' }] };
     const old = validator.validateAgentCard(v03, JSON.stringify(v03).length);
@@ -269,6 +277,10 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     }
     const server = validator.validateMcpServer(mcpServer('files', 'https://\u0430lice.example.com/mcp'), toolspec(), 100);
     assert.deepEqual(server.errors.map((f) => [f.path, f.rule]), [['/mcpServer/url', 'url-mixed-script']]);
+    // Percent-encoded, the host is the same Unicode name (URL parsing decodes it): checked alike.
+    assert.equal(errorAt(cardWith('https://%D0%B0lice.example.com/a2a'), '/supportedInterfaces/1/url').rule, 'url-mixed-script');
+    assert.equal(errorAt(cardWith('https://%D1%95%D1%81%D0%BE%D1%80%D0%B5.com/a2a'), '/supportedInterfaces/1/url').rule, 'url-lookalike-host');
+    for (const url of ['https://b%C3%BCcher.example/a2a', 'https://alice.example.com/%D0%B0']) assert.equal(validator.validateAgentCard(cardWith(url), 500).valid, true, url);
   });
 
   test('a host whose every letter outside ASCII looks like an ASCII one (all Cyrillic "ѕсоре.com") is refused too, naming what it reads as and its real name', () => {

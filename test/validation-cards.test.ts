@@ -637,6 +637,26 @@ test('warning: localhost and loopback URLs; plain http only when warnInsecureHtt
   mustFind(strict.warnings, '/supportedInterfaces/2/url', 'insecure-url');
 });
 
+test('a message quoting text in any script cuts it between characters, never inside an emoji (no lone surrogate, no "\\ud83c")', () => {
+  const card = v10();
+  // Odd offsets: a cut by UTF-16 units landed between the two halves of an emoji.
+  card.documentationUrl = `javascript:alert(${'🌤'.repeat(80)})`;
+  const id = `x${'天气🌤'.repeat(20)}`;
+  card.skills = [
+    { id, name: 'A', description: 'a', tags: ['a'] },
+    { id, name: 'B', description: 'b', tags: ['b'] },
+  ];
+  const v = check(card);
+  const unsafe = mustFind(v.warnings, '/documentationUrl', 'unsafe-url').message;
+  const duplicate = mustFind(v.warnings, '/skills/1/id', 'duplicate-skill-id').message;
+  for (const message of [unsafe, duplicate]) {
+    assert.doesNotMatch(message, /\\u[dD][89abAB]|[\uD800-\uDFFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u, message);
+    assert.match(message, /🌤…/u, message);
+  }
+  assert.match(unsafe, /^"javascript:alert\(🌤🌤/u);
+  assert.match(duplicate, /skill id "x天气🌤天气🌤/u);
+});
+
 test('warning: URLs that run script or read local files (javascript:, data:, file:) are no links', () => {
   const card = v10();
   card.documentationUrl = 'javascript:alert(document.cookie)';

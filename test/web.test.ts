@@ -831,6 +831,10 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/?q=%22harbour%22&tags=harbour,${'t'.repeat(201)}`);
       await page.waitForURL((url) => url.search === '?q=%22harbour%22');
       assert.deepEqual(await leftOut.locator('li').allTextContents(), [`tags=harbour,${'t'.repeat(52)}…: a tag longer than 200 characters, the most this registry takes.`]);
+      // A long value is cut between characters: never half an emoji (it showed as "�").
+      await page.goto(`${registry.url}/?q=%22harbour%22&verified=x${'🌦'.repeat(80)}`);
+      await page.waitForURL((url) => url.search === '?q=%22harbour%22');
+      assert.deepEqual(await leftOut.locator('li').allTextContents(), [`verified=x${'🌦'.repeat(59)}…: only verified=true filters.`]);
       // More tags than the registry takes: not searched with the first 20 only (another search than the link's).
       const tags = Array.from({ length: 21 }, (_, i) => `t${i}`).join(',');
       await page.goto(`${registry.url}/?q=%22harbour%22&tags=${tags}`);

@@ -21,6 +21,7 @@ import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUER
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { ACCEPTED_TYPES_SAID, kindsOfMediaTypes, type Site } from './vocabulary.js';
 import { clipped } from '../lib/clipped.js';
+import { codePointPrefix } from '../lib/code-points.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
 export const ARD_LIST_DEFAULT_PAGE_SIZE = 20;
@@ -196,8 +197,8 @@ function refuseCommaList(key: string, raw: unknown, path: string): void {
   }
   throw invalidFilter(
     path,
-    `${shown} would be one value with commas in it (ARD reads a string as a one-value list): send several values as an array, ${JSON.stringify(parts).slice(0, 120)}`,
-    `Any of an array's values matches; a value that itself holds a comma goes in an array too: ${JSON.stringify({ [key]: [raw.slice(0, 80)] })}.`,
+    `${shown} would be one value with commas in it (ARD reads a string as a one-value list): send several values as an array, ${codePointPrefix(JSON.stringify(parts), 120)}`,
+    `Any of an array's values matches; a value that itself holds a comma goes in an array too: ${JSON.stringify({ [key]: [codePointPrefix(raw, 80)] })}.`,
   );
 }
 
@@ -210,7 +211,7 @@ const stringsOf = (v: FilterValue[]): string[] => v.map(String).map((s) => s.tri
  * value here" without which.
  */
 function oneValueOnly(key: string, distinct: readonly string[], path: string): RegistryError {
-  const shown = distinct.slice(0, 5).map((v) => JSON.stringify(v.slice(0, 60))).join(', ') + (distinct.length > 5 ? ', ...' : '');
+  const shown = distinct.slice(0, 5).map((v) => JSON.stringify(codePointPrefix(v, 60))).join(', ') + (distinct.length > 5 ? ', ...' : '');
   const hint = `Values are OR'ed within the other keys, but this registry filters by one ${key} at a time: e.g. ${JSON.stringify({ [key]: distinct[0] })}, then search again for the others.`;
   return badRequest(`Filter "${key}" takes one value here; send one of ${shown} per search.`, [{ path, message: `${distinct.length} values`, hint }]);
 }
@@ -238,7 +239,7 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
       // Each value one of the types entries here have: an unknown one (a typo, "agent") matched
       // nothing, silently, where the other doors refuse an unknown kind.
       const kinds = kindsOfMediaTypes(values.map(String), (type, i) =>
-        invalidFilter(Array.isArray(raw) ? `${at(key)}/${i}` : at(key), `${JSON.stringify(type.slice(0, 80))} is not a media type this registry lists`, `"type" takes ${ACCEPTED_TYPES_SAID}.`),
+        invalidFilter(Array.isArray(raw) ? `${at(key)}/${i}` : at(key), `${JSON.stringify(codePointPrefix(type, 80))} is not a media type this registry lists`, `"type" takes ${ACCEPTED_TYPES_SAID}.`),
       );
       // Only the registry's own entry types (its search service, nested catalogs): nothing registered has them.
       if (kinds.size === 0) matchable = false;
@@ -254,7 +255,7 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
         throw badRequest(`Filter "health" takes one of ${HEALTH_VALUES.join(', ')}.`, [
           {
             path: Array.isArray(raw) ? `${at(key)}/${i}` : at(key),
-            message: `got ${JSON.stringify(value).slice(0, 60)}`,
+            message: `got ${codePointPrefix(JSON.stringify(value), 60)}`,
             hint: lower ? `Write it in lower case, without spaces: {"health": "${lower}"}.` : 'e.g. {"health": "ok"} for agents that answered their latest check.',
           },
         ]);
@@ -279,7 +280,7 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
           throw badRequest(`Filter "${key}" takes true or false.`, [
             {
               path: at(key),
-              message: `not a boolean: ${JSON.stringify(v).slice(0, 40)}`,
+              message: `not a boolean: ${codePointPrefix(JSON.stringify(v), 40)}`,
               hint: meant ? `Write ${meant} (a JSON boolean, or the string "${meant}" in lower case).` : `A JSON boolean, or the string "true" or "false".`,
             },
           ]);
@@ -523,7 +524,7 @@ function ardListOrder(text: string): ListOrder {
   const m = /^\s*(updatedAt|createdAt)(?:\s+(asc|desc))?\s*$/i.exec(text);
   if (m && m[2]?.toLowerCase() === 'desc') return m[1]!.toLowerCase() === 'updatedat' ? 'updatedAt' : 'createdAt';
   throw badRequest(
-    `orderBy takes "updatedAt desc" (most recently changed first) or "createdAt desc" (newest registered first, the order without orderBy); got ${JSON.stringify(text.slice(0, 60))}.`,
+    `orderBy takes "updatedAt desc" (most recently changed first) or "createdAt desc" (newest registered first, the order without orderBy); got ${JSON.stringify(codePointPrefix(text, 60))}.`,
     [{ path: '/query/orderBy', message: m ? 'ascending order is not offered' : 'unsupported order', hint: 'orderBy=updatedAt desc, or leave orderBy out.' }],
   );
 }
@@ -555,11 +556,11 @@ export function ardListOf(site: Site, query: Record<string, unknown>, tokens: Ar
   // every entry, as if asked; POST /search and A2A list refuse a key they do not take.
   const unknown = Object.keys(query).find((key) => !(ARD_LIST_PARAMETERS as readonly string[]).includes(key));
   if (unknown !== undefined) {
-    const shown = JSON.stringify(unknown.slice(0, 60));
+    const shown = JSON.stringify(codePointPrefix(unknown, 60));
     const meant = Object.hasOwn(LIST_PARAMETER_ALIASES, unknown.toLowerCase()) ? LIST_PARAMETER_ALIASES[unknown.toLowerCase()] : undefined;
     throw badRequest(
       `${shown} is not a query parameter of GET /agents, which takes ${ARD_LIST_PARAMETERS.join(', ')}${meant ? ` (did you mean ${meant}?)` : ''}; to search by text, POST /search.`,
-      [{ path: `/query/${unknown.slice(0, 60)}`, message: 'unknown query parameter', hint: meant ? `Send ?${meant}=... instead.` : `Use ${ARD_LIST_PARAMETERS.join(', ')}.` }],
+      [{ path: `/query/${codePointPrefix(unknown, 60)}`, message: 'unknown query parameter', hint: meant ? `Send ?${meant}=... instead.` : `Use ${ARD_LIST_PARAMETERS.join(', ')}.` }],
     );
   }
   const request: ListRequest = { pageSize: ARD_LIST_DEFAULT_PAGE_SIZE, withDocuments: true };
@@ -568,7 +569,7 @@ export function ardListOf(site: Site, query: Record<string, unknown>, tokens: Ar
     const n = /^[0-9]{1,4}$/.test(size) ? Number(size) : NaN;
     if (!(n >= 1 && n <= ARD_MAX_PAGE_SIZE)) {
       // Say what came: "1e1", "10.0" or "ten" were told only the range, which 10 is in.
-      throw badRequest(`pageSize must be a whole number from 1 to ${ARD_MAX_PAGE_SIZE}, in digits (got ${JSON.stringify(size.slice(0, 20))}).`, [
+      throw badRequest(`pageSize must be a whole number from 1 to ${ARD_MAX_PAGE_SIZE}, in digits (got ${JSON.stringify(codePointPrefix(size, 20))}).`, [
         { path: '/query/pageSize', message: `not 1..${ARD_MAX_PAGE_SIZE}` },
       ]);
     }
@@ -612,7 +613,7 @@ export function ardListOf(site: Site, query: Record<string, unknown>, tokens: Ar
         // Each one of the types entries here have, as POST /search's `type` takes them: 'agent'
         // or a misspelt type answered no entries, silently.
         const kinds = kindsOfMediaTypes((type[1] ?? type[2] ?? '').split(','), (mediaType) =>
-          badRequest(`The filter's type = '...' names ${JSON.stringify(mediaType.trim().slice(0, 80))}, which is not a media type this registry lists: it takes ${ACCEPTED_TYPES_SAID}.`, [
+          badRequest(`The filter's type = '...' names ${JSON.stringify(codePointPrefix(mediaType.trim(), 80))}, which is not a media type this registry lists: it takes ${ACCEPTED_TYPES_SAID}.`, [
             { path: '/query/filter', message: 'unknown media type', hint: "e.g. filter=type = 'application/a2a-agent-card+json'" },
           ]),
         );
@@ -629,7 +630,7 @@ export function ardListOf(site: Site, query: Record<string, unknown>, tokens: Ar
         if (listFilter.verified !== undefined && listFilter.verified !== value) matchable = false;
         listFilter.verified = value;
       } else {
-        throw badRequest(`The filter supports the clauses ${LIST_CLAUSES_SAID}; got ${JSON.stringify(filter.slice(0, 80))}.`, [
+        throw badRequest(`The filter supports the clauses ${LIST_CLAUSES_SAID}; got ${JSON.stringify(codePointPrefix(filter, 80))}.`, [
           { path: '/query/filter', message: 'unsupported filter expression', hint: "e.g. type = 'application/a2a-agent-card+json' AND verified = true" },
         ]);
       }

@@ -34,6 +34,7 @@ import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js'
 import { jsonBody } from '../http/json-body.js';
 import { requestScope } from '../http/request-log.js';
 import { ownBytes } from '../lib/shared-json.js';
+import { codePointPrefix } from '../lib/code-points.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
 import { getSchema } from '../operations/request-schemas.js';
@@ -159,7 +160,7 @@ const requireJsonSearch: RequestHandler = (req, res, next) => {
     jsonRpcCode: -32005,
     reason: 'CONTENT_TYPE_NOT_SUPPORTED',
     message: sent
-      ? `The request body is ${sent.slice(0, 100)}; POST /search reads JSON: send Content-Type: application/json.`
+      ? `The request body is ${codePointPrefix(sent, 100)}; POST /search reads JSON: send Content-Type: application/json.`
       : 'The request has a body but no Content-Type; POST /search reads JSON: send Content-Type: application/json.',
   });
 };
@@ -347,7 +348,7 @@ export const catalogDoor: Door = {
           try {
             await answer<ListPage>({ op: 'list', request: { pageSize: 1, pageToken: after } }, requestCaller(req));
           } catch (err) {
-            if (err instanceof RegistryError && err.code === 'BAD_REQUEST') throw notFound(`The registry has no catalog page "${String(req.params.ref).slice(0, 200)}".`);
+            if (err instanceof RegistryError && err.code === 'BAD_REQUEST') throw notFound(`The registry has no catalog page "${codePointPrefix(String(req.params.ref), 200)}".`);
             throw err;
           }
           sendCacheable(req, res, { body: Buffer.from(JSON.stringify(catalogPageEntry(site, document, page, after))), cacheControl, contentType: JSON_TYPE });
@@ -359,7 +360,7 @@ export const catalogDoor: Door = {
           try {
             await answer<ListPage>({ op: 'list', request: { pageSize: 1, pageToken: range.from, ...(range.until === undefined ? {} : { until: range.until }) } }, requestCaller(req));
           } catch (err) {
-            if (err instanceof RegistryError && err.code === 'BAD_REQUEST') throw notFound(`The registry has no catalog range "${String(req.params.ref).slice(0, 200)}".`);
+            if (err instanceof RegistryError && err.code === 'BAD_REQUEST') throw notFound(`The registry has no catalog range "${codePointPrefix(String(req.params.ref), 200)}".`);
             throw err;
           }
           sendCacheable(req, res, { body: Buffer.from(JSON.stringify(catalogRangeEntry(site, document, range))), cacheControl, contentType: JSON_TYPE });
@@ -374,10 +375,10 @@ export const catalogDoor: Door = {
         const view = await answer<EntryView>({ op: 'get', id: entryIdOf(ref.id, '/identifier') }, requestCaller(req));
         // The store finds an id in any case; an identifier is matched exactly (ADR-0010).
         if (ref.kind !== undefined && view.id !== ref.id) {
-          throw notFound(`The registry has no entry "${String(req.params.ref).slice(0, 200)}": identifiers are compared exactly, case-sensitively; did you mean ${entryUrn(site, view.kind, view.id)}?`);
+          throw notFound(`The registry has no entry "${codePointPrefix(String(req.params.ref), 200)}": identifiers are compared exactly, case-sensitively; did you mean ${entryUrn(site, view.kind, view.id)}?`);
         }
         if (ref.kind !== undefined && ref.kind !== view.kind) {
-          throw notFound(`The registry has no entry "${String(req.params.ref).slice(0, 200)}": entry ${view.id} is ${view.kind === 'agent' ? 'an agent' : 'an MCP server'}, identified as ${entryUrn(site, view.kind, view.id)}.`);
+          throw notFound(`The registry has no entry "${codePointPrefix(String(req.params.ref), 200)}": entry ${view.id} is ${view.kind === 'agent' ? 'an agent' : 'an MCP server'}, identified as ${entryUrn(site, view.kind, view.id)}.`);
         }
         const body = Buffer.from(JSON.stringify(catalogEntryOf(site, view)));
         // ETag only, no Last-Modified: the entry's metadata moves without a revision or a time of

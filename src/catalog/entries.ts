@@ -9,10 +9,13 @@
  * /.well-known/ard.json alike. ARD's schema allows only scalar `metadata` values, so metadata
  * stays flat.
  */
+import { domainToASCII } from 'node:url';
 import type { EntryKind, EntryView, McpServerDocument } from '../contract/types.js';
+import { codePointLength, codePointPrefix } from '../lib/code-points.js';
 import { isObject } from '../lib/json.js';
 import { describeAgentCard, describeMcpServer } from '../registry/describe.js';
 import { tagKey } from '../search/attributes.js';
+import { fold } from '../search/text-encoder.js';
 import { MEDIA_TYPES, documentPaths, documentUrl, entryUrn, mediaTypeOf, registryUrn, type Site } from './vocabulary.js';
 import { MCP_PATH, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
 
@@ -226,13 +229,25 @@ export interface ServerCard {
   remotes?: Array<{ type: 'streamable-http' | 'sse'; url: string; supportedProtocolVersions?: string[] }>;
 }
 
-const shorten = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+/**
+ * At most `max` characters, as the Server Card schema's maxLength counts them (code points): the
+ * cut was by UTF-16 units, so a description of emoji or rarer CJK ideographs was cut at half its
+ * limit and could end in half a surrogate pair (an invalid character, U+FFFD to every reader).
+ */
+const shorten = (s: string, max: number): string => (codePointLength(s) <= max ? s : `${codePointPrefix(s, max - 1)}…`);
 
 /** A Server Card `name`: reverse-DNS namespace "/" name, from a host name (an address stays as it is) and a display name. */
 export function serverCardName(host: string, name: string): string {
   const labels = host.toLowerCase().replace(/[^a-z0-9.-]/g, '-').split('.').filter(Boolean);
   const namespace = (/[a-z]/.test(host.toLowerCase().replace(/^\[.*\]$/, '')) ? labels.reverse() : labels).join('.') || 'local';
-  const local = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'server';
+  // Case and accents folded as search folds them ("Météo" is `meteo`: it was `m-t-o`); a word in
+  // another script is its ASCII (IDNA) form, as a host name's is ("天气服务" is `xn--zfrv5m22mc1e`,
+  // which reads back as the name): every name in Chinese, Arabic or Greek was `server`, one name
+  // for every such server of a host.
+  const words = fold(name)
+    .split(/[^\p{L}\p{N}\p{M}._-]+/u)
+    .map((word) => (/^[\x00-\x7f]*$/.test(word) ? word : domainToASCII(word)));
+  const local = words.join('-').replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'server';
   return `${namespace.slice(0, 99)}/${local}`;
 }
 

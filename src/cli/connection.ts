@@ -16,6 +16,7 @@ import { retryAfterMs } from '../lib/retry-after.js';
 import { shownSettingValue } from '../lib/url-password.js';
 import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
+import { codePointLength, codePointPrefix } from '../lib/code-points.js';
 import { RedirectRefused, answeredAt, httpFetch } from './http-fetch.js';
 import { UnusableAnswer } from './unusable-answer.js';
 
@@ -100,7 +101,8 @@ function namedRefusal(err: unknown): RegistryDeclined | undefined {
 
 export const oneLine = (s: string, max = 300): string => {
   const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  // Cut between characters, never inside a surrogate pair (../lib/clipped.ts).
+  return codePointLength(flat) > max ? `${codePointPrefix(flat, max - 1)}…` : flat;
 };
 
 const NETWORK_REASONS: Record<string, string> = {

@@ -189,13 +189,40 @@ function shrink(columns: Column[], terminalColumns: number): Column[] {
 }
 
 /**
- * Pads or cuts to exactly `width` characters, counting a control character as the `\u001b` it is
- * shown as; with `cut` false, only pads (a longer text stays whole).
+ * Pads or cuts to exactly `width` terminal columns, counting a control character as the `\u001b`
+ * it is shown as; with `cut` false, only pads (a longer text stays whole). Counted in columns, not
+ * UTF-16 units: a Chinese, Japanese or Korean name takes two columns a character, an accent
+ * written as a combining mark none, so such names pushed the columns after them out of line, and
+ * a cut could split an emoji into half a surrogate pair (shown as U+FFFD).
  */
 export function fit(text: string, width: number, cut = true): string {
   const flat = terminalSafe(text.replace(/\s+/g, ' '));
-  return cut && flat.length > width ? `${flat.slice(0, width - 1)}…` : flat.padEnd(width);
+  let used = 0;
+  for (const c of flat) used += columnsOf(c);
+  if (cut && used > width) {
+    let out = '';
+    used = 0;
+    for (const c of flat) {
+      const w = columnsOf(c);
+      if (used + w > width - 1) break;
+      out += c;
+      used += w;
+    }
+    return `${out}…${' '.repeat(width - 1 - used)}`;
+  }
+  return flat + ' '.repeat(Math.max(0, width - used));
 }
+
+/** Characters a terminal shows in no column: combining marks, variation selectors, zero-width joiners and other format characters. */
+const NO_COLUMN = /^[\p{M}\p{Cf}]$/u;
+/**
+ * Characters a terminal shows in two columns (East Asian Wide and Fullwidth, Unicode's UAX #11):
+ * Hangul Jamo, CJK radicals to Yi (kana, ideographs, Hangul syllables, compatibility ideographs,
+ * full-width forms) and the ideographs of the supplementary planes; and emoji shown as emoji.
+ */
+const TWO_COLUMNS =
+  /^(?:[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{1b000}-\u{1b2ff}\u{20000}-\u{3fffd}]|\p{Emoji_Presentation})$/u;
+const columnsOf = (c: string): number => (NO_COLUMN.test(c) ? 0 : TWO_COLUMNS.test(c) ? 2 : 1);
 
 // --- findings and failures -----------------------------------------------------------------
 

@@ -1,5 +1,7 @@
 /** Small helpers for untyped JSON values and JSON Pointers (RFC 6901). */
 
+import { codePointLength, codePointPrefix } from './code-points.js';
+
 export type JsonObject = Record<string, unknown>;
 
 export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -75,7 +77,8 @@ export function quote(v: unknown, max = 60): string {
     s = `(${describeJsonType(v)})`;
   }
   s = s.replace(UNPRINTED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+  // Cut between characters (code points), never inside a surrogate pair (clipped.ts says why).
+  return codePointLength(s) > max ? codePointPrefix(s, max - 1) + '…' : s;
 }
 
 /**

@@ -14,6 +14,7 @@
  * The table is ours rather than a library's classification so that the rule, and the name a
  * refusal reports, is visible and reviewable in one place; ipaddr.js only parses and matches.
  */
+import { domainToASCII } from 'node:url';
 import ipaddr from 'ipaddr.js';
 
 /** The range an address was refused for; also the `reason` of a refused fetch and a metric label. */
@@ -198,7 +199,13 @@ export class AllowList {
   }
 }
 
-/** Host names compare without case and without a trailing dot ("Example.COM." is example.com). */
+/**
+ * Host names compare without case and without a trailing dot ("Example.COM." is example.com), and
+ * a name written in Unicode as its ASCII (IDNA) form, the form a URL's host name has ("Bücher.example"
+ * is xn--bcher-kva.example): REGISTRY_FETCH_ALLOW refused such a name as "not a host name".
+ */
 export function normaliseHost(host: string): string {
-  return host.toLowerCase().replace(/\.$/, '');
+  const ascii = NON_ASCII.test(host) ? domainToASCII(host) || host : host;
+  return ascii.toLowerCase().replace(/\.$/, '');
 }
+const NON_ASCII = /[^\u0000-\u007f]/;

@@ -17,6 +17,7 @@
  */
 import type { EntryDescription } from '../contract/description.js';
 import { clearableTimeout } from '../lib/clearable-timeout.js';
+import { codePointPrefix } from '../lib/code-points.js';
 import type { Embedder } from './embeddings.js';
 import { parseQuery } from './query.js';
 import { WordMemo } from './related-words.js';
@@ -46,7 +47,9 @@ export function embeddingText(d: EntryDescription): string {
   const parts = [d.name, d.description, d.provider ?? ''];
   for (const k of d.skills) parts.push(k.name, k.description, k.tags.join(', '));
   for (const t of d.tools) parts.push(t.title ?? t.name, t.description);
-  return parts.filter(Boolean).join('\n').slice(0, EMBED_TEXT_CHARS);
+  // Cut between characters: half an emoji sent (a lone surrogate, "\ud83c" in the JSON) is text
+  // a service may refuse, and with it the batch of 32 entries, at every retry.
+  return codePointPrefix(parts.filter(Boolean).join('\n'), EMBED_TEXT_CHARS);
 }
 
 export class HybridSearchIndex implements SearchIndex {

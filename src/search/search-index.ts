@@ -60,6 +60,7 @@
  * Not re-entrant (one search at a time, as in a single Node.js thread): scratch state is reused
  * across searches, with a search stamp in the per-entry state instead of clearing.
  */
+import { clipped } from '../lib/clipped.js';
 import type { ResultsPer, SearchHit, SearchMatch } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
 import type { IndexPage, IndexQuery, IndexedEntry, KeywordIndex, ListingShown } from './types.js';
@@ -2444,7 +2445,8 @@ const QUOTED_QUERY_CHARS = 60;
 /** Why a query of no word search looks for (only stop words, single letters or signs) matched nothing. */
 function noWordsReason(text: string): string {
   const trimmed = text.trim();
-  const quoted = trimmed.length > QUOTED_QUERY_CHARS ? `${trimmed.slice(0, QUOTED_QUERY_CHARS)}…` : trimmed;
+  // Cut between characters, never inside a surrogate pair (../lib/clipped.ts).
+  const quoted = clipped(trimmed, QUOTED_QUERY_CHARS);
   return `the query has no word search looks for: "${quoted}" is only words too common or too short to search (stop words, single letters) or signs; search for a more specific word`;
 }
 

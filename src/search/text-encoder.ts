@@ -9,7 +9,8 @@
  * - case and accents are folded (NFKD, combining marks dropped, lower case), plus the letters
  *   NFKD does not decompose: `ß` → `ss`, `æ` → `ae`, `ø` → `o`, `ł` → `l`, ... so "traduccion"
  *   finds "Traducción", "citta" finds "città", "uberweisung" finds "Überweisung", "strasse"
- *   finds "Straße";
+ *   finds "Straße"; Greek's final sigma is sigma (`ς` → `σ`), and Arabic letters written either
+ *   way are one (`ى` `ي`, `ة` `ه`; Persian `ی` `ک` are Arabic `ي` `ك`);
  * - words are runs of letters and digits with the marks that belong to them (the vowel signs of
  *   Devanagari, Tamil, Thai...: "हिन्दी" is one word, not three pieces); Han, Hiragana and
  *   Katakana characters are words of their own (those scripts do not separate words with
@@ -49,9 +50,18 @@ export const MAX_TERM_LENGTH = 40;
  */
 const COMBINING_MARKS =
   /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u00ad\u200c\u200d\u2060\ufeff]/gu;
-const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀ]/g;
+/**
+ * Also Greek's final sigma, `ς` → `σ`: one letter, which lower-casing writes `ς` only at a word's
+ * end as it judges it ("ΟΔΟΣ" is `οδος` but "ΟΔΟΣ.GR" `οδοσ`), and which people type either way
+ * ("οδοσ" found no "οδός"). And the Arabic letters written either way, as Arabic search engines
+ * fold them (Lucene's Arabic and Persian normalisers): alef maksura and yeh at a word's end (ى,
+ * ي: "مستشفى", "مستشفي"), teh marbuta and heh (ة, ه: "مدرسة", "مدرسه"), and the Persian yeh and
+ * keheh that Persian keyboards type for the Arabic yeh and kaf (ی, ک: "کتاب" found no "كتاب").
+ */
+const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀςىةیک]/g;
 const FOLDS: Readonly<Record<string, string>> = {
-  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ĸ: 'k', ŀ: 'l',
+  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ĸ: 'k', ŀ: 'l', ς: 'σ',
+  ى: 'ي', ة: 'ه', ی: 'ي', ک: 'ك',
 };
 /**
  * lower→Upper and digit→Upper boundaries (`getWeather`, `base64Encode`), not after a single

@@ -25,7 +25,7 @@
  * Each accepted URL has a normal form (lib/endpoint-url.ts), which is what storage compares.
  */
 import { createRequire } from 'node:module';
-import { domainToUnicode } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import type { Finding } from '../contract/types.js';
 import { isUriBinding, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
@@ -103,10 +103,21 @@ const LOOKALIKE_SCRIPTS: readonly [string, RegExp][] = [
   ['Cherokee', /\p{Script=Cherokee}/u],
 ];
 
+/**
+ * Whether a URL's host may be written in Unicode: the text has a character past ASCII, or its
+ * authority a percent escape, which URL parsing decodes as UTF-8 before IDNA
+ * ("https://%D0%B0lice.example.com" is the host "аlice.example.com", Cyrillic "а"): so written,
+ * a host that mixes look-alike scripts passed unchecked, and a page or client that decodes
+ * escapes to show a URL shows the look-alike.
+ */
+function writtenInUnicode(raw: string): boolean {
+  return /[^\u0000-\u007f]/.test(raw) || /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*%/.test(raw);
+}
+
 /** The first label of a host written in Unicode that mixes look-alike scripts, with them. */
 function mixedScriptLabel(raw: string, url: URL): { label: string; scripts: string[] } | undefined {
   // Most URLs are ASCII, and a host written in its xn-- form shows what it is.
-  if (!/[^\u0000-\u007f]/.test(raw)) return undefined;
+  if (!writtenInUnicode(raw)) return undefined;
   for (const label of domainToUnicode(url.hostname).split('.')) {
     const scripts = LOOKALIKE_SCRIPTS.filter(([, letters]) => letters.test(label)).map(([name]) => name);
     if (scripts.length > 1) return { label, scripts };
@@ -130,6 +141,9 @@ function asciiLookalike(host: string): string | undefined {
   return /^[\u0000-\u007f]*$/.test(read) ? read.toLowerCase() : undefined;
 }
 
+/** A gRPC address (`host:port`, `dns:///host:port`) whose host name has a character past ASCII. */
+const UNICODE_GRPC_ADDRESS = /^(dns:(?:\/\/[^/\s]*)?\/)?([^\s/:[\]@]*[^\u0000-\u007f][^\s/:[\]@]*):(\d{1,5})$/;
+
 /** Checks one endpoint URL; on success returns its normal form. */
 export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   const parsed = parseEndpoint(e.url, e.binding);
@@ -143,7 +157,7 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   if (parsed.ok) {
     const mixed = mixedScriptLabel(e.url, parsed.url);
     // Only what is written in Unicode: a host written in its xn-- form shows what it is.
-    const lookalike = mixed === undefined && /[^\u0000-\u007f]/.test(e.url) ? asciiLookalike(domainToUnicode(parsed.url.hostname)) : undefined;
+    const lookalike = mixed === undefined && writtenInUnicode(e.url) ? asciiLookalike(domainToUnicode(parsed.url.hostname)) : undefined;
     if (mixed === undefined && lookalike === undefined) return { ok: true, normalized: parsed.normalized };
     const ascii = `${parsed.url.protocol}//${parsed.url.host}${parsed.url.pathname === '/' ? '' : parsed.url.pathname}${parsed.url.search}`;
     const asAscii = `if this really is the host's name, write it in its ASCII form, as browsers show it: ${quote(ascii)}.`;
@@ -162,6 +176,19 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   }
   const what = e.binding === 'MCP' ? 'the MCP server URL' : 'the interface URL';
   const problem = parsed.problem;
+  // A gRPC address whose host is written in Unicode ("bücher.example:443") was told it "is not
+  // an absolute URL", with a hint to write host:port, which it is. gRPC clients resolve the name
+  // as written, and DNS names are ASCII: its ASCII (IDNA) form is the address to give.
+  const unicodeAddress = e.binding === 'GRPC' && problem.kind !== 'control' && problem.kind !== 'credentials' ? UNICODE_GRPC_ADDRESS.exec(e.url) : null;
+  const asciiHost = unicodeAddress ? domainToASCII(unicodeAddress[2]!) : '';
+  if (unicodeAddress && asciiHost && Number(unicodeAddress[3]) <= 65535) {
+    const ascii = `${unicodeAddress[1] ?? ''}${asciiHost}:${unicodeAddress[3]}`;
+    return fail(
+      'invalid-url',
+      `${quote(e.url)} is a gRPC address whose host is written in Unicode, which gRPC clients look up as written, and DNS names are ASCII`,
+      `Write the host in its ASCII form, as DNS has it: ${quote(ascii)}.`,
+    );
+  }
   switch (problem.kind) {
     case 'control': {
       const cp = `U+${problem.codePoint.toString(16).toUpperCase().padStart(4, '0')}`;

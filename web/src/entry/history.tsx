@@ -8,6 +8,7 @@ import { isAbort, type RevisionSummary } from '../api';
 import { ErrorNotice, formatDate, needsToken, TokenPrompt, useRetry } from '../components';
 import { Foreign } from '../foreign';
 import { pretty } from './untrusted';
+import { clipped } from '../../../src/lib/clipped';
 
 export interface HistoryProps {
   revisions: RevisionSummary[];
@@ -124,8 +125,8 @@ export function History(props: HistoryProps) {
   );
 }
 
-/** A value from a link, as a notice quotes it: a long one (a garbled link) cut at 40 characters. */
-export const linkValue = (value: string): string => (value.length > 40 ? `${value.slice(0, 40)}…` : value);
+/** A value from a link, as a notice quotes it: a long one (a garbled link) cut at 40 characters, never inside an emoji. */
+export const linkValue = (value: string): string => clipped(value, 40);
 
 type DiffState = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; hunks: StructuredPatchHunk[]; added: number; removed: number };
 

@@ -11,6 +11,8 @@ import { Countdown, ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenProm
 import { config, href } from '../config';
 import { Foreign, showBidiControls } from '../foreign';
 import { Highlight, queryTerms } from '../highlight';
+// Cut between characters, never inside an emoji (half a surrogate pair showed as �).
+import { clipped } from '../../../src/lib/clipped';
 import { leftPlace, navigate } from '../router';
 
 const PAGE_SIZE = 20;
@@ -519,7 +521,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
             {leftOut.items.map(([key, value, why]) => (
               <li>
                 <code class="url">
-                  {key}=<Foreign text={value.length > 60 ? `${value.slice(0, 60)}…` : value} />
+                  {key}=<Foreign text={clipped(value, 60)} />
                 </code>
                 : {why}.
               </li>
@@ -746,7 +748,7 @@ function Filters({
             {linked.map(([key, value]) => (
               <li>
                 <code class="url">
-                  {key}=<Foreign text={value.length > 60 ? `${value.slice(0, 60)}…` : value} />
+                  {key}=<Foreign text={clipped(value, 60)} />
                 </code>{' '}
                 <button
                   type="button"
