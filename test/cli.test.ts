@@ -525,6 +525,8 @@ describe('a2a-registry against a registry', () => {
       cli(['--json', 'ls'], { env }),
       // ...and one that takes a value: its value was taken for the command's name, and no hint given.
       cli(['--limit', '3', 'ls'], { env }),
+      // ...typed with its value as --limit=3: the hint suggested `ls --limit ...`, the 3 lost.
+      cli(['--limit=3', 'ls'], { env }),
       // A bound no user has (Number.MAX_SAFE_INTEGER): "must be from 1 to 9007199254740991".
       cli(['get', 'x', '--revision', '0'], { env }),
     ]);
@@ -591,7 +593,8 @@ describe('a2a-registry against a registry', () => {
     assert.equal(credentials[2]!.stderr, "error: unknown option '--json'\n(run with --help for usage)\n(--json is an option of ls: put it after the command's name, as in a2a-registry ls --json ...)\n");
     assert.match(parse(credentials[2]!).error.message, /^unknown option '--json' \(--json is an option of ls: put it after/);
     assert.equal(credentials[3]!.stderr, "error: unknown option '--limit'\n(run with --help for usage)\n(--limit is an option of ls: put it after the command's name, as in a2a-registry ls --limit 3 ...)\n");
-    assert.equal(credentials[4]!.stderr.split('\n')[0], "error: option '--revision <n>' argument '0' is invalid. must be a whole number from 1 up");
+    assert.equal(credentials[4]!.stderr, "error: unknown option '--limit=3'\n(run with --help for usage)\n(--limit is an option of ls: put it after the command's name, as in a2a-registry ls --limit=3 ...)\n");
+    assert.equal(credentials[5]!.stderr.split('\n')[0], "error: option '--revision <n>' argument '0' is invalid. must be a whole number from 1 up");
   });
 
   test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {

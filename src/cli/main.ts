@@ -235,7 +235,8 @@ function commandOptionFirst(err: CommanderError, args: readonly string[], progra
   const commandAt = (i: number) => program.commands.find((c) => c.name() === args[i] || c.aliases().includes(args[i]!));
   const optionOf = (command: Command | undefined) => command?.options.find((o) => o.long === flag || o.short === flag);
   let command = commandAt(at);
-  let value = '';
+  // Typed as `--limit=3`: the hint keeps its value (it suggested `ls --limit ...`, the 3 lost).
+  let value = typed.slice(flag.length);
   // The word after an option of the command's that takes a value is that value, not the
   // command's name (commandIndex knows only the program's options): `--limit 3 ls` named no
   // command, and had no hint.
