@@ -527,6 +527,9 @@ describe('a2a-registry against a registry', () => {
       cli(['--limit', '3', 'ls'], { env }),
       // ...typed with its value as --limit=3: the hint suggested `ls --limit ...`, the 3 lost.
       cli(['--limit=3', 'ls'], { env }),
+      // As other tools print their version: -v is no option here, and `version` was "Did you mean verify?" alone.
+      cli(['-v']),
+      cli(['version']),
       // A bound no user has (Number.MAX_SAFE_INTEGER): "must be from 1 to 9007199254740991".
       cli(['get', 'x', '--revision', '0'], { env }),
     ]);
@@ -594,7 +597,9 @@ describe('a2a-registry against a registry', () => {
     assert.match(parse(credentials[2]!).error.message, /^unknown option '--json' \(--json is an option of ls: put it after/);
     assert.equal(credentials[3]!.stderr, "error: unknown option '--limit'\n(run with --help for usage)\n(--limit is an option of ls: put it after the command's name, as in a2a-registry ls --limit 3 ...)\n");
     assert.equal(credentials[4]!.stderr, "error: unknown option '--limit=3'\n(run with --help for usage)\n(--limit is an option of ls: put it after the command's name, as in a2a-registry ls --limit=3 ...)\n");
-    assert.equal(credentials[5]!.stderr.split('\n')[0], "error: option '--revision <n>' argument '0' is invalid. must be a whole number from 1 up");
+    assert.equal(credentials[5]!.stderr, "error: unknown option '-v'\n(run with --help for usage)\n(to print the version: a2a-registry --version, or -V)\n");
+    assert.equal(credentials[6]!.stderr, "error: unknown command 'version'\n(Did you mean verify?)\n(run with --help for usage)\n(to print the version: a2a-registry --version, or -V)\n");
+    assert.equal(credentials[7]!.stderr.split('\n')[0], "error: option '--revision <n>' argument '0' is invalid. must be a whole number from 1 up");
   });
 
   test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {

@@ -249,6 +249,20 @@ function commandOptionFirst(err: CommanderError, args: readonly string[], progra
   return `(${flag} is an option of ${command!.name()}: put it after the command's name, as in a2a-registry ${command!.name()} ${flag}${value} ...)`;
 }
 
+/**
+ * `a2a-registry -v` or `a2a-registry version`, as other tools print their version: -v is no
+ * option here (-V is), and for `version` commander's nearest command was "Did you mean verify?".
+ * Says where the version is, or undefined for any other usage error.
+ */
+function versionAsked(err: CommanderError, args: readonly string[]): string | undefined {
+  const at = commandIndex(args);
+  const beforeCommand = at === -1 ? args : args.slice(0, at);
+  const asked =
+    (err.code === 'commander.unknownOption' && /unknown option '-v'/.test(err.message) && beforeCommand.includes('-v')) ||
+    (err.code === 'commander.unknownCommand' && args[at] === 'version');
+  return asked ? '(to print the version: a2a-registry --version, or -V)' : undefined;
+}
+
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
   endQuietlyOnClosedPipe();
@@ -262,7 +276,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     if (err instanceof CommanderError) {
       // --help and --version end by "throwing" with exit code 0; everything else is usage.
       if (err.exitCode === 0) return EXIT_OK;
-      const misplaced = commandOptionFirst(err, args, program);
+      const misplaced = commandOptionFirst(err, args, program) ?? versionAsked(err, args);
       if (misplaced) process.stderr.write(forTerminal(`${misplaced}\n`));
       // Commander has told stderr; with --json a script reads the {"error"} document on stdout
       // too, as for every other failure (--json itself may be what the parser stopped before).
