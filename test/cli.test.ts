@@ -2000,6 +2000,37 @@ describe('backup', () => {
     assert.deepEqual(['-wal', '-shm'].filter((s) => fs.existsSync(`${database}${s}`)), [], 'nothing written beside the file restored from');
   });
 
+  test('a restore that cannot move the database aside (a file mounted on its own, as a container\'s volume can be: EBUSY) says it is as it was, and leaves no record of a half-done swap: the next start takes the database as before', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('a bind mount needs root');
+    const dataDir = tempDir();
+    const store = createStore({ dataDir });
+    await store.open();
+    await store.close();
+    const database = path.join(dataDir, 'registry.db');
+    // A stopped registry's database is a backup restore takes (and the quickest to make).
+    const backup = path.join(tempDir(), 'backup.db');
+    fs.copyFileSync(database, backup);
+    try {
+      execFileSync('mount', ['--bind', database, database], { stdio: 'pipe' });
+    } catch (error) {
+      return t.skip(`cannot bind-mount here: ${(error as Error).message.split('\n')[0]}`);
+    }
+    try {
+      let err = '';
+      const code = await restoreCommand(backup, { dataDir, force: true, json: false }, { out: () => undefined, err: (text) => (err += text), color: false });
+      // It was "the restore stopped while it put its copy in place (EBUSY ...); registry.db.restore-unfinished
+      // records how far it got": nothing had moved, yet every start then failed on the same rename, and check and import refused.
+      assert.equal(code, 1, err);
+      assert.match(err, /^a2a-registry: \S+registry\.db is as it was: the restore could not move it aside to put its copy in place \(EBUSY: [^)]*\) \(is registry\.db mounted on its own, as a container's file volume\? mount its folder instead\); fix that, then restore again\n$/);
+      assert.deepEqual(fs.readdirSync(dataDir).filter((name) => /restore|replaced/.test(name)), [], 'no record, no copy, nothing moved aside');
+      const again = createStore({ dataDir });
+      await again.open();
+      await again.close();
+    } finally {
+      execFileSync('umount', [database]);
+    }
+  });
+
   test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {
     const registry = await startTestRegistry();
     const out = tempDir('a2a-registry-leftovers-');

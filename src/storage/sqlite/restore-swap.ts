@@ -61,7 +61,32 @@ export function swapIntoPlace(database: string, swap: RestoreSwap): void {
   // 0644: names alone, no secret; readable by the registry's user when the restore ran as root.
   fs.writeFileSync(record, text, { mode: 0o644, flush: true });
   syncPath(dir, 'r');
-  completeSwap(database, swap, record);
+  try {
+    completeSwap(database, swap, record);
+  } catch (err) {
+    // Refused before anything moved (the database's own rename: a file mounted on its own, EBUSY):
+    // the swap never began, so its record goes. Kept, it had every start, import and `check`
+    // refuse an untouched database as "stopped half way", and the next restore failing the same way.
+    if (fs.existsSync(swap.copy) && !movedAside(swap)) {
+      fs.rmSync(record, { force: true });
+      syncPath(dir, 'r');
+      throw new SwapNotBegun(err);
+    }
+    throw err;
+  }
+}
+
+/** A swap refused at its first step: the database and its files are as they were, no record left. */
+export class SwapNotBegun extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/** Whether any of the replaced database's files has reached its replaced name. */
+function movedAside(swap: RestoreSwap): boolean {
+  const replaced = swap.replaced;
+  return replaced !== undefined && MOVED_WITH_DATABASE.some((suffix) => fs.existsSync(`${replaced}${suffix}`));
 }
 
 /** The swap's remaining steps, each one skipped when already taken. */
