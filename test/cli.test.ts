@@ -2000,7 +2000,7 @@ describe('backup', () => {
     assert.deepEqual(['-wal', '-shm'].filter((s) => fs.existsSync(`${database}${s}`)), [], 'nothing written beside the file restored from');
   });
 
-  test('a restore that cannot move the database aside (a file mounted on its own, as a container\'s volume can be: EBUSY) says it is as it was, and leaves no record of a half-done swap: the next start takes the database as before', async (t) => {
+  test('a restore that cannot move the database aside (a file mounted on its own, as a container\'s volume can be: EBUSY) says it is as it was, and leaves no record of a half-done swap: the next start takes the database as before; refused part way (its -wal mounted), a start names the restore and what to do, and finishes it once fixed', async (t) => {
     if (process.getuid?.() !== 0) return t.skip('a bind mount needs root');
     const dataDir = tempDir();
     const store = createStore({ dataDir });
@@ -2023,12 +2023,34 @@ describe('backup', () => {
       assert.equal(code, 1, err);
       assert.match(err, /^a2a-registry: \S+registry\.db is as it was: the restore could not move it aside to put its copy in place \(EBUSY: [^)]*\) \(is registry\.db mounted on its own, as a container's file volume\? mount its folder instead\); fix that, then restore again\n$/);
       assert.deepEqual(fs.readdirSync(dataDir).filter((name) => /restore|replaced/.test(name)), [], 'no record, no copy, nothing moved aside');
-      const again = createStore({ dataDir });
+      // As the registry opens it (an import's open refused too: "a restore ... stopped half way").
+      const again = createStore({ dataDir, singleProcess: true });
       await again.open();
       await again.close();
     } finally {
       execFileSync('umount', [database]);
     }
+    // Refused part way (the database moved aside, its -wal mounted on its own), the restore is
+    // half done, and says so; a start then refuses, naming the restore and what to do (it was
+    // "could not start: EBUSY: resource busy or locked, rename ..."), and finishes it once that is fixed.
+    const wal = `${database}-wal`;
+    fs.writeFileSync(wal, '');
+    execFileSync('mount', ['--bind', wal, wal]);
+    try {
+      let err = '';
+      assert.equal(await restoreCommand(backup, { dataDir, force: true, json: false }, { out: () => undefined, err: (text) => (err += text), color: false }), 1);
+      assert.match(err, /^a2a-registry: the restore stopped while it put its copy in place \(EBUSY: [^)]*\); \S+registry\.db\.restore-unfinished records how far it got\. Fix that/);
+      await assert.rejects(createStore({ dataDir, singleProcess: true }).open(), (error: Error) => {
+        assert.match(error.message, /^a restore of \S+backup\.db into \S+registry\.db stopped half way \(\S+registry\.db\.restore-unfinished records it\), and finishing it failed: EBUSY: [^)]*registry\.db-wal[^)]*\. Fix that, then start the registry or run the restore again: either finishes it$/);
+        return true;
+      });
+    } finally {
+      execFileSync('umount', [wal]);
+    }
+    const finished = createStore({ dataDir, singleProcess: true });
+    await finished.open();
+    await finished.close();
+    assert.deepEqual(fs.readdirSync(dataDir).filter((name) => /restore/.test(name)), [], 'finished: no record, no copy');
   });
 
   test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {

@@ -149,14 +149,24 @@ export function finishUnfinishedRestore(database: string): FinishedRestore | und
     fs.rmSync(record, { force: true });
     return { record, finished: true };
   }
-  // No copy but a database: the copy was put in place (the record's removal was what remained), or removed by hand before anything moved.
-  if (fs.existsSync(swap.copy) || fs.existsSync(database)) {
-    completeSwap(database, swap, record);
-    return { record, swap, finished: true };
+  try {
+    // No copy but a database: the copy was put in place (the record's removal was what remained), or removed by hand before anything moved.
+    if (fs.existsSync(swap.copy) || fs.existsSync(database)) {
+      completeSwap(database, swap, record);
+      return { record, swap, finished: true };
+    }
+    moveAside(database, swap);
+    syncPath(path.dirname(database), 'r');
+    return { record, swap, finished: false };
+  } catch (err) {
+    // A rename refused again (what stopped the restore: a file mounted on its own, permissions, a
+    // full disk): "could not start: EBUSY: rename ..." said neither which restore nor what to do.
+    throw new Error(
+      `a restore of ${swap.backup} into ${database} stopped half way (${record} records it), and finishing it failed: ${(err as Error).message}. ` +
+        'Fix that, then start the registry or run the restore again: either finishes it',
+      { cause: err },
+    );
   }
-  moveAside(database, swap);
-  syncPath(path.dirname(database), 'r');
-  return { record, swap, finished: false };
 }
 
 /** What an operator is told of a restore that stopped half way and cannot be finished (its copy gone). */
