@@ -24,6 +24,7 @@ import { nameFlags } from '../src/cli/commands/serve.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
 import { backupSqlite, restoreSqlite } from '../src/storage/sqlite/backup.js';
+import { swapIntoPlace } from '../src/storage/sqlite/restore-swap.js';
 import { loadConfig, loadStorageLocation } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -525,6 +526,11 @@ describe('a2a-registry against a registry', () => {
       cli(['--json', 'ls'], { env }),
       // ...and one that takes a value: its value was taken for the command's name, and no hint given.
       cli(['--limit', '3', 'ls'], { env }),
+      // ...typed with its value as --limit=3: the hint suggested `ls --limit ...`, the 3 lost.
+      cli(['--limit=3', 'ls'], { env }),
+      // As other tools print their version: -v is no option here, and `version` was "Did you mean verify?" alone.
+      cli(['-v']),
+      cli(['version']),
       // A bound no user has (Number.MAX_SAFE_INTEGER): "must be from 1 to 9007199254740991".
       cli(['get', 'x', '--revision', '0'], { env }),
     ]);
@@ -591,7 +597,10 @@ describe('a2a-registry against a registry', () => {
     assert.equal(credentials[2]!.stderr, "error: unknown option '--json'\n(run with --help for usage)\n(--json is an option of ls: put it after the command's name, as in a2a-registry ls --json ...)\n");
     assert.match(parse(credentials[2]!).error.message, /^unknown option '--json' \(--json is an option of ls: put it after/);
     assert.equal(credentials[3]!.stderr, "error: unknown option '--limit'\n(run with --help for usage)\n(--limit is an option of ls: put it after the command's name, as in a2a-registry ls --limit 3 ...)\n");
-    assert.equal(credentials[4]!.stderr.split('\n')[0], "error: option '--revision <n>' argument '0' is invalid. must be a whole number from 1 up");
+    assert.equal(credentials[4]!.stderr, "error: unknown option '--limit=3'\n(run with --help for usage)\n(--limit is an option of ls: put it after the command's name, as in a2a-registry ls --limit=3 ...)\n");
+    assert.equal(credentials[5]!.stderr, "error: unknown option '-v'\n(run with --help for usage)\n(to print the version: a2a-registry --version, or -V)\n");
+    assert.equal(credentials[6]!.stderr, "error: unknown command 'version'\n(Did you mean verify?)\n(run with --help for usage)\n(to print the version: a2a-registry --version, or -V)\n");
+    assert.equal(credentials[7]!.stderr.split('\n')[0], "error: option '--revision <n>' argument '0' is invalid. must be a whole number from 1 up");
   });
 
   test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {
@@ -2015,6 +2024,57 @@ describe('backup', () => {
     assert.match(restoredText.stdout, /^restored 1 entry \(1 revision, change log at \d+\) from /, restoredText.stderr);
     assert.match(backedUp.stdout, /^backed up 1 entry \(1 revision, change log at \d+\) from /, backedUp.stderr);
     assert.deepEqual(['-wal', '-shm'].filter((s) => fs.existsSync(`${database}${s}`)), [], 'nothing written beside the file restored from');
+  });
+
+  test('a restore that cannot move the database aside (a file mounted on its own, as a container\'s volume can be: EBUSY) says it is as it was, and leaves no record of a half-done swap: the next start takes the database as before; refused part way (its -wal mounted), a start names the restore and what to do, and finishes it once fixed', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('a bind mount needs root');
+    const dataDir = tempDir();
+    const store = createStore({ dataDir });
+    await store.open();
+    await store.close();
+    const database = path.join(dataDir, 'registry.db');
+    // A stopped registry's database is a backup restore takes (and the quickest to make).
+    const backup = path.join(tempDir(), 'backup.db');
+    fs.copyFileSync(database, backup);
+    try {
+      execFileSync('mount', ['--bind', database, database], { stdio: 'pipe' });
+    } catch (error) {
+      return t.skip(`cannot bind-mount here: ${(error as Error).message.split('\n')[0]}`);
+    }
+    try {
+      let err = '';
+      const code = await restoreCommand(backup, { dataDir, force: true, json: false }, { out: () => undefined, err: (text) => (err += text), color: false });
+      // It was "the restore stopped while it put its copy in place (EBUSY ...); registry.db.restore-unfinished
+      // records how far it got": nothing had moved, yet every start then failed on the same rename, and check and import refused.
+      assert.equal(code, 1, err);
+      assert.match(err, /^a2a-registry: \S+registry\.db is as it was: the restore could not move it aside to put its copy in place \(EBUSY: [^)]*\) \(is registry\.db mounted on its own, as a container's file volume\? mount its folder instead\); fix that, then restore again\n$/);
+      // Nothing for a start, an import or `check` to take for a half-done restore (each refused, or failed on the same rename).
+      assert.deepEqual(fs.readdirSync(dataDir).filter((name) => /restore|replaced/.test(name)), [], 'no record, no copy, nothing moved aside');
+    } finally {
+      execFileSync('umount', [database]);
+    }
+    // Refused part way (the database moved aside, its -wal mounted on its own: the swap a restore
+    // runs, run here without its copy's checks), the swap is half done; a start then refused with
+    // "could not start: EBUSY: resource busy or locked, rename ...": now it names the restore and
+    // what to do, and finishes it once that is fixed.
+    const wal = `${database}-wal`;
+    fs.writeFileSync(wal, '');
+    execFileSync('mount', ['--bind', wal, wal]);
+    try {
+      const copy = `${database}.restore-${process.pid}.tmp`;
+      fs.copyFileSync(backup, copy);
+      assert.throws(() => swapIntoPlace(database, { copy, replaced: `${database}.replaced-test`, backup }), /EBUSY/);
+      await assert.rejects(createStore({ dataDir, singleProcess: true }).open(), (error: Error) => {
+        assert.match(error.message, /^a restore of \S+backup\.db into \S+registry\.db stopped half way \(\S+registry\.db\.restore-unfinished records it\), and finishing it failed: EBUSY: [^)]*registry\.db-wal[^)]*\. Fix that, then start the registry or run the restore again: either finishes it$/);
+        return true;
+      });
+    } finally {
+      execFileSync('umount', [wal]);
+    }
+    const finished = createStore({ dataDir, singleProcess: true });
+    await finished.open();
+    await finished.close();
+    assert.deepEqual(fs.readdirSync(dataDir).filter((name) => /restore/.test(name)), [], 'finished: no record, no copy');
   });
 
   test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {

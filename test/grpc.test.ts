@@ -1534,7 +1534,7 @@ describe('health', () => {
     const open = Array.from({ length: 16 }, () => healthWatch(grpcAddress(registry), '', from(address)));
     try {
       await waitFor(async () => open.every((w) => w.statuses.length === 1));
-      const refused = healthWatch(grpcAddress(registry), '', from(address));
+      const refused = healthWatch(grpcAddress(registry), '', metadata({ 'x-forwarded-for': address, 'x-request-id': 'refused-health-watch' }));
       open.push(refused); // cancelled at the end, if it was admitted
       assert.equal(await admitted(refused), false, 'the 17th Watch is refused, not sent a status');
       const { error } = await refused.ended;
@@ -1542,6 +1542,13 @@ describe('health', () => {
       assert.equal(errorInfoOf(error!)?.reason, 'TOO_MANY_STREAMS');
       assert.match(error!.details, /^This address already has 16 open streams; the limit is 16 per client address \(REGISTRY_MAX_STREAMS_PER_CLIENT\)/);
       assert.deepEqual(refused.statuses, []);
+      // In the request log, as any refused call: it was not.
+      const { durationMs, ...line } = await requestLine('refused-health-watch');
+      assert.equal(typeof durationMs, 'number');
+      assert.deepEqual(
+        Object.fromEntries(['requestId', 'grpc', 'status', 'method', 'errorCode', 'msg'].map((key) => [key, line[key]])),
+        { requestId: 'refused-health-watch', grpc: '/grpc.health.v1.Health/Watch', status: 'RESOURCE_EXHAUSTED', method: 'Watch', errorCode: 'TOO_MANY_STREAMS', msg: 'request' },
+      );
       assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'SERVING', 'a Check is no stream');
       open.shift()!.cancel();
       // Admitted once the cancel has reached the server.

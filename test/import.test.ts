@@ -257,6 +257,12 @@ describe('import into SQLite', () => {
       assert.equal(told.code, 1);
       assert.match(told.err, /✗ refused .*fennec\.json: FORBIDDEN/);
       assert.match(told.out, /^\nimported 0 of 1 document into .* \(SQLite\) in [\d.]+ s \([\d,]+\/s\): 0 created, 0 updated, 0 unchanged, 1 refused\n$/);
+      // Imported as --owner admin (the default), it was told "only its owner or an admin may update it",
+      // as if it should have been allowed: an import never updates another principal's entry.
+      const asAdmin = summaryOf(await runImport([fennec], { dataDir, owner: 'admin', json: true }));
+      assert.equal(asAdmin.refusals[0]!.code, 'FORBIDDEN');
+      assert.match(asAdmin.refusals[0]!.message, /^https:\/\/fennec\.example\.org\/a2a is already registered as entry \S+ by another principal; an import stores and updates the entries of its --owner \("admin"\) only, never another principal's \(with --owner admin too: it does not update as an admin does online\)\.$/);
+      assert.match(asAdmin.refusals[0]!.details[0]!.hint!, /^Import it with --owner set to that entry's owner \(a2a-registry get \S+ shows it\), or leave it out\.$/);
     } finally {
       removeTempDir(work);
       removeTempDir(dataDir);

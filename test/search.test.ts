@@ -954,6 +954,21 @@ describe('paging and streaming', () => {
     assert.ok(task.artifacts[0].parts.some((p: WireJson) => typeof p.text === 'string' && p.text.startsWith('No matches: the query has no word search looks for: "the"')));
     assert.equal((await search({ query: 'zzqxv' })).reason, undefined, 'a word no entry has: no reason given');
   });
+
+  test('a filter no entry can pass says which key left nothing, in the page and its text, as a query of no searchable word does (it said only "No matches.")', async () => {
+    const task = await send(reader, [dataPart({ search: { query: 'agent', filter: { owner: 'nobody-at-all' } } })]);
+    const page = resultOf(task);
+    assert.equal(page.total, 0);
+    assert.equal(page.reason, 'the filter leaves no entry: no entry belongs to the "owner" "nobody-at-all"; remove or change that key of the filter');
+    assert.ok(task.artifacts[0].parts.some((p: WireJson) => typeof p.text === 'string' && p.text.startsWith('No matches: the filter leaves no entry: no entry belongs')));
+    const reasonOf = async (filter: WireJson, query = '') => (await search({ query, filter })).reason;
+    assert.equal(await reasonOf({ tags: ['zzqx-no-such-tag'] }), 'the filter leaves no entry: no skill has the tag "zzqx-no-such-tag" ("tags"); remove or change that key of the filter');
+    assert.equal(await reasonOf({ inputModes: ['zzqx/none'] }, 'agent'), 'the filter leaves no entry: no agent declares a mode that "zzqx/none" accepts ("inputModes"); remove or change that key of the filter');
+    assert.match((await reasonOf({ kind: 'agent', readOnly: true }))!, /^the filter leaves no entry: "readOnly", "destructive", "idempotent" or "openWorld" ask for an MCP server's tools, and "kind" is "agent"; /);
+    assert.match((await reasonOf({ tags: ['weather'], readOnly: true }))!, /^the filter leaves no entry: "readOnly", .* ask for an MCP server's tools and "tags", "inputModes" or "outputModes" for an agent's skills, which no entry has both of; /);
+    // A filter that entries pass, none of them with the query's words: no reason, as for a word no entry has.
+    assert.equal(await reasonOf({ kind: 'agent' }, 'zzqxv'), undefined);
+  });
 });
 
 describe('freshness', () => {

@@ -235,7 +235,8 @@ function commandOptionFirst(err: CommanderError, args: readonly string[], progra
   const commandAt = (i: number) => program.commands.find((c) => c.name() === args[i] || c.aliases().includes(args[i]!));
   const optionOf = (command: Command | undefined) => command?.options.find((o) => o.long === flag || o.short === flag);
   let command = commandAt(at);
-  let value = '';
+  // Typed as `--limit=3`: the hint keeps its value (it suggested `ls --limit ...`, the 3 lost).
+  let value = typed.slice(flag.length);
   // The word after an option of the command's that takes a value is that value, not the
   // command's name (commandIndex knows only the program's options): `--limit 3 ls` named no
   // command, and had no hint.
@@ -246,6 +247,20 @@ function commandOptionFirst(err: CommanderError, args: readonly string[], progra
   }
   if (!optionOf(command)) return undefined;
   return `(${flag} is an option of ${command!.name()}: put it after the command's name, as in a2a-registry ${command!.name()} ${flag}${value} ...)`;
+}
+
+/**
+ * `a2a-registry -v` or `a2a-registry version`, as other tools print their version: -v is no
+ * option here (-V is), and for `version` commander's nearest command was "Did you mean verify?".
+ * Says where the version is, or undefined for any other usage error.
+ */
+function versionAsked(err: CommanderError, args: readonly string[]): string | undefined {
+  const at = commandIndex(args);
+  const beforeCommand = at === -1 ? args : args.slice(0, at);
+  const asked =
+    (err.code === 'commander.unknownOption' && /unknown option '-v'/.test(err.message) && beforeCommand.includes('-v')) ||
+    (err.code === 'commander.unknownCommand' && args[at] === 'version');
+  return asked ? '(to print the version: a2a-registry --version, or -V)' : undefined;
 }
 
 /** Runs the CLI and resolves to the process exit code. */
@@ -261,7 +276,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     if (err instanceof CommanderError) {
       // --help and --version end by "throwing" with exit code 0; everything else is usage.
       if (err.exitCode === 0) return EXIT_OK;
-      const misplaced = commandOptionFirst(err, args, program);
+      const misplaced = commandOptionFirst(err, args, program) ?? versionAsked(err, args);
       if (misplaced) process.stderr.write(forTerminal(`${misplaced}\n`));
       // Commander has told stderr; with --json a script reads the {"error"} document on stdout
       // too, as for every other failure (--json itself may be what the parser stopped before).

@@ -353,7 +353,7 @@ export class CallGuard {
    * takes its place among the client's streams (healthWatch).
    */
   readonly interceptor: grpc.ServerInterceptor = (method, call) => {
-    if (method.path.startsWith(HEALTH_SERVICE_PREFIX)) return method.responseStream ? this.healthWatch(call) : new grpc.ServerInterceptingCall(call);
+    if (method.path.startsWith(HEALTH_SERVICE_PREFIX)) return method.responseStream ? this.healthWatch(call, method.path) : new grpc.ServerInterceptingCall(call);
     const started = process.hrtime.bigint();
     let scope: RequestScope | undefined;
     let slot: StreamSlot | undefined;
@@ -602,7 +602,8 @@ export class CallGuard {
    * HTTP/2 stream and a share of the readiness poll's sends: uncounted, one client could open 100
    * per connection on as many connections as REGISTRY_MAX_CONNECTIONS allows.
    */
-  private healthWatch(call: grpc.ServerInterceptingCallInterface): grpc.ServerInterceptingCall {
+  private healthWatch(call: grpc.ServerInterceptingCallInterface, path: string): grpc.ServerInterceptingCall {
+    const started = process.hrtime.bigint();
     let slot: StreamSlot | undefined;
     let ended = false;
     const end = () => {
@@ -615,7 +616,15 @@ export class CallGuard {
         const opened = this.core.abuse.openStream(address);
         if ('reason' in opened) {
           const incoming = metadataText(metadata, 'x-request-id');
-          return intercepting.sendStatus(limitRefusal(opened, incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()).status);
+          const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+          // In the request log as every other refused call (an A2A stream refused by the same cap
+          // is): a client held back by it was not seen there. An admitted Watch is a probe, as
+          // /readyz is, and is not logged.
+          this.core.log.info(
+            { requestId, grpc: path, status: grpc.status[grpc.status.RESOURCE_EXHAUSTED], method: 'Watch', errorCode: opened.reason, durationMs: Math.round((Number(process.hrtime.bigint() - started) / 1e6) * 100) / 100 },
+            'request',
+          );
+          return intercepting.sendStatus(limitRefusal(opened, requestId).status);
         }
         if (ended) return opened.release();
         slot = opened;

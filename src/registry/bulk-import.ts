@@ -99,7 +99,7 @@ export class BulkImport {
       const p = batch[i]!;
       switch (outcome.status) {
         case 'forbidden':
-          return { status: 'refused', error: identityTaken(p.claims, outcome.id) };
+          return { status: 'refused', error: identityTaken(p.claims, outcome.id, this.deps.owner) };
         case 'url-taken':
           return { status: 'refused', error: urlTaken(p.claims, outcome.url, outcome.heldAs) };
         default:

@@ -62,18 +62,28 @@ export function entryWriteOf(subject: Subject, verdict: Verdict): { write: Entry
  * the same): names the URL and the entry, never its owner, with the path of each use of the URL
  * in the document, as a taken secondary URL is reported (endpoint-claims.ts urlTaken).
  */
-export function identityTaken(claims: EndpointClaims, existingId: string): RegistryError {
+export function identityTaken(claims: EndpointClaims, existingId: string, importOwner?: string): RegistryError {
   const uses = identityUses(claims);
   // As the document wrote it (the normal form may read differently).
   const shown = uses[0] ? shownEndpoint(uses[0].url, uses[0].tenant) : shownEndpointKey(claims.identityUrl);
+  // An import (`importOwner`: its --owner) never acts as an admin: "only its owner or an admin
+  // may update it" told one run as --owner admin, the default, that it should have been allowed.
+  const who =
+    importOwner === undefined
+      ? 'only its owner or an admin may update it.'
+      : `an import stores and updates the entries of its --owner ("${importOwner}") only, never another principal's (with --owner admin too: it does not update as an admin does online).`;
+  const hint =
+    importOwner === undefined
+      ? 'Register your own endpoint, or ask the owner (or an admin) to update that entry.'
+      : `Import it with --owner set to that entry's owner (a2a-registry get ${existingId} shows it), or leave it out.`;
   return new RegistryError(
     'FORBIDDEN',
-    `${shown} is already registered as entry ${existingId} by another principal; only its owner or an admin may update it.`,
+    `${shown} is already registered as entry ${existingId} by another principal; ${who}`,
     uses.map((e) => ({
       path: e.path,
       rule: 'identity-taken',
       message: `${shownEndpoint(quote(e.url), e.tenant)} identifies entry ${existingId}, which belongs to another principal`,
-      hint: 'Register your own endpoint, or ask the owner (or an admin) to update that entry.',
+      hint,
     })),
   );
 }

@@ -73,6 +73,16 @@ import { mayOffer, wordsMayOffer } from './capability-bits.js';
 const MAX_LIST = 32;
 const MAX_VALUE_LENGTH = 256;
 
+/** A filter value as a reason quotes it: JSON-quoted, cut to 40 characters. */
+const quoted = (v: string): string => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+
+/** A list filter's values as a reason quotes them: the first three, then how many more. */
+const quotedList = (v: unknown): string => {
+  const values = Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  const shown = values.slice(0, 3).map(quoted).join(', ');
+  return values.length > 3 ? `${shown} and ${values.length - 3} more` : shown;
+};
+
 const cleanList = (v: unknown, key: (s: string) => string): string[] | undefined => {
   if (!Array.isArray(v)) return undefined;
   const out: string[] = [];
@@ -129,6 +139,8 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
   readonly unitLevel: boolean;
   /** True when nothing can pass (an unknown owner or tag, contradictory keys). */
   readonly impossible: boolean;
+  /** Why nothing can pass, naming the filter's key (SearchPage.reason), when `impossible`. */
+  readonly impossibleReason: string | undefined;
   /**
    * What `entryPassesLasting` tests, as a key (./filter-bitmaps.ts); undefined when it tests
    * nothing, or nothing passes, or the search asks about one entry.
@@ -211,6 +223,12 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     this.hideUnverifiedAgents = options.hideUnverifiedAgents === true;
     const f: Partial<Record<keyof SearchFilter, unknown>> = typeof filter === 'object' && filter !== null ? filter : {};
     let impossible = false;
+    let impossibleReason: string | undefined;
+    // The first key found to leave nothing, said as a search's reason is (search-index.ts noWordsReason).
+    const nothingPasses = (why: string): void => {
+      impossible = true;
+      impossibleReason ??= `the filter leaves no entry: ${why}; remove or change that key of the filter`;
+    };
     let kind = f.kind === 'agent' || f.kind === 'mcp-server' ? f.kind : undefined;
     let entryMask = 0;
     let entryWant = 0;
@@ -235,7 +253,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     let ownerId = -1;
     if (typeof f.owner === 'string') {
       const id = attrs.owners.find(f.owner);
-      if (id === undefined) impossible = true;
+      if (id === undefined) nothingPasses(`no entry belongs to the "owner" ${quoted(f.owner)}`);
       else ownerId = id;
     }
     this.ownerId = ownerId;
@@ -253,7 +271,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     const tags = cleanList(f.tags, tagKey);
     if (tags) {
       const ids = tags.map((t) => attrs.tags.find(t)).filter((id): id is number => id !== undefined);
-      if (ids.length === 0) impossible = true;
+      if (ids.length === 0) nothingPasses(`no skill has ${tags.length === 1 ? 'the tag' : 'any of the tags'} ${quotedList(f.tags)} ("tags")`);
       this.tagIds = Int32Array.from(ids);
     }
     this.inputModes = cleanList(f.inputModes, mimeKey);
@@ -275,14 +293,16 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     hint(f.openWorld, HINT_OPEN_WORLD);
 
     const skillLevel = tags !== undefined || this.inputModes !== undefined || this.outputModes !== undefined;
-    if (skillLevel && hints) impossible = true;
+    const hintKeys = '"readOnly", "destructive", "idempotent" or "openWorld"';
+    const skillKeys = '"tags", "inputModes" or "outputModes"';
+    if (skillLevel && hints) nothingPasses(`${hintKeys} ask for an MCP server's tools and ${skillKeys} for an agent's skills, which no entry has both of`);
     if (hints) {
-      if (kind === 'agent') impossible = true;
+      if (kind === 'agent') nothingPasses(`${hintKeys} ask for an MCP server's tools, and "kind" is "agent"`);
       kind = 'mcp-server';
       unitMask |= A_TOOL;
       unitWant |= A_TOOL;
     } else if (skillLevel) {
-      if (kind === 'mcp-server') impossible = true;
+      if (kind === 'mcp-server') nothingPasses(`${skillKeys} ask for an agent's skills, and "kind" is "mcp-server"`);
       kind = 'agent';
       unitMask |= A_SKILL;
       unitWant |= A_SKILL;
@@ -304,7 +324,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     this.tagsHi = tagsHi;
     // The declared modes an asked mode accepts, as the entry signature's bits (id & 31) and as a
     // skill's own mode bits (./attributes.ts modeBit): one pass over the known modes for both.
-    const modeBits = (asked: readonly string[] | undefined): { sig: number; unit: number } => {
+    const modeBits = (asked: readonly string[] | undefined, key: string): { sig: number; unit: number } => {
       let sig = 0;
       let unit = 0;
       if (!asked) return { sig, unit };
@@ -314,11 +334,11 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
         sig |= 1 << (id & 31);
         unit |= modeBit(id);
       }
-      if (sig === 0) impossible = true;
+      if (sig === 0) nothingPasses(`no agent declares a mode ${asked.length === 1 ? 'that' : 'any of'} ${quotedList(f[key as 'inputModes'])} ${asked.length === 1 ? 'accepts' : 'accept'} ("${key}")`);
       return { sig, unit };
     };
-    const inputs = modeBits(this.inputModes);
-    const outputs = modeBits(this.outputModes);
+    const inputs = modeBits(this.inputModes, 'inputModes');
+    const outputs = modeBits(this.outputModes, 'outputModes');
     this.inSig = inputs.sig;
     this.outSig = outputs.sig;
     this.inUnitBits = inputs.unit;
@@ -338,6 +358,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     this.unitMask = unitMask;
     this.unitWant = unitWant;
     this.impossible = impossible;
+    this.impossibleReason = impossible ? impossibleReason : undefined;
     this.unitLevel = skillLevel || hints;
     this.poolLevel = skillLevel;
     this.entryFree =

@@ -956,6 +956,9 @@ export class PostingsIndex implements KeywordIndex {
     });
     // One entry the filter rules out is no hit, whatever the text: skip planning the query.
     if (onlyEntry !== undefined && !this.mayPass(filter, onlyEntry)) return { hits: [], total: 0 };
+    // A filter no entry can pass (an owner no entry has, contradictory keys): nothing, whatever
+    // the text, and which key left nothing, as a query without searchable words says why.
+    if (filter.impossible) return filter.impossibleReason === undefined || onlyEntry !== undefined ? { hits: [], total: 0 } : { hits: [], total: 0, reason: filter.impossibleReason };
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
     const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
     const perEntry = (query.resultsPer ?? 'entry') !== ('match' satisfies ResultsPer);

@@ -410,7 +410,7 @@ export function register(program: Command): void {
     .command('import')
     .description("bulk-load agent cards and MCP servers into the registry's storage, with the checks of a registration")
     .argument('<source...>', 'a directory (*.json, *.jsonl, *.ndjson files), a JSON file, a JSON-lines file, or "-" (JSON lines on stdin)')
-    .option('--owner <principal>', 'the principal the entries belong to (as if it had registered them)', principal, ADMIN_PRINCIPAL)
+    .option('--owner <principal>', "the principal the entries belong to (as if it had registered them; another principal's entries are never updated, with admin too)", principal, ADMIN_PRINCIPAL)
     .option('--data-dir <dir>', "the registry's data directory: its SQLite database (REGISTRY_DATA_DIR, default ./data)", nonEmpty)
     .option('--database-url <url>', 'postgres://... to import into PostgreSQL instead (DATABASE_URL)', nonEmpty)
     .addOption(new Option('--batch-size <n>', 'documents per transaction').argParser(positiveInt).default(DEFAULT_BATCH_SIZE))

@@ -31,7 +31,7 @@ import { DatabaseInUseError, importLockFile, lockForThisProcess, lockOutImports 
 import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
 import { roleInDatabase } from './database-companions.js';
-import { finishUnfinishedRestore, restoreRecordFile, swapIntoPlace } from './restore-swap.js';
+import { SwapNotBegun, finishUnfinishedRestore, restoreRecordFile, swapIntoPlace } from './restore-swap.js';
 import { giveTo, ownerForNewFiles } from './file-owner.js';
 import { BackupError, isDiskFull, restoreNoRoom, whyNotABackup, type CopyFacts } from './backup-steps.js';
 import { syncPath } from './sync-path.js';
@@ -262,6 +262,11 @@ export async function restoreSqlite(backup: string, database: string, options: C
     try {
       swapIntoPlace(database, { copy: tmp, ...(replaced ? { replaced } : {}), backup });
     } catch (err) {
+      if (err instanceof SwapNotBegun) {
+        // EBUSY on a rename: the file is a mount point (`-v ./registry.db:/data/registry.db`), which no rename moves.
+        const mounted = (err.cause as NodeJS.ErrnoException).code === 'EBUSY' ? ` (is ${path.basename(database)} mounted on its own, as a container's file volume? mount its folder instead)` : '';
+        throw new BackupError(`${database} is as it was: the restore could not ${replaced ? 'move it aside to put its copy in place' : 'put its copy there'} (${err.message})${mounted}; fix that, then restore again`);
+      }
       // A rename or sync refused (a full disk, permissions): said as the half-done swap it may be, not "as it was".
       if (!fs.existsSync(restoreRecordFile(database))) throw err;
       throw new BackupError(

@@ -61,7 +61,32 @@ export function swapIntoPlace(database: string, swap: RestoreSwap): void {
   // 0644: names alone, no secret; readable by the registry's user when the restore ran as root.
   fs.writeFileSync(record, text, { mode: 0o644, flush: true });
   syncPath(dir, 'r');
-  completeSwap(database, swap, record);
+  try {
+    completeSwap(database, swap, record);
+  } catch (err) {
+    // Refused before anything moved (the database's own rename: a file mounted on its own, EBUSY):
+    // the swap never began, so its record goes. Kept, it had every start, import and `check`
+    // refuse an untouched database as "stopped half way", and the next restore failing the same way.
+    if (fs.existsSync(swap.copy) && !movedAside(swap)) {
+      fs.rmSync(record, { force: true });
+      syncPath(dir, 'r');
+      throw new SwapNotBegun(err);
+    }
+    throw err;
+  }
+}
+
+/** A swap refused at its first step: the database and its files are as they were, no record left. */
+export class SwapNotBegun extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/** Whether any of the replaced database's files has reached its replaced name. */
+function movedAside(swap: RestoreSwap): boolean {
+  const replaced = swap.replaced;
+  return replaced !== undefined && MOVED_WITH_DATABASE.some((suffix) => fs.existsSync(`${replaced}${suffix}`));
 }
 
 /** The swap's remaining steps, each one skipped when already taken. */
@@ -124,14 +149,24 @@ export function finishUnfinishedRestore(database: string): FinishedRestore | und
     fs.rmSync(record, { force: true });
     return { record, finished: true };
   }
-  // No copy but a database: the copy was put in place (the record's removal was what remained), or removed by hand before anything moved.
-  if (fs.existsSync(swap.copy) || fs.existsSync(database)) {
-    completeSwap(database, swap, record);
-    return { record, swap, finished: true };
+  try {
+    // No copy but a database: the copy was put in place (the record's removal was what remained), or removed by hand before anything moved.
+    if (fs.existsSync(swap.copy) || fs.existsSync(database)) {
+      completeSwap(database, swap, record);
+      return { record, swap, finished: true };
+    }
+    moveAside(database, swap);
+    syncPath(path.dirname(database), 'r');
+    return { record, swap, finished: false };
+  } catch (err) {
+    // A rename refused again (what stopped the restore: a file mounted on its own, permissions, a
+    // full disk): "could not start: EBUSY: rename ..." said neither which restore nor what to do.
+    throw new Error(
+      `a restore of ${swap.backup} into ${database} stopped half way (${record} records it), and finishing it failed: ${(err as Error).message}. ` +
+        'Fix that, then start the registry or run the restore again: either finishes it',
+      { cause: err },
+    );
   }
-  moveAside(database, swap);
-  syncPath(path.dirname(database), 'r');
-  return { record, swap, finished: false };
 }
 
 /** What an operator is told of a restore that stopped half way and cannot be finished (its copy gone). */
