@@ -455,6 +455,43 @@ async function appliedVersion(client: pg.PoolClient | pg.Client): Promise<number
  * to the session). Returns the schema version the database ends at.
  */
 export async function migratePostgres(client: pg.PoolClient | pg.Client, where: string): Promise<number> {
+  try {
+    return await applyMigrations(client, where);
+  } catch (error) {
+    throw await withPrivilegeFix(client, error, where);
+  }
+}
+
+/**
+ * A role that may not create the registry's tables (SQLSTATE 42501, "permission denied for schema
+ * public": since PostgreSQL 15 only the database's owner may create in its schema public, so a
+ * database created by the superuser and merely opened to the registry's role refuses the first
+ * migration) was told only the server's words, naming neither the database, the role nor the fix.
+ * Any other error is returned as it is.
+ */
+async function withPrivilegeFix(client: pg.PoolClient | pg.Client, error: unknown, where: string): Promise<unknown> {
+  // Only the schema's refusal: a table another role owns (a dump restored as the superuser) needs another fix.
+  if ((error as { code?: unknown } | null)?.code !== '42501' || !/permission denied for schema/.test((error as Error).message)) return error;
+  const names = await client
+    .query<{ role: string; database: string }>('SELECT current_user AS role, current_database() AS database')
+    .then(({ rows }) => rows[0])
+    .catch(() => undefined);
+  const role = names ? quoteIdentifier(names.role) : '<the role in the URL>';
+  const database = names ? quoteIdentifier(names.database) : '<the database in the URL>';
+  return new Error(
+    `The registry cannot create or update its tables in the database at ${where}: ${(error as Error).message}. ` +
+      `Its role ${role} needs to own the database or to be allowed to create in its schema (PostgreSQL 15 and later let only the database's owner create in schema public): ` +
+      `as a superuser, ALTER DATABASE ${database} OWNER TO ${role}, or in that database GRANT CREATE ON SCHEMA public TO ${role}; then try again.`,
+    { cause: error },
+  );
+}
+
+/** An SQL identifier as a statement takes it, whatever its case or spelling (a reserved word such as user too). */
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+async function applyMigrations(client: pg.PoolClient | pg.Client, where: string): Promise<number> {
   // Waiting for another replica's migration must not trip the pool's statement_timeout.
   await client.query(`SET statement_timeout = '10min'`);
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
