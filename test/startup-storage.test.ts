@@ -235,7 +235,7 @@ test('a PostgreSQL server not reachable yet at start-up is waited for (retried w
       error.message,
       new RegExp(
         `^The registry cannot create or update its tables in the database at postgres://${role}:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/\\S+: permission denied for schema public\\. ` +
-          `Its role "${role}" needs to own the database .*: as a superuser, ALTER DATABASE "${bare.pathname.slice(1)}" OWNER TO "${role}", or in that database GRANT CREATE ON SCHEMA public TO "${role}"; then try again\\.$`,
+          `Its role "${role}" needs to be allowed to create in the database's schema .*: as a superuser, in that database GRANT CREATE ON SCHEMA public TO "${role}", or \\(PostgreSQL 15 and later\\) make the role the database's owner, ALTER DATABASE "${bare.pathname.slice(1)}" OWNER TO "${role}"; then try again\\.$`,
       ),
     );
     return true;

@@ -480,8 +480,8 @@ async function withPrivilegeFix(client: pg.PoolClient | pg.Client, error: unknow
   const database = names ? quoteIdentifier(names.database) : '<the database in the URL>';
   return new Error(
     `The registry cannot create or update its tables in the database at ${where}: ${(error as Error).message}. ` +
-      `Its role ${role} needs to own the database or to be allowed to create in its schema (PostgreSQL 15 and later let only the database's owner create in schema public): ` +
-      `as a superuser, ALTER DATABASE ${database} OWNER TO ${role}, or in that database GRANT CREATE ON SCHEMA public TO ${role}; then try again.`,
+      `Its role ${role} needs to be allowed to create in the database's schema (PostgreSQL 15 and later let only the database's owner create in schema public): ` +
+      `as a superuser, in that database GRANT CREATE ON SCHEMA public TO ${role}, or (PostgreSQL 15 and later) make the role the database's owner, ALTER DATABASE ${database} OWNER TO ${role}; then try again.`,
     { cause: error },
   );
 }
