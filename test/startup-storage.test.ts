@@ -240,6 +240,25 @@ test('a PostgreSQL server not reachable yet at start-up is waited for (retried w
     );
     return true;
   });
+  // Its tables another role's (a dump restored by the superuser with --no-owner): said with whose they are, and the fix.
+  const restoredAsSuperuser = new pg.Client({ connectionString: emptyUrl });
+  await restoredAsSuperuser.connect();
+  try {
+    await restoredAsSuperuser.query(`GRANT CREATE ON SCHEMA public TO ${role}`);
+    await restoredAsSuperuser.query('CREATE TABLE registry_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+  } finally {
+    await restoredAsSuperuser.end();
+  }
+  await assert.rejects(startTestRegistry({ DATABASE_URL: bare.toString() }), (error: Error) => {
+    assert.match(
+      error.message,
+      new RegExp(
+        `^The registry cannot read or update its tables in the database at postgres://${role}:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/\\S+: permission denied for table registry_migrations\\. ` +
+          `Its tables belong to another role than "${role}" \\(they are "[^"]+"'s\\), as after a dump restored by another role with --no-owner: restore the dump into an empty database "${role}" owns, connected as "${role}" .*; then try again\\.$`,
+      ),
+    );
+    return true;
+  });
   const login = new URL(databaseUrl);
   login.username = role;
   // Before, "SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string", naming neither the setting nor the cause.

@@ -463,23 +463,40 @@ export async function migratePostgres(client: pg.PoolClient | pg.Client, where: 
 }
 
 /**
- * A role that may not create the registry's tables (SQLSTATE 42501, "permission denied for schema
- * public": since PostgreSQL 15 only the database's owner may create in its schema public, so a
- * database created by the superuser and merely opened to the registry's role refuses the first
- * migration) was told only the server's words, naming neither the database, the role nor the fix.
- * Any other error is returned as it is.
+ * A role the database refuses what migrations need (SQLSTATE 42501) was told only the server's
+ * words, naming neither the database, the role nor the fix: "permission denied for schema public"
+ * (since PostgreSQL 15 only the database's owner may create in its schema public, so a database
+ * the superuser created and merely opened to the registry's role refuses the first migration), or
+ * "permission denied for table registry_migrations" (the tables another role's: a dump restored
+ * by the superuser with --no-owner). Any other error is returned as it is.
  */
 async function withPrivilegeFix(client: pg.PoolClient | pg.Client, error: unknown, where: string): Promise<unknown> {
-  // Only the schema's refusal: a table another role owns (a dump restored as the superuser) needs another fix.
-  if ((error as { code?: unknown } | null)?.code !== '42501' || !/permission denied for schema/.test((error as Error).message)) return error;
+  if ((error as { code?: unknown } | null)?.code !== '42501') return error;
+  const message = (error as Error).message;
+  const table = /permission denied for (?:table|sequence) (\S+)/.exec(message)?.[1];
+  if (!/permission denied for schema/.test(message) && table === undefined) return error;
   const names = await client
-    .query<{ role: string; database: string }>('SELECT current_user AS role, current_database() AS database')
+    .query<{ role: string; database: string; owner: string | null }>(
+      table === undefined
+        ? 'SELECT current_user AS role, current_database() AS database, NULL AS owner'
+        : 'SELECT current_user AS role, current_database() AS database, (SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = to_regclass($1)) AS owner',
+      table === undefined ? [] : [table],
+    )
     .then(({ rows }) => rows[0])
     .catch(() => undefined);
   const role = names ? quoteIdentifier(names.role) : '<the role in the URL>';
   const database = names ? quoteIdentifier(names.database) : '<the database in the URL>';
+  if (table !== undefined) {
+    const owner = names?.owner ? ` (they are ${quoteIdentifier(names.owner)}'s)` : '';
+    return new Error(
+      `The registry cannot read or update its tables in the database at ${where}: ${message}. ` +
+        `Its tables belong to another role than ${role}${owner}, as after a dump restored by another role with --no-owner: ` +
+        `restore the dump into an empty database ${role} owns, connected as ${role} (pg_restore --dbname="$DATABASE_URL" registry.dump), or as a superuser make ${role} the owner of each of its tables (ALTER TABLE ... OWNER TO ${role}); then try again.`,
+      { cause: error },
+    );
+  }
   return new Error(
-    `The registry cannot create or update its tables in the database at ${where}: ${(error as Error).message}. ` +
+    `The registry cannot create or update its tables in the database at ${where}: ${message}. ` +
       `Its role ${role} needs to be allowed to create in the database's schema (PostgreSQL 15 and later let only the database's owner create in schema public): ` +
       `as a superuser, in that database GRANT CREATE ON SCHEMA public TO ${role}, or (PostgreSQL 15 and later) make the role the database's owner, ALTER DATABASE ${database} OWNER TO ${role}; then try again.`,
     { cause: error },
