@@ -1951,47 +1951,6 @@ describe('backup', () => {
     }
   });
 
-  test('restore from a crashed registry\'s database keeps the commits still in its -wal', async () => {
-    // A registry that crashed (a recovered disk) leaves its last commits in registry.db-wal: the
-    // restore copied registry.db alone, so an unregistration there came back, while its summary,
-    // read through SQLite, counted the entries without it.
-    const crashed = tempDir();
-    const store = createStore({ dataDir: crashed });
-    await store.open();
-    for (const n of [1, 2]) await store.upsert(entryWrite('agent', `https://crashed-${n}.example.org/a2a`), actor('alice'));
-    await store.close();
-    const database = path.join(crashed, 'registry.db');
-    const live = new Database(database);
-    live.pragma('wal_autocheckpoint = 0');
-    live.prepare("DELETE FROM entries WHERE identity_url = 'https://crashed-1.example.org/a2a'").run();
-    // The files as the crash left them: copied while the connection holds the commit in its WAL.
-    const recovered = tempDir();
-    for (const suffix of ['', '-wal', '-shm']) fs.copyFileSync(`${database}${suffix}`, path.join(recovered, `registry.db${suffix}`));
-    live.close();
-    const target = tempDir();
-    const restore = await cli(['restore', path.join(recovered, 'registry.db'), '--data-dir', target, '--json']);
-    assert.equal(restore.code, 0, restore.stderr);
-    assert.equal(parse(restore).entries, 1);
-    const restored = new Database(path.join(target, 'registry.db'), { readonly: true });
-    try {
-      assert.deepEqual(restored.prepare('SELECT identity_url AS url FROM entries').all(), [{ url: 'https://crashed-2.example.org/a2a' }], 'the unregistered entry came back');
-    } finally {
-      restored.close();
-    }
-    assert.equal(fs.statSync(path.join(target, 'registry.db')).mode & 0o777, 0o600);
-    // The text summaries count in the singular where there is one ("1 entries (1 revisions, ...").
-    // Restored from the stopped registry's own registry.db (WAL mode, no -wal beside it, the
-    // connection above closed cleanly): restore's read-only reads once left an empty -wal and -shm there.
-    const again = tempDir();
-    const [restoredText, backedUp] = await Promise.all([
-      cli(['restore', database, '--data-dir', again]),
-      cli(['backup', path.join(again, 'copy.db'), '--data-dir', target]),
-    ]);
-    assert.match(restoredText.stdout, /^restored 1 entry \(1 revision, change log at \d+\) from /, restoredText.stderr);
-    assert.match(backedUp.stdout, /^backed up 1 entry \(1 revision, change log at \d+\) from /, backedUp.stderr);
-    assert.deepEqual(['-wal', '-shm'].filter((s) => fs.existsSync(`${database}${s}`)), [], 'nothing written beside the file restored from');
-  });
-
   test('restore of a file rebuilt from a damaged database (sqlite3 .recover) leaves out the entries it holds only in part, so they can be registered again, as the README says', async () => {
     // What .recover or .dump reads back from a damaged file: an entry whose revision was on a lost
     // page (its row kept), and the revision and URLs of an entry whose row was. Restored as they
@@ -2040,6 +1999,47 @@ describe('backup', () => {
     } finally {
       await restored.close();
     }
+  });
+
+  test('restore from a crashed registry\'s database keeps the commits still in its -wal', async () => {
+    // A registry that crashed (a recovered disk) leaves its last commits in registry.db-wal: the
+    // restore copied registry.db alone, so an unregistration there came back, while its summary,
+    // read through SQLite, counted the entries without it.
+    const crashed = tempDir();
+    const store = createStore({ dataDir: crashed });
+    await store.open();
+    for (const n of [1, 2]) await store.upsert(entryWrite('agent', `https://crashed-${n}.example.org/a2a`), actor('alice'));
+    await store.close();
+    const database = path.join(crashed, 'registry.db');
+    const live = new Database(database);
+    live.pragma('wal_autocheckpoint = 0');
+    live.prepare("DELETE FROM entries WHERE identity_url = 'https://crashed-1.example.org/a2a'").run();
+    // The files as the crash left them: copied while the connection holds the commit in its WAL.
+    const recovered = tempDir();
+    for (const suffix of ['', '-wal', '-shm']) fs.copyFileSync(`${database}${suffix}`, path.join(recovered, `registry.db${suffix}`));
+    live.close();
+    const target = tempDir();
+    const restore = await cli(['restore', path.join(recovered, 'registry.db'), '--data-dir', target, '--json']);
+    assert.equal(restore.code, 0, restore.stderr);
+    assert.equal(parse(restore).entries, 1);
+    const restored = new Database(path.join(target, 'registry.db'), { readonly: true });
+    try {
+      assert.deepEqual(restored.prepare('SELECT identity_url AS url FROM entries').all(), [{ url: 'https://crashed-2.example.org/a2a' }], 'the unregistered entry came back');
+    } finally {
+      restored.close();
+    }
+    assert.equal(fs.statSync(path.join(target, 'registry.db')).mode & 0o777, 0o600);
+    // The text summaries count in the singular where there is one ("1 entries (1 revisions, ...").
+    // Restored from the stopped registry's own registry.db (WAL mode, no -wal beside it, the
+    // connection above closed cleanly): restore's read-only reads once left an empty -wal and -shm there.
+    const again = tempDir();
+    const [restoredText, backedUp] = await Promise.all([
+      cli(['restore', database, '--data-dir', again]),
+      cli(['backup', path.join(again, 'copy.db'), '--data-dir', target]),
+    ]);
+    assert.match(restoredText.stdout, /^restored 1 entry \(1 revision, change log at \d+\) from /, restoredText.stderr);
+    assert.match(backedUp.stdout, /^backed up 1 entry \(1 revision, change log at \d+\) from /, backedUp.stderr);
+    assert.deepEqual(['-wal', '-shm'].filter((s) => fs.existsSync(`${database}${s}`)), [], 'nothing written beside the file restored from');
   });
 
   test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {
