@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import ts from 'typescript';
+import { withoutPassword } from '../src/lib/url-password.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { REPO_ROOT, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
@@ -52,6 +53,32 @@ test('every TypeScript snippet of the README compiles under strict tsc', () => {
   // in a user's project; `export {}` keeps each a module of its own.
   const files = new Map(blocks.map((code, i) => [path.join(REPO_ROOT, `README.snippet-${i + 1}.ts`), `${code}\nexport {};\n`]));
   assert.deepEqual(typecheck(files), []);
+});
+
+/** The commands of the ```sh blocks of a Markdown text: one per line, comments dropped, continuations joined. */
+function shellCommands(markdown: string): string[] {
+  return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((m) =>
+    m[1]!
+      .replace(/\\\n/g, ' ')
+      .split('\n')
+      .map((line) => line.replace(/(^|\s)#.*$/, '').trim())
+      .filter((line) => line !== ''),
+  );
+}
+
+test('no shell recipe of the README or docs/ gives the CLI a secret on its command line, which the CLI warns about (the process list, the shell history)', () => {
+  const warned: string[] = [];
+  for (const doc of ['README.md', 'docs/scaling.md', 'docs/benchmarks.md']) {
+    for (const command of shellCommands(readFileSync(path.join(REPO_ROOT, doc), 'utf8'))) {
+      if (!/\ba2a-registry(\.js)?\s/.test(command)) continue;
+      // As src/cli/password-flags.ts warns: any --token, and a database URL flag whose URL holds a password.
+      if (/(^|\s)--token[\s=]/.test(command)) warned.push(`${doc}: ${command}`);
+      for (const m of command.matchAll(/(?:^|\s)--(?:to|database-url)[\s=]+(\S+)/g)) {
+        if (withoutPassword(m[1]!) !== m[1]) warned.push(`${doc}: ${command}`);
+      }
+    }
+  }
+  assert.deepEqual(warned, [], 'give the token in A2A_REGISTRY_TOKEN and the URL in DATABASE_URL, as the CLI\'s warning says');
 });
 
 test('the typecheck above fails on a snippet that does not compile (it can fail)', () => {

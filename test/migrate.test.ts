@@ -178,8 +178,18 @@ describe('migrate SQLite to PostgreSQL', () => {
       assert.equal(again.code, 2, again.err);
       assert.match(again.err, /already holds registry data \(6 entries, .*\): .*pass --force/);
       // With the password as a query parameter (this server trusts 127.0.0.1 and ignores it): the summary masks it.
+      // A generated admin token beside the database is not in it: the summary says how to give it to the replicas.
+      const adminToken = path.join(sqlite.dataDir, 'admin-token');
+      fs.writeFileSync(adminToken, 'generated-admin-token-0123456789\n', { mode: 0o600 });
       const forced = await migrate({ from: sqlite.dataDir, to: `${databaseUrl}?password=S3CRET`, force: true });
+      fs.rmSync(adminToken);
       assert.equal(forced.code, 0, forced.err);
+      assert.ok(
+        forced.out.includes(
+          `The admin token the SQLite registry generated is in ${adminToken}, which is not in the database: give every replica that token (REGISTRY_ADMIN_TOKEN_FILE=${adminToken}, or the file's first line in REGISTRY_ADMIN_TOKEN)`,
+        ),
+        forced.out,
+      );
       assert.match(forced.out, / to postgres:\/\/\S+\?password=\*\*\* in [\d.]+ s\n/);
       assert.doesNotMatch(forced.out + forced.err, /S3CRET/);
       assert.match(forced.out, /migrated 4 entries \(6 revisions, 1 freshness record, /);

@@ -195,7 +195,11 @@ test('a PostgreSQL server not reachable yet at start-up is waited for (retried w
   // What waiting cannot fix: the start fails, with the message.
   const missing = new URL(databaseUrl);
   missing.pathname = '/no_such_database';
-  await assert.rejects(startTestRegistry({ DATABASE_URL: missing.toString() }), /database "no_such_database" does not exist/);
+  // Said with what to do: the registry makes its tables, not the database (the server's words said neither).
+  await assert.rejects(
+    startTestRegistry({ DATABASE_URL: missing.toString() }),
+    /database "no_such_database" does not exist; the registry creates its tables, not the database: create it first \(as a PostgreSQL superuser: CREATE DATABASE "no_such_database" OWNER "[^"]+"\), or fix DATABASE_URL/,
+  );
   // Nor can it fix a login the server refuses: said with what to fix, never with the password.
   // (The server's client rules are this file's own server's, changed for one role alone.)
   if (!postgres.server.controllable) return;
@@ -211,6 +215,50 @@ test('a PostgreSQL server not reachable yet at start-up is waited for (retried w
   } finally {
     await admin.end();
   }
+  // A role that may log in and open the database but not create in its schema (PostgreSQL 15's
+  // default for a database the superuser made; revoked here for every version) stops the start
+  // naming the database, the role and the grant that fixes it, not only "permission denied for schema public".
+  const emptyUrl = await postgres.server.createDatabase('noschema');
+  const bare = new URL(emptyUrl);
+  bare.username = role;
+  bare.password = 'Right-Password-1';
+  const owner = new pg.Client({ connectionString: emptyUrl });
+  await owner.connect();
+  try {
+    await owner.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+    await owner.query(`GRANT CONNECT ON DATABASE "${bare.pathname.slice(1)}" TO ${role}`);
+  } finally {
+    await owner.end();
+  }
+  await assert.rejects(startTestRegistry({ DATABASE_URL: bare.toString() }), (error: Error) => {
+    assert.match(
+      error.message,
+      new RegExp(
+        `^The registry cannot create or update its tables in the database at postgres://${role}:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/\\S+: permission denied for schema public\\. ` +
+          `Its role "${role}" needs to be allowed to create in the database's schema .*: as a superuser, in that database GRANT CREATE ON SCHEMA public TO "${role}", or \\(PostgreSQL 15 and later\\) make the role the database's owner, ALTER DATABASE "${bare.pathname.slice(1)}" OWNER TO "${role}"; then try again\\.$`,
+      ),
+    );
+    return true;
+  });
+  // Its tables another role's (a dump restored by the superuser with --no-owner): said with whose they are, and the fix.
+  const restoredAsSuperuser = new pg.Client({ connectionString: emptyUrl });
+  await restoredAsSuperuser.connect();
+  try {
+    await restoredAsSuperuser.query(`GRANT CREATE ON SCHEMA public TO ${role}`);
+    await restoredAsSuperuser.query('CREATE TABLE registry_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+  } finally {
+    await restoredAsSuperuser.end();
+  }
+  await assert.rejects(startTestRegistry({ DATABASE_URL: bare.toString() }), (error: Error) => {
+    assert.match(
+      error.message,
+      new RegExp(
+        `^The registry cannot read or update its tables in the database at postgres://${role}:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/\\S+: permission denied for table registry_migrations\\. ` +
+          `Its tables belong to another role than "${role}" \\(they are "[^"]+"'s\\), as after a dump restored by another role with --no-owner: restore the dump into an empty database "${role}" owns, connected as "${role}" .*; then try again\\.$`,
+      ),
+    );
+    return true;
+  });
   const login = new URL(databaseUrl);
   login.username = role;
   // Before, "SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string", naming neither the setting nor the cause.

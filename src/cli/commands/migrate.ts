@@ -12,6 +12,8 @@
  * data without --force, a --to that is not a PostgreSQL URL); 130 (143, 129) interrupted by
  * SIGINT (SIGTERM, SIGHUP): nothing was committed, said on stderr.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { isPostgresUrl } from '../../storage/locations.js';
 import { loadStorageLocation } from '../../config/config.js';
@@ -48,7 +50,23 @@ function formatSummary(m: MigrationSummary, o: Output): string {
     (m.replaced ? 'The registry data the database held before was replaced.\n' : '') +
     (m.replacedNul > 0 ? `${countOf(m.replacedNul, 'value')} holding U+0000 (NUL) ${m.replacedNul === 1 ? 'was' : 'were'} carried with U+FFFD in its place (--replace-nul).\n` : '') +
     'Next: stop the SQLite registry (what it wrote after the copy began is not in it: migrate again with --force if it wrote since),\n' +
-    'then start the registry with DATABASE_URL set to the database, and the same REGISTRY_TOKENS (or admin token).\n'
+    'then start the registry with DATABASE_URL set to the database, and the same REGISTRY_TOKENS (or admin token).\n' +
+    generatedAdminToken(m.source)
+  );
+}
+
+/**
+ * The admin token the SQLite registry generated lives beside its database, not in it, so it is
+ * not carried: replicas started with data directories of their own (as the README's recipe
+ * has them) each generated another, and the token the admin had used was refused everywhere.
+ * Said with the file, when there is one, and how to give it to every replica.
+ */
+function generatedAdminToken(source: string): string {
+  const file = path.join(path.dirname(source), 'admin-token');
+  if (!fs.existsSync(file)) return '';
+  return (
+    `The admin token the SQLite registry generated is in ${file}, which is not in the database: give every replica that token ` +
+    `(REGISTRY_ADMIN_TOKEN_FILE=${file}, or the file's first line in REGISTRY_ADMIN_TOKEN), or each replica, with a data directory of its own, generates another.\n`
   );
 }
 

@@ -30,7 +30,20 @@ function formatRestore(r: SqliteRestore, backup: string, o: Output): string {
     (r.replaced ? `The database it replaced is kept as ${r.replaced} (with its -wal and -shm, if any).\n` : '') +
     (r.finishedEarlier ? earlierRestore(r.finishedEarlier) : '') +
     (r.removedLeftovers ? `Removed what an earlier restore, stopped half way, had left: ${r.removedLeftovers.join(', ')}\n` : '') +
+    (r.leftOutEntries ? leftOut(r.leftOutEntries) : '') +
     'Start the registry: it checks its saved search index against the restored change log and rebuilds it if it belongs to another.\n'
+  );
+}
+
+/**
+ * Entries the file held only in part (a file `sqlite3 .recover` rebuilt from a damaged database:
+ * an entry whose current revision, or whose own row, was on a damaged page), left out.
+ */
+function leftOut(ids: string[]): string {
+  const shown = ids.slice(0, 20).join(', ') + (ids.length > 20 ? `, and ${ids.length - 20} more` : '');
+  return (
+    `Left out ${countOf(ids.length, 'entry', 'entries')} the file holds only in part (its current revision, or the entry itself, is missing: lost with a damaged page): ${shown}. ` +
+    'Register them again (their identities and URLs are free).\n'
   );
 }
 

@@ -455,6 +455,60 @@ async function appliedVersion(client: pg.PoolClient | pg.Client): Promise<number
  * to the session). Returns the schema version the database ends at.
  */
 export async function migratePostgres(client: pg.PoolClient | pg.Client, where: string): Promise<number> {
+  try {
+    return await applyMigrations(client, where);
+  } catch (error) {
+    throw await withPrivilegeFix(client, error, where);
+  }
+}
+
+/**
+ * A role the database refuses what migrations need (SQLSTATE 42501) was told only the server's
+ * words, naming neither the database, the role nor the fix: "permission denied for schema public"
+ * (since PostgreSQL 15 only the database's owner may create in its schema public, so a database
+ * the superuser created and merely opened to the registry's role refuses the first migration), or
+ * "permission denied for table registry_migrations" (the tables another role's: a dump restored
+ * by the superuser with --no-owner). Any other error is returned as it is.
+ */
+async function withPrivilegeFix(client: pg.PoolClient | pg.Client, error: unknown, where: string): Promise<unknown> {
+  if ((error as { code?: unknown } | null)?.code !== '42501') return error;
+  const message = (error as Error).message;
+  const table = /permission denied for (?:table|sequence) (\S+)/.exec(message)?.[1];
+  if (!/permission denied for schema/.test(message) && table === undefined) return error;
+  const names = await client
+    .query<{ role: string; database: string; owner: string | null }>(
+      table === undefined
+        ? 'SELECT current_user AS role, current_database() AS database, NULL AS owner'
+        : 'SELECT current_user AS role, current_database() AS database, (SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = to_regclass($1)) AS owner',
+      table === undefined ? [] : [table],
+    )
+    .then(({ rows }) => rows[0])
+    .catch(() => undefined);
+  const role = names ? quoteIdentifier(names.role) : '<the role in the URL>';
+  const database = names ? quoteIdentifier(names.database) : '<the database in the URL>';
+  if (table !== undefined) {
+    const owner = names?.owner ? ` (they are ${quoteIdentifier(names.owner)}'s)` : '';
+    return new Error(
+      `The registry cannot read or update its tables in the database at ${where}: ${message}. ` +
+        `Its tables belong to another role than ${role}${owner}, as after a dump restored by another role with --no-owner: ` +
+        `restore the dump into an empty database ${role} owns, connected as ${role} (pg_restore --dbname="$DATABASE_URL" registry.dump), or as a superuser make ${role} the owner of each of its tables (ALTER TABLE ... OWNER TO ${role}); then try again.`,
+      { cause: error },
+    );
+  }
+  return new Error(
+    `The registry cannot create or update its tables in the database at ${where}: ${message}. ` +
+      `Its role ${role} needs to be allowed to create in the database's schema (PostgreSQL 15 and later let only the database's owner create in schema public): ` +
+      `as a superuser, in that database GRANT CREATE ON SCHEMA public TO ${role}, or (PostgreSQL 15 and later) make the role the database's owner, ALTER DATABASE ${database} OWNER TO ${role}; then try again.`,
+    { cause: error },
+  );
+}
+
+/** An SQL identifier as a statement takes it, whatever its case or spelling (a reserved word such as user too). */
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+async function applyMigrations(client: pg.PoolClient | pg.Client, where: string): Promise<number> {
   // Waiting for another replica's migration must not trip the pool's statement_timeout.
   await client.query(`SET statement_timeout = '10min'`);
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);

@@ -357,7 +357,7 @@ export class PostgresStore implements RegistryStore {
 
   /** Why opening failed: the driver's words, and what to fix when the server refused the login (loginRefusal). */
   #cannotConnect(error: unknown): Error {
-    const refusal = loginRefusal(error);
+    const refusal = loginRefusal(error) ?? missingDatabase(error, this.#url);
     return new Error(`Cannot connect to ${redact(this.#url)}: ${(error as Error).message}${refusal ? `; ${refusal}` : ''}`, { cause: error });
   }
 
@@ -1283,4 +1283,24 @@ export class PostgresStore implements RegistryStore {
     );
     return result.rows.map((r) => r.entry_id);
   }
+}
+
+/**
+ * What to do about a database that does not exist (SQLSTATE 3D000), or undefined for any other
+ * error: the server's words (`database "registry" does not exist`) say neither that the registry
+ * creates its tables but not the database, nor how to create it for the role it logs in as.
+ */
+function missingDatabase(error: unknown, url: string): string | undefined {
+  if ((error as { code?: unknown } | null)?.code !== '3D000') return undefined;
+  let database = '<name>';
+  let role = '<the role in DATABASE_URL>';
+  try {
+    const parsed = new URL(url);
+    const name = decodeURIComponent(parsed.pathname.slice(1));
+    if (name !== '') database = `"${name.replaceAll('"', '""')}"`;
+    if (parsed.username !== '') role = `"${decodeURIComponent(parsed.username).replaceAll('"', '""')}"`;
+  } catch {
+    // A URL pg could connect with but URL cannot parse: the placeholders stay.
+  }
+  return `the registry creates its tables, not the database: create it first (as a PostgreSQL superuser: CREATE DATABASE ${database} OWNER ${role}), or fix DATABASE_URL if it names the wrong one`;
 }

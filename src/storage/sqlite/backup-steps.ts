@@ -170,7 +170,7 @@ export function checkedCopy(file: string): CopyFacts {
  * though the summary, read through SQLite, counted them. Then rewinds its watches against the
  * database it replaces (`current`, if any) and syncs it.
  */
-export function copyBackup(backup: string, tmp: string, current: string | undefined): void {
+export function copyBackup(backup: string, tmp: string, current: string | undefined): RestoredCopy {
   try {
     const tidy = tidyAfterReading(backup);
     const db = new Database(backup, { readonly: true, fileMustExist: true });
@@ -180,8 +180,10 @@ export function copyBackup(backup: string, tmp: string, current: string | undefi
       db.close();
       tidy();
     }
+    const leftOut = leaveOutUnreadable(tmp);
     rewindWatches(tmp, current);
     syncPath(tmp, 'r');
+    return leftOut;
   } catch (err) {
     // `tmp` is `<database>.restore-<pid>.tmp` (./backup.ts).
     if (isDiskFull(err)) throw restoreNoRoom(tmp.replace(/\.restore-\d+\.tmp$/, ''), backup);
@@ -206,6 +208,62 @@ function noRoom(folder: string, untouched: string, needs: string, otherwise: str
 /** A restore into `database` stopped by a full disk (its copy of `backup`, or its lock files). */
 export function restoreNoRoom(database: string, backup: string): BackupError {
   return new BackupError(noRoom(path.dirname(database), `${database} is as it was`, `the restore's copy needs up to ${mib(backup)} there (the size of ${backup})`, 'then restore again'));
+}
+
+/** What a restore's copy left out of the file it was given (./backup.ts reports it). */
+export interface RestoredCopy {
+  /** Ids of entries left out: their current revision, or their entry row, was not in the file. */
+  leftOutEntries: string[];
+  /** What the copy holds once they are left out (only when some were). */
+  facts?: CopyFacts;
+}
+
+/**
+ * A file `sqlite3 .recover` (or `.dump`) rebuilt from a damaged database (README, Backups) holds
+ * what SQLite could still read: an entry whose revisions were on the damaged pages, or revisions,
+ * URLs and health of an entry whose own row was. Such an entry was never shown (get, list and
+ * search read its current revision) yet held its identity and URLs: registering it again, as the
+ * README says to, failed INTERNAL for good (UNIQUE constraint on entries.identity_url) and `rm`
+ * said NOT_FOUND. The copy drops what cannot be read whole (an entry without its current
+ * revision, rows of an entry that is not there, URL claims no entry lists any more) and records a
+ * removal in the change log for each such entry, so a saved search index or a replica that still
+ * holds it drops it too. A backup the registry wrote holds none of these: nothing changes.
+ */
+function leaveOutUnreadable(copy: string): RestoredCopy {
+  const db = new Database(copy, { fileMustExist: true });
+  try {
+    const has = (table: string): boolean => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+    if (!has('entries') || !has('entry_revisions') || !has('changes')) return { leftOutEntries: [] };
+    const dependents = ['entry_revisions', 'entry_freshness', 'entry_urls'].filter(has);
+    return db.transaction(() => {
+      const unreadable = db
+        .prepare(
+          'SELECT id FROM entries e WHERE NOT EXISTS (SELECT 1 FROM entry_revisions r WHERE r.entry_id = e.id AND r.revision = e.current_revision)',
+        )
+        .pluck()
+        .all() as string[];
+      const orphaned = db
+        .prepare(dependents.map((table) => `SELECT entry_id FROM ${table} WHERE entry_id NOT IN (SELECT id FROM entries)`).join(' UNION '))
+        .pluck()
+        .all() as string[];
+      const leftOut = [...new Set([...unreadable, ...orphaned])];
+      if (leftOut.length === 0) return { leftOutEntries: [] };
+      const ids = JSON.stringify(leftOut);
+      for (const table of dependents) db.prepare(`DELETE FROM ${table} WHERE entry_id IN (SELECT value FROM json_each(?))`).run(ids);
+      db.prepare('DELETE FROM entries WHERE id IN (SELECT value FROM json_each(?))').run(ids);
+      if (has('url_claims') && has('entry_urls')) {
+        db.prepare('DELETE FROM url_claims WHERE NOT EXISTS (SELECT 1 FROM entry_urls u WHERE u.url = url_claims.url)').run();
+      }
+      const at = new Date().toISOString();
+      const removal = db.prepare("INSERT INTO changes (entry_id, op, at) VALUES (?, 'delete', ?)");
+      for (const id of leftOut) removal.run(id, at);
+      return { leftOutEntries: leftOut, facts: describe(db, copy) };
+    })();
+  } finally {
+    db.close();
+    // Closed cleanly, a -wal it made is checkpointed and gone; none may go into place with it.
+    for (const suffix of ['-wal', '-shm']) fs.rmSync(`${copy}${suffix}`, { force: true });
+  }
 }
 
 /**

@@ -79,10 +79,10 @@ function createCopy(tmp: string): void {
  * the promise rejects with BackupInterrupted, without waiting for the thread: it may be inside
  * one long SQLite call, which nothing interrupts, and the caller ends the process.
  */
-function inWorker(job: BackupJob, signal: AbortSignal | undefined, tmp?: string): Promise<CopyFacts | undefined> {
+function inWorker(job: BackupJob, signal: AbortSignal | undefined, tmp?: string): Promise<BackupJobReply & { ok: true }> {
   if (signal?.aborted) return Promise.reject(new BackupInterrupted(signal.reason));
   const worker = new Worker(new URL('./backup-worker.js', import.meta.url), { workerData: job });
-  return new Promise<CopyFacts | undefined>((resolve, reject) => {
+  return new Promise<BackupJobReply & { ok: true }>((resolve, reject) => {
     const onAbort = (): void => {
       if (tmp) removeCopy(tmp);
       worker.unref();
@@ -92,7 +92,7 @@ function inWorker(job: BackupJob, signal: AbortSignal | undefined, tmp?: string)
     const settle = (): void => signal?.removeEventListener('abort', onAbort);
     worker.once('message', (reply: BackupJobReply) => {
       settle();
-      if (reply.ok) return resolve(reply.facts);
+      if (reply.ok) return resolve(reply);
       if (reply.code === undefined) return reject(new BackupError(reply.message, reply.usage));
       reject(Object.assign(new Error(reply.message), { code: reply.code }));
     });
@@ -142,7 +142,7 @@ export async function backupSqlite(source: string, destination: string, options:
     throw err;
   }
   try {
-    const facts = (await inWorker({ kind: 'backup', source, tmp, destination }, options.signal, tmp))!;
+    const facts = (await inWorker({ kind: 'backup', source, tmp, destination }, options.signal, tmp)).facts!;
     // From here to the return, nothing waits: a signal is looked at once the copy has its name.
     if (options.overwrite) fs.renameSync(tmp, dest);
     else {
@@ -170,6 +170,11 @@ export interface SqliteRestore extends CopyFacts {
   removedLeftovers?: string[];
   /** An earlier restore killed half way through its swap, finished before this one (./restore-swap.ts). */
   finishedEarlier?: EarlierRestore;
+  /**
+   * Entries the file held only in part (its current revision, or its entry row, missing: a file
+   * `sqlite3 .recover` rebuilt from a damaged one), left out so that they can be registered again.
+   */
+  leftOutEntries?: string[];
 }
 
 /** An earlier restore's swap, finished; `finished` false when its copy was gone (this restore took its place). */
@@ -207,7 +212,7 @@ export async function restoreSqlite(backup: string, database: string, options: C
   // Said before the whole file is read (a folder, an empty file, another kind of file).
   const notABackup = whyNotABackup(backup);
   if (notABackup) throw notABackup;
-  const facts = (await inWorker({ kind: 'check', backup }, options.signal))!;
+  let facts = (await inWorker({ kind: 'check', backup }, options.signal)).facts!;
   // The registry's lock, then the import lock: no registry running on the database, and no import
   // writing to it (its database would be moved aside under it, and what it stored went with it).
   let lock: ReturnType<typeof lockForThisProcess> | undefined;
@@ -253,7 +258,10 @@ export async function restoreSqlite(backup: string, database: string, options: C
       replaced = `${database}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     }
     createCopy(tmp);
-    await inWorker({ kind: 'restore', backup, tmp, ...(replaced ? { current: database } : {}) }, options.signal, tmp);
+    const { restored } = await inWorker({ kind: 'restore', backup, tmp, ...(replaced ? { current: database } : {}) }, options.signal, tmp);
+    // What the copy left out is not restored: the summary counts what was put in place.
+    const leftOut = restored?.leftOutEntries ?? [];
+    if (restored?.facts) facts = restored.facts;
     giveTo(owner, [tmp]);
     // From here to the return, nothing waits. The database with its WAL (committed writes a
     // checkpoint has not copied in yet), its shared memory and the record of its damage
@@ -280,6 +288,7 @@ export async function restoreSqlite(backup: string, database: string, options: C
       ...(replaced ? { replaced } : {}),
       ...(leftovers.length > 0 ? { removedLeftovers: leftovers } : {}),
       ...(earlier ? { finishedEarlier: earlier } : {}),
+      ...(leftOut.length > 0 ? { leftOutEntries: leftOut } : {}),
     };
   } finally {
     // Named in the record of a swap that stopped half way, the copy is what finishes it.
