@@ -533,6 +533,9 @@ describe('a2a-registry against a registry', () => {
       cli(['version']),
       // A bound no user has (Number.MAX_SAFE_INTEGER): "must be from 1 to 9007199254740991".
       cli(['get', 'x', '--revision', '0'], { env }),
+      // ...with another option before it: commander named only that one ("unknown option '--json'"), no hint.
+      cli(['--json', '-v']),
+      cli(['--json', 'version']),
     ]);
     const runs = await Promise.all([
       cli(['search', '--no-such-option'], { env }),
@@ -601,6 +604,10 @@ describe('a2a-registry against a registry', () => {
     assert.equal(credentials[5]!.stderr, "error: unknown option '-v'\n(run with --help for usage)\n(to print the version: a2a-registry --version, or -V)\n");
     assert.equal(credentials[6]!.stderr, "error: unknown command 'version'\n(Did you mean verify?)\n(run with --help for usage)\n(to print the version: a2a-registry --version, or -V)\n");
     assert.equal(credentials[7]!.stderr.split('\n')[0], "error: option '--revision <n>' argument '0' is invalid. must be a whole number from 1 up");
+    for (const r of credentials.slice(8)) {
+      assert.equal(r.stderr, "error: unknown option '--json'\n(run with --help for usage)\n(to print the version: a2a-registry --version, or -V)\n");
+      assert.equal(parse(r).error.message, "unknown option '--json' (to print the version: a2a-registry --version, or -V)");
+    }
   });
 
   test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {

@@ -607,7 +607,7 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
 
     // A table page too, with no background check (the saved index spares start-up the scan): a read that lands on it is refused as storage unavailable, not an internal error, and says so as the check does.
     damage('entries');
-    const remedy = `Stop the registry and restore the latest good backup \\(a2a-registry restore --force <backup>, which keeps ${quoted(file)} beside it\\); without a backup, recover what SQLite can still read: sqlite3 ${quoted(file)} \\.recover`;
+    const remedy = `Stop the registry and restore the latest good backup \\(a2a-registry restore --force <backup>, which keeps ${quoted(file)} beside it\\); without a backup, recover what SQLite can still read: sqlite3 ${quoted(file)} \\.recover \\| sqlite3 recovered\\.db, then a2a-registry restore --force recovered\\.db \\(entries on the damaged pages are lost: register them again\\); a sqlite3 built without the sqlite_dbpage table \\(Debian 12's\\) fails on \\.recover with "SQL logic error" and leaves recovered\\.db empty: use \\.dump instead, its closing ROLLBACK turned into COMMIT \\(README, Backups, has the command\\)\\. Check the disk too`;
 
     // The copy reads the damaged page: SQLite's bare "database disk image is malformed" was all it said.
     said.length = 0;
@@ -732,7 +732,7 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     await writer.close();
     assert.equal(digestOf(spareFile), atDamage, 'nothing was checkpointed into the damaged file, in the background or at close');
     assert.ok(fs.statSync(`${spareFile}-wal`).size > 0, 'its write-ahead log is left beside it');
-    assert.match(notices.at(-1) ?? '', new RegExp(`^the database file ${quoted(spareFile)} is damaged: closed without checkpointing its write-ahead log into it; ${quoted(spareFile)}-wal \\(\\d+ bytes\\) is left beside it`));
+    assert.match(notices.at(-1) ?? '', new RegExp(`^the database file ${quoted(spareFile)} is damaged: closed without checkpointing its write-ahead log into it; ${quoted(spareFile)}-wal \\(\\d+ bytes\\) is left beside it with what was written since the last checkpoint \\(sqlite3 ${quoted(spareFile)} \\.recover, or \\.dump where \\.recover fails \\(README, Backups\\), reads both;`));
     // The acknowledged write is there for sqlite3's .recover, which reads the file with its log.
     const reader = new Database(spareFile, { readonly: true, fileMustExist: true });
     assert.deepEqual(reader.prepare("SELECT owner FROM entries WHERE kind = 'agent' AND identity_url = ?").get('https://after-damage.example.org/a2a'), { owner: 'alice' });

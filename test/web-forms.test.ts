@@ -331,17 +331,15 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
     });
   });
 
-  test('register: a refusal of the registration is told as such, beside the token; a failed check keeps its place', async () => {
+  test('register: a refusal of the registration is told as such, beside the token; a failed check keeps its place; a URL of the document refused (FORBIDDEN) is marked in it, validating or registering', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/validate`);
       // The invoice agent's URL is alice's: bob may not register a card at it.
       await page.locator('#document').fill(JSON.stringify(v1Card('Taken Url Agent', 'https://invoices.example.org/a2a'), null, 2));
       const register = page.locator('section.register');
       const refusal = register.locator('[role=alert]');
-      for (const [token, code] of [
-        ['not-a-real-token-0123456789', 'UNAUTHENTICATED'],
-        [TOKENS.bob, 'FORBIDDEN'],
-      ] as const) {
+      // (bob's FORBIDDEN, a URL of the document refused, is told against the document: below.)
+      for (const [token, code] of [['not-a-real-token-0123456789', 'UNAUTHENTICATED']] as const) {
         await page.locator('#token').fill(token);
         await page.getByRole('button', { name: 'Register' }).click();
         await refusal.filter({ hasText: code }).waitFor();
@@ -377,6 +375,28 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       assert.doesNotMatch(why, /only for a token/);
       assert.equal(await register.locator('[role=alert]').count(), 0);
       await assertNoNestedLiveRegions(page, 'the validate page with a check refused');
+
+      // A URL of the document refused (FORBIDDEN): another principal's, as bob registers it, or the
+      // registry's own endpoint, as alice validates it. Which field and why, against the document as
+      // a validation's errors are: it was only the registry's message, above or beside the token.
+      const ownUrl = ((await (await request(`${registry.url}/.well-known/agent-card.json`)).body.json()) as WireJson).supportedInterfaces[0].url as string;
+      for (const [token, button, url, message] of [
+        [TOKENS.bob, 'Register', 'https://invoices.example.org/a2a', /identifies entry .*, which belongs to another principal/],
+        [TOKENS.alice, 'Validate', ownUrl, /is an endpoint of this registry itself/],
+      ] as const) {
+        await page.locator('#document').fill(JSON.stringify(v1Card('Refused Url Agent', url), null, 2));
+        await page.locator('#token').fill(token);
+        await page.getByRole('button', { name: button, exact: true }).click();
+        await page.locator('.validation-summary [role=alert]', { hasText: 'FORBIDDEN' }).waitFor();
+        page.problems.length = 0;
+        assert.match(await page.locator('.validation-summary').innerText(), /^Refused FORBIDDEN\s/);
+        const [problem, ...more] = await problemPieces(page);
+        assert.equal(more.length, 0);
+        assert.equal(problem!.path, '/supportedInterfaces/0/url');
+        assert.match(problem!.message, message);
+        assert.match(problem!.where, /Show in the document/);
+        assert.equal(await register.locator('[role=alert]').count(), 0, 'nothing beside the token');
+      }
     });
   });
 

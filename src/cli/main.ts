@@ -252,14 +252,15 @@ function commandOptionFirst(err: CommanderError, args: readonly string[], progra
 /**
  * `a2a-registry -v` or `a2a-registry version`, as other tools print their version: -v is no
  * option here (-V is), and for `version` commander's nearest command was "Did you mean verify?".
+ * Commander stops at the first unknown option, so with another one before it (`--json -v`,
+ * `--json version`) the error names only that one: the hint is given for those too.
  * Says where the version is, or undefined for any other usage error.
  */
 function versionAsked(err: CommanderError, args: readonly string[]): string | undefined {
   const at = commandIndex(args);
   const beforeCommand = at === -1 ? args : args.slice(0, at);
-  const asked =
-    (err.code === 'commander.unknownOption' && /unknown option '-v'/.test(err.message) && beforeCommand.includes('-v')) ||
-    (err.code === 'commander.unknownCommand' && args[at] === 'version');
+  const unknown = err.code === 'commander.unknownOption' || err.code === 'commander.unknownCommand';
+  const asked = unknown && (beforeCommand.includes('-v') || args[at] === 'version');
   return asked ? '(to print the version: a2a-registry --version, or -V)' : undefined;
 }
 

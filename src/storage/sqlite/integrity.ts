@@ -90,12 +90,15 @@ export function describeDamage(report: IntegrityReport): string {
 
 /**
  * What to do about a damaged file, for the log line and `a2a-registry check`: the registry writes
- * nothing more into it, and the fix is the operator's (which backup, what may be lost).
+ * nothing more into it, and the fix is the operator's (which backup, what may be lost). The
+ * `.recover` caveat is README's (Backups), said shortly: Debian 12's sqlite3 cannot run it.
  */
 export function damageRemedy(file: string): string {
   return (
     `Stop the registry and restore the latest good backup (a2a-registry restore --force <backup>, which keeps ${file} beside it); ` +
     `without a backup, recover what SQLite can still read: sqlite3 ${file} .recover | sqlite3 recovered.db, then a2a-registry restore --force recovered.db ` +
-    '(entries on the damaged pages are lost: register them again). Check the disk too (dmesg, SMART): damage in the middle of a file is usually its doing'
+    '(entries on the damaged pages are lost: register them again); a sqlite3 built without the sqlite_dbpage table (Debian 12\'s) fails on .recover ' +
+    'with "SQL logic error" and leaves recovered.db empty: use .dump instead, its closing ROLLBACK turned into COMMIT (README, Backups, has the command). ' +
+    'Check the disk too (dmesg, SMART): damage in the middle of a file is usually its doing'
   );
 }

@@ -526,7 +526,7 @@ export class SqliteStore implements RegistryStore {
     const bytes = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
     this.#notice(
       `the database file ${this.#file} is damaged: closed without checkpointing its write-ahead log into it; ${wal} (${bytes} bytes) is left beside it with what was written since the last checkpoint ` +
-        `(sqlite3 ${this.#file} .recover reads both; a2a-registry restore --force moves both aside)`,
+        `(sqlite3 ${this.#file} .recover, or .dump where .recover fails (README, Backups), reads both; a2a-registry restore --force moves both aside)`,
       { file: this.#file, wal, walBytes: bytes },
     );
     return keeper;

@@ -18,6 +18,15 @@ import { locate, parseDocument } from '../validate/locate';
 /** Refusals that are about the document (shown against it); others (token, limits, network) are shown as they are. */
 const DOCUMENT_ERRORS = new Set(['VALIDATION_FAILED', 'TOO_LARGE', 'UNSUPPORTED_VERSION', 'BAD_REQUEST', 'SIGNATURE_INVALID']);
 
+/**
+ * A FORBIDDEN is about the document when it has findings, each at the path of a URL the document
+ * uses (rules url-taken, identity-taken, url-reserved): shown against it, which field and why, as
+ * a validation's errors are (it was only "could not check" or "did not register" and the message).
+ * One without findings (not the caller's entry) is about the token, and is shown as it is.
+ */
+const aboutDocument = (error: unknown): error is RegistryError =>
+  error instanceof RegistryError && (DOCUMENT_ERRORS.has(error.code) || (error.code === 'FORBIDDEN' && error.details.length > 0));
+
 /** Refused before sending: far beyond any registry's document limit, and slow to show. */
 const MAX_PASTE_BYTES = 1024 * 1024;
 
@@ -205,7 +214,7 @@ export function ValidatePage({ moved }: { moved: number }) {
         setOutcome({ state: 'registered', text: sentText, kind: sentKind, result, problems: placeProblems(sentText, sentKind, [], result.warnings) });
       }
     } catch (error) {
-      if (error instanceof RegistryError && DOCUMENT_ERRORS.has(error.code)) {
+      if (aboutDocument(error)) {
         if (token) saveToken(token); // refused for the document: the token was taken
         const said = sentKind === 'toolspec' ? new RegistryError(error.code, toolspecRefusal(error), error.details, error.retryAfterSeconds) : error;
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error: said, problems: placeProblems(sentText, sentKind, error.details, []) });
@@ -522,7 +531,8 @@ function Summary({ outcome }: { outcome: Extract<Outcome, { state: 'checked' | '
     summary = (
       <div class="notice error" role="alert">
         <p>
-          <strong>Not valid</strong> <span class="code">{e.code}</span>
+          {/* A URL another principal holds, or the registry's own: the document is valid, and refused. */}
+          <strong>{e.code === 'FORBIDDEN' ? 'Refused' : 'Not valid'}</strong> <span class="code">{e.code}</span>
         </p>
         <p>
           <Foreign text={e.message} />
