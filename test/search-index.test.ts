@@ -505,6 +505,18 @@ describe('matching', () => {
     assert.equal(search(index, '-zzqxv the').total, 3, 'a word left out lists what is left');
   });
 
+  it('a filter nothing can pass says why, except where unverified agents are hidden (their owners and tags are in the index, and a reason would tell which exist)', () => {
+    const index = createSearchIndex();
+    add(index, 'shown', agent('Shown', [{ id: 's', name: 'Ship' }]), 'alice');
+    // Not verified: hidden from a search with hideUnverifiedAgents.
+    add(index, 'hidden', agent('Hidden', [{ id: 'h', name: 'Hide' }]), 'carol');
+    const reasonOf = (owner: string, hideUnverifiedAgents: boolean) =>
+      (index.search({ text: '', filter: { owner }, offset: 0, limit: 10, resultsPer: 'match', hideUnverifiedAgents }) as IndexPage).reason;
+    assert.match(reasonOf('nobody', false) ?? '', /^the filter leaves no entry: no entry belongs to the "owner" "nobody"/);
+    assert.equal(reasonOf('carol', true), undefined, 'an owner only hidden entries have: nothing is said');
+    assert.equal(reasonOf('nobody', true), undefined, 'so an owner no entry has is answered alike');
+  });
+
   it('takes typographic quotation marks (“ ”, „ “, « ») as quotes: a phrase, as phones write "', () => {
     const index = createSearchIndex();
     add(index, 'pr', agent('Reviewer', [{ id: 'r', name: 'Pull request review' }]));

@@ -194,6 +194,21 @@ describe('the in-memory task store', () => {
     for (const held of byBytes.all()) byBytes.remove('', held.owner, held.id);
     assert.equal(byBytes.size, 0);
     assert.equal(byBytes.bytes, 0);
+
+    // A large task of a caller holding nothing else, beside another's many small ones: it fits,
+    // and is kept (it was pushed out by its own saving: its owner held the most bytes).
+    const small = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: 1e9, ttlMs: 60_000 });
+    put(small, 's', 'bob', 'y'.repeat(1000));
+    const mixed = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: big + 3 * small.bytes, ttlMs: 60_000, byOwner: true });
+    for (let i = 0; i < 4; i++) put(mixed, `b${i}`, 'bob', 'y'.repeat(1000));
+    put(mixed, 'large', 'alice', 'y'.repeat(10_000));
+    assert.deepEqual(mixed.scope('', 'alice').map((h) => h.id), ['large'], 'the task just saved is kept');
+    assert.ok(mixed.bytes <= big + 3 * small.bytes);
+    assert.ok(mixed.scope('', 'bob').length < 4, 'bob lost a task instead');
+    // Alone over the bound, it goes as before.
+    const tiny = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: small.bytes, ttlMs: 60_000, byOwner: true });
+    put(tiny, 'huge', 'alice', 'y'.repeat(10_000));
+    assert.equal(tiny.size, 0);
   });
 
   test('its caps and time to live are configuration, end to end', async (t) => {

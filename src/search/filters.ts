@@ -358,7 +358,10 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     this.unitMask = unitMask;
     this.unitWant = unitWant;
     this.impossible = impossible;
-    this.impossibleReason = impossible ? impossibleReason : undefined;
+    // Not where unverified agents are hidden: the dictionaries hold their owners and tags too, so
+    // a reason given for an owner no entry has, and none for one only hidden entries have, would
+    // tell which owners and tags exist among the hidden (both answered "nothing" alike before).
+    this.impossibleReason = impossible && !this.hideUnverifiedAgents ? impossibleReason : undefined;
     this.unitLevel = skillLevel || hints;
     this.poolLevel = skillLevel;
     this.entryFree =

@@ -139,7 +139,7 @@ export class BoundedTaskMemory {
     let scope = this.#byScope.get(scopeKey);
     if (!scope) this.#byScope.set(scopeKey, (scope = new Set()));
     scope.add(key);
-    this.#evict(now);
+    this.#evict(now, key);
   }
 
   /** Forgets the task, if held. */
@@ -174,7 +174,8 @@ export class BoundedTaskMemory {
     this.#evict(this.now());
   }
 
-  #evict(now: number): void {
+  /** `fresh`: the task just saved, whose id its caller is about to be given (see below). */
+  #evict(now: number, fresh?: string): void {
     for (const [key, held] of this.#tasks) {
       const over = this.#tasks.size > this.limits.maxTasks || this.#bytes > this.limits.maxBytes;
       if (!over && held.expiresAt > now) return;
@@ -190,12 +191,18 @@ export class BoundedTaskMemory {
         let mostHeld = -1;
         let mostOldest = Infinity;
         for (const [scopeKey, share] of this.#shares) {
+          const oldestKey = this.#byScope.get(scopeKey)!.values().next().value!;
+          // An owner whose one task is the one just saved is not pushed out by its own saving
+          // while another's task can go: its caller would get an id GetTask cannot find, though
+          // it fits (a large search of a caller holding one task, beside another's many small ones).
+          if (oldestKey === fresh) continue;
           const amount = byCount ? share.tasks : share.bytes;
           // Of two holding as much, the one whose oldest task is older.
-          const oldest = this.#tasks.get(this.#byScope.get(scopeKey)!.values().next().value!)!.expiresAt;
+          const oldest = this.#tasks.get(oldestKey)!.expiresAt;
           if (amount > mostHeld || (amount === mostHeld && oldest < mostOldest)) [most, mostHeld, mostOldest] = [scopeKey, amount, oldest];
         }
-        const victim = this.#byScope.get(most!)!.values().next().value!;
+        // None other left: the task just saved is over the bound alone, and goes.
+        const victim = most === undefined ? this.#tasks.keys().next().value! : this.#byScope.get(most)!.values().next().value!;
         this.#delete(victim, this.#tasks.get(victim)!);
       }
       return;
