@@ -2016,11 +2016,15 @@ describe('backup', () => {
       db.close();
     }
     const lossy = new Database(rebuilt);
+    const keptClaims: string[] = [];
     try {
       // As the sqlite3 shell writes a file: no cascade (better-sqlite3 turns foreign keys on).
       lossy.pragma('foreign_keys = OFF');
       lossy.prepare('DELETE FROM entry_revisions WHERE entry_id = ?').run(ids[0]);
       lossy.prepare('DELETE FROM entries WHERE id = ?').run(ids[1]);
+      // A kept entry's URL rows lost: its claims stay its owner's (they were released with the others').
+      keptClaims.push(...(lossy.prepare('SELECT url FROM entry_urls WHERE entry_id = ?').pluck().all(ids[2]) as string[]));
+      lossy.prepare('DELETE FROM entry_urls WHERE entry_id = ?').run(ids[2]);
     } finally {
       lossy.close();
     }
@@ -2039,6 +2043,13 @@ describe('backup', () => {
       assert.equal((await restored.get(ids[2]!))?.identityUrl, urls[2], 'the whole entry stays');
     } finally {
       await restored.close();
+    }
+    assert.ok(keptClaims.length > 0);
+    const claims = new Database(path.join(target, 'registry.db'), { readonly: true });
+    try {
+      for (const url of keptClaims) assert.equal(claims.prepare('SELECT owner FROM url_claims WHERE url = ?').pluck().get(url), 'alice', `the kept entry's claim of ${url}`);
+    } finally {
+      claims.close();
     }
   });
 

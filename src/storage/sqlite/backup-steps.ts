@@ -249,10 +249,13 @@ function leaveOutUnreadable(copy: string): RestoredCopy {
       const leftOut = [...new Set([...unreadable, ...orphaned])];
       if (leftOut.length === 0) return { leftOutEntries: [] };
       const ids = JSON.stringify(leftOut);
+      // The URLs the left-out entries used, whose claims go with them unless a kept entry uses
+      // one too. Only theirs: an entry kept whose own URL rows were lost keeps its claims.
+      const theirUrls = dependents.includes('entry_urls') ? JSON.stringify(db.prepare('SELECT DISTINCT url FROM entry_urls WHERE entry_id IN (SELECT value FROM json_each(?))').pluck().all(ids)) : '[]';
       for (const table of dependents) db.prepare(`DELETE FROM ${table} WHERE entry_id IN (SELECT value FROM json_each(?))`).run(ids);
       db.prepare('DELETE FROM entries WHERE id IN (SELECT value FROM json_each(?))').run(ids);
       if (has('url_claims') && has('entry_urls')) {
-        db.prepare('DELETE FROM url_claims WHERE NOT EXISTS (SELECT 1 FROM entry_urls u WHERE u.url = url_claims.url)').run();
+        db.prepare('DELETE FROM url_claims WHERE url IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM entry_urls u WHERE u.url = url_claims.url)').run(theirUrls);
       }
       const at = new Date().toISOString();
       const removal = db.prepare("INSERT INTO changes (entry_id, op, at) VALUES (?, 'delete', ?)");
