@@ -943,10 +943,14 @@ describe('paging and streaming', () => {
   test('filter values count characters as code points, as the published maxLength does: 200 emoji are 200', async () => {
     // 101 emoji (202 UTF-16 units) were refused as longer than 200 characters, on A2A and ARD alike.
     const ardSearch = (filter: WireJson) =>
-      fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: 'x', filter } }) });
-    for (const filter of [{ tags: ['🌤'.repeat(200)] }, { owner: '🌤'.repeat(101) }, { protocolVersion: '🌤'.repeat(20) }]) {
-      assert.equal(typeof (await search({ query: 'x', filter })).total, 'number', JSON.stringify(filter));
-      assert.equal((await ardSearch(filter)).status, 200, `ARD ${JSON.stringify(filter)}`);
+      fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: 'data', filter } }) });
+    assert.ok((await search({ query: 'data' })).total > 0);
+    // Taken and applied: no entry has such a tag or owner (the search's own bound dropped them, and matched every entry).
+    for (const filter of [{ tags: ['🌤'.repeat(200)] }, { owner: '🌤'.repeat(200) }, { protocolVersion: '🌤'.repeat(20) }]) {
+      assert.equal((await search({ query: 'data', filter })).total, 0, JSON.stringify(filter));
+      const ard = await ardSearch(filter);
+      assert.equal(ard.status, 200, `ARD ${JSON.stringify(filter)}`);
+      assert.deepEqual(((await ard.json()) as WireJson).results, [], `ARD ${JSON.stringify(filter)}`);
     }
     const tooLong = errorOf(await op(reader, { search: { query: 'x', filter: { tags: ['🌤'.repeat(201)] } } }));
     assert.match(tooLong.message, /value 0 of "tags" must be a string of 1 to 200 characters; got one longer/);
