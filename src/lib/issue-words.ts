@@ -54,7 +54,7 @@ function whatToGive(schema: z.ZodType | undefined, expected: string): string {
 /** What the schema takes, as a sentence's object: "a whole number from 1 to 100", `one of "agent", "mcp-server"`. */
 function expectation(schema: z.ZodType): string | undefined {
   if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return expectation(schema.unwrap() as z.ZodType);
-  if (schema instanceof z.ZodString) return `a string${lengthRange(schema.minLength, schema.maxLength ?? publishedMaxLength(schema), 'character')}`;
+  if (schema instanceof z.ZodString) return `a string${lengthRange(schema.minLength, schema.maxLength, 'character')}`;
   if (schema instanceof z.ZodNumber) return `${schema.isInt ? 'a whole number' : 'a number'}${numberRange(schema)}`;
   if (schema instanceof z.ZodBoolean) return 'true or false';
   if (schema instanceof z.ZodEnum) return `one of ${schema.options.map((v) => quote(v)).join(', ')}`;
@@ -66,16 +66,6 @@ function expectation(schema: z.ZodType): string | undefined {
   }
   if (schema instanceof z.ZodObject || schema instanceof z.ZodRecord) return 'an object';
   return undefined;
-}
-
-/**
- * The maxLength a string is published with where its limit is a check of its own, counted in code
- * points as JSON Schema counts them (operations/request-schemas.ts chars): zod's maxLength is
- * only that of its own max(), in UTF-16 units.
- */
-function publishedMaxLength(schema: z.ZodString): number | undefined {
-  const max = schema.meta()?.maxLength;
-  return typeof max === 'number' ? max : undefined;
 }
 
 /** " of 1 to 20 strings", " of at most 100 characters": nothing for bounds no JSON value could break (no minimum, or a minimum of 0). */

@@ -22,7 +22,7 @@ import { currentScope } from '../observability/request-scope.js';
 import type { Answer } from '../operations/answer.js';
 import type { Operation } from '../operations/operation.js';
 import { checkQueryLength, documentSubject, findingsSaid, registerSubject, zodFindings, type ParserLimits } from '../operations/request-parser.js';
-import { documentOperationSchema, entryId, listSchema, queryText, searchSchema } from '../operations/request-schemas.js';
+import { entryId, listSchema, queryText, searchSchema } from '../operations/request-schemas.js';
 import { issuedForKind } from '../registry/page-token.js';
 import type { OperationRunner } from '../operations/runner.js';
 import { refusalLines, refusalText } from '../operations/summaries.js';
@@ -127,7 +127,7 @@ const mcpFilter = z
 
 const revision = z.number().int().min(1).optional().describe('An older revision of the entry; the current one when left out.');
 
-const documentUrl = documentOperationSchema.shape.url;
+const documentUrl = z.string().min(1).max(2048).optional();
 
 const documentArg = (what: string) => z.record(z.string(), z.unknown()).optional().describe(what);
 

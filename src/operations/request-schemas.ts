@@ -14,33 +14,31 @@ export const MAX_QUERY_CHARS_CEILING = 10_000;
 export const MAX_FILTER_VALUES = 20;
 /** Characters of one filter value (a tag, a media type, an owner), on every door. */
 export const MAX_FILTER_VALUE_CHARS = 200;
+/**
+ * True when `text` has more than `max` characters, counted as code points: as these schemas' max
+ * counts them (zod's 4.6.7, as installed: an emoji is one) and as the maxLength they are published with
+ * (JSON Schema, ajv). A door checking a length of its own (ARD's filter values) calls this: it
+ * counted UTF-16 units, and refused 101 emoji as over 200 characters that A2A and MCP take.
+ */
+export const overChars = (text: string, max: number): boolean => text.length > max && codePointLength(text) > max;
 const MAX_PAGE_TOKEN_CHARS = 512;
 
 /**
- * A string of at most `max` characters counted as code points (../lib/code-points.ts), published
- * as maxLength, which JSON Schema (and so ajv, and an MCP client checking the tools' schemas)
- * counts in code points too: zod's max counts UTF-16 units, an emoji as two, so 101 emoji were
- * refused as "over 200 characters" by a door whose published schema takes them. Every text limit
- * of the operations' arguments is this one rule (ARD's own check calls overChars).
+ * A query's text, at most `max` characters counted as code points (../lib/code-points.ts), as the
+ * maxLength it is published with counts them. (zod's max, as installed: 4.6.7, counts code points
+ * too; this check keeps the query's own message.)
  */
-const chars = (max: number) =>
+export const queryText = (max: number) =>
   z
     .string()
     .check((ctx) => {
-      if (overChars(ctx.value, max)) {
+      if (codePointLength(ctx.value) > max) {
         ctx.issues.push({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: ctx.value, message: `Too big: expected string to have <=${max} characters` });
       }
     })
     .meta({ maxLength: max });
 
-/** True when `text` has more than `max` characters (code points), as the argument schemas count them. */
-export const overChars = (text: string, max: number): boolean => text.length > max && codePointLength(text) > max;
-
-/** A query's text, at most `max` characters (chars). */
-export const queryText = (max: number) => chars(max);
-
-// min(1) counts UTF-16 units, which is the same test as one code point: the string is not empty.
-const shortString = (max: number) => chars(max).min(1);
+const shortString = (max: number) => z.string().min(1).max(max);
 /**
  * A filter value: the search trims it, so one of only white space asked for nothing and the key
  * was dropped: {"tags": [" "]} matched every entry (a tag has a character: validation warns of a
@@ -143,6 +141,6 @@ export const documentOperationSchema = z.strictObject({
   agentCard: z.unknown().optional(),
   mcpServer: z.unknown().optional(),
   toolspec: z.unknown().optional(),
-  url: shortString(2048).optional(),
+  url: z.string().min(1).max(2048).optional(),
   fetchTools: z.boolean().optional(),
 });

@@ -37,15 +37,6 @@ function searchFilters(): string[] {
 }
 
 /**
- * A string's longest, in characters (code points), as its schema publishes it (request-schemas.ts
- * chars keeps it in its metadata): zod's own maxLength is that of a max(), in UTF-16 units.
- */
-function maxChars(text: z.ZodString): number | undefined {
-  const max = text.meta()?.maxLength ?? text.maxLength;
-  return typeof max === 'number' ? max : undefined;
-}
-
-/**
  * The longest value of each text filter (each item of a list), from the same schema: the page
  * leaves a longer one out of a link and says why, instead of showing the registry's refusal.
  */
@@ -54,8 +45,7 @@ function filterMaxChars(): Record<string, number> {
   for (const [key, optional] of Object.entries(searchSchema.shape.filter.unwrap().shape)) {
     const inner = optional.unwrap();
     const text = inner instanceof z.ZodArray ? inner.element : inner;
-    const max = text instanceof z.ZodString ? maxChars(text) : undefined;
-    if (max !== undefined) limits[key] = max;
+    if (text instanceof z.ZodString && text.maxLength !== null) limits[key] = text.maxLength;
   }
   return limits;
 }
@@ -124,7 +114,7 @@ export const webDoor: Door = {
         maxFilterValues: MAX_FILTER_VALUES,
         hidesUnhealthy: config.freshness.hideUnhealthySeconds !== undefined,
         readNeedsToken: !config.publicRead,
-        maxIdChars: maxChars(getSchema.shape.id) ?? 100,
+        maxIdChars: getSchema.shape.id.maxLength ?? 100,
         maxPageTokenChars: searchSchema.shape.pageToken.unwrap().maxLength ?? 512,
         maxQueryChars: config.hardening.maxQueryChars,
         maxDocumentBytes: config.maxDocumentBytes,
