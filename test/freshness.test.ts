@@ -180,6 +180,10 @@ describe('register by URL', () => {
     const scheme = errorOf(await op(alice, { register: { url: 'ftp://agents.example.org/card.json' } }));
     assert.equal(scheme.code, 'BAD_REQUEST');
     assert.match(scheme.message, /"url" must be an absolute http\(s\) URL/);
+    // The URL it quotes is cut between characters: at 200 UTF-16 units it ended in half an emoji ("\ud83c" in the answer).
+    const emoji = errorOf(await op(alice, { register: { url: `ftp:///${'🌤'.repeat(300)}` } }));
+    assert.match(emoji.message, new RegExp(`\\(got "ftp:///${'🌤'.repeat(191)}…\\)\\.$`, 'u'));
+    assert.doesNotMatch(JSON.stringify(emoji), /\\ud83c/);
   });
 
   test('authorisation comes first: an anonymous register by URL fetches nothing', async () => {

@@ -163,6 +163,12 @@ describe('MCP tools', () => {
     }
     // Each registry publishes its own limit (the schemas are kept per limit).
     assert.equal(queryOf((await anonymous.listTools()).tools, 'search_agents').maxLength, 1000);
+    // A filter value too, as its published maxLength (200) counts: 200 emoji are taken (they were refused past 100).
+    const owner = (tools.find((t) => t.name === 'search_agents')!.inputSchema.properties as WireJson).filter.properties.owner;
+    assert.equal(owner.maxLength, 200);
+    assert.ok(structured(await call('search_agents', { query: 'invoice' })).total > 0);
+    assert.equal(structured(await call('search_agents', { query: 'invoice', filter: { owner: '🌤'.repeat(200) } })).total, 0, 'taken, and applied');
+    assert.match(errorText(await call('search_agents', { query: 'invoice', filter: { owner: '🌤'.repeat(201) } })), /\/arguments\/filter\/owner/);
   });
 
   test('search_agents answers exactly what the A2A search answers, for agents only', async () => {

@@ -940,6 +940,25 @@ describe('paging and streaming', () => {
     assert.match(((await ard.json()) as WireJson).message, /the query is 1001 characters; the limit is 1000/);
   });
 
+  test('filter values count characters as code points, as the published maxLength does: 200 emoji are 200', async () => {
+    // 101 emoji (202 UTF-16 units) were refused as longer than 200 characters, on A2A and ARD alike.
+    const ardSearch = (filter: WireJson) =>
+      fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: 'data', filter } }) });
+    assert.ok((await search({ query: 'data' })).total > 0);
+    // Taken and applied: no entry has such a tag or owner (the search's own bound dropped them, and matched every entry).
+    for (const filter of [{ tags: ['🌤'.repeat(200)] }, { owner: '🌤'.repeat(200) }, { protocolVersion: '🌤'.repeat(20) }]) {
+      assert.equal((await search({ query: 'data', filter })).total, 0, JSON.stringify(filter));
+      const ard = await ardSearch(filter);
+      assert.equal(ard.status, 200, `ARD ${JSON.stringify(filter)}`);
+      assert.deepEqual(((await ard.json()) as WireJson).results, [], `ARD ${JSON.stringify(filter)}`);
+    }
+    const tooLong = errorOf(await op(reader, { search: { query: 'x', filter: { tags: ['🌤'.repeat(201)] } } }));
+    assert.match(tooLong.message, /value 0 of "tags" must be a string of 1 to 200 characters; got one longer/);
+    const ard = await ardSearch({ tags: ['🌤'.repeat(201)] });
+    assert.equal(ard.status, 400);
+    assert.match(((await ard.json()) as WireJson).message, /\/query\/filter\/tags\/0: at most 200 characters/);
+  });
+
   test('a text-only message is a search for that text', async () => {
     const task = await send(reader, [textPart('Überweisung')]);
     assert.equal(resultOf(task).results[0].name, 'Überweisungsagent');

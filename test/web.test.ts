@@ -831,6 +831,10 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/?q=%22harbour%22&tags=harbour,${'t'.repeat(201)}`);
       await page.waitForURL((url) => url.search === '?q=%22harbour%22');
       assert.deepEqual(await leftOut.locator('li').allTextContents(), [`tags=harbour,${'t'.repeat(52)}…: a tag longer than 200 characters, the most this registry takes.`]);
+      // Characters as the registry counts them, code points: a tag of 150 emoji (300 UTF-16 units) is no longer left out, but searched.
+      await page.goto(`${registry.url}/?q=%22harbour%22&tags=${encodeURIComponent('🌦'.repeat(150))}`);
+      await page.locator('.notice', { hasText: 'Nothing matches with these filters' }).waitFor();
+      assert.equal(new URL(page.url()).searchParams.get('tags'), '🌦'.repeat(150));
       // A long value is cut between characters: never half an emoji (it showed as "�").
       await page.goto(`${registry.url}/?q=%22harbour%22&verified=x${'🌦'.repeat(80)}`);
       await page.waitForURL((url) => url.search === '?q=%22harbour%22');

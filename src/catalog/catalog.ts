@@ -24,6 +24,7 @@
  */
 import type { ListPage } from '../contract/types.js';
 import { PAGE_TOKEN_INVALID, badRequest } from '../contract/errors.js';
+import { quote } from '../lib/json.js';
 import { pageToken } from '../operations/request-schemas.js';
 import { tokenOutOfLimits, tokenRefused, type TokenWords } from './ard.js';
 import { catalogEntryOf, registryEntries, type CatalogEntry } from './entries.js';
@@ -132,7 +133,7 @@ export function catalogPageOf(query: Record<string, unknown>): CatalogPage {
   const n = /^[0-9]{1,7}$/.test(page) ? Number(page) : NaN;
   if (!(n >= 2 && n <= MAX_PAGE)) {
     throw badRequest(
-      `"page" is the number of a catalog page after the first: a whole number from 2 to ${MAX_PAGE}, in digits (got ${JSON.stringify(page.slice(0, 20))}). Follow the url of the previous page's last entry (application/ai-catalog+json) unchanged, or leave page and after out for the first page.`,
+      `"page" is the number of a catalog page after the first: a whole number from 2 to ${MAX_PAGE}, in digits (got ${quote(page, 20)}). Follow the url of the previous page's last entry (application/ai-catalog+json) unchanged, or leave page and after out for the first page.`,
       [{ path: '/query/page', message: `not 2..${MAX_PAGE}`, hint: FOLLOW_THE_LINK }],
     );
   }

@@ -4,6 +4,7 @@
  * registered document is served at. Pure functions of the registry's public URL.
  */
 import type { EntryKind } from '../contract/types.js';
+import { quote } from '../lib/json.js';
 
 export const MEDIA_TYPES = {
   catalog: 'application/ai-catalog+json',
@@ -132,7 +133,7 @@ const NSS_CHARACTERS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
 function ardIdentifierProblem(ref: string, ownPublisher: string): string | undefined {
   const expected = 'ARD identifiers are urn:air:<publisher>:<namespace>:<name>';
   const nid = /^urn:([^:]*)(?::|$)/i.exec(ref)![1]!;
-  if (nid.toLowerCase() !== 'air') return `its namespace is "${nid.slice(0, 40)}", not "air": ${expected}`;
+  if (nid.toLowerCase() !== 'air') return `its namespace is ${quote(nid, 40)}, not "air": ${expected}`;
   const segments = ref.split(':').slice(2);
   const empty = segments.findIndex((s) => s === '');
   if (segments.length < 2) return `it has ${segments[0] ? 'a publisher but no name' : 'no publisher'}: ${expected}`;
@@ -140,7 +141,7 @@ function ardIdentifierProblem(ref: string, ownPublisher: string): string | undef
   const bad = [...ref].find((c) => !NSS_CHARACTERS.test(c));
   if (bad !== undefined) return `it holds ${JSON.stringify(bad)}, which a URN cannot (RFC 8141): percent-encode the whole identifier once, as one path segment`;
   const publisher = segments[0]!;
-  if (publisher !== ownPublisher && !DOMAIN_NAME.test(publisher)) return `its publisher "${publisher.slice(0, 100)}" is not a domain name: ${expected}`;
+  if (publisher !== ownPublisher && !DOMAIN_NAME.test(publisher)) return `its publisher ${quote(publisher, 100)} is not a domain name: ${expected}`;
   return undefined;
 }
 
@@ -156,7 +157,7 @@ const OWN_NAMESPACES = new Set(['agent', 'mcp-server', 'registry', 'catalog']);
 export function parseEntryRef(site: Site, ref: string): EntryRef {
   if (!/^urn:/i.test(ref)) return { id: ref };
   const problem = ardIdentifierProblem(ref, site.publisher);
-  if (problem) return { malformed: `"${ref.slice(0, 200)}" is not an ARD identifier: ${problem}.` };
+  if (problem) return { malformed: `${quote(ref, 200)} is not an ARD identifier: ${problem}.` };
   const ours = `urn:air:${site.publisher}:`;
   const [namespace = '', ...rest] = ref.slice(ours.length).split(':');
   const name = rest.join(':');
@@ -168,7 +169,7 @@ export function parseEntryRef(site: Site, ref: string): EntryRef {
     const range = /^(ai-catalog|ard):range:([A-Za-z0-9_.-]{1,512})(?::([A-Za-z0-9_.-]{1,512}))?$/.exec(name);
     if (namespace === 'catalog' && range) return { range: { document: range[1] as CatalogDocumentName, from: range[2]!, ...(range[3] === undefined ? {} : { until: range[3] }) } };
   }
-  const shown = `"${ref.slice(0, 200)}"`;
+  const shown = quote(ref, 200);
   if (ref.toLowerCase().startsWith(ours.toLowerCase()) && (!ref.startsWith(ours) || (namespace !== namespace.toLowerCase() && OWN_NAMESPACES.has(namespace.toLowerCase())))) {
     return { absent: `The registry has no entry ${shown}: identifiers are compared exactly, case-sensitively; this registry's are ${ours}<agent|mcp-server>:<id> in lower case.` };
   }

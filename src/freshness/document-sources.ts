@@ -12,7 +12,8 @@ import { badArguments } from '../contract/errors.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
 import { clearableTimeout } from '../lib/clearable-timeout.js';
-import { isObject } from '../lib/json.js';
+import { clipped } from '../lib/clipped.js';
+import { isObject, quote } from '../lib/json.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
 import { FetchError, type Fetcher, type FetchFailureReason, type FetchFunction, type FetchPurpose, type JsonDocument } from '../net/index.js';
 import { SHUTDOWN_REASON, SourceFailure, type DocumentSources, type FetchedDocument, type ProbedCard, type Refetched } from '../registry/document-sources.js';
@@ -116,7 +117,7 @@ export class FetchingDocumentSources implements DocumentSources {
     if (!url) {
       throw new SourceFailure(
         'FETCH_FAILED',
-        `The primary interface URL "${entry.identityUrl.slice(0, 200)}" is not an absolute http(s) or ws(s) URL, so there is no well-known agent card to probe. Replace it with the agent's public URL and register the card again.`,
+        `The primary interface URL ${quote(entry.identityUrl, 200)} is not an absolute http(s) or ws(s) URL, so there is no well-known agent card to probe. Replace it with the agent's public URL and register the card again.`,
         'unreachable',
         'invalid-url',
       );
@@ -251,7 +252,7 @@ export class FetchingDocumentSources implements DocumentSources {
     if (!fetchError) {
       // What a server sent may be in it (an MCP error's message): bounded, as health messages are.
       const said = error instanceof Error ? error.message : String(error);
-      const message = said.length > 300 ? `${said.slice(0, 297)}...` : said;
+      const message = clipped(said, 300);
       return new SourceFailure('FETCH_FAILED', `Could not get the ${what} at ${url}: ${message}.`, 'unreachable', 'protocol', [{ path: '', message, rule: 'protocol' }]);
     }
     const reason = fetchError.reason;
@@ -315,7 +316,7 @@ function inStoredOrder(fetched: unknown[], stored: unknown): unknown[] {
 function cardUrlArgument(text: string): URL {
   const url = httpUrl(text);
   if (!url) {
-    throw badArguments(`"url" must be an absolute http(s) URL: the agent card's URL, or its base URL (got "${text.slice(0, 200)}").`, [
+    throw badArguments(`"url" must be an absolute http(s) URL: the agent card's URL, or its base URL (got ${quote(text, 200)}).`, [
       { path: '/url', message: 'not an absolute http(s) URL' },
     ]);
   }
@@ -337,7 +338,7 @@ function httpUrl(text: string): URL | undefined {
 function serverUrl(text: string): URL {
   const url = httpUrl(text);
   if (!url) {
-    throw new SourceFailure('BAD_REQUEST', `"mcpServer/url" must be an absolute http(s) URL: the MCP server's Streamable HTTP endpoint (got "${text.slice(0, 200)}").`, 'invalid', 'BAD_REQUEST', [
+    throw new SourceFailure('BAD_REQUEST', `"mcpServer/url" must be an absolute http(s) URL: the MCP server's Streamable HTTP endpoint (got ${quote(text, 200)}).`, 'invalid', 'BAD_REQUEST', [
       { path: '/mcpServer/url', message: 'not an absolute http(s) URL' },
     ]);
   }

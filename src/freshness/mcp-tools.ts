@@ -12,6 +12,7 @@
  * registry that never lists an MCP server's tools should not start slower for it.
  */
 import { z } from 'zod';
+import { codePointPrefix } from '../lib/code-points.js';
 import { issueMessage } from '../lib/issue-words.js';
 import { schemaAt, valueAt } from '../lib/zod-paths.js';
 import { asksRetryAfter, retryAfterMs } from '../lib/retry-after.js';
@@ -109,7 +110,7 @@ function protocolFailure(error: unknown, url: URL): ToolListError | undefined {
   if (!Array.isArray(issues) || issues.length === 0) return undefined;
   const said = issues.slice(0, 3).map((issue: { path?: unknown[]; message?: unknown }) => {
     const at = Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.join('.') : '(the result)';
-    return `${at}: ${String(issue.message).slice(0, MAX_QUOTED_CHARS)}`;
+    return `${at}: ${codePointPrefix(String(issue.message), MAX_QUOTED_CHARS)}`;
   });
   return new ToolListError(`${url.href} did not answer as an MCP server (${said.join('; ')})`, 'protocol', { cause: error });
 }
@@ -128,7 +129,7 @@ function checkedAnswer<S extends z.ZodType>(schema: S, result: unknown, url: URL
   // The result itself is named as such ("The value" says nothing of where).
   const said = checked.error.issues.slice(0, 3).map((issue) => {
     const path = issue.path.length === 0 ? [] : [issue.path.map(String).join('.')];
-    return issueMessage(issue, path, schemaAt(schema, issue.path), valueAt(result, issue.path)).replace(/^The value\b/, 'The result').slice(0, MAX_QUOTED_CHARS);
+    return codePointPrefix(issueMessage(issue, path, schemaAt(schema, issue.path), valueAt(result, issue.path)).replace(/^The value\b/, 'The result'), MAX_QUOTED_CHARS);
   });
   throw new ToolListError(`${url.href} did not answer ${which} as an MCP server does, with ${form}: ${said.join('; ')}`, 'protocol');
 }

@@ -18,6 +18,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
+import { quote } from '../lib/json.js';
 import type { Logger } from '../observability/logger.js';
 
 type ServingStatus = 'SERVING' | 'NOT_SERVING';
@@ -94,7 +95,7 @@ export function addHealthService(
   server.addService(healthService, {
     check: (call: grpc.ServerUnaryCall<{ service: string }, unknown>, callback: grpc.sendUnaryData<{ status: ServingStatus }>) => {
       if (!known.has(call.request.service)) {
-        callback({ code: grpc.status.NOT_FOUND, details: `Unknown service "${call.request.service.slice(0, 100)}"; ask for "" or ${serviceNames.join(', ')}.` });
+        callback({ code: grpc.status.NOT_FOUND, details: `Unknown service ${quote(call.request.service, 100)}; ask for "" or ${serviceNames.join(', ')}.` });
         return;
       }
       void status().then((s) => callback(null, { status: s }));

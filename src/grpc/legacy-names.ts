@@ -26,6 +26,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { quote } from '../lib/json.js';
 import { LEGACY_TASK_ID_SOURCE } from '../protocol/registry-request-handler.js';
 
 const SERVICE_PATH = '/a2a.v1.A2AService/';
@@ -57,7 +58,7 @@ function taskAloneIn(name: string): string | undefined {
 }
 
 function malformed(field: string, given: string, what: string, form: string): RequestMalformedError {
-  const message = given === '' ? `${field} is required: ${what}, ${form}.` : `${field} ${JSON.stringify(given.slice(0, 128))} is not ${what}: send ${form}.`;
+  const message = given === '' ? `${field} is required: ${what}, ${form}.` : `${field} ${quote(given, 128)} is not ${what}: send ${form}.`;
   return new RequestMalformedError({ message, metadata: { field } });
 }
 
@@ -92,7 +93,7 @@ function twoConfigIds(request: CreateConfigRequest): RequestMalformedError | und
   const inside = request.config?.pushNotificationConfig?.id ?? '';
   if (request.configId === '' || inside === '' || inside === request.configId) return undefined;
   return new RequestMalformedError({
-    message: `config_id ${JSON.stringify(request.configId.slice(0, 128))} and config.push_notification_config.id ${JSON.stringify(inside.slice(0, 128))} name two different configs: send the config's id in config_id (the same in both, or the inner one empty).`,
+    message: `config_id ${quote(request.configId, 128)} and config.push_notification_config.id ${quote(inside, 128)} name two different configs: send the config's id in config_id (the same in both, or the inner one empty).`,
     metadata: { field: 'configId' },
   });
 }

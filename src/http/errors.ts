@@ -6,6 +6,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { A2A_ERROR_DOMAIN } from '@a2a-js/sdk/errors';
+import { codePointPrefix } from '../lib/code-points.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from './allowed-methods.js';
 
@@ -218,7 +219,7 @@ export function bodyErrorHandler(log: Logger, bodyExample: string = A2A_BODY_EXA
           httpStatus: 400,
           jsonRpcCode: JSONRPC_PARSE_ERROR,
           reason: 'PARSE_ERROR',
-          message: `The request body is not valid JSON: ${err.message.replace(/ in JSON at position \d+.*$/, '').slice(0, 200)}.`,
+          message: `The request body is not valid JSON: ${codePointPrefix(err.message.replace(/ in JSON at position \d+.*$/, ''), 200)}.`,
         });
       }
       case 'entity.too.deep':
@@ -339,7 +340,7 @@ export function internalErrorHandler(log: Logger): ErrorRequestHandler {
     const status = (err as { status?: unknown; statusCode?: unknown } | null)?.status ?? (err as { statusCode?: unknown } | null)?.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       const decoding = err instanceof URIError;
-      log.info({ status, path: req.path.slice(0, 200), error: err instanceof Error ? err.message.slice(0, 200) : String(err) }, 'request refused');
+      log.info({ status, path: req.path.slice(0, 200), error: err instanceof Error ? codePointPrefix(err.message, 200) : String(err) }, 'request refused');
       sendFailure(req, res, {
         httpStatus: status,
         jsonRpcCode: JSONRPC_INVALID_REQUEST,

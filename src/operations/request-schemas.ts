@@ -14,11 +14,19 @@ export const MAX_QUERY_CHARS_CEILING = 10_000;
 export const MAX_FILTER_VALUES = 20;
 /** Characters of one filter value (a tag, a media type, an owner), on every door. */
 export const MAX_FILTER_VALUE_CHARS = 200;
+/**
+ * True when `text` has more than `max` characters, counted as code points: as these schemas' max
+ * counts them (zod's 4.6.7, as installed: an emoji is one) and as the maxLength they are published with
+ * (JSON Schema, ajv). A door checking a length of its own (ARD's filter values) calls this: it
+ * counted UTF-16 units, and refused 101 emoji as over 200 characters that A2A and MCP take.
+ */
+export const overChars = (text: string, max: number): boolean => text.length > max && codePointLength(text) > max;
 const MAX_PAGE_TOKEN_CHARS = 512;
 
 /**
  * A query's text, at most `max` characters counted as code points (../lib/code-points.ts), as the
- * maxLength it is published with counts them: zod's max counts UTF-16 units, an emoji as two.
+ * maxLength it is published with counts them. (zod's max, as installed: 4.6.7, counts code points
+ * too; this check keeps the query's own message.)
  */
 export const queryText = (max: number) =>
   z

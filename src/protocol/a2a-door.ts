@@ -44,6 +44,7 @@ import { jsonRpcEmptyResult } from './jsonrpc-empty-result.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
 import { untenantedContextBuilder } from './call-context.js';
+import { codePointPrefix } from '../lib/code-points.js';
 import { watchEventIds } from './watch-resume.js';
 import { isLegacyRequest, negotiateVersion } from './versions.js';
 import { legacyStreamErrorEvents } from './legacy-stream-errors.js';
@@ -65,7 +66,7 @@ const STREAMING_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask', 'm
 const nameJsonRpcRequest: RequestNamer = (req) => {
   const body: unknown = req.body;
   const rpcMethod = body && typeof body === 'object' && 'method' in body && typeof body.method === 'string' ? body.method : undefined;
-  return { method: rpcMethod?.slice(0, 64) ?? `${req.method} ${jsonRpcRoute(req.path)}`, streaming: rpcMethod !== undefined && STREAMING_METHODS.has(rpcMethod) };
+  return { method: (rpcMethod === undefined ? undefined : codePointPrefix(rpcMethod, 64)) ?? `${req.method} ${jsonRpcRoute(req.path)}`, streaming: rpcMethod !== undefined && STREAMING_METHODS.has(rpcMethod) };
 };
 
 /** The endpoint (with or without its trailing slash), or a path below it (refused 404), its first 64 characters: the caller's to make long. */

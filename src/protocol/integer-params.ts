@@ -27,7 +27,8 @@
  */
 import type { RequestHandler } from 'express';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
-import { isObject } from '../lib/json.js';
+import { codePointPrefix } from '../lib/code-points.js';
+import { isObject, quote } from '../lib/json.js';
 import { sendA2AError, type A2ABinding } from './a2a-errors.js';
 import { VERSION_PARAMETER, isLegacyRequest } from './versions.js';
 
@@ -142,7 +143,7 @@ function repeatedParam(query: unknown): { message: string; field: string } | und
   if (!isObject(query)) return undefined;
   for (const [name, value] of Object.entries(query)) {
     if (!Array.isArray(value)) continue;
-    const field = name.slice(0, 64);
+    const field = codePointPrefix(name, 64);
     return { message: `${field} is given ${value.length} times; each query parameter takes one value: send it once`, field };
   }
   return undefined;
@@ -196,12 +197,12 @@ function unknownQueryParam(method: string, served: QueryRoute | undefined, query
   if (!isObject(query) || !served) return undefined;
   for (const name of Object.keys(query)) {
     if (served.names.includes(name)) continue;
-    const shown = JSON.stringify(name.slice(0, 64));
+    const shown = quote(name, 64);
     const meant = served.names.find((known) => looseName(known) === looseName(name));
     const spelling = !meant ? '' : meant === VERSION_PARAMETER ? `: send it as ${meant}` : `: send it as ${meant} (query parameter names are camelCase, A2A 11.5)`;
     return {
       message: `${shown} is not a query parameter of ${method === 'HEAD' ? 'GET' : method} ${served.route}, which takes ${served.names.join(', ')}${spelling}.`,
-      field: name.slice(0, 64),
+      field: codePointPrefix(name, 64),
     };
   }
   return undefined;
@@ -220,7 +221,7 @@ function undecodableParam(url: string): { message: string; field: string } | und
     const [name, value] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
     const decodedName = decodedOrUndefined(name);
     if (decodedName !== undefined && decodedOrUndefined(value) !== undefined) continue;
-    const field = (decodedName ?? name).slice(0, 64);
+    const field = codePointPrefix(decodedName ?? name, 64);
     return {
       message: `The query parameter ${field} is not valid percent-encoded UTF-8: encode its ${decodedName === undefined ? 'name' : 'value'} as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -._~ as %XX`,
       field,
@@ -343,7 +344,7 @@ function otherTaskInBody(body: unknown, path: string): { message: string; field:
     const named = body[field];
     if (typeof named === 'string' && named !== '' && named !== pathTask) {
       return {
-        message: `${field} "${named.slice(0, 100)}" in the body is not the task of the path ("${pathTask.slice(0, 100)}"): POST the config to /tasks/${named.slice(0, 100)}/pushNotificationConfigs, or leave ${field} out.`,
+        message: `${field} ${quote(named, 100)} in the body is not the task of the path (${quote(pathTask, 100)}): POST the config to /tasks/${codePointPrefix(named, 100)}/pushNotificationConfigs, or leave ${field} out.`,
         field,
       };
     }

@@ -16,6 +16,7 @@
  */
 import { Role, type Artifact, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
+import { codePointPrefix } from '../lib/code-points.js';
 import { meantMediaType } from '../validation/media-types.js';
 
 /** What the registry answers in, each with the content case its parts have. */
@@ -56,7 +57,7 @@ export function acceptedParts(modes: readonly string[] | undefined): AcceptedPar
   const kept = new Set(PRODUCED.filter((type) => ranges.some((range) => takes(range, type.mediaType))).map((type) => type.mediaType));
   if (kept.size === PRODUCED.length) return undefined;
   if (kept.size > 0) return kept;
-  const asked = JSON.stringify(modes.slice(0, 8).map((mode) => mode.slice(0, 64)));
+  const asked = JSON.stringify(modes.slice(0, 8).map((mode) => codePointPrefix(mode, 64)));
   const produced = PRODUCED.map((type) => `${type.mediaType} (${type.what})`).join(' and ');
   throw new ContentTypeNotSupportedError({
     message: `configuration.acceptedOutputModes ${asked} accepts none of the media types the registry answers in: ${produced}. Accept one of them, or both (an empty list accepts anything).`,

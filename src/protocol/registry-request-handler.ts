@@ -68,6 +68,7 @@ import {
   type ServerCallContext,
   type TaskStore,
 } from '@a2a-js/sdk/server';
+import { quote } from '../lib/json.js';
 import { timeOrderedId } from '../lib/time-ordered-id.js';
 import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger, TASKS_PAGE_SIZE } from './integer-params.js';
 import { configPage } from './push-config-pages.js';
@@ -806,7 +807,7 @@ function requireTimestamp(field: string, value: string | undefined): void {
   if (value === undefined || value === '') return;
   if (TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value))) return;
   throw new RequestMalformedError({
-    message: `${field} must be a date and time in ISO 8601 (RFC 3339) with its time zone, e.g. "2026-01-31T09:30:00.000Z"; got ${JSON.stringify(value.slice(0, 64))}.`,
+    message: `${field} must be a date and time in ISO 8601 (RFC 3339) with its time zone, e.g. "2026-01-31T09:30:00.000Z"; got ${quote(value, 64)}.`,
     metadata: { field },
   });
 }

@@ -12,6 +12,7 @@
  * to garbage (Buffer.from ignores what it cannot read).
  */
 import type { RequestHandler } from 'express';
+import { codePointPrefix } from '../lib/code-points.js';
 import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { notAnObjectMessage, notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
@@ -69,7 +70,7 @@ export const isA2AMethod = (method: string): boolean => V1_TO_V03.has(method) ||
  * method exists in the other version, nor how to reach it.
  */
 function unknownMethod(method: string, version: string | undefined, namedVersion: boolean): string | undefined {
-  const shown = JSON.stringify(method.slice(0, 64));
+  const shown = JSON.stringify(codePointPrefix(method, 64));
   // An MCP client pointed at the A2A endpoint (the registry is an MCP server too) was only shown A2A's methods.
   const mcp = MCP_METHOD.test(method) ? ` ${shown} is an MCP method: MCP clients connect to /mcp (Streamable HTTP).` : '';
   if (version === LEGACY_VERSION) {
@@ -193,7 +194,7 @@ const LEGACY_FILE_STRINGS = ['name', 'mimeType', 'uri'] as const;
 function legacyPartProblem(part: Record<string, unknown>, here: string): string | undefined {
   const kind = part.kind;
   if (!(typeof kind === 'string' && LEGACY_PART_KINDS.has(kind))) {
-    const what = kind === undefined ? 'has no "kind"' : `has kind ${JSON.stringify(String(kind).slice(0, 32))}`;
+    const what = kind === undefined ? 'has no "kind"' : `has kind ${JSON.stringify(codePointPrefix(String(kind), 32))}`;
     return `${here} ${what}: a v${LEGACY_VERSION} part is {"kind": "text", "text": ...}, {"kind": "file", "file": {...}} or {"kind": "data", "data": {...}}. This request is v${LEGACY_VERSION} (no A2A-Version header, or ${LEGACY_VERSION}); for v1.0 parts such as {"text": ...}, send "A2A-Version: 1.0" and call the v1.0 method (SendMessage, SendStreamingMessage)`;
   }
   const words = partWords('v0.3');
@@ -289,7 +290,7 @@ function restBodyOnJsonRpc(body: Record<string, unknown>, legacy: boolean): stri
  */
 function jsonRpcBodyOnRest(body: Record<string, unknown>): string | undefined {
   if (!('jsonrpc' in body) && !(typeof body.method === 'string' && 'params' in body)) return undefined;
-  const method = typeof body.method === 'string' ? ` (${JSON.stringify(body.method.slice(0, 64))})` : '';
+  const method = typeof body.method === 'string' ? ` (${JSON.stringify(codePointPrefix(body.method, 64))})` : '';
   return `The body is a JSON-RPC request${method}, and this is the HTTP+JSON binding, whose body is the request itself: POST it as it is to the JSON-RPC endpoint (/a2a/jsonrpc), or send its "params" here (POST /message:send takes {"message": {...}})`;
 }
 
@@ -326,7 +327,7 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   if (notFound) return refuse(req, res, JSONRPC_METHOD_NOT_FOUND, notFound, usableId);
   if (params !== undefined && !isObject(params)) return refuse(req, res, JSONRPC_INVALID_PARAMS, '"params" must be a JSON object.', usableId);
   if (params === undefined && !PARAMS_OPTIONAL.has(method)) {
-    return refuse(req, res, JSONRPC_INVALID_PARAMS, `"params" is required for ${method.slice(0, 64)}.`, usableId);
+    return refuse(req, res, JSONRPC_INVALID_PARAMS, `"params" is required for ${codePointPrefix(method, 64)}.`, usableId);
   }
   // The SDK reads ListTasks' params as given; without them it would have nothing to read.
   if (params === undefined && method === 'ListTasks') body.params = {};

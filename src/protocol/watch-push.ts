@@ -28,6 +28,7 @@ import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 import type { WatchEvent } from '../contract/types.js';
 import { clearableTimeout } from '../lib/clearable-timeout.js';
+import { codePointPrefix } from '../lib/code-points.js';
 import { FetchError, type CheckedUrl, type FetchOptions, type Fetcher } from '../net/fetcher.js';
 import type { Logger } from '../observability/logger.js';
 import { watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
@@ -350,7 +351,7 @@ function headerProblem(config: TaskPushNotificationConfig): ConfigProblem | unde
     }
     if (!AUTH_SCHEME.test(auth.scheme)) {
       return {
-        message: `The push notification authentication scheme "${auth.scheme.slice(0, 40)}" is not an HTTP authentication scheme (one word, e.g. Bearer or Basic).`,
+        message: `The push notification authentication scheme ${JSON.stringify(codePointPrefix(auth.scheme, 40))} is not an HTTP authentication scheme (one word, e.g. Bearer or Basic).`,
         field: 'authentication.scheme',
       };
     }

@@ -41,6 +41,8 @@
  *   (`hideUnhealthyBefore`).
  */
 import type { SearchFilter } from '../contract/types.js';
+import { clipped } from '../lib/clipped.js';
+import { codePointLength } from '../lib/code-points.js';
 import {
   A_HEALTH_MASK,
   A_HEALTH_SHIFT,
@@ -69,12 +71,17 @@ import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY, ask
 import { E_OWNER, E_PROFILE, E_SHIFT, M_MCP, S_CAPS_HI, S_CAPS_LO, S_CAPS_MORE, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
 import { mayOffer, wordsMayOffer } from './capability-bits.js';
 
-/** Bounds on hostile filters. */
+/**
+ * Bounds on hostile filters. A value's length is in characters (code points), as the doors count
+ * it (operations/request-schemas.ts): counted in UTF-16 units, a value of 200 emoji the doors take
+ * was past it and dropped, so the key filtered nothing and the search matched every entry.
+ */
 const MAX_LIST = 32;
 const MAX_VALUE_LENGTH = 256;
+const overLength = (v: string): boolean => v.length > MAX_VALUE_LENGTH && codePointLength(v) > MAX_VALUE_LENGTH;
 
-/** A filter value as a reason quotes it: JSON-quoted, cut to 40 characters. */
-const quoted = (v: string): string => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+/** A filter value as a reason quotes it: JSON-quoted, cut to 40 characters (between characters). */
+const quoted = (v: string): string => JSON.stringify(clipped(v, 40));
 
 /** A list filter's values as a reason quotes them: the first three, then how many more. */
 const quotedList = (v: unknown): string => {
@@ -87,14 +94,14 @@ const cleanList = (v: unknown, key: (s: string) => string): string[] | undefined
   if (!Array.isArray(v)) return undefined;
   const out: string[] = [];
   for (const x of v.slice(0, MAX_LIST)) {
-    if (typeof x !== 'string' || x.length > MAX_VALUE_LENGTH) continue;
+    if (typeof x !== 'string' || overLength(x)) continue;
     const k = key(x);
     if (k) out.push(k);
   }
   return out.length ? out : undefined;
 };
 const cleanString = (v: unknown): string | undefined =>
-  typeof v === 'string' && v.length <= MAX_VALUE_LENGTH && v.trim() ? v.trim() : undefined;
+  typeof v === 'string' && !overLength(v) && v.trim() ? v.trim() : undefined;
 const cleanBool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
 
 /** Whether a declared mode and an asked mode (both mimeKey'd) are compatible. */

@@ -10,6 +10,7 @@ import { CopyButton, Countdown, ErrorNotice, formatDate, KIND_LABEL, mayMendByAs
 import { config, href } from '../config';
 import { Foreign } from '../foreign';
 import { documentPaths } from '../../../src/catalog/vocabulary';
+import { codePointLength } from '../../../src/lib/code-points';
 import { AgentCardView } from '../entry/card-view';
 import { History, linkValue } from '../entry/history';
 import { McpServerView } from '../entry/mcp-view';
@@ -184,9 +185,11 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
 
   useEffect(() => {
     const controller = new AbortController();
-    if (id.length > config.maxIdChars) {
+    // Characters as the registry counts them: code points, so an emoji is one.
+    const idChars = codePointLength(id);
+    if (idChars > config.maxIdChars) {
       // The registry would refuse it naming its wire request (/parts/0/data/get/id): no entry has such an id.
-      setLoaded({ state: 'failed', error: new RegistryError('NOT_FOUND', `No entry has an id of ${id.length} characters: ids are at most ${config.maxIdChars}. Check the link.`) });
+      setLoaded({ state: 'failed', error: new RegistryError('NOT_FOUND', `No entry has an id of ${idChars} characters: ids are at most ${config.maxIdChars}. Check the link.`) });
       return;
     }
     setLoaded((l) => (l.state === 'done' ? { ...l, switchFailed: undefined } : { state: 'loading' }));

@@ -13,6 +13,7 @@ import { Foreign, showBidiControls } from '../foreign';
 import { Highlight, queryTerms } from '../highlight';
 // Cut between characters, never inside an emoji (half a surrogate pair showed as �).
 import { clipped } from '../../../src/lib/clipped';
+import { codePointLength } from '../../../src/lib/code-points';
 import { leftPlace, navigate } from '../router';
 
 const PAGE_SIZE = 20;
@@ -108,17 +109,18 @@ function ignoredFilters(params: URLSearchParams): Map<string, string> {
   const kind = params.get('kind');
   if (kind && !KINDS.includes(kind)) ignored.set('kind', `not a kind of entry (${KINDS.join(' or ')})`);
   // Longer than the registry takes: it would refuse the whole search, naming its wire request.
+  // In characters as the registry counts them (code points: an emoji is one).
   const longest = (key: string) => config.filterMaxChars[key] ?? Infinity;
   const tooLong = (key: string) => `longer than ${longest(key)} characters, the most this registry takes`;
   const tags = params.get('tags');
   if (tags && splitTags(tags).length === 0) ignored.set('tags', 'no tag in it');
-  else if (tags && splitTags(tags).some((t) => t.length > longest('tags'))) ignored.set('tags', `a tag ${tooLong('tags')}`);
+  else if (tags && splitTags(tags).some((t) => codePointLength(t) > longest('tags'))) ignored.set('tags', `a tag ${tooLong('tags')}`);
   // Searching with the first ones only would answer another search than the link's.
   else if (tags && splitTags(tags).length > config.maxFilterValues) ignored.set('tags', `more than ${config.maxFilterValues} tags, the most this registry takes`);
   const binding = params.get('binding');
-  if (binding && binding.length > longest('protocolBinding')) ignored.set('binding', tooLong('protocolBinding'));
+  if (binding && codePointLength(binding) > longest('protocolBinding')) ignored.set('binding', tooLong('protocolBinding'));
   const version = params.get('version');
-  if (version && version.length > longest('protocolVersion')) ignored.set('version', tooLong('protocolVersion'));
+  if (version && codePointLength(version) > longest('protocolVersion')) ignored.set('version', tooLong('protocolVersion'));
   const verified = params.get('verified');
   if (verified && !supports('verified')) ignored.set('verified', 'this registry does not check signatures');
   else if (verified && verified !== 'true') ignored.set('verified', 'only verified=true filters');
@@ -141,10 +143,10 @@ function linkFilterProblem(key: string, value: string): string | undefined {
   if (type === undefined) return 'this page does not know what the registry takes for it';
   if (type === 'boolean') return value === 'true' || value === 'false' ? undefined : 'only true or false filters';
   if (Array.isArray(type)) return type.includes(value) ? undefined : `not one of ${type.join(', ')}`;
-  if (type === 'text') return value.trim() === '' ? 'blank' : value.length > longest ? tooLong : undefined;
+  if (type === 'text') return value.trim() === '' ? 'blank' : codePointLength(value) > longest ? tooLong : undefined;
   const values = splitTags(value);
   if (values.length === 0) return 'no value in it';
-  if (values.some((v) => v.length > longest)) return `a value ${tooLong}`;
+  if (values.some((v) => codePointLength(v) > longest)) return `a value ${tooLong}`;
   if (values.length > config.maxFilterValues) return `more than ${config.maxFilterValues} values, the most this registry takes`;
   return undefined;
 }
@@ -353,7 +355,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     // Words longer than the registry searches: it would refuse them naming its wire request
     // (/parts/0/data/search/query). Said here, with the words kept in the box to shorten.
     // Characters as the registry counts them: code points, so an emoji is one (its length is two).
-    const chars = [...query].length;
+    const chars = codePointLength(query);
     if (chars > config.maxQueryChars) {
       const message = `The search words are ${chars.toLocaleString('en-US')} characters; this registry searches at most ${config.maxQueryChars.toLocaleString('en-US')}. Shorten them.`;
       setResult({ state: 'failed', error: new RegistryError('TOO_LONG', message) });
