@@ -615,26 +615,6 @@ describe('matching', () => {
     assert.deepEqual(ids('pull -"request rev'), ['apart', 'pr']);
   });
 
-  it('ranks Chinese and Japanese characters side by side, in order, above the same characters apart (北京 is not 京都北部)', () => {
-    // Each Han character is a word: `北京` (Beijing) ranked "京都北部" (northern Kyoto) level with
-    // Beijing, and `東京` (Tokyo) the Beijing entry level with the Kyoto one.
-    const index = createSearchIndex();
-    add(index, 'kyoto', agent('京都北部助手', [{ id: 'k', name: '京都北部的旅游' }]));
-    add(index, 'beijing', agent('北京天气助手', [{ id: 'b', name: '北京的天气预报' }]));
-    add(index, 'tokyo', agent('東京天気', [{ id: 't', name: '東京の天気予報' }]));
-    add(index, 'weather', agent('天气助手', [{ id: 'w', name: '天气预报' }]));
-    const ranked = (text: string) => index.search({ text, offset: 0, limit: 50 }).hits.map((h) => h.id);
-    const scores = (text: string) => new Map(index.search({ text, offset: 0, limit: 50 }).hits.map((h) => [h.id, h.score]));
-    assert.equal(ranked('北京')[0], 'beijing');
-    assert.ok(scores('北京').get('beijing')! > scores('北京').get('kyoto')!, 'side by side above apart');
-    assert.equal(ranked('京都')[0], 'kyoto');
-    assert.equal(ranked('東京')[0], 'tokyo');
-    // Apart still found, a clause fewer: 北京天气 finds "北京的天气预报" first, and "天气预报" above Kyoto (天气 side by side).
-    const weather = ranked('北京天气');
-    assert.equal(weather[0], 'beijing');
-    assert.ok(weather.indexOf('weather') < weather.indexOf('kyoto'), weather.join(' '));
-  });
-
   it('reads full-width operators and fields as a Chinese or Japanese input method types them ("tags：finance", "ＮＯＴ beta")', () => {
     const index = createSearchIndex();
     add(index, 'fin', agent('Ledger', [{ id: 'l', name: 'Weather of the markets', tags: ['finance'] }]));

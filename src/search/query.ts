@@ -303,38 +303,11 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       seen.add(key);
       pendingOr = false;
     }
-    if (!piece.quoted && !operand) {
-      for (const pair of ideographPairs(alternatives)) {
-        const key = `false|${fields}|${scope}|${altKey(pair)}`;
-        if (!seen.has(key) && excluded.length + clauses.length < MAX_CLAUSES) clauses.push({ alternatives: [pair], negated: false, fields, scope });
-        seen.add(key);
-      }
-    }
   }
   const kept = withoutFillers(clauses);
   const left = kept.length < clauses.length ? clauses.filter((c) => !kept.includes(c)).map(plainWord) : [];
   if (left.length === 0) return { hasText: true, clauses: kept, excluded, words };
   return { hasText: true, clauses: kept, excluded, words, subjectWords: words.filter((w) => !left.includes(w)) };
-}
-
-/** One character of a script written without spaces whose every character is a word (./text-encoder.ts IDEOGRAPHS): Han, kana. */
-const IDEOGRAPH_WORD = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]\p{M}*$/u;
-
-/**
- * The side-by-side pairs of a bare piece's ideographs, each a phrase: a clause more each. Each
- * Han or kana character is its own word, so `北京` matched "京都北部" (Kyoto) as it matched
- * "北京" (Beijing), and ranked them level (ranking counts the clauses matched first); with
- * its pair as a clause, an entry having the characters side by side, in this order, matches one
- * more clause than one having them apart, and ranks above it. Apart they still match (北京天气
- * finds "北京的天气预报"), a clause fewer, so a query written without spaces loses nothing.
- */
-function ideographPairs(alternatives: readonly Alternative[]): PhraseAlternative[] {
-  const words = alternatives.flatMap((a) => (a.kind === 'word' && !a.joined ? [a.word] : []));
-  const pairs: PhraseAlternative[] = [];
-  for (let i = 1; i < words.length; i++) {
-    if (IDEOGRAPH_WORD.test(words[i - 1]!) && IDEOGRAPH_WORD.test(words[i]!)) pairs.push({ kind: 'phrase', words: [words[i - 1]!, words[i]!] });
-  }
-  return pairs;
 }
 
 /**
