@@ -205,10 +205,11 @@ describe('the in-memory task store', () => {
     assert.deepEqual(mixed.scope('', 'alice').map((h) => h.id), ['large'], 'the task just saved is kept');
     assert.ok(mixed.bytes <= big + 3 * small.bytes);
     assert.ok(mixed.scope('', 'bob').length < 4, 'bob lost a task instead');
-    // Alone over the bound, it goes as before.
-    const tiny = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: small.bytes, ttlMs: 60_000, byOwner: true });
+    // Alone over the bound, it goes first, as before, and nobody else's task with it.
+    const tiny = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: 4 * small.bytes, ttlMs: 60_000, byOwner: true });
+    for (let i = 0; i < 3; i++) put(tiny, `b${i}`, 'bob', 'y'.repeat(1000));
     put(tiny, 'huge', 'alice', 'y'.repeat(10_000));
-    assert.equal(tiny.size, 0);
+    assert.deepEqual(tiny.all().map((h) => h.id), ['b0', 'b1', 'b2']);
   });
 
   test('its caps and time to live are configuration, end to end', async (t) => {

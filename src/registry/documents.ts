@@ -71,7 +71,7 @@ export function identityTaken(claims: EndpointClaims, existingId: string, import
   const who =
     importOwner === undefined
       ? 'only its owner or an admin may update it.'
-      : `an import stores and updates the entries of its --owner ("${importOwner}") only, never another principal's (with --owner admin too: it does not update as an admin does online).`;
+      : `an import stores and updates the entries of its --owner (${quote(importOwner)}) only, never another principal's (with --owner admin too: it does not update as an admin does online).`;
   const hint =
     importOwner === undefined
       ? 'Register your own endpoint, or ask the owner (or an admin) to update that entry.'

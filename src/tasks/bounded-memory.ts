@@ -139,7 +139,9 @@ export class BoundedTaskMemory {
     let scope = this.#byScope.get(scopeKey);
     if (!scope) this.#byScope.set(scopeKey, (scope = new Set()));
     scope.add(key);
-    this.#evict(now, key);
+    // Passed over by eviction only when it fits alone: one larger than the bound goes first, not
+    // after every other owner's tasks.
+    this.#evict(now, PLACE_BYTES + held.bytes <= this.limits.maxBytes ? key : undefined);
   }
 
   /** Forgets the task, if held. */

@@ -43,7 +43,7 @@ function leftOut(ids: string[]): string {
   const shown = ids.slice(0, 20).join(', ') + (ids.length > 20 ? `, and ${ids.length - 20} more` : '');
   return (
     `Left out ${countOf(ids.length, 'entry', 'entries')} the file holds only in part (its current revision, or the entry itself, is missing: lost with a damaged page): ${shown}. ` +
-    'Register them again (their identities and URLs are free).\n'
+    'Register them again (their identities are free; a URL of theirs whose record was lost with the page stays held for their owner).\n'
   );
 }
 
