@@ -1582,6 +1582,9 @@ describe('tables and messages in any script', () => {
       '날씨 예보': '날씨 예보     agent  x\n',
       'Me\u0301te\u0301o': 'Me\u0301te\u0301o         agent  x\n',
       '🌟 Nimbus': '🌟 Nimbus     agent  x\n',
+      // An emoji sequence (joined by zero-width joiners) and a flag are one emoji of two columns (they counted 6 and 4).
+      '\u{1f468}\u200d\u{1f469}\u200d\u{1f467} Fam': '\u{1f468}\u200d\u{1f469}\u200d\u{1f467} Fam        agent  x\n',
+      '\u{1f1ef}\u{1f1f5} Japan': '\u{1f1ef}\u{1f1f5} Japan      agent  x\n',
     };
     for (const terminalColumns of [undefined, 200]) {
       const table = new Table(columns, styles(false), terminalColumns);
@@ -1590,6 +1593,8 @@ describe('tables and messages in any script', () => {
     const cut = new Table(columns, styles(false), 200);
     assert.equal(cut.row(['北京天气预报服务代理', 'agent', 'x']), '北京天气预…   agent  x\n', 'five ideographs (ten columns), the ellipsis, a space for the half column left');
     assert.equal(cut.row(['🌟🌟🌟🌟🌟🌟🌟', 'agent', 'x']), '🌟🌟🌟🌟🌟…   agent  x\n', 'not half an emoji');
+    const family = '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}';
+    assert.equal(cut.row([family.repeat(7), 'agent', 'x']), `${family.repeat(5)}…   agent  x\n`, 'not part of an emoji sequence');
     // A message cut to one line is cut between characters too.
     assert.equal(oneLine(`x${'🌟'.repeat(20)}`, 10), `x${'🌟'.repeat(8)}…`);
   });

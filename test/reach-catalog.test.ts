@@ -557,6 +557,27 @@ describe('registered documents at stable URLs', () => {
     assertShape(serverCardSchema, chinese, 'the Server Card');
     assert.equal(chinese.name, 'org.example.mcp/xn--zfrv5m22mc1e');
     assert.equal(domainToUnicode(chinese.name.split('/')[1]), '天气服务');
+    // Words in other scripts stand between dots, as labels of a host name do, so each decodes (joined
+    // by "-", "xn--a-xn--b" decoded as neither); a long name is cut between words, with a hash of the
+    // whole name, so two names alike up to the cut stay two names (they were cut at 100 characters,
+    // mid-label, into one name).
+    const nameOf = async (name: string, path: string) => {
+      const id = resultOf(await op(writer, { register: { mcpServer: mcpServer(name, `https://mcp.example.org/${path}/mcp`), toolspec: toolspec() } })).id;
+      const body = (await getJson(`${registry.url}/mcp-servers/${id}/server-card.json`)).body;
+      assertShape(serverCardSchema, body, 'the Server Card');
+      resultOf(await op(writer, { unregister: { id } }));
+      return body.name.split('/')[1] as string;
+    };
+    const mixed = await nameOf('Météo 天气 服务', 'mixed');
+    assert.equal(mixed, 'meteo.xn--rss235b.xn--zfr188b');
+    assert.equal(domainToUnicode(mixed), 'meteo.天气.服务');
+    const longName = `天气服务 ${'forecast '.repeat(12)}`;
+    const [first, second] = [await nameOf(`${longName}甲`, 'long-1'), await nameOf(`${longName}乙`, 'long-2')];
+    assert.notEqual(first, second);
+    for (const local of [first, second]) {
+      assert.ok(local.length <= 100, local);
+      assert.match(domainToUnicode(local), /^天气服务\.forecast(-forecast)+\.[0-9a-f]{8}$/, local);
+    }
     // The file's other tests count the MCP servers registered here.
     for (const id of [fitsId, longId, chineseId]) resultOf(await op(writer, { unregister: { id } }));
   });

@@ -323,8 +323,12 @@ describe('the embeddings service\'s secrets', () => {
         const { input } = JSON.parse(body) as { input: string[] };
         if (input.every((text) => text.includes('Keeps secrets'))) {
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: input.map((text, index) => ({ index, embedding: embed(text) })) }));
+        } else if (input.some((text) => text.includes('Tells everyone'))) {
+          // The key quoted across the 200th UTF-16 unit, where the answer was cut before it was masked.
+          res.writeHead(401, { 'content-type': 'text/plain' }).end(`${'🌤'.repeat(88)} bad key: ${req.headers.authorization}`);
         } else {
-          res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `bad key: ${req.headers.authorization}` } }));
+          // Cut at 200 UTF-16 units, this ended in half an emoji.
+          res.writeHead(401, { 'content-type': 'text/plain' }).end(`x${'🌤'.repeat(250)}`);
         }
       });
     });
@@ -350,8 +354,9 @@ describe('the embeddings service\'s secrets', () => {
       await eventually(async () => logged(/^embedding \d+ entries failed/), 'an entry embedding refused');
       const on = lines.find((line) => (JSON.parse(line) as { msg: string }).msg === 'hybrid ranking on')!;
       assert.match(on, /\/v1\/embeddings\?api-version=\*\*\*&api-key=\*\*\* \(model /, 'the URL shown with its query values masked');
-      assert.ok(logged(/answered HTTP 401: .*bad key: Bearer \*\*\*/), 'the key the service quoted masked');
-      const leaked = lines.filter((line) => /QuerySecret77|HeaderSecret1234/.test(line));
+      assert.ok(logged(/answered HTTP 401: (\u{1f324}){88} bad key: Bearer \*\*\*$/u), 'the key the service quoted masked, whole');
+      assert.ok(lines.some((line) => (JSON.parse(line) as { msg: string }).msg.endsWith(`answered HTTP 401: x${'🌤'.repeat(199)}…`)), 'the answer cut at 200 characters, between them');
+      const leaked = lines.filter((line) => /QuerySecret77|HeaderSe/.test(line));
       assert.deepEqual(leaked, [], 'no line holds a secret');
     } finally {
       await own.close();

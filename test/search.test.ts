@@ -983,6 +983,10 @@ describe('paging and streaming', () => {
     const reasonOf = async (filter: WireJson, query = '') => (await search({ query, filter })).reason;
     assert.equal(await reasonOf({ tags: ['zzqx-no-such-tag'] }), 'the filter leaves no entry: no skill has the tag "zzqx-no-such-tag" ("tags"); remove or change that key of the filter');
     assert.equal(await reasonOf({ inputModes: ['zzqx/none'] }, 'agent'), 'the filter leaves no entry: no agent declares a mode that "zzqx/none" accepts ("inputModes"); remove or change that key of the filter');
+    // Only the values the filter kept are quoted, and counted for "the tag" or "any of the tags".
+    // (A lone combining accent is a tag of no letters; ";q=1" a mode of no type.)
+    assert.equal(await reasonOf({ tags: ['\u0301', 'zzqx-no-such-tag'] }), 'the filter leaves no entry: no skill has the tag "zzqx-no-such-tag" ("tags"); remove or change that key of the filter');
+    assert.equal(await reasonOf({ inputModes: [';q=1', 'zzqx/none', 'zzqx/nix'] }, 'agent'), 'the filter leaves no entry: no agent declares a mode any of "zzqx/none", "zzqx/nix" accept ("inputModes"); remove or change that key of the filter');
     assert.match((await reasonOf({ kind: 'agent', readOnly: true }))!, /^the filter leaves no entry: "readOnly", "destructive", "idempotent" or "openWorld" ask for an MCP server's tools, and "kind" is "agent"; /);
     assert.match((await reasonOf({ tags: ['weather'], readOnly: true }))!, /^the filter leaves no entry: "readOnly", .* ask for an MCP server's tools and "tags", "inputModes" or "outputModes" for an agent's skills, which no entry has both of; /);
     // A filter that entries pass, none of them with the query's words: no reason, as for a word no entry has.

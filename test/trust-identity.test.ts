@@ -281,6 +281,16 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     assert.equal(errorAt(cardWith('https://%D0%B0lice.example.com/a2a'), '/supportedInterfaces/1/url').rule, 'url-mixed-script');
     assert.equal(errorAt(cardWith('https://%D1%95%D1%81%D0%BE%D1%80%D0%B5.com/a2a'), '/supportedInterfaces/1/url').rule, 'url-lookalike-host');
     for (const url of ['https://b%C3%BCcher.example/a2a', 'https://alice.example.com/%D0%B0']) assert.equal(validator.validateAgentCard(cardWith(url), 500).valid, true, url);
+    // A gRPC address's host alike, percent-encoded too, as gRPC decodes it (it was told to write the
+    // look-alike in ASCII, and the percent-encoded one "uses the scheme dns").
+    for (const [url, ascii] of [['\u0430lice.example.com:443', 'xn--lice-43d.example.com:443'], ['dns:///\u0430lice.example.com:443', 'dns:///xn--lice-43d.example.com:443'], ['dns:///%D0%B0lice.example.com:443', 'dns:///xn--lice-43d.example.com:443']]) {
+      const g = errorAt(cardWith(url, 'GRPC'), '/supportedInterfaces/1/url');
+      assert.equal(g.rule, 'url-mixed-script', url);
+      assert.match(g.message, /mixes Latin and Cyrillic letters in "\u0430lice", so it reads as another name than it is \(xn--lice-43d\.example\.com\)/, url);
+      assert.equal(g.hint, `Correct the look-alike letters; if this really is the host's name, write it in its ASCII form, as DNS shows it: "${ascii}".`, url);
+    }
+    assert.equal(errorAt(cardWith('\u0455\u0441\u043e\u0440\u0435.com:443', 'GRPC'), '/supportedInterfaces/1/url').rule, 'url-lookalike-host');
+    assert.match(errorAt(cardWith('dns:///b%C3%BCcher.de:443', 'GRPC'), '/supportedInterfaces/1/url').hint!, /"dns:\/\/\/xn--bcher-kva\.de:443"/);
   });
 
   test('a host whose every letter outside ASCII looks like an ASCII one (all Cyrillic "ѕсоре.com") is refused too, naming what it reads as and its real name', () => {

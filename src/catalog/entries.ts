@@ -9,6 +9,7 @@
  * /.well-known/ard.json alike. ARD's schema allows only scalar `metadata` values, so metadata
  * stays flat.
  */
+import { createHash } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import type { EntryKind, EntryView, McpServerDocument } from '../contract/types.js';
 import { codePointLength, codePointPrefix } from '../lib/code-points.js';
@@ -244,12 +245,51 @@ export function serverCardName(host: string, name: string): string {
   // another script is its ASCII (IDNA) form, as a host name's is ("天气服务" is `xn--zfrv5m22mc1e`,
   // which reads back as the name): every name in Chinese, Arabic or Greek was `server`, one name
   // for every such server of a host.
+  // Such a word stands between dots, as a label of a host name does: joined by "-" to the next,
+  // "xn--a-xn--b" decoded as neither.
   const words = fold(name)
     .split(/[^\p{L}\p{N}\p{M}._-]+/u)
-    .map((word) => (/^[\x00-\x7f]*$/.test(word) ? word : domainToASCII(word)));
-  const local = words.join('-').replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'server';
-  return `${namespace.slice(0, 99)}/${local}`;
+    .map((word) => word.replace(/^-+|-+$/g, ''))
+    .filter(Boolean)
+    .map((word) => (isAscii(word) ? { text: word.replace(/[^a-z0-9._-]+/g, '-'), idna: false } : { text: domainToASCII(word), idna: true, word }))
+    .filter((w) => w.text !== '');
+  const joined = (list: typeof words): string => list.map((w, i) => (i === 0 ? '' : w.idna || list[i - 1]!.idna ? '.' : '-') + w.text).join('');
+  const whole = joined(words);
+  if (whole.length <= LOCAL_NAME_MAX) return `${namespace.slice(0, 99)}/${whole || 'server'}`;
+  // Too long: cut between words (a cut xn-- label decoded as nothing, and two names that differ
+  // only past the cut were one name; a first word too long for the limit is cut between its
+  // characters before it is encoded), and a hash of the whole name added so they stay distinct.
+  const suffix = `.${createHash('sha256').update(whole).digest('hex').slice(0, 8)}`;
+  const budget = LOCAL_NAME_MAX - suffix.length;
+  const kept: typeof words = [];
+  for (const w of words) {
+    const room = budget - joined(kept).length - (kept.length === 0 ? 0 : 1);
+    if (w.text.length <= room) {
+      kept.push(w);
+      continue;
+    }
+    // Cut within a word only when it is the first: the name keeps at least a part of it.
+    if (kept.length > 0) break;
+    if (!w.idna) {
+      kept.push({ text: w.text.slice(0, room), idna: false });
+    } else {
+      const chars = [...w.word!];
+      for (let n = chars.length - 1; n > 0; n--) {
+        const text = domainToASCII(chars.slice(0, n).join(''));
+        if (text !== '' && text.length <= room) {
+          kept.push({ text, idna: true, word: chars.slice(0, n).join('') });
+          break;
+        }
+      }
+    }
+    break;
+  }
+  return `${namespace.slice(0, 99)}/${joined(kept).replace(/[-.]+$/, '')}${suffix}`;
 }
+
+/** The Server Card draft's limit for a name's part after "/" that this registry keeps to. */
+const LOCAL_NAME_MAX = 100;
+const isAscii = (s: string): boolean => /^[\x00-\x7f]*$/.test(s);
 
 /**
  * The Server Card of a registered MCP server, derived from its registration: name from the

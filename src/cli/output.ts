@@ -198,12 +198,12 @@ function shrink(columns: Column[], terminalColumns: number): Column[] {
 export function fit(text: string, width: number, cut = true): string {
   const flat = terminalSafe(text.replace(/\s+/g, ' '));
   let used = 0;
-  for (const c of flat) used += columnsOf(c);
+  for (const { segment } of graphemes.segment(flat)) used += clusterColumns(segment);
   if (cut && used > width) {
     let out = '';
     used = 0;
-    for (const c of flat) {
-      const w = columnsOf(c);
+    for (const { segment: c } of graphemes.segment(flat)) {
+      const w = clusterColumns(c);
       if (used + w > width - 1) break;
       out += c;
       used += w;
@@ -223,6 +223,18 @@ const NO_COLUMN = /^[\p{M}\p{Cf}]$/u;
 const TWO_COLUMNS =
   /^(?:[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{1b000}-\u{1b2ff}\u{20000}-\u{3fffd}]|\p{Emoji_Presentation})$/u;
 const columnsOf = (c: string): number => (NO_COLUMN.test(c) ? 0 : TWO_COLUMNS.test(c) ? 2 : 1);
+/**
+ * The columns of one grapheme cluster (what a terminal draws as one character): those of its
+ * widest code point. Counted code point by code point, an emoji sequence joined by zero-width
+ * joiners (👨‍👩‍👧, three emoji) counted 6 and a flag (two regional indicators) 4 where terminals
+ * show 2, so the columns after them came out of line; and a cut could split one.
+ */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const clusterColumns = (cluster: string): number => {
+  let widest = 0;
+  for (const c of cluster) widest = Math.max(widest, columnsOf(c));
+  return widest;
+};
 
 // --- findings and failures -----------------------------------------------------------------
 

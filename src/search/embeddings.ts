@@ -10,6 +10,8 @@
  * is refused like any other request. Bounded: a timeout per request, a cap on the answer's size,
  * and errors that say which service failed and how.
  */
+import { clipped } from '../lib/clipped.js';
+import { codePointLength } from '../lib/code-points.js';
 import { shownUrl, withUrlShown } from '../lib/url-password.js';
 import type { FetchFunction, FetchOptions } from '../net/fetcher.js';
 
@@ -91,12 +93,12 @@ export class OpenAIEmbeddings implements Embedder {
     } catch (err) {
       throw new EmbeddingError(`${this.describe}: ${this.failure(err, 'no complete answer')}`);
     }
-    if (!res.ok) throw new EmbeddingError(`${this.describe} answered HTTP ${res.status}: ${this.masked(text.slice(0, 200))}`);
+    if (!res.ok) throw new EmbeddingError(`${this.describe} answered HTTP ${res.status}: ${this.answerStart(text, 200)}`);
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      throw new EmbeddingError(`${this.describe} answered something that is not JSON: ${this.masked(text.slice(0, 100))}`);
+      throw new EmbeddingError(`${this.describe} answered something that is not JSON: ${this.answerStart(text, 100)}`);
     }
     return parseEmbeddings(json, texts.length, this.describe);
   }
@@ -107,6 +109,20 @@ export class OpenAIEmbeddings implements Embedder {
     if (reason === 'timeout') return `${late} within ${this.timeoutMs} ms`;
     if (reason === 'too-large') return `answer is over the ${this.maxBytes}-byte limit`;
     return this.masked((err as Error).message);
+  }
+
+  /**
+   * The start of an answer as a message quotes it: at most `max` characters (code points), masked
+   * before it is cut. Cut by UTF-16 units, it could end in half a surrogate pair (U+FFFD in every
+   * log line), and cut before masking, a key it quoted across the cut was shown in part.
+   */
+  private answerStart(text: string, max: number): string {
+    const guard = Math.max(this.o.apiKey?.length ?? 0, this.endpoint.length);
+    if (text.length <= 2 * max + 2 * guard) return clipped(this.masked(text), max);
+    // A bounded start is masked (an answer may be megabytes), less its last `guard` units, where a
+    // secret the bound cut in two (so not masked) would be; and not half a surrogate pair.
+    const start = this.masked(text.slice(0, 2 * max + 2 * guard)).slice(0, -guard).replace(/[\ud800-\udbff]$/, '');
+    return codePointLength(start) > max ? clipped(start, max) : `${start}…`;
   }
 
   /**

@@ -83,9 +83,13 @@ const overLength = (v: string): boolean => v.length > MAX_VALUE_LENGTH && codePo
 /** A filter value as a reason quotes it: JSON-quoted, cut to 40 characters (between characters). */
 const quoted = (v: string): string => JSON.stringify(clipped(v, 40));
 
-/** A list filter's values as a reason quotes them: the first three, then how many more. */
-const quotedList = (v: unknown): string => {
-  const values = Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+/**
+ * A list filter's values as a reason quotes them: as written, but only those the filter kept
+ * (cleanList's own test, so that the count and singular/plural match what is quoted, and a value
+ * the filter ignored, such as "" or 42, is not named); the first three, then how many more.
+ */
+const quotedList = (v: unknown, key: (s: string) => string): string => {
+  const values = Array.isArray(v) ? v.slice(0, MAX_LIST).filter((x): x is string => typeof x === 'string' && !overLength(x) && key(x) !== '') : [];
   const shown = values.slice(0, 3).map(quoted).join(', ');
   return values.length > 3 ? `${shown} and ${values.length - 3} more` : shown;
 };
@@ -278,7 +282,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     const tags = cleanList(f.tags, tagKey);
     if (tags) {
       const ids = tags.map((t) => attrs.tags.find(t)).filter((id): id is number => id !== undefined);
-      if (ids.length === 0) nothingPasses(`no skill has ${tags.length === 1 ? 'the tag' : 'any of the tags'} ${quotedList(f.tags)} ("tags")`);
+      if (ids.length === 0) nothingPasses(`no skill has ${tags.length === 1 ? 'the tag' : 'any of the tags'} ${quotedList(f.tags, tagKey)} ("tags")`);
       this.tagIds = Int32Array.from(ids);
     }
     this.inputModes = cleanList(f.inputModes, mimeKey);
@@ -341,7 +345,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
         sig |= 1 << (id & 31);
         unit |= modeBit(id);
       }
-      if (sig === 0) nothingPasses(`no agent declares a mode ${asked.length === 1 ? 'that' : 'any of'} ${quotedList(f[key as 'inputModes'])} ${asked.length === 1 ? 'accepts' : 'accept'} ("${key}")`);
+      if (sig === 0) nothingPasses(`no agent declares a mode ${asked.length === 1 ? 'that' : 'any of'} ${quotedList(f[key as 'inputModes'], mimeKey)} ${asked.length === 1 ? 'accepts' : 'accept'} ("${key}")`);
       return { sig, unit };
     };
     const inputs = modeBits(this.inputModes, 'inputModes');

@@ -114,11 +114,9 @@ function writtenInUnicode(raw: string): boolean {
   return /[^\u0000-\u007f]/.test(raw) || /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*%/.test(raw);
 }
 
-/** The first label of a host written in Unicode that mixes look-alike scripts, with them. */
-function mixedScriptLabel(raw: string, url: URL): { label: string; scripts: string[] } | undefined {
-  // Most URLs are ASCII, and a host written in its xn-- form shows what it is.
-  if (!writtenInUnicode(raw)) return undefined;
-  for (const label of domainToUnicode(url.hostname).split('.')) {
+/** The first label of a host (in Unicode) that mixes look-alike scripts, with them. */
+function mixedScriptLabel(host: string): { label: string; scripts: string[] } | undefined {
+  for (const label of host.split('.')) {
     const scripts = LOOKALIKE_SCRIPTS.filter(([, letters]) => letters.test(label)).map(([name]) => name);
     if (scripts.length > 1) return { label, scripts };
   }
@@ -141,6 +139,16 @@ function asciiLookalike(host: string): string | undefined {
   return /^[\u0000-\u007f]*$/.test(read) ? read.toLowerCase() : undefined;
 }
 
+/** `text` with its percent escapes decoded as UTF-8, or as written when they are not UTF-8. */
+function percentDecoded(text: string): string {
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** A gRPC address (`host:port`, `dns:///host:port`) whose host name has a character past ASCII. */
 const UNICODE_GRPC_ADDRESS = /^(dns:(?:\/\/[^/\s]*)?\/)?([^\s/:[\]@]*[^\u0000-\u007f][^\s/:[\]@]*):(\d{1,5})$/;
 
@@ -154,35 +162,47 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   if (marker !== undefined) {
     return fail('url-placeholder', `${quote(e.url)} is a template, not a URL: ${quote(marker)} was never filled in`, placeholderHint(e.binding, quote(marker)));
   }
-  if (parsed.ok) {
-    const mixed = mixedScriptLabel(e.url, parsed.url);
-    // Only what is written in Unicode: a host written in its xn-- form shows what it is.
-    const lookalike = mixed === undefined && writtenInUnicode(e.url) ? asciiLookalike(domainToUnicode(parsed.url.hostname)) : undefined;
-    if (mixed === undefined && lookalike === undefined) return { ok: true, normalized: parsed.normalized };
-    const ascii = `${parsed.url.protocol}//${parsed.url.host}${parsed.url.pathname === '/' ? '' : parsed.url.pathname}${parsed.url.search}`;
-    const asAscii = `if this really is the host's name, write it in its ASCII form, as browsers show it: ${quote(ascii)}.`;
+  // A host written in Unicode that reads as another name: mixed look-alike scripts in a label,
+  // or every letter past ASCII like an ASCII one. `asciiHost` is its real (xn--) name, `asciiForm`
+  // the URL or gRPC address written with it, as `how` (browsers, DNS) shows it.
+  const lookalikeHost = (unicodeHost: string, asciiHost: string, asciiForm: string, how: string): EndpointCheck | undefined => {
+    const mixed = mixedScriptLabel(unicodeHost);
+    const lookalike = mixed === undefined ? asciiLookalike(unicodeHost) : undefined;
+    if (mixed === undefined && lookalike === undefined) return undefined;
+    const asAscii = `if this really is the host's name, write it in its ASCII form, as ${how} shows it: ${quote(asciiForm)}.`;
     if (mixed === undefined) {
       return fail(
         'url-lookalike-host',
-        `the host of ${quote(e.url)} is written in letters that look like the ASCII name ${quote(lookalike)}, so it reads as that name but is another (${parsed.url.hostname})`,
+        `the host of ${quote(e.url)} is written in letters that look like the ASCII name ${quote(lookalike)}, so it reads as that name but is another (${asciiHost})`,
         `Write the host's real name; ${asAscii}`,
       );
     }
     return fail(
       'url-mixed-script',
-      `the host of ${quote(e.url)} mixes ${mixed.scripts.join(' and ')} letters in ${quote(mixed.label)}, so it reads as another name than it is (${parsed.url.hostname})`,
+      `the host of ${quote(e.url)} mixes ${mixed.scripts.join(' and ')} letters in ${quote(mixed.label)}, so it reads as another name than it is (${asciiHost})`,
       `Correct the look-alike letters; ${asAscii}`,
     );
+  };
+  if (parsed.ok) {
+    // Only what is written in Unicode: a host written in its xn-- form shows what it is.
+    const ascii = `${parsed.url.protocol}//${parsed.url.host}${parsed.url.pathname === '/' ? '' : parsed.url.pathname}${parsed.url.search}`;
+    const found = writtenInUnicode(e.url) ? lookalikeHost(domainToUnicode(parsed.url.hostname), parsed.url.hostname, ascii, 'browsers') : undefined;
+    return found ?? { ok: true, normalized: parsed.normalized };
   }
   const what = e.binding === 'MCP' ? 'the MCP server URL' : 'the interface URL';
   const problem = parsed.problem;
   // A gRPC address whose host is written in Unicode ("bücher.example:443") was told it "is not
   // an absolute URL", with a hint to write host:port, which it is. gRPC clients resolve the name
   // as written, and DNS names are ASCII: its ASCII (IDNA) form is the address to give.
-  const unicodeAddress = e.binding === 'GRPC' && problem.kind !== 'control' && problem.kind !== 'credentials' ? UNICODE_GRPC_ADDRESS.exec(e.url) : null;
+  // gRPC reads its target as a URI, whose percent escapes it decodes ("dns:///%D0%B0lice.example.com:443"
+  // is the host "аlice.example.com", Cyrillic "а"): that was refused as "the scheme dns".
+  const unicodeAddress = e.binding === 'GRPC' && problem.kind !== 'control' && problem.kind !== 'credentials' ? UNICODE_GRPC_ADDRESS.exec(percentDecoded(e.url)) : null;
   const asciiHost = unicodeAddress ? domainToASCII(unicodeAddress[2]!) : '';
   if (unicodeAddress && asciiHost && Number(unicodeAddress[3]) <= 65535) {
     const ascii = `${unicodeAddress[1] ?? ''}${asciiHost}:${unicodeAddress[3]}`;
+    // A look-alike is told as one, as the same host in an https URL is, not how to spell it in ASCII.
+    const lookalike = lookalikeHost(domainToUnicode(asciiHost), asciiHost, ascii, 'DNS');
+    if (lookalike) return lookalike;
     return fail(
       'invalid-url',
       `${quote(e.url)} is a gRPC address whose host is written in Unicode, which gRPC clients look up as written, and DNS names are ASCII`,
