@@ -41,7 +41,7 @@ export function DocumentView({ text, placed }: { text: string; placed: Placed[] 
   // The numbers' column is as wide as three of them at most; more on a line (a minified document
   // has all its problems on one) wrap below. Unbounded, 17 numbers took 437 px and left the
   // document a column one letter wide, off a phone's screen.
-  const widest = Math.min(3, Math.max(1, ...rows.map((row) => row.here.length)));
+  const widest = Math.min(3, rows.reduce((most, row) => Math.max(most, row.here.length), 1));
   return (
     <div class="doc-scroll" tabIndex={0} role="region" aria-label="Your document with the problems marked">
       <table class={`doc marks-${widest}`}>
