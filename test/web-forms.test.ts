@@ -112,6 +112,23 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       const registryPaths = (registryOrder.status.message.parts.find((p: WireJson) => p.data).data.error.details as WireJson[]).map((d) => d.path);
       assert.deepEqual(registryPaths, ['/capabilities', '/skills/0/tags'], 'the registry lists them otherwise: this check checks nothing');
 
+      // A minified document, all its problems on one line, on a phone: their numbers wrap beside
+      // the line instead of pushing it out of the box (17 in a row left it one letter wide).
+      await page.setViewportSize({ width: 375, height: 800 });
+      const skill = { id: 1, name: 2, description: 3, tags: 4 };
+      await page.locator('#document').fill(JSON.stringify({ name: 1, description: 2, version: 3, capabilities: 7, defaultInputModes: 8, defaultOutputModes: 9, skills: [skill, skill] }));
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems li', { hasText: '/skills/1/tags' }).waitFor({ timeout: 5000 });
+      const box = await page.locator('.doc-scroll').evaluate((scroll) => ({
+        numbers: scroll.querySelectorAll('.marks a').length,
+        sideways: scroll.scrollWidth - scroll.clientWidth,
+        text: scroll.querySelector('td.text')!.getBoundingClientRect().width / scroll.clientWidth,
+      }));
+      assert.ok(box.numbers >= 10, `${box.numbers} numbers on the line: this check checks little`);
+      assert.equal(box.sideways, 0, 'the document box scrolls sideways');
+      assert.ok(box.text > 0.5, `the line has ${Math.round(box.text * 100)} % of its box`);
+      await page.setViewportSize({ width: 1100, height: 900 });
+
       // Broken JSON, dropped as a file: the registry says it is not JSON; the page shows where the parser stopped.
       const dropped = await page.evaluateHandle((text) => {
         const transfer = new DataTransfer();

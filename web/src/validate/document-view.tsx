@@ -32,15 +32,21 @@ function splitLines(text: string): Line[] {
 export const anchorOf = (n: number) => `problem-${n}`;
 
 export function DocumentView({ text, placed }: { text: string; placed: Placed[] }) {
-  const lines = splitLines(text);
+  // A problem is drawn on every line its range touches (a range at a line break, on that line).
+  const rows = splitLines(text).map((line) => ({
+    line,
+    here: placed.filter((p) => p.range.start <= line.end && Math.max(p.range.end, p.range.start + 1) > line.start),
+  }));
   const anchored = new Set<number>();
+  // The numbers' column is as wide as three of them at most; more on a line (a minified document
+  // has all its problems on one) wrap below. Unbounded, 17 numbers took 437 px and left the
+  // document a column one letter wide, off a phone's screen.
+  const widest = Math.min(3, rows.reduce((most, row) => Math.max(most, row.here.length), 1));
   return (
     <div class="doc-scroll" tabIndex={0} role="region" aria-label="Your document with the problems marked">
-      <table class="doc">
+      <table class={`doc marks-${widest}`}>
         <tbody>
-          {lines.map((line, index) => {
-            // A problem is drawn on every line its range touches (a range at a line break, on that line).
-            const here = placed.filter((p) => p.range.start <= line.end && Math.max(p.range.end, p.range.start + 1) > line.start);
+          {rows.map(({ line, here }, index) => {
             const severity = here.some((p) => p.severity === 'error') ? 'error' : here.length ? 'warning' : '';
             return (
               <tr class={severity ? `has-${severity}` : undefined}>
