@@ -237,6 +237,11 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       await page.locator('#document').fill(JSON.stringify(toolspec()));
       await page.locator('#mcp-name').fill('page-files');
       await page.locator('#mcp-url').fill('https://mcp.example.org/page-files/mcp');
+      // Typed on a phone, neither the URL nor the JSON is capitalised by the keyboard, nor spell-checked.
+      for (const field of ['#mcp-url', '#document']) {
+        const typing = await page.locator(field).evaluate((e) => [e.getAttribute('autocapitalize'), e.getAttribute('spellcheck')]);
+        assert.deepEqual(typing, ['off', 'false'], field);
+      }
       await page.locator('#token').fill(TOKENS.bob);
       await page.getByRole('button', { name: 'Register' }).click();
       await page.locator('.notice.ok', { hasText: 'Registered.' }).waitFor();

@@ -282,6 +282,8 @@ export function ValidatePage({ moved }: { moved: number }) {
             id="document"
             rows={16}
             spellcheck={false}
+            // JSON typed on a phone: no capital after a full stop.
+            autocapitalize="off"
             autoComplete="off"
             value={text}
             aria-describedby="document-help"
@@ -464,6 +466,8 @@ function ServerFields({ meta, setMeta, problems }: { meta: ServerMeta; setMeta: 
           // A name or description in Arabic or Hebrew is typed right to left (a URL stays left to right).
           dir={inputMode === 'url' ? undefined : 'auto'}
           inputMode={inputMode}
+          // A phone keyboard would capitalise a URL's first letter and underline its words.
+          {...(inputMode === 'url' ? { autocapitalize: 'off', spellcheck: false } : {})}
           value={meta[key]}
           aria-invalid={problem ? 'true' : undefined}
           aria-describedby={problem ? `mcp-${key}-problem` : undefined}
