@@ -24,6 +24,13 @@ export function codePointLength(text: string): number {
   return n;
 }
 
+/**
+ * Whether `text` has more than `max` characters (code points), as JSON Schema's maxLength counts
+ * them: every door's own length checks and the search's bound on a filter value, which counted
+ * UTF-16 units (101 emoji were "over 200 characters"). Counted only when its UTF-16 length is over.
+ */
+export const longerThan = (text: string, max: number): boolean => text.length > max && codePointLength(text) > max;
+
 /** The first `max` characters (code points) of `text`, never half a surrogate pair. */
 export function codePointPrefix(text: string, max: number): string {
   if (text.length <= max) return text;

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Finding } from '../contract/types.js';
-import { codePointLength } from '../lib/code-points.js';
+import { longerThan } from '../lib/code-points.js';
 import { pageTokenOutOfLimits } from '../registry/page-token.js';
 
 /** Ceiling of REGISTRY_MAX_QUERY_CHARS; the configured limit itself is applied by the request parser. */
@@ -14,13 +14,6 @@ export const MAX_QUERY_CHARS_CEILING = 10_000;
 export const MAX_FILTER_VALUES = 20;
 /** Characters of one filter value (a tag, a media type, an owner), on every door. */
 export const MAX_FILTER_VALUE_CHARS = 200;
-/**
- * True when `text` has more than `max` characters, counted as code points: as these schemas' max
- * counts them (zod's 4.6.7, as installed: an emoji is one) and as the maxLength they are published with
- * (JSON Schema, ajv). A door checking a length of its own (ARD's filter values) calls this: it
- * counted UTF-16 units, and refused 101 emoji as over 200 characters that A2A and MCP take.
- */
-export const overChars = (text: string, max: number): boolean => text.length > max && codePointLength(text) > max;
 const MAX_PAGE_TOKEN_CHARS = 512;
 
 /**
@@ -32,7 +25,7 @@ export const queryText = (max: number) =>
   z
     .string()
     .check((ctx) => {
-      if (codePointLength(ctx.value) > max) {
+      if (longerThan(ctx.value, max)) {
         ctx.issues.push({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: ctx.value, message: `Too big: expected string to have <=${max} characters` });
       }
     })

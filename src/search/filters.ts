@@ -42,7 +42,7 @@
  */
 import type { SearchFilter } from '../contract/types.js';
 import { clipped } from '../lib/clipped.js';
-import { codePointLength } from '../lib/code-points.js';
+import { longerThan } from '../lib/code-points.js';
 import {
   A_HEALTH_MASK,
   A_HEALTH_SHIFT,
@@ -78,7 +78,7 @@ import { mayOffer, wordsMayOffer } from './capability-bits.js';
  */
 const MAX_LIST = 32;
 const MAX_VALUE_LENGTH = 256;
-const overLength = (v: string): boolean => v.length > MAX_VALUE_LENGTH && codePointLength(v) > MAX_VALUE_LENGTH;
+const overLength = (v: string): boolean => longerThan(v, MAX_VALUE_LENGTH);
 
 /** A filter value as a reason quotes it: JSON-quoted, cut to 40 characters (between characters). */
 const quoted = (v: string): string => JSON.stringify(clipped(v, 40));

@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
+import { ADMIN_TOKEN_FILE } from '../../auth/admin-token-file.js';
 import { isPostgresUrl } from '../../storage/locations.js';
 import { loadStorageLocation } from '../../config/config.js';
 import { commandSettings } from '../command-settings.js';
@@ -62,7 +63,7 @@ function formatSummary(m: MigrationSummary, o: Output): string {
  * Said with the file, when there is one, and how to give it to every replica.
  */
 function generatedAdminToken(source: string): string {
-  const file = path.join(path.dirname(source), 'admin-token');
+  const file = path.join(path.dirname(source), ADMIN_TOKEN_FILE);
   if (!fs.existsSync(file)) return '';
   return (
     `The admin token the SQLite registry generated is in ${file}, which is not in the database: give every replica that token ` +

@@ -504,7 +504,7 @@ async function withPrivilegeFix(client: pg.PoolClient | pg.Client, error: unknow
 }
 
 /** An SQL identifier as a statement takes it, whatever its case or spelling (a reserved word such as user too). */
-function quoteIdentifier(name: string): string {
+export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 

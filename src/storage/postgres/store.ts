@@ -60,7 +60,7 @@ import {
   UnstorableTextError,
 } from '../common.js';
 import { FaultState, StorageUnavailableError, loginRefusal, lostConnection, postgresFault, type StorageFault } from '../faults.js';
-import { CHANGE_LOCK_KEY, OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
+import { CHANGE_LOCK_KEY, OWNER_LOCK_NAMESPACE, migratePostgres, quoteIdentifier } from './migrations.js';
 import { listenForChanges, listenOn, type ChangeListener } from './listen.js';
 import { PostgresTaskRecords, saveTaskRowIn } from './task-records.js';
 import { PostgresWatchRecords } from './watch-records.js';
@@ -1297,8 +1297,8 @@ function missingDatabase(error: unknown, url: string): string | undefined {
   try {
     const parsed = new URL(url);
     const name = decodeURIComponent(parsed.pathname.slice(1));
-    if (name !== '') database = `"${name.replaceAll('"', '""')}"`;
-    if (parsed.username !== '') role = `"${decodeURIComponent(parsed.username).replaceAll('"', '""')}"`;
+    if (name !== '') database = quoteIdentifier(name);
+    if (parsed.username !== '') role = quoteIdentifier(decodeURIComponent(parsed.username));
   } catch {
     // A URL pg could connect with but URL cannot parse: the placeholders stay.
   }
