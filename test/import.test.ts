@@ -695,7 +695,7 @@ describe('import into SQLite', () => {
       }
       // It stopped with "the database file was replaced ... restart the registry", its documents in registry.db.replaced-*.
       assert.equal(imported.code, 0, imported.err);
-      assert.match(imported.out, /imported 1,000 documents .*: 1,000 created/);
+      assert.match(imported.out, /^imported 1,000 documents .*: 1,000 created/, 'no refusal above it: no blank line first');
       assert.equal(count(), total + 1);
       assert.deepEqual(fs.readdirSync(dataDir).filter((f) => f.includes('replaced')), []);
 

@@ -325,8 +325,9 @@ function formatSummary(summary: ImportSummary, where: string): string {
   const documents = (x: number): string => countOf(x, 'document');
   // The refused ones were read but not imported: "imported 0 of 1 document", never "imported 1 documents".
   const imported = summary.imported === summary.documents ? documents(summary.imported) : `${n(summary.imported)} of ${documents(summary.documents)}`;
+  // A blank line sets the summary off from the refusals printed above it; with none, none.
   let text =
-    `\nimported ${imported} into ${where} in ${summary.seconds.toFixed(1)} s (${n(summary.perSecond)}/s): ` +
+    `${summary.refused > 0 ? '\n' : ''}imported ${imported} into ${where} in ${summary.seconds.toFixed(1)} s (${n(summary.perSecond)}/s): ` +
     `${n(summary.created)} created, ${n(summary.updated)} updated, ${n(summary.unchanged)} unchanged, ${n(summary.refused)} refused\n`;
   if (summary.withWarnings > 0) text += `${n(summary.withWarnings)} stored with warnings (a2a-registry validate shows them)\n`;
   return text;
