@@ -259,6 +259,35 @@ test('a PostgreSQL server not reachable yet at start-up is waited for (retried w
     );
     return true;
   });
+  // The tables another role's, which granted the registry's role every privilege but ownership: the
+  // release before ran, but an upgrade's ALTER TABLE needs the owner. Before, only the server's
+  // "must be owner of table tasks", naming neither the role nor the fix.
+  const granted = await postgres.server.createDatabase('granted');
+  await (await startTestRegistry({ DATABASE_URL: granted })).close();
+  const grantor = new pg.Client({ connectionString: granted });
+  await grantor.connect();
+  try {
+    const latest = await grantor.query<{ version: number }>('SELECT max(version) AS version FROM registry_migrations');
+    await grantor.query('DELETE FROM registry_migrations WHERE version = $1', [latest.rows[0]!.version]);
+    await grantor.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
+    await grantor.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+    await grantor.query(`GRANT CREATE ON SCHEMA public TO ${role}`);
+  } finally {
+    await grantor.end();
+  }
+  const grantedAs = new URL(granted);
+  grantedAs.username = role;
+  grantedAs.password = 'Right-Password-1';
+  await assert.rejects(startTestRegistry({ DATABASE_URL: grantedAs.toString() }), (error: Error) => {
+    assert.match(
+      error.message,
+      new RegExp(
+        `^The registry cannot change its tables' structure \\(a migration of this release\\) in the database at postgres://${role}:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/\\S+: must be owner of table \\w+\\. ` +
+          `Its tables belong to another role than "${role}" \\(they are "[^"]+"'s\\), .* as a superuser make "${role}" the owner of each of its tables \\(ALTER TABLE \\.\\.\\. OWNER TO "${role}"\\); then try again\\.$`,
+      ),
+    );
+    return true;
+  });
   const login = new URL(databaseUrl);
   login.username = role;
   // Before, "SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string", naming neither the setting nor the cause.

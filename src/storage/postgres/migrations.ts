@@ -468,12 +468,16 @@ export async function migratePostgres(client: pg.PoolClient | pg.Client, where: 
  * (since PostgreSQL 15 only the database's owner may create in its schema public, so a database
  * the superuser created and merely opened to the registry's role refuses the first migration), or
  * "permission denied for table registry_migrations" (the tables another role's: a dump restored
- * by the superuser with --no-owner). Any other error is returned as it is.
+ * by the superuser with --no-owner), or "must be owner of table tasks" (the same tables, another role
+ * having granted the registry's role every privilege on them but ownership, which a migration's
+ * ALTER TABLE needs: the start after an upgrade fails though the release before ran). Any other
+ * error is returned as it is.
  */
 async function withPrivilegeFix(client: pg.PoolClient | pg.Client, error: unknown, where: string): Promise<unknown> {
   if ((error as { code?: unknown } | null)?.code !== '42501') return error;
   const message = (error as Error).message;
-  const table = /permission denied for (?:table|sequence) (\S+)/.exec(message)?.[1];
+  const notOwner = /must be owner of (?:table|relation|sequence|index) (\S+)/.exec(message)?.[1];
+  const table = notOwner ?? /permission denied for (?:table|sequence) (\S+)/.exec(message)?.[1];
   if (!/permission denied for schema/.test(message) && table === undefined) return error;
   const names = await client
     .query<{ role: string; database: string; owner: string | null }>(
@@ -489,7 +493,7 @@ async function withPrivilegeFix(client: pg.PoolClient | pg.Client, error: unknow
   if (table !== undefined) {
     const owner = names?.owner ? ` (they are ${quoteIdentifier(names.owner)}'s)` : '';
     return new Error(
-      `The registry cannot read or update its tables in the database at ${where}: ${message}. ` +
+      `The registry cannot ${notOwner === undefined ? 'read or update its tables' : "change its tables' structure (a migration of this release)"} in the database at ${where}: ${message}. ` +
         `Its tables belong to another role than ${role}${owner}, as after a dump restored by another role with --no-owner: ` +
         `restore the dump into an empty database ${role} owns, connected as ${role} (pg_restore --dbname="$DATABASE_URL" registry.dump), or as a superuser make ${role} the owner of each of its tables (ALTER TABLE ... OWNER TO ${role}); then try again.`,
       { cause: error },
