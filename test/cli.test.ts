@@ -1403,13 +1403,19 @@ describe('a2a-registry serve', () => {
   test('a database URL with a password on the command line is warned about once, first (the process list shows it to every user), pointing at DATABASE_URL and DATABASE_URL_FILE; one without a password is not', async () => {
     const secret = 'postgres://registry:FlagSecret9@127.0.0.1:1/registry';
     // Each stops at a bad setting after the warning: nothing connects.
-    const [served, imported, migrated, plain] = await Promise.all([
+    const [served, imported, migrated, schemeless, plain, notUrl] = await Promise.all([
       cli(['serve', '--database-url', secret], { env: { PORT: 'abc' } }),
       cli(['import', '-', '--database-url', secret], { env: { REGISTRY_MAX_DOCUMENT_BYTES: 'abc' } }),
       cli(['migrate', '--to', secret], { env: { REGISTRY_DATA_DIR: ' /data' } }),
+      // No URL, but written as credentials are: it may hold one.
+      cli(['migrate', '--to', 'registry:FlagSecret9@127.0.0.1/registry'], { env: { REGISTRY_DATA_DIR: ' /data' } }),
       cli(['import', '-', '--database-url', 'postgres://registry@127.0.0.1:1/registry'], { env: { REGISTRY_MAX_DOCUMENT_BYTES: 'abc' } }),
+      // No URL and nothing a password is written with: refused as no URL, without a warning about a password it does not hold.
+      cli(['migrate', '--to', 'notaurl', '--from', '/nonexistent']),
     ]);
-    for (const [flag, run] of [['--database-url', served], ['--database-url', imported], ['--to', migrated]] as const) {
+    assert.equal(notUrl.code, 2, notUrl.stderr);
+    assert.match(notUrl.stderr, /^a2a-registry: --to must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    for (const [flag, run] of [['--database-url', served], ['--database-url', imported], ['--to', migrated], ['--to', schemeless]] as const) {
       assert.equal(run.code, 2, run.stderr);
       const lines = run.stderr.split('\n');
       assert.match(lines[0]!, new RegExp(`^a2a-registry: warning: ${flag} carries a password, which every user of this machine can read in the process list \\(ps\\) .*DATABASE_URL, or .*DATABASE_URL_FILE`), run.stderr);

@@ -11,9 +11,16 @@ import type { Command } from 'commander';
 import { withoutPassword } from '../lib/url-password.js';
 import { styles, type Output } from './output.js';
 
-/** Warns when `flag`'s `value` holds what withoutPassword masks (a password, a secret parameter), or may (no URL). */
+/**
+ * Warns when `flag`'s `value` holds what withoutPassword masks (a password, a secret parameter), or
+ * may: a value that is no URL but has what credentials are written with (`user:pw@db/registry`,
+ * `password=...`). One with none (`--to notaurl`, `db:5432/registry`) is refused as no URL next,
+ * and a warning about a password it does not hold only misled.
+ */
 export function warnPasswordFlag(flag: string, value: string | undefined, o: Output): void {
-  if (value === undefined || withoutPassword(value) === value) return;
+  if (value === undefined) return;
+  const masked = withoutPassword(value);
+  if (masked === value || (masked === undefined && !/@|=|password|secret/i.test(value))) return;
   o.err(
     `a2a-registry: ${styles(o.color).yellow('warning')}: ${flag} carries a password, which every user of this machine can read in the process list (ps) while the command runs, ` +
       'and the shell may keep in its history: give the URL in DATABASE_URL, or on the first line of a file only this user reads, named by DATABASE_URL_FILE, instead\n',
