@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { Ajv } from 'ajv';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ErrorCode, ListResourcesResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -435,6 +436,29 @@ describe('MCP tools', () => {
     assert.deepEqual(errorJson(await call('search_agents', { text: 'x', limit: 0 })).error.details.map((d: WireJson) => d.path), ['/arguments', '/arguments/limit']);
     const { tools } = await anonymous.listTools();
     for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name} says it takes no other argument`);
+  });
+
+  test('a tool\'s published inputSchema refuses the arguments the tool refuses as malformed: a blank filter value too', async () => {
+    // The schemas said minLength 1 for a filter value, and the tool refuses one of only white
+    // space: a client checking its arguments against inputSchema sent it, and was refused.
+    const { tools } = await anonymous.listTools();
+    const ajv = new Ajv({ strict: false });
+    const accepts = (tool: string, args: unknown): boolean => ajv.validate(tools.find((t) => t.name === tool)!.inputSchema, args);
+    for (const [tool, args] of [
+      ['search_agents', { filter: { tags: [' '] } }],
+      ['search_agents', { filter: { owner: '\t' } }],
+      ['search_agents', { filter: { protocolBinding: ' \n ' } }],
+      ['search_mcp_servers', { filter: { capabilities: ['\u00a0'] } }],
+      ['list_agents', { owner: '  ' }],
+    ] as const) {
+      assert.match(errorText(await call(tool, args)), /must not be blank/, `${tool} refuses ${JSON.stringify(args)}`);
+      assert.equal(accepts(tool, args), false, `${tool}'s inputSchema refuses ${JSON.stringify(args)} too`);
+    }
+    // A value with a character (white space around it) is taken by both.
+    for (const [tool, args] of [['search_agents', { filter: { tags: [' invoices '], owner: 'alice' } }], ['list_agents', { owner: ' alice' }]] as const) {
+      assert.ok(!(await call(tool, args)).isError, `${tool} takes ${JSON.stringify(args)}`);
+      assert.equal(accepts(tool, args), true, `${tool}'s inputSchema takes ${JSON.stringify(args)}`);
+    }
   });
 });
 
