@@ -18,7 +18,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
-import { sendEndlessBody } from './support/raw-connection.js';
+import { connect, sendEndlessBody } from './support/raw-connection.js';
 import { TOKENS, TOKENS_ENV, tempDir } from './support/registry.js';
 
 const logs: Record<string, unknown>[] = [];
@@ -639,6 +639,21 @@ describe('MCP endpoint', () => {
       assert.equal(answer.error.code, -32600, body);
       assert.ok(answer.error.message.startsWith(`Invalid Request: ${problem}`), `${body}: ${answer.error.message}`);
       assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
+    }
+    // No body at all (no Content-Length nor Transfer-Encoding: `curl -X POST`), with a Content-Type
+    // or without, is an empty body too: the SDK answered 415 "Content-Type must be application/json",
+    // and -32700 "Parse error: Invalid JSON", neither with a reason. An empty body declared
+    // (Content-Length: 0) without a Content-Type was told it "has a body but no Content-Type".
+    const { port } = new URL(registry.url);
+    for (const headers of ['', 'Content-Type: application/json\r\n', 'Content-Length: 0\r\n']) {
+      const conversation = await connect(registry.url);
+      conversation.socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json, text/event-stream\r\n${headers}Connection: close\r\n\r\n`);
+      await conversation.closed;
+      const [head, answer] = conversation.received().split('\r\n\r\n') as [string, string];
+      assert.match(head, /^HTTP\/1\.1 400 /, headers);
+      const refusal = JSON.parse(answer) as WireJson;
+      assert.deepEqual([refusal.id, refusal.error.code, refusal.error.data.reason], [null, -32600, 'INVALID_REQUEST'], headers);
+      assert.ok(refusal.error.message.startsWith('Invalid Request: the request body is empty. Send one JSON-RPC 2.0 request'), `${headers}: ${refusal.error.message}`);
     }
     // A notification (no id) and a batch are the SDK's, as before.
     assert.equal((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status, 202);

@@ -152,7 +152,11 @@ const refuseBatch = (req: Request, res: Response, problem: string): void =>
 export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST') return next();
   const body: unknown = req.body;
-  const empty = req.headers['content-length'] === '0' && (body === undefined || (isObject(body) && Object.keys(body).length === 0));
+  // No body at all (neither Content-Length nor Transfer-Encoding: `curl -X POST`) is left unread
+  // (undefined), as the A2A door's shape guard reads it: it went on to the SDK, which answered
+  // 415 "Content-Type must be application/json" without one, and -32700 "Parse error: Invalid
+  // JSON", id null, with one. An empty body declared as such (Content-Length: 0) is read as {}.
+  const empty = body === undefined || (req.headers['content-length'] === '0' && isObject(body) && Object.keys(body).length === 0);
   // An empty batch is Invalid Request (JSON-RPC 2.0, section 6); the SDK answered 202 with no body,
   // as for a batch of notifications, leaving the client waiting for an answer that never came.
   const emptyBatch = Array.isArray(body) && body.length === 0;
