@@ -746,15 +746,17 @@ describe('MCP endpoint', () => {
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, authorization: `Bearer ${TOKENS.alice}` },
         body: JSON.stringify(batch),
       });
-    for (const version of ['2025-06-18', '2025-11-25']) {
-      const res = await versioned(version, [register('v-1', `batched-${version}`), { jsonrpc: '2.0', id: 'v-2', method: 'ping' }]);
+    // Nor had the versions before 2025-03-26, which added them (2024-11-05's schema has no batch):
+    // one sent with 2024-11-05 ran as a 2025-03-26 batch.
+    for (const [version, why] of [['2025-06-18', 'MCP 2025-06-18 removed batches'], ['2025-11-25', 'MCP 2025-06-18 removed batches'], ['2024-11-05', 'MCP 2025-03-26 added batches'], ['2024-10-07', 'MCP 2025-03-26 added batches']]) {
+      const res = await versioned(version!, [register('v-1', `batched-${version}`), { jsonrpc: '2.0', id: 'v-2', method: 'ping' }]);
       assert.equal(res.status, 400, version);
       const answer = (await res.json()) as WireJson;
       assert.equal(answer.id, null);
       assert.equal(answer.error.code, -32600);
       assert.equal(
         answer.error.message,
-        `Invalid Request: MCP-Protocol-Version ${version} takes one JSON-RPC message per POST (MCP 2025-06-18 removed batches), and this request holds a batch of 2: send each message in a POST of its own, or send MCP-Protocol-Version: 2025-03-26, the version with batches.`,
+        `Invalid Request: MCP-Protocol-Version ${version} takes one JSON-RPC message per POST (${why}), and this request holds a batch of 2: send each message in a POST of its own, or send MCP-Protocol-Version: 2025-03-26, the version with batches.`,
       );
       assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
     }
