@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { Ajv } from 'ajv';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ErrorCode, ListResourcesResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -17,7 +18,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
-import { sendEndlessBody } from './support/raw-connection.js';
+import { connect, sendEndlessBody } from './support/raw-connection.js';
 import { TOKENS, TOKENS_ENV, tempDir } from './support/registry.js';
 
 const logs: Record<string, unknown>[] = [];
@@ -436,6 +437,29 @@ describe('MCP tools', () => {
     const { tools } = await anonymous.listTools();
     for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name} says it takes no other argument`);
   });
+
+  test('a tool\'s published inputSchema refuses the arguments the tool refuses as malformed: a blank filter value too', async () => {
+    // The schemas said minLength 1 for a filter value, and the tool refuses one of only white
+    // space: a client checking its arguments against inputSchema sent it, and was refused.
+    const { tools } = await anonymous.listTools();
+    const ajv = new Ajv({ strict: false });
+    const accepts = (tool: string, args: unknown): boolean => ajv.validate(tools.find((t) => t.name === tool)!.inputSchema, args);
+    for (const [tool, args] of [
+      ['search_agents', { filter: { tags: [' '] } }],
+      ['search_agents', { filter: { owner: '\t' } }],
+      ['search_agents', { filter: { protocolBinding: ' \n ' } }],
+      ['search_mcp_servers', { filter: { capabilities: ['\u00a0'] } }],
+      ['list_agents', { owner: '  ' }],
+    ] as const) {
+      assert.match(errorText(await call(tool, args)), /must not be blank/, `${tool} refuses ${JSON.stringify(args)}`);
+      assert.equal(accepts(tool, args), false, `${tool}'s inputSchema refuses ${JSON.stringify(args)} too`);
+    }
+    // A value with a character (white space around it) is taken by both.
+    for (const [tool, args] of [['search_agents', { filter: { tags: [' invoices '], owner: 'alice' } }], ['list_agents', { owner: ' alice' }]] as const) {
+      assert.ok(!(await call(tool, args)).isError, `${tool} takes ${JSON.stringify(args)}`);
+      assert.equal(accepts(tool, args), true, `${tool}'s inputSchema takes ${JSON.stringify(args)}`);
+    }
+  });
 });
 
 describe('MCP endpoint', () => {
@@ -616,6 +640,21 @@ describe('MCP endpoint', () => {
       assert.ok(answer.error.message.startsWith(`Invalid Request: ${problem}`), `${body}: ${answer.error.message}`);
       assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
     }
+    // No body at all (no Content-Length nor Transfer-Encoding: `curl -X POST`), with a Content-Type
+    // or without, is an empty body too: the SDK answered 415 "Content-Type must be application/json",
+    // and -32700 "Parse error: Invalid JSON", neither with a reason. An empty body declared
+    // (Content-Length: 0) without a Content-Type was told it "has a body but no Content-Type".
+    const { port } = new URL(registry.url);
+    for (const headers of ['', 'Content-Type: application/json\r\n', 'Content-Length: 0\r\n']) {
+      const conversation = await connect(registry.url);
+      conversation.socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json, text/event-stream\r\n${headers}Connection: close\r\n\r\n`);
+      await conversation.closed;
+      const [head, answer] = conversation.received().split('\r\n\r\n') as [string, string];
+      assert.match(head, /^HTTP\/1\.1 400 /, headers);
+      const refusal = JSON.parse(answer) as WireJson;
+      assert.deepEqual([refusal.id, refusal.error.code, refusal.error.data.reason], [null, -32600, 'INVALID_REQUEST'], headers);
+      assert.ok(refusal.error.message.startsWith('Invalid Request: the request body is empty. Send one JSON-RPC 2.0 request'), `${headers}: ${refusal.error.message}`);
+    }
     // A notification (no id) and a batch are the SDK's, as before.
     assert.equal((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status, 202);
     assert.equal((await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]))).status, 200);
@@ -707,15 +746,17 @@ describe('MCP endpoint', () => {
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, authorization: `Bearer ${TOKENS.alice}` },
         body: JSON.stringify(batch),
       });
-    for (const version of ['2025-06-18', '2025-11-25']) {
-      const res = await versioned(version, [register('v-1', `batched-${version}`), { jsonrpc: '2.0', id: 'v-2', method: 'ping' }]);
+    // Nor had the versions before 2025-03-26, which added them (2024-11-05's schema has no batch):
+    // one sent with 2024-11-05 ran as a 2025-03-26 batch.
+    for (const [version, why] of [['2025-06-18', 'MCP 2025-06-18 removed batches'], ['2025-11-25', 'MCP 2025-06-18 removed batches'], ['2024-11-05', 'MCP 2025-03-26 added batches'], ['2024-10-07', 'MCP 2025-03-26 added batches']]) {
+      const res = await versioned(version!, [register('v-1', `batched-${version}`), { jsonrpc: '2.0', id: 'v-2', method: 'ping' }]);
       assert.equal(res.status, 400, version);
       const answer = (await res.json()) as WireJson;
       assert.equal(answer.id, null);
       assert.equal(answer.error.code, -32600);
       assert.equal(
         answer.error.message,
-        `Invalid Request: MCP-Protocol-Version ${version} takes one JSON-RPC message per POST (MCP 2025-06-18 removed batches), and this request holds a batch of 2: send each message in a POST of its own, or send MCP-Protocol-Version: 2025-03-26, the version with batches.`,
+        `Invalid Request: MCP-Protocol-Version ${version} takes one JSON-RPC message per POST (${why}), and this request holds a batch of 2: send each message in a POST of its own, or send MCP-Protocol-Version: 2025-03-26, the version with batches.`,
       );
       assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
     }

@@ -152,7 +152,11 @@ const refuseBatch = (req: Request, res: Response, problem: string): void =>
 export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST') return next();
   const body: unknown = req.body;
-  const empty = req.headers['content-length'] === '0' && (body === undefined || (isObject(body) && Object.keys(body).length === 0));
+  // No body at all (neither Content-Length nor Transfer-Encoding: `curl -X POST`) is left unread
+  // (undefined), as the A2A door's shape guard reads it: it went on to the SDK, which answered
+  // 415 "Content-Type must be application/json" without one, and -32700 "Parse error: Invalid
+  // JSON", id null, with one. An empty body declared as such (Content-Length: 0) is read as {}.
+  const empty = body === undefined || (req.headers['content-length'] === '0' && isObject(body) && Object.keys(body).length === 0);
   // An empty batch is Invalid Request (JSON-RPC 2.0, section 6); the SDK answered 202 with no body,
   // as for a batch of notifications, leaving the client waiting for an answer that never came.
   const emptyBatch = Array.isArray(body) && body.length === 0;
@@ -178,13 +182,18 @@ function setOneHeaderValue(req: Request, name: string, value: string): void {
 }
 
 /**
- * The first MCP version without JSON-RPC batches. 2025-03-26 has them (and is the version a
- * request without MCP-Protocol-Version is taken for); 2025-06-18 removed them, its transport
- * saying "The body of the POST request MUST be a single JSON-RPC request, notification, or
- * response", and later versions keep that. Versions are dates, compared as strings (as the SDK
- * compares them).
+ * The one MCP version with JSON-RPC batches, 2025-03-26 (and the version a request without
+ * MCP-Protocol-Version is taken for). It added them: 2024-11-05's messages (and the SDK's older
+ * 2024-10-07) are single, their schema without JSONRPCBatchRequest; 2025-06-18 removed them, its
+ * transport saying "The body of the POST request MUST be a single JSON-RPC request, notification,
+ * or response", and later versions keep that. A batch sent with 2024-11-05 ran as a 2025-03-26
+ * one, as those of later versions had.
  */
-const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
+const VERSION_WITH_BATCHES = '2025-03-26';
+
+/** How a version without batches came to have none, for the refusal. */
+const withoutBatches = (version: string): string =>
+  version < VERSION_WITH_BATCHES ? `MCP ${VERSION_WITH_BATCHES} added batches` : 'MCP 2025-06-18 removed batches';
 
 /**
  * The SDK's refusal of an MCP-Protocol-Version it does not speak (MCP 2025-11-25, transports:
@@ -198,9 +207,9 @@ const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
  * unsupported version ("Unsupported protocol version: 2025-06-18, 2025-03-26"), and the log
  * line and metrics counted the refusal as answered.
  *
- * A batch sent with a version that has no batches (2025-06-18 and later) is refused whole,
+ * A batch sent with a version that has no batches (every one but 2025-03-26) is refused whole,
  * before any call runs, saying to send its messages one by one: the SDK ran it as it runs a
- * 2025-03-26 batch, so a client of a later version that batched by mistake got answers MCP
+ * 2025-03-26 batch, so a client of another version that batched by mistake got answers MCP
  * does not define, and one written to the letter of its version could not read them.
  */
 export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
@@ -217,9 +226,9 @@ export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
   }
   const body: unknown = req.body;
   if (MCP_PROTOCOL_VERSIONS.includes(version)) {
-    if (!Array.isArray(body) || version < FIRST_VERSION_WITHOUT_BATCHES) return next();
+    if (!Array.isArray(body) || version === VERSION_WITH_BATCHES) return next();
     const problem =
-      `MCP-Protocol-Version ${version} takes one JSON-RPC message per POST (MCP ${FIRST_VERSION_WITHOUT_BATCHES} removed batches), and this request holds a batch of ${body.length}: ` +
+      `MCP-Protocol-Version ${version} takes one JSON-RPC message per POST (${withoutBatches(version)}), and this request holds a batch of ${body.length}: ` +
       `send each message in a POST of its own, or send MCP-Protocol-Version: 2025-03-26, the version with batches`;
     return refuseBatch(req, res, problem);
   }

@@ -38,7 +38,16 @@ const shortString = (max: number) => z.string().min(1).max(max);
  * blank one).
  */
 export const BLANK_FILTER_VALUE = 'must not be blank (only white space): give the value, or leave the key out';
-const filterValue = (max: number) => shortString(max).refine((s) => s.trim() !== '', BLANK_FILTER_VALUE);
+/**
+ * Published with the pattern "\\S" (a character other than white space: JavaScript's \s is the
+ * set trim() removes), so a JSON Schema says what the refinement refuses: the MCP tools' input
+ * schemas (made from these) said only minLength 1, and a client checking its arguments against
+ * them sent " " and was refused.
+ */
+const filterValue = (max: number) =>
+  shortString(max)
+    .refine((s) => s.trim() !== '', BLANK_FILTER_VALUE)
+    .meta({ pattern: '\\S' });
 const stringList = z.array(filterValue(MAX_FILTER_VALUE_CHARS)).min(1).max(MAX_FILTER_VALUES);
 const kind = z.enum(['agent', 'mcp-server']);
 

@@ -24,8 +24,10 @@ const CONTENT_TYPE_NOT_SUPPORTED = -32005;
 
 /** 415 for a JSON-RPC request whose body is not declared JSON. */
 export const requireJsonRpcBody: RequestHandler = (req, res, next) => {
-  // null: no body (the shape guard says it is empty); a string: a JSON type.
-  if (req.method !== 'POST' || req.is(JSONRPC_BODY_TYPES) !== false) return next();
+  // null: no body (the shape guard says it is empty); a string: a JSON type. An empty body
+  // (Content-Length: 0) has no media type to refuse either: without a Content-Type it was told it
+  // "has a body but no Content-Type", and the shape guards tell it is empty, on either door.
+  if (req.method !== 'POST' || req.headers['content-length'] === '0' || req.is(JSONRPC_BODY_TYPES) !== false) return next();
   const sent = req.headers['content-type'];
   const scope = currentScope();
   if (scope) scope.errorCode = 'CONTENT_TYPE_NOT_SUPPORTED';
