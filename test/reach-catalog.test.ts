@@ -789,6 +789,9 @@ describe('ARD API', () => {
     assert.equal(compressed.body.registryCode, 'UNSUPPORTED_ENCODING');
     for (const refused of [form, plain, latin1, compressed]) assert.deepEqual(Object.keys(refused.body).sort(), ['errorCode', 'message', 'registryCode']);
     assert.equal((await asForm({ 'content-type': 'application/ard+json' })).res.status, 200, 'a +json type is JSON');
+    // No body (fetch sends Content-Length: 0 and no Content-Type): told what the search needs, not that its body has no type.
+    const bodiless = await fetch(`${registry.url}/search`, { method: 'POST' });
+    assertArdError({ res: bodiless, body: (await bodiless.json()) as WireJson }, 400, 'INVALID_ARGUMENT', /"query" is required: give an object/);
     // Refused unread: a body without end is not drained, the connection closes.
     assert.match(await refusedUnread('/search', 'text/plain'), /^HTTP\/1\.1 415 [^]*\r\nconnection: close\r\n/i);
     const details = (await search({ query: {} })).body.details;

@@ -151,7 +151,10 @@ const SEARCH_BODY_TYPES = ['application/json', 'application/*+json'];
  * UNSUPPORTED_MEDIA_TYPE, a code no other refusal used).
  */
 const requireJsonSearch: RequestHandler = (req, res, next) => {
-  if (req.is(SEARCH_BODY_TYPES) !== false) return next();
+  // An empty body (Content-Length: 0: what fetch sends for a POST without one) has no media type
+  // to refuse: it was told it "has a body but no Content-Type", where one with no length at all
+  // was told what the search needs, as it now is too (the A2A doors' rule, jsonrpc-media-type.ts).
+  if (req.headers['content-length'] === '0' || req.is(SEARCH_BODY_TYPES) !== false) return next();
   const sent = req.headers['content-type'];
   // Unread, not drained (it could be endless, and no limit applies to it): the connection closes.
   res.setHeader('Connection', 'close');
