@@ -956,6 +956,9 @@ describe('standing searches', () => {
       assert.equal(initial.id, task.id);
       assert.equal(initial.contextId, task.contextId);
       assert.equal(initial.status.state, 'working');
+      // Dated, as every status the registry sends is (it had no timestamp): an ISO 8601 time in UTC, now.
+      const dated = (t: WireJson) => typeof t.status.timestamp === 'string' && /Z$/.test(t.status.timestamp) && Math.abs(Date.parse(t.status.timestamp) - Date.now()) < 60_000;
+      assert.ok(dated(initial), `the WORKING status has its time: ${JSON.stringify(initial.status)}`);
       assert.deepEqual(v03EventData(initial)?.results.map((h: WireJson) => h.id), [target.id]);
       // A second webhook, configured over v1.0 on the same watch, gets v1.0 payloads.
       const created = await bob.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'v1-hook', url: hook10.url, token: 'v10-token', authentication: undefined });
@@ -968,6 +971,8 @@ describe('standing searches', () => {
       assert.equal(event03.event, 'added');
       assert.equal(event03.hit.id, second.id);
       assert.equal(added03.status.state, 'working');
+      assert.ok(dated(added03), `the WORKING status has its time: ${JSON.stringify(added03.status)}`);
+      assert.ok(added03.status.timestamp >= initial.status.timestamp, 'the later event, the later time');
       const added10 = await hook10.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'added pushed as v1.0');
       assert.equal(dataOf(added10.artifactUpdate.artifact).hit.id, second.id);
       await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });

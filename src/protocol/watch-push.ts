@@ -389,8 +389,8 @@ const v03 = new V03PushNotificationSerializer();
  * event (`{"kind": "artifact-update", ...}`), which a receiver written to the v0.3 specification
  * or to a2a-js 0.3 (whose sender POSTs the Task) cannot read.
  */
-function payloadFor(response: StreamResponse, wireVersion: string, task: Task | undefined): unknown {
-  if (wireVersion === LEGACY_VERSION) return JSON.parse(v03.serialize(response, task ?? taskOfEvent(response)).body) as unknown;
+function payloadFor(response: StreamResponse, wireVersion: string, task: Task | undefined, at: string): unknown {
+  if (wireVersion === LEGACY_VERSION) return JSON.parse(v03.serialize(response, task ?? taskOfEvent(response, at)).body) as unknown;
   return StreamResponse.toJSON(response);
 }
 
@@ -398,14 +398,16 @@ function payloadFor(response: StreamResponse, wireVersion: string, task: Task | 
  * The Task a v0.3 webhook is sent for a watch's event: its id, context and status (WORKING while
  * the watch runs, the final status at its end) with the event's own artifact only. Not the
  * watch's whole history: a watch accumulates events for as long as it runs, and each
- * notification would carry every one before it.
+ * notification would carry every one before it. The WORKING status is dated `at`, when the
+ * notification was made (the event's time), as every other status the registry sends is (the
+ * final one its end's): it had no timestamp, so a receiver could not order or date it.
  */
-function taskOfEvent(response: StreamResponse): Task | undefined {
+function taskOfEvent(response: StreamResponse, at: string): Task | undefined {
   const payload = response.payload;
   const task = (id: string, contextId: string, status: TaskStatus | undefined, artifacts: Artifact[]): Task => ({ id, contextId, status, artifacts, history: [], metadata: undefined });
   if (payload?.$case === 'artifactUpdate') {
     const { taskId, contextId, artifact } = payload.value;
-    return task(taskId, contextId, { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined }, artifact ? [artifact] : []);
+    return task(taskId, contextId, { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: at }, artifact ? [artifact] : []);
   }
   if (payload?.$case === 'statusUpdate') return task(payload.value.taskId, payload.value.contextId, payload.value.status, []);
   return undefined;
@@ -414,6 +416,8 @@ function taskOfEvent(response: StreamResponse): Task | undefined {
 /** One notification, its body built once per protocol generation among its webhooks. */
 class Notification {
   readonly #bodies = new Map<string, unknown>();
+  /** When it was made: the time of the event it tells (its bodies are built later, at delivery). */
+  readonly #at = new Date().toISOString();
   constructor(
     readonly response: StreamResponse,
     /** The task as the SDK holds it after the event (GuardedPushSender), which v0.3 webhooks are sent. */
@@ -421,7 +425,7 @@ class Notification {
   ) {}
 
   bodyFor(wireVersion: string): unknown {
-    if (!this.#bodies.has(wireVersion)) this.#bodies.set(wireVersion, payloadFor(this.response, wireVersion, this.task));
+    if (!this.#bodies.has(wireVersion)) this.#bodies.set(wireVersion, payloadFor(this.response, wireVersion, this.task, this.#at));
     return this.#bodies.get(wireVersion);
   }
 }
