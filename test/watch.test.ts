@@ -474,6 +474,45 @@ describe('standing searches', () => {
     }
   });
 
+  test("CancelTask as a watch is paused after an internal failure (its lease not yet released): its webhook is told CANCELED, as a paused watch's is", async () => {
+    const hub = registry.core.watches;
+    const records = registry.store.watches;
+    const releaseUntil = records.releaseUntil;
+    const held = holdPoint();
+    const hook = await webhook(() => 200);
+    let stop = (): void => undefined;
+    try {
+      const task = await sendWithPush(bob, { query: `paused-canceled-${randomUUID().slice(0, 8)}`, initial: false }, { url: hook.url, token: 't' });
+      // Its pause held where its lease is released until its back-off.
+      records.releaseUntil = async (holder, id, until) => {
+        if (id === task.id) await held.hold();
+        return releaseUntil.call(records, holder, id, until);
+      };
+      // A follower added now fails on this watch: the hub stops it and pauses it, to run it again later.
+      const remove = hub.onStart((started) => {
+        if (started.id === task.id) throw new Error('a follower fails on this watch');
+      });
+      stop = () => void remove();
+      await held.reached;
+      assert.equal(hub.get(task.id), undefined, 'stopped here');
+      const canceling = bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      // The cancel meets the pause half done (before, it was answered then, the row removed as
+      // another replica's watch's, and nothing told the webhook), then the pause completes.
+      await Promise.race([canceling.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 200))]);
+      held.release();
+      assert.equal((await canceling).status?.state, TaskState.TASK_STATE_CANCELED);
+      const end = await hook.waitFor((b) => b.statusUpdate !== undefined, 'the final status pushed');
+      assert.equal(end.statusUpdate.taskId, task.id);
+      assert.equal(end.statusUpdate.status.state, 'TASK_STATE_CANCELED');
+      assert.equal(await records.get(task.id), undefined, 'its definition is removed: it does not run again');
+    } finally {
+      held.release();
+      records.releaseUntil = releaseUntil;
+      stop();
+      await hook.close();
+    }
+  });
+
   test('another principal can neither subscribe to nor cancel a watch', async () => {
     const log = track(watch(bob, { query: 'private' }));
     const id = await taskIdOf(log);

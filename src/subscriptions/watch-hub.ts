@@ -673,6 +673,11 @@ export class WatchHub implements WatchKeeper {
    * runs succeeds (#run) or it ends: how long it waits before it runs again, and when it ends FAILED.
    */
   readonly #runFailures = new Map<string, number>();
+  /**
+   * Watches being paused after a failure (#pause), by id: run nowhere, their lease not yet
+   * released until their back-off. Settles once it is (or its release failed).
+   */
+  readonly #lettingGo = new Map<string, Promise<void>>();
   /** Ended watches whose definitions could not be removed yet (storage unreachable). */
   readonly #unremoved = new Set<string>();
   /** Definitions being removed (a watch that ended), by task id. */
@@ -874,12 +879,31 @@ export class WatchHub implements WatchKeeper {
     // (Its end listeners' failures are logged as they end it: see Watch.endAs.) Its streams are
     // told to resume once it runs again: their status OK said they were complete, the watch not.
     const seconds = Math.ceil(retry.waitMs / 1000);
-    watch.endAs({
-      ...endNow('closed', `The watch stopped here after an internal failure; it runs again, restored whole, in ${seconds} s (here or on another replica): resume it with SubscribeToTask then, naming the last event you have in Last-Event-ID.`),
-      resume: 'WATCH_INTERRUPTED',
-      resumeAfterSeconds: seconds,
-    });
-    await this.#releaseUntil(watch.id, retry.at);
+    await this.#pause(watch.id, retry.at, () =>
+      watch.endAs({
+        ...endNow('closed', `The watch stopped here after an internal failure; it runs again, restored whole, in ${seconds} s (here or on another replica): resume it with SubscribeToTask then, naming the last event you have in Last-Event-ID.`),
+        resume: 'WATCH_INTERRUPTED',
+        resumeAfterSeconds: seconds,
+      }),
+    );
+  }
+
+  /**
+   * Pauses watch `id`, held here and run nowhere once `stop` (if any) has stopped it, until `at`
+   * (#releaseUntil). Until its lease is released so, it runs nowhere yet does not look paused
+   * (its row still held here): a CancelTask then removed the row as one another replica runs,
+   * and nothing told its webhooks it was canceled. pausedUntil waits for it.
+   */
+  async #pause(id: string, at: Date, stop?: () => void): Promise<void> {
+    let released!: () => void;
+    this.#lettingGo.set(id, new Promise<void>((resolve) => (released = resolve)));
+    try {
+      stop?.();
+      await this.#releaseUntil(id, at);
+    } finally {
+      this.#lettingGo.delete(id);
+      released();
+    }
   }
 
   /**
@@ -1175,6 +1199,8 @@ export class WatchHub implements WatchKeeper {
    * Undefined when it does not wait (it runs, here or elsewhere, or is gone).
    */
   async pausedUntil(id: string): Promise<number | undefined> {
+    // Being paused here (#pause): it is once its lease is released.
+    await this.#lettingGo.get(id);
     if (this.#watches.has(id)) return undefined;
     return this.storage.watches.pausedUntil(id, Date.now());
   }
@@ -1473,7 +1499,7 @@ export class WatchHub implements WatchKeeper {
           continue;
         }
         this.#logRetry(row.id, err, `${what}; it is let go`, retry);
-        await this.#releaseUntil(row.id, retry.at);
+        await this.#pause(row.id, retry.at);
       }
     }
   }
