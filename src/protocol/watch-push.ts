@@ -122,7 +122,8 @@ export class PushConfigs implements PushNotificationStore {
     // A v0.3 config set without an id gets the task's id, as v0.3 servers give it (the v0.3 SDK's
     // did): a v0.3 client then gets and deletes it by the task id. v1.0 leaves the id to the server.
     if (!config.id) config.id = context.requestedVersion === LEGACY_VERSION ? taskId : randomUUID();
-    const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.config.id !== config.id);
+    const before = this.#byTask.get(taskId);
+    const list = (before ?? []).filter((c) => c.config.id !== config.id);
     if (list.length >= MAX_CONFIGS_PER_TASK) throw new RequestMalformedError(`A task has at most ${MAX_CONFIGS_PER_TASK} push notification configs; delete one first.`);
     // Kept under no tenant, as tasks are: the registry is not multi-tenant (its card declares no
     // tenant, so a client sends none, A2A 8.3.2) and ignores a request's (call-context.ts). Kept
@@ -130,7 +131,7 @@ export class PushConfigs implements PushNotificationStore {
     list.push({ config: { ...config, taskId, tenant: '' }, wireVersion: context.requestedVersion || LEGACY_VERSION });
     this.#byTask.set(taskId, list);
     this.#bound(taskId);
-    await this.#keep(taskId);
+    await this.#keepOrUndo(taskId, before);
   }
 
   /** Forgets the configs of the oldest tasks past MAX_TASKS_WITH_CONFIGS (never an open watch's, nor `current`'s). */
@@ -147,10 +148,32 @@ export class PushConfigs implements PushNotificationStore {
   }
 
   async delete(taskId: string, _context: ServerCallContext, configId?: string): Promise<void> {
-    const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.config.id !== (configId ?? taskId));
+    const before = this.#byTask.get(taskId);
+    const list = (before ?? []).filter((c) => c.config.id !== (configId ?? taskId));
     if (list.length > 0) this.#byTask.set(taskId, list);
     else this.#byTask.delete(taskId);
-    await this.#keep(taskId);
+    await this.#keepOrUndo(taskId, before);
+  }
+
+  /**
+   * Stores watch `taskId`'s configs as they are now (#keep), or, when that fails, puts back the
+   * ones it had (`before`) and rethrows: the request is answered as not done, so it must not be
+   * done. Before, a create whose storing failed was answered an error yet kept in memory, listed
+   * and pushed to (a retry without an id added a second one), and a delete so answered was done
+   * in memory (nothing pushed to that webhook) until a restart brought the stored config back.
+   */
+  async #keepOrUndo(taskId: string, before: StoredPushNotificationConfig[] | undefined): Promise<void> {
+    const after = this.#byTask.get(taskId);
+    try {
+      await this.#keep(taskId);
+    } catch (error) {
+      // Unless another change came meanwhile (it stores its own list, this one's change with it or not).
+      if (this.#byTask.get(taskId) === after) {
+        if (before) this.#byTask.set(taskId, before);
+        else this.#byTask.delete(taskId);
+      }
+      throw error;
+    }
   }
 
   /** A restored watch's configs, as its definition kept them (with the version each was given in). */
