@@ -542,6 +542,48 @@ describe('watches across a restart (SQLite)', () => {
     }
   });
 
+  test('a registration committed as the registry shuts down (served until its doors close) reaches the watches: pushed before, or a resync after the restart', async () => {
+    const dataDir = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const hook = await webhook(() => 200);
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['closing-write'] }, initial: false }, { url: hook.url, token: 'closing' });
+      // A registration commits as the shutdown stores the watches' progress (the change log's
+      // position read): the server still serves requests then, and the refresher still runs.
+      const store = registry.store;
+      const lastChangeSeq = store.lastChangeSeq;
+      let closing = false;
+      let late: Promise<WireJson> | undefined;
+      store.lastChangeSeq = async () => {
+        if (closing && !late) {
+          late = op(alice, { register: { agentCard: card('Closing Write', ['closing-write']) } }).then(resultOf);
+          await late;
+        }
+        return lastChangeSeq.call(store);
+      };
+      closing = true;
+      await registry.close();
+      registry = undefined;
+      assert.ok(late, 'the registration was made as the registry shut down');
+      const entry = await late;
+      // Before, the watches had stopped following changes before the position was read: it was
+      // stored past this registration, which they were never told of, and the restarted watch,
+      // finding its position current, sent no resync: the webhook never heard of the entry.
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const told = (b: WireJson) => eventOf(b).hit?.id === entry.id || (eventOf(b).results ?? []).some((h: WireJson) => h.id === entry.id);
+      await hook.waitFor(told, 'the entry registered at the shutdown, pushed before it or in a resync after the restart');
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+    }
+  });
+
   test('a SIGKILL while a notification waits for its webhook: the restarted registry takes the watch over at once, and the webhook gets a resync with the change', async () => {
     const dataDir = tempDir();
     const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV };

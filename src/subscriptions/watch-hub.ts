@@ -1239,7 +1239,6 @@ export class WatchHub implements WatchKeeper {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#unsubscribe();
     await (await this.#handovers)?.close();
     clearInterval(this.#progressTimer);
     clearInterval(this.#leaseTimer);
@@ -1259,12 +1258,20 @@ export class WatchHub implements WatchKeeper {
       new Promise<void>((resolve) => (grace = setTimeout(resolve, SHUTDOWN_PUSH_GRACE_MS))),
     ]);
     clearTimeout(grace);
+    // The position stored is read while the watches still follow the changes, and they stop
+    // following them only then: a change committed after is beyond it (a resync after the
+    // restart), one before it was told to them. The server serves requests (and the refresher
+    // writes) until the doors close, after this: the watches stopped following first, and the
+    // position read a moment later was stored past changes they were never told of, so the
+    // restarted watches, their position current, never told them.
+    const position = await this.#followedPosition().catch(() => undefined);
+    this.#unsubscribe();
     for (const watch of open) {
       watch.settleFloor();
       this.#dirty.add(watch);
     }
     try {
-      await this.#flush();
+      await this.#flush(position);
       await this.storage.watches.release(this.#holder);
     } catch (err) {
       this.log?.warn({ err }, 'watch progress could not be stored at shutdown; the watches resume with a resync');
@@ -1600,13 +1607,14 @@ export class WatchHub implements WatchKeeper {
   }
 
   /** Writes the progress of the watches that moved since the last time. */
-  async #flush(): Promise<void> {
+  async #flush(readAt?: number): Promise<void> {
     if (this.#dirty.size === 0) return;
     const watches = [...this.#dirty];
     this.#dirty.clear();
     try {
       // Inside: a position that cannot be read (storage down) keeps the watches to store, too.
-      const position = await this.#followedPosition();
+      // (`readAt`: read already, at a shutdown: see close.)
+      const position = readAt ?? (await this.#followedPosition());
       await Promise.all(
         watches.filter((w) => w.isOpen || this.#closed).map((w) => this.storage.watches.update(w.id, { ...w.progress(), position: w.positionToStore(position) })),
       );
