@@ -542,11 +542,12 @@ describe('watches across a restart (SQLite)', () => {
     }
   });
 
-  test('a registration committed as the registry shuts down (served until its doors close) reaches the watches: pushed before, or a resync after the restart', async () => {
+  test('a registration committed as the registry shuts down (served until its doors close) is pushed before it ends; one committed as the restarted registry restores its watches, pushed or in a resync', async () => {
     const dataDir = tempDir();
     const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
     const hook = await webhook(() => 200);
     let registry: TestRegistry | undefined = await startTestRegistry(env);
+    const lastChangeSeqOfStores = SqliteStore.prototype.lastChangeSeq;
     try {
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
       const bob = await sdkClient(registry.url, { token: TOKENS.bob });
@@ -555,12 +556,15 @@ describe('watches across a restart (SQLite)', () => {
       // position read): the server still serves requests then, and the refresher still runs.
       const store = registry.store;
       const lastChangeSeq = store.lastChangeSeq;
+      const hub = registry.core.watches;
       let closing = false;
       let late: Promise<WireJson> | undefined;
       store.lastChangeSeq = async () => {
         if (closing && !late) {
           late = op(alice, { register: { agentCard: card('Closing Write', ['closing-write']) } }).then(resultOf);
           await late;
+          // Its push answered (when it was made): the position stored is then current.
+          await hub.get(task.id)?.pushesSettled();
         }
         return lastChangeSeq.call(store);
       };
@@ -569,15 +573,39 @@ describe('watches across a restart (SQLite)', () => {
       registry = undefined;
       assert.ok(late, 'the registration was made as the registry shut down');
       const entry = await late;
+      const toldOf = (id: string) => (b: WireJson) => eventOf(b).hit?.id === id || (eventOf(b).results ?? []).some((h: WireJson) => h.id === id);
+      assert.ok(
+        hook.requests.some((r) => toldOf(entry.id)(r.body)),
+        `the entry registered at the shutdown was pushed before it ended: ${JSON.stringify(hook.requests.map((r) => eventOf(r.body).event))}`,
+      );
       // Before, the watches had stopped following changes before the position was read: it was
       // stored past this registration, which they were never told of, and the restarted watch,
       // finding its position current, sent no resync: the webhook never heard of the entry.
+      // The restarted registry serves requests as it restores its watches: a registration
+      // commits right after it read the change log's position to compare theirs with.
+      let restarted!: (url: string) => void;
+      const restartedAt = new Promise<string>((resolve) => (restarted = resolve));
+      let restoring: Promise<WireJson> | undefined;
+      SqliteStore.prototype.lastChangeSeq = async function (this: SqliteStore) {
+        const asked = new Error().stack ?? '';
+        const read = await lastChangeSeqOfStores.call(this);
+        if (!restoring && asked.includes('#run')) {
+          restoring = restartedAt.then(async (url) => resultOf(await op(await sdkClient(url, { token: TOKENS.alice }), { register: { agentCard: card('Restoring Write', ['closing-write']) } })));
+          await restoring;
+        }
+        return read;
+      };
       registry = await startTestRegistry(env);
+      restarted(registry.url);
       await registry.core.restoreWatches();
-      const told = (b: WireJson) => eventOf(b).hit?.id === entry.id || (eventOf(b).results ?? []).some((h: WireJson) => h.id === entry.id);
-      await hook.waitFor(told, 'the entry registered at the shutdown, pushed before it or in a resync after the restart');
+      assert.ok(restoring, 'the registration was made as the watches were restored');
+      const restoredEntry = await restoring;
+      // Before, the watch took it into its matches as it was built, though the position it
+      // compared its own with had been read before it: no event, no resync.
+      await hook.waitFor(toldOf(restoredEntry.id), 'the entry registered as the watches were restored, pushed or in a resync');
       await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
     } finally {
+      SqliteStore.prototype.lastChangeSeq = lastChangeSeqOfStores;
       await registry?.close();
       await hook.close();
       removeTempDir(dataDir);

@@ -700,6 +700,8 @@ export class WatchHub implements WatchKeeper {
   /** How this replica reads the end another gave a watch it runs (see readEndsWith); none until told. */
   #readEnd: EndReader = () => Promise.resolve(undefined);
   #closed = false;
+  /** Changes (and resyncs) the feed has told the watches so far: whether one came since a position was read (see #run). */
+  #published = 0;
 
   constructor(
     feed: ChangeFeed,
@@ -719,9 +721,11 @@ export class WatchHub implements WatchKeeper {
     // Subscribed after the service, so the index already holds a change when a watch asks about it.
     this.#unsubscribe = feed.subscribe(
       (change) => {
+        this.#published++;
         for (const watch of this.#watches.values()) this.#guard(watch, () => watch.onChange(change));
       },
       () => {
+        this.#published++;
         for (const watch of this.#watches.values()) this.#guard(watch, () => watch.onResync());
       },
     );
@@ -1407,7 +1411,9 @@ export class WatchHub implements WatchKeeper {
 
   /** Runs claimed watches from their rows (event numbers and position as stored). */
   async #run(rows: WatchRow[]): Promise<void> {
-    const changeSeq = await this.storage.lastChangeSeq();
+    /** The changes told when the change log's position below was read: one told since may be past it. */
+    let readAt = this.#published;
+    let changeSeq = await this.storage.lastChangeSeq();
     for (const row of rows) {
       if (this.#watches.has(row.id)) continue;
       if (row.deliveredSeq === UNACKNOWLEDGED_START) {
@@ -1465,6 +1471,15 @@ export class WatchHub implements WatchKeeper {
         if (watch.tooBroad) {
           watch.end('failed', watch.tooBroad);
           continue;
+        }
+        // A change told since the position was read (while the watches before it were restored,
+        // or this one was built) is in its matches, taken as it was built, though it never told
+        // of it: the position is read again, now that the watch follows the changes, and is past
+        // it. Compared with the position read before, the change was taken as told, and the
+        // webhooks and clients never heard of it.
+        if (this.#published !== readAt) {
+          readAt = this.#published;
+          changeSeq = await this.storage.lastChangeSeq();
         }
         // Changes committed while nobody ran it (or after its last recorded position): start again from the current matches.
         if (changeSeq > row.position) watch.resyncNow();
