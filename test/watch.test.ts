@@ -948,6 +948,37 @@ describe('standing searches', () => {
     }
   });
 
+  test('push: a watch whose push config cannot be stored with it (storage failing) is not started: its webhook would be forgotten at the next restart', async () => {
+    const hook = await webhook(() => 200);
+    const records = registry.store.watches;
+    const update = records.update;
+    const query = `unstored-config-${randomUUID().slice(0, 8)}`;
+    let failedId: string | undefined;
+    records.update = async (id, change) => {
+      if (change.pushConfigs !== undefined && registry.core.watches.get(id)?.request.query === query) {
+        failedId = id;
+        throw new Error('disk I/O error');
+      }
+      return update.call(records, id, change);
+    };
+    try {
+      // Before, it was answered WORKING and pushed to, its config in memory only: after a restart
+      // it ran on (its task WORKING) with no webhook, and the client never knew.
+      const answer = await sendWithPush(bob, { query }, { url: hook.url, token: 't' }).then(
+        (task) => stateOf(task),
+        (error: unknown) => String(error),
+      );
+      assert.notEqual(answer, 'TASK_STATE_WORKING', 'the watch is not started');
+      assert.match(answer, /FAILED|try again later/i);
+      assert.ok(failedId, 'the watch was being started');
+      assert.equal(registry.core.watches.get(failedId), undefined, 'not kept');
+      assert.equal(await records.get(failedId), undefined, 'its definition is removed');
+    } finally {
+      records.update = update;
+      await hook.close();
+    }
+  });
+
   test('push: a webhook that falls more than REGISTRY_WATCH_BUFFER events behind gets a resync instead of an ever longer queue; the webhooks keeping up do not', async () => {
     // 300 ms an answer: ten quick registrations outrun it (the buffer here is 3).
     const hook = await webhook(() => 200, undefined, 300);

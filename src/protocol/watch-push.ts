@@ -566,9 +566,10 @@ export class WatchPushes {
     // says so (Watch.setPushConfigs): a crash before they are delivered gets a resync where the
     // watch runs next. Before, the definition stored its position as current until the progress
     // was next written (a second later), and a crash meanwhile lost the initial matches for good.
-    const kept = watch.restored
-      ? Promise.resolve()
-      : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
+    // Not stored, the watch is not started (its start fails, to be tried again): before, a failure
+    // was logged and the watch answered WORKING, its webhooks in this process's memory only, so
+    // after a restart (or on the replica that took it over) it ran on pushing to none of them.
+    const kept = watch.restored ? Promise.resolve() : this.configs.keepFor(watch.id);
     const stop = watch.listen((event: WatchEvent) => {
       if (this.configs.forTask(watch.id).length === 0) return;
       push(new Notification({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq} was`);
