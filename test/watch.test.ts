@@ -828,6 +828,31 @@ describe('standing searches', () => {
     }
   });
 
+  test('a watch whose stored expiry cannot be read as its time comes (storage failing for a moment) is not ended as expired: it checks again, and runs on as its stored expiry says', async () => {
+    const log = track(watch(bob, { query: `expiry-unread-${randomUUID().slice(0, 8)}`, initial: false }));
+    const id = await taskIdOf(log);
+    const running = registry.core.watches.get(id)!;
+    const records = registry.store.watches;
+    const get = records.get;
+    records.get = async (taskId) => {
+      if (taskId === id) throw new Error('database connection lost');
+      return get.call(records, taskId);
+    };
+    try {
+      // Its timer's check, as when renewed on another replica: only its stored expiry says so.
+      await registry.core.watches.expiring(running);
+    } finally {
+      records.get = get;
+    }
+    // Before, it ended COMPLETED, "The watch expired (it was not renewed in time)".
+    assert.ok(running.isOpen, 'the watch runs on');
+    assert.equal(log.events.filter((e) => e.statusUpdate).length, 0, 'no final status');
+    // Read, its stored expiry (a day ahead) stands.
+    await registry.core.watches.expiring(running);
+    assert.ok(running.isOpen, 'runs on as its stored expiry says');
+    assert.equal((await cancel(bob, log)).state, 'TASK_STATE_CANCELED');
+  });
+
   test('a renewal is exactly {"renew": {}}: keys inside, another value, another operation beside it and a push config are refused, and renew nothing', async () => {
     const log = track(watch(bob, { query: `renew-strict-${randomUUID().slice(0, 8)}`, initial: false }));
     const id = await taskIdOf(log);

@@ -173,6 +173,8 @@ function followersFailure(failed: unknown[]): unknown {
 
 /** Hits the index returns per page while a watch collects its current matches. */
 const PAGE = 1000;
+/** How soon a watch whose stored expiry could not be read at its expiry checks it again (see WatchHub.expiring). */
+const EXPIRY_RECHECK_MS = 5000;
 /** A watch's progress (event numbers, position) is written at most this often. */
 const PROGRESS_EVERY_MS = 1000;
 /**
@@ -479,6 +481,14 @@ export class Watch {
     const oldest = this.#buffer[0]?.seq ?? this.#seq + 1;
     if (oldest > after + 1) return [this.resyncFor()];
     return this.#buffer.filter((event) => event.seq > after);
+  }
+
+  /** Checks its expiry again in `ms` (its stored expiry could not be read: see WatchHub.expiring). */
+  recheckExpiryIn(ms: number): void {
+    if (!this.isOpen) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.hub.expiring(this), ms);
+    this.#timer.unref();
   }
 
   /** Extends the watch to `expiresAt` (renewed here, or on another replica: see WatchHub.renew). */
@@ -1298,6 +1308,14 @@ export class WatchHub implements WatchKeeper {
     try {
       renewedTo = (await this.storage.watches.get(watch.id))?.expiresAt;
     } catch (err) {
+      // Renewed on another replica, only its stored expiry says so: a read that failed once
+      // ended a watch its client had renewed, telling it it was not renewed in time. Checked
+      // again shortly, for as long as a lease lasts (storage out of reach longer, this replica
+      // loses its watches anyway); then it ends, as before.
+      if (Date.now() - watch.expiresAt < this.limits.leaseMs) {
+        this.log?.warn({ err, watch: watch.id }, `the expiry of a watch could not be checked; checked again in ${EXPIRY_RECHECK_MS / 1000} s`);
+        return watch.recheckExpiryIn(EXPIRY_RECHECK_MS);
+      }
       this.log?.warn({ err, watch: watch.id }, 'the expiry of a watch could not be checked; it ends');
     }
     if (renewedTo !== undefined && renewedTo > Date.now()) watch.extendTo(renewedTo);
