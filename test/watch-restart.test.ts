@@ -453,10 +453,10 @@ describe('watches across a restart (SQLite)', () => {
     }
   });
 
-  test('a watch that may not run again after a restart ends there, FAILED saying why: its principal lost its token (nothing more pushed), or it grew too broad (its webhook told)', async () => {
+  test('a watch that may not run again after a restart ends there, FAILED saying why: its principal lost its token (nothing more pushed), or it grew too broad (its webhook told); one that expired meanwhile ends COMPLETED, only its end pushed', async () => {
     const dataDir = tempDir();
     const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_PUBLIC_READ: 'false' };
-    const [hook, broadHook] = await Promise.all([webhook(() => 200), webhook(() => 200)]);
+    const [hook, broadHook, lapsedHook] = await Promise.all([webhook(() => 200), webhook(() => 200), webhook(() => 200)]);
     let registry: TestRegistry | undefined = await startTestRegistry(env);
     try {
       const bob = await sdkClient(registry.url, { token: TOKENS.bob });
@@ -467,7 +467,10 @@ describe('watches across a restart (SQLite)', () => {
       const plain = await sendWithPush(alice, { filter: { tags: ['plain-http'] }, initial: false }, { url: `${broadHook.url}/plain`, token: 'token-of-alice-plain' });
       await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed');
       await broadHook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed (broad)');
+      const lapsed = await sendWithPush(alice, { filter: { tags: ['lapsed'] }, initial: false }, { url: lapsedHook.url, token: 'token-of-alice-lapsed' });
       await registry.close();
+      // Its time ran out while the registry was down, changes committed past it meanwhile.
+      await updateStoredWatch(dataDir, lapsed.id, { expiresAt: Date.now() - 1000, position: 0 });
       // A config kept before plain http webhooks were refused a token (an older release): its
       // token went unencrypted to a public address at every push after each restart.
       const plainConfigs = JSON.parse((await readStoredWatch(dataDir, plain.id)).pushConfigs) as WireJson[];
@@ -494,6 +497,12 @@ describe('watches across a restart (SQLite)', () => {
         /^The watch ended: the webhook of push config "[^"]+" \(http:\/\/93\.184\.215\.14\/hook\) is not sent to any more\. The push notification URL is plain http, and the config carries a token, .*REGISTRY_WEBHOOK_HTTP_CREDENTIALS=true\.\) Start a new watch with an https webhook\.$/,
       );
       assert.equal(await registry.store.watches.get(plain.id), undefined, 'the plain http watch\'s definition is removed');
+      // The watch that expired while the registry was down ends so, its webhook told; before, it
+      // was first sent a resync of the matches of a search that no longer ran, then the end.
+      const lapsedEnd = await lapsedHook.waitFor((b) => b.statusUpdate !== undefined, 'the final status of the watch that expired');
+      assert.equal(lapsedEnd.statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+      assert.match(lapsedEnd.statusUpdate.status.message.parts[0].text, /The watch expired/);
+      assert.deepEqual(lapsedHook.requests.map((r) => Object.keys(r.body)[0]), ['statusUpdate'], 'only its end is pushed');
       const pushesBefore = hook.requests.length;
       alice = await sdkClient(registry.url, { token: TOKENS.alice });
       resultOf(await op(alice, { register: { agentCard: card('Revoked A', ['revoked']) } }));
@@ -505,7 +514,7 @@ describe('watches across a restart (SQLite)', () => {
       assert.equal(hook.requests.length, pushesBefore, 'neither the new entry nor the end is pushed to the revoked principal');
     } finally {
       await registry?.close();
-      await Promise.all([hook.close(), broadHook.close()]);
+      await Promise.all([hook.close(), broadHook.close(), lapsedHook.close()]);
       removeTempDir(dataDir);
     }
   });

@@ -1485,6 +1485,13 @@ export class WatchHub implements WatchKeeper {
           await this.#letGo(watch, followersFailure(failed), 'a follower failed as it was told of a watch');
           continue;
         }
+        // Expired while nobody ran it (the registry down past its time): it ends now, as its
+        // timer would in a moment, its webhooks and task told. Before, it first sent them a resync
+        // (changes were committed meanwhile) of the matches of a search that no longer ran.
+        if (watch.expiresAt <= Date.now()) {
+          await this.expiring(watch);
+          continue;
+        }
         // Grown too broad since it started: it ends here, its webhooks and task told why.
         if (watch.tooBroad) {
           watch.end('failed', watch.tooBroad);
