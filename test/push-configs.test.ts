@@ -491,6 +491,37 @@ describe('DeleteTaskPushNotificationConfig', () => {
   });
 });
 
+describe('a config change that cannot be stored with its watch', () => {
+  test('is not done: a create or delete answered as failed leaves the configs listed (and pushed to) as stored, so a restart brings back what was listed', async () => {
+    const taskId = await taskWithConfigs(['a']);
+    const records = registry.store.watches;
+    const update = records.update;
+    // Storage fails as the watch's configs are stored (a full disk, a database out of reach).
+    records.update = async (id, change) => {
+      if (id === taskId && change.pushConfigs !== undefined) throw new Error('disk I/O error');
+      return update.call(records, id, change);
+    };
+    try {
+      const created = await rpc('CreateTaskPushNotificationConfig', { taskId, id: 'b', url: `${HOOK}/b` });
+      assert.ok(created.error, `the create is answered as failed: ${JSON.stringify(created)}`);
+      const deleted = await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' });
+      assert.ok(deleted.error, `the delete is answered as failed: ${JSON.stringify(deleted)}`);
+    } finally {
+      records.update = update;
+    }
+    // Before, "b" was listed and pushed to though its create failed, and "a" was gone (nothing
+    // pushed to it) though its delete failed, until a restart brought it back and dropped "b".
+    // (Listed as the watch's webhooks are pushed to: one list.)
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), ['a'], 'listed as before');
+    assert.deepEqual(idsOf({ configs: JSON.parse((await records.get(taskId))!.pushConfigs) }), ['a'], 'stored as before');
+    // Once storage works, both are done.
+    assert.equal((await rpc('CreateTaskPushNotificationConfig', { taskId, id: 'b', url: `${HOOK}/b` })).result?.id, 'b');
+    assert.deepEqual((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' })).result, {});
+    assert.deepEqual(idsOf({ configs: JSON.parse((await records.get(taskId))!.pushConfigs) }), ['b']);
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), ['b']);
+  });
+});
+
 describe('a token or credentials that cannot travel as a header', () => {
   const unsendable: Array<[string, WireJson, RegExp, string]> = [
     ['a token with a line break', { token: 'abc\r\nX-Injected: 1' }, /token cannot be sent.*X-A2A-Notification-Token/, 'token'],

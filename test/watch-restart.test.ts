@@ -453,10 +453,10 @@ describe('watches across a restart (SQLite)', () => {
     }
   });
 
-  test('a watch that may not run again after a restart ends there, FAILED saying why: its principal lost its token (nothing more pushed), or it grew too broad (its webhook told)', async () => {
+  test('a watch that may not run again after a restart ends there, FAILED saying why: its principal lost its token (nothing more pushed), or it grew too broad (its webhook told); one that expired meanwhile ends COMPLETED, only its end pushed', async () => {
     const dataDir = tempDir();
     const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_PUBLIC_READ: 'false' };
-    const [hook, broadHook] = await Promise.all([webhook(() => 200), webhook(() => 200)]);
+    const [hook, broadHook, lapsedHook] = await Promise.all([webhook(() => 200), webhook(() => 200), webhook(() => 200)]);
     let registry: TestRegistry | undefined = await startTestRegistry(env);
     try {
       const bob = await sdkClient(registry.url, { token: TOKENS.bob });
@@ -467,7 +467,10 @@ describe('watches across a restart (SQLite)', () => {
       const plain = await sendWithPush(alice, { filter: { tags: ['plain-http'] }, initial: false }, { url: `${broadHook.url}/plain`, token: 'token-of-alice-plain' });
       await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed');
       await broadHook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed (broad)');
+      const lapsed = await sendWithPush(alice, { filter: { tags: ['lapsed'] }, initial: false }, { url: lapsedHook.url, token: 'token-of-alice-lapsed' });
       await registry.close();
+      // Its time ran out while the registry was down, changes committed past it meanwhile.
+      await updateStoredWatch(dataDir, lapsed.id, { expiresAt: Date.now() - 1000, position: 0 });
       // A config kept before plain http webhooks were refused a token (an older release): its
       // token went unencrypted to a public address at every push after each restart.
       const plainConfigs = JSON.parse((await readStoredWatch(dataDir, plain.id)).pushConfigs) as WireJson[];
@@ -494,6 +497,12 @@ describe('watches across a restart (SQLite)', () => {
         /^The watch ended: the webhook of push config "[^"]+" \(http:\/\/93\.184\.215\.14\/hook\) is not sent to any more\. The push notification URL is plain http, and the config carries a token, .*REGISTRY_WEBHOOK_HTTP_CREDENTIALS=true\.\) Start a new watch with an https webhook\.$/,
       );
       assert.equal(await registry.store.watches.get(plain.id), undefined, 'the plain http watch\'s definition is removed');
+      // The watch that expired while the registry was down ends so, its webhook told; before, it
+      // was first sent a resync of the matches of a search that no longer ran, then the end.
+      const lapsedEnd = await lapsedHook.waitFor((b) => b.statusUpdate !== undefined, 'the final status of the watch that expired');
+      assert.equal(lapsedEnd.statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+      assert.match(lapsedEnd.statusUpdate.status.message.parts[0].text, /The watch expired/);
+      assert.deepEqual(lapsedHook.requests.map((r) => Object.keys(r.body)[0]), ['statusUpdate'], 'only its end is pushed');
       const pushesBefore = hook.requests.length;
       alice = await sdkClient(registry.url, { token: TOKENS.alice });
       resultOf(await op(alice, { register: { agentCard: card('Revoked A', ['revoked']) } }));
@@ -505,7 +514,7 @@ describe('watches across a restart (SQLite)', () => {
       assert.equal(hook.requests.length, pushesBefore, 'neither the new entry nor the end is pushed to the revoked principal');
     } finally {
       await registry?.close();
-      await Promise.all([hook.close(), broadHook.close()]);
+      await Promise.all([hook.close(), broadHook.close(), lapsedHook.close()]);
       removeTempDir(dataDir);
     }
   });
@@ -536,6 +545,76 @@ describe('watches across a restart (SQLite)', () => {
       assert.ok(hook.requests.slice(attempts).every((r) => r.token === 'waiting'));
       await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
     } finally {
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('a registration committed as the registry shuts down (served until its doors close) is pushed before it ends; one committed as the restarted registry restores its watches, pushed or in a resync', async () => {
+    const dataDir = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const hook = await webhook(() => 200);
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    const lastChangeSeqOfStores = SqliteStore.prototype.lastChangeSeq;
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['closing-write'] }, initial: false }, { url: hook.url, token: 'closing' });
+      // A registration commits as the shutdown stores the watches' progress (the change log's
+      // position read): the server still serves requests then, and the refresher still runs.
+      const store = registry.store;
+      const lastChangeSeq = store.lastChangeSeq;
+      const hub = registry.core.watches;
+      let closing = false;
+      let late: Promise<WireJson> | undefined;
+      store.lastChangeSeq = async () => {
+        if (closing && !late) {
+          late = op(alice, { register: { agentCard: card('Closing Write', ['closing-write']) } }).then(resultOf);
+          await late;
+          // Its push answered (when it was made): the position stored is then current.
+          await hub.get(task.id)?.pushesSettled();
+        }
+        return lastChangeSeq.call(store);
+      };
+      closing = true;
+      await registry.close();
+      registry = undefined;
+      assert.ok(late, 'the registration was made as the registry shut down');
+      const entry = await late;
+      const toldOf = (id: string) => (b: WireJson) => eventOf(b).hit?.id === id || (eventOf(b).results ?? []).some((h: WireJson) => h.id === id);
+      assert.ok(
+        hook.requests.some((r) => toldOf(entry.id)(r.body)),
+        `the entry registered at the shutdown was pushed before it ended: ${JSON.stringify(hook.requests.map((r) => eventOf(r.body).event))}`,
+      );
+      // Before, the watches had stopped following changes before the position was read: it was
+      // stored past this registration, which they were never told of, and the restarted watch,
+      // finding its position current, sent no resync: the webhook never heard of the entry.
+      // The restarted registry serves requests as it restores its watches: a registration
+      // commits right after it read the change log's position to compare theirs with.
+      let restarted!: (url: string) => void;
+      const restartedAt = new Promise<string>((resolve) => (restarted = resolve));
+      let restoring: Promise<WireJson> | undefined;
+      SqliteStore.prototype.lastChangeSeq = async function (this: SqliteStore) {
+        const asked = new Error().stack ?? '';
+        const read = await lastChangeSeqOfStores.call(this);
+        if (!restoring && asked.includes('#run')) {
+          restoring = restartedAt.then(async (url) => resultOf(await op(await sdkClient(url, { token: TOKENS.alice }), { register: { agentCard: card('Restoring Write', ['closing-write']) } })));
+          await restoring;
+        }
+        return read;
+      };
+      registry = await startTestRegistry(env);
+      restarted(registry.url);
+      await registry.core.restoreWatches();
+      assert.ok(restoring, 'the registration was made as the watches were restored');
+      const restoredEntry = await restoring;
+      // Before, the watch took it into its matches as it was built, though the position it
+      // compared its own with had been read before it: no event, no resync.
+      await hook.waitFor(toldOf(restoredEntry.id), 'the entry registered as the watches were restored, pushed or in a resync');
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      SqliteStore.prototype.lastChangeSeq = lastChangeSeqOfStores;
       await registry?.close();
       await hook.close();
       removeTempDir(dataDir);

@@ -474,6 +474,45 @@ describe('standing searches', () => {
     }
   });
 
+  test("CancelTask as a watch is paused after an internal failure (its lease not yet released): its webhook is told CANCELED, as a paused watch's is", async () => {
+    const hub = registry.core.watches;
+    const records = registry.store.watches;
+    const releaseUntil = records.releaseUntil;
+    const held = holdPoint();
+    const hook = await webhook(() => 200);
+    let stop = (): void => undefined;
+    try {
+      const task = await sendWithPush(bob, { query: `paused-canceled-${randomUUID().slice(0, 8)}`, initial: false }, { url: hook.url, token: 't' });
+      // Its pause held where its lease is released until its back-off.
+      records.releaseUntil = async (holder, id, until) => {
+        if (id === task.id) await held.hold();
+        return releaseUntil.call(records, holder, id, until);
+      };
+      // A follower added now fails on this watch: the hub stops it and pauses it, to run it again later.
+      const remove = hub.onStart((started) => {
+        if (started.id === task.id) throw new Error('a follower fails on this watch');
+      });
+      stop = () => void remove();
+      await held.reached;
+      assert.equal(hub.get(task.id), undefined, 'stopped here');
+      const canceling = bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      // The cancel meets the pause half done (before, it was answered then, the row removed as
+      // another replica's watch's, and nothing told the webhook), then the pause completes.
+      await Promise.race([canceling.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 200))]);
+      held.release();
+      assert.equal((await canceling).status?.state, TaskState.TASK_STATE_CANCELED);
+      const end = await hook.waitFor((b) => b.statusUpdate !== undefined, 'the final status pushed');
+      assert.equal(end.statusUpdate.taskId, task.id);
+      assert.equal(end.statusUpdate.status.state, 'TASK_STATE_CANCELED');
+      assert.equal(await records.get(task.id), undefined, 'its definition is removed: it does not run again');
+    } finally {
+      held.release();
+      records.releaseUntil = releaseUntil;
+      stop();
+      await hook.close();
+    }
+  });
+
   test('another principal can neither subscribe to nor cancel a watch', async () => {
     const log = track(watch(bob, { query: 'private' }));
     const id = await taskIdOf(log);
@@ -789,6 +828,31 @@ describe('standing searches', () => {
     }
   });
 
+  test('a watch whose stored expiry cannot be read as its time comes (storage failing for a moment) is not ended as expired: it checks again, and runs on as its stored expiry says', async () => {
+    const log = track(watch(bob, { query: `expiry-unread-${randomUUID().slice(0, 8)}`, initial: false }));
+    const id = await taskIdOf(log);
+    const running = registry.core.watches.get(id)!;
+    const records = registry.store.watches;
+    const get = records.get;
+    records.get = async (taskId) => {
+      if (taskId === id) throw new Error('database connection lost');
+      return get.call(records, taskId);
+    };
+    try {
+      // Its timer's check, as when renewed on another replica: only its stored expiry says so.
+      await registry.core.watches.expiring(running);
+    } finally {
+      records.get = get;
+    }
+    // Before, it ended COMPLETED, "The watch expired (it was not renewed in time)".
+    assert.ok(running.isOpen, 'the watch runs on');
+    assert.equal(log.events.filter((e) => e.statusUpdate).length, 0, 'no final status');
+    // Read, its stored expiry (a day ahead) stands.
+    await registry.core.watches.expiring(running);
+    assert.ok(running.isOpen, 'runs on as its stored expiry says');
+    assert.equal((await cancel(bob, log)).state, 'TASK_STATE_CANCELED');
+  });
+
   test('a renewal is exactly {"renew": {}}: keys inside, another value, another operation beside it and a push config are refused, and renew nothing', async () => {
     const log = track(watch(bob, { query: `renew-strict-${randomUUID().slice(0, 8)}`, initial: false }));
     const id = await taskIdOf(log);
@@ -909,6 +973,37 @@ describe('standing searches', () => {
     }
   });
 
+  test('push: a watch whose push config cannot be stored with it (storage failing) is not started: its webhook would be forgotten at the next restart', async () => {
+    const hook = await webhook(() => 200);
+    const records = registry.store.watches;
+    const update = records.update;
+    const query = `unstored-config-${randomUUID().slice(0, 8)}`;
+    let failedId: string | undefined;
+    records.update = async (id, change) => {
+      if (change.pushConfigs !== undefined && registry.core.watches.get(id)?.request.query === query) {
+        failedId = id;
+        throw new Error('disk I/O error');
+      }
+      return update.call(records, id, change);
+    };
+    try {
+      // Before, it was answered WORKING and pushed to, its config in memory only: after a restart
+      // it ran on (its task WORKING) with no webhook, and the client never knew.
+      const answer = await sendWithPush(bob, { query }, { url: hook.url, token: 't' }).then(
+        (task) => stateOf(task),
+        (error: unknown) => String(error),
+      );
+      assert.notEqual(answer, 'TASK_STATE_WORKING', 'the watch is not started');
+      assert.match(answer, /FAILED|try again later/i);
+      assert.ok(failedId, 'the watch was being started');
+      assert.equal(registry.core.watches.get(failedId), undefined, 'not kept');
+      assert.equal(await records.get(failedId), undefined, 'its definition is removed');
+    } finally {
+      records.update = update;
+      await hook.close();
+    }
+  });
+
   test('push: a webhook that falls more than REGISTRY_WATCH_BUFFER events behind gets a resync instead of an ever longer queue; the webhooks keeping up do not', async () => {
     // 300 ms an answer: ten quick registrations outrun it (the buffer here is 3).
     const hook = await webhook(() => 200, undefined, 300);
@@ -956,6 +1051,9 @@ describe('standing searches', () => {
       assert.equal(initial.id, task.id);
       assert.equal(initial.contextId, task.contextId);
       assert.equal(initial.status.state, 'working');
+      // Dated, as every status the registry sends is (it had no timestamp): an ISO 8601 time in UTC, now.
+      const dated = (t: WireJson) => typeof t.status.timestamp === 'string' && /Z$/.test(t.status.timestamp) && Math.abs(Date.parse(t.status.timestamp) - Date.now()) < 60_000;
+      assert.ok(dated(initial), `the WORKING status has its time: ${JSON.stringify(initial.status)}`);
       assert.deepEqual(v03EventData(initial)?.results.map((h: WireJson) => h.id), [target.id]);
       // A second webhook, configured over v1.0 on the same watch, gets v1.0 payloads.
       const created = await bob.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'v1-hook', url: hook10.url, token: 'v10-token', authentication: undefined });
@@ -968,6 +1066,8 @@ describe('standing searches', () => {
       assert.equal(event03.event, 'added');
       assert.equal(event03.hit.id, second.id);
       assert.equal(added03.status.state, 'working');
+      assert.ok(dated(added03), `the WORKING status has its time: ${JSON.stringify(added03.status)}`);
+      assert.ok(added03.status.timestamp >= initial.status.timestamp, 'the later event, the later time');
       const added10 = await hook10.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'added pushed as v1.0');
       assert.equal(dataOf(added10.artifactUpdate.artifact).hit.id, second.id);
       await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });

@@ -122,7 +122,8 @@ export class PushConfigs implements PushNotificationStore {
     // A v0.3 config set without an id gets the task's id, as v0.3 servers give it (the v0.3 SDK's
     // did): a v0.3 client then gets and deletes it by the task id. v1.0 leaves the id to the server.
     if (!config.id) config.id = context.requestedVersion === LEGACY_VERSION ? taskId : randomUUID();
-    const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.config.id !== config.id);
+    const before = this.#byTask.get(taskId);
+    const list = (before ?? []).filter((c) => c.config.id !== config.id);
     if (list.length >= MAX_CONFIGS_PER_TASK) throw new RequestMalformedError(`A task has at most ${MAX_CONFIGS_PER_TASK} push notification configs; delete one first.`);
     // Kept under no tenant, as tasks are: the registry is not multi-tenant (its card declares no
     // tenant, so a client sends none, A2A 8.3.2) and ignores a request's (call-context.ts). Kept
@@ -130,7 +131,7 @@ export class PushConfigs implements PushNotificationStore {
     list.push({ config: { ...config, taskId, tenant: '' }, wireVersion: context.requestedVersion || LEGACY_VERSION });
     this.#byTask.set(taskId, list);
     this.#bound(taskId);
-    await this.#keep(taskId);
+    await this.#keepOrUndo(taskId, before);
   }
 
   /** Forgets the configs of the oldest tasks past MAX_TASKS_WITH_CONFIGS (never an open watch's, nor `current`'s). */
@@ -147,10 +148,32 @@ export class PushConfigs implements PushNotificationStore {
   }
 
   async delete(taskId: string, _context: ServerCallContext, configId?: string): Promise<void> {
-    const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.config.id !== (configId ?? taskId));
+    const before = this.#byTask.get(taskId);
+    const list = (before ?? []).filter((c) => c.config.id !== (configId ?? taskId));
     if (list.length > 0) this.#byTask.set(taskId, list);
     else this.#byTask.delete(taskId);
-    await this.#keep(taskId);
+    await this.#keepOrUndo(taskId, before);
+  }
+
+  /**
+   * Stores watch `taskId`'s configs as they are now (#keep), or, when that fails, puts back the
+   * ones it had (`before`) and rethrows: the request is answered as not done, so it must not be
+   * done. Before, a create whose storing failed was answered an error yet kept in memory, listed
+   * and pushed to (a retry without an id added a second one), and a delete so answered was done
+   * in memory (nothing pushed to that webhook) until a restart brought the stored config back.
+   */
+  async #keepOrUndo(taskId: string, before: StoredPushNotificationConfig[] | undefined): Promise<void> {
+    const after = this.#byTask.get(taskId);
+    try {
+      await this.#keep(taskId);
+    } catch (error) {
+      // Unless another change came meanwhile (it stores its own list, this one's change with it or not).
+      if (this.#byTask.get(taskId) === after) {
+        if (before) this.#byTask.set(taskId, before);
+        else this.#byTask.delete(taskId);
+      }
+      throw error;
+    }
   }
 
   /** A restored watch's configs, as its definition kept them (with the version each was given in). */
@@ -389,8 +412,8 @@ const v03 = new V03PushNotificationSerializer();
  * event (`{"kind": "artifact-update", ...}`), which a receiver written to the v0.3 specification
  * or to a2a-js 0.3 (whose sender POSTs the Task) cannot read.
  */
-function payloadFor(response: StreamResponse, wireVersion: string, task: Task | undefined): unknown {
-  if (wireVersion === LEGACY_VERSION) return JSON.parse(v03.serialize(response, task ?? taskOfEvent(response)).body) as unknown;
+function payloadFor(response: StreamResponse, wireVersion: string, task: Task | undefined, at: string): unknown {
+  if (wireVersion === LEGACY_VERSION) return JSON.parse(v03.serialize(response, task ?? taskOfEvent(response, at)).body) as unknown;
   return StreamResponse.toJSON(response);
 }
 
@@ -398,14 +421,16 @@ function payloadFor(response: StreamResponse, wireVersion: string, task: Task | 
  * The Task a v0.3 webhook is sent for a watch's event: its id, context and status (WORKING while
  * the watch runs, the final status at its end) with the event's own artifact only. Not the
  * watch's whole history: a watch accumulates events for as long as it runs, and each
- * notification would carry every one before it.
+ * notification would carry every one before it. The WORKING status is dated `at`, when the
+ * notification was made (the event's time), as every other status the registry sends is (the
+ * final one its end's): it had no timestamp, so a receiver could not order or date it.
  */
-function taskOfEvent(response: StreamResponse): Task | undefined {
+function taskOfEvent(response: StreamResponse, at: string): Task | undefined {
   const payload = response.payload;
   const task = (id: string, contextId: string, status: TaskStatus | undefined, artifacts: Artifact[]): Task => ({ id, contextId, status, artifacts, history: [], metadata: undefined });
   if (payload?.$case === 'artifactUpdate') {
     const { taskId, contextId, artifact } = payload.value;
-    return task(taskId, contextId, { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined }, artifact ? [artifact] : []);
+    return task(taskId, contextId, { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: at }, artifact ? [artifact] : []);
   }
   if (payload?.$case === 'statusUpdate') return task(payload.value.taskId, payload.value.contextId, payload.value.status, []);
   return undefined;
@@ -414,6 +439,8 @@ function taskOfEvent(response: StreamResponse): Task | undefined {
 /** One notification, its body built once per protocol generation among its webhooks. */
 class Notification {
   readonly #bodies = new Map<string, unknown>();
+  /** When it was made: the time of the event it tells (its bodies are built later, at delivery). */
+  readonly #at = new Date().toISOString();
   constructor(
     readonly response: StreamResponse,
     /** The task as the SDK holds it after the event (GuardedPushSender), which v0.3 webhooks are sent. */
@@ -421,7 +448,7 @@ class Notification {
   ) {}
 
   bodyFor(wireVersion: string): unknown {
-    if (!this.#bodies.has(wireVersion)) this.#bodies.set(wireVersion, payloadFor(this.response, wireVersion, this.task));
+    if (!this.#bodies.has(wireVersion)) this.#bodies.set(wireVersion, payloadFor(this.response, wireVersion, this.task, this.#at));
     return this.#bodies.get(wireVersion);
   }
 }
@@ -539,9 +566,10 @@ export class WatchPushes {
     // says so (Watch.setPushConfigs): a crash before they are delivered gets a resync where the
     // watch runs next. Before, the definition stored its position as current until the progress
     // was next written (a second later), and a crash meanwhile lost the initial matches for good.
-    const kept = watch.restored
-      ? Promise.resolve()
-      : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
+    // Not stored, the watch is not started (its start fails, to be tried again): before, a failure
+    // was logged and the watch answered WORKING, its webhooks in this process's memory only, so
+    // after a restart (or on the replica that took it over) it ran on pushing to none of them.
+    const kept = watch.restored ? Promise.resolve() : this.configs.keepFor(watch.id);
     const stop = watch.listen((event: WatchEvent) => {
       if (this.configs.forTask(watch.id).length === 0) return;
       push(new Notification({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq} was`);

@@ -173,6 +173,8 @@ function followersFailure(failed: unknown[]): unknown {
 
 /** Hits the index returns per page while a watch collects its current matches. */
 const PAGE = 1000;
+/** How soon a watch whose stored expiry could not be read at its expiry checks it again (see WatchHub.expiring). */
+const EXPIRY_RECHECK_MS = 5000;
 /** A watch's progress (event numbers, position) is written at most this often. */
 const PROGRESS_EVERY_MS = 1000;
 /**
@@ -481,6 +483,14 @@ export class Watch {
     return this.#buffer.filter((event) => event.seq > after);
   }
 
+  /** Checks its expiry again in `ms` (its stored expiry could not be read: see WatchHub.expiring). */
+  recheckExpiryIn(ms: number): void {
+    if (!this.isOpen) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.hub.expiring(this), ms);
+    this.#timer.unref();
+  }
+
   /** Extends the watch to `expiresAt` (renewed here, or on another replica: see WatchHub.renew). */
   extendTo(expiresAt: number): void {
     if (!this.isOpen || expiresAt <= this.#expiresAt) return;
@@ -673,6 +683,11 @@ export class WatchHub implements WatchKeeper {
    * runs succeeds (#run) or it ends: how long it waits before it runs again, and when it ends FAILED.
    */
   readonly #runFailures = new Map<string, number>();
+  /**
+   * Watches being paused after a failure (#pause), by id: run nowhere, their lease not yet
+   * released until their back-off. Settles once it is (or its release failed).
+   */
+  readonly #lettingGo = new Map<string, Promise<void>>();
   /** Ended watches whose definitions could not be removed yet (storage unreachable). */
   readonly #unremoved = new Set<string>();
   /** Definitions being removed (a watch that ended), by task id. */
@@ -695,6 +710,8 @@ export class WatchHub implements WatchKeeper {
   /** How this replica reads the end another gave a watch it runs (see readEndsWith); none until told. */
   #readEnd: EndReader = () => Promise.resolve(undefined);
   #closed = false;
+  /** Changes (and resyncs) the feed has told the watches so far: whether one came since a position was read (see #run). */
+  #published = 0;
 
   constructor(
     feed: ChangeFeed,
@@ -714,9 +731,11 @@ export class WatchHub implements WatchKeeper {
     // Subscribed after the service, so the index already holds a change when a watch asks about it.
     this.#unsubscribe = feed.subscribe(
       (change) => {
+        this.#published++;
         for (const watch of this.#watches.values()) this.#guard(watch, () => watch.onChange(change));
       },
       () => {
+        this.#published++;
         for (const watch of this.#watches.values()) this.#guard(watch, () => watch.onResync());
       },
     );
@@ -874,12 +893,31 @@ export class WatchHub implements WatchKeeper {
     // (Its end listeners' failures are logged as they end it: see Watch.endAs.) Its streams are
     // told to resume once it runs again: their status OK said they were complete, the watch not.
     const seconds = Math.ceil(retry.waitMs / 1000);
-    watch.endAs({
-      ...endNow('closed', `The watch stopped here after an internal failure; it runs again, restored whole, in ${seconds} s (here or on another replica): resume it with SubscribeToTask then, naming the last event you have in Last-Event-ID.`),
-      resume: 'WATCH_INTERRUPTED',
-      resumeAfterSeconds: seconds,
-    });
-    await this.#releaseUntil(watch.id, retry.at);
+    await this.#pause(watch.id, retry.at, () =>
+      watch.endAs({
+        ...endNow('closed', `The watch stopped here after an internal failure; it runs again, restored whole, in ${seconds} s (here or on another replica): resume it with SubscribeToTask then, naming the last event you have in Last-Event-ID.`),
+        resume: 'WATCH_INTERRUPTED',
+        resumeAfterSeconds: seconds,
+      }),
+    );
+  }
+
+  /**
+   * Pauses watch `id`, held here and run nowhere once `stop` (if any) has stopped it, until `at`
+   * (#releaseUntil). Until its lease is released so, it runs nowhere yet does not look paused
+   * (its row still held here): a CancelTask then removed the row as one another replica runs,
+   * and nothing told its webhooks it was canceled. pausedUntil waits for it.
+   */
+  async #pause(id: string, at: Date, stop?: () => void): Promise<void> {
+    let released!: () => void;
+    this.#lettingGo.set(id, new Promise<void>((resolve) => (released = resolve)));
+    try {
+      stop?.();
+      await this.#releaseUntil(id, at);
+    } finally {
+      this.#lettingGo.delete(id);
+      released();
+    }
   }
 
   /**
@@ -1175,6 +1213,8 @@ export class WatchHub implements WatchKeeper {
    * Undefined when it does not wait (it runs, here or elsewhere, or is gone).
    */
   async pausedUntil(id: string): Promise<number | undefined> {
+    // Being paused here (#pause): it is once its lease is released.
+    await this.#lettingGo.get(id);
     if (this.#watches.has(id)) return undefined;
     return this.storage.watches.pausedUntil(id, Date.now());
   }
@@ -1213,7 +1253,6 @@ export class WatchHub implements WatchKeeper {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#unsubscribe();
     await (await this.#handovers)?.close();
     clearInterval(this.#progressTimer);
     clearInterval(this.#leaseTimer);
@@ -1233,12 +1272,20 @@ export class WatchHub implements WatchKeeper {
       new Promise<void>((resolve) => (grace = setTimeout(resolve, SHUTDOWN_PUSH_GRACE_MS))),
     ]);
     clearTimeout(grace);
+    // The position stored is read while the watches still follow the changes, and they stop
+    // following them only then: a change committed after is beyond it (a resync after the
+    // restart), one before it was told to them. The server serves requests (and the refresher
+    // writes) until the doors close, after this: the watches stopped following first, and the
+    // position read a moment later was stored past changes they were never told of, so the
+    // restarted watches, their position current, never told them.
+    const position = await this.#followedPosition().catch(() => undefined);
+    this.#unsubscribe();
     for (const watch of open) {
       watch.settleFloor();
       this.#dirty.add(watch);
     }
     try {
-      await this.#flush();
+      await this.#flush(position);
       await this.storage.watches.release(this.#holder);
     } catch (err) {
       this.log?.warn({ err }, 'watch progress could not be stored at shutdown; the watches resume with a resync');
@@ -1261,6 +1308,14 @@ export class WatchHub implements WatchKeeper {
     try {
       renewedTo = (await this.storage.watches.get(watch.id))?.expiresAt;
     } catch (err) {
+      // Renewed on another replica, only its stored expiry says so: a read that failed once
+      // ended a watch its client had renewed, telling it it was not renewed in time. Checked
+      // again shortly, for as long as a lease lasts (storage out of reach longer, this replica
+      // loses its watches anyway); then it ends, as before.
+      if (Date.now() - watch.expiresAt < this.limits.leaseMs) {
+        this.log?.warn({ err, watch: watch.id }, `the expiry of a watch could not be checked; checked again in ${EXPIRY_RECHECK_MS / 1000} s`);
+        return watch.recheckExpiryIn(EXPIRY_RECHECK_MS);
+      }
       this.log?.warn({ err, watch: watch.id }, 'the expiry of a watch could not be checked; it ends');
     }
     if (renewedTo !== undefined && renewedTo > Date.now()) watch.extendTo(renewedTo);
@@ -1374,7 +1429,9 @@ export class WatchHub implements WatchKeeper {
 
   /** Runs claimed watches from their rows (event numbers and position as stored). */
   async #run(rows: WatchRow[]): Promise<void> {
-    const changeSeq = await this.storage.lastChangeSeq();
+    /** The changes told when the change log's position below was read: one told since may be past it. */
+    let readAt = this.#published;
+    let changeSeq = await this.storage.lastChangeSeq();
     for (const row of rows) {
       if (this.#watches.has(row.id)) continue;
       if (row.deliveredSeq === UNACKNOWLEDGED_START) {
@@ -1428,10 +1485,26 @@ export class WatchHub implements WatchKeeper {
           await this.#letGo(watch, followersFailure(failed), 'a follower failed as it was told of a watch');
           continue;
         }
+        // Expired while nobody ran it (the registry down past its time): it ends now, as its
+        // timer would in a moment, its webhooks and task told. Before, it first sent them a resync
+        // (changes were committed meanwhile) of the matches of a search that no longer ran.
+        if (watch.expiresAt <= Date.now()) {
+          await this.expiring(watch);
+          continue;
+        }
         // Grown too broad since it started: it ends here, its webhooks and task told why.
         if (watch.tooBroad) {
           watch.end('failed', watch.tooBroad);
           continue;
+        }
+        // A change told since the position was read (while the watches before it were restored,
+        // or this one was built) is in its matches, taken as it was built, though it never told
+        // of it: the position is read again, now that the watch follows the changes, and is past
+        // it. Compared with the position read before, the change was taken as told, and the
+        // webhooks and clients never heard of it.
+        if (this.#published !== readAt) {
+          readAt = this.#published;
+          changeSeq = await this.storage.lastChangeSeq();
         }
         // Changes committed while nobody ran it (or after its last recorded position): start again from the current matches.
         if (changeSeq > row.position) watch.resyncNow();
@@ -1473,7 +1546,7 @@ export class WatchHub implements WatchKeeper {
           continue;
         }
         this.#logRetry(row.id, err, `${what}; it is let go`, retry);
-        await this.#releaseUntil(row.id, retry.at);
+        await this.#pause(row.id, retry.at);
       }
     }
   }
@@ -1574,13 +1647,14 @@ export class WatchHub implements WatchKeeper {
   }
 
   /** Writes the progress of the watches that moved since the last time. */
-  async #flush(): Promise<void> {
+  async #flush(readAt?: number): Promise<void> {
     if (this.#dirty.size === 0) return;
     const watches = [...this.#dirty];
     this.#dirty.clear();
     try {
       // Inside: a position that cannot be read (storage down) keeps the watches to store, too.
-      const position = await this.#followedPosition();
+      // (`readAt`: read already, at a shutdown: see close.)
+      const position = readAt ?? (await this.#followedPosition());
       await Promise.all(
         watches.filter((w) => w.isOpen || this.#closed).map((w) => this.storage.watches.update(w.id, { ...w.progress(), position: w.positionToStore(position) })),
       );
