@@ -35,7 +35,18 @@ export function whyCannotWrite(file: string, besides: readonly string[] = []): s
   let existing = dir;
   let stat: fs.Stats | undefined;
   for (;;) {
-    stat = fs.statSync(existing, { throwIfNoEntry: false });
+    try {
+      stat = fs.statSync(existing, { throwIfNoEntry: false });
+    } catch {
+      // EACCES: a directory above it this user may not enter (the data directory under a
+      // parent of mode 0700). Throwing here replaced the start's whole message with a bare
+      // "EACCES: permission denied, stat": the directory on the way that stops it is said instead.
+      for (const ancestor of ancestorsOf(path.dirname(existing))) {
+        const missing = lacking(ancestor, fs.constants.X_OK, 'enter the directory');
+        if (missing) return missing;
+      }
+      return undefined;
+    }
     if (stat || path.dirname(existing) === existing) break;
     existing = path.dirname(existing);
   }
