@@ -6,7 +6,8 @@
  * And `npm start` itself, stopped by a SIGTERM to npm: the signal reaches the registry. And a
  * client holding a request open holds shutdown for REGISTRY_SHUTDOWN_GRACE_SECONDS only, 5 s by
  * default, so the index save after it fits Docker's default stop timeout (10 s; the grace was
- * 10 s, and docker stop killed the registry before it saved its index).
+ * 10 s, and docker stop killed the registry before it saved its index). A second signal cuts
+ * what is still in flight at once (it was ignored), and the index is still saved.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -202,6 +203,26 @@ test('REGISTRY_SHUTDOWN_GRACE_SECONDS sets how long a request in flight may hold
   const took = performance.now() - started;
   assert.ok(took > 900 && took < 3000, `close took ${Math.round(took)} ms`);
   assert.ok((await held.closed) < 5000, 'the held request was cut off');
+});
+
+test('a second SIGTERM or SIGINT cuts the requests still in flight at once (it was ignored: the grace ran out, or a SIGKILL lost the index save); the index is saved, exit 0', async (t) => {
+  const registry = await spawnRegistry({ REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_SHUTDOWN_GRACE_SECONDS: '60' });
+  t.after(() => registry.stop('SIGKILL'));
+  const body = sendMessageBody([{ data: { register: { agentCard: v1Card('Saved after a second signal', 'https://second.example.org/a2a') } }, mediaType: 'application/json' }]);
+  const registered = await fetch(`${registry.url}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` }, body });
+  assert.equal(registered.status, 200);
+  const held = await trickle(registry.url);
+  registry.child.kill('SIGTERM');
+  for (let i = 0; i < 100 && !registry.logs.some((l) => l.msg === 'shutting down: finishing in-flight requests'); i++) await sleep(20);
+  await sleep(200);
+  const second = performance.now();
+  registry.child.kill('SIGINT');
+  const code = await Promise.race([registry.exited, sleep(5000).then(() => 'still running 5 s after the second signal')]);
+  assert.equal(code, 0, registry.logs.map((l) => l.msg).join(' | '));
+  assert.ok((await held.closed) - (second - held.opened) < 3000, 'the held request was cut off at the second signal');
+  assert.ok(registry.logs.some((l) => l.msg === 'stopping now: requests still in flight are cut off' && l.signal === 'SIGINT'), 'said why');
+  assert.ok(registry.logs.some((l) => l.msg === 'search index saved'), 'the index was saved');
+  assert.equal(registry.logs.at(-1)?.msg, 'registry stopped');
 });
 
 /** Whether something accepts connections at `port` on 127.0.0.1. */

@@ -113,12 +113,13 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
       state = 'serving';
     },
     notReady,
-    close: () =>
+    close: (hurry?: AbortSignal) =>
       (closing ??= new Promise<void>((resolve) => {
         state = 'closed';
         // Health Watch streams never end by themselves: told NOT_SERVING and ended, or the graceful close waited for them.
         health.close();
         const force = setTimeout(() => server.forceShutdown(), core.config.connections.shutdownGraceMs).unref();
+        hurry?.addEventListener('abort', () => server.forceShutdown(), { once: true });
         server.tryShutdown(() => {
           clearTimeout(force);
           resolve();
