@@ -176,7 +176,9 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
             ...mounted.map((door) => door.close(hurried.signal)),
             new Promise<void>((resolve) => {
               const force = setTimeout(() => listening.closeAllConnections(), config.connections.shutdownGraceMs).unref();
-              hurried.signal.addEventListener('abort', () => listening.closeAllConnections(), { once: true });
+              // A second signal may have come already, while the watches closed.
+              if (hurried.signal.aborted) listening.closeAllConnections();
+              else hurried.signal.addEventListener('abort', () => listening.closeAllConnections(), { once: true });
               // Connections whose last response (a stream) finishes during the grace period are
               // idle keep-alive ones then: close them as they become so, not at their timeout.
               const closeIdle = () => {

@@ -119,12 +119,14 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
         // Health Watch streams never end by themselves: told NOT_SERVING and ended, or the graceful close waited for them.
         health.close();
         const force = setTimeout(() => server.forceShutdown(), core.config.connections.shutdownGraceMs).unref();
-        hurry?.addEventListener('abort', () => server.forceShutdown(), { once: true });
         server.tryShutdown(() => {
           clearTimeout(force);
           resolve();
         });
         guard.endUnarrived();
+        // A second stop signal (it may have come already, while the watches closed): no more waiting.
+        if (hurry?.aborted) server.forceShutdown();
+        else hurry?.addEventListener('abort', () => server.forceShutdown(), { once: true });
       })),
   };
 }
