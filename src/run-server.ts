@@ -34,7 +34,16 @@ export async function runServer(config: RegistryConfig): Promise<void> {
     );
   };
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal while requests still in flight hold the stop (up to
+      // REGISTRY_SHUTDOWN_GRACE_SECONDS, as much as an hour): it was ignored, and only a SIGKILL,
+      // which loses the index save, ended the wait. It cuts them now; the index is still saved.
+      if (registry) {
+        log.warn({ signal }, 'stopping now: requests still in flight are cut off');
+        registry.hurry();
+      }
+      return;
+    }
     stopping = signal;
     if (registry) shutDown(registry, signal);
     else starting.abort();

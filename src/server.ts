@@ -47,6 +47,11 @@ export interface RunningRegistry {
   core: RegistryCore;
   /** Stops accepting, lets in-flight requests finish (up to a grace period), closes storage. */
   close(): Promise<void>;
+  /**
+   * Cuts close()'s grace period short (a second SIGTERM or SIGINT): requests and streams still
+   * in flight are cut at once; the index is then saved and storage closed as after the grace.
+   */
+  hurry(): void;
 }
 
 export interface StartOptions {
@@ -150,6 +155,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
     log.info({ url, publicUrl, grpcUrl, engine: core.store.engine }, 'registry listening');
     const listening = server;
     let closing: Promise<void> | undefined;
+    const hurried = new AbortController();
     return {
       url,
       port,
@@ -167,9 +173,12 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
           // now (without a final state; the watches run again after the restart).
           await core.watches.close();
           await Promise.all([
-            ...mounted.map((door) => door.close()),
+            ...mounted.map((door) => door.close(hurried.signal)),
             new Promise<void>((resolve) => {
               const force = setTimeout(() => listening.closeAllConnections(), config.connections.shutdownGraceMs).unref();
+              // A second signal may have come already, while the watches closed.
+              if (hurried.signal.aborted) listening.closeAllConnections();
+              else hurried.signal.addEventListener('abort', () => listening.closeAllConnections(), { once: true });
               // Connections whose last response (a stream) finishes during the grace period are
               // idle keep-alive ones then: close them as they become so, not at their timeout.
               const closeIdle = () => {
@@ -188,6 +197,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
           await core.close();
           log.info('registry stopped');
         })()),
+      hurry: () => hurried.abort(),
     };
   } catch (err) {
     await Promise.all(mounted.map((door) => door.close().catch(() => undefined)));

@@ -6,7 +6,8 @@
  * Dockerfile runs node directly), where a signal nothing handles is dropped, was not heard at all:
  * the registry started anyway, and `docker stop` waited for its SIGKILL. Caught here, the first
  * is kept until run-server.ts asks for it, and the start then ends at once (README, Operations).
- * One set of handlers for the process's life: run-server.ts listens through it.
+ * One set of handlers for the process's life: run-server.ts listens through it. SIGHUP is caught
+ * too, and stops nothing (see below).
  */
 
 export type StopSignal = 'SIGTERM' | 'SIGINT';
@@ -29,6 +30,12 @@ export function catchStopSignals(): StopSignals {
       for (const listener of listeners) listener(signal);
     });
   }
+  // SIGHUP reloads the trust roots (trust/trust-roots.ts), which listen for it once loaded and
+  // stop at shutdown. Before (the modules loading, storage opening: a PostgreSQL server waited
+  // for, minutes) and after (the index being saved) it had its default action: the registry
+  // ended with 129 without a word, from a `systemctl reload` or a log rotation's kill -HUP. It
+  // never stops the registry: outside the trust roots' time it does nothing.
+  process.on('SIGHUP', () => undefined);
   caught = {
     onStop(listener) {
       listeners.push(listener);

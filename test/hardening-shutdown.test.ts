@@ -6,7 +6,8 @@
  * And `npm start` itself, stopped by a SIGTERM to npm: the signal reaches the registry. And a
  * client holding a request open holds shutdown for REGISTRY_SHUTDOWN_GRACE_SECONDS only, 5 s by
  * default, so the index save after it fits Docker's default stop timeout (10 s; the grace was
- * 10 s, and docker stop killed the registry before it saved its index).
+ * 10 s, and docker stop killed the registry before it saved its index). A second signal cuts
+ * what is still in flight at once (it was ignored), and the index is still saved.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -19,6 +20,7 @@ import { test } from 'node:test';
 import { lockForThisProcess } from '../src/storage/sqlite/process-lock.js';
 import { REPO_ROOT, ensureBuilt } from './support/built.js';
 import { v1Card } from './support/documents.js';
+import { RawA2AClient, metadata as grpcMetadata } from './support/grpc.js';
 import { connect } from './support/raw-connection.js';
 import { TOKENS, TOKENS_ENV, spawnRegistry, startTestRegistry, tempDir } from './support/registry.js';
 import { sendMessageBody } from './support/raw-http.js';
@@ -202,6 +204,42 @@ test('REGISTRY_SHUTDOWN_GRACE_SECONDS sets how long a request in flight may hold
   const took = performance.now() - started;
   assert.ok(took > 900 && took < 3000, `close took ${Math.round(took)} ms`);
   assert.ok((await held.closed) < 5000, 'the held request was cut off');
+});
+
+test('a second SIGTERM or SIGINT cuts the requests still in flight at once, HTTP and gRPC (it was ignored: the grace ran out, or a SIGKILL lost the index save); the index is saved, exit 0', async (t) => {
+  // An agent's server that never answers: a registration by URL over gRPC waits on it.
+  let fetched: () => void = () => undefined;
+  const fetching = new Promise<void>((resolve) => (fetched = resolve));
+  const silent = http.createServer(() => fetched());
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.after(() => silent.closeAllConnections());
+  t.after(() => silent.close());
+  const registry = await spawnRegistry({ REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_SHUTDOWN_GRACE_SECONDS: '60', GRPC_PORT: '0', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+  t.after(() => registry.stop('SIGKILL'));
+  const grpcUrl = String(registry.logs.find((l) => l.msg === 'registry listening')?.grpcUrl);
+  const grpcClient = new RawA2AClient(`127.0.0.1:${grpcUrl.split(':').at(-1)}`);
+  t.after(() => grpcClient.close());
+  const cardUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/.well-known/agent-card.json`;
+  const grpcCall = grpcClient.send([{ data: { register: { url: cardUrl } }, mediaType: 'application/json' }], grpcMetadata({ authorization: `Bearer ${TOKENS.alice}` }));
+  await fetching;
+  const body = sendMessageBody([{ data: { register: { agentCard: v1Card('Saved after a second signal', 'https://second.example.org/a2a') } }, mediaType: 'application/json' }]);
+  const registered = await fetch(`${registry.url}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` }, body });
+  assert.equal(registered.status, 200);
+  const held = await trickle(registry.url);
+  registry.child.kill('SIGTERM');
+  for (let i = 0; i < 100 && !registry.logs.some((l) => l.msg === 'shutting down: finishing in-flight requests'); i++) await sleep(20);
+  await sleep(200);
+  const second = performance.now();
+  registry.child.kill('SIGINT');
+  const code = await Promise.race([registry.exited, sleep(5000).then(() => 'still running 5 s after the second signal')]);
+  assert.equal(code, 0, registry.logs.map((l) => l.msg).join(' | '));
+  assert.ok((await held.closed) - (second - held.opened) < 3000, 'the held request was cut off at the second signal');
+  const answer = await grpcCall;
+  assert.ok(answer.error, 'the gRPC call was cut, not answered');
+  assert.ok(performance.now() - second < 3000, 'the gRPC call was cut at the second signal');
+  assert.ok(registry.logs.some((l) => l.msg === 'stopping now: requests still in flight are cut off' && l.signal === 'SIGINT'), 'said why');
+  assert.ok(registry.logs.some((l) => l.msg === 'search index saved'), 'the index was saved');
+  assert.equal(registry.logs.at(-1)?.msg, 'registry stopped');
 });
 
 /** Whether something accepts connections at `port` on 127.0.0.1. */

@@ -396,6 +396,16 @@ describe('first start without tokens', () => {
         new RegExp(`cannot open the database file ${notADirectory}/registry.db for writing .*is a file, not a directory\\. Check that REGISTRY_DATA_DIR \\(${notADirectory}\\) is a directory`),
       );
     }
+    // A directory where the database file should be (what docker run -v makes of a host file that
+    // does not exist): the start said only "EISDIR: illegal operation on a directory".
+    const dataDir = tempDir();
+    fs.mkdirSync(path.join(dataDir, 'registry.db'));
+    await assert.rejects(
+      startTestRegistry({ REGISTRY_DATA_DIR: dataDir }),
+      new RegExp(
+        `^Error: cannot open the database file ${dataDir}/registry\\.db for writing \\(EISDIR: [^)]*\\): ${dataDir}/registry\\.db is a directory, not a file \\(as docker run -v makes for a host file that does not exist\\): move it aside\\. Check that REGISTRY_DATA_DIR`,
+      ),
+    );
   });
 
   test('REGISTRY_PUBLIC_READ=false makes every call need a token (the door refuses; see conformance-auth.test.ts)', async () => {

@@ -9,6 +9,8 @@
  *   no such URL), so hybrid ranking never worked, while the log showed the password.
  * - An admin-token file in the data directory with whitespace inside the token: no
  *   Authorization header can carry it (REGISTRY_ADMIN_TOKEN_FILE's is refused alike).
+ * - A data directory under a directory its user may not enter: the start said only "EACCES:
+ *   permission denied, stat", the explanation of the refusal having failed itself.
  * - A refused start (the data directory's lock held by another registry; a bad signing key,
  *   trusted keys or synonyms file) wrote a generated admin token first.
  * - A file a setting names (REGISTRY_TRUSTED_KEYS, REGISTRY_SIGNING_KEY, REGISTRY_SYNONYMS,
@@ -49,13 +51,14 @@ interface Refusal {
   stderr: string;
 }
 
-/** Starts the built registry with `env` (over a free port and its own data directory), expecting it to stop by itself. */
-function startRefused(env: Record<string, string>): Promise<Refusal> {
+/** Starts the built registry with `env` (over a free port and its own data directory), expecting it to stop by itself; as user `uid` if given. */
+function startRefused(env: Record<string, string>, uid?: number): Promise<Refusal> {
   ensureBuilt();
   const child = spawn(process.execPath, [path.join(REPO_ROOT, BUILT_MAIN)], {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', REGISTRY_DATA_DIR: tempDir(), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
+    ...(uid === undefined ? {} : { uid, gid: uid }),
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -132,6 +135,32 @@ test('an admin-token file in the data directory with whitespace inside the token
   );
   assert.equal(fs.readFileSync(file, 'utf8'), 'abcdefghijklmnop qrstuvwxyz\n', 'the file is left as it was');
   assertRefused(await startRefused({ REGISTRY_ADMIN_TOKEN_FILE: file }), 2, /^a2a-registry: invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE .* contains whitespace, which no "Authorization: Bearer <token>" header can carry/);
+});
+
+test('a data directory under a directory its user may not enter names that directory (the start said only "EACCES: permission denied, stat")', async () => {
+  // /srv/registry (mode 0700, another owner)/data: the explanation of the refusal stat()ed the data
+  // directory, which threw EACCES itself. As root (who enters anything) the registry runs as nobody.
+  const asRoot = process.getuid?.() === 0;
+  const uid = asRoot ? 65534 : process.getuid!();
+  const root = tempDir();
+  fs.chmodSync(root, 0o755);
+  const closed = path.join(root, 'closed');
+  fs.mkdirSync(closed, { mode: 0o700 });
+  if (!asRoot) fs.chmodSync(closed, 0o000);
+  const dataDir = path.join(closed, 'data');
+  try {
+    const refused = await startRefused({ REGISTRY_DATA_DIR: dataDir }, asRoot ? uid : undefined);
+    assertRefused(
+      refused,
+      1,
+      new RegExp(
+        `^a2a-registry: could not start: cannot open the database file ${dataDir}/registry\\.db for writing \\(EACCES: [^)]*\\): ` +
+          `user \\S+ \\(uid ${uid}\\) may not enter the directory ${closed} \\(owned by uid \\d+, mode 0[07]00\\)\\. Check that REGISTRY_DATA_DIR \\(${dataDir}\\)`,
+      ),
+    );
+  } finally {
+    fs.chmodSync(closed, 0o700);
+  }
 });
 
 test('a refused start writes no admin token: another registry holds the data directory, or a key, trust or synonym file is bad', async (t) => {

@@ -13,7 +13,8 @@
  * it was ready: the handlers were installed only once started, so the signal killed it without a
  * word, or was ignored by the registry as PID 1 in a container until Docker's SIGKILL. So does
  * one while `npm start` or `a2a-registry serve` still loads the registry's modules, before
- * storage is even asked for.
+ * storage is even asked for. A SIGHUP meanwhile (a reload: it reloads the trust roots once they are
+ * loaded) ended the registry with 129, without a word: it stops nothing.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -328,6 +329,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       });
       await waiting;
       assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200, 'it listens meanwhile');
+      // A SIGHUP meanwhile (systemctl reload, a log rotation's kill -HUP) stops nothing: it ended
+      // the registry with 129, without a word, until the trust roots, which it reloads, had loaded.
+      child.kill('SIGHUP');
+      assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200, 'a SIGHUP does not stop it');
       const signalled = performance.now();
       child.kill(signal);
       const code = await Promise.race([exited, delay(5000).then(() => 'still running 5 s after the signal')]);

@@ -31,8 +31,12 @@ export interface DoorContext {
 
 /** What a door that runs something of its own (a server on another port, timers) must stop. */
 export interface MountedDoor {
-  /** Stops accepting, lets in-flight work finish (up to REGISTRY_SHUTDOWN_GRACE_SECONDS: config.connections.shutdownGraceMs), releases what the door holds. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight work finish (up to REGISTRY_SHUTDOWN_GRACE_SECONDS:
+   * config.connections.shutdownGraceMs), releases what the door holds. `hurry` aborted (a second
+   * stop signal) cuts what is still in flight at once instead of at the grace's end.
+   */
+  close(hurry?: AbortSignal): Promise<void>;
   /** Why the door cannot serve right now (its own listener is down), or undefined; /readyz reports it. */
   notReady?(): string | undefined;
 }

@@ -113,7 +113,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
       state = 'serving';
     },
     notReady,
-    close: () =>
+    close: (hurry?: AbortSignal) =>
       (closing ??= new Promise<void>((resolve) => {
         state = 'closed';
         // Health Watch streams never end by themselves: told NOT_SERVING and ended, or the graceful close waited for them.
@@ -124,6 +124,9 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
           resolve();
         });
         guard.endUnarrived();
+        // A second stop signal (it may have come already, while the watches closed): no more waiting.
+        if (hurry?.aborted) server.forceShutdown();
+        else hurry?.addEventListener('abort', () => server.forceShutdown(), { once: true });
       })),
   };
 }

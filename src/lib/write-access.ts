@@ -27,7 +27,7 @@ export function thisProcessUser(): string {
  * The first thing that stops this process writing `file` and the files SQLite keeps beside it
  * (`-wal`, `-shm`, made in its directory): a path in the way that is not a directory, a
  * directory it may not enter or create files in, a read-only file system, an existing file it
- * may not write. Undefined when none of these is found (the caller's own error then stands).
+ * may not write, a directory where the file should be. Undefined when none of these is found (the caller's own error then stands).
  */
 export function whyCannotWrite(file: string, besides: readonly string[] = []): string | undefined {
   const dir = path.dirname(path.resolve(file));
@@ -35,7 +35,18 @@ export function whyCannotWrite(file: string, besides: readonly string[] = []): s
   let existing = dir;
   let stat: fs.Stats | undefined;
   for (;;) {
-    stat = fs.statSync(existing, { throwIfNoEntry: false });
+    try {
+      stat = fs.statSync(existing, { throwIfNoEntry: false });
+    } catch {
+      // EACCES: a directory above it this user may not enter (the data directory under a
+      // parent of mode 0700). Throwing here replaced the start's whole message with a bare
+      // "EACCES: permission denied, stat": the directory on the way that stops it is said instead.
+      for (const ancestor of ancestorsOf(path.dirname(existing))) {
+        const missing = lacking(ancestor, fs.constants.X_OK, 'enter the directory');
+        if (missing) return missing;
+      }
+      return undefined;
+    }
     if (stat || path.dirname(existing) === existing) break;
     existing = path.dirname(existing);
   }
@@ -51,6 +62,9 @@ export function whyCannotWrite(file: string, besides: readonly string[] = []): s
   if (inDir) return inDir;
   for (const name of [file, ...besides]) {
     if (!fs.existsSync(name)) continue;
+    // What Docker makes of a bind mount of a file the host does not have (-v ./registry.db:/data/registry.db):
+    // the start said only "EISDIR: illegal operation on a directory".
+    if (fs.statSync(name).isDirectory()) return `${name} is a directory, not a file (as docker run -v makes for a host file that does not exist): move it aside`;
     const missing = lacking(name, fs.constants.R_OK | fs.constants.W_OK, 'read and write');
     if (missing) return missing;
   }

@@ -127,7 +127,7 @@ function trimPoint({ young, oldest, newest }: TrimBounds): number | undefined {
 const PRIVATE_DIR_MODE = 0o700;
 const PRIVATE_FILE_MODE = 0o600;
 /** Opening failures that mean the data directory or the file is not writable (or not a directory). */
-const CANNOT_WRITE_HERE = /EACCES|EPERM|EROFS|EEXIST|ENOTDIR|ENOENT|unable to open database file|readonly database/i;
+const CANNOT_WRITE_HERE = /EACCES|EPERM|EROFS|EEXIST|ENOTDIR|EISDIR|ENOENT|unable to open database file|readonly database/i;
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its directory is created if missing. */
