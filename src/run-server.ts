@@ -14,6 +14,16 @@ import { catchStopSignals } from './stop-signals.js';
 export async function runServer(config: RegistryConfig): Promise<void> {
   const log = createLogger(config.logLevel);
   bridgeConsole(log);
+  // An exception nothing caught (or a rejection nothing handled, which Node turns into one) ended
+  // the process with Node's own stack trace on stderr: a pipeline that reads the JSON log saw the
+  // registry's lines stop and never why. It is logged there, fatal, and the process ends as Node
+  // would have ended it (exit 1), once the line is written; what it was doing cannot be trusted
+  // to finish, so no graceful stop (acknowledged writes are committed already; the index is
+  // rebuilt or replayed at the next start).
+  process.on('uncaughtException', (err, origin) => {
+    log.fatal({ err, origin }, `the registry stops: ${origin === 'unhandledRejection' ? 'a promise rejected with nothing to handle it' : 'an exception nothing caught'} (a defect: report it with this line)`);
+    exitOnceLogged(1);
+  });
   for (const warning of config.warnings ?? []) log.warn(warning);
   // Handled from the start, not once started: opening storage may take long (a migration, a
   // PostgreSQL replica waiting for its database), and meanwhile a SIGTERM killed the process

@@ -137,12 +137,12 @@ test('a reader that stops reading: the lines waiting are bounded, those past the
 });
 
 /** A built registry whose standard output is `stdout` (an open file), on a port of its own; stderr is read. */
-async function registryLoggingTo(stdout: number): Promise<{ url: string; child: ChildProcess; stderr: () => string; exited: Promise<number | string> }> {
+async function registryLoggingTo(stdout: number, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; stderr: () => string; exited: Promise<number | string> }> {
   ensureBuilt();
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(REPO_ROOT, BUILT_MAIN)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRY_DATA_DIR: tempDir(), REGISTRY_TOKENS: 'admin:admin-token-0123456789abcdef' },
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRY_DATA_DIR: tempDir(), REGISTRY_TOKENS: 'admin:admin-token-0123456789abcdef' },
     stdio: ['ignore', stdout, 'pipe'],
   });
   let stderr = '';
@@ -158,6 +158,33 @@ async function registryLoggingTo(stdout: number): Promise<{ url: string; child: 
   }
   return { url, child, stderr: () => stderr, exited };
 }
+
+test('an exception nothing caught, or a rejection nothing handled, in the running registry is logged as a fatal JSON line with its stack, and the process exits 1', { timeout: 120_000 }, async () => {
+  // The registry's own process, with a module loaded first that fails on a signal, as a defect would fail in a callback.
+  const failing = `process.on('SIGUSR2', () => { throw new Error('thrown-by-test'); }); process.on('SIGWINCH', () => { Promise.reject(new Error('rejected-by-test')); });`;
+  const ended = await Promise.all(
+    (['SIGUSR2', 'SIGWINCH'] as const).map(async (signal) => {
+      const out = tempDir();
+      const file = fs.openSync(path.join(out, 'stdout'), 'w');
+      const registry = await registryLoggingTo(file, { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(failing)}` }).finally(() => fs.closeSync(file));
+      registry.child.kill(signal);
+      const code = await Promise.race([registry.exited, new Promise((resolve) => setTimeout(resolve, 15_000, 'still running'))]);
+      if (code !== 1) registry.child.kill('SIGKILL');
+      const lines = fs.readFileSync(path.join(out, 'stdout'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { level: number; msg: string; origin?: string; err?: { message: string; stack: string } });
+      return { code, last: lines.at(-1)! };
+    }),
+  );
+  for (const [{ code, last }, message, said] of [
+    [ended[0]!, 'thrown-by-test', 'an exception nothing caught'],
+    [ended[1]!, 'rejected-by-test', 'a promise rejected with nothing to handle it'],
+  ] as const) {
+    assert.equal(code, 1);
+    assert.equal(last.level, 60, JSON.stringify(last));
+    assert.equal(last.msg, `the registry stops: ${said} (a defect: report it with this line)`);
+    assert.equal(last.err?.message, message);
+    assert.match(last.err!.stack, new RegExp(`Error: ${message}\\n +at `));
+  }
+});
 
 /** A search over HTTP+JSON, as the audit sent them: answered 200, with results. */
 async function search(url: string): Promise<void> {
