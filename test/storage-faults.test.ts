@@ -509,6 +509,30 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
   });
 
+  test('REGISTRY_SQLITE_CHECK_HOURS past what a Node timer holds (24.8 days; up to 8760 hours is allowed): one background check, then none until its time, not one check after another', async (t) => {
+    const dataDir = tempDir('registry-check-hours-');
+    const lines: { msg: string }[] = [];
+    const capture = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dataDir, REGISTRY_SQLITE_CHECK_HOURS: '8760' });
+    config.sqliteFirstCheckAfterMs = 0;
+    const registry = await startRegistry(config, createLogger('info', capture));
+    t.after(async () => {
+      await registry.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+    await registry.ready;
+    const checked = () => lines.filter((l) => /^database integrity checked/.test(l.msg)).length;
+    await eventually(20_000, async () => checked() >= 1, 'the first background check ran');
+    // A check of this small file takes a few milliseconds: back to back, hundreds would have come by now.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(checked(), 1, 'the next check waits the year it was told to');
+  });
+
   test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination; `import` into it refused before it writes anything; closed, nothing checkpointed into it (its write-ahead log, with a write acknowledged since the last checkpoint, left beside it, said in the log)', async (t) => {
     const dataDir = tempDir('registry-damaged-');
     const file = path.join(dataDir, 'registry.db');
