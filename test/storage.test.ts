@@ -566,6 +566,27 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.equal(await store.get('not-a-uuid', 1), undefined);
     });
 
+    test('a revision is never dated before the one it follows, though the clock stepped back since it was written (a registration and a refresh)', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      const url = 'https://stepped-back.example.com/a2a';
+      const first = await store.upsert(entryWrite('agent', url, '1'), actor('alice'));
+      assert.ok(first.status === 'created');
+      // Written while the clock stood an hour ahead (NTP then stepped it back), or by a replica whose clock is.
+      const ahead = new Date(Date.now() + 3_600_000).toISOString();
+      await target.raw(`UPDATE entries SET updated_at = '${ahead}'`);
+      await target.raw(`UPDATE entry_revisions SET created_at = '${ahead}'`);
+      const second = await store.upsert(entryWrite('agent', url, '2'), actor('alice'));
+      assert.ok(second.status === 'updated');
+      const refreshed = await store.revise(first.entry.id, entryWrite('agent', url, '3'), 2);
+      assert.ok(refreshed.status === 'updated');
+      for (const revision of [2, 3]) {
+        const stored = await store.get(first.entry.id, revision);
+        assert.ok(Date.parse(stored!.updatedAt) >= Date.parse(ahead), `revision ${revision} dated ${stored!.updatedAt}, before revision 1 (${ahead})`);
+      }
+      const [listed] = (await store.list({ orderBy: 'updatedAt', limit: 1 })).entries;
+      assert.ok(Date.parse(listed!.updatedAt) >= Date.parse(ahead), 'the entry as listed too');
+    });
+
     test('lists every entry exactly once, newest first, with kind and owner filters', async (t) => {
       const { store } = await openFresh(t, engine);
       const created: StoredEntry[] = [];

@@ -58,6 +58,7 @@ import {
   type EntryRowFields,
   DELETE_BATCH_ROWS,
   UnstorableTextError,
+  revisionTime,
 } from '../common.js';
 import { FaultState, StorageUnavailableError, loginRefusal, lostConnection, postgresFault, type StorageFault } from '../faults.js';
 import { CHANGE_LOCK_KEY, OWNER_LOCK_NAMESPACE, migratePostgres, quoteIdentifier } from './migrations.js';
@@ -898,14 +899,15 @@ export class PostgresStore implements RegistryStore {
     }
 
     const revision = existing.revision + 1;
-    await this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
+    const revisedAt = revisionTime(existing.updatedAt, now.getTime());
+    await this.#insertRevision(db, existing.id, revision, write, actor.principal, revisedAt);
     await this.#setEntryUrls(db, existing.id, write.urls);
     // The owner is left alone: an admin fixing an entry does not take it over. Found under
     // another spelling, the entry takes the one its owner now registers.
     await db.query('UPDATE entries SET current_revision = $2, updated_at = $3, trust_keyset = $4, identity_url = $5 WHERE id = $1', [
       existing.id,
       revision,
-      now,
+      revisedAt,
       trustKeyset(write),
       write.identityUrl,
     ]);
@@ -1200,7 +1202,7 @@ export class PostgresStore implements RegistryStore {
         if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) await this.#recordChange(db, key, 'upsert');
         return { status: 'unchanged', entry: (await this.#current(db, key))! };
       }
-      const now = new Date();
+      const now = revisionTime(existing.updatedAt);
       const revision = existing.revision + 1;
       // The owner writes it: the refresh acts for them, as the source they gave says.
       await this.#insertRevision(db, key, revision, { ...write, origin: 'refresh' }, existing.owner, now);
