@@ -34,6 +34,7 @@ import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../src/storage/sqlite/index.
 import { tidyAfterReading } from '../src/storage/sqlite/reading-leftovers.js';
 import { recordDamage } from '../src/storage/sqlite/damage-record.js';
 import { RefreshLoop } from '../src/freshness/refresh-loop.js';
+import { StorageProbe } from '../src/composition/maintenance.js';
 import { FaultState, StorageUnavailableError } from '../src/storage/faults.js';
 import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
@@ -1134,6 +1135,29 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     connection!.pragma('query_only = OFF');
     assert.equal(await store.probeWrites(), true);
     assert.equal(store.fault, undefined);
+  });
+
+  test('the wall clock stepping back (NTP) during an outage does not stop the write probe: ready again once storage is', async (t) => {
+    const dir = tempDir('registry-probe-clock-');
+    let connection: Database.Database | undefined;
+    const store = new SqliteStore({ file: path.join(dir, 'registry.db'), onConnection: (db) => (connection = db) });
+    const realNow = Date.now;
+    t.after(async () => {
+      Date.now = realNow;
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await store.open();
+    const probe = new StorageProbe(store, createLogger('silent'));
+    connection!.pragma('query_only = ON');
+    await assert.rejects(store.upsert(entryWrite('agent', 'https://probe-clock.example.com/a'), actor('alice')), StorageUnavailableError);
+    assert.match((await probe.notReady()) ?? '', /read-only/, 'not ready: the probe fails');
+    // The clock steps back an hour; storage takes writes again.
+    Date.now = () => realNow() - 3_600_000;
+    connection!.pragma('query_only = OFF');
+    // A probe runs at most once a second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.equal(await probe.notReady(), undefined, 'ready again: the probe ran and succeeded');
   });
 
   test('storage down under the refresh loop: logged once when its rounds start failing and once when they succeed again (with how long), debug lines between', { timeout: 10_000 }, async (t) => {
