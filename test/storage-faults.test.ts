@@ -1160,6 +1160,33 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     assert.equal(await probe.notReady(), undefined, 'ready again: the probe ran and succeeded');
   });
 
+  test('a write waiting for another process\'s write lock waits REGISTRY_SQLITE_LOCK_WAIT_MS though the wall clock steps forward (NTP) meanwhile', async (t) => {
+    const dir = tempDir('registry-lock-clock-');
+    const file = path.join(dir, 'registry.db');
+    const store = new SqliteStore({ file, busyTimeoutMs: 5000 });
+    const realNow = Date.now;
+    let holder: Database.Database | undefined;
+    t.after(async () => {
+      Date.now = realNow;
+      if (holder?.inTransaction) holder.exec('ROLLBACK');
+      holder?.close();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await store.open();
+    holder = new Database(file);
+    holder.exec('BEGIN IMMEDIATE');
+    const write = store.upsert(entryWrite('agent', 'https://lock-clock.example.com/a'), actor('alice'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The write is waiting (it tried once); the clock steps an hour forward, then the lock is let go.
+    Date.now = () => realNow() + 3_600_000;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    holder.exec('ROLLBACK');
+    const written = await write;
+    Date.now = realNow;
+    assert.equal(written.status, 'created');
+  });
+
   test('storage down under the refresh loop: logged once when its rounds start failing and once when they succeed again (with how long), debug lines between', { timeout: 10_000 }, async (t) => {
     const dir = tempDir('registry-refresh-outage-');
     let connection: Database.Database | undefined;
