@@ -1509,7 +1509,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(await target.raw('PRAGMA freelist_count'), [{ freelist_count: 0 }], 'every free page went back');
     });
 
-    test('writes waiting for a busy pool wait their turn; contention is never an error or a storage fault', async (t) => {
+    test('writes waiting for a busy pool wait their turn, though the wall clock steps forward (NTP) meanwhile; contention is never an error or a storage fault', async (t) => {
       if (engine.name !== 'postgres') return; // one SQLite connection, no pool
       const target = await engine.fresh();
       const setup = target.makeStore();
@@ -1531,9 +1531,15 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         Array.from({ length: 10 }, (_, i) => store.upsert(entryWrite('agent', 'https://busy.example.com/a2a', `v${i + 2}`), actor('alice'))),
       );
       // Every connection is now stuck behind the row lock and the others wait for the pool, past its timeout.
-      await new Promise((r) => setTimeout(r, 1000));
+      await new Promise((r) => setTimeout(r, 500));
+      // Meanwhile the wall clock steps an hour forward: the waits are not over for that.
+      const realNow = Date.now;
+      Date.now = () => realNow() + 3_600_000;
+      t.after(() => void (Date.now = realNow));
+      await new Promise((r) => setTimeout(r, 500));
       await holder.query('COMMIT');
       const outcomes = await writes;
+      Date.now = realNow;
       assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
       assert.ok(outcomes.every((o) => o.status === 'fulfilled' && o.value.status === 'updated'));
       assert.equal(store.fault, undefined, 'contention is not a storage fault');

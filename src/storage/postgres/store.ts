@@ -278,14 +278,15 @@ export class PostgresStore implements RegistryStore {
    * answering, and stays an error.
    */
   async #connect(): Promise<pg.PoolClient> {
-    const deadline = Date.now() + this.#contentionWaitMs;
+    // On the monotonic clock: on the wall clock, a step forward (NTP) ended every wait at once.
+    const deadline = performance.now() + this.#contentionWaitMs;
     for (;;) {
       try {
         return await this.#pool.connect();
       } catch (error) {
         // Every connection open and none idle: this request waited its turn in the queue.
         const contended = this.#pool.totalCount >= this.#poolMax && this.#pool.idleCount === 0 && error instanceof Error && POOL_WAIT_TIMEOUT.test(error.message);
-        if (!contended || Date.now() >= deadline || this.#closed) throw error;
+        if (!contended || performance.now() >= deadline || this.#closed) throw error;
       }
     }
   }
