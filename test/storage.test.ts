@@ -465,6 +465,26 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(await store.claimDue(100, retryAt, true), [plainAgent.entry.id]);
     });
 
+    test("claimDue: an entry due by the registry's clock is claimed, whatever the database server's clock says", async (t) => {
+      const { store } = await openFresh(t, engine);
+      // The registry's host an hour ahead of the database server's (PostgreSQL on another host).
+      const ahead = Date.now() + 3_600_000;
+      const dueAt = new Date(ahead - 60_000).toISOString();
+      const due = await store.upsert(
+        { ...entryWrite('agent', 'https://skewed.example.com/a2a'), freshness: { source: { url: 'https://skewed.example.com/card.json', fetchedAt: dueAt }, nextCheckAt: dueAt } },
+        actor('alice'),
+      );
+      assert.ok(due.status === 'created');
+      t.mock.timers.enable({ apis: ['Date'], now: ahead });
+      let claimed: string[];
+      try {
+        claimed = await store.claimDue(10, new Date(ahead + 60_000).toISOString(), false);
+      } finally {
+        t.mock.timers.reset();
+      }
+      assert.deepEqual(claimed, [due.entry.id], 'due a minute ago by the clock that scheduled it');
+    });
+
     test('creates, updates, leaves unchanged, forbids, and lets an admin update', async (t) => {
       const { store } = await openFresh(t, engine);
       assert.equal(store.engine, engine.name);

@@ -1247,15 +1247,20 @@ export class PostgresStore implements RegistryStore {
    * so a later claim no longer sees them due.
    */
   async claimDue(limit: number, retryAt: string, includeUnsourced: boolean): Promise<string[]> {
+    // Due by the registry's clock, which wrote every next_check_at (an interval, a lease, a
+    // Retry-After, "now" for a first probe), as SQLite compares them: the database server's
+    // now() is another host's clock. A server an hour behind held every probe and refresh an
+    // hour; one ahead of the lease re-claimed checks still running, and fetched a source that
+    // had asked to be left alone (Retry-After) that much early.
     const { rows } = await this.#query<{ entry_id: string }>(
       `UPDATE entry_freshness SET next_check_at = $1
        WHERE entry_id IN (
          SELECT entry_id FROM entry_freshness
-         WHERE next_check_at <= now() AND (source_url IS NOT NULL OR $2)
+         WHERE next_check_at <= $4 AND (source_url IS NOT NULL OR $2)
          ORDER BY next_check_at LIMIT $3
          FOR UPDATE SKIP LOCKED)
        RETURNING entry_id`,
-      [retryAt, includeUnsourced, clampLimit(limit)],
+      [retryAt, includeUnsourced, clampLimit(limit), new Date()],
     );
     return rows.map((r) => r.entry_id);
   }
