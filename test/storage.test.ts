@@ -1429,6 +1429,22 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await store.reclaimSpace();
     });
 
+    test("PostgreSQL: the change log is aged on the database server's clock, which dated it, not the registry host's", async (t) => {
+      if (engine.name !== 'postgres') return; // SQLite: one clock dates and ages them
+      const { store } = await openFresh(t, engine);
+      await store.upsert(entryWrite('agent', 'https://trim-skew.example.com/a2a'), actor('alice'));
+      // The registry's host an hour ahead of the database server's; a minute's retention.
+      t.mock.timers.enable({ apis: ['Date'], now: Date.now() + 3_600_000 });
+      let trimmed: number;
+      try {
+        trimmed = await store.trimChanges(60_000);
+      } finally {
+        t.mock.timers.reset();
+      }
+      assert.equal(trimmed, 0, 'a change written a moment ago is kept');
+      assert.equal(await store.changesTrimmedThrough(), 0);
+    });
+
     test('trims a change log and prunes tasks too large for one statement, batch by batch, the watermark moving with each', async (t) => {
       // A backlog (housekeeping held up for days, or a busy registry): on PostgreSQL one DELETE of
       // it outlasted the statement timeout, was cancelled and rolled back, every round, for ever.

@@ -1106,7 +1106,11 @@ export class PostgresStore implements RegistryStore {
   }
 
   async trimChanges(maxAgeMs: number, options: BatchedDeletion = {}): Promise<number> {
-    const last = await this.#read<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes WHERE at < $1', [new Date(Date.now() - maxAgeMs)]);
+    // Aged on the clock that dated the changes (`at` defaults to the server's now()), not the
+    // registry host's: with the server's clock behind by more than a short retention (hours may
+    // be a fraction), changes just written were trimmed, and every replica following them
+    // reloaded its whole index.
+    const last = await this.#read<{ seq: string | null }>("SELECT max(seq) AS seq FROM changes WHERE at < now() - $1 * interval '1 millisecond'", [maxAgeMs]);
     const through = last.rows[0]?.seq;
     if (through === null || through === undefined) return 0;
     // Oldest first, a bounded batch per transaction (one DELETE of a million changes would
