@@ -1137,6 +1137,46 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     assert.equal(store.fault, undefined);
   });
 
+  test('storage down under the refresh loop: logged once when its rounds start failing and once when they succeed again (with how long), debug lines between', { timeout: 10_000 }, async (t) => {
+    const dir = tempDir('registry-refresh-outage-');
+    let connection: Database.Database | undefined;
+    const store = new SqliteStore({ file: path.join(dir, 'registry.db'), onConnection: (db) => (connection = db) });
+    const lines: { level: number; msg: string; failedRounds?: number; failedForSeconds?: number }[] = [];
+    let seen: (() => void) | undefined;
+    const capture = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as (typeof lines)[number]);
+        seen?.();
+        done();
+      },
+    });
+    const logged = (what: (l: (typeof lines)[number]) => boolean) =>
+      new Promise<void>((resolve) => {
+        seen = () => lines.some(what) && resolve();
+        seen();
+      });
+    const loop = new RefreshLoop(store, { checkDue: async () => 'skipped' }, createLogger('debug', capture), { tickMs: 10, intervalMs: 60_000, leaseMs: 60_000, probe: false });
+    t.after(async () => {
+      await loop.stop();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await store.open();
+    await loop.start();
+    connection!.pragma('query_only = ON');
+    // Before, every tick (up to every 30 s) logged "refresh round failed" at error, with its stack, for as long as storage was down.
+    await logged((l) => l.msg === 'refresh round failed again' && lines.filter((m) => m.msg === 'refresh round failed again').length >= 3);
+    connection!.pragma('query_only = OFF');
+    await logged((l) => l.msg === 'refresh rounds succeed again');
+    const said = lines.filter((l) => l.level >= 30).map((l) => l.msg);
+    assert.deepEqual(said, ['refresh rounds fail; retried every tick, logged again when one succeeds', 'refresh rounds succeed again']);
+    const end = lines.find((l) => l.msg === 'refresh rounds succeed again')!;
+    assert.ok(end.failedRounds! >= 4 && end.failedForSeconds! >= 0, JSON.stringify(end));
+  });
+});
+
+// Tests that move this process's wall clock (Date.now): not beside others (the describe above runs two at once).
+describe('SQLite storage faults: the wall clock steps (NTP)', () => {
   test('the wall clock stepping back (NTP) during an outage does not stop the write probe: ready again once storage is', async (t) => {
     const dir = tempDir('registry-probe-clock-');
     let connection: Database.Database | undefined;
@@ -1185,43 +1225,6 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     const written = await write;
     Date.now = realNow;
     assert.equal(written.status, 'created');
-  });
-
-  test('storage down under the refresh loop: logged once when its rounds start failing and once when they succeed again (with how long), debug lines between', { timeout: 10_000 }, async (t) => {
-    const dir = tempDir('registry-refresh-outage-');
-    let connection: Database.Database | undefined;
-    const store = new SqliteStore({ file: path.join(dir, 'registry.db'), onConnection: (db) => (connection = db) });
-    const lines: { level: number; msg: string; failedRounds?: number; failedForSeconds?: number }[] = [];
-    let seen: (() => void) | undefined;
-    const capture = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as (typeof lines)[number]);
-        seen?.();
-        done();
-      },
-    });
-    const logged = (what: (l: (typeof lines)[number]) => boolean) =>
-      new Promise<void>((resolve) => {
-        seen = () => lines.some(what) && resolve();
-        seen();
-      });
-    const loop = new RefreshLoop(store, { checkDue: async () => 'skipped' }, createLogger('debug', capture), { tickMs: 10, intervalMs: 60_000, leaseMs: 60_000, probe: false });
-    t.after(async () => {
-      await loop.stop();
-      await store.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
-    await store.open();
-    await loop.start();
-    connection!.pragma('query_only = ON');
-    // Before, every tick (up to every 30 s) logged "refresh round failed" at error, with its stack, for as long as storage was down.
-    await logged((l) => l.msg === 'refresh round failed again' && lines.filter((m) => m.msg === 'refresh round failed again').length >= 3);
-    connection!.pragma('query_only = OFF');
-    await logged((l) => l.msg === 'refresh rounds succeed again');
-    const said = lines.filter((l) => l.level >= 30).map((l) => l.msg);
-    assert.deepEqual(said, ['refresh rounds fail; retried every tick, logged again when one succeeds', 'refresh rounds succeed again']);
-    const end = lines.find((l) => l.msg === 'refresh rounds succeed again')!;
-    assert.ok(end.failedRounds! >= 4 && end.failedForSeconds! >= 0, JSON.stringify(end));
   });
 });
 
