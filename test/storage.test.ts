@@ -485,6 +485,40 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(claimed, [due.entry.id], 'due a minute ago by the clock that scheduled it');
     });
 
+    test("PostgreSQL: watch leases are kept on the database server's clock: a replica whose clock runs ahead does not take over the watches another one holds", async (t) => {
+      if (engine.name !== 'postgres') return; // SQLite: one process runs the watches, on one clock
+      const { target, store } = await openFresh(t, engine);
+      const other = target.makeStore();
+      await other.open();
+      t.after(() => other.close());
+      const leaseMs = 40_000;
+      const id = crypto.randomUUID();
+      const row = {
+        id, tenant: '', owner: 'alice', principal: 'alice', contextId: 'ctx', request: '{}', pushConfigs: '[]',
+        createdAt: Date.now(), expiresAt: Date.now() + 3_600_000, seqFloor: 0, deliveredSeq: 0, position: 0,
+      };
+      assert.equal(await store.watches.create(row, 'replica-a', Date.now() + leaseMs), 'created');
+      /** As replica B, whose host's clock runs a minute ahead of A's. */
+      const asAhead = async <T>(fn: () => Promise<T>): Promise<T> => {
+        t.mock.timers.enable({ apis: ['Date'], now: Date.now() + 60_000 });
+        try {
+          return await fn();
+        } finally {
+          t.mock.timers.reset();
+        }
+      };
+      assert.deepEqual(await asAhead(() => other.watches.claim('replica-b', Date.now() + leaseMs, Date.now())), [], 'A holds it for 40 s more');
+      assert.deepEqual(await store.watches.renewLeases('replica-a', Date.now() + leaseMs), [id], 'and renews it');
+      assert.deepEqual(await asAhead(() => other.watches.claim('replica-b', Date.now() + leaseMs, Date.now())), []);
+      // Paused (after failing to run) for 5 s: read back as 5 s from now on either clock.
+      await store.watches.releaseUntil('replica-a', id, Date.now() + 5000);
+      const until = await asAhead(async () => (await other.watches.pausedUntil(id, Date.now()))! - Date.now());
+      assert.ok(until > 3000 && until <= 5000, `paused for ${until} ms more`);
+      await store.watches.release('', id);
+      // Let go: taken.
+      assert.deepEqual((await asAhead(() => other.watches.claim('replica-b', Date.now() + leaseMs, Date.now()))).map((r) => r.id), [id]);
+    });
+
     test('creates, updates, leaves unchanged, forbids, and lets an admin update', async (t) => {
       const { store } = await openFresh(t, engine);
       assert.equal(store.engine, engine.name);
