@@ -1226,6 +1226,44 @@ describe('SQLite storage faults: the wall clock steps (NTP)', () => {
     Date.now = realNow;
     assert.equal(written.status, 'created');
   });
+
+  test('storage down under the refresh loop while the wall clock steps back: the outage is logged with how long it really lasted', { timeout: 10_000 }, async (t) => {
+    const dir = tempDir('registry-refresh-clock-');
+    let connection: Database.Database | undefined;
+    const store = new SqliteStore({ file: path.join(dir, 'registry.db'), onConnection: (db) => (connection = db) });
+    const lines: { msg: string; failedForSeconds?: number }[] = [];
+    let seen: (() => void) | undefined;
+    const capture = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as (typeof lines)[number]);
+        seen?.();
+        done();
+      },
+    });
+    const logged = (msg: string) =>
+      new Promise<void>((resolve) => {
+        seen = () => lines.some((l) => l.msg === msg) && resolve();
+        seen();
+      });
+    const loop = new RefreshLoop(store, { checkDue: async () => 'skipped' }, createLogger('debug', capture), { tickMs: 10, intervalMs: 60_000, leaseMs: 60_000, probe: false });
+    const realNow = Date.now;
+    t.after(async () => {
+      Date.now = realNow;
+      await loop.stop();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await store.open();
+    await loop.start();
+    connection!.pragma('query_only = ON');
+    await logged('refresh round failed again');
+    Date.now = () => realNow() - 3_600_000;
+    connection!.pragma('query_only = OFF');
+    await logged('refresh rounds succeed again');
+    Date.now = realNow;
+    const end = lines.find((l) => l.msg === 'refresh rounds succeed again')!;
+    assert.ok(end.failedForSeconds! >= 0 && end.failedForSeconds! < 60, JSON.stringify(end));
+  });
 });
 
 describe('PostgreSQL storage faults', () => {
