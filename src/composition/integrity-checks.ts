@@ -28,7 +28,7 @@ export class IntegrityChecks {
     if (!this.store.checkIntegrity) return;
     void after.then(() => {
       if (this.#stopped) return;
-      this.#every(Date.now() + firstAfterMs, intervalMs);
+      this.#every(performance.now() + firstAfterMs, intervalMs);
     });
   }
 
@@ -37,15 +37,16 @@ export class IntegrityChecks {
    * setInterval: Node holds a timer's delay in 32 bits (at most 2^31 - 1 ms, about 24.8 days) and
    * runs a longer one after 1 ms, so REGISTRY_SQLITE_CHECK_HOURS of 597 or more (up to 8760 is
    * allowed) ran the check back to back, a child process after another, without end. A longer
-   * wait is waited in pieces.
+   * wait is waited in pieces. `dueAt` is on the monotonic clock (performance.now()), as the
+   * timers' own delays are: a step of the wall clock moves no check.
    */
   #every(dueAt: number, intervalMs: number): void {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
-      if (Date.now() < dueAt) return this.#every(dueAt, intervalMs);
+      if (performance.now() < dueAt) return this.#every(dueAt, intervalMs);
       void this.run();
-      this.#every(Date.now() + intervalMs, intervalMs);
-    }, Math.min(Math.max(0, dueAt - Date.now()), MAX_TIMER_MS)).unref();
+      this.#every(performance.now() + intervalMs, intervalMs);
+    }, Math.min(Math.max(0, dueAt - performance.now()), MAX_TIMER_MS)).unref();
   }
 
   /** One check; its outcome logged (damage by the store, with what to do). */
