@@ -73,3 +73,48 @@ test('a watch quiet for longer than the client lets a stream idle still delivers
   const id = events.find((e) => e.task)!.task.id as string;
   await bob.cancelTask({ tenant: '', id, metadata: undefined });
 });
+
+test('a quiet stream keeps getting keep-alive comments when the wall clock steps back (NTP correcting a clock that ran ahead)', { timeout: 30_000 }, async (t) => {
+  const controller = new AbortController();
+  const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'stepped-back', role: 'ROLE_USER', parts: [{ data: { watch: { query: 'stepped back' } } }] } } }),
+    signal: controller.signal,
+  });
+  assert.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let received = '';
+  let taskId: string | undefined;
+  // The watch's first event (its task) has come: from here on the stream is quiet.
+  while (!taskId) {
+    const { value, done } = await reader.read();
+    assert.ok(!done, 'the stream ended before its first event');
+    received += decoder.decode(value, { stream: true });
+    taskId = /"task":\{"id":"([^"]+)"/.exec(received)?.[1];
+  }
+  // The wall clock (Date.now) steps back an hour; the registry is in this process.
+  const realNow = Date.now;
+  Date.now = () => realNow() - 3_600_000;
+  t.after(() => {
+    Date.now = realNow;
+    controller.abort();
+  });
+  received = '';
+  const quiet = setTimeout(() => void reader.cancel(), 3 * HEARTBEAT_MS);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += decoder.decode(value, { stream: true });
+      if (received.includes(': keep-alive')) break;
+    }
+  } finally {
+    clearTimeout(quiet);
+    Date.now = realNow;
+  }
+  assert.match(received, /: keep-alive/, `no keep-alive within ${3 * HEARTBEAT_MS} ms (heartbeat every ${HEARTBEAT_MS} ms) after the clock stepped back`);
+  const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+  await bob.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+});

@@ -34,6 +34,7 @@ import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../src/storage/sqlite/index.
 import { tidyAfterReading } from '../src/storage/sqlite/reading-leftovers.js';
 import { recordDamage } from '../src/storage/sqlite/damage-record.js';
 import { RefreshLoop } from '../src/freshness/refresh-loop.js';
+import { StorageProbe } from '../src/composition/maintenance.js';
 import { FaultState, StorageUnavailableError } from '../src/storage/faults.js';
 import { CHANGE_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
@@ -507,6 +508,30 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
       return true;
     });
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
+  });
+
+  test('REGISTRY_SQLITE_CHECK_HOURS past what a Node timer holds (24.8 days; up to 8760 hours is allowed): one background check, then none until its time, not one check after another', async (t) => {
+    const dataDir = tempDir('registry-check-hours-');
+    const lines: { msg: string }[] = [];
+    const capture = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dataDir, REGISTRY_SQLITE_CHECK_HOURS: '8760' });
+    config.sqliteFirstCheckAfterMs = 0;
+    const registry = await startRegistry(config, createLogger('info', capture));
+    t.after(async () => {
+      await registry.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+    await registry.ready;
+    const checked = () => lines.filter((l) => /^database integrity checked/.test(l.msg)).length;
+    await eventually(20_000, async () => checked() >= 1, 'the first background check ran');
+    // A check of this small file takes a few milliseconds: back to back, hundreds would have come by now.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(checked(), 1, 'the next check waits the year it was told to');
   });
 
   test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination; `import` into it refused before it writes anything; closed, nothing checkpointed into it (its write-ahead log, with a write acknowledged since the last checkpoint, left beside it, said in the log)', async (t) => {
@@ -1147,6 +1172,97 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     assert.deepEqual(said, ['refresh rounds fail; retried every tick, logged again when one succeeds', 'refresh rounds succeed again']);
     const end = lines.find((l) => l.msg === 'refresh rounds succeed again')!;
     assert.ok(end.failedRounds! >= 4 && end.failedForSeconds! >= 0, JSON.stringify(end));
+  });
+});
+
+// Tests that move this process's wall clock (Date.now): not beside others (the describe above runs two at once).
+describe('SQLite storage faults: the wall clock steps (NTP)', () => {
+  test('the wall clock stepping back (NTP) during an outage does not stop the write probe: ready again once storage is', async (t) => {
+    const dir = tempDir('registry-probe-clock-');
+    let connection: Database.Database | undefined;
+    const store = new SqliteStore({ file: path.join(dir, 'registry.db'), onConnection: (db) => (connection = db) });
+    const realNow = Date.now;
+    t.after(async () => {
+      Date.now = realNow;
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await store.open();
+    const probe = new StorageProbe(store, createLogger('silent'));
+    connection!.pragma('query_only = ON');
+    await assert.rejects(store.upsert(entryWrite('agent', 'https://probe-clock.example.com/a'), actor('alice')), StorageUnavailableError);
+    assert.match((await probe.notReady()) ?? '', /read-only/, 'not ready: the probe fails');
+    // The clock steps back an hour; storage takes writes again.
+    Date.now = () => realNow() - 3_600_000;
+    connection!.pragma('query_only = OFF');
+    // A probe runs at most once a second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.equal(await probe.notReady(), undefined, 'ready again: the probe ran and succeeded');
+  });
+
+  test('a write waiting for another process\'s write lock waits REGISTRY_SQLITE_LOCK_WAIT_MS though the wall clock steps forward (NTP) meanwhile', async (t) => {
+    const dir = tempDir('registry-lock-clock-');
+    const file = path.join(dir, 'registry.db');
+    const store = new SqliteStore({ file, busyTimeoutMs: 5000 });
+    const realNow = Date.now;
+    let holder: Database.Database | undefined;
+    t.after(async () => {
+      Date.now = realNow;
+      if (holder?.inTransaction) holder.exec('ROLLBACK');
+      holder?.close();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await store.open();
+    holder = new Database(file);
+    holder.exec('BEGIN IMMEDIATE');
+    const write = store.upsert(entryWrite('agent', 'https://lock-clock.example.com/a'), actor('alice'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The write is waiting (it tried once); the clock steps an hour forward, then the lock is let go.
+    Date.now = () => realNow() + 3_600_000;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    holder.exec('ROLLBACK');
+    const written = await write;
+    Date.now = realNow;
+    assert.equal(written.status, 'created');
+  });
+
+  test('storage down under the refresh loop while the wall clock steps back: the outage is logged with how long it really lasted', { timeout: 10_000 }, async (t) => {
+    const dir = tempDir('registry-refresh-clock-');
+    let connection: Database.Database | undefined;
+    const store = new SqliteStore({ file: path.join(dir, 'registry.db'), onConnection: (db) => (connection = db) });
+    const lines: { msg: string; failedForSeconds?: number }[] = [];
+    let seen: (() => void) | undefined;
+    const capture = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as (typeof lines)[number]);
+        seen?.();
+        done();
+      },
+    });
+    const logged = (msg: string) =>
+      new Promise<void>((resolve) => {
+        seen = () => lines.some((l) => l.msg === msg) && resolve();
+        seen();
+      });
+    const loop = new RefreshLoop(store, { checkDue: async () => 'skipped' }, createLogger('debug', capture), { tickMs: 10, intervalMs: 60_000, leaseMs: 60_000, probe: false });
+    const realNow = Date.now;
+    t.after(async () => {
+      Date.now = realNow;
+      await loop.stop();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await store.open();
+    await loop.start();
+    connection!.pragma('query_only = ON');
+    await logged('refresh round failed again');
+    Date.now = () => realNow() - 3_600_000;
+    connection!.pragma('query_only = OFF');
+    await logged('refresh rounds succeed again');
+    Date.now = realNow;
+    const end = lines.find((l) => l.msg === 'refresh rounds succeed again')!;
+    assert.ok(end.failedForSeconds! >= 0 && end.failedForSeconds! < 60, JSON.stringify(end));
   });
 });
 

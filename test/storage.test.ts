@@ -465,6 +465,60 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(await store.claimDue(100, retryAt, true), [plainAgent.entry.id]);
     });
 
+    test("claimDue: an entry due by the registry's clock is claimed, whatever the database server's clock says", async (t) => {
+      const { store } = await openFresh(t, engine);
+      // The registry's host an hour ahead of the database server's (PostgreSQL on another host).
+      const ahead = Date.now() + 3_600_000;
+      const dueAt = new Date(ahead - 60_000).toISOString();
+      const due = await store.upsert(
+        { ...entryWrite('agent', 'https://skewed.example.com/a2a'), freshness: { source: { url: 'https://skewed.example.com/card.json', fetchedAt: dueAt }, nextCheckAt: dueAt } },
+        actor('alice'),
+      );
+      assert.ok(due.status === 'created');
+      t.mock.timers.enable({ apis: ['Date'], now: ahead });
+      let claimed: string[];
+      try {
+        claimed = await store.claimDue(10, new Date(ahead + 60_000).toISOString(), false);
+      } finally {
+        t.mock.timers.reset();
+      }
+      assert.deepEqual(claimed, [due.entry.id], 'due a minute ago by the clock that scheduled it');
+    });
+
+    test("PostgreSQL: watch leases are kept on the database server's clock: a replica whose clock runs ahead does not take over the watches another one holds", async (t) => {
+      if (engine.name !== 'postgres') return; // SQLite: one process runs the watches, on one clock
+      const { target, store } = await openFresh(t, engine);
+      const other = target.makeStore();
+      await other.open();
+      t.after(() => other.close());
+      const leaseMs = 40_000;
+      const id = crypto.randomUUID();
+      const row = {
+        id, tenant: '', owner: 'alice', principal: 'alice', contextId: 'ctx', request: '{}', pushConfigs: '[]',
+        createdAt: Date.now(), expiresAt: Date.now() + 3_600_000, seqFloor: 0, deliveredSeq: 0, position: 0,
+      };
+      assert.equal(await store.watches.create(row, 'replica-a', Date.now() + leaseMs), 'created');
+      /** As replica B, whose host's clock runs a minute ahead of A's. */
+      const asAhead = async <T>(fn: () => Promise<T>): Promise<T> => {
+        t.mock.timers.enable({ apis: ['Date'], now: Date.now() + 60_000 });
+        try {
+          return await fn();
+        } finally {
+          t.mock.timers.reset();
+        }
+      };
+      assert.deepEqual(await asAhead(() => other.watches.claim('replica-b', Date.now() + leaseMs, Date.now())), [], 'A holds it for 40 s more');
+      assert.deepEqual(await store.watches.renewLeases('replica-a', Date.now() + leaseMs), [id], 'and renews it');
+      assert.deepEqual(await asAhead(() => other.watches.claim('replica-b', Date.now() + leaseMs, Date.now())), []);
+      // Paused (after failing to run) for 5 s: read back as 5 s from now on either clock.
+      await store.watches.releaseUntil('replica-a', id, Date.now() + 5000);
+      const until = await asAhead(async () => (await other.watches.pausedUntil(id, Date.now()))! - Date.now());
+      assert.ok(until > 3000 && until <= 5000, `paused for ${until} ms more`);
+      await store.watches.release('', id);
+      // Let go: taken.
+      assert.deepEqual((await asAhead(() => other.watches.claim('replica-b', Date.now() + leaseMs, Date.now()))).map((r) => r.id), [id]);
+    });
+
     test('creates, updates, leaves unchanged, forbids, and lets an admin update', async (t) => {
       const { store } = await openFresh(t, engine);
       assert.equal(store.engine, engine.name);
@@ -564,6 +618,27 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.equal(await store.get('00000000-0000-4000-8000-000000000000'), undefined);
       assert.equal(await store.get('not-a-uuid'), undefined);
       assert.equal(await store.get('not-a-uuid', 1), undefined);
+    });
+
+    test('a revision is never dated before the one it follows, though the clock stepped back since it was written (a registration and a refresh)', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      const url = 'https://stepped-back.example.com/a2a';
+      const first = await store.upsert(entryWrite('agent', url, '1'), actor('alice'));
+      assert.ok(first.status === 'created');
+      // Written while the clock stood an hour ahead (NTP then stepped it back), or by a replica whose clock is.
+      const ahead = new Date(Date.now() + 3_600_000).toISOString();
+      await target.raw(`UPDATE entries SET updated_at = '${ahead}'`);
+      await target.raw(`UPDATE entry_revisions SET created_at = '${ahead}'`);
+      const second = await store.upsert(entryWrite('agent', url, '2'), actor('alice'));
+      assert.ok(second.status === 'updated');
+      const refreshed = await store.revise(first.entry.id, entryWrite('agent', url, '3'), 2);
+      assert.ok(refreshed.status === 'updated');
+      for (const revision of [2, 3]) {
+        const stored = await store.get(first.entry.id, revision);
+        assert.ok(Date.parse(stored!.updatedAt) >= Date.parse(ahead), `revision ${revision} dated ${stored!.updatedAt}, before revision 1 (${ahead})`);
+      }
+      const [listed] = (await store.list({ orderBy: 'updatedAt', limit: 1 })).entries;
+      assert.ok(Date.parse(listed!.updatedAt) >= Date.parse(ahead), 'the entry as listed too');
     });
 
     test('lists every entry exactly once, newest first, with kind and owner filters', async (t) => {
@@ -1388,6 +1463,22 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await store.reclaimSpace();
     });
 
+    test("PostgreSQL: the change log is aged on the database server's clock, which dated it, not the registry host's", async (t) => {
+      if (engine.name !== 'postgres') return; // SQLite: one clock dates and ages them
+      const { store } = await openFresh(t, engine);
+      await store.upsert(entryWrite('agent', 'https://trim-skew.example.com/a2a'), actor('alice'));
+      // The registry's host an hour ahead of the database server's; a minute's retention.
+      t.mock.timers.enable({ apis: ['Date'], now: Date.now() + 3_600_000 });
+      let trimmed: number;
+      try {
+        trimmed = await store.trimChanges(60_000);
+      } finally {
+        t.mock.timers.reset();
+      }
+      assert.equal(trimmed, 0, 'a change written a moment ago is kept');
+      assert.equal(await store.changesTrimmedThrough(), 0);
+    });
+
     test('trims a change log and prunes tasks too large for one statement, batch by batch, the watermark moving with each', async (t) => {
       // A backlog (housekeeping held up for days, or a busy registry): on PostgreSQL one DELETE of
       // it outlasted the statement timeout, was cancelled and rolled back, every round, for ever.
@@ -1488,7 +1579,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(await target.raw('PRAGMA freelist_count'), [{ freelist_count: 0 }], 'every free page went back');
     });
 
-    test('writes waiting for a busy pool wait their turn; contention is never an error or a storage fault', async (t) => {
+    test('writes waiting for a busy pool wait their turn, though the wall clock steps forward (NTP) meanwhile; contention is never an error or a storage fault', async (t) => {
       if (engine.name !== 'postgres') return; // one SQLite connection, no pool
       const target = await engine.fresh();
       const setup = target.makeStore();
@@ -1510,9 +1601,15 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         Array.from({ length: 10 }, (_, i) => store.upsert(entryWrite('agent', 'https://busy.example.com/a2a', `v${i + 2}`), actor('alice'))),
       );
       // Every connection is now stuck behind the row lock and the others wait for the pool, past its timeout.
-      await new Promise((r) => setTimeout(r, 1000));
+      await new Promise((r) => setTimeout(r, 500));
+      // Meanwhile the wall clock steps an hour forward: the waits are not over for that.
+      const realNow = Date.now;
+      Date.now = () => realNow() + 3_600_000;
+      t.after(() => void (Date.now = realNow));
+      await new Promise((r) => setTimeout(r, 500));
       await holder.query('COMMIT');
       const outcomes = await writes;
+      Date.now = realNow;
       assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
       assert.ok(outcomes.every((o) => o.status === 'fulfilled' && o.value.status === 'updated'));
       assert.equal(store.fault, undefined, 'contention is not a storage fault');

@@ -171,6 +171,19 @@ describe('the in-memory task store', () => {
     assert.equal(memory.bytes, 0);
   });
 
+  test('a time to live is counted on a clock that only goes forward: a step forward of the wall clock (NTP) does not expire every task at once', (t) => {
+    const realNow = Date.now;
+    t.after(() => void (Date.now = realNow));
+    let step = 0;
+    Date.now = () => realNow() + step;
+    const memory = new BoundedTaskMemory({ maxTasks: 100, maxBytes: 1e9, ttlMs: 60_000 });
+    put(memory, 'a');
+    step = 3_600_000;
+    assert.equal(memory.get('', 'alice', 'a')?.id, 'a', 'an hour ahead on the wall clock, the task saved a moment ago is still there');
+    memory.sweep();
+    assert.equal(memory.size, 1);
+  });
+
   test('with byOwner, over a bound the owner holding the most loses its oldest task: tasks over the count, bytes over the bytes', () => {
     const byCount = new BoundedTaskMemory({ maxTasks: 4, maxBytes: 1e9, ttlMs: 60_000, byOwner: true });
     put(byCount, 'a1');

@@ -88,6 +88,25 @@ describe('trust roots from allow-listed JWKS URLs', () => {
   });
 });
 
+describe('the wall clock stepping back (NTP)', () => {
+  test('a kid the set lacks still makes it fetch again: the rotated key verifies at once, not once the clock has caught up', async (t) => {
+    const stepped = await key('pub-stepped-new');
+    sets['/stepped.json'] = { keys: [first.publicJwk] };
+    const realNow = Date.now;
+    t.after(() => void (Date.now = realNow));
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('127.0.0.1') });
+    const roots = await TrustRoots.open({ jkuUrls: [`${base}/stepped.json`], fetchJwks: guardedJwksFetch(fetcher), log: createLogger('silent'), jkuRetryMs: 0, sighup: false });
+    try {
+      Date.now = () => realNow() - 3_600_000;
+      sets['/stepped.json'] = { keys: [first.publicJwk, stepped.publicJwk] };
+      assert.equal((await roots.lookup('pub-stepped-new', `${base}/stepped.json`)).keys.length, 1, 'the new key, fetched on demand');
+    } finally {
+      Date.now = realNow;
+      roots.close();
+    }
+  });
+});
+
 describe('a new key behind the same kid (rotation without a new kid)', () => {
   test('a signature the cached key does not verify makes the set that holds the kid fetch again (rate-limited): the card verifies', async () => {
     const before = await key('pub-same-kid');

@@ -1004,6 +1004,32 @@ describe('standing searches', () => {
     }
   });
 
+  test('push: the wall clock stepping forward (NTP) between a failed notification and its retry does not end the retry window at once', async (t) => {
+    const realNow = Date.now;
+    t.after(() => void (Date.now = realNow));
+    let answered = 0;
+    const hook = await webhook(() => {
+      if (++answered > 1) return 200;
+      // The first attempt fails, and the registry's clock (this process's) jumps ten minutes ahead before the retry.
+      Date.now = () => realNow() + 600_000;
+      return 500;
+    });
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-clock-forward'] } }, { url: hook.url, token: 't' });
+      // Polled by count, not by Date.now, which this test moves.
+      for (let polls = 0; hook.requests.length < 2 && polls < 100; polls++) await new Promise((resolve) => setTimeout(resolve, 50));
+      Date.now = realNow;
+      assert.equal(hook.requests.length, 2, 'the notification was retried');
+      assert.equal(hook.requests[1]!.body.artifactUpdate?.artifact?.name, 'watch-results', `the retry carries the initial matches, not the watch's end: ${JSON.stringify(hook.requests[1]!.body).slice(0, 300)}`);
+      const current = (await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson;
+      assert.equal(current.status?.state, TaskState.TASK_STATE_WORKING, JSON.stringify(current.status));
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      Date.now = realNow;
+      await hook.close();
+    }
+  });
+
   test('push: a webhook that falls more than REGISTRY_WATCH_BUFFER events behind gets a resync instead of an ever longer queue; the webhooks keeping up do not', async () => {
     // 300 ms an answer: ten quick registrations outrun it (the buffer here is 3).
     const hook = await webhook(() => 200, undefined, 300);

@@ -11,6 +11,9 @@
 import type { Logger } from '../observability/logger.js';
 import type { RegistryStore } from '../storage/types.js';
 
+/** The longest delay a Node timer holds (a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class IntegrityChecks {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -25,11 +28,25 @@ export class IntegrityChecks {
     if (!this.store.checkIntegrity) return;
     void after.then(() => {
       if (this.#stopped) return;
-      this.#timer = setTimeout(() => {
-        void this.run();
-        this.#timer = setInterval(() => void this.run(), intervalMs).unref();
-      }, firstAfterMs).unref();
+      this.#every(performance.now() + firstAfterMs, intervalMs);
     });
+  }
+
+  /**
+   * Runs a check at `dueAt`, then every `intervalMs` after it. A chain of timeouts, not
+   * setInterval: Node holds a timer's delay in 32 bits (at most 2^31 - 1 ms, about 24.8 days) and
+   * runs a longer one after 1 ms, so REGISTRY_SQLITE_CHECK_HOURS of 597 or more (up to 8760 is
+   * allowed) ran the check back to back, a child process after another, without end. A longer
+   * wait is waited in pieces. `dueAt` is on the monotonic clock (performance.now()), as the
+   * timers' own delays are: a step of the wall clock moves no check.
+   */
+  #every(dueAt: number, intervalMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      if (performance.now() < dueAt) return this.#every(dueAt, intervalMs);
+      void this.run();
+      this.#every(performance.now() + intervalMs, intervalMs);
+    }, Math.min(Math.max(0, dueAt - performance.now()), MAX_TIMER_MS)).unref();
   }
 
   /** One check; its outcome logged (damage by the store, with what to do). */
@@ -47,7 +64,6 @@ export class IntegrityChecks {
 
   stop(): void {
     this.#stopped = true;
-    // Either kind: Node's timers share one clear.
     clearTimeout(this.#timer);
   }
 }

@@ -94,7 +94,7 @@ const MIN_PROBE_GAP_MS = 1000;
 export class StorageProbe {
   private timer: NodeJS.Timeout | undefined;
   private probing: Promise<void> | undefined;
-  private lastProbe = 0;
+  private lastProbe = -Infinity;
   /** The fault last reported in the log (its reason), so its recovery is logged once. */
   private reported: string | undefined;
   /**
@@ -130,8 +130,11 @@ export class StorageProbe {
     const fault = this.report();
     // A lasting fault (a damaged file) is never probed: a write into it could only spread the damage.
     if (!fault || fault.lasting) return Promise.resolve();
-    if (this.probing || Date.now() - this.lastProbe < MIN_PROBE_GAP_MS) return this.probing ?? Promise.resolve();
-    this.lastProbe = Date.now();
+    // The gap on the monotonic clock: on the wall clock, a step back (NTP) during an outage
+    // stopped every probe until the clock caught up again, and /readyz said not ready that long
+    // after storage had recovered.
+    if (this.probing || performance.now() - this.lastProbe < MIN_PROBE_GAP_MS) return this.probing ?? Promise.resolve();
+    this.lastProbe = performance.now();
     this.probing = this.store
       .probeWrites()
       // The probe's own write may have found more (why the file cannot be re-created): said now, not at the next tick.

@@ -112,7 +112,8 @@ export class RefreshLoop {
   private roundFailed(err: unknown): void {
     const reason = err instanceof Error ? err.message : String(err);
     if (this.outage === undefined) {
-      this.outage = { since: Date.now(), rounds: 1, reason };
+      // On the monotonic clock: the wall clock stepped back (NTP) during an outage logged it as lasting minus an hour.
+      this.outage = { since: performance.now(), rounds: 1, reason };
       this.log.error({ err }, 'refresh rounds fail; retried every tick, logged again when one succeeds');
       return;
     }
@@ -125,7 +126,7 @@ export class RefreshLoop {
     if (this.outage === undefined) return;
     const { since, rounds, reason } = this.outage;
     this.outage = undefined;
-    this.log.info({ failedRounds: rounds, failedForSeconds: Math.round((Date.now() - since) / 100) / 10, lastError: reason }, 'refresh rounds succeed again');
+    this.log.info({ failedRounds: rounds, failedForSeconds: Math.round((performance.now() - since) / 100) / 10, lastError: reason }, 'refresh rounds succeed again');
   }
 
   private async drain(): Promise<number> {

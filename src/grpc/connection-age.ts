@@ -4,7 +4,7 @@
  * load balancer every call of a client went to the replica it first reached, and replicas added
  * later (or one back from a restart) got none of the old clients' calls.
  *
- * grpc-js sends the GOAWAY (grpc.max_connection_age_ms, with up to 10 % of jitter so connections
+ * grpc-js sends the GOAWAY (grpc.max_connection_age_ms, give or take up to 10 % at random, either way, so connections
  * opened together do not all reconnect at once) and closes the connection once its calls in
  * flight are done, or after grpc.max_connection_age_grace_ms (REGISTRY_SHUTDOWN_GRACE_SECONDS,
  * the grace a shutdown gives them); the client's channel reconnects for its next call. A watch

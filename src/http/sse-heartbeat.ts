@@ -16,10 +16,13 @@ const HEARTBEAT = ': keep-alive\n\n';
 export function sseHeartbeat(intervalMs: number): RequestHandler {
   return (_req, res, next) => {
     if (!currentScope()?.streaming) return next();
-    let lastWrite = Date.now();
+    // Measured on the monotonic clock: on the wall clock, a step back (NTP correcting a clock
+    // that ran ahead) left every quiet stream without a heartbeat until the clock had caught up
+    // again (an hour's step, an hour), and the proxies in front cut them all.
+    let lastWrite = performance.now();
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
     res.write = ((...args: unknown[]): boolean => {
-      lastWrite = Date.now();
+      lastWrite = performance.now();
       return write(...args);
     }) as Response['write'];
     // Checked three times an interval, so a quiet stream is never silent much longer than one.
@@ -27,7 +30,7 @@ export function sseHeartbeat(intervalMs: number): RequestHandler {
       if (res.writableEnded || res.destroyed || !res.headersSent) return;
       // Only an event stream: a streaming request refused before it started is a plain JSON answer.
       if (!String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) return;
-      if (Date.now() - lastWrite >= intervalMs) res.write(HEARTBEAT);
+      if (performance.now() - lastWrite >= intervalMs) res.write(HEARTBEAT);
     }, Math.max(1, Math.floor(intervalMs / 3)));
     timer.unref();
     res.once('close', () => clearInterval(timer));

@@ -689,10 +689,13 @@ export class WatchPushes {
     let askedMs: number | undefined;
     // The window bounds the attempts' requests too, not only the waits between them: a receiver
     // that never answers cost a fetch timeout per attempt on top (35 s for a window of 5 s).
-    const deadline = Date.now() + this.#windowMs;
+    // On the monotonic clock: on the wall clock, a step forward (NTP) between two attempts ended
+    // the window at once (the watch FAILED over a receiver that was back a second later), and a
+    // step back retried for as long as the step.
+    const deadline = performance.now() + this.#windowMs;
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) {
-        const left = deadline - Date.now();
+        const left = deadline - performance.now();
         if (left <= 0) return failure;
         await waitOrEnd(Math.min(retryWaitMs(this.#delays[attempt - 1] ?? 0, askedMs, this.#maxDelayMs), left), watch);
         if ((watch && !watch.isOpen) || !current()) return failure;
@@ -701,7 +704,7 @@ export class WatchPushes {
       // attempt, and the guard counts this cut as a timeout too. Its timer is cleared when the
       // attempt ends: left for the window (a minute by default), it held the registration whose
       // change made the event, its request and body among it (1 MB bodies: 1 MB an event).
-      const cut = attempts > 1 ? clearableTimeout(Math.max(MIN_ATTEMPT_MS, deadline - Date.now()), WINDOW_END_MESSAGE) : undefined;
+      const cut = attempts > 1 ? clearableTimeout(Math.max(MIN_ATTEMPT_MS, deadline - performance.now()), WINDOW_END_MESSAGE) : undefined;
       try {
         await this.fetcher.postJson(config.url, body, { ...this.configs.sendOptions(config, wireVersion), ...(cut ? { signal: cut.signal } : {}) });
         return undefined;

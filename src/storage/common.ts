@@ -87,6 +87,21 @@ export function decodeCursor(after: string): number {
   return Number(match[1]);
 }
 
+/**
+ * The time of an entry's next revision: now, or the time of the revision it follows when the
+ * clock stands behind that (stepped back, as NTP does after drifting ahead; on PostgreSQL, a
+ * replica whose clock is behind the one that wrote the previous revision). Dated by the clock
+ * alone, such a revision was older than the one before it: the history went back in time, the
+ * entry sank in "most recently changed first" (`orderBy: "updatedAt desc"`) below where it stood
+ * before the change, and a registered document's Last-Modified went back, so a client's
+ * If-Modified-Since (the previous revision's time) was answered 304 Not Modified for the new
+ * document. (Across entries the order still follows the clocks that wrote them.)
+ */
+export function revisionTime(previousUpdatedAt: string | Date, now: number = Date.now()): Date {
+  const previous = previousUpdatedAt instanceof Date ? previousUpdatedAt.getTime() : Date.parse(previousUpdatedAt);
+  return new Date(Number.isNaN(previous) ? now : Math.max(now, previous));
+}
+
 /** Where a walk most recently changed first stopped: the last entry's `updated_at` and `list_seq` (its tie-break). */
 export interface UpdatedPosition {
   /** ISO 8601 with milliseconds, as entries' updated_at are written. */

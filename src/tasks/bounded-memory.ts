@@ -83,9 +83,15 @@ export class BoundedTaskMemory {
   readonly #shared = new Map<object, { holders: number; bytes: number }>();
   #bytes = 0;
 
+  /**
+   * `now`: milliseconds on a clock that only goes forward. A task's time to live is a duration,
+   * counted on the monotonic clock: on the wall clock, a step forward (NTP) expired every task
+   * at once (a caller's GetTask of the search it had just made answered "not found"), and a step
+   * back kept them all as much longer.
+   */
   constructor(
     private readonly limits: MemoryLimits,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   get size(): number {

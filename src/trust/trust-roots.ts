@@ -127,7 +127,12 @@ interface JkuSet {
   /** The document the keys come from, and when it was fetched (undefined: never, nor saved). */
   document?: unknown;
   goodAt?: number;
-  /** The last fetch, good or not (the rate limit of fetches prompted by signatures). */
+  /**
+   * The last fetch, good or not (the rate limit of fetches prompted by signatures), on the
+   * monotonic clock (performance.now()): on the wall clock, a step back (NTP) made every set look
+   * fetched in the future, and a card signed with a key its publisher had just added stayed
+   * unverified until the clock caught up.
+   */
   fetchedAt: number;
   error?: string;
   /** Fetches failed in a row: the next scheduled one waits longer each time. */
@@ -175,7 +180,7 @@ export class TrustRoots implements TrustedKeys {
   private constructor(options: TrustRootsOptions) {
     this.#options = options;
     this.#log = options.log;
-    for (const url of options.jkuUrls ?? []) this.#jku.set(jkuKey(url), { url, shown: shownUrl(url, 'an allow-listed JWKS URL'), keys: [], fetchedAt: 0, failures: 0 });
+    for (const url of options.jkuUrls ?? []) this.#jku.set(jkuKey(url), { url, shown: shownUrl(url, 'an allow-listed JWKS URL'), keys: [], fetchedAt: -Infinity, failures: 0 });
   }
 
   /** Loads the trust roots; throws when the keys file cannot be used (the operator must fix it). */
@@ -363,7 +368,7 @@ export class TrustRoots implements TrustedKeys {
         const backoff = Math.min(this.#minRefreshMs * 2 ** Math.min(set.failures - 1, 20), this.#maxRetryMs);
         this.#schedule(set, Math.min(backoff, Math.max(staleIn, 0)));
       } finally {
-        set.fetchedAt = Date.now();
+        set.fetchedAt = performance.now();
         set.inFlight = undefined;
       }
     })();
@@ -428,7 +433,7 @@ export class TrustRoots implements TrustedKeys {
   /** Fetches again the sets last fetched longer ago than the retry interval; true when any was. */
   async #fetchStale(sets: readonly JkuSet[]): Promise<boolean> {
     const retry = this.#options.jkuRetryMs ?? DEFAULT_JKU_RETRY_MS;
-    const stale = sets.filter((s) => Date.now() - s.fetchedAt >= retry);
+    const stale = sets.filter((s) => performance.now() - s.fetchedAt >= retry);
     if (stale.length === 0) return false;
     await Promise.all(stale.map((s) => this.#fetch(s)));
     await this.#recompute();

@@ -58,6 +58,7 @@ import {
   type EntryRowFields,
   DELETE_BATCH_ROWS,
   UnstorableTextError,
+  revisionTime,
 } from '../common.js';
 import { FaultState, StorageUnavailableError, loginRefusal, lostConnection, postgresFault, type StorageFault } from '../faults.js';
 import { CHANGE_LOCK_KEY, OWNER_LOCK_NAMESPACE, migratePostgres, quoteIdentifier } from './migrations.js';
@@ -277,14 +278,15 @@ export class PostgresStore implements RegistryStore {
    * answering, and stays an error.
    */
   async #connect(): Promise<pg.PoolClient> {
-    const deadline = Date.now() + this.#contentionWaitMs;
+    // On the monotonic clock: on the wall clock, a step forward (NTP) ended every wait at once.
+    const deadline = performance.now() + this.#contentionWaitMs;
     for (;;) {
       try {
         return await this.#pool.connect();
       } catch (error) {
         // Every connection open and none idle: this request waited its turn in the queue.
         const contended = this.#pool.totalCount >= this.#poolMax && this.#pool.idleCount === 0 && error instanceof Error && POOL_WAIT_TIMEOUT.test(error.message);
-        if (!contended || Date.now() >= deadline || this.#closed) throw error;
+        if (!contended || performance.now() >= deadline || this.#closed) throw error;
       }
     }
   }
@@ -898,14 +900,15 @@ export class PostgresStore implements RegistryStore {
     }
 
     const revision = existing.revision + 1;
-    await this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
+    const revisedAt = revisionTime(existing.updatedAt, now.getTime());
+    await this.#insertRevision(db, existing.id, revision, write, actor.principal, revisedAt);
     await this.#setEntryUrls(db, existing.id, write.urls);
     // The owner is left alone: an admin fixing an entry does not take it over. Found under
     // another spelling, the entry takes the one its owner now registers.
     await db.query('UPDATE entries SET current_revision = $2, updated_at = $3, trust_keyset = $4, identity_url = $5 WHERE id = $1', [
       existing.id,
       revision,
-      now,
+      revisedAt,
       trustKeyset(write),
       write.identityUrl,
     ]);
@@ -1103,7 +1106,11 @@ export class PostgresStore implements RegistryStore {
   }
 
   async trimChanges(maxAgeMs: number, options: BatchedDeletion = {}): Promise<number> {
-    const last = await this.#read<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes WHERE at < $1', [new Date(Date.now() - maxAgeMs)]);
+    // Aged on the clock that dated the changes (`at` defaults to the server's now()), not the
+    // registry host's: with the server's clock behind by more than a short retention (hours may
+    // be a fraction), changes just written were trimmed, and every replica following them
+    // reloaded its whole index.
+    const last = await this.#read<{ seq: string | null }>("SELECT max(seq) AS seq FROM changes WHERE at < now() - $1 * interval '1 millisecond'", [maxAgeMs]);
     const through = last.rows[0]?.seq;
     if (through === null || through === undefined) return 0;
     // Oldest first, a bounded batch per transaction (one DELETE of a million changes would
@@ -1200,7 +1207,7 @@ export class PostgresStore implements RegistryStore {
         if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) await this.#recordChange(db, key, 'upsert');
         return { status: 'unchanged', entry: (await this.#current(db, key))! };
       }
-      const now = new Date();
+      const now = revisionTime(existing.updatedAt);
       const revision = existing.revision + 1;
       // The owner writes it: the refresh acts for them, as the source they gave says.
       await this.#insertRevision(db, key, revision, { ...write, origin: 'refresh' }, existing.owner, now);
@@ -1244,15 +1251,20 @@ export class PostgresStore implements RegistryStore {
    * so a later claim no longer sees them due.
    */
   async claimDue(limit: number, retryAt: string, includeUnsourced: boolean): Promise<string[]> {
+    // Due by the registry's clock, which wrote every next_check_at (an interval, a lease, a
+    // Retry-After, "now" for a first probe), as SQLite compares them: the database server's
+    // now() is another host's clock. A server an hour behind held every probe and refresh an
+    // hour; one ahead of the lease re-claimed checks still running, and fetched a source that
+    // had asked to be left alone (Retry-After) that much early.
     const { rows } = await this.#query<{ entry_id: string }>(
       `UPDATE entry_freshness SET next_check_at = $1
        WHERE entry_id IN (
          SELECT entry_id FROM entry_freshness
-         WHERE next_check_at <= now() AND (source_url IS NOT NULL OR $2)
+         WHERE next_check_at <= $4 AND (source_url IS NOT NULL OR $2)
          ORDER BY next_check_at LIMIT $3
          FOR UPDATE SKIP LOCKED)
        RETURNING entry_id`,
-      [retryAt, includeUnsourced, clampLimit(limit)],
+      [retryAt, includeUnsourced, clampLimit(limit), new Date()],
     );
     return rows.map((r) => r.entry_id);
   }

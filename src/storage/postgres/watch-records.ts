@@ -35,6 +35,19 @@ const toRow = (row: Record<string, unknown>): WatchRow => ({
   position: Number(row.position),
 });
 
+/**
+ * Leases (lease_until) are kept on the database server's clock, one clock for every replica. The
+ * hub gives its times (a lease's end, "now") on its own host's clock; what counts is how far
+ * they are from that host's now, which is laid on the server's: `$n` is that distance in ms.
+ * Compared as each replica's own clock said, a replica whose clock ran ahead of another's by
+ * more than a lease less its renewal (27 s) found that one's leases run out at every look for
+ * free watches (every 10 s), and took its watches over, one replica from the other, for ever:
+ * their streams ended "lost", their webhooks sent resyncs.
+ */
+const serverMs = (param: string): string => `((extract(epoch FROM clock_timestamp()) * 1000)::bigint + ${param}::bigint)`;
+/** How far `at` (epoch ms on this host's clock) is from this host's now: what serverMs adds to the server's. */
+const fromNow = (at: number): number => Math.round(at - Date.now());
+
 export class PostgresWatchRecords implements WatchRecords {
   constructor(
     private readonly query: Query,
@@ -54,8 +67,8 @@ export class PostgresWatchRecords implements WatchRecords {
       await db.query(
         `INSERT INTO watches (id, tenant, owner, principal, context_id, request, push_configs, created_at, expires_at,
                               seq_floor, delivered_seq, change_seq, holder, lease_until)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-        [row.id, row.tenant, row.owner, row.principal, row.contextId, row.request, row.pushConfigs, row.createdAt, row.expiresAt, row.seqFloor, row.deliveredSeq, row.position, holder, leaseUntil],
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ${serverMs('$14')})`,
+        [row.id, row.tenant, row.owner, row.principal, row.contextId, row.request, row.pushConfigs, row.createdAt, row.expiresAt, row.seqFloor, row.deliveredSeq, row.position, holder, fromNow(leaseUntil)],
       );
       return 'created';
     });
@@ -88,20 +101,25 @@ export class PostgresWatchRecords implements WatchRecords {
 
   async removeHeld(id: string, now: number): Promise<boolean> {
     if (unstorable(id)) return false;
-    return ((await this.#write('DELETE FROM watches WHERE id = $1 AND lease_until >= $2', [id, now])).rowCount ?? 0) > 0;
+    return ((await this.#write(`DELETE FROM watches WHERE id = $1 AND lease_until >= ${serverMs('$2')}`, [id, fromNow(now)])).rowCount ?? 0) > 0;
   }
 
   async claim(holder: string, leaseUntil: number, now: number, onlyId?: string): Promise<WatchRow[]> {
     if (unstorable(onlyId)) return [];
     const { rows } =
       onlyId === undefined
-        ? await this.#write(`UPDATE watches SET holder = $1, lease_until = $2 WHERE lease_until < $3 RETURNING ${COLUMNS}`, [holder, leaseUntil, now])
-        : await this.#write(`UPDATE watches SET holder = $1, lease_until = $2 WHERE lease_until < $3 AND id = $4 RETURNING ${COLUMNS}`, [holder, leaseUntil, now, onlyId]);
+        ? await this.#write(`UPDATE watches SET holder = $1, lease_until = ${serverMs('$2')} WHERE lease_until < ${serverMs('$3')} RETURNING ${COLUMNS}`, [holder, fromNow(leaseUntil), fromNow(now)])
+        : await this.#write(`UPDATE watches SET holder = $1, lease_until = ${serverMs('$2')} WHERE lease_until < ${serverMs('$3')} AND id = $4 RETURNING ${COLUMNS}`, [
+            holder,
+            fromNow(leaseUntil),
+            fromNow(now),
+            onlyId,
+          ]);
     return rows.map(toRow);
   }
 
   async renewLeases(holder: string, leaseUntil: number): Promise<string[]> {
-    const { rows } = await this.#write('UPDATE watches SET lease_until = $2 WHERE holder = $1 RETURNING id', [holder, leaseUntil]);
+    const { rows } = await this.#write(`UPDATE watches SET lease_until = ${serverMs('$2')} WHERE holder = $1 RETURNING id`, [holder, fromNow(leaseUntil)]);
     return rows.map((r) => String(r.id));
   }
 
@@ -113,13 +131,17 @@ export class PostgresWatchRecords implements WatchRecords {
 
   async releaseUntil(holder: string, id: string, until: number): Promise<void> {
     if (unstorable(id)) return;
-    await this.#write("UPDATE watches SET holder = '', lease_until = $3 WHERE holder = $1 AND id = $2", [holder, id, until]);
+    await this.#write(`UPDATE watches SET holder = '', lease_until = ${serverMs('$3')} WHERE holder = $1 AND id = $2`, [holder, id, fromNow(until)]);
   }
 
   async pausedUntil(id: string, now: number): Promise<number | undefined> {
     if (unstorable(id)) return undefined;
-    const { rows } = await this.read<{ until: string }>("SELECT lease_until AS until FROM watches WHERE id = $1 AND holder = '' AND lease_until > $2", [id, now]);
-    return rows[0] ? Number(rows[0].until) : undefined;
+    // Back on this host's clock: how far the pause's end is from the server's now, from this host's.
+    const { rows } = await this.read<{ left: string }>(
+      `SELECT lease_until - ${serverMs('0')} AS left FROM watches WHERE id = $1 AND holder = '' AND lease_until > ${serverMs('$2')}`,
+      [id, fromNow(now)],
+    );
+    return rows[0] ? Date.now() + Number(rows[0].left) : undefined;
   }
 
   async requestHandover(id: string): Promise<void> {

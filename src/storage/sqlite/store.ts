@@ -82,6 +82,7 @@ import {
   trustKeyset,
   checkedKeyset,
   type EntryRowFields,
+  revisionTime,
 } from '../common.js';
 import { FaultState, MAY_HAVE_BEEN_STORED, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
 import { OwnChanges } from '../own-changes.js';
@@ -1183,10 +1184,10 @@ export class SqliteStore implements RegistryStore {
    * rolls back), the new entry or revision and its change. Reads back only what it must.
    */
   #upsertIn(db: Database.Database, write: EntryWrite, actor: Actor, quota: WriteQuota): UpsertStep {
-    type Found = { id: string; owner: string; revision: number; content_hash: string };
+    type Found = { id: string; owner: string; revision: number; content_hash: string; updated_at: string };
     let found = prepare(
       db,
-      `SELECT e.id, e.owner, e.current_revision AS revision, r.content_hash FROM entries e
+      `SELECT e.id, e.owner, e.current_revision AS revision, r.content_hash, e.updated_at FROM entries e
          JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
        WHERE e.kind = ? AND e.identity_url = ?`,
     ).get(write.kind, write.identityUrl) as Found | undefined;
@@ -1195,7 +1196,7 @@ export class SqliteStore implements RegistryStore {
     if (!found && write.identityAliases?.length) {
       found = prepare(
         db,
-        `SELECT e.id, e.owner, e.current_revision AS revision, r.content_hash FROM entries e
+        `SELECT e.id, e.owner, e.current_revision AS revision, r.content_hash, e.updated_at FROM entries e
            JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
          WHERE e.kind = ? AND e.identity_url IN (SELECT value FROM json_each(?)) LIMIT 1`,
       ).get(write.kind, JSON.stringify(write.identityAliases)) as Found | undefined;
@@ -1247,12 +1248,13 @@ export class SqliteStore implements RegistryStore {
     // claims its URLs in the owner's name.
     this.#claimUrls(db, write.urls, found.owner);
     const revision = found.revision + 1;
-    this.#insertRevision(db, found.id, revision, write, actor.principal, now);
+    const revisedAt = revisionTime(found.updated_at).toISOString();
+    this.#insertRevision(db, found.id, revision, write, actor.principal, revisedAt);
     this.#setEntryUrls(db, found.id, write.urls);
     // Found under another spelling: the entry takes the one its owner now registers.
     prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ?, trust_keyset = ?, identity_url = ? WHERE id = ?').run(
       revision,
-      now,
+      revisedAt,
       trustKeyset(write),
       write.identityUrl,
       found.id,
@@ -1459,12 +1461,13 @@ export class SqliteStore implements RegistryStore {
       // The fetched document's URLs are claimed for the owner, as a registration's would be.
       this.#claimUrls(db, write.urls, existing.owner);
       const revision = existing.revision + 1;
+      const revisedAt = revisionTime(existing.updatedAt).toISOString();
       // The owner writes it: the refresh acts for them, as the source they gave says.
-      this.#insertRevision(db, id, revision, { ...write, origin: 'refresh' }, existing.owner, now);
+      this.#insertRevision(db, id, revision, { ...write, origin: 'refresh' }, existing.owner, revisedAt);
       this.#setEntryUrls(db, id, write.urls);
       prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ?, identity_url = ?, trust_keyset = ? WHERE id = ?').run(
         revision,
-        now,
+        revisedAt,
         write.identityUrl,
         trustKeyset(write),
         id,

@@ -228,7 +228,9 @@ export class WriteQueue {
    */
   #waitForLock(batch: Queued[], error: unknown): boolean {
     if (this.#lockWaitMs === undefined || this.#flushing || !isBusy(error)) return false;
-    const now = Date.now();
+    // The wait on the monotonic clock: on the wall clock, a step forward (NTP) while another
+    // process held the lock failed the write at its next try, however short the wait had been.
+    const now = performance.now();
     this.#lockedSince ??= now;
     if (now - this.#lockedSince >= this.#lockWaitMs) {
       this.#lockedSince = undefined;
