@@ -493,6 +493,19 @@ describe("a message's own fields", () => {
     assert.equal((await rpc('message/send', { message: legacyMessage({ contextId, extensions: [] }) }, '0.3')).result?.contextId, contextId);
   });
 
+  test('a part\'s fields written as null are not set (ProtoJSON), on JSON-RPC and HTTP+JSON: "filename": null or "mediaType": null was refused "must be a string"', async () => {
+    const nulls = { filename: null, mediaType: null, raw: null, url: null, metadata: null };
+    const parts = [{ text: 'weather', ...nulls }];
+    const sent = await rpc('SendMessage', { message: { ...userMessage('weather'), parts } });
+    assert.equal(sent.result?.task?.status?.state, 'TASK_STATE_COMPLETED', JSON.stringify(sent).slice(0, 300));
+    const posted = await rest('/message:send', { message: { ...userMessage('weather'), parts: [{ ...dataPart({ list: {} }), text: null, filename: null }] } });
+    assert.equal(posted.body.task?.status?.state, 'TASK_STATE_COMPLETED', JSON.stringify(posted.body).slice(0, 300));
+    // A value that is set is still checked.
+    const refused = await rpc('SendMessage', { message: { ...userMessage('weather'), parts: [{ text: 'weather', filename: 5 }] } });
+    assert.equal(refused.error?.code, -32602, JSON.stringify(refused).slice(0, 300));
+    assert.equal(refused.error.message, 'params.message.parts[0].filename must be a string.');
+  });
+
   test(`the ids a client gives (messageId, contextId, taskId, referenceTaskIds) are at most 1,024 characters and printable, on every binding, gRPC included`, async () => {
     const before = await taskCount();
     const tooLong = (field: string, chars: number) => `${field} is ${chars.toLocaleString('en-US')} characters; an id is at most 1,024: send a shorter one (a UUID is 36).`;

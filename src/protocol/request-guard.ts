@@ -119,7 +119,11 @@ function partsProblem(message: unknown, at: string, legacy = false): string | un
     }
     const legacyProblem = legacy ? legacyPartProblem(part, here) : undefined;
     if (legacyProblem) return legacyProblem;
-    if ('raw' in part && typeof part.raw !== 'string') return `${here}.raw must be a base64 string`;
+    // null is "not set" for these (ProtoJSON: null is every field's default; the SDK's reader
+    // reads it so, as the oneof check below and a v0.3 file's strings do): a client that writes
+    // its unset fields as null ("filename": null, "mediaType": null) was refused "must be a string".
+    const set = (value: unknown): boolean => value !== undefined && value !== null;
+    if (set(part.raw) && typeof part.raw !== 'string') return `${here}.raw must be a base64 string`;
     if (typeof part.raw === 'string' && !isStrictBase64(part.raw)) return `${here}.raw is not valid base64`;
     const file = part.file;
     if (file !== undefined) {
@@ -128,7 +132,7 @@ function partsProblem(message: unknown, at: string, legacy = false): string | un
       if (typeof file.bytes === 'string' && !isStrictBase64(file.bytes)) return `${here}.file.bytes is not valid base64`;
     }
     for (const key of ['text', 'filename', 'mediaType', 'url'] as const) {
-      if (key in part && typeof part[key] !== 'string') return `${here}.${key} must be a string`;
+      if (set(part[key]) && typeof part[key] !== 'string') return `${here}.${key} must be a string`;
     }
     // A v1.0 part's content is a oneof (A2A 4.1.6): ProtoJSON refuses a part with two of them,
     // and the SDK took the first it looked for and dropped the rest, so {"text": "x", "data":
