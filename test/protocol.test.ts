@@ -186,7 +186,7 @@ describe('SDK clients', () => {
       async () => {
         for await (const _event of transport.resubscribeTask({ tenant: '', id: 'no-such-task' })) assert.fail('no event before the error');
       },
-      (err: Error) => err.cause instanceof TaskNotFoundError && /Task not found: no-such-task \(Code: -32001\)/.test(err.message),
+      (err: Error) => err.cause instanceof TaskNotFoundError && /Task not found: no-such-task\. A task is found only with the token that created it .* \(Code: -32001\)/s.test(err.message),
     );
   });
 });
