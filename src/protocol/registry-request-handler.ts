@@ -883,15 +883,23 @@ const explained = <T>(call: Promise<T>, context: ServerCallContext): Promise<T> 
 /**
  * Rethrows the SDK's refusal of a finished task ("Task … is in a terminal state (3) and cannot
  * be …", or "(TASK_STATE_COMPLETED)") with the state's name as the caller's generation says it,
- * which a client can read: TASK_STATE_COMPLETED (v0.3: completed), not 3.
+ * which a client can read: TASK_STATE_COMPLETED (v0.3: completed), not 3; and what to do instead,
+ * which the SDK's "and cannot be modified." / "and cannot be subscribed to." did not say.
  */
 function rethrowWithStateNames(error: unknown, context: ServerCallContext): never {
   explainNotFound(error, context);
   if (error instanceof UnsupportedOperationError) {
-    error.message = error.message.replace(/terminal state \((\d+|TASK_STATE_[A-Z_]+)\)/, (_, state: string) => {
-      const value = /^\d+$/.test(state) ? Number(state) : taskStateFromJSON(state);
-      return `terminal state (${stateName(value, context)})`;
-    });
+    const getTask = context.requestedVersion === LEGACY_VERSION ? 'tasks/get' : 'GetTask';
+    error.message = error.message
+      .replace(/terminal state \((\d+|TASK_STATE_[A-Z_]+)\)/, (_, state: string) => {
+        const value = /^\d+$/.test(state) ? Number(state) : taskStateFromJSON(state);
+        return `terminal state (${stateName(value, context)})`;
+      })
+      .replace(
+        /\) and cannot be modified\.$/,
+        ') and cannot be modified: a task that has ended takes no more messages. Send the message without taskId to start a new task (with the same contextId to stay in its context).',
+      )
+      .replace(/\) and cannot be subscribed to\.$/, `) and cannot be subscribed to: it has ended, so no update of it will come. ${getTask} reads how it ended.`);
   }
   throw error;
 }
