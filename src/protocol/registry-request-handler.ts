@@ -855,6 +855,9 @@ function stateName(state: TaskState, context: ServerCallContext): string {
   return state === TaskState.TASK_STATE_UNSPECIFIED ? 'unknown' : name.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
 }
 
+/** Told with a push config the task does not have, after the method's name (explainNotFound). */
+const LISTS_CONFIGS = "lists the ids of the task's configs";
+
 /** Where a client finds its tasks, told with every "Task not found" (explainNotFound). */
 const WHERE_TASKS_ARE =
   'A task is found only with the token that created it (one created without a token, by no later request), and the task of a read (search, get, list, validate) or of a refused request only for a while after it ran (at most REGISTRY_TASK_MEMORY_TTL_SECONDS, 15 minutes by default): send the token the task was created with, or send the request again for a new task';
@@ -867,7 +870,15 @@ const WHERE_TASKS_ARE =
  * and reason stay); any other error as it is.
  */
 function explainNotFound(error: unknown, context: ServerCallContext): unknown {
-  if (!(error instanceof TaskNotFoundError) || !error.message.startsWith('Task not found: ') || error.message.includes(WHERE_TASKS_ARE)) return error;
+  if (!(error instanceof TaskNotFoundError)) return error;
+  // The SDK's "Push notification config with id 'x' not found for task y." (a get or delete of a
+  // config the task does not have) named no way to learn the ids the task has.
+  if (/^Push notification config .*not found for task .*\.$/s.test(error.message) && !error.message.includes(LISTS_CONFIGS)) {
+    const list = context.requestedVersion === LEGACY_VERSION ? 'tasks/pushNotificationConfig/list' : 'ListTaskPushNotificationConfigs';
+    error.message = `${error.message} ${list} ${LISTS_CONFIGS}.`;
+    return error;
+  }
+  if (!error.message.startsWith('Task not found: ') || error.message.includes(WHERE_TASKS_ARE)) return error;
   // ListTasks is v1.0's: v0.3 has no way to list tasks.
   const list = context.requestedVersion === LEGACY_VERSION ? '' : '; ListTasks lists the tasks of the token it is sent with';
   error.message = `${error.message.replace(/\.$/, '')}. ${WHERE_TASKS_ARE}${list}.`;
