@@ -493,6 +493,19 @@ describe("a message's own fields", () => {
     assert.equal((await rpc('message/send', { message: legacyMessage({ contextId, extensions: [] }) }, '0.3')).result?.contextId, contextId);
   });
 
+  test('a refused part, configuration or metadata names its field in the ErrorInfo, as the message\'s other refusals do, on JSON-RPC (v1.0, v0.3) and HTTP+JSON (it was named in the words only)', async () => {
+    await refusedEverywhere({ parts: [{ text: 'weather', filename: 5 }] }, 'message.parts[0].filename', /^(params\.)?message\.parts\[0\]\.filename must be a string\.$/, true);
+    await refusedEverywhere({ parts: [{ text: 'weather', data: { list: {} } }] }, 'message.parts[0]', /^(params\.)?message\.parts\[0\] has "text" and "data": /, true);
+    await refusedEverywhere({ parts: [{ text: 'weather', metadata: [1] }] }, 'message.parts[0].metadata', /^(params\.)?message\.parts\[0\]\.metadata must be a JSON object/, true);
+    await refusedEverywhere({ parts: [] }, 'message.parts', /^(params\.)?message\.parts is empty: a message needs at least one part/);
+    const modes = await rpc('SendMessage', { message: userMessage('weather'), configuration: { acceptedOutputModes: 'text/plain' } });
+    assert.equal(modes.error?.code, -32602, JSON.stringify(modes).slice(0, 300));
+    assert.deepEqual(modes.error.data?.[0]?.metadata, { field: 'configuration.acceptedOutputModes' });
+    const metadata = await rest('/message:send', { message: userMessage('weather'), metadata: 'x' });
+    assert.equal(metadata.status, 400, JSON.stringify(metadata.body).slice(0, 300));
+    assert.deepEqual(metadata.body.error?.details?.[0]?.metadata, { field: 'metadata' });
+  });
+
   test('a part\'s fields written as null are not set (ProtoJSON), on JSON-RPC and HTTP+JSON: "filename": null or "mediaType": null was refused "must be a string"', async () => {
     const nulls = { filename: null, mediaType: null, raw: null, url: null, metadata: null };
     const parts = [{ text: 'weather', ...nulls }];
