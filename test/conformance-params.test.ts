@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { ListTasksRequest, SendMessageConfiguration, type Task } from '@a2a-js/sdk';
-import { dataPart, type WireJson } from './support/client.js';
+import { dataPart, message, sdkClient, streamEventJson, type WireJson } from './support/client.js';
+import { watch } from './support/watch-stream.js';
 import { RawA2AClient, errorInfoOf, metadata, sendRequest } from './support/grpc.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { legacyStreamRefusal, readAnswer } from './support/raw-http.js';
@@ -125,6 +126,34 @@ describe('historyLength', () => {
     const listed = (await rpc('ListTasks', { historyLength: 0 })).result.tasks as WireJson[];
     assert.ok(listed.some((t) => t.id === taskId) && listed.every((t) => historyOf(t) === 0));
     assert.equal(historyOf((await rpc('SendMessage', configured(0))).result.task), 0);
+  });
+
+  test('a watch\'s renewal answers at most configuration.historyLength messages, as every other message does (it answered the whole history), on JSON-RPC, HTTP+JSON and streamed', async () => {
+    const client = await sdkClient(registry.url, { token: TOKENS.alice });
+    const log = watch(client, { query: 'history-length-renewal' });
+    try {
+      const { task } = await log.waitFor((event) => event.task !== undefined, 'the watch\'s task');
+      const renewal = (historyLength: number) => ({
+        message: { ...userMessage('renew'), taskId: task.id, parts: [dataPart({ renew: {} })] },
+        configuration: { historyLength },
+      });
+      const renewed = await rpc('SendMessage', renewal(0));
+      assert.equal(renewed.result?.task?.status?.state, 'TASK_STATE_WORKING', JSON.stringify(renewed).slice(0, 300));
+      assert.equal(historyOf(renewed.result.task), 0, 'JSON-RPC, historyLength 0');
+      const posted = await rest('/message:send', renewal(0));
+      assert.equal(historyOf(posted.body.task), 0, `HTTP+JSON, historyLength 0: ${JSON.stringify(posted.body).slice(0, 200)}`);
+      const streamed: WireJson[] = [];
+      for await (const event of client.sendMessageStream({ tenant: '', message: { ...message([dataPart({ renew: {} })]), taskId: task.id }, configuration: SendMessageConfiguration.fromJSON({ historyLength: 0 }), metadata: undefined })) {
+        streamed.push(streamEventJson(event));
+      }
+      assert.equal(historyOf(streamed[0]!.task), 0, 'streamed, historyLength 0');
+      // The stored task keeps its history, and an answer without the length has it all.
+      assert.ok(historyOf((await rpc('GetTask', { id: task.id })).result) >= 1);
+      assert.ok(historyOf((await rpc('SendMessage', { message: renewal(0).message })).result.task) >= 1);
+    } finally {
+      await rpc('CancelTask', { id: (await log.waitFor((event) => event.task !== undefined, 'the task')).task.id });
+      log.disconnect();
+    }
   });
 
   test('the v0.3 JSON-RPC methods refuse it too', async () => {

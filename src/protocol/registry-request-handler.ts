@@ -134,7 +134,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
     const accepted = requireMessageParams(params);
     params = withoutAnonymousPush(params, context);
-    if (renewsWatch(params)) return tailoredTask(await this.#renew(params, context), accepted);
+    if (renewsWatch(params)) return tailoredTask(withHistoryLength(await this.#renew(params, context), params.configuration?.historyLength), accepted);
     await this.#refuseOnOpenWatch(params, context);
     if (isOneTurn(params)) {
       const task = await this.#answerOneTurn(params, context);
@@ -158,7 +158,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const accepted = requireMessageParams(params);
     params = withoutAnonymousPush(params, context);
     if (renewsWatch(params)) {
-      yield { payload: { $case: 'task', value: tailoredTask(await this.#renew(params, context), accepted) } };
+      yield { payload: { $case: 'task', value: tailoredTask(withHistoryLength(await this.#renew(params, context), params.configuration?.historyLength), accepted) } };
       return;
     }
     await this.#refuseOnOpenWatch(params, context);
@@ -689,6 +689,17 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     if (historyLength !== undefined) task.history = historyLength <= 0 ? [] : task.history.slice(-historyLength);
     return task;
   }
+}
+
+/**
+ * The task as answered to a message whose configuration.historyLength is `length`: at most that
+ * many of its latest messages, none for 0 (A2A 3.2.4; "the server MUST NOT return more messages
+ * than the provided value"), as the SDK's path and #answerOneTurn answer. A renewal answered the
+ * watch's whole history whatever the length. A copy: the stored task keeps its history.
+ */
+function withHistoryLength(task: Task, length: number | undefined): Task {
+  if (length === undefined || task.history.length <= length) return task;
+  return { ...task, history: length <= 0 ? [] : task.history.slice(-length) };
 }
 
 /** The task's state when it has ended; undefined while it runs, or for no task. */
