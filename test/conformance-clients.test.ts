@@ -17,7 +17,7 @@ import {
 } from 'a2a-sdk-03/client';
 import type { Task as Task03, TaskArtifactUpdateEvent as ArtifactUpdate03, Message as Message03 } from 'a2a-sdk-03';
 import { SendMessageConfiguration, Task } from '@a2a-js/sdk';
-import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
+import { ContentTypeNotSupportedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { authFetch, dataPart, errorOf, message, op, resultOf, sdkClient, send, stream, streamEventJson, textPart, type WireJson } from './support/client.js';
 import { v03Card, v1Card } from './support/documents.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
@@ -117,7 +117,7 @@ describe('@a2a-js/sdk 0.3 (v0.3 JSON-RPC, no A2A-Version header)', () => {
     const refusals: Array<[Parameters<Client03['sendMessageStream']>[0], RegExp]> = [
       // The SDK's refusal before the first event.
       [{ message: message03([{ kind: 'text', text: 'weather' }]), configuration: { acceptedOutputModes: ['image/png'] } }, /^SSE event contained an error: configuration\.acceptedOutputModes \["image\/png"\] accepts none .*\(Code: -32005\)/s],
-      [{ message: { ...message03([{ kind: 'text', text: 'weather' }]), taskId: 'no-such-task' } }, /^SSE event contained an error: Task not found: no-such-task \(Code: -32001\)/],
+      [{ message: { ...message03([{ kind: 'text', text: 'weather' }]), taskId: 'no-such-task' } }, /^SSE event contained an error: Task not found: no-such-task\. A task is found only with the token that created it .*send the token the task was created with, or send the request again for a new task\. \(Code: -32001\)/s],
       // The registry's own guard, before the SDK.
       [{ message: message03([]) }, /^SSE event contained an error: params\.message\.parts is empty: .*\(Code: -32602\)/s],
     ];
@@ -176,6 +176,24 @@ for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
       await assert.rejects(
         client.sendMessage(request(['image/png'])),
         (error: Error) => error instanceof ContentTypeNotSupportedError && /accepts none of the media types the registry answers in/.test(error.message),
+      );
+    });
+
+    test('TaskNotFoundError says where tasks are found and what to do, the same for another principal\'s task as for none (it said "Task not found: <id>" alone)', async () => {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice, binding });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob, binding });
+      const task = (await alice.sendMessage({ tenant: '', message: message([textPart('weather')]), configuration: undefined, metadata: undefined })) as Task;
+      const said = (id: string) => (error: Error) =>
+        error instanceof TaskNotFoundError &&
+        error.message.includes(
+          `Task not found: ${id}. A task is found only with the token that created it (one created without a token, by no later request), and the task of a read (search, get, list, validate) or of a refused request only for a while after it ran (at most REGISTRY_TASK_MEMORY_TTL_SECONDS, 15 minutes by default): send the token the task was created with, or send the request again for a new task; ListTasks lists the tasks of the token it is sent with.`,
+        );
+      await assert.rejects(bob.getTask({ tenant: '', id: task.id, historyLength: undefined }), said(task.id));
+      await assert.rejects(alice.getTask({ tenant: '', id: 'no-such-task', historyLength: undefined }), said('no-such-task'));
+      await assert.rejects(alice.cancelTask({ tenant: '', id: 'no-such-task', metadata: undefined }), said('no-such-task'));
+      await assert.rejects(
+        alice.sendMessage({ tenant: '', message: { ...message([textPart('weather')]), taskId: 'no-such-task' }, configuration: undefined, metadata: undefined }),
+        said('no-such-task'),
       );
     });
   });

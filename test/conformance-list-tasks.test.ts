@@ -63,6 +63,21 @@ describe('ListTasks statusTimestampAfter', () => {
     assert.deepEqual(idsOf(listed.result.tasks), [registered.id]);
     assert.equal(listed.result.totalSize, 1);
   });
+
+  test('finer than a millisecond (ProtoJSON writes 6 or 9 digits) is compared as given: a task of that millisecond but before the time is not listed', async () => {
+    // Date.parse cuts ".123456Z" down to ".123Z": the task of millisecond .123 was listed for
+    // a time half a millisecond after it.
+    for (const task of [searched, registered]) {
+      const at = task.status.timestamp as string;
+      const micro = (digits: string) => at.replace(/Z$/, `${digits}Z`);
+      const sameTime = await rpc('ListTasks', { statusTimestampAfter: micro('000000') });
+      assert.ok(idsOf(sameTime.result.tasks).includes(task.id), `at ${micro('000000')}`);
+      const justAfter = await rpc('ListTasks', { statusTimestampAfter: micro('500') });
+      assert.ok(!idsOf(justAfter.result.tasks).includes(task.id), `JSON-RPC, after ${micro('500')}: ${JSON.stringify(idsOf(justAfter.result.tasks))}`);
+      const viaRest = await restList({ statusTimestampAfter: micro('000001') });
+      assert.ok(!idsOf(viaRest.body.tasks).includes(task.id), `HTTP+JSON, after ${micro('000001')}`);
+    }
+  });
 });
 
 describe('ListTasks statusTimestampAfter values', () => {

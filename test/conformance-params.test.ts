@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { ListTasksRequest, SendMessageConfiguration, type Task } from '@a2a-js/sdk';
-import { dataPart, type WireJson } from './support/client.js';
+import { dataPart, message, sdkClient, streamEventJson, type WireJson } from './support/client.js';
+import { watch } from './support/watch-stream.js';
 import { RawA2AClient, errorInfoOf, metadata, sendRequest } from './support/grpc.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { legacyStreamRefusal, readAnswer } from './support/raw-http.js';
@@ -125,6 +126,34 @@ describe('historyLength', () => {
     const listed = (await rpc('ListTasks', { historyLength: 0 })).result.tasks as WireJson[];
     assert.ok(listed.some((t) => t.id === taskId) && listed.every((t) => historyOf(t) === 0));
     assert.equal(historyOf((await rpc('SendMessage', configured(0))).result.task), 0);
+  });
+
+  test('a watch\'s renewal answers at most configuration.historyLength messages, as every other message does (it answered the whole history), on JSON-RPC, HTTP+JSON and streamed', async () => {
+    const client = await sdkClient(registry.url, { token: TOKENS.alice });
+    const log = watch(client, { query: 'history-length-renewal' });
+    try {
+      const { task } = await log.waitFor((event) => event.task !== undefined, 'the watch\'s task');
+      const renewal = (historyLength: number) => ({
+        message: { ...userMessage('renew'), taskId: task.id, parts: [dataPart({ renew: {} })] },
+        configuration: { historyLength },
+      });
+      const renewed = await rpc('SendMessage', renewal(0));
+      assert.equal(renewed.result?.task?.status?.state, 'TASK_STATE_WORKING', JSON.stringify(renewed).slice(0, 300));
+      assert.equal(historyOf(renewed.result.task), 0, 'JSON-RPC, historyLength 0');
+      const posted = await rest('/message:send', renewal(0));
+      assert.equal(historyOf(posted.body.task), 0, `HTTP+JSON, historyLength 0: ${JSON.stringify(posted.body).slice(0, 200)}`);
+      const streamed: WireJson[] = [];
+      for await (const event of client.sendMessageStream({ tenant: '', message: { ...message([dataPart({ renew: {} })]), taskId: task.id }, configuration: SendMessageConfiguration.fromJSON({ historyLength: 0 }), metadata: undefined })) {
+        streamed.push(streamEventJson(event));
+      }
+      assert.equal(historyOf(streamed[0]!.task), 0, 'streamed, historyLength 0');
+      // The stored task keeps its history, and an answer without the length has it all.
+      assert.ok(historyOf((await rpc('GetTask', { id: task.id })).result) >= 1);
+      assert.ok(historyOf((await rpc('SendMessage', { message: renewal(0).message })).result.task) >= 1);
+    } finally {
+      await rpc('CancelTask', { id: (await log.waitFor((event) => event.task !== undefined, 'the task')).task.id });
+      log.disconnect();
+    }
   });
 
   test('the v0.3 JSON-RPC methods refuse it too', async () => {
@@ -491,6 +520,32 @@ describe("a message's own fields", () => {
     assert.equal(sent.result?.task?.contextId, contextId, JSON.stringify(sent).slice(0, 300));
     assert.equal((await rest('/message:send', { message: { ...userMessage('weather'), contextId } })).body.task?.contextId, contextId);
     assert.equal((await rpc('message/send', { message: legacyMessage({ contextId, extensions: [] }) }, '0.3')).result?.contextId, contextId);
+  });
+
+  test('a refused part, configuration or metadata names its field in the ErrorInfo, as the message\'s other refusals do, on JSON-RPC (v1.0, v0.3) and HTTP+JSON (it was named in the words only)', async () => {
+    await refusedEverywhere({ parts: [{ text: 'weather', filename: 5 }] }, 'message.parts[0].filename', /^(params\.)?message\.parts\[0\]\.filename must be a string\.$/, true);
+    await refusedEverywhere({ parts: [{ text: 'weather', data: { list: {} } }] }, 'message.parts[0]', /^(params\.)?message\.parts\[0\] has "text" and "data": /, true);
+    await refusedEverywhere({ parts: [{ text: 'weather', metadata: [1] }] }, 'message.parts[0].metadata', /^(params\.)?message\.parts\[0\]\.metadata must be a JSON object/, true);
+    await refusedEverywhere({ parts: [] }, 'message.parts', /^(params\.)?message\.parts is empty: a message needs at least one part/);
+    const modes = await rpc('SendMessage', { message: userMessage('weather'), configuration: { acceptedOutputModes: 'text/plain' } });
+    assert.equal(modes.error?.code, -32602, JSON.stringify(modes).slice(0, 300));
+    assert.deepEqual(modes.error.data?.[0]?.metadata, { field: 'configuration.acceptedOutputModes' });
+    const metadata = await rest('/message:send', { message: userMessage('weather'), metadata: 'x' });
+    assert.equal(metadata.status, 400, JSON.stringify(metadata.body).slice(0, 300));
+    assert.deepEqual(metadata.body.error?.details?.[0]?.metadata, { field: 'metadata' });
+  });
+
+  test('a part\'s fields written as null are not set (ProtoJSON), on JSON-RPC and HTTP+JSON: "filename": null or "mediaType": null was refused "must be a string"', async () => {
+    const nulls = { filename: null, mediaType: null, raw: null, url: null, metadata: null };
+    const parts = [{ text: 'weather', ...nulls }];
+    const sent = await rpc('SendMessage', { message: { ...userMessage('weather'), parts } });
+    assert.equal(sent.result?.task?.status?.state, 'TASK_STATE_COMPLETED', JSON.stringify(sent).slice(0, 300));
+    const posted = await rest('/message:send', { message: { ...userMessage('weather'), parts: [{ ...dataPart({ list: {} }), text: null, filename: null }] } });
+    assert.equal(posted.body.task?.status?.state, 'TASK_STATE_COMPLETED', JSON.stringify(posted.body).slice(0, 300));
+    // A value that is set is still checked.
+    const refused = await rpc('SendMessage', { message: { ...userMessage('weather'), parts: [{ text: 'weather', filename: 5 }] } });
+    assert.equal(refused.error?.code, -32602, JSON.stringify(refused).slice(0, 300));
+    assert.equal(refused.error.message, 'params.message.parts[0].filename must be a string.');
   });
 
   test(`the ids a client gives (messageId, contextId, taskId, referenceTaskIds) are at most 1,024 characters and printable, on every binding, gRPC included`, async () => {

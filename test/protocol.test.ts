@@ -186,7 +186,7 @@ describe('SDK clients', () => {
       async () => {
         for await (const _event of transport.resubscribeTask({ tenant: '', id: 'no-such-task' })) assert.fail('no event before the error');
       },
-      (err: Error) => err.cause instanceof TaskNotFoundError && /Task not found: no-such-task \(Code: -32001\)/.test(err.message),
+      (err: Error) => err.cause instanceof TaskNotFoundError && /Task not found: no-such-task\. A task is found only with the token that created it .* \(Code: -32001\)/s.test(err.message),
     );
   });
 });
@@ -413,17 +413,20 @@ describe('raw HTTP', () => {
     assert.notEqual(error.code, 'TOO_LARGE');
   });
 
-  test('a finished task and an unknown status filter are refused in words a client can read (task states by name, not number)', async () => {
+  test('a finished task and an unknown status filter are refused in words a client can read (task states by name, not number), saying what to do instead', async () => {
     const alice = { 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` };
     const finished = await rpc(sendMessageBody('SendMessage', wireMessage([{ data: { list: {} }, mediaType: 'application/json' }])), alice);
     const taskId = finished.body.result.task.id as string;
     assert.equal(finished.body.result.task.status.state, 'TASK_STATE_COMPLETED');
     const subscribed = await rpc({ jsonrpc: '2.0', id: 2, method: 'SubscribeToTask', params: { id: taskId } }, alice);
     assert.equal(subscribed.body.error?.code, -32004, JSON.stringify(subscribed.body));
-    assert.equal(subscribed.body.error.message, `Task ${taskId} is in a terminal state (TASK_STATE_COMPLETED) and cannot be subscribed to.`);
+    assert.equal(subscribed.body.error.message, `Task ${taskId} is in a terminal state (TASK_STATE_COMPLETED) and cannot be subscribed to: it has ended, so no update of it will come. GetTask reads how it ended.`);
     const continued = await rpc(sendMessageBody('SendMessage', { ...wireMessage([{ text: 'more' }]), taskId }, 3), alice);
     assert.equal(continued.body.error?.code, -32004, JSON.stringify(continued.body));
-    assert.match(continued.body.error.message, /is in a terminal state \(TASK_STATE_COMPLETED\) and cannot be modified/);
+    assert.equal(
+      continued.body.error.message,
+      `Task ${taskId} is in a terminal state (TASK_STATE_COMPLETED) and cannot be modified: a task that has ended takes no more messages. Send the message without taskId to start a new task (with the same contextId to stay in its context).`,
+    );
     const listed = await rpc({ jsonrpc: '2.0', id: 4, method: 'ListTasks', params: { status: 'TASK_STATE_BOGUS' } }, alice);
     assert.equal(listed.body.error?.code, -32602, JSON.stringify(listed.body));
     assert.match(listed.body.error.message, /^status is not a task state: use one of TASK_STATE_SUBMITTED, TASK_STATE_WORKING, TASK_STATE_COMPLETED, .*TASK_STATE_AUTH_REQUIRED\.$/);
@@ -439,13 +442,17 @@ describe('raw HTTP', () => {
     assert.equal(canceled.body.error.message, `Task ${taskId} is not cancelable: it has already ended (completed), so there is nothing left to cancel; tasks/get reads how it ended.`);
     const legacyMessage = { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'more' }], taskId };
     const legacyContinued = await rpc({ jsonrpc: '2.0', id: 7, method: 'message/send', params: { message: legacyMessage } }, legacy);
-    assert.equal(legacyContinued.body.error?.message, `Task ${taskId} is in a terminal state (completed) and cannot be modified.`, JSON.stringify(legacyContinued.body));
+    assert.equal(
+      legacyContinued.body.error?.message,
+      `Task ${taskId} is in a terminal state (completed) and cannot be modified: a task that has ended takes no more messages. Send the message without taskId to start a new task (with the same contextId to stay in its context).`,
+      JSON.stringify(legacyContinued.body),
+    );
     const legacySubscribed = await fetch(`${registry.url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...legacy },
       body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tasks/resubscribe', params: { id: taskId } }),
     });
-    assert.equal(legacyStreamRefusal(await readAnswer(legacySubscribed), 'tasks/resubscribe').error?.message, `Task ${taskId} is in a terminal state (completed) and cannot be subscribed to.`);
+    assert.equal(legacyStreamRefusal(await readAnswer(legacySubscribed), 'tasks/resubscribe').error?.message, `Task ${taskId} is in a terminal state (completed) and cannot be subscribed to: it has ended, so no update of it will come. tasks/get reads how it ended.`);
   });
 
   test('unknown routes answer JSON 404', async () => {

@@ -463,7 +463,14 @@ describe('DeleteTaskPushNotificationConfig', () => {
     const taskId = await taskWithConfigs(['a', 'b', 'c']);
     const unknown = await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'nope' });
     assert.equal(unknown.error?.code, TASK_NOT_FOUND, JSON.stringify(unknown));
-    assert.match(unknown.error.message, /nope/);
+    // It says how to learn the ids the task has (the SDK's message stopped at "not found").
+    const notFound = `Push notification config with id 'nope' not found for task ${taskId}. ListTaskPushNotificationConfigs lists the ids of the task's configs.`;
+    assert.equal(unknown.error.message, notFound);
+    assert.equal((await rpc('GetTaskPushNotificationConfig', { taskId, id: 'nope' })).error?.message, notFound);
+    assert.equal(
+      (await rpc03('tasks/pushNotificationConfig/get', { id: taskId, pushNotificationConfigId: 'nope' })).error?.message,
+      `Push notification config with id 'nope' not found for task ${taskId}. tasks/pushNotificationConfig/list lists the ids of the task's configs.`,
+    );
     // The SDK answered "result": null, which a client reading Empty refused (a2a-dotnet threw).
     assert.deepEqual(await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' }), { jsonrpc: '2.0', id: 1, result: {} });
     // v0.3's schema has null (DeleteTaskPushNotificationConfigSuccessResponse).

@@ -134,7 +134,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
     const accepted = requireMessageParams(params);
     params = withoutAnonymousPush(params, context);
-    if (renewsWatch(params)) return tailoredTask(await this.#renew(params, context), accepted);
+    if (renewsWatch(params)) return tailoredTask(withHistoryLength(await this.#renew(params, context), params.configuration?.historyLength), accepted);
     await this.#refuseOnOpenWatch(params, context);
     if (isOneTurn(params)) {
       const task = await this.#answerOneTurn(params, context);
@@ -158,7 +158,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const accepted = requireMessageParams(params);
     params = withoutAnonymousPush(params, context);
     if (renewsWatch(params)) {
-      yield { payload: { $case: 'task', value: tailoredTask(await this.#renew(params, context), accepted) } };
+      yield { payload: { $case: 'task', value: tailoredTask(withHistoryLength(await this.#renew(params, context), params.configuration?.historyLength), accepted) } };
       return;
     }
     await this.#refuseOnOpenWatch(params, context);
@@ -230,7 +230,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   override async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
     requireTaskId(params.id, 'id', context);
     requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
-    return super.getTask(params, context);
+    return explained(super.getTask(params, context), context);
   }
 
   /**
@@ -260,7 +260,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // (the SDK's v0.3 answers carry no ErrorInfo today; the name stays right for when they do).
     const at = context.requestedVersion === LEGACY_VERSION ? 'pushNotificationConfig.' : '';
     const created = await super.createTaskPushNotificationConfig(params, context).catch((error: unknown) => {
-      throw withConfigField(error, at);
+      throw withConfigField(explainNotFound(error, context), at);
     });
     // Answered as it is kept, and as Get and List answer it: under no tenant (PushConfigs.save).
     return { ...created, tenant: '' };
@@ -279,7 +279,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     requireTaskId(params.taskId, configTaskField(context), context);
     requireInteger('pageSize', params.pageSize, CONFIGS_PAGE_SIZE);
     await this.#bringWatchHere(params.taskId, context);
-    const { configs } = await super.listTaskPushNotificationConfigs(params, context);
+    const { configs } = await explained(super.listTaskPushNotificationConfigs(params, context), context);
     return configPage(params.taskId, configs, params.pageSize, params.pageToken);
   }
 
@@ -300,7 +300,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     await this.#bringWatchHere(params.taskId, context);
     return this.#configOf(params, context).catch(async (error: unknown) => {
       if (!(error instanceof TaskNotFoundError)) throw error;
-      throw (await this.#configsRemoved(params.taskId, context)) ?? error;
+      throw (await this.#configsRemoved(params.taskId, context)) ?? explainNotFound(error, context);
     });
   }
 
@@ -363,7 +363,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     // The SDK's checks (capability, task id, the caller's task), then the config's (the SDK's
     // get, not ours: a v0.3 delete by task id deletes the config of that id, not the first one).
-    await super.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context);
+    await explained(super.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context), context);
     await super.deleteTaskPushNotificationConfig(params, context);
   }
 
@@ -453,7 +453,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // CANCELED to CancelTask and GetTask while the webhooks and streams had been told COMPLETED;
     // stored first, the SDK refuses the cancel of a finished task (TaskNotCancelableError).
     await this.#watchTasks?.settled(params.id);
-    const task = await super.cancelTask(params, context);
+    const task = await explained(super.cancelTask(params, context), context);
     // Its end is the status answered (stored above): the replica running it ends it with that,
     // or this one does, when that replica released it meanwhile.
     await this.watches?.cancel(task.id, where === 'elsewhere' ? (watchEndOf(task.status) ?? canceledEnd()) : undefined);
@@ -571,7 +571,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     requireRenewal(message, partWords(context.requestedVersion === LEGACY_VERSION ? 'v0.3' : 'v1.0', currentScope()?.encoding));
     const taskId = message.taskId;
     const current = await this.#tasks.load(taskId, context);
-    if (!current) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+    if (!current) throw explainNotFound(new TaskNotFoundError(`Task not found: ${taskId}`), context);
     // As the SDK answers any other message on a task (A2A 3.1.1, 3.4.1): a finished task takes
     // none (UnsupportedOperationError, not invalid params), and the message's contextId, when
     // given, must be the task's.
@@ -689,6 +689,17 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     if (historyLength !== undefined) task.history = historyLength <= 0 ? [] : task.history.slice(-historyLength);
     return task;
   }
+}
+
+/**
+ * The task as answered to a message whose configuration.historyLength is `length`: at most that
+ * many of its latest messages, none for 0 (A2A 3.2.4; "the server MUST NOT return more messages
+ * than the provided value"), as the SDK's path and #answerOneTurn answer. A renewal answered the
+ * watch's whole history whatever the length. A copy: the stored task keeps its history.
+ */
+function withHistoryLength(task: Task, length: number | undefined): Task {
+  if (length === undefined || task.history.length <= length) return task;
+  return { ...task, history: length <= 0 ? [] : task.history.slice(-length) };
 }
 
 /** The task's state when it has ended; undefined while it runs, or for no task. */
@@ -855,17 +866,62 @@ function stateName(state: TaskState, context: ServerCallContext): string {
   return state === TaskState.TASK_STATE_UNSPECIFIED ? 'unknown' : name.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
 }
 
+/** Told with a push config the task does not have, after the method's name (explainNotFound). */
+const LISTS_CONFIGS = "lists the ids of the task's configs";
+
+/** Where a client finds its tasks, told with every "Task not found" (explainNotFound). */
+const WHERE_TASKS_ARE =
+  'A task is found only with the token that created it (one created without a token, by no later request), and the task of a read (search, get, list, validate) or of a refused request only for a while after it ran (at most REGISTRY_TASK_MEMORY_TTL_SECONDS, 15 minutes by default): send the token the task was created with, or send the request again for a new task';
+
+/**
+ * The SDK's TaskNotFoundError for a task ("Task not found: <id>") said nothing of why a task id
+ * the client was given is not found, nor what to do. It now says where tasks are found, in the
+ * same words for a task that never existed and another principal's (A2A 3.3.2: the existence of a
+ * resource the caller may not access MUST NOT be revealed). The error itself, edited (its code
+ * and reason stay); any other error as it is.
+ */
+function explainNotFound(error: unknown, context: ServerCallContext): unknown {
+  if (!(error instanceof TaskNotFoundError)) return error;
+  // The SDK's "Push notification config with id 'x' not found for task y." (a get or delete of a
+  // config the task does not have) named no way to learn the ids the task has.
+  if (/^Push notification config .*not found for task .*\.$/s.test(error.message) && !error.message.includes(LISTS_CONFIGS)) {
+    const list = context.requestedVersion === LEGACY_VERSION ? 'tasks/pushNotificationConfig/list' : 'ListTaskPushNotificationConfigs';
+    error.message = `${error.message} ${list} ${LISTS_CONFIGS}.`;
+    return error;
+  }
+  if (!error.message.startsWith('Task not found: ') || error.message.includes(WHERE_TASKS_ARE)) return error;
+  // ListTasks is v1.0's: v0.3 has no way to list tasks.
+  const list = context.requestedVersion === LEGACY_VERSION ? '' : '; ListTasks lists the tasks of the token it is sent with';
+  error.message = `${error.message.replace(/\.$/, '')}. ${WHERE_TASKS_ARE}${list}.`;
+  return error;
+}
+
+/** `call`, its TaskNotFoundError explained (explainNotFound). */
+const explained = <T>(call: Promise<T>, context: ServerCallContext): Promise<T> =>
+  call.catch((error: unknown) => {
+    throw explainNotFound(error, context);
+  });
+
 /**
  * Rethrows the SDK's refusal of a finished task ("Task … is in a terminal state (3) and cannot
  * be …", or "(TASK_STATE_COMPLETED)") with the state's name as the caller's generation says it,
- * which a client can read: TASK_STATE_COMPLETED (v0.3: completed), not 3.
+ * which a client can read: TASK_STATE_COMPLETED (v0.3: completed), not 3; and what to do instead,
+ * which the SDK's "and cannot be modified." / "and cannot be subscribed to." did not say.
  */
 function rethrowWithStateNames(error: unknown, context: ServerCallContext): never {
+  explainNotFound(error, context);
   if (error instanceof UnsupportedOperationError) {
-    error.message = error.message.replace(/terminal state \((\d+|TASK_STATE_[A-Z_]+)\)/, (_, state: string) => {
-      const value = /^\d+$/.test(state) ? Number(state) : taskStateFromJSON(state);
-      return `terminal state (${stateName(value, context)})`;
-    });
+    const getTask = context.requestedVersion === LEGACY_VERSION ? 'tasks/get' : 'GetTask';
+    error.message = error.message
+      .replace(/terminal state \((\d+|TASK_STATE_[A-Z_]+)\)/, (_, state: string) => {
+        const value = /^\d+$/.test(state) ? Number(state) : taskStateFromJSON(state);
+        return `terminal state (${stateName(value, context)})`;
+      })
+      .replace(
+        /\) and cannot be modified\.$/,
+        ') and cannot be modified: a task that has ended takes no more messages. Send the message without taskId to start a new task (with the same contextId to stay in its context).',
+      )
+      .replace(/\) and cannot be subscribed to\.$/, `) and cannot be subscribed to: it has ended, so no update of it will come. ${getTask} reads how it ended.`);
   }
   throw error;
 }

@@ -12,12 +12,13 @@
  * to garbage (Buffer.from ignores what it cannot read).
  */
 import type { RequestHandler } from 'express';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { codePointPrefix } from '../lib/code-points.js';
 import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { notAnObjectMessage, notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest, namesVersion } from './versions.js';
-import { sendA2AError } from './a2a-errors.js';
+import { sendA2AError, type A2ABinding } from './a2a-errors.js';
 import { missingLegacyMessageIn, missingMessageIn } from './message-required.js';
 import { messageFieldProblem } from './message-fields.js';
 import { partWords } from '../operations/part-words.js';
@@ -119,7 +120,11 @@ function partsProblem(message: unknown, at: string, legacy = false): string | un
     }
     const legacyProblem = legacy ? legacyPartProblem(part, here) : undefined;
     if (legacyProblem) return legacyProblem;
-    if ('raw' in part && typeof part.raw !== 'string') return `${here}.raw must be a base64 string`;
+    // null is "not set" for these (ProtoJSON: null is every field's default; the SDK's reader
+    // reads it so, as the oneof check below and a v0.3 file's strings do): a client that writes
+    // its unset fields as null ("filename": null, "mediaType": null) was refused "must be a string".
+    const set = (value: unknown): boolean => value !== undefined && value !== null;
+    if (set(part.raw) && typeof part.raw !== 'string') return `${here}.raw must be a base64 string`;
     if (typeof part.raw === 'string' && !isStrictBase64(part.raw)) return `${here}.raw is not valid base64`;
     const file = part.file;
     if (file !== undefined) {
@@ -128,7 +133,7 @@ function partsProblem(message: unknown, at: string, legacy = false): string | un
       if (typeof file.bytes === 'string' && !isStrictBase64(file.bytes)) return `${here}.file.bytes is not valid base64`;
     }
     for (const key of ['text', 'filename', 'mediaType', 'url'] as const) {
-      if (key in part && typeof part[key] !== 'string') return `${here}.${key} must be a string`;
+      if (set(part[key]) && typeof part[key] !== 'string') return `${here}.${key} must be a string`;
     }
     // A v1.0 part's content is a oneof (A2A 4.1.6): ProtoJSON refuses a part with two of them,
     // and the SDK took the first it looked for and dropped the rest, so {"text": "x", "data":
@@ -270,6 +275,20 @@ function refuse(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandl
 }
 
 /**
+ * Refuses a message request's parts, configuration or metadata (`problem`: partsProblem,
+ * outputModesProblem, metadataProblem) as invalid params with the field in its ErrorInfo, as
+ * the registry's other invalid-params refusals name theirs (message-required.ts,
+ * message-fields.ts); these named it in their words only, so a client could not point at it.
+ * Each such problem begins with the field's path as the request has it
+ * (params.message.parts[0].filename, on HTTP+JSON message.parts[0].filename), named here as
+ * the params' own (message.parts[0].filename), as the other refusals name theirs.
+ */
+function refuseMessageParams(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], binding: A2ABinding, problem: string): void {
+  const field = /^\S+/.exec(problem)![0].replace(/^params\./, '').replace(/[:.,]$/, '');
+  sendA2AError(req, res, binding, new RequestMalformedError({ message: `${problem}.`, metadata: { field } }));
+}
+
+/**
  * Why a body sent to the JSON-RPC endpoint is an HTTP+JSON request instead (no member of a
  * JSON-RPC request), or undefined. Such a body ({"message": {...}}, what POST /message:send
  * takes) was told that "id" is required, and adding one only led to the next refusal.
@@ -337,7 +356,7 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
       partsProblem(params.message, 'params.message', legacy) ??
       outputModesProblem(params.configuration, 'params.configuration') ??
       metadataProblem(params.metadata, 'params.metadata');
-    if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`, usableId);
+    if (problem) return refuseMessageParams(req, res, 'JSONRPC', problem);
   }
   const trap = conversionTrap(params, 'params');
   if (trap) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${trap}.`, usableId);
@@ -493,7 +512,7 @@ export const restShapeGuard: RequestHandler = (req, res, next) => {
     const missing = missingMessageIn(req.body);
     if (missing) return sendA2AError(req, res, 'HTTP+JSON', missing);
     const problem = partsProblem(req.body.message, 'message') ?? outputModesProblem(req.body.configuration, 'configuration') ?? metadataProblem(req.body.metadata, 'metadata');
-    if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`);
+    if (problem) return refuseMessageParams(req, res, 'HTTP+JSON', problem);
     const mistyped = messageFieldProblem(req.body.message, false);
     if (mistyped) return sendA2AError(req, res, 'HTTP+JSON', mistyped);
   }

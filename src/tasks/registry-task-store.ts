@@ -248,7 +248,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     const query: TaskListQuery = {
       contextId: params.contextId || undefined,
       state: params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED ? taskStateToJSON(params.status) : undefined,
-      updatedAfter: params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined,
+      updatedAfter: params.statusTimestampAfter ? firstMillisecondFrom(params.statusTimestampAfter) : undefined,
       before,
       limit: pageSize + 1,
       withArtifacts: params.includeArtifacts === true,
@@ -453,6 +453,19 @@ function matches(held: HeldTask, query: TaskListQuery): boolean {
   if (query.state && state !== query.state) return false;
   if (query.updatedAfter !== undefined && held.updated < query.updatedAfter) return false;
   return true;
+}
+
+/**
+ * The first millisecond (status times are kept in milliseconds) at or after an RFC 3339 time,
+ * which may be finer: "…:13.9015Z" is 13.902 s. Date.parse cuts a finer time down to its
+ * millisecond (13.901), so a task updated at 13.901, before the time asked, was listed, though
+ * ListTasksRequest.status_timestamp_after lists only times "greater than or equal to this value"
+ * (ProtoJSON writes Timestamps with 6 or 9 fractional digits as often as with 3).
+ */
+function firstMillisecondFrom(timestamp: string): number {
+  const ms = Date.parse(timestamp);
+  const finer = /\.\d{3}(\d+)/.exec(timestamp)?.[1];
+  return finer !== undefined && /[1-9]/.test(finer) ? ms + 1 : ms;
 }
 
 function isBefore(held: Pick<TaskRow, 'id'> & { updated: number }, cursor: { updated: number; id: string }): boolean {
