@@ -481,6 +481,30 @@ describe('raw HTTP', () => {
     }
   });
 
+  test('the JSON-RPC endpoint in another case (/A2A/jsonrpc, which express routes to it) refuses in JSON-RPC too, not as a google.rpc.Status', async () => {
+    const post = async (path: string, body: string, type = 'application/json') => {
+      const res = await fetch(`${registry.url}${path}`, { method: 'POST', headers: { 'content-type': type, 'A2A-Version': '1.0' }, body });
+      return { status: res.status, body: (await res.json()) as WireJson };
+    };
+    // The SDK serves it there...
+    const found = await post('/A2A/JSONRPC', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'no-such-task' } }));
+    assert.deepEqual([found.status, found.body.jsonrpc, found.body.error?.code], [200, '2.0', -32001]);
+    // ...and the registry's own refusals there (the body, the method, the path) were HTTP 400/405/404 google.rpc.Status bodies.
+    for (const [what, answer, status, code] of [
+      ['not JSON', await post('/A2A/jsonrpc', '{"jsonrpc"'), 200, -32700],
+      ['unknown method', await post('/A2A/jsonrpc', JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'Nope', params: {} })), 200, -32601],
+      ['wrong media type', await post('/A2A/jsonrpc', JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'GetTask', params: { id: 'x' } }), 'text/plain'), 415, -32005],
+      ['path below it', await post('/A2A/Jsonrpc/foo', '{}'), 404, -32600],
+    ] as const) {
+      const ctx = `${what}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`;
+      assert.equal(answer.status, status, ctx);
+      assert.equal(answer.body.jsonrpc, '2.0', ctx);
+      assert.equal(answer.body.error?.code, code, ctx);
+    }
+    const get = await fetch(`${registry.url}/A2A/jsonrpc`);
+    assert.deepEqual([get.status, get.headers.get('allow'), ((await get.json()) as WireJson).jsonrpc], [405, 'POST', '2.0']);
+  });
+
   test('a route asked with a method it does not take answers 405 with Allow, in the binding of the path (it was 404, as if the path did not exist)', async () => {
     const wrong = async (method: string, path: string) => {
       const res = await fetch(`${registry.url}${path}`, { method, headers: { 'A2A-Version': '1.0' } });

@@ -99,6 +99,14 @@ export function errorInfo(reason: string, metadata?: Record<string, string>): Re
   return { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: errorDomain(reason), ...(metadata ? { metadata } : {}) };
 }
 
+/**
+ * Whether the request is on the JSON-RPC endpoint, or a path below or beside it, in any case:
+ * express matches paths case-insensitively, so /A2A/jsonrpc is the endpoint too (the SDK answers
+ * it), and its refusals were a google.rpc.Status no JSON-RPC client reads.
+ */
+const onJsonRpcPath = (req: Request): boolean => JSONRPC_PATH_PREFIX.test(req.baseUrl) || JSONRPC_PATH_PREFIX.test(req.path);
+const JSONRPC_PATH_PREFIX = /^\/a2a\/jsonrpc/i;
+
 export function sendFailure(req: Request, res: Response, failure: HttpFailure): void {
   if (res.headersSent) {
     res.end();
@@ -116,7 +124,7 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
     res.status(status ?? failure.httpStatus).json(body);
     return;
   }
-  if (req.baseUrl.startsWith('/a2a/jsonrpc') || req.path.startsWith('/a2a/jsonrpc')) {
+  if (onJsonRpcPath(req)) {
     // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does;
     // a rate limit (429 + Retry-After), a refused credential (401 + WWW-Authenticate), a path no
     // route has (404, as on every other path), a wrong method (405 + Allow) and a body not sent
