@@ -481,6 +481,33 @@ describe('raw HTTP', () => {
     }
   });
 
+  test('a HEAD gets the header fields of the GET, its Content-Length the GET body\'s length, refusals included (their messages named HEAD: one byte more)', async () => {
+    for (const path of [
+      '/nope',
+      '/search',
+      '/mcp',
+      '/a2a/jsonrpc',
+      '/a2a/jsonrpc/foo',
+      '/a2a/rest/SendMessage',
+      '/a2a/rest/tasks/x:cancel',
+      '/a2a/rest/tasks/x:cancle',
+      '/a2a/rest/message:send',
+      '/.well-known/agent-card.json',
+      '/agents/no-such-entry/card.json',
+    ]) {
+      const headers = { 'A2A-Version': '1.0' };
+      const get = await fetch(`${registry.url}${path}`, { headers });
+      const bytes = (await get.arrayBuffer()).byteLength;
+      const head = await fetch(`${registry.url}${path}`, { method: 'HEAD', headers });
+      await head.arrayBuffer();
+      const ctx = `HEAD ${path}: ${head.status}`;
+      assert.equal(head.status, get.status, ctx);
+      assert.equal(head.headers.get('allow'), get.headers.get('allow'), ctx);
+      assert.equal(head.headers.get('content-type'), get.headers.get('content-type'), ctx);
+      assert.equal(head.headers.get('content-length'), String(bytes), ctx);
+    }
+  });
+
   test('the JSON-RPC endpoint in another case (/A2A/jsonrpc, which express routes to it) refuses in JSON-RPC too, not as a google.rpc.Status', async () => {
     const post = async (path: string, body: string, type = 'application/json') => {
       const res = await fetch(`${registry.url}${path}`, { method: 'POST', headers: { 'content-type': type, 'A2A-Version': '1.0' }, body });

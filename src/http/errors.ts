@@ -100,6 +100,13 @@ export function errorInfo(reason: string, metadata?: Record<string, string>): Re
 }
 
 /**
+ * The method a refusal's message names: a HEAD is named as the GET it stands for. A HEAD is
+ * answered with the GET's header fields, Content-Length included, which must count the bytes of
+ * the body the GET would get (RFC 9110 8.6, 9.3.2); a message naming "HEAD" made it one byte more.
+ */
+export const methodNamed = (req: Request): string => (req.method === 'HEAD' ? 'GET' : req.method);
+
+/**
  * Whether the request is on the JSON-RPC endpoint, or a path below or beside it, in any case:
  * express matches paths case-insensitively, so /A2A/jsonrpc is the endpoint too (the SDK answers
  * it), and its refusals were a google.rpc.Status no JSON-RPC client reads.
@@ -326,14 +333,14 @@ export const notFoundHandler: RequestHandler = (req, res) => {
       httpStatus: 405,
       jsonRpcCode: JSONRPC_INVALID_REQUEST,
       reason: 'METHOD_NOT_ALLOWED',
-      message: `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
+      message: `${methodNamed(req)} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
     });
   }
   sendFailure(req, res, {
     httpStatus: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
     reason: 'NOT_FOUND',
-    message: `No route ${req.method} ${path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
+    message: `No route ${methodNamed(req)} ${path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
   });
 };
 
