@@ -79,6 +79,27 @@ describe('connection limits', () => {
     assert.match(c.received(), /^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
   });
 
+  test('a method Node does not know (BREW, get in lower case) is 501 saying which methods the routes take, not a bare 400', async () => {
+    for (const method of ['BREW', 'get']) {
+      const c = await connect(registry.url);
+      c.socket.write(`${method} /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      await c.closed;
+      const [head, body] = c.received().split('\r\n\r\n');
+      assert.match(head!, /^HTTP\/1\.1 501 Not Implemented\r\n/, method);
+      assert.match(head!, /\r\nContent-Type: application\/json/, method);
+      assert.equal(head!.match(/\r\nContent-Length: (\d+)/)?.[1], String(Buffer.byteLength(body!)), method);
+      const error = (JSON.parse(body!) as { error: { code: number; status: string; message: string } }).error;
+      assert.deepEqual([error.code, error.status], [501, 'UNIMPLEMENTED'], method);
+      assert.match(error.message, new RegExp(`^The method ${method} is not one this server implements: its routes take GET, HEAD, POST and DELETE`), method);
+    }
+    // Bytes that are no request line (a TLS handshake on the plain port) are still Node's bare 400.
+    const tls = await connect(registry.url);
+    tls.socket.write(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]));
+    tls.socket.end();
+    await tls.closed;
+    assert.match(tls.received(), /^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
+  });
+
   test('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
     const c = await connect(registry.url);
     c.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
