@@ -588,6 +588,9 @@ describe('raw HTTP', () => {
       // A task's verb: its own methods, as its 405 has them (:cancel listed GET, then refused it).
       ['/a2a/rest/tasks/x:cancel', {}, 'POST'],
       ['/a2a/rest/tenant-a/tasks/x:subscribe', {}, 'GET, HEAD, POST'],
+      // Two routers take it (the config list's, the SDK's): the first answered with its GET alone.
+      ['/a2a/rest/tasks/x/pushNotificationConfigs', {}, 'GET, HEAD, POST'],
+      ['/a2a/rest/tenant-a/tasks/x/pushNotificationConfigs', {}, 'GET, HEAD, POST'],
       ['/a2a/jsonrpc', { 'A2A-Version': '9.9' }, 'POST'],
       // The app's own routes (not the SDK's routers) were 405 "OPTIONS is not allowed".
       ['/.well-known/agent-card.json', {}, 'GET, HEAD'],

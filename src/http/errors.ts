@@ -311,6 +311,26 @@ export function routeTakes(req: Request): boolean {
   return allowed.includes(req.method) || (req.method === 'OPTIONS' && allowed.length > 0);
 }
 
+/** Answers an OPTIONS with the methods `allowed` (RFC 9110 9.3.7), as express's router would. */
+function sendAllow(res: Response, allowed: readonly string[]): void {
+  res.setHeader('Allow', allowed.join(', '));
+  res.status(200).type('text/plain').send(allowed.join(', '));
+}
+
+/**
+ * OPTIONS on a path of a door with more than one router: answered here with what every route of
+ * the application takes at the path. Each express router answers OPTIONS itself with the methods
+ * of its own routes at its end, so the first one with a route at the path spoke for all: OPTIONS
+ * /a2a/rest/tasks/{id}/pushNotificationConfigs said GET, HEAD (the router that lists configs),
+ * leaving out the SDK's POST (create one), which its 405 listed. A path no route takes goes on.
+ */
+export const answerOptions: RequestHandler = (req, res, next) => {
+  if (req.method !== 'OPTIONS') return next();
+  const allowed = allowedMethods(req.app, fullPath(req));
+  if (allowed.length === 0) return next();
+  sendAllow(res, allowed);
+};
+
 /**
  * No route answered: 405 with `Allow` when some route takes the path with another method (a GET
  * of POST /a2a/rest/message:send), else 404; each says where the registry's doors are. Also
@@ -323,8 +343,7 @@ export const notFoundHandler: RequestHandler = (req, res) => {
     // What express's router answers for OPTIONS (RFC 9110 9.3.7), as on the A2A endpoints, whose
     // SDK routers get to it: the app's own routes (the well-known card, the catalog and ARD
     // paths) reached this handler first and answered 405, saying OPTIONS "is not allowed".
-    res.setHeader('Allow', allowed.join(', '));
-    res.status(200).type('text/plain').send(allowed.join(', '));
+    sendAllow(res, allowed);
     return;
   }
   if (allowed.length > 0 && !allowed.includes(req.method)) {

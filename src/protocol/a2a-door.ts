@@ -12,7 +12,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import type { RequestHandler } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate } from '../http/authentication.js';
-import { bodyErrorHandler } from '../http/errors.js';
+import { answerOptions, bodyErrorHandler } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { handlerChain } from '../http/handler-chain.js';
 import { directJsonAnswers } from '../http/json-answer.js';
@@ -153,6 +153,8 @@ export const a2aDoor: Door = {
         // A wrong method or path has no version to negotiate (as on paths no route takes: versions.ts).
         restMethodNameGuard,
         restTaskVerbGuard,
+        // After the verbs' own (whose paths GET /tasks/{id} matches too): OPTIONS lists every router's methods.
+        answerOptions,
         restRouteGuard(),
         negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]),
         requireJsonBody,
