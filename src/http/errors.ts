@@ -332,6 +332,24 @@ export const answerOptions: RequestHandler = (req, res, next) => {
 };
 
 /**
+ * A path asked with a method its routes (`allowed`) do not take: OPTIONS is answered with them
+ * in Allow, what express's router answers for it (RFC 9110 9.3.7), as on the A2A endpoints, whose
+ * SDK routers get to it (the app's own routes, the well-known card, the catalog and ARD paths,
+ * reached notFoundHandler first and answered 405, saying OPTIONS "is not allowed"); any other
+ * method is 405 with Allow, in the path's binding.
+ */
+export function refuseMethod(req: Request, res: Response, allowed: readonly string[], path: string = fullPath(req)): void {
+  if (req.method === 'OPTIONS') return sendAllow(res, allowed);
+  res.setHeader('Allow', allowed.join(', '));
+  sendFailure(req, res, {
+    httpStatus: 405,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    reason: 'METHOD_NOT_ALLOWED',
+    message: `${methodNamed(req)} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
+  });
+}
+
+/**
  * No route answered: 405 with `Allow` when some route takes the path with another method (a GET
  * of POST /a2a/rest/message:send), else 404; each says where the registry's doors are. Also
  * called inside a door's mount (version negotiation), hence the path as sent.
@@ -339,22 +357,7 @@ export const answerOptions: RequestHandler = (req, res, next) => {
 export const notFoundHandler: RequestHandler = (req, res) => {
   const path = fullPath(req);
   const allowed = allowedMethods(req.app, path);
-  if (req.method === 'OPTIONS' && allowed.length > 0) {
-    // What express's router answers for OPTIONS (RFC 9110 9.3.7), as on the A2A endpoints, whose
-    // SDK routers get to it: the app's own routes (the well-known card, the catalog and ARD
-    // paths) reached this handler first and answered 405, saying OPTIONS "is not allowed".
-    sendAllow(res, allowed);
-    return;
-  }
-  if (allowed.length > 0 && !allowed.includes(req.method)) {
-    res.setHeader('Allow', allowed.join(', '));
-    return sendFailure(req, res, {
-      httpStatus: 405,
-      jsonRpcCode: JSONRPC_INVALID_REQUEST,
-      reason: 'METHOD_NOT_ALLOWED',
-      message: `${methodNamed(req)} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
-    });
-  }
+  if (allowed.length > 0 && (req.method === 'OPTIONS' || !allowed.includes(req.method))) return refuseMethod(req, res, allowed, path);
   sendFailure(req, res, {
     httpStatus: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import { etagOf, notModified } from '../http/conditional.js';
+import { refuseMethod } from '../http/errors.js';
 
 /** What web/build.ts writes to dist/web/manifest.json (file names relative to assets/). */
 export interface WebManifest {
@@ -174,9 +175,12 @@ export class WebAssets {
   /** GET/HEAD /assets/<file>: from memory, cached for a year (the name changes with the content). */
   handler(): RequestHandler {
     return (req, res, next) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
       const asset = this.assets.get(req.path.replace(/^\//, ''));
       if (!asset) return next();
+      // An asset asked with another method is 405 with Allow (OPTIONS: 200 with it), as any
+      // route's path: it was the 404 of a file that does not exist (its route is no express route
+      // that http/allowed-methods.ts could find).
+      if (req.method !== 'GET' && req.method !== 'HEAD') return refuseMethod(req, res, ['GET', 'HEAD']);
       sendCached(req, res, asset, 'public, max-age=31536000, immutable');
     };
   }
