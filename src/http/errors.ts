@@ -311,6 +311,9 @@ export function routeTakes(req: Request): boolean {
   return allowed.includes(req.method) || (req.method === 'OPTIONS' && allowed.length > 0);
 }
 
+/** The methods the registry's routes take, one route or another (OPTIONS aside, which every path with a route answers). */
+const SERVER_METHODS = ['DELETE', 'GET', 'HEAD', 'POST'];
+
 /** Answers an OPTIONS with the methods `allowed` (RFC 9110 9.3.7), as express's router would. */
 function sendAllow(res: Response, allowed: readonly string[]): void {
   res.setHeader('Allow', allowed.join(', '));
@@ -355,6 +358,9 @@ export function refuseMethod(req: Request, res: Response, allowed: readonly stri
  * called inside a door's mount (version negotiation), hence the path as sent.
  */
 export const notFoundHandler: RequestHandler = (req, res) => {
+  // `OPTIONS *` asks about the server as a whole, not a resource (RFC 9110 9.3.7): the methods its
+  // routes take. It was "No route OPTIONS *", 404.
+  if (req.method === 'OPTIONS' && req.originalUrl === '*') return sendAllow(res, SERVER_METHODS);
   const path = fullPath(req);
   const allowed = allowedMethods(req.app, path);
   if (allowed.length > 0 && (req.method === 'OPTIONS' || !allowed.includes(req.method))) return refuseMethod(req, res, allowed, path);
