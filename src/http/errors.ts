@@ -111,7 +111,7 @@ export const methodNamed = (req: Request): string => (req.method === 'HEAD' ? 'G
  * express matches paths case-insensitively, so /A2A/jsonrpc is the endpoint too (the SDK answers
  * it), and its refusals were a google.rpc.Status no JSON-RPC client reads.
  */
-const onJsonRpcPath = (req: Request): boolean => JSONRPC_PATH_PREFIX.test(req.baseUrl) || JSONRPC_PATH_PREFIX.test(req.path);
+export const onJsonRpcPath = (req: Request): boolean => JSONRPC_PATH_PREFIX.test(req.baseUrl) || JSONRPC_PATH_PREFIX.test(req.path);
 const JSONRPC_PATH_PREFIX = /^\/a2a\/jsonrpc/i;
 
 export function sendFailure(req: Request, res: Response, failure: HttpFailure): void {
