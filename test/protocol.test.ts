@@ -16,6 +16,7 @@ import { createDocumentValidator } from '../src/validation/index.js';
 import { REPO_ROOT, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
 import { legacyStreamRefusal, readAnswer } from './support/raw-http.js';
+import { metricValue } from './support/metrics.js';
 
 let registry: TestRegistry;
 
@@ -513,9 +514,12 @@ describe('raw HTTP', () => {
       const res = await fetch(`${registry.url}${path}`, { method: 'POST', headers: { 'content-type': type, 'A2A-Version': '1.0' }, body });
       return { status: res.status, body: (await res.json()) as WireJson };
     };
-    // The SDK serves it there...
+    // The SDK serves it there, and the request is counted under its method (it was an HTTP+JSON "POST other")...
+    const counted = () => metricValue(registry.url, 'registry_requests_total', 'method="GetTask",');
+    const countedBefore = await counted();
     const found = await post('/A2A/JSONRPC', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'no-such-task' } }));
     assert.deepEqual([found.status, found.body.jsonrpc, found.body.error?.code], [200, '2.0', -32001]);
+    assert.equal(await counted(), countedBefore + 1);
     // ...and the registry's own refusals there (the body, the method, the path) were HTTP 400/405/404 google.rpc.Status bodies.
     for (const [what, answer, status, code] of [
       ['not JSON', await post('/A2A/jsonrpc', '{"jsonrpc"'), 200, -32700],
