@@ -105,6 +105,18 @@ describe('connection limits', () => {
     assert.match(tls.received(), /^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
   });
 
+  test('a request with two Host fields is 400 saying to send one (RFC 9112 3.2), not answered for the first of them', async () => {
+    const c = await connect(registry.url);
+    c.socket.write('GET /.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: elsewhere.example\r\n\r\n');
+    await c.closed;
+    const [head, body] = c.received().split('\r\n\r\n');
+    assert.match(head!, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.match(head!, /\r\nConnection: close\r\n/);
+    const error = (JSON.parse(body!) as { error: { code: number; message: string } }).error;
+    assert.equal(error.code, 400);
+    assert.match(error.message, /^The request has 2 Host header fields; HTTP\/1\.1 takes exactly one/);
+  });
+
   test('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
     const c = await connect(registry.url);
     c.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
