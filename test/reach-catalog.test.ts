@@ -488,6 +488,10 @@ describe('registered documents at stable URLs', () => {
     assert.ok(res.headers.get('last-modified'));
     assert.equal((await get(cardUrl, { 'if-none-match': etag })).status, 304);
     assert.equal((await get(cardUrl, { 'if-modified-since': res.headers.get('last-modified')! })).status, 304);
+    // Only an HTTP-date counts (RFC 9110 13.1.3: anything else is ignored); its obsolete asctime form, in GMT, too.
+    assert.equal((await get(cardUrl, { 'if-modified-since': '2099-01-01' })).status, 200, 'no HTTP-date: ignored, not a 304');
+    const asctime = new Date(res.headers.get('last-modified')!).toUTCString().replace(/^(\w{3}), (\d{2}) (\w{3}) (\d{4}) (\S+) GMT$/, (_, day, date, month, year, time) => `${day} ${month} ${date.replace(/^0/, ' ')} ${time} ${year}`);
+    assert.equal((await get(cardUrl, { 'if-modified-since': asctime })).status, 304, asctime);
     const head = await fetch(cardUrl, { method: 'HEAD' });
     assert.equal(head.status, 200);
     assert.equal(head.headers.get('etag'), etag);

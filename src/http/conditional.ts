@@ -22,12 +22,34 @@ export interface CacheableBody {
   lastModified?: Date;
 }
 
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+/** The three forms of an HTTP-date (RFC 9110 5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime forms. */
+const HTTP_DATE = new RegExp(
+  `^(?:${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT|(${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}))$`,
+);
+
+/**
+ * The time an HTTP-date names, or undefined for anything else: If-Modified-Since is ignored
+ * unless it is one (RFC 9110 13.1.3: MUST). Date.parse takes far more ("2026", "1", "tomorrow
+ * 2026-12-08"), and a 304 answered what no client can have meant as a date. An asctime date has no
+ * zone and is GMT (Date.parse would read it in the server's zone).
+ */
+export function parseHttpDate(value: string): number | undefined {
+  const form = HTTP_DATE.exec(value);
+  if (!form) return undefined;
+  const time = Date.parse(form[1] === undefined ? value : `${value} GMT`);
+  return Number.isNaN(time) ? undefined : time;
+}
+
 /** True when the request's validators say the client already has this representation. */
 export function notModified(req: Request, etag: string, lastModified?: Date): boolean {
   const inm = req.header('if-none-match');
   if (inm !== undefined) return inm.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}` || tag.trim() === '*');
   const ims = req.header('if-modified-since');
-  return lastModified !== undefined && ims !== undefined && !Number.isNaN(Date.parse(ims)) && Date.parse(ims) >= httpDate(lastModified).getTime();
+  const since = ims === undefined ? undefined : parseHttpDate(ims.trim());
+  return lastModified !== undefined && since !== undefined && since >= httpDate(lastModified).getTime();
 }
 
 /** Answers 200 with the body (no body for HEAD), or 304 with the validators only. */
