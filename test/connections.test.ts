@@ -79,7 +79,7 @@ describe('connection limits', () => {
     assert.match(c.received(), /^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
   });
 
-  test('a method Node does not know (BREW, get in lower case) is 501 saying which methods the routes take, not a bare 400; OPTIONS * lists them', async () => {
+  test('a method Node does not know (BREW, get in lower case) is 501 saying which methods the routes take, not a bare 400, as CONNECT is; OPTIONS * lists them', async () => {
     for (const method of ['BREW', 'get']) {
       const c = await connect(registry.url);
       c.socket.write(`${method} /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
@@ -92,6 +92,11 @@ describe('connection limits', () => {
       assert.deepEqual([error.code, error.status], [501, 'UNIMPLEMENTED'], method);
       assert.match(error.message, new RegExp(`^The method ${method} is not one this server implements: its routes take GET, HEAD, POST and DELETE`), method);
     }
+    // CONNECT (a client whose proxy setting names the registry) was a connection closed without an answer.
+    const tunnel = await connect(registry.url);
+    tunnel.socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    await tunnel.closed;
+    assert.match(tunnel.received(), /^HTTP\/1\.1 501 Not Implemented\r\n[\s\S]*"message":"CONNECT is not implemented: this server is an A2A registry, not a proxy\./);
     // OPTIONS * asks about the server itself (RFC 9110 9.3.7): its methods, where it was 404 "No route OPTIONS *".
     const server = await connect(registry.url);
     server.socket.write('OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');

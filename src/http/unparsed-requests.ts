@@ -6,7 +6,8 @@
  * refusal says what was wrong and what to do. These say it, in the error object the HTTP+JSON
  * binding uses (google.rpc.Status: the parser stopped before the path could choose a binding),
  * with Connection: close as Node's. So is a method Node's parser does not know (501: it was a
- * bare 400). Every other case is answered exactly as Node answers it.
+ * bare 400), and CONNECT (501: the connection was closed without an answer). Every other case is
+ * answered exactly as Node answers it.
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -97,4 +98,19 @@ export function answerUnparsedRequests(server: http.Server): void {
     }
     socket.destroy(err);
   });
+  // CONNECT asks for a tunnel, which Node hands to 'connect' listeners instead of the routes: with
+  // none, it closed the connection without a word, and a client whose proxy setting (HTTPS_PROXY)
+  // named the registry read "socket hang up". Not a proxy: 501, saying so.
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => undefined);
+    socket.end(CONNECT_ANSWER.text, () => socket.destroy());
+  });
 }
+
+const CONNECT_ANSWER = jsonAnswer(
+  501,
+  'Not Implemented',
+  'UNIMPLEMENTED',
+  'METHOD_NOT_IMPLEMENTED',
+  'CONNECT is not implemented: this server is an A2A registry, not a proxy. If a proxy setting (HTTPS_PROXY, HTTP_PROXY) names it, remove it and send requests to the registry directly.',
+);
