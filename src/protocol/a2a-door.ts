@@ -20,6 +20,7 @@ import { requestScope, scopedErrorHandler, type RequestNamer } from '../http/req
 import { cutSlowReaders } from '../http/slow-readers.js';
 import { sseHeartbeat } from '../http/sse-heartbeat.js';
 import { openToAllOrigins } from '../http/open-reads.js';
+import { headOfStreams } from '../http/head-streams.js';
 import { answerSanitizer } from '../http/security.js';
 import { restMethodOf } from '../observability/metrics.js';
 import { cardEndpoint } from './card-endpoint.js';
@@ -149,6 +150,8 @@ export const a2aDoor: Door = {
         abuse.floodGuard(),
         requestScope(log, nameRestRequest),
         ...limits,
+        // After them, so a HEAD's dropped writes never reach them.
+        headOfStreams,
         restAnswerMediaType,
         // A wrong method or path has no version to negotiate (as on paths no route takes: versions.ts).
         restMethodNameGuard,
