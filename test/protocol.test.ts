@@ -463,6 +463,8 @@ describe('raw HTTP', () => {
       ['GET', '/a2a/jsonrpc/anything/deep'],
       ['POST', '/a2a/jsonrpc.json'],
       ['POST', '/a2a/jsonrpc;x'],
+      // A base URL ending in "/" joined to the path: it was a google.rpc.Status.
+      ['POST', '//a2a/jsonrpc'],
     ] as const) {
       const res = await fetch(`${registry.url}${path}`, { method, headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: method === 'POST' ? request : undefined });
       const body = (await res.json()) as WireJson;

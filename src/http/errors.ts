@@ -109,10 +109,12 @@ export const methodNamed = (req: Request): string => (req.method === 'HEAD' ? 'G
 /**
  * Whether the request is on the JSON-RPC endpoint, or a path below or beside it, in any case:
  * express matches paths case-insensitively, so /A2A/jsonrpc is the endpoint too (the SDK answers
- * it), and its refusals were a google.rpc.Status no JSON-RPC client reads.
+ * it), and its refusals were a google.rpc.Status no JSON-RPC client reads. Also after a doubled
+ * slash (//a2a/jsonrpc: a base URL ending in "/" joined to the path), which no route takes: its
+ * 404 is a JSON-RPC error the client can read, as /a2a/jsonrpc/foo's.
  */
 export const onJsonRpcPath = (req: Request): boolean => JSONRPC_PATH_PREFIX.test(req.baseUrl) || JSONRPC_PATH_PREFIX.test(req.path);
-const JSONRPC_PATH_PREFIX = /^\/a2a\/jsonrpc/i;
+const JSONRPC_PATH_PREFIX = /^\/+a2a\/jsonrpc/i;
 
 export function sendFailure(req: Request, res: Response, failure: HttpFailure): void {
   if (res.headersSent) {
