@@ -1,11 +1,13 @@
 /**
  * Cacheable GET answers for documents that change rarely (the registry's card, catalogs,
  * registered documents): a strong ETag over the exact bytes served, Last-Modified, the door's
- * Cache-Control, and 304 Not Modified on a matching If-None-Match (or, without one, a fresh
- * If-Modified-Since), as RFC 9110 section 13 orders them.
+ * Cache-Control, 412 on a failed If-Match (or, without one, If-Unmodified-Since), and 304 Not
+ * Modified on a matching If-None-Match (or, without one, a fresh If-Modified-Since), as RFC 9110
+ * section 13.2.2 orders them.
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { sendFailure } from './errors.js';
 
 /** A strong validator for these exact bytes. */
 export const etagOf = (body: Buffer | string): string => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
@@ -52,12 +54,39 @@ export function notModified(req: Request, etag: string, lastModified?: Date): bo
   return lastModified !== undefined && since !== undefined && since >= httpDate(lastModified).getTime();
 }
 
-/** Answers 200 with the body (no body for HEAD), or 304 with the validators only. */
+/**
+ * True when If-Match, or without it If-Unmodified-Since, says the representation is no longer
+ * the one the client holds (RFC 9110 13.2.2, steps 1 and 2): If-Match compares strongly (a weak
+ * tag never matches), `*` matches any current representation.
+ */
+function preconditionFailed(req: Request, etag: string, lastModified?: Date): boolean {
+  const im = req.header('if-match');
+  if (im !== undefined) return !im.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*');
+  const ius = req.header('if-unmodified-since');
+  const since = ius === undefined ? undefined : parseHttpDate(ius.trim());
+  return lastModified !== undefined && since !== undefined && httpDate(lastModified).getTime() > since;
+}
+
+/**
+ * Answers 200 with the body (no body for HEAD), 304 with the validators only, or 412 when
+ * If-Match or If-Unmodified-Since fails, which an origin server must not answer with the
+ * representation (RFC 9110 13.1.1, 13.1.4): a client resuming or checking a copy by its ETag was
+ * sent a body other than the one it named.
+ */
 export function sendCacheable(req: Request, res: Response, answer: CacheableBody): void {
   const etag = answer.etag ?? etagOf(answer.body);
   res.setHeader('ETag', etag);
   if (answer.lastModified) res.setHeader('Last-Modified', httpDate(answer.lastModified).toUTCString());
   res.setHeader('Cache-Control', answer.cacheControl);
+  if (preconditionFailed(req, etag, answer.lastModified)) {
+    sendFailure(req, res, {
+      httpStatus: 412,
+      jsonRpcCode: -32600, // JSON-RPC's Invalid Request (no JSON-RPC route is cacheable: never sent)
+      reason: 'PRECONDITION_FAILED',
+      message: `The document at ${req.baseUrl}${req.path.slice(0, 200)} is no longer the one ${req.header('if-match') === undefined ? 'If-Unmodified-Since' : 'If-Match'} names: it is now ETag ${etag}. GET it again without the condition.`,
+    });
+    return;
+  }
   if (notModified(req, etag, answer.lastModified)) {
     res.status(304).end();
     return;
