@@ -68,6 +68,23 @@ function preconditionFailed(req: Request, etag: string, lastModified?: Date): bo
 }
 
 /**
+ * Answers 412 when If-Match or If-Unmodified-Since fails (see preconditionFailed), in the door's
+ * binding, naming the current ETag; true when it did.
+ */
+export function refusedPrecondition(req: Request, res: Response, etag: string, lastModified?: Date): boolean {
+  if (!preconditionFailed(req, etag, lastModified)) return false;
+  // The refusal is JSON, whatever the representation's own type would have been.
+  res.removeHeader('Content-Type');
+  sendFailure(req, res, {
+    httpStatus: 412,
+    jsonRpcCode: -32600, // JSON-RPC's Invalid Request (no JSON-RPC route is cacheable: never sent)
+    reason: 'PRECONDITION_FAILED',
+    message: `The document at ${req.baseUrl}${req.path.slice(0, 200)} is no longer the one ${req.header('if-match') === undefined ? 'If-Unmodified-Since' : 'If-Match'} names: it is now ETag ${etag}. GET it again without the condition.`,
+  });
+  return true;
+}
+
+/**
  * Answers 200 with the body (no body for HEAD), 304 with the validators only, or 412 when
  * If-Match or If-Unmodified-Since fails, which an origin server must not answer with the
  * representation (RFC 9110 13.1.1, 13.1.4): a client resuming or checking a copy by its ETag was
@@ -78,15 +95,7 @@ export function sendCacheable(req: Request, res: Response, answer: CacheableBody
   res.setHeader('ETag', etag);
   if (answer.lastModified) res.setHeader('Last-Modified', httpDate(answer.lastModified).toUTCString());
   res.setHeader('Cache-Control', answer.cacheControl);
-  if (preconditionFailed(req, etag, answer.lastModified)) {
-    sendFailure(req, res, {
-      httpStatus: 412,
-      jsonRpcCode: -32600, // JSON-RPC's Invalid Request (no JSON-RPC route is cacheable: never sent)
-      reason: 'PRECONDITION_FAILED',
-      message: `The document at ${req.baseUrl}${req.path.slice(0, 200)} is no longer the one ${req.header('if-match') === undefined ? 'If-Unmodified-Since' : 'If-Match'} names: it is now ETag ${etag}. GET it again without the condition.`,
-    });
-    return;
-  }
+  if (refusedPrecondition(req, res, etag, answer.lastModified)) return;
   if (notModified(req, etag, answer.lastModified)) {
     res.status(304).end();
     return;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
-import { etagOf, notModified } from '../http/conditional.js';
+import { etagOf, notModified, refusedPrecondition } from '../http/conditional.js';
 import { refuseMethod } from '../http/errors.js';
 
 /** What web/build.ts writes to dist/web/manifest.json (file names relative to assets/). */
@@ -128,7 +128,7 @@ function chosenForm(req: Request, item: CachedBody): { coding?: 'br' | 'gzip'; f
 /**
  * Sends a cached body in the best coding the client accepts: 304 when the client has that form
  * (its If-None-Match compared with that form's ETag, by the validator rules of every cacheable
- * answer, http/conditional.ts). Another status than 200 (the page's "not found") carries no
+ * answer, http/conditional.ts), 412 when its If-Match names another. Another status than 200 (the page's "not found") carries no
  * validator: conditions apply to 2xx answers only.
  */
 export function sendCached(req: Request, res: Response, item: CachedBody, cacheControl: string, status = 200): void {
@@ -138,6 +138,7 @@ export function sendCached(req: Request, res: Response, item: CachedBody, cacheC
   const { coding, form } = chosenForm(req, item);
   if (status === 200) {
     res.setHeader('ETag', form.etag);
+    if (refusedPrecondition(req, res, form.etag)) return;
     if (notModified(req, form.etag)) {
       res.status(304).end();
       return;
