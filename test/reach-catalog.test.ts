@@ -497,6 +497,7 @@ describe('registered documents at stable URLs', () => {
     assert.equal((await get(cardUrl, { 'if-match': `"other", ${etag}` })).status, 200);
     const stale = await get(cardUrl, { 'if-match': '"an-older-etag"' });
     assert.equal(stale.status, 412);
+    assert.equal(stale.headers.get('cache-control'), 'no-store', 'a refusal no cache keeps for the URL');
     const refusal = (await stale.json()) as WireJson;
     assert.deepEqual([refusal.errorCode, refusal.registryCode], ['INVALID_ARGUMENT', 'PRECONDITION_FAILED']);
     assert.match(refusal.message, new RegExp(`is no longer the one If-Match names: it is now ETag ${etag}\\.`));

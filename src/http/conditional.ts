@@ -73,8 +73,10 @@ function preconditionFailed(req: Request, etag: string, lastModified?: Date): bo
  */
 export function refusedPrecondition(req: Request, res: Response, etag: string, lastModified?: Date): boolean {
   if (!preconditionFailed(req, etag, lastModified)) return false;
-  // The refusal is JSON, whatever the representation's own type would have been.
+  // The refusal is JSON, whatever the representation's own type would have been, and not to be
+  // stored: a cache keeping it under the URL (its key has no If-Match) would refuse everyone.
   res.removeHeader('Content-Type');
+  res.setHeader('Cache-Control', 'no-store');
   sendFailure(req, res, {
     httpStatus: 412,
     jsonRpcCode: -32600, // JSON-RPC's Invalid Request (no JSON-RPC route is cacheable: never sent)
