@@ -79,6 +79,49 @@ describe('connection limits', () => {
     assert.match(c.received(), /^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
   });
 
+  test('a method Node does not know (BREW, get in lower case) is 501 saying which methods the routes take, not a bare 400, as CONNECT is; OPTIONS * lists them', async () => {
+    for (const method of ['BREW', 'get']) {
+      const c = await connect(registry.url);
+      c.socket.write(`${method} /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      await c.closed;
+      const [head, body] = c.received().split('\r\n\r\n');
+      assert.match(head!, /^HTTP\/1\.1 501 Not Implemented\r\n/, method);
+      assert.match(head!, /\r\nContent-Type: application\/json/, method);
+      assert.equal(head!.match(/\r\nContent-Length: (\d+)/)?.[1], String(Buffer.byteLength(body!)), method);
+      const error = (JSON.parse(body!) as { error: { code: number; status: string; message: string } }).error;
+      assert.deepEqual([error.code, error.status], [501, 'UNIMPLEMENTED'], method);
+      assert.match(error.message, new RegExp(`^The method ${method} is not one this server implements: its routes take GET, HEAD, POST and DELETE`), method);
+    }
+    // CONNECT (a client whose proxy setting names the registry) was a connection closed without an answer.
+    const tunnel = await connect(registry.url);
+    tunnel.socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    await tunnel.closed;
+    assert.match(tunnel.received(), /^HTTP\/1\.1 501 Not Implemented\r\n[\s\S]*"message":"CONNECT is not implemented: this server is an A2A registry, not a proxy\./);
+    // OPTIONS * asks about the server itself (RFC 9110 9.3.7): its methods, where it was 404 "No route OPTIONS *".
+    const server = await connect(registry.url);
+    server.socket.write('OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await server.closed;
+    assert.match(server.received(), /^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\nAllow: DELETE, GET, HEAD, POST\r\n/);
+    // Bytes that are no request line (a TLS handshake on the plain port) are still Node's bare 400.
+    const tls = await connect(registry.url);
+    tls.socket.write(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]));
+    tls.socket.end();
+    await tls.closed;
+    assert.match(tls.received(), /^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
+  });
+
+  test('a request with two Host fields is 400 saying to send one (RFC 9112 3.2), not answered for the first of them', async () => {
+    const c = await connect(registry.url);
+    c.socket.write('GET /.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: elsewhere.example\r\n\r\n');
+    await c.closed;
+    const [head, body] = c.received().split('\r\n\r\n');
+    assert.match(head!, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.match(head!, /\r\nConnection: close\r\n/);
+    const error = (JSON.parse(body!) as { error: { code: number; message: string } }).error;
+    assert.equal(error.code, 400);
+    assert.match(error.message, /^The request has 2 Host header fields; HTTP\/1\.1 takes exactly one/);
+  });
+
   test('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
     const c = await connect(registry.url);
     c.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');

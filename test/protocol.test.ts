@@ -16,6 +16,7 @@ import { createDocumentValidator } from '../src/validation/index.js';
 import { REPO_ROOT, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
 import { legacyStreamRefusal, readAnswer } from './support/raw-http.js';
+import { metricValue } from './support/metrics.js';
 
 let registry: TestRegistry;
 
@@ -469,6 +470,8 @@ describe('raw HTTP', () => {
       ['GET', '/a2a/jsonrpc/anything/deep'],
       ['POST', '/a2a/jsonrpc.json'],
       ['POST', '/a2a/jsonrpc;x'],
+      // A base URL ending in "/" joined to the path: it was a google.rpc.Status.
+      ['POST', '//a2a/jsonrpc'],
     ] as const) {
       const res = await fetch(`${registry.url}${path}`, { method, headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: method === 'POST' ? request : undefined });
       const body = (await res.json()) as WireJson;
@@ -486,6 +489,60 @@ describe('raw HTTP', () => {
       assert.equal(res.status, 200, path);
       assert.equal(((await res.json()) as WireJson).result?.task?.status?.state, 'TASK_STATE_COMPLETED', path);
     }
+  });
+
+  test('a HEAD gets the header fields of the GET, its Content-Length the GET body\'s length, refusals included (their messages named HEAD: one byte more)', async () => {
+    for (const path of [
+      '/nope',
+      '/search',
+      '/mcp',
+      '/a2a/jsonrpc',
+      '/a2a/jsonrpc/foo',
+      '/a2a/rest/SendMessage',
+      '/a2a/rest/tasks/x:cancel',
+      '/a2a/rest/tasks/x:cancle',
+      '/a2a/rest/message:send',
+      '/.well-known/agent-card.json',
+      '/agents/no-such-entry/card.json',
+    ]) {
+      const headers = { 'A2A-Version': '1.0' };
+      const get = await fetch(`${registry.url}${path}`, { headers });
+      const bytes = (await get.arrayBuffer()).byteLength;
+      const head = await fetch(`${registry.url}${path}`, { method: 'HEAD', headers });
+      await head.arrayBuffer();
+      const ctx = `HEAD ${path}: ${head.status}`;
+      assert.equal(head.status, get.status, ctx);
+      assert.equal(head.headers.get('allow'), get.headers.get('allow'), ctx);
+      assert.equal(head.headers.get('content-type'), get.headers.get('content-type'), ctx);
+      assert.equal(head.headers.get('content-length'), String(bytes), ctx);
+    }
+  });
+
+  test('the JSON-RPC endpoint in another case (/A2A/jsonrpc, which express routes to it) refuses in JSON-RPC too, not as a google.rpc.Status', async () => {
+    const post = async (path: string, body: string, type = 'application/json') => {
+      const res = await fetch(`${registry.url}${path}`, { method: 'POST', headers: { 'content-type': type, 'A2A-Version': '1.0' }, body });
+      return { status: res.status, body: (await res.json()) as WireJson };
+    };
+    // The SDK serves it there, and the request is counted under its method (it was an HTTP+JSON "POST other")...
+    const counted = () => metricValue(registry.url, 'registry_requests_total', 'method="GetTask",');
+    const countedBefore = await counted();
+    const found = await post('/A2A/JSONRPC', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'no-such-task' } }));
+    assert.deepEqual([found.status, found.body.jsonrpc, found.body.error?.code], [200, '2.0', -32001]);
+    assert.equal(await counted(), countedBefore + 1);
+    // ...and the registry's own refusals there (the body, the method, the path) were HTTP 400/405/404 google.rpc.Status bodies.
+    for (const [what, answer, status, code] of [
+      ['not JSON', await post('/A2A/jsonrpc', '{"jsonrpc"'), 200, -32700],
+      ['unknown method', await post('/A2A/jsonrpc', JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'Nope', params: {} })), 200, -32601],
+      ['wrong media type', await post('/A2A/jsonrpc', JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'GetTask', params: { id: 'x' } }), 'text/plain'), 415, -32005],
+      ['path below it', await post('/A2A/Jsonrpc/foo', '{}'), 404, -32600],
+    ] as const) {
+      const ctx = `${what}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`;
+      assert.equal(answer.status, status, ctx);
+      assert.equal(answer.body.jsonrpc, '2.0', ctx);
+      assert.equal(answer.body.error?.code, code, ctx);
+    }
+    const get = await fetch(`${registry.url}/A2A/jsonrpc`);
+    assert.deepEqual([get.status, get.headers.get('allow'), ((await get.json()) as WireJson).jsonrpc], [405, 'POST', '2.0']);
   });
 
   test('a route asked with a method it does not take answers 405 with Allow, in the binding of the path (it was 404, as if the path did not exist)', async () => {
@@ -544,6 +601,9 @@ describe('raw HTTP', () => {
       // A task's verb: its own methods, as its 405 has them (:cancel listed GET, then refused it).
       ['/a2a/rest/tasks/x:cancel', {}, 'POST'],
       ['/a2a/rest/tenant-a/tasks/x:subscribe', {}, 'GET, HEAD, POST'],
+      // Two routers take it (the config list's, the SDK's): the first answered with its GET alone.
+      ['/a2a/rest/tasks/x/pushNotificationConfigs', {}, 'GET, HEAD, POST'],
+      ['/a2a/rest/tenant-a/tasks/x/pushNotificationConfigs', {}, 'GET, HEAD, POST'],
       ['/a2a/jsonrpc', { 'A2A-Version': '9.9' }, 'POST'],
       // The app's own routes (not the SDK's routers) were 405 "OPTIONS is not allowed".
       ['/.well-known/agent-card.json', {}, 'GET, HEAD'],

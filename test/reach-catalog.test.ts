@@ -488,6 +488,22 @@ describe('registered documents at stable URLs', () => {
     assert.ok(res.headers.get('last-modified'));
     assert.equal((await get(cardUrl, { 'if-none-match': etag })).status, 304);
     assert.equal((await get(cardUrl, { 'if-modified-since': res.headers.get('last-modified')! })).status, 304);
+    // Only an HTTP-date counts (RFC 9110 13.1.3: anything else is ignored); its obsolete asctime form, in GMT, too.
+    assert.equal((await get(cardUrl, { 'if-modified-since': '2099-01-01' })).status, 200, 'no HTTP-date: ignored, not a 304');
+    const asctime = new Date(res.headers.get('last-modified')!).toUTCString().replace(/^(\w{3}), (\d{2}) (\w{3}) (\d{4}) (\S+) GMT$/, (_, day, date, month, year, time) => `${day} ${month} ${date.replace(/^0/, ' ')} ${time} ${year}`);
+    assert.equal((await get(cardUrl, { 'if-modified-since': asctime })).status, 304, asctime);
+    // If-Match and If-Unmodified-Since (a client resuming or checking its copy): 412 when they fail, never another body (RFC 9110 13.1.1, 13.1.4).
+    assert.equal((await get(cardUrl, { 'if-match': etag })).status, 200);
+    assert.equal((await get(cardUrl, { 'if-match': `"other", ${etag}` })).status, 200);
+    const stale = await get(cardUrl, { 'if-match': '"an-older-etag"' });
+    assert.equal(stale.status, 412);
+    assert.equal(stale.headers.get('cache-control'), 'no-store', 'a refusal no cache keeps for the URL');
+    const refusal = (await stale.json()) as WireJson;
+    assert.deepEqual([refusal.errorCode, refusal.registryCode], ['INVALID_ARGUMENT', 'PRECONDITION_FAILED']);
+    assert.match(refusal.message, new RegExp(`is no longer the one If-Match names: it is now ETag ${etag}\\.`));
+    assert.equal((await get(cardUrl, { 'if-match': `W/${etag}` })).status, 412, 'If-Match compares strongly');
+    assert.equal((await get(cardUrl, { 'if-unmodified-since': res.headers.get('last-modified')! })).status, 200);
+    assert.equal((await get(cardUrl, { 'if-unmodified-since': 'Mon, 01 Jan 2024 00:00:00 GMT' })).status, 412);
     const head = await fetch(cardUrl, { method: 'HEAD' });
     assert.equal(head.status, 200);
     assert.equal(head.headers.get('etag'), etag);

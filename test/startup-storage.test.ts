@@ -83,6 +83,9 @@ test('liveness answers and requests are refused as retryable while storage waits
     assert.equal(jsonRpc.json!.error.data[0].reason, 'STARTING_UP');
     assert.match(jsonRpc.json!.error.message, /starting up: its storage is opening.*retry/);
     assert.equal(jsonRpc.headers.get('retry-after'), '2');
+    // The endpoint asked in another case, which express routes to it: a JSON-RPC error too (it was the google.rpc.Status).
+    const upper = await rawPost(`${base}/A2A/JSONRPC`, sendMessageBody([{ text: 'x' }], 'req-upper'));
+    assert.deepEqual([upper.status, upper.json!.id, upper.json!.error?.data?.[0]?.reason], [200, 'req-upper', 'STARTING_UP']);
     // zstd is refused unread, as the doors refuse it (its frame may ask for a 128 MB window): a
     // real frame where this node can make one; decoded, the refusal would carry its id.
     const zstdBody = Buffer.from(sendMessageBody([{ text: 'x' }], 'zstd-7'));

@@ -405,6 +405,26 @@ describe('standing searches', () => {
     await cancel(bob, log);
   });
 
+  test('HEAD of a watch\'s SubscribeToTask (GET /tasks/{id}:subscribe) ends with its headers: the connection goes on, no stream stays open, the watch runs on', async () => {
+    const log = track(watch(bob, { query: `head-${randomUUID().slice(0, 8)}`, initial: false }));
+    const id = await taskIdOf(log);
+    const streams = registry.core.abuse.openStreams;
+    const conversation = await connect(registry.url);
+    try {
+      // A HEAD, then a GET on the same connection: the GET was never answered, the HEAD held open as the stream.
+      conversation.socket.write(`HEAD /a2a/rest/tasks/${id}:subscribe HTTP/1.1\r\nHost: 127.0.0.1\r\nA2A-Version: 1.0\r\nAuthorization: Bearer ${TOKENS.bob}\r\n\r\n`);
+      conversation.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await eventually(async () => conversation.received().includes('{"status":"ok"}'), 'the request after the HEAD answered', 2_000);
+      const [head] = conversation.received().split('\r\n\r\n');
+      assert.match(head!, /^HTTP\/1\.1 200 OK\r\n/);
+      assert.match(head!, /\r\nContent-Type: text\/event-stream\r\n/);
+      await eventually(async () => registry.core.abuse.openStreams === streams, 'the HEAD counted no stream open');
+    } finally {
+      conversation.socket.destroy();
+    }
+    assert.equal((await cancel(bob, log)).state, 'TASK_STATE_CANCELED', 'the watch ran on');
+  });
+
   test("a watch keeps its stored task current after the stream that started it is cut: GetTask, and SubscribeToTask's first task, show its last event", async () => {
     const tag = `stored-task-${randomUUID().slice(0, 8)}`;
     const log = track(watch(bob, { filter: { tags: [tag] } }));

@@ -241,6 +241,19 @@ describe('web page', { skip: unavailable }, () => {
       const missing = await fetch(`${registry.url}/assets/nope.js`);
       assert.equal(missing.status, 404);
       assert.match(missing.headers.get('content-type') ?? '', /json/);
+      // An asset asked with another method is 405 with Allow, as any route's path (it was 404, as a file that does not exist).
+      const posted = await fetch(script, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+      assert.deepEqual([posted.status, posted.headers.get('allow')], [405, 'GET, HEAD']);
+      assert.match(((await posted.json()) as { error: { message: string } }).error.message, /^POST is not allowed on \/assets\/.*: it takes GET\.$/);
+      // If-Match naming another version: 412 (JSON), never the asset.
+      const stale = await fetch(script, { headers: { 'if-match': '"an-older-build"', 'accept-encoding': 'identity' } });
+      assert.deepEqual([stale.status, stale.headers.get('content-type')], [412, 'application/json; charset=utf-8']);
+      assert.match(((await stale.json()) as { error: { message: string } }).error.message, /is no longer the one If-Match names/);
+      const current = await fetch(script, { headers: { 'accept-encoding': 'identity' } });
+      await current.arrayBuffer();
+      assert.equal((await fetch(script, { headers: { 'if-match': current.headers.get('etag')!, 'accept-encoding': 'identity' } })).status, 200);
+      const options = await fetch(script, { method: 'OPTIONS' });
+      assert.deepEqual([options.status, options.headers.get('allow'), await options.text()], [200, 'GET, HEAD', 'GET, HEAD']);
 
       // What a browser downloads for the search page, as served (uncompressed, and as sent with gzip/br).
       const first = [build.manifest.script, ...build.manifest.preload, build.manifest.style, build.manifest.icon];

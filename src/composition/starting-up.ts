@@ -11,7 +11,7 @@
  */
 import { toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
-import { sendFailure } from '../http/errors.js';
+import { onJsonRpcPath, sendFailure } from '../http/errors.js';
 import { jsonRpcIdOf, refusedEncoding } from '../http/json-body.js';
 import { answerSanitizer, securityHeaders, type SecurityOptions } from '../http/security.js';
 import { STARTING_UP_RETRY_SECONDS } from '../contract/errors.js';
@@ -61,7 +61,8 @@ export function createStartingUpApp(security: SecurityOptions, waiting: () => st
       sendFailure(req, res, { httpStatus: 503, jsonRpcCode: JSONRPC_INTERNAL_ERROR, reason: STARTING_UP_REASON, message: error.message, retryAfterSeconds: STARTING_UP_RETRY_SECONDS, id });
       return;
     }
-    if (req.originalUrl.startsWith(JSON_RPC_PATH)) res.status(200).json({ jsonrpc: '2.0', id: jsonRpcIdOf(req.body), error: toJsonRpcError(error) });
+    // In any case, as express routes it (/A2A/jsonrpc is the endpoint too) and as the doors' refusals choose it.
+    if (onJsonRpcPath(req)) res.status(200).json({ jsonrpc: '2.0', id: jsonRpcIdOf(req.body), error: toJsonRpcError(error) });
     else res.status(503).json(toRestErrorBody(error, 503));
   };
   // A body that could not be read is refused the same way (its id unknown).

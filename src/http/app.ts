@@ -7,7 +7,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { TrustProxy } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { RegistryMetrics } from '../observability/metrics.js';
-import { internalErrorHandler, notFoundHandler } from './errors.js';
+import { internalErrorHandler, notFoundHandler, sendFailure } from './errors.js';
 import { handlerChain } from './handler-chain.js';
 import { metricsGuard, type MetricsAccess } from './metrics-access.js';
 import { requestScope } from './request-log.js';
@@ -34,12 +34,32 @@ export interface HttpAppDeps {
   floodGuard: RequestHandler;
 }
 
+/**
+ * A request with more than one Host field line is refused 400, as HTTP/1.1 requires (RFC 9112
+ * 3.2: MUST). Node keeps the first and drops the others, while a proxy in front may have routed
+ * it by another: the MCP endpoint's Host check (DNS rebinding) and every URL made from the Host
+ * would then read a host the request was not sent to. (Node itself refuses one without Host.)
+ */
+const oneHostField: RequestHandler = (req, res, next) => {
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts <= 1) return next();
+  res.setHeader('Connection', 'close');
+  sendFailure(req, res, {
+    httpStatus: 400,
+    jsonRpcCode: -32600, // JSON-RPC's Invalid Request
+    reason: 'BAD_REQUEST',
+    message: `The request has ${hosts} Host header fields; HTTP/1.1 takes exactly one (RFC 9112 3.2): send one, naming the host the request is for.`,
+  });
+};
+
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', typeof deps.trustProxy === 'object' ? [...deps.trustProxy] : deps.trustProxy);
   app.use(securityHeaders(deps.security));
+  app.use(oneHostField);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

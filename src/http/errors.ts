@@ -21,6 +21,7 @@ const STATUS_NAMES: Record<number, string> = {
   401: 'UNAUTHENTICATED',
   404: 'NOT_FOUND',
   405: 'UNIMPLEMENTED',
+  412: 'FAILED_PRECONDITION',
   413: 'INVALID_ARGUMENT',
   415: 'INVALID_ARGUMENT',
   429: 'RESOURCE_EXHAUSTED',
@@ -99,6 +100,23 @@ export function errorInfo(reason: string, metadata?: Record<string, string>): Re
   return { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: errorDomain(reason), ...(metadata ? { metadata } : {}) };
 }
 
+/**
+ * The method a refusal's message names: a HEAD is named as the GET it stands for. A HEAD is
+ * answered with the GET's header fields, Content-Length included, which must count the bytes of
+ * the body the GET would get (RFC 9110 8.6, 9.3.2); a message naming "HEAD" made it one byte more.
+ */
+export const methodNamed = (req: Request): string => (req.method === 'HEAD' ? 'GET' : req.method);
+
+/**
+ * Whether the request is on the JSON-RPC endpoint, or a path below or beside it, in any case:
+ * express matches paths case-insensitively, so /A2A/jsonrpc is the endpoint too (the SDK answers
+ * it), and its refusals were a google.rpc.Status no JSON-RPC client reads. Also after a doubled
+ * slash (//a2a/jsonrpc: a base URL ending in "/" joined to the path), which no route takes: its
+ * 404 is a JSON-RPC error the client can read, as /a2a/jsonrpc/foo's.
+ */
+export const onJsonRpcPath = (req: Request): boolean => JSONRPC_PATH_PREFIX.test(req.baseUrl) || JSONRPC_PATH_PREFIX.test(req.path);
+const JSONRPC_PATH_PREFIX = /^\/+a2a\/jsonrpc/i;
+
 export function sendFailure(req: Request, res: Response, failure: HttpFailure): void {
   if (res.headersSent) {
     res.end();
@@ -116,7 +134,7 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
     res.status(status ?? failure.httpStatus).json(body);
     return;
   }
-  if (req.baseUrl.startsWith('/a2a/jsonrpc') || req.path.startsWith('/a2a/jsonrpc')) {
+  if (onJsonRpcPath(req)) {
     // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does;
     // a rate limit (429 + Retry-After), a refused credential (401 + WWW-Authenticate), a path no
     // route has (404, as on every other path), a wrong method (405 + Allow) and a body not sent
@@ -296,36 +314,64 @@ export function routeTakes(req: Request): boolean {
   return allowed.includes(req.method) || (req.method === 'OPTIONS' && allowed.length > 0);
 }
 
+/** The methods the registry's routes take, one route or another (OPTIONS aside, which every path with a route answers). */
+const SERVER_METHODS = ['DELETE', 'GET', 'HEAD', 'POST'];
+
+/** Answers an OPTIONS with the methods `allowed` (RFC 9110 9.3.7), as express's router would. */
+function sendAllow(res: Response, allowed: readonly string[]): void {
+  res.setHeader('Allow', allowed.join(', '));
+  res.status(200).type('text/plain').send(allowed.join(', '));
+}
+
+/**
+ * OPTIONS on a path of a door with more than one router: answered here with what every route of
+ * the application takes at the path. Each express router answers OPTIONS itself with the methods
+ * of its own routes at its end, so the first one with a route at the path spoke for all: OPTIONS
+ * /a2a/rest/tasks/{id}/pushNotificationConfigs said GET, HEAD (the router that lists configs),
+ * leaving out the SDK's POST (create one), which its 405 listed. A path no route takes goes on.
+ */
+export const answerOptions: RequestHandler = (req, res, next) => {
+  if (req.method !== 'OPTIONS') return next();
+  const allowed = allowedMethods(req.app, fullPath(req));
+  if (allowed.length === 0) return next();
+  sendAllow(res, allowed);
+};
+
+/**
+ * A path asked with a method its routes (`allowed`) do not take: OPTIONS is answered with them
+ * in Allow, what express's router answers for it (RFC 9110 9.3.7), as on the A2A endpoints, whose
+ * SDK routers get to it (the app's own routes, the well-known card, the catalog and ARD paths,
+ * reached notFoundHandler first and answered 405, saying OPTIONS "is not allowed"); any other
+ * method is 405 with Allow, in the path's binding.
+ */
+export function refuseMethod(req: Request, res: Response, allowed: readonly string[], path: string = fullPath(req)): void {
+  if (req.method === 'OPTIONS') return sendAllow(res, allowed);
+  res.setHeader('Allow', allowed.join(', '));
+  sendFailure(req, res, {
+    httpStatus: 405,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    reason: 'METHOD_NOT_ALLOWED',
+    message: `${methodNamed(req)} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
+  });
+}
+
 /**
  * No route answered: 405 with `Allow` when some route takes the path with another method (a GET
  * of POST /a2a/rest/message:send), else 404; each says where the registry's doors are. Also
  * called inside a door's mount (version negotiation), hence the path as sent.
  */
 export const notFoundHandler: RequestHandler = (req, res) => {
+  // `OPTIONS *` asks about the server as a whole, not a resource (RFC 9110 9.3.7): the methods its
+  // routes take. It was "No route OPTIONS *", 404.
+  if (req.method === 'OPTIONS' && req.originalUrl === '*') return sendAllow(res, SERVER_METHODS);
   const path = fullPath(req);
   const allowed = allowedMethods(req.app, path);
-  if (req.method === 'OPTIONS' && allowed.length > 0) {
-    // What express's router answers for OPTIONS (RFC 9110 9.3.7), as on the A2A endpoints, whose
-    // SDK routers get to it: the app's own routes (the well-known card, the catalog and ARD
-    // paths) reached this handler first and answered 405, saying OPTIONS "is not allowed".
-    res.setHeader('Allow', allowed.join(', '));
-    res.status(200).type('text/plain').send(allowed.join(', '));
-    return;
-  }
-  if (allowed.length > 0 && !allowed.includes(req.method)) {
-    res.setHeader('Allow', allowed.join(', '));
-    return sendFailure(req, res, {
-      httpStatus: 405,
-      jsonRpcCode: JSONRPC_INVALID_REQUEST,
-      reason: 'METHOD_NOT_ALLOWED',
-      message: `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
-    });
-  }
+  if (allowed.length > 0 && (req.method === 'OPTIONS' || !allowed.includes(req.method))) return refuseMethod(req, res, allowed, path);
   sendFailure(req, res, {
     httpStatus: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
     reason: 'NOT_FOUND',
-    message: `No route ${req.method} ${path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
+    message: `No route ${methodNamed(req)} ${path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
   });
 };
 

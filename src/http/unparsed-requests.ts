@@ -5,7 +5,9 @@
  * client reports as an unreadable answer ("Unexpected end of JSON input"), where every other
  * refusal says what was wrong and what to do. These say it, in the error object the HTTP+JSON
  * binding uses (google.rpc.Status: the parser stopped before the path could choose a binding),
- * with Connection: close as Node's. Every other case is answered exactly as Node answers it.
+ * with Connection: close as Node's. So is a method Node's parser does not know (501: it was a
+ * bare 400), and CONNECT (501: the connection was closed without an answer). Every other case is
+ * answered exactly as Node answers it.
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -31,8 +33,34 @@ function jsonAnswer(status: number, statusText: string, grpcStatus: string, reas
   return { text, status, reason };
 }
 
-/** The answer to a request the parser refused with `code`. */
-export function unparsedRequestAnswer(code: string | undefined): SocketAnswer {
+/**
+ * The method of a request line Node's parser refused for its method: a token (RFC 9110 5.6.2)
+ * followed by a space, as an HTTP client writes one. Undefined for bytes that are no request line
+ * (a TLS handshake on the plain port), answered as Node answers them.
+ */
+function methodOfRequestLine(packet: Buffer | undefined): string | undefined {
+  const line = packet?.subarray(0, 64).toString('latin1');
+  return line === undefined ? undefined : /^([!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}) /.exec(line)?.[1];
+}
+
+/**
+ * The answer to a request the parser refused with `code`; `packet` is what it had read (the
+ * error's rawPacket).
+ */
+export function unparsedRequestAnswer(code: string | undefined, packet?: Buffer): SocketAnswer {
+  const method = code === 'HPE_INVALID_METHOD' ? methodOfRequestLine(packet) : undefined;
+  if (method !== undefined) {
+    // A method Node does not know (BREW; get, in lower case: methods are case-sensitive) is one
+    // the server does not implement: 501 (RFC 9110 15.6.2) saying which methods it takes, where
+    // Node answered a bare 400, as to bytes that are no HTTP at all.
+    return jsonAnswer(
+      501,
+      'Not Implemented',
+      'UNIMPLEMENTED',
+      'METHOD_NOT_IMPLEMENTED',
+      `The method ${method} is not one this server implements: its routes take GET, HEAD, POST and DELETE (OPTIONS lists a path's, in Allow). Methods are case-sensitive: send them in upper case.`,
+    );
+  }
   if (code === 'HPE_HEADER_OVERFLOW') {
     return jsonAnswer(
       431,
@@ -61,7 +89,7 @@ export function answerUnparsedRequests(server: http.Server): void {
     const current = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
     const begun = current ? current.headersSent : current === undefined && (socket as Duplex & { bytesWritten?: number }).bytesWritten !== 0;
     if (socket.writable && !begun) {
-      const answer = unparsedRequestAnswer(err.code);
+      const answer = unparsedRequestAnswer(err.code, (err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket);
       socket.write(answer.text);
       // Sent only if the system took it whole: destroying the socket drops what still waits. A
       // client that ended its side mid-request (the parser's end-of-stream error) has gone: its
@@ -70,4 +98,19 @@ export function answerUnparsedRequests(server: http.Server): void {
     }
     socket.destroy(err);
   });
+  // CONNECT asks for a tunnel, which Node hands to 'connect' listeners instead of the routes: with
+  // none, it closed the connection without a word, and a client whose proxy setting (HTTPS_PROXY)
+  // named the registry read "socket hang up". Not a proxy: 501, saying so.
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => undefined);
+    socket.end(CONNECT_ANSWER.text, () => socket.destroy());
+  });
 }
+
+const CONNECT_ANSWER = jsonAnswer(
+  501,
+  'Not Implemented',
+  'UNIMPLEMENTED',
+  'METHOD_NOT_IMPLEMENTED',
+  'CONNECT is not implemented: this server is an A2A registry, not a proxy. If a proxy setting (HTTPS_PROXY, HTTP_PROXY) names it, remove it and send requests to the registry directly.',
+);

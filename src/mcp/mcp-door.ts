@@ -25,7 +25,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
-import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js';
+import { bodyErrorHandler, failureFormat, methodNamed, sendFailure } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { requestScope, scopedErrorHandler, type RequestNamer } from '../http/request-log.js';
 import { isObject } from '../lib/json.js';
@@ -347,7 +347,7 @@ export const mcpDoor: Door = {
           id: null,
           error: {
             code: JSONRPC_SERVER_ERROR,
-            message: `This MCP endpoint is stateless: send every request as a POST (no ${req.method} stream or session).`,
+            message: `This MCP endpoint is stateless: send every request as a POST (no ${methodNamed(req)} stream or session).`,
             data: { reason: 'METHOD_NOT_ALLOWED' },
           },
         });

@@ -77,7 +77,8 @@ export const restMethodOf = (req: Request): string => `${req.method} ${restRoute
 
 /** A bounded label for the request's method: the JSON-RPC method, or the REST route. */
 export function methodLabel(req: Request, scope: RequestScope | undefined): string {
-  if (req.baseUrl.endsWith('/jsonrpc')) {
+  // In any case, as express routes it: /A2A/JSONRPC is the JSON-RPC endpoint too (it was counted as an HTTP+JSON "POST other").
+  if (/\/jsonrpc$/i.test(req.baseUrl)) {
     const method = scope?.method;
     return method && JSONRPC_METHODS.has(method) ? method : 'other';
   }

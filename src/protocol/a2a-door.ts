@@ -12,7 +12,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import type { RequestHandler } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate } from '../http/authentication.js';
-import { bodyErrorHandler } from '../http/errors.js';
+import { answerOptions, bodyErrorHandler } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { handlerChain } from '../http/handler-chain.js';
 import { directJsonAnswers } from '../http/json-answer.js';
@@ -20,6 +20,7 @@ import { requestScope, scopedErrorHandler, type RequestNamer } from '../http/req
 import { cutSlowReaders } from '../http/slow-readers.js';
 import { sseHeartbeat } from '../http/sse-heartbeat.js';
 import { openToAllOrigins } from '../http/open-reads.js';
+import { headOfStreams } from '../http/head-streams.js';
 import { answerSanitizer } from '../http/security.js';
 import { restMethodOf } from '../observability/metrics.js';
 import { cardEndpoint } from './card-endpoint.js';
@@ -149,10 +150,14 @@ export const a2aDoor: Door = {
         abuse.floodGuard(),
         requestScope(log, nameRestRequest),
         ...limits,
+        // After them, so a HEAD's dropped writes never reach them.
+        headOfStreams,
         restAnswerMediaType,
         // A wrong method or path has no version to negotiate (as on paths no route takes: versions.ts).
         restMethodNameGuard,
         restTaskVerbGuard,
+        // After the verbs' own (whose paths GET /tasks/{id} matches too): OPTIONS lists every router's methods.
+        answerOptions,
         restRouteGuard(),
         negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]),
         requireJsonBody,

@@ -16,7 +16,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { codePointPrefix } from '../lib/code-points.js';
 import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
-import { notAnObjectMessage, notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
+import { methodNamed, notAnObjectMessage, notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest, namesVersion } from './versions.js';
 import { sendA2AError, type A2ABinding } from './a2a-errors.js';
 import { missingLegacyMessageIn, missingMessageIn } from './message-required.js';
@@ -424,7 +424,7 @@ export const restMethodNameGuard: RequestHandler = (req, res, next) => {
   const name = req.path.replace(/^\/+|\/+$/g, '');
   if (!isA2AMethod(name) || routeTakes(req)) return next();
   const route = REST_ROUTE_OF[name];
-  refuseRoute(req, res, 404, `No route ${req.method} ${req.baseUrl}${req.path}: "${name}" is a JSON-RPC method name. Send it as a JSON-RPC request to /a2a/jsonrpc${route ? `, or use its HTTP+JSON route, ${route}` : ''}.`);
+  refuseRoute(req, res, 404, `No route ${methodNamed(req)} ${req.baseUrl}${req.path}: "${name}" is a JSON-RPC method name. Send it as a JSON-RPC request to /a2a/jsonrpc${route ? `, or use its HTTP+JSON route, ${route}` : ''}.`);
 };
 
 /** How many method-and-path lookups restRouteGuard remembers (then forgets them all and starts again). */
@@ -487,9 +487,9 @@ export const restTaskVerbGuard: RequestHandler = (req, res, next) => {
   }
   const path = `${req.baseUrl}${req.path.slice(0, 200)}`;
   const verbs = 'POST /tasks/{id}:cancel (CancelTask) and GET or POST /tasks/{id}:subscribe (SubscribeToTask); GET /tasks/{id} reads a task';
-  if (!allowed) return refuseRoute(req, res, 404, `No route ${req.method} ${path}: ":${verb.slice(0, 40)}" is no method of a task. A task's methods are ${verbs}.`);
+  if (!allowed) return refuseRoute(req, res, 404, `No route ${methodNamed(req)} ${path}: ":${verb.slice(0, 40)}" is no method of a task. A task's methods are ${verbs}.`);
   res.setHeader('Allow', allowed.join(', '));
-  refuseRoute(req, res, 405, `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')} (a task's methods: ${verbs}).`);
+  refuseRoute(req, res, 405, `${methodNamed(req)} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')} (a task's methods: ${verbs}).`);
 };
 
 /**

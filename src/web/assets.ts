@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
-import { etagOf, notModified } from '../http/conditional.js';
+import { etagOf, notModified, refusedPrecondition } from '../http/conditional.js';
+import { refuseMethod } from '../http/errors.js';
 
 /** What web/build.ts writes to dist/web/manifest.json (file names relative to assets/). */
 export interface WebManifest {
@@ -127,7 +128,7 @@ function chosenForm(req: Request, item: CachedBody): { coding?: 'br' | 'gzip'; f
 /**
  * Sends a cached body in the best coding the client accepts: 304 when the client has that form
  * (its If-None-Match compared with that form's ETag, by the validator rules of every cacheable
- * answer, http/conditional.ts). Another status than 200 (the page's "not found") carries no
+ * answer, http/conditional.ts), 412 when its If-Match names another. Another status than 200 (the page's "not found") carries no
  * validator: conditions apply to 2xx answers only.
  */
 export function sendCached(req: Request, res: Response, item: CachedBody, cacheControl: string, status = 200): void {
@@ -137,6 +138,7 @@ export function sendCached(req: Request, res: Response, item: CachedBody, cacheC
   const { coding, form } = chosenForm(req, item);
   if (status === 200) {
     res.setHeader('ETag', form.etag);
+    if (refusedPrecondition(req, res, form.etag)) return;
     if (notModified(req, form.etag)) {
       res.status(304).end();
       return;
@@ -174,9 +176,12 @@ export class WebAssets {
   /** GET/HEAD /assets/<file>: from memory, cached for a year (the name changes with the content). */
   handler(): RequestHandler {
     return (req, res, next) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
       const asset = this.assets.get(req.path.replace(/^\//, ''));
       if (!asset) return next();
+      // An asset asked with another method is 405 with Allow (OPTIONS: 200 with it), as any
+      // route's path: it was the 404 of a file that does not exist (its route is no express route
+      // that http/allowed-methods.ts could find).
+      if (req.method !== 'GET' && req.method !== 'HEAD') return refuseMethod(req, res, ['GET', 'HEAD']);
       sendCached(req, res, asset, 'public, max-age=31536000, immutable');
     };
   }
