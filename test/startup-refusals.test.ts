@@ -458,3 +458,20 @@ test('REGISTRY_METRICS_TOKEN that is also a principal\'s token (or the admin tok
   // A token of its own is taken.
   assert.equal(loadConfig({ REGISTRY_TOKENS: `alice:${shared}`, REGISTRY_METRICS_TOKEN: 'metrics-only-token-0123456789' }).hardening.metricsToken, 'metrics-only-token-0123456789');
 });
+
+test('a value enclosed in quotes is refused naming the setting (docker run --env-file keeps them: REGISTRY_DATA_DIR="/data" was a directory named " under the working directory), a secret\'s never shown', () => {
+  assert.equal(
+    refusedConfig({ REGISTRY_DATA_DIR: '"/data"' }),
+    'invalid configuration: REGISTRY_DATA_DIR is enclosed in quotes, which are taken as part of its value (got "/data", quotes included): whatever set it kept them (docker run --env-file takes each line as written); remove the quotes',
+  );
+  assert.match(refusedConfig({ PUBLIC_URL: "'https://registry.example.com'" }), /^invalid configuration: PUBLIC_URL is enclosed in quotes, .*\(got 'https:\/\/registry\.example\.com', quotes included\).*remove the quotes$/);
+  assert.match(refusedConfig({ DATABASE_URL: '"postgres://registry:Hunter2pw@db/registry"' }), /^invalid configuration: DATABASE_URL is enclosed in quotes, .*\(got "postgres:\/\/registry:\*\*\*@db\/registry", quotes included\)/);
+  // A token kept its quotes: accepted, and no client presenting it without them got in.
+  for (const [name, value] of [['REGISTRY_ADMIN_TOKEN', '"abcdefghijklmnopqrstu"'], ['REGISTRY_TOKENS', "'alice:abcdefghijklmnopqrstu'"]] as const) {
+    const said = refusedConfig({ [name]: value });
+    assert.match(said, new RegExp(`^invalid configuration: ${name} is enclosed in quotes, which are taken as part of its value: .*remove the quotes$`));
+    assert.doesNotMatch(said, /abcdefghij/, 'a secret is never shown');
+  }
+  // Quotes inside a value are its own.
+  assert.equal(loadConfig({ REGISTRY_ADMIN_TOKEN: 'abc"defghijklmnopqrstu"' }).tokens.get('abc"defghijklmnopqrstu"'), 'admin');
+});

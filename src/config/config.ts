@@ -943,6 +943,23 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
 ];
 
 /**
+ * A value wrapped in quotes ("/data", 'https://registry.example.com') is a quoting mistake: the
+ * quotes are part of the value wherever a file is taken as written (`docker run --env-file`, a
+ * Kubernetes value quoted twice). REGISTRY_DATA_DIR="/data" was a directory named `"` under the
+ * working directory, the database written there and lost with the container; a token kept its
+ * quotes, and no client presenting it without them got in. Refused, naming the setting; the value
+ * shown as other settings' are (never a secret's).
+ */
+function quotedValue(name: SettingName, value: string): void {
+  if (!/^(["'])[\s\S]*\1$/.test(value) || value.length < 2) return;
+  const shown = SECRET_VARIABLES.has(name) ? undefined : shownSettingValue(value.slice(1, -1));
+  const got = shown === undefined ? '' : ` (got ${value[0]}${clipped(shown, MAX_SHOWN_CHARS)}${value[0]}, quotes included)`;
+  throw new ConfigError(
+    `invalid configuration: ${name} is enclosed in quotes, which are taken as part of its value${got}: whatever set it kept them (docker run --env-file takes each line as written); remove the quotes`,
+  );
+}
+
+/**
  * The settings `names` of `env`, parsed and checked, with what start-up says about them. Every
  * loader reads the environment through here, each only the settings it uses: a command is not
  * refused over a setting it has no use for (`backup` over HOST=0.0.0.0 without PUBLIC_URL, as
@@ -954,6 +971,7 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
  */
 function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): { e: Pick<Env, K>; warnings: string[] } {
   const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '';
+  for (const name of names.filter(given)) quotedValue(name, env[name]!);
   // The settings not read are left out: the schema gives them their defaults, which it does not check.
   const cleaned = Object.fromEntries(names.filter(given).map((name) => [name, env[name]]));
   const parsed = envSchema.safeParse(cleaned);
