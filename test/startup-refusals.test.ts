@@ -475,3 +475,17 @@ test('a value enclosed in quotes is refused naming the setting (docker run --env
   // Quotes inside a value are its own.
   assert.equal(loadConfig({ REGISTRY_ADMIN_TOKEN: 'abc"defghijklmnopqrstu"' }).tokens.get('abc"defghijklmnopqrstu"'), 'admin');
 });
+
+test('REGISTRY_TOKENS: one principal listed twice with its token is said so (it was "gives two principals one token"); a principal that looks like the admin but is not ("Admin", "admn") is a start-up warning', () => {
+  const token = 'abcdefghijklmnopqrstu';
+  assert.equal(refusedConfig({ REGISTRY_TOKENS: `alice:${token},alice:${token}` }), 'invalid configuration: REGISTRY_TOKENS lists "alice" with one token twice: remove one of them');
+  assert.equal(refusedConfig({ REGISTRY_TOKENS: `alice:${token},bob:${token}` }), 'invalid configuration: REGISTRY_TOKENS gives two principals one token: give each its own');
+  for (const principal of ['Admin', 'ADMIN', 'admn', 'admins']) {
+    const config = loadConfig({ REGISTRY_TOKENS: `${principal}:${token}` });
+    assert.equal(config.tokens.get(token), principal, 'taken as written');
+    assert.deepEqual(config.warnings, [
+      `REGISTRY_TOKENS gives a token to "${principal}", which is not the admin: only the principal "admin", written so (lower case), may act on every entry; write it "admin:<token>" if it is meant to be the admin`,
+    ]);
+  }
+  assert.deepEqual(loadConfig({ REGISTRY_TOKENS: `admin:${token},alice:${token.toUpperCase()}` }).warnings, [], 'admin itself, and other names: nothing to say');
+});

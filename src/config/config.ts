@@ -352,7 +352,9 @@ const tokensSchema = z
         return z.NEVER;
       }
       if (tokens.has(token)) {
-        ctx.addIssue({ code: 'custom', message: `gives two principals one token: give each its own` });
+        // The same pair twice (a copy-paste slip) was "gives two principals one token".
+        const message = tokens.get(token) === principal ? `lists "${principal}" with one token twice: remove one of them` : 'gives two principals one token: give each its own';
+        ctx.addIssue({ code: 'custom', message });
         return z.NEVER;
       }
       tokens.set(token, principal);
@@ -713,6 +715,19 @@ export function metricsTokenOfItsOwn(metrics: string | undefined, listed: Readon
   else return;
   throw new ConfigError(
     `invalid configuration: REGISTRY_METRICS_TOKEN is also ${whose}: whoever scrapes /metrics with it could act as that principal, writes included; give REGISTRY_METRICS_TOKEN a token of its own`,
+  );
+}
+
+/**
+ * Principals of REGISTRY_TOKENS that look like the admin but are not: only `admin`, as written,
+ * may act on every entry; `Admin:...` or `admn:...` made an ordinary principal, and the operator
+ * found out when an admin's write was refused. Said at start-up (a principal may be named so).
+ */
+function nearAdmin(tokens: ReadonlyMap<string, string>): string[] {
+  const principals = new Set([...tokens.values()].filter((p) => p !== ADMIN_PRINCIPAL && editDistance(p.toLowerCase(), ADMIN_PRINCIPAL) <= 1));
+  return [...principals].map(
+    (p) =>
+      `REGISTRY_TOKENS gives a token to "${p}", which is not the admin: only the principal "${ADMIN_PRINCIPAL}", written so (lower case), may act on every entry; write it "${ADMIN_PRINCIPAL}:<token>" if it is meant to be the admin`,
   );
 }
 
@@ -1256,6 +1271,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       retiredSigningKeysFile: e.REGISTRY_RETIRED_SIGNING_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_RETIRED_SIGNING_KEYS),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
-    warnings: [...unknownSettings(env), ...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
+    warnings: [...unknownSettings(env), ...warnings, ...nearAdmin(e.REGISTRY_TOKENS), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
   };
 }
