@@ -489,3 +489,24 @@ test('REGISTRY_TOKENS: one principal listed twice with its token is said so (it 
   }
   assert.deepEqual(loadConfig({ REGISTRY_TOKENS: `admin:${token},alice:${token.toUpperCase()}` }).warnings, [], 'admin itself, and other names: nothing to say');
 });
+
+test('a setting spelt wrong without the REGISTRY_ prefix, or in lower case, is a start-up warning too (DATABSE_URL ran on SQLite, registry_public_read=false left the registry open); other programs\' variables are not named', () => {
+  const warned = (name: string) => {
+    const said = loadConfig({ [name]: 'x' }).warnings ?? [];
+    return said.length === 0 ? undefined : (/did you mean (\S+)\?/.exec(said[0]!)?.[1] ?? 'no guess');
+  };
+  for (const [name, meant] of [
+    ['DATABSE_URL', 'DATABASE_URL'],
+    ['DATABASE_URL_FIlE', 'DATABASE_URL_FILE'],
+    ['PUBLIC_URI', 'PUBLIC_URL'],
+    ['GRPC_PORTS', 'GRPC_PORT'],
+    ['LOGLEVEL', 'LOG_LEVEL'],
+    ['REGISTY_MAX_ENTRIES_PER_OWNER', 'REGISTRY_MAX_ENTRIES_PER_OWNER'],
+    ['registry_public_read', 'REGISTRY_PUBLIC_READ'],
+    ['database_url', 'DATABASE_URL'],
+  ] as const) {
+    assert.equal(warned(name), meant, name);
+  }
+  assert.match(loadConfig({ DATABSE_URL: 'postgres://registry:Hunter2pw@db/registry' }).warnings?.[0] ?? '', /^DATABSE_URL is not a setting of the registry and is ignored \(did you mean DATABASE_URL\?\); the settings are listed in the README's Configuration section$/);
+  for (const name of ['HOME', 'HOSTNAME', 'NODE_OPTIONS', 'DATABASE_HOST', 'POSTGRES_PASSWORD', 'MAX_ENTRIES_PER_OWNER']) assert.equal(warned(name), undefined, name);
+});

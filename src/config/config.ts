@@ -751,13 +751,37 @@ function editDistance(a: string, b: string): number {
 function unknownSettings(env: Record<string, string | undefined>): string[] {
   const known = Object.keys(envSchema.shape);
   return Object.keys(env)
-    .filter((name) => name.startsWith('REGISTRY_') && !known.includes(name))
+    .filter((name) => !known.includes(name))
     .sort()
-    .map((name) => {
-      const meant = likelySetting(name.slice('REGISTRY_'.length), known);
+    .flatMap((name) => {
+      // Names are case-sensitive: registry_public_read=false, or DATABASE_URL_FIlE, was ignored
+      // as silently as a name of another program's.
+      const upper = name.toUpperCase();
+      let meant: string | undefined;
+      if (upper.startsWith('REGISTRY_')) meant = known.find((setting) => setting === upper) ?? likelySetting(upper.slice('REGISTRY_'.length), known);
+      else {
+        // Another program's variable, unless it is one of the registry's spelt wrong: a missed
+        // DATABASE_URL (DATABSE_URL) ran a replica on its own SQLite, REGISTY_PUBLIC_READ an open one.
+        meant = known.find((setting) => setting === upper) ?? nearSetting(upper, known);
+        if (meant === undefined) return [];
+      }
       const guess = meant ? ` (did you mean ${meant}?)` : '';
-      return `${name} is not a setting of the registry and is ignored${guess}; the settings are listed in the README's Configuration section`;
+      return [`${name} is not a setting of the registry and is ignored${guess}; the settings are listed in the README's Configuration section`];
     });
+}
+
+/**
+ * The setting `name` (not REGISTRY_-prefixed, upper case) is within 2 edits of, if any. Only names
+ * of 8 characters or more: shorter ones are too near other programs' (HOME is 2 from HOST).
+ */
+function nearSetting(name: string, known: readonly string[]): string | undefined {
+  if (name.length < 8) return undefined;
+  const near = known
+    .filter((setting) => Math.abs(setting.length - name.length) <= 2)
+    .map((setting) => ({ setting, edits: editDistance(name, setting) }))
+    .filter(({ edits }) => edits <= 2)
+    .sort((x, y) => x.edits - y.edits)[0];
+  return near?.setting;
 }
 
 /**
