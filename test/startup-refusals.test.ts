@@ -332,7 +332,7 @@ test('a setting that acts only beside another (or only without one) is a start-u
     ['REGISTRY_EMBEDDINGS_DIMENSIONS', '256', 'without REGISTRY_EMBEDDINGS_URL', embeddings],
     ['REGISTRY_TRUSTED_JKU_SCOPE', 'site', 'without REGISTRY_TRUSTED_JKU', jku],
     ['REGISTRY_TRUSTED_JKU_REFRESH_SECONDS', '600', 'without REGISTRY_TRUSTED_JKU', jku],
-    ['REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS', '600', 'without REGISTRY_TRUSTED_JKU', jku],
+    ['REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS', '7200', 'without REGISTRY_TRUSTED_JKU', jku], // more than the refresh's 3600: less is warned about (a test below)
     ['REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS', '4000', 'without DATABASE_URL', { DATABASE_URL: 'postgres://registry@db/registry' }],
     ['REGISTRY_RETIRED_SIGNING_KEYS', '/etc/registry/retired-keys.json', 'without REGISTRY_SIGNING_KEY', { REGISTRY_SIGNING_KEY: '/etc/registry/signing-key.json' }],
   ] as const) {
@@ -509,4 +509,15 @@ test('a setting spelt wrong without the REGISTRY_ prefix, or in lower case, is a
   }
   assert.match(loadConfig({ DATABSE_URL: 'postgres://registry:Hunter2pw@db/registry' }).warnings?.[0] ?? '', /^DATABSE_URL is not a setting of the registry and is ignored \(did you mean DATABASE_URL\?\); the settings are listed in the README's Configuration section$/);
   for (const name of ['HOME', 'HOSTNAME', 'NODE_OPTIONS', 'DATABASE_HOST', 'POSTGRES_PASSWORD', 'MAX_ENTRIES_PER_OWNER']) assert.equal(warned(name), undefined, name);
+});
+
+test('REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS no longer than REGISTRY_TRUSTED_JKU_REFRESH_SECONDS is a start-up warning naming both: the first failed fetch would end the keys\' trust at once', () => {
+  const jku = { REGISTRY_TRUSTED_JKU: 'https://keys.example.com/jwks.json' };
+  const warnings = (env: Record<string, string>) => loadConfig({ ...jku, ...env }).warnings ?? [];
+  const said = (stale: number, refresh: number) =>
+    `REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS (${stale}) is not longer than REGISTRY_TRUSTED_JKU_REFRESH_SECONDS (${refresh}): an allow-listed JWKS is fetched again only once the keys it gave are that old, so the first fetch that fails ends their trust at once, unverifying the cards they signed; give REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS more than REGISTRY_TRUSTED_JKU_REFRESH_SECONDS (the defaults: 86400 and 3600)`;
+  assert.deepEqual(warnings({ REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: '600' }), [said(600, 3600)]);
+  assert.deepEqual(warnings({ REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: '86400' }), [said(86400, 86400)], 'equal: no time either');
+  assert.deepEqual(warnings({}), [], 'the defaults');
+  assert.deepEqual(warnings({ REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: '600', REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: '300' }), []);
 });

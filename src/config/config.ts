@@ -813,6 +813,23 @@ function plainHttpJku(urls: readonly string[]): string[] {
     .map((url) => `REGISTRY_TRUSTED_JKU lists ${shownUrl(url, 'one of its URLs')}, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL`);
 }
 
+/**
+ * An allow-listed JWKS is fetched again once the keys it gave are REGISTRY_TRUSTED_JKU_REFRESH_SECONDS
+ * old (src/trust/trust-roots.ts), and they stay trusted REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS after
+ * that good fetch: a staleness no longer than the refresh leaves no time at all, the first fetch
+ * that fails ending their trust (and unverifying every card they signed) at once, which is not
+ * what an operator who set either meant. Said at start-up, naming both.
+ */
+function jkuWithoutGrace(e: Pick<Env, 'REGISTRY_TRUSTED_JKU' | 'REGISTRY_TRUSTED_JKU_REFRESH_SECONDS' | 'REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS'>): string[] {
+  const refresh = e.REGISTRY_TRUSTED_JKU_REFRESH_SECONDS;
+  const stale = e.REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS;
+  if (!e.REGISTRY_TRUSTED_JKU?.length || stale > refresh) return [];
+  return [
+    `REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS (${stale}) is not longer than REGISTRY_TRUSTED_JKU_REFRESH_SECONDS (${refresh}): an allow-listed JWKS is fetched again only once the keys it gave are that old, ` +
+      'so the first fetch that fails ends their trust at once, unverifying the cards they signed; give REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS more than REGISTRY_TRUSTED_JKU_REFRESH_SECONDS (the defaults: 86400 and 3600)',
+  ];
+}
+
 /** localhost names (RFC 6761) and loopback addresses: each machine that dials one reaches itself. */
 function isLoopbackHost(host: string): boolean {
   const name = host.toLowerCase();
@@ -1295,6 +1312,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       retiredSigningKeysFile: e.REGISTRY_RETIRED_SIGNING_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_RETIRED_SIGNING_KEYS),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
-    warnings: [...unknownSettings(env), ...warnings, ...nearAdmin(e.REGISTRY_TOKENS), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
+    warnings: [...unknownSettings(env), ...warnings, ...nearAdmin(e.REGISTRY_TOKENS), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...jkuWithoutGrace(e), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
   };
 }
