@@ -521,3 +521,12 @@ test('REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS no longer than REGISTRY_TRUSTED_JKU
   assert.deepEqual(warnings({}), [], 'the defaults');
   assert.deepEqual(warnings({ REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: '600', REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: '300' }), []);
 });
+
+test('REGISTRY_CORS_ORIGINS: an origin with a wildcard (https://*.example.com, which matched nothing) is refused saying to list each; one written with capitals or its default port is taken as browsers send it', () => {
+  assert.equal(
+    refusedConfig({ REGISTRY_CORS_ORIGINS: 'https://app.example.com,https://*.example.com' }),
+    'invalid configuration: REGISTRY_CORS_ORIGINS "https://*.example.com" holds a wildcard, which an origin cannot: list each origin (e.g. https://app.example.com,https://admin.example.com), or give * alone for every origin (got "https://app.example.com,https://*.example.com")',
+  );
+  assert.deepEqual(loadConfig({ REGISTRY_CORS_ORIGINS: 'HTTPS://App.Example.com:443,http://localhost:80,https://app.example.com' }).hardening.corsOrigins, ['https://app.example.com', 'http://localhost']);
+  for (const origin of ['https://app.example.com:99999', 'https://app.example.com?x=1']) assert.match(refusedConfig({ REGISTRY_CORS_ORIGINS: origin }), /is not an origin \(scheme:\/\/host\[:port\], no path\) or \*/, origin);
+});

@@ -458,13 +458,23 @@ const envSchema = z.object({
     .transform((raw, ctx) => {
       const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
       if (list.includes('*')) return '*' as const;
+      const origins = new Set<string>();
       for (const origin of list) {
-        if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+        // A pattern matched nothing: origins are compared whole (the cors package, the MCP guard).
+        if (origin.includes('*')) {
+          ctx.addIssue({ code: 'custom', message: `"${origin}" holds a wildcard, which an origin cannot: list each origin (e.g. https://app.example.com,https://admin.example.com), or give * alone for every origin` });
+          return z.NEVER;
+        }
+        const url = /^https?:\/\/[^/\s?#@]+$/i.test(origin) && URL.canParse(origin) ? new URL(origin) : undefined;
+        if (!url) {
           ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin (scheme://host[:port], no path) or *` });
           return z.NEVER;
         }
+        // As browsers send it in Origin (lower case, no default port): https://App.example.com or
+        // https://app.example.com:443 was compared as written, and no browser's request matched.
+        origins.add(url.origin);
       }
-      return list;
+      return [...origins];
     })
     .optional(),
   REGISTRY_TRUST_PROXY: z
