@@ -41,7 +41,7 @@ import { test } from 'node:test';
 import { ConfigError, loadConfig, loadStorageLocation } from '../src/config/config.js';
 import { generateSigningKey } from '../src/trust/jwks.js';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
-import { TOKENS_ENV, spawnRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, spawnRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
 
 interface Refusal {
@@ -293,6 +293,18 @@ test('a REGISTRY_ variable that is no setting is a start-up warning naming the s
       assert.match(said(name) ?? `nothing: ${JSON.stringify(warnings)}`, new RegExp(`ignored \\(did you mean ${meant}\\?\\); the settings are listed`), name);
     }
     assert.match(said('REGISTRY_PASSWORD') ?? '', /ignored; the settings are listed/, 'no guess when nothing is near');
+    // What it runs with is logged, as taken and without a secret: the settings given, the others at their defaults.
+    const configuration = registry.logs.find((l) => String(l.msg).startsWith('configuration: '));
+    assert.ok(configuration, 'the configuration is logged at start-up');
+    assert.match(String(configuration.msg), /^configuration: \d+ settings given \(as taken, secrets masked\); the others at their defaults \(README, Configuration\)$/);
+    const settings = configuration.settings as Record<string, unknown>;
+    assert.equal(settings.PORT, 0);
+    assert.equal(settings.HOST, '127.0.0.1');
+    assert.equal(settings.REGISTRY_TOKENS, `*** (principals: ${Object.keys(TOKENS).join(', ')})`);
+    assert.equal(settings.REGISTRY_EMBEDDINGS_KEY, '***');
+    assert.equal(settings.REGISTRY_PAGE_TOKEN_SECRET, '***');
+    assert.ok(!('DATABASE_URL' in settings) && !('REGISTRY_PORT' in settings), 'neither an empty setting nor a variable that is none');
+    for (const token of Object.values(TOKENS)) assert.ok(!JSON.stringify(registry.logs).includes(token), 'no token is shown');
   } finally {
     await registry.stop();
   }
@@ -529,4 +541,25 @@ test('REGISTRY_CORS_ORIGINS: an origin with a wildcard (https://*.example.com, w
   );
   assert.deepEqual(loadConfig({ REGISTRY_CORS_ORIGINS: 'HTTPS://App.Example.com:443,http://localhost:80,https://app.example.com' }).hardening.corsOrigins, ['https://app.example.com', 'http://localhost']);
   for (const origin of ['https://app.example.com:99999', 'https://app.example.com?x=1']) assert.match(refusedConfig({ REGISTRY_CORS_ORIGINS: origin }), /is not an origin \(scheme:\/\/host\[:port\], no path\) or \*/, origin);
+});
+
+test('the configuration logged at start-up shows each setting given as taken ("yes" true, " 5 " 5, a path absolute), a URL\'s password and query values masked, no token', () => {
+  const given = loadConfig({
+    PORT: ' 5 ',
+    REGISTRY_PUBLIC_READ: 'yes',
+    REGISTRY_DATA_DIR: 'data2',
+    DATABASE_URL: 'postgres://registry:Hunter2pw@db/registry?sslpassword=Sec1',
+    REGISTRY_ADMIN_TOKEN: 'admin-token-0123456789',
+    REGISTRY_TRUSTED_JKU: 'https://keys.example.com/jwks.json?token=Sec2',
+    REGISTRY_CORS_ORIGINS: 'https://App.example.com',
+  }).given;
+  assert.deepEqual(given, {
+    PORT: 5,
+    REGISTRY_DATA_DIR: path.resolve('data2'),
+    DATABASE_URL: 'postgres://registry:***@db/registry?sslpassword=***',
+    REGISTRY_ADMIN_TOKEN: '***',
+    REGISTRY_PUBLIC_READ: true,
+    REGISTRY_CORS_ORIGINS: ['https://app.example.com'],
+    REGISTRY_TRUSTED_JKU: ['https://keys.example.com/jwks.json?token=***'],
+  });
 });

@@ -100,7 +100,15 @@ export interface RegistryConfig {
   search: SearchConfig;
   /** Things to tell the operator at start-up (a REGISTRY_ variable the registry does not read: a typo?). */
   warnings?: string[];
+  /**
+   * The settings given (the others are at their defaults), as the registry took them, for the
+   * start-up log: secrets as `***`, a URL's password and query values masked (shownSettings).
+   */
+  given?: Record<string, ShownSetting>;
 }
+
+/** A setting's value as the start-up log shows it. */
+export type ShownSetting = string | number | boolean | string[];
 
 export interface SearchConfig {
   /** Absolute path of a synonym file (Solr synonyms.txt format), REGISTRY_SYNONYMS. */
@@ -1214,6 +1222,41 @@ function fetchSettings(e: Pick<Env, 'REGISTRY_FETCH_ALLOW' | 'REGISTRY_FETCH_TIM
   return { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS, ...(e.REGISTRY_DNS_SERVERS ? { dnsServers: e.REGISTRY_DNS_SERVERS } : {}) };
 }
 
+/**
+ * The settings `env` gives, as `e` took them ("yes" is true, " 5 " is 5, a path is absolute), for
+ * the start-up log: an operator sees what the registry runs with, not only what was written.
+ * Never a secret: tokens are `***` (REGISTRY_TOKENS shows its principals), a URL's password and
+ * query values are masked (shownSettingValue), and what cannot be told safe is `***`.
+ */
+function shownSettings(env: NodeJS.ProcessEnv, e: Env): Record<string, ShownSetting> {
+  const masked = (value: string): string => shownSettingValue(value) ?? '***';
+  const shown: Record<string, ShownSetting> = {};
+  for (const name of SETTINGS) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const value: unknown = e[name];
+    if (name === 'REGISTRY_TOKENS') shown[name] = `*** (principals: ${[...new Set(e.REGISTRY_TOKENS.values())].join(', ')})`;
+    else if (SECRET_VARIABLES.has(name)) shown[name] = '***';
+    else if (typeof value === 'number' || typeof value === 'boolean') shown[name] = value;
+    else if (Array.isArray(value)) shown[name] = value.map((item) => masked(String(item)));
+    else if (PATH_SETTINGS.has(name)) shown[name] = masked(path.resolve(raw));
+    else shown[name] = masked(typeof value === 'string' ? value : raw.trim());
+  }
+  return shown;
+}
+
+/** Settings that name a file or directory, relative to the working directory. */
+const PATH_SETTINGS = new Set<SettingName>([
+  'REGISTRY_DATA_DIR',
+  'DATABASE_URL_FILE',
+  'REGISTRY_ADMIN_TOKEN_FILE',
+  'REGISTRY_SYNONYMS',
+  'REGISTRY_INDEX_SNAPSHOT_DIR',
+  'REGISTRY_TRUSTED_KEYS',
+  'REGISTRY_SIGNING_KEY',
+  'REGISTRY_RETIRED_SIGNING_KEYS',
+]);
+
 /** Parses the environment, every setting of the registry; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
   const { e, warnings } = readSettings(env, SETTINGS);
@@ -1322,6 +1365,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       retiredSigningKeysFile: e.REGISTRY_RETIRED_SIGNING_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_RETIRED_SIGNING_KEYS),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
+    given: shownSettings(env, e),
     warnings: [...unknownSettings(env), ...warnings, ...nearAdmin(e.REGISTRY_TOKENS), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...jkuWithoutGrace(e), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
   };
 }
