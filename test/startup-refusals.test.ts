@@ -563,3 +563,11 @@ test('the configuration logged at start-up shows each setting given as taken ("y
     REGISTRY_TRUSTED_JKU: ['https://keys.example.com/jwks.json?token=***'],
   });
 });
+
+test('REGISTRY_HEADERS_TIMEOUT_SECONDS above REGISTRY_REQUEST_TIMEOUT_SECONDS is refused naming both and which to change', () => {
+  assert.equal(
+    refusedConfig({ REGISTRY_HEADERS_TIMEOUT_SECONDS: '20', REGISTRY_REQUEST_TIMEOUT_SECONDS: '10' }),
+    'invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got 20 > 10): the headers are part of the request, which must arrive whole within the request timeout; lower REGISTRY_HEADERS_TIMEOUT_SECONDS, or raise REGISTRY_REQUEST_TIMEOUT_SECONDS',
+  );
+  assert.equal(loadConfig({ REGISTRY_REQUEST_TIMEOUT_SECONDS: '5' }).connections.headersTimeoutMs, 5000, 'unset, it is at most the request timeout');
+});

@@ -1271,7 +1271,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   const headersTimeoutSeconds = e.REGISTRY_HEADERS_TIMEOUT_SECONDS ?? Math.min(10, e.REGISTRY_REQUEST_TIMEOUT_SECONDS);
   if (headersTimeoutSeconds > e.REGISTRY_REQUEST_TIMEOUT_SECONDS) {
     throw new ConfigError(
-      `invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got ${headersTimeoutSeconds} > ${e.REGISTRY_REQUEST_TIMEOUT_SECONDS})`,
+      // Said with the way out: the message named both settings but not which to change.
+      `invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got ${headersTimeoutSeconds} > ${e.REGISTRY_REQUEST_TIMEOUT_SECONDS}): the headers are part of the request, which must arrive whole within the request timeout; lower REGISTRY_HEADERS_TIMEOUT_SECONDS, or raise REGISTRY_REQUEST_TIMEOUT_SECONDS`,
     );
   }
   // Both servers bind HOST: the second one failed at start-up with gRPC's "No address added out
