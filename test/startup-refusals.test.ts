@@ -571,3 +571,19 @@ test('REGISTRY_HEADERS_TIMEOUT_SECONDS above REGISTRY_REQUEST_TIMEOUT_SECONDS is
   );
   assert.equal(loadConfig({ REGISTRY_REQUEST_TIMEOUT_SECONDS: '5' }).connections.headersTimeoutMs, 5000, 'unset, it is at most the request timeout');
 });
+
+test('the variables Kubernetes sets for a Service named "registry" (REGISTRY_SERVICE_HOST, REGISTRY_PORT=tcp://...) are no start-up warning; REGISTRY_PORT without them still is', () => {
+  const links = {
+    REGISTRY_SERVICE_HOST: '10.0.0.7',
+    REGISTRY_SERVICE_PORT: '8080',
+    REGISTRY_SERVICE_PORT_HTTP: '8080',
+    REGISTRY_PORT: 'tcp://10.0.0.7:8080',
+    REGISTRY_PORT_8080_TCP: 'tcp://10.0.0.7:8080',
+    REGISTRY_PORT_8080_TCP_PROTO: 'tcp',
+    REGISTRY_PORT_8080_TCP_PORT: '8080',
+    REGISTRY_PORT_8080_TCP_ADDR: '10.0.0.7',
+  };
+  assert.deepEqual(loadConfig(links).warnings, []);
+  assert.match(loadConfig({ REGISTRY_PORT: '9000' }).warnings?.[0] ?? '', /^REGISTRY_PORT is not a setting of the registry and is ignored \(did you mean PORT\?\)/);
+  assert.equal(loadConfig({ ...links, REGISTRY_PUBLIC_REED: 'false' }).warnings?.length, 1, 'a setting spelt wrong beside them still is');
+});

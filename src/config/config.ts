@@ -769,7 +769,7 @@ function editDistance(a: string, b: string): number {
 function unknownSettings(env: Record<string, string | undefined>): string[] {
   const known = Object.keys(envSchema.shape);
   return Object.keys(env)
-    .filter((name) => !known.includes(name))
+    .filter((name) => !known.includes(name) && !isServiceLink(name, env))
     .sort()
     .flatMap((name) => {
       // Names are case-sensitive: registry_public_read=false, or DATABASE_URL_FIlE, was ignored
@@ -786,6 +786,18 @@ function unknownSettings(env: Record<string, string | undefined>): string[] {
       const guess = meant ? ` (did you mean ${meant}?)` : '';
       return [`${name} is not a setting of the registry and is ignored${guess}; the settings are listed in the README's Configuration section`];
     });
+}
+
+/**
+ * A variable Kubernetes sets in every pod for each Service of its namespace (service links):
+ * <NAME>_SERVICE_HOST, <NAME>_SERVICE_PORT[_<port name>], <NAME>_PORT and
+ * <NAME>_PORT_<port>_<PROTOCOL>[_PROTO|_PORT|_ADDR]. A Service named `registry`, the likely name
+ * of this one's, gave each start seven warnings, REGISTRY_PORT=tcp://10.0.0.7:8080 "did you
+ * mean PORT?" among them. Told by <NAME>_SERVICE_HOST, which Kubernetes always sets with them.
+ */
+function isServiceLink(name: string, env: Record<string, string | undefined>): boolean {
+  const link = /^([A-Z0-9_]+?)_(?:SERVICE_HOST|SERVICE_PORT(?:_[A-Z0-9_]+)?|PORT(?:_\d+_(?:TCP|UDP|SCTP)(?:_(?:PROTO|PORT|ADDR))?)?)$/.exec(name);
+  return link !== null && env[`${link[1]}_SERVICE_HOST`] !== undefined;
 }
 
 /**
