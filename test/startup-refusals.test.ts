@@ -587,3 +587,18 @@ test('the variables Kubernetes sets for a Service named "registry" (REGISTRY_SER
   assert.match(loadConfig({ REGISTRY_PORT: '9000' }).warnings?.[0] ?? '', /^REGISTRY_PORT is not a setting of the registry and is ignored \(did you mean PORT\?\)/);
   assert.equal(loadConfig({ ...links, REGISTRY_PUBLIC_REED: 'false' }).warnings?.length, 1, 'a setting spelt wrong beside them still is');
 });
+
+test('REGISTRY_ADMIN_TOKEN_FILE whose first line is an env file\'s (REGISTRY_ADMIN_TOKEN=...) or the token in quotes is refused: taken whole, the token itself was refused', () => {
+  const file = path.join(tempDir(), 'admin-token');
+  for (const [line, holds] of [
+    ['REGISTRY_ADMIN_TOKEN=admin-token-0123456789', 'a variable assignment \\(REGISTRY_ADMIN_TOKEN=…\\)'],
+    ['"admin-token-0123456789"', 'the token in quotes'],
+  ] as const) {
+    fs.writeFileSync(file, `${line}\n`);
+    const said = refusedConfig({ REGISTRY_ADMIN_TOKEN_FILE: file });
+    assert.match(said, new RegExp(`^invalid configuration: REGISTRY_ADMIN_TOKEN_FILE: .*admin-token holds ${holds} on its first line, taken whole as the token: write the token alone on it, with no name, = or quotes; correct it, or set REGISTRY_ADMIN_TOKEN_FILE to the path of a file whose first line is the admin token$`));
+    assert.doesNotMatch(said, /0123456789/, 'the token is not shown');
+  }
+  fs.writeFileSync(file, 'a2ar_YWRtaW4tdG9rZW4=\n');
+  assert.equal(loadConfig({ REGISTRY_ADMIN_TOKEN_FILE: file }).tokens.get('a2ar_YWRtaW4tdG9rZW4='), 'admin', 'base64 padding is a token\'s own');
+});

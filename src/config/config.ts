@@ -686,6 +686,10 @@ function adminToken(value: string | undefined, file: string | undefined): string
   if (token.length < MIN_TOKEN_CHARS) throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE must hold a token of at least ${MIN_TOKEN_CHARS} characters on its first line (got "${file}")`);
   const unpresentable = unpresentableToken(token);
   if (unpresentable) throw new ConfigError(`invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE (${file}) ${unpresentable}`);
+  // The file holds the token alone: a line copied from an env file (REGISTRY_ADMIN_TOKEN=...), or
+  // the token in quotes, was taken whole, and the admin presenting the token itself was refused.
+  const wrapped = /^[A-Z][A-Z0-9_]*=[^=]/.test(token) ? `a variable assignment (${token.slice(0, token.indexOf('=') + 1)}…)` : /^(["']).*\1$/.test(token) ? 'the token in quotes' : undefined;
+  if (wrapped) throw settingFileError('REGISTRY_ADMIN_TOKEN_FILE', file, `holds ${wrapped} on its first line, taken whole as the token: write the token alone on it, with no name, = or quotes`);
   return token;
 }
 
