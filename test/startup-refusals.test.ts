@@ -38,7 +38,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, loadStorageLocation } from '../src/config/config.js';
+import { ConfigError, loadConfig, loadImportConfig, loadStorageLocation } from '../src/config/config.js';
 import { generateSigningKey } from '../src/trust/jwks.js';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
 import { TOKENS, TOKENS_ENV, spawnRegistry } from './support/registry.js';
@@ -601,4 +601,12 @@ test('REGISTRY_ADMIN_TOKEN_FILE whose first line is an env file\'s (REGISTRY_ADM
   }
   fs.writeFileSync(file, 'a2ar_YWRtaW4tdG9rZW4=\n');
   assert.equal(loadConfig({ REGISTRY_ADMIN_TOKEN_FILE: file }).tokens.get('a2ar_YWRtaW4tdG9rZW4='), 'admin', 'base64 padding is a token\'s own');
+});
+
+test('PUBLIC_URL written with capitals or its default port is taken as a URL parser writes it: HTTPS://... was published as written and taken for no https URL (documents\' http: URLs went unwarned)', () => {
+  const config = loadConfig({ PUBLIC_URL: 'HTTPS://Registry.Example.com:443/Base/' });
+  assert.equal(config.publicUrl, 'https://registry.example.com/Base');
+  assert.equal(config.warnInsecureHttp, true);
+  assert.equal(loadImportConfig({ PUBLIC_URL: 'HTTPS://Registry.Example.com' }).warnInsecureHttp, true, 'import reads it as the registry does');
+  assert.equal(loadConfig({ PUBLIC_URL: 'http://[::1]:9000/' }).publicUrl, 'http://[::1]:9000');
 });

@@ -621,7 +621,10 @@ function resolvePublicUrl(publicUrl: string | undefined, host: string, port: num
         `invalid configuration: PUBLIC_URL must be an address peers can reach, not the wildcard ${hostname} (got "${publicUrl}"); set it to the URL clients use, e.g. https://registry.example.com`,
       );
     }
-    return publicUrl.replace(/\/+$/, '');
+    // As a URL parser writes it: HTTPS://Registry.Example.com was published as written, and
+    // taken for no https URL (warnInsecureHttp compares the scheme), so documents' http: URLs went
+    // unwarned; a default port (:443) is dropped as browsers and clients drop it.
+    return new URL(publicUrl).href.replace(/\/+$/, '');
   }
   if (WILDCARD_HOSTS.has(host)) {
     throw new ConfigError(
@@ -1200,7 +1203,7 @@ export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportCo
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
     search: { snapshotDir: path.resolve(e.REGISTRY_INDEX_SNAPSHOT_DIR ?? e.REGISTRY_DATA_DIR) },
     ...bodyLimits(e),
-    warnInsecureHttp: e.PUBLIC_URL?.startsWith('https:') ?? false,
+    warnInsecureHttp: e.PUBLIC_URL === undefined ? false : new URL(e.PUBLIC_URL).protocol === 'https:',
     quota: { maxRevisions: e.REGISTRY_MAX_REVISIONS },
     trust: {
       keysFile: e.REGISTRY_TRUSTED_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_TRUSTED_KEYS),
