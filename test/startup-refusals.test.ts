@@ -610,3 +610,14 @@ test('PUBLIC_URL written with capitals or its default port is taken as a URL par
   assert.equal(loadImportConfig({ PUBLIC_URL: 'HTTPS://Registry.Example.com' }).warnInsecureHttp, true, 'import reads it as the registry does');
   assert.equal(loadConfig({ PUBLIC_URL: 'http://[::1]:9000/' }).publicUrl, 'http://[::1]:9000');
 });
+
+test('a ${NAME} nothing expanded, or a path beginning with ~, is refused naming the setting (REGISTRY_DATA_DIR=~/registry was a directory named ~ under the working directory), never a value', () => {
+  assert.equal(
+    refusedConfig({ DATABASE_URL: 'postgres://registry:${PG_PASSWORD}@db/registry' }),
+    "invalid configuration: DATABASE_URL holds ${PG_PASSWORD}, a variable reference nothing expanded (docker run --env-file, systemd's Environment= and Kubernetes take it as written): give the value itself, or set it from a shell or docker compose, which expand it",
+  );
+  assert.match(refusedConfig({ REGISTRY_ADMIN_TOKEN: '${ADMIN_TOKEN:-admin-token-0123456789}' }), /^invalid configuration: REGISTRY_ADMIN_TOKEN holds \$\{ADMIN_TOKEN\}, a variable reference nothing expanded/);
+  assert.doesNotMatch(refusedConfig({ REGISTRY_ADMIN_TOKEN: '${ADMIN_TOKEN:-admin-token-0123456789}' }), /0123456789/, 'a default in it is never shown');
+  assert.match(refusedConfig({ REGISTRY_DATA_DIR: '~/registry' }), /^invalid configuration: REGISTRY_DATA_DIR begins with ~, which only a shell expands to the home directory .*: give the full path \(e\.g\. \/home\/registry\/registry\)$/);
+  assert.equal(loadConfig({ REGISTRY_DATA_DIR: '/srv/~registry', REGISTRY_ADMIN_TOKEN: 'admin$token-0123456789' }).dataDir, '/srv/~registry', 'a ~ or $ inside is the value\'s own');
+});

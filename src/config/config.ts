@@ -1053,6 +1053,27 @@ function quotedValue(name: SettingName, value: string): void {
 }
 
 /**
+ * A shell's `${NAME}` or `~/` nobody expanded: `docker run --env-file`, systemd's Environment= and
+ * Kubernetes take them as written. REGISTRY_DATA_DIR=~/registry was a directory named `~` under the
+ * working directory (the database there, not in the home directory), and
+ * DATABASE_URL=postgres://registry:${PG_PASSWORD}@db/registry failed at the first connection as a
+ * wrong password. Refused, naming the setting and the reference (a name, never a value).
+ */
+function unexpanded(name: SettingName, value: string): void {
+  const reference = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}/.exec(value)?.[0];
+  if (reference !== undefined) {
+    throw new ConfigError(
+      `invalid configuration: ${name} holds ${reference.replace(/^(\$\{[A-Za-z0-9_]+).*\}$/, '$1}')}, a variable reference nothing expanded (docker run --env-file, systemd's Environment= and Kubernetes take it as written): give the value itself, or set it from a shell or docker compose, which expand it`,
+    );
+  }
+  if (PATH_SETTINGS.has(name) && /^~(?:\/|$)/.test(value)) {
+    throw new ConfigError(
+      `invalid configuration: ${name} begins with ~, which only a shell expands to the home directory (here it would name a directory called "~" under ${process.cwd()}): give the full path (e.g. ${path.join('/home/registry', value.slice(1))})`,
+    );
+  }
+}
+
+/**
  * The settings `names` of `env`, parsed and checked, with what start-up says about them. Every
  * loader reads the environment through here, each only the settings it uses: a command is not
  * refused over a setting it has no use for (`backup` over HOST=0.0.0.0 without PUBLIC_URL, as
@@ -1064,7 +1085,10 @@ function quotedValue(name: SettingName, value: string): void {
  */
 function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): { e: Pick<Env, K>; warnings: string[] } {
   const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '';
-  for (const name of names.filter(given)) quotedValue(name, env[name]!);
+  for (const name of names.filter(given)) {
+    quotedValue(name, env[name]!);
+    unexpanded(name, env[name]!);
+  }
   // The settings not read are left out: the schema gives them their defaults, which it does not check.
   const cleaned = Object.fromEntries(names.filter(given).map((name) => [name, env[name]]));
   const parsed = envSchema.safeParse(cleaned);
