@@ -417,6 +417,13 @@ test('DATABASE_URL_FILE gives the database URL from a file (its first line), che
   assert.doesNotMatch(refused, /FileSecret7/);
   fs.writeFileSync(bad, '\n');
   assert.match(refusedConfig({ DATABASE_URL_FILE: bad }), /^invalid configuration: DATABASE_URL_FILE: \S+bad holds no URL on its first line/);
+  // A line copied from an env file, or the URL in quotes: said so (it was "must be a postgres:// URL (leave it unset for SQLite)").
+  for (const [line, holds] of [[`DATABASE_URL=${url}`, 'a variable assignment \\(DATABASE_URL=…\\)'], [`"${url}"`, 'the URL in quotes']] as const) {
+    fs.writeFileSync(bad, `${line}\n`);
+    const said = refusedConfig({ DATABASE_URL_FILE: bad });
+    assert.match(said, new RegExp(`^invalid configuration: DATABASE_URL_FILE: \\S+bad holds ${holds} on its first line: write the URL alone on it, with no name, = or quotes; correct it, or set DATABASE_URL_FILE`));
+    assert.doesNotMatch(said, /FileSecret7/);
+  }
 });
 
 test('a password in a refused setting is never shown: a URL without "//" (its user name parses as a scheme), a wildcard PUBLIC_URL, a REGISTRY_TRUSTED_JKU', () => {

@@ -691,9 +691,15 @@ function adminToken(value: string | undefined, file: string | undefined): string
   if (unpresentable) throw new ConfigError(`invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE (${file}) ${unpresentable}`);
   // The file holds the token alone: a line copied from an env file (REGISTRY_ADMIN_TOKEN=...), or
   // the token in quotes, was taken whole, and the admin presenting the token itself was refused.
-  const wrapped = /^[A-Z][A-Z0-9_]*=[^=]/.test(token) ? `a variable assignment (${token.slice(0, token.indexOf('=') + 1)}…)` : /^(["']).*\1$/.test(token) ? 'the token in quotes' : undefined;
+  const wrapped = wrappedLine(token, 'the token');
   if (wrapped) throw settingFileError('REGISTRY_ADMIN_TOKEN_FILE', file, `holds ${wrapped} on its first line, taken whole as the token: write the token alone on it, with no name, = or quotes`);
   return token;
+}
+
+/** How a setting file's first line wraps `what` (an env file's NAME=..., or quotes), said without the value; undefined when it does not. */
+function wrappedLine(line: string, what: string): string | undefined {
+  if (/^[A-Z][A-Z0-9_]*=[^=]/.test(line)) return `a variable assignment (${line.slice(0, line.indexOf('=') + 1)}…)`;
+  return /^(["']).*\1$/.test(line) ? `${what} in quotes` : undefined;
 }
 
 /**
@@ -709,6 +715,9 @@ function databaseUrl(e: Pick<Env, 'DATABASE_URL' | 'DATABASE_URL_FILE'>): string
   if (file === undefined) return e.DATABASE_URL;
   const url = readSettingFile('DATABASE_URL_FILE', file).split('\n')[0]!.trim();
   if (url === '') throw settingFileError('DATABASE_URL_FILE', file, 'holds no URL on its first line');
+  // Was "must be a postgres:// or postgresql:// URL (leave it unset for SQLite)", of DATABASE_URL=postgres://...
+  const wrapped = wrappedLine(url, 'the URL');
+  if (wrapped) throw settingFileError('DATABASE_URL_FILE', file, `holds ${wrapped} on its first line: write the URL alone on it, with no name, = or quotes`);
   const parsed = databaseUrlSchema.safeParse(url);
   if (!parsed.success) throw settingFileError('DATABASE_URL_FILE', file, `holds a URL on its first line that ${parsed.error.issues[0]!.message}`);
   return parsed.data;
