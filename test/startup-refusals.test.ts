@@ -628,3 +628,14 @@ test('a ${NAME} nothing expanded, or a path beginning with ~, is refused naming 
   assert.match(refusedConfig({ REGISTRY_DATA_DIR: '~/registry' }), /^invalid configuration: REGISTRY_DATA_DIR begins with ~, which only a shell expands to the home directory .*: give the full path \(e\.g\. \/home\/registry\/registry\)$/);
   assert.equal(loadConfig({ REGISTRY_DATA_DIR: '/srv/~registry', REGISTRY_ADMIN_TOKEN: 'admin$token-0123456789' }).dataDir, '/srv/~registry', 'a ~ or $ inside is the value\'s own');
 });
+
+test('REGISTRY_PAGE_TOKEN_SECRET with whitespace around it is refused (another key than a replica given it without: each refused the others\' page tokens), the secret never shown', () => {
+  for (const secret of [' replicas-share-this-secret', 'replicas-share-this-secret\n']) {
+    assert.equal(
+      refusedConfig({ REGISTRY_PAGE_TOKEN_SECRET: secret }),
+      "invalid configuration: REGISTRY_PAGE_TOKEN_SECRET begins or ends with whitespace, which would sign page tokens with another key than a replica given it without (each refusing the others') (a quoting mistake?): remove it",
+    );
+  }
+  assert.equal(refusedConfig({ REGISTRY_PAGE_TOKEN_SECRET: 'short' }), 'invalid configuration: REGISTRY_PAGE_TOKEN_SECRET must be at least 16 characters');
+  assert.equal(loadConfig({ REGISTRY_PAGE_TOKEN_SECRET: 'replicas share this secret' }).pageTokenSecret, 'replicas share this secret', 'spaces inside are its own');
+});

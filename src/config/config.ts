@@ -450,7 +450,13 @@ const envSchema = z.object({
   // whenever a client held a request open, and the save was killed.
   REGISTRY_SHUTDOWN_GRACE_SECONDS: numberFrom(0, 3600, 'must be seconds from 0 to 3600 (e.g. 5; 0: requests in flight are cut off at once)').default(5),
   REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS: numberFrom(0, 604800, 'must be seconds from 0 to 604800 (e.g. 1800; 0: a gRPC connection is never closed for its age)').default(1800),
-  REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+  // Whitespace around it (a quoting mistake) made another key than the other replicas' copy
+  // without it, and each refused the page tokens the others issued as not issued.
+  REGISTRY_PAGE_TOKEN_SECRET: z
+    .string()
+    .refine(noWhitespaceAround, whitespaceAround("would sign page tokens with another key than a replica given it without (each refusing the others')"))
+    .refine((v) => v.length >= 16, { message: 'must be at least 16 characters' })
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace or silent' }).default('info'),
   REGISTRY_MAX_JSON_DEPTH: positiveInt(1000, 16).default(100),
   REGISTRY_MAX_QUERY_CHARS: positiveInt(10_000).default(1000),
