@@ -639,3 +639,13 @@ test('REGISTRY_PAGE_TOKEN_SECRET with whitespace around it is refused (another k
   assert.equal(refusedConfig({ REGISTRY_PAGE_TOKEN_SECRET: 'short' }), 'invalid configuration: REGISTRY_PAGE_TOKEN_SECRET must be at least 16 characters');
   assert.equal(loadConfig({ REGISTRY_PAGE_TOKEN_SECRET: 'replicas share this secret' }).pageTokenSecret, 'replicas share this secret', 'spaces inside are its own');
 });
+
+test('backup, restore, migrate and import name a setting of theirs spelt wrong (backup with DATABSE_URL copied the SQLite file without a word), not the settings they do not read', () => {
+  const said = "DATABSE_URL is not a setting of the registry and is ignored (did you mean DATABASE_URL?); the settings are listed in the README's Configuration section";
+  const env = { DATABSE_URL: 'postgres://registry:Hunter2pw@db/registry', REGISTRY_PUBLIC_REED: 'false', REGISTRY_PORT: '9000' };
+  assert.deepEqual(loadStorageLocation(env).warnings, [said]);
+  assert.deepEqual(loadImportConfig({ ...env, REGISTRY_MAX_DOCUMENT_BYTE: '20000' }).warnings, [
+    said,
+    "REGISTRY_MAX_DOCUMENT_BYTE is not a setting of the registry and is ignored (did you mean REGISTRY_MAX_DOCUMENT_BYTES?); the settings are listed in the README's Configuration section",
+  ]);
+});

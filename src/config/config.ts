@@ -786,9 +786,10 @@ function editDistance(a: string, b: string): number {
  * REGISTRY_ variables the registry does not read. A misspelt setting is otherwise silently
  * ignored and its default applies (REGISTRY_PUBLIC_REED=false leaves the registry open), so
  * start-up names each one, with the setting it most likely meant. A warning, not an error: other
- * software (a container registry's CI credentials) uses the prefix too.
+ * software (a container registry's CI credentials) uses the prefix too. With `read` (a command's
+ * settings), only those meant for one of them.
  */
-function unknownSettings(env: Record<string, string | undefined>): string[] {
+function unknownSettings(env: Record<string, string | undefined>, read?: readonly SettingName[]): string[] {
   const known = Object.keys(envSchema.shape);
   return Object.keys(env)
     .filter((name) => !known.includes(name) && !isServiceLink(name, env))
@@ -805,6 +806,9 @@ function unknownSettings(env: Record<string, string | undefined>): string[] {
         meant = known.find((setting) => setting === upper) ?? nearSetting(upper, known);
         if (meant === undefined) return [];
       }
+      // A command that reads a few settings names only what was meant for one of them: backup
+      // with DATABSE_URL copied the SQLite file without a word, not the PostgreSQL database.
+      if (read && !read.includes(meant as SettingName)) return [];
       const guess = meant ? ` (did you mean ${meant}?)` : '';
       return [`${name} is not a setting of the registry and is ignored${guess}; the settings are listed in the README's Configuration section`];
     });
@@ -1195,8 +1199,9 @@ export interface StorageLocation {
  * work on its storage without serving it (backup, restore, migrate).
  */
 export function loadStorageLocation(env: NodeJS.ProcessEnv = process.env): StorageLocation {
-  const { e, warnings } = readSettings(env, ['REGISTRY_DATA_DIR', 'DATABASE_URL', 'DATABASE_URL_FILE']);
-  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: databaseUrl(e), warnings };
+  const names = ['REGISTRY_DATA_DIR', 'DATABASE_URL', 'DATABASE_URL_FILE'] as const;
+  const { e, warnings } = readSettings(env, names);
+  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: databaseUrl(e), warnings: [...unknownSettings(env, names), ...warnings] };
 }
 
 /** What `a2a-registry import` reads: the storage, and the checks of a registration. */
@@ -1251,7 +1256,7 @@ export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportCo
       requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
     },
     fetch: fetchSettings(e),
-    warnings: [...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? [])],
+    warnings: [...unknownSettings(env, IMPORT_SETTINGS), ...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? [])],
   };
 }
 
