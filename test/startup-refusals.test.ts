@@ -649,3 +649,9 @@ test('backup, restore, migrate and import name a setting of theirs spelt wrong (
     "REGISTRY_MAX_DOCUMENT_BYTE is not a setting of the registry and is ignored (did you mean REGISTRY_MAX_DOCUMENT_BYTES?); the settings are listed in the README's Configuration section",
   ]);
 });
+
+test('REGISTRY_TOKENS separated by ";" (alice:<token>;bob:<token>: alice had one token with ";bob:" inside, bob none) is a start-up warning saying items are separated by commas, nothing of the token shown', () => {
+  const config = loadConfig({ REGISTRY_TOKENS: 'alice:alice-token-0123456789;bob:bob-token-0123456789' });
+  assert.deepEqual(config.warnings, ['REGISTRY_TOKENS gives "alice" a token with ";<name>:" inside it, as if another principal followed a semicolon: separate the items with commas (alice:<token>,<name>:<token>)']);
+  assert.deepEqual(loadConfig({ REGISTRY_TOKENS: 'alice:alice;token:0123456789' }).warnings, [], 'a ; or : of the token\'s own is nothing to say');
+});

@@ -771,6 +771,18 @@ function nearAdmin(tokens: ReadonlyMap<string, string>): string[] {
   );
 }
 
+/**
+ * alice:<token>;bob:<token> gave alice one token with ";bob:<token>" inside, and bob none. Said at
+ * start-up (a warning: a generated token may hold ";x:" by chance), naming the principal only.
+ */
+function semicolonSeparated(tokens: ReadonlyMap<string, string>): string[] {
+  return [...tokens].flatMap(([token, principal]) => {
+    const next = /[;|]([A-Za-z][\w.@-]*):[^;|]{16,}$/.exec(token);
+    // What follows the semicolon is not shown: should it be the token's own, it is part of a secret.
+    return next ? [`REGISTRY_TOKENS gives "${principal}" a token with "${next[0][0]}<name>:" inside it, as if another principal followed a semicolon: separate the items with commas (${principal}:<token>,<name>:<token>)`] : [];
+  });
+}
+
 /** Edit distance (insertions, deletions, substitutions) between two short names. */
 function editDistance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -1430,6 +1442,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
     given: shownSettings(env, e),
-    warnings: [...unknownSettings(env), ...warnings, ...nearAdmin(e.REGISTRY_TOKENS), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...jkuWithoutGrace(e), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
+    warnings: [...unknownSettings(env), ...warnings, ...nearAdmin(e.REGISTRY_TOKENS), ...semicolonSeparated(e.REGISTRY_TOKENS), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...jkuWithoutGrace(e), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
   };
 }
