@@ -655,3 +655,13 @@ test('REGISTRY_TOKENS separated by ";" (alice:<token>;bob:<token>: alice had one
   assert.deepEqual(config.warnings, ['REGISTRY_TOKENS gives "alice" a token with ";<name>:" inside it, as if another principal followed a semicolon: separate the items with commas (alice:<token>,<name>:<token>)']);
   assert.deepEqual(loadConfig({ REGISTRY_TOKENS: 'alice:alice;token:0123456789' }).warnings, [], 'a ; or : of the token\'s own is nothing to say');
 });
+
+test('REGISTRY_INDEX_SNAPSHOT_SECONDS longer than REGISTRY_CHANGES_RETENTION_HOURS keeps the change log is a start-up warning naming both: after a crash the saved index is rebuilt, not loaded', () => {
+  const warnings = (env: Record<string, string>) => loadConfig(env).warnings ?? [];
+  assert.deepEqual(warnings({ REGISTRY_CHANGES_RETENTION_HOURS: '0.1' }), [
+    'REGISTRY_INDEX_SNAPSHOT_SECONDS (600) is longer than REGISTRY_CHANGES_RETENTION_HOURS (0.1, 360 s) keeps the change log: after a crash, the saved index may be older than the log, and is then rebuilt from every entry instead of loaded (minutes at a million entries); save it more often than the log is trimmed (the defaults: 600 s and 24 h)',
+  ]);
+  assert.equal(warnings({ REGISTRY_INDEX_SNAPSHOT_SECONDS: '604800' }).length, 1, 'a week against a day');
+  assert.deepEqual(warnings({}), [], 'the defaults');
+  assert.deepEqual(warnings({ REGISTRY_CHANGES_RETENTION_HOURS: '0.1', REGISTRY_INDEX_SNAPSHOT_SECONDS: '0' }), [], 'no saved index');
+});

@@ -898,6 +898,22 @@ function jkuWithoutGrace(e: Pick<Env, 'REGISTRY_TRUSTED_JKU' | 'REGISTRY_TRUSTED
   ];
 }
 
+/**
+ * The saved index is loaded at start-up and the change log after it replayed; one behind a log
+ * trimmed past it is rebuilt instead (docs/scaling.md: 212 s at 1,000,000 entries, against 8 s).
+ * Saved less often than the log keeps changes, a start after a crash or a kill (the save at
+ * shutdown missed) found it so whenever writes had come meanwhile. Said at start-up, naming both.
+ */
+function snapshotOutlivesChangeLog(e: Pick<Env, 'REGISTRY_INDEX_SNAPSHOT_SECONDS' | 'REGISTRY_CHANGES_RETENTION_HOURS' | 'REGISTRY_EMBEDDINGS_URL'>): string[] {
+  const seconds = e.REGISTRY_INDEX_SNAPSHOT_SECONDS;
+  const kept = e.REGISTRY_CHANGES_RETENTION_HOURS;
+  if (seconds === 0 || e.REGISTRY_EMBEDDINGS_URL !== undefined || seconds <= kept * 3600) return [];
+  return [
+    `REGISTRY_INDEX_SNAPSHOT_SECONDS (${seconds}) is longer than REGISTRY_CHANGES_RETENTION_HOURS (${kept}, ${kept * 3600} s) keeps the change log: after a crash, the saved index may be older than the log, and is then rebuilt from every entry instead of loaded (minutes at a million entries); ` +
+      'save it more often than the log is trimmed (the defaults: 600 s and 24 h)',
+  ];
+}
+
 /** localhost names (RFC 6761) and loopback addresses: each machine that dials one reaches itself. */
 function isLoopbackHost(host: string): boolean {
   const name = host.toLowerCase();
@@ -1442,6 +1458,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
     given: shownSettings(env, e),
-    warnings: [...unknownSettings(env), ...warnings, ...nearAdmin(e.REGISTRY_TOKENS), ...semicolonSeparated(e.REGISTRY_TOKENS), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...jkuWithoutGrace(e), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
+    warnings: [...unknownSettings(env), ...warnings, ...nearAdmin(e.REGISTRY_TOKENS), ...semicolonSeparated(e.REGISTRY_TOKENS), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...jkuWithoutGrace(e), ...snapshotOutlivesChangeLog(e), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
   };
 }
