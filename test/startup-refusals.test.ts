@@ -298,6 +298,7 @@ test('a REGISTRY_ variable that is no setting is a start-up warning naming the s
     assert.ok(configuration, 'the configuration is logged at start-up');
     assert.match(String(configuration.msg), /^configuration: \d+ settings given \(as taken, secrets masked\); the others at their defaults \(README, Configuration\)$/);
     const settings = configuration.settings as Record<string, unknown>;
+    assert.equal(configuration.dataDir, settings.REGISTRY_DATA_DIR, 'the data directory, absolute');
     assert.equal(settings.PORT, 0);
     assert.equal(settings.HOST, '127.0.0.1');
     assert.equal(settings.REGISTRY_TOKENS, `*** (principals: ${Object.keys(TOKENS).join(', ')})`);
