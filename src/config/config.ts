@@ -804,7 +804,9 @@ function editDistance(a: string, b: string): number {
 function unknownSettings(env: Record<string, string | undefined>, read?: readonly SettingName[]): string[] {
   const known = Object.keys(envSchema.shape);
   return Object.keys(env)
-    .filter((name) => !known.includes(name) && !isServiceLink(name, env))
+    // A name in another case whose setting reads a value is that variable (Windows' environment
+    // is case-insensitive), or beside the one in force: nothing to say.
+    .filter((name) => !known.includes(name) && !isServiceLink(name, env) && !(known.includes(name.toUpperCase()) && env[name.toUpperCase()] !== undefined))
     .sort()
     .flatMap((name) => {
       // Names are case-sensitive: registry_public_read=false, or DATABASE_URL_FIlE, was ignored
