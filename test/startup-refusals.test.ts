@@ -668,3 +668,14 @@ test('REGISTRY_INDEX_SNAPSHOT_SECONDS longer than REGISTRY_CHANGES_RETENTION_HOU
   assert.deepEqual(warnings({}), [], 'the defaults');
   assert.deepEqual(warnings({ REGISTRY_CHANGES_RETENTION_HOURS: '0.1', REGISTRY_INDEX_SNAPSHOT_SECONDS: '0' }), [], 'no saved index');
 });
+
+test('a list setting given only commas (REGISTRY_TOKENS="${ALICE},${BOB}" with both unset) is unset, as an empty one is, and said at start-up (it was a list of nothing, without a word)', () => {
+  const config = loadConfig({ REGISTRY_TOKENS: ',', REGISTRY_CORS_ORIGINS: ' , ' });
+  assert.equal(config.tokens.size, 0);
+  assert.deepEqual(config.warnings, [
+    'REGISTRY_TOKENS lists nothing (got ","): taken as unset, so no principal has a token from it (unset shell variables, as in "${A},${B}"?)',
+    'REGISTRY_CORS_ORIGINS lists nothing (got " , "): taken as unset, so CORS is off (unset shell variables, as in "${A},${B}"?)',
+  ]);
+  assert.deepEqual(config.given, {}, 'nothing given');
+  assert.deepEqual(loadConfig({ REGISTRY_TOKENS: 'alice:alice-token-0123456789,' }).warnings, [], 'a trailing comma after an item is nothing to say');
+});

@@ -1122,6 +1122,18 @@ function unexpanded(name: SettingName, value: string): void {
   }
 }
 
+/** Settings that take a comma-separated list, which may come out holding no item. */
+const LIST_SETTINGS = new Set<SettingName>(['REGISTRY_TOKENS', 'REGISTRY_MCP_ALLOWED_HOSTS', 'REGISTRY_CORS_ORIGINS', 'REGISTRY_FETCH_ALLOW', 'REGISTRY_TRUSTED_JKU']);
+
+/**
+ * A list setting given only commas and spaces (REGISTRY_TOKENS="${ALICE},${BOB}" in a compose file,
+ * both unset: ","): read as unset, as an empty variable is, and said. It was taken as a list of
+ * nothing, without a word: no principal had a token, and the registry generated an admin token.
+ */
+function blankList(name: SettingName, value: string | undefined): boolean {
+  return value !== undefined && value !== '' && LIST_SETTINGS.has(name) && value.split(',').every((item) => item.trim() === '');
+}
+
 /**
  * The settings `names` of `env`, parsed and checked, with what start-up says about them. Every
  * loader reads the environment through here, each only the settings it uses: a command is not
@@ -1133,7 +1145,7 @@ function unexpanded(name: SettingName, value: string): void {
  * (./empty-setting.ts, whose words the CLI says too of the REGISTRY_DATA_DIR it reads).
  */
 function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): { e: Pick<Env, K>; warnings: string[] } {
-  const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '';
+  const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '' && !blankList(name, env[name]);
   for (const name of names.filter(given)) {
     quotedValue(name, env[name]!);
     unexpanded(name, env[name]!);
@@ -1157,6 +1169,10 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
   for (const name of names) {
     if (env[name] === '') {
       warnings.push(emptySettingWarning(name, unsetMeaning(name, e)));
+      continue;
+    }
+    if (blankList(name, env[name])) {
+      warnings.push(`${name} lists nothing (got "${env[name]}"): taken as unset, so ${unsetMeaning(name, e)} (unset shell variables, as in "\${A},\${B}"?)`);
       continue;
     }
     if (!given(name)) continue;
@@ -1326,7 +1342,7 @@ function shownSettings(env: NodeJS.ProcessEnv, e: Env): Record<string, ShownSett
   const shown: Record<string, ShownSetting> = {};
   for (const name of SETTINGS) {
     const raw = env[name];
-    if (raw === undefined || raw === '') continue;
+    if (raw === undefined || raw === '' || blankList(name, raw)) continue;
     const value: unknown = e[name];
     if (name === 'REGISTRY_TOKENS') shown[name] = `*** (principals: ${[...new Set(e.REGISTRY_TOKENS.values())].join(', ')})`;
     else if (SECRET_VARIABLES.has(name)) shown[name] = '***';
