@@ -679,3 +679,12 @@ test('a list setting given only commas (REGISTRY_TOKENS="${ALICE},${BOB}" with b
   assert.deepEqual(config.given, {}, 'nothing given');
   assert.deepEqual(loadConfig({ REGISTRY_TOKENS: 'alice:alice-token-0123456789,' }).warnings, [], 'a trailing comma after an item is nothing to say');
 });
+
+test('a yes/no or one-word setting with whitespace around it (an env file\'s trailing space) is taken as a number\'s is, not refused as no true or false', () => {
+  const config = loadConfig({ REGISTRY_PUBLIC_READ: 'false ', REGISTRY_PROBE: ' yes', LOG_LEVEL: 'warn\t', REGISTRY_TRUSTED_JKU: 'https://keys.example.com/jwks.json', REGISTRY_TRUSTED_JKU_SCOPE: ' site ' });
+  assert.equal(config.publicRead, false);
+  assert.equal(config.freshness.probe, true);
+  assert.equal(config.logLevel, 'warn');
+  assert.equal(config.trust.jkuScope, 'site');
+  assert.equal(refusedConfig({ REGISTRY_PUBLIC_READ: 'TRUE' }), 'invalid configuration: REGISTRY_PUBLIC_READ must be true or false (or 1/0, yes/no) (got "TRUE"); e.g. REGISTRY_PUBLIC_READ=true (the default)', 'the words as the README gives them');
+});

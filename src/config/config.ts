@@ -266,9 +266,16 @@ function isProxyNotation(proxy: string): boolean {
 const decimal = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (typeof v === 'string' && /^\s*[-+]?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), schema);
 
-const booleanString = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false (or 1/0, yes/no)' })
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+/**
+ * A word among `schema`'s, whitespace around it dropped as a number's is: REGISTRY_PUBLIC_READ="false "
+ * (an env file's trailing space) was refused as no true or false, the message showing "false " (the
+ * space easily missed), while REGISTRY_MAX_WATCHES=" 5 " was 5.
+ */
+const word = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), schema);
+
+const booleanString = word(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false (or 1/0, yes/no)' })).transform(
+  (v) => v === 'true' || v === '1' || v === 'yes',
+);
 
 /** A number from `min` to `max`, fractions allowed; anything else is refused with `message`, which says what it takes. */
 const numberFrom = (min: number, max: number, message: string) => decimal(z.number({ message }).min(min, { message }).max(max, { message }));
@@ -457,7 +464,7 @@ const envSchema = z.object({
     .refine(noWhitespaceAround, whitespaceAround("would sign page tokens with another key than a replica given it without (each refusing the others')"))
     .refine((v) => v.length >= 16, { message: 'must be at least 16 characters' })
     .optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace or silent' }).default('info'),
+  LOG_LEVEL: word(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace or silent' })).default('info'),
   REGISTRY_MAX_JSON_DEPTH: positiveInt(1000, 16).default(100),
   REGISTRY_MAX_QUERY_CHARS: positiveInt(10_000).default(1000),
   REGISTRY_RATE_LIMITS: booleanString.default(true),
@@ -598,7 +605,7 @@ const envSchema = z.object({
     .optional(),
   REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: wholeNumber(1, 86400, 'must be a whole number of seconds from 1 to 86400 (one day)').default(DEFAULT_JKU_REFRESH_MS / 1000),
   REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: wholeNumber(60, 30 * 86400, 'must be a whole number of seconds from 60 to 2592000 (30 days)').default(DEFAULT_JKU_MAX_STALE_MS / 1000),
-  REGISTRY_TRUSTED_JKU_SCOPE: z.enum(['any', 'site'], { message: 'must be "any" (a key from an allow-listed JWKS verifies any card) or "site" (only cards whose endpoints are on the JWKS URL\'s host or under it)' }).default('any'),
+  REGISTRY_TRUSTED_JKU_SCOPE: word(z.enum(['any', 'site'], { message: 'must be "any" (a key from an allow-listed JWKS verifies any card) or "site" (only cards whose endpoints are on the JWKS URL\'s host or under it)' })).default('any'),
   REGISTRY_REQUIRE_VERIFIED: booleanString.default(false),
   REGISTRY_SIGNING_KEY: pathSetting().optional(),
   REGISTRY_RETIRED_SIGNING_KEYS: pathSetting().optional(),
