@@ -688,3 +688,15 @@ test('a yes/no or one-word setting with whitespace around it (an env file\'s tra
   assert.equal(config.trust.jkuScope, 'site');
   assert.equal(refusedConfig({ REGISTRY_PUBLIC_READ: 'TRUE' }), 'invalid configuration: REGISTRY_PUBLIC_READ must be true or false (or 1/0, yes/no) (got "TRUE"); e.g. REGISTRY_PUBLIC_READ=true (the default)', 'the words as the README gives them');
 });
+
+test('GRPC_PORT=tcp://... that Kubernetes sets for a Service named grpc is unset and said, not a refused start over a setting no one gave', () => {
+  const links = { GRPC_SERVICE_HOST: '10.0.0.9', GRPC_SERVICE_PORT: '50051', GRPC_PORT: 'tcp://10.0.0.9:50051', GRPC_PORT_50051_TCP: 'tcp://10.0.0.9:50051' };
+  const config = loadConfig(links);
+  assert.equal(config.grpc, undefined);
+  assert.deepEqual(config.warnings, [
+    "GRPC_PORT is tcp://10.0.0.9:50051, which Kubernetes sets for the Service named grpc in this namespace: taken as unset, so no gRPC is served; to serve it, set GRPC_PORT in the pod's environment (it wins over the Service's)",
+  ]);
+  assert.deepEqual(config.given, {}, 'no setting given');
+  assert.equal(loadConfig({ ...links, GRPC_PORT: '50051' }).grpc?.port, 50051, 'the pod\'s own GRPC_PORT');
+  assert.match(refusedConfig({ GRPC_PORT: 'tcp://10.0.0.9:50051' }), /^invalid configuration: GRPC_PORT must be a port number/, 'without the Service beside it, refused as before');
+});

@@ -1129,6 +1129,19 @@ function unexpanded(name: SettingName, value: string): void {
   }
 }
 
+/**
+ * GRPC_PORT=tcp://10.0.0.9:50051: Kubernetes sets <NAME>_PORT so for each Service of the namespace
+ * (service links), and with a Service named `grpc` the registry refused to start over a setting no
+ * one gave. Such a value, beside the <NAME>_SERVICE_HOST set with it, is unset and said; `<NAME>`
+ * returned, else undefined.
+ */
+function serviceLinkPort(name: SettingName, env: NodeJS.ProcessEnv): string | undefined {
+  const service = /^([A-Z0-9_]+)_PORT$/.exec(name)?.[1];
+  const value = env[name];
+  if (service === undefined || value === undefined || env[`${service}_SERVICE_HOST`] === undefined) return undefined;
+  return /^(?:tcp|udp|sctp):\/\/\S+:\d+$/.test(value) ? service : undefined;
+}
+
 /** Settings that take a comma-separated list, which may come out holding no item. */
 const LIST_SETTINGS = new Set<SettingName>(['REGISTRY_TOKENS', 'REGISTRY_MCP_ALLOWED_HOSTS', 'REGISTRY_CORS_ORIGINS', 'REGISTRY_FETCH_ALLOW', 'REGISTRY_TRUSTED_JKU']);
 
@@ -1152,7 +1165,7 @@ function blankList(name: SettingName, value: string | undefined): boolean {
  * (./empty-setting.ts, whose words the CLI says too of the REGISTRY_DATA_DIR it reads).
  */
 function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): { e: Pick<Env, K>; warnings: string[] } {
-  const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '' && !blankList(name, env[name]);
+  const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '' && !blankList(name, env[name]) && !serviceLinkPort(name, env);
   for (const name of names.filter(given)) {
     quotedValue(name, env[name]!);
     unexpanded(name, env[name]!);
@@ -1176,6 +1189,13 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
   for (const name of names) {
     if (env[name] === '') {
       warnings.push(emptySettingWarning(name, unsetMeaning(name, e)));
+      continue;
+    }
+    const link = serviceLinkPort(name, env);
+    if (link) {
+      warnings.push(
+        `${name} is ${env[name]}, which Kubernetes sets for the Service named ${link.toLowerCase()} in this namespace: taken as unset, so ${unsetMeaning(name, e)}; to serve it, set ${name} in the pod's environment (it wins over the Service's)`,
+      );
       continue;
     }
     if (blankList(name, env[name])) {
@@ -1349,7 +1369,7 @@ function shownSettings(env: NodeJS.ProcessEnv, e: Env): Record<string, ShownSett
   const shown: Record<string, ShownSetting> = {};
   for (const name of SETTINGS) {
     const raw = env[name];
-    if (raw === undefined || raw === '' || blankList(name, raw)) continue;
+    if (raw === undefined || raw === '' || blankList(name, raw) || serviceLinkPort(name, env)) continue;
     const value: unknown = e[name];
     if (name === 'REGISTRY_TOKENS') shown[name] = `*** (principals: ${[...new Set(e.REGISTRY_TOKENS.values())].join(', ')})`;
     else if (SECRET_VARIABLES.has(name)) shown[name] = '***';
