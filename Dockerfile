@@ -56,7 +56,8 @@ EXPOSE 8080
 # Stopping: requests in flight get REGISTRY_SHUTDOWN_GRACE_SECONDS (5 s), then the index is saved
 # (about 1 s per 100,000 entries): docker stop's 10 s suffice up to about 300,000 entries; beyond,
 # docker run --stop-timeout 30 (README: "Stopping").
-# Healthy = ready to serve: storage reachable and the search index loaded (/readyz).
+# Healthy = ready to serve: storage reachable and the search index loaded (/readyz). PORT read as
+# the registry reads it (" 8080" or "+8080" is 8080 to it, and made no URL here: never healthy).
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+Number(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/src/main.js"]

@@ -25,6 +25,10 @@ export async function runServer(config: RegistryConfig): Promise<void> {
     exitOnceLogged(1);
   });
   for (const warning of config.warnings ?? []) log.warn(warning);
+  // What the registry runs with, as it took the settings (secrets masked): "10KB", "yes" or a typo
+  // would otherwise be told only by a refusal or a warning, never what was actually taken.
+  // The data directory always, where a default put it: ./data is relative to wherever the process started.
+  if (config.given) log.info({ settings: config.given, dataDir: config.dataDir }, `configuration: ${Object.keys(config.given).length} settings given (as taken, secrets masked); the others at their defaults (README, Configuration)`);
   // Handled from the start, not once started: opening storage may take long (a migration, a
   // PostgreSQL replica waiting for its database), and meanwhile a SIGTERM killed the process
   // without a word or, as PID 1 in a container (which has no default action for it), was ignored

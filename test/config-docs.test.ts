@@ -79,6 +79,7 @@ const NOT_SETTINGS = new Map<string, string>([
   ['REGISTRY_AUTH', "an MCP client's own variable in its configuration example"],
   ['REGISTRY_PORT', 'the misspelling the "did you mean" warning is shown with'],
   ['REGISTRY_PUBLIC_REED', 'the misspelling the "did you mean" warning is shown with'],
+  ['REGISTRY_SERVICE_HOST', 'a variable Kubernetes sets for a Service named registry, which start-up does not warn about'],
   ['REGISTRY_1_PUBLIC_URL', "compose.yaml's interpolation variable for the first replica's PUBLIC_URL, read by docker compose, not the registry"],
   ['REGISTRY_2_PUBLIC_URL', "compose.yaml's interpolation variable for the second replica's PUBLIC_URL"],
   ['REGISTRY_1_PUBLIC_GRPC_URL', "compose.yaml's interpolation variable for the first replica's PUBLIC_GRPC_URL"],

@@ -57,7 +57,7 @@ const imageEnv: Record<string, string> = Object.fromEntries(
 const cmd = JSON.parse(one('CMD')) as string[];
 const healthcheck = JSON.parse(one('HEALTHCHECK').replace(/^.*?CMD\s+/, '')) as string[];
 
-function runHealthcheck(port: number): number | null {
+function runHealthcheck(port: number | string): number | null {
   assert.equal(healthcheck[0], 'node');
   return spawnSync(process.execPath, healthcheck.slice(1), { env: { ...process.env, PORT: String(port) }, timeout: 10_000 }).status;
 }
@@ -143,6 +143,9 @@ describe('Dockerfile', () => {
     assert.equal((await register('not-the-admin-token-0123456789')).status, 401, 'any other token is refused');
     assert.ok(!registry.logs.some((l) => String(l.msg).includes('admin token is in')), 'no generated token beside the given one');
     assert.equal(runHealthcheck(port), 0);
+    // PORT as the registry takes it, whitespace around it or a plus sign (" 8080" made no URL: never healthy).
+    assert.equal(runHealthcheck(` ${port} `), 0);
+    assert.equal(runHealthcheck(`+${port}`), 0);
     await registry.stop();
     assert.equal(runHealthcheck(port), 1, 'the health check fails when nothing answers');
   });

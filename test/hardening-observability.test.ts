@@ -460,7 +460,8 @@ describe('security headers and CORS', () => {
   });
 
   test('REGISTRY_CORS_ORIGINS: listed origins get CORS (preflight with the A2A headers), others do not; * allows all', async () => {
-    const withCors = await startTestRegistry({ REGISTRY_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' });
+    // An origin as an operator may write it, with capitals and its scheme's default port, is the one browsers send (it matched none).
+    const withCors = await startTestRegistry({ REGISTRY_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173, https://Admin.Example.com:443' });
     try {
       const preflight = await fetch(`${withCors.url}/a2a/jsonrpc`, {
         method: 'OPTIONS',
@@ -475,6 +476,8 @@ describe('security headers and CORS', () => {
       assert.equal(listed.headers.get('access-control-allow-origin'), 'http://localhost:5173');
       assert.match(listed.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
       assert.equal(listed.headers.get('cross-origin-resource-policy'), 'cross-origin');
+      const written = await fetch(`${withCors.url}/healthz`, { headers: { origin: 'https://admin.example.com' } });
+      assert.equal(written.headers.get('access-control-allow-origin'), 'https://admin.example.com');
       const other = await fetch(`${withCors.url}/healthz`, { headers: { origin: 'https://evil.example' } });
       assert.equal(other.headers.get('access-control-allow-origin'), null);
       // The card is open to every origin, listed or not (reach-catalog.test: the documents open to every origin).

@@ -40,10 +40,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, loadStorageLocation } from '../src/config/config.js';
+import { ConfigError, loadConfig, loadImportConfig, loadStorageLocation } from '../src/config/config.js';
 import { generateSigningKey } from '../src/trust/jwks.js';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
-import { TOKENS_ENV, spawnRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, spawnRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
 
 interface Refusal {
@@ -322,6 +322,19 @@ test('a REGISTRY_ variable that is no setting is a start-up warning naming the s
       assert.match(said(name) ?? `nothing: ${JSON.stringify(warnings)}`, new RegExp(`ignored \\(did you mean ${meant}\\?\\); the settings are listed`), name);
     }
     assert.match(said('REGISTRY_PASSWORD') ?? '', /ignored; the settings are listed/, 'no guess when nothing is near');
+    // What it runs with is logged, as taken and without a secret: the settings given, the others at their defaults.
+    const configuration = registry.logs.find((l) => String(l.msg).startsWith('configuration: '));
+    assert.ok(configuration, 'the configuration is logged at start-up');
+    assert.match(String(configuration.msg), /^configuration: \d+ settings given \(as taken, secrets masked\); the others at their defaults \(README, Configuration\)$/);
+    const settings = configuration.settings as Record<string, unknown>;
+    assert.equal(configuration.dataDir, settings.REGISTRY_DATA_DIR, 'the data directory, absolute');
+    assert.equal(settings.PORT, 0);
+    assert.equal(settings.HOST, '127.0.0.1');
+    assert.equal(settings.REGISTRY_TOKENS, `*** (principals: ${Object.keys(TOKENS).join(', ')})`);
+    assert.equal(settings.REGISTRY_EMBEDDINGS_KEY, '***');
+    assert.equal(settings.REGISTRY_PAGE_TOKEN_SECRET, '***');
+    assert.ok(!('DATABASE_URL' in settings) && !('REGISTRY_PORT' in settings), 'neither an empty setting nor a variable that is none');
+    for (const token of Object.values(TOKENS)) assert.ok(!JSON.stringify(registry.logs).includes(token), 'no token is shown');
   } finally {
     await registry.stop();
   }
@@ -361,7 +374,7 @@ test('a setting that acts only beside another (or only without one) is a start-u
     ['REGISTRY_EMBEDDINGS_DIMENSIONS', '256', 'without REGISTRY_EMBEDDINGS_URL', embeddings],
     ['REGISTRY_TRUSTED_JKU_SCOPE', 'site', 'without REGISTRY_TRUSTED_JKU', jku],
     ['REGISTRY_TRUSTED_JKU_REFRESH_SECONDS', '600', 'without REGISTRY_TRUSTED_JKU', jku],
-    ['REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS', '600', 'without REGISTRY_TRUSTED_JKU', jku],
+    ['REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS', '7200', 'without REGISTRY_TRUSTED_JKU', jku], // more than the refresh's 3600: less is warned about (a test below)
     ['REGISTRY_POSTGRES_STATEMENT_TIMEOUT_MS', '4000', 'without DATABASE_URL', { DATABASE_URL: 'postgres://registry@db/registry' }],
     ['REGISTRY_RETIRED_SIGNING_KEYS', '/etc/registry/retired-keys.json', 'without REGISTRY_SIGNING_KEY', { REGISTRY_SIGNING_KEY: '/etc/registry/signing-key.json' }],
   ] as const) {
@@ -434,6 +447,13 @@ test('DATABASE_URL_FILE gives the database URL from a file (its first line), che
   assert.doesNotMatch(refused, /FileSecret7/);
   fs.writeFileSync(bad, '\n');
   assert.match(refusedConfig({ DATABASE_URL_FILE: bad }), /^invalid configuration: DATABASE_URL_FILE: \S+bad holds no URL on its first line/);
+  // A line copied from an env file, or the URL in quotes: said so (it was "must be a postgres:// URL (leave it unset for SQLite)").
+  for (const [line, holds] of [[`DATABASE_URL=${url}`, 'a variable assignment \\(DATABASE_URL=…\\)'], [`"${url}"`, 'the URL in quotes']] as const) {
+    fs.writeFileSync(bad, `${line}\n`);
+    const said = refusedConfig({ DATABASE_URL_FILE: bad });
+    assert.match(said, new RegExp(`^invalid configuration: DATABASE_URL_FILE: \\S+bad holds ${holds} on its first line: write the URL alone on it, with no name, = or quotes; correct it, or set DATABASE_URL_FILE`));
+    assert.doesNotMatch(said, /FileSecret7/);
+  }
 });
 
 test('a password in a refused setting is never shown: a URL without "//" (its user name parses as a scheme), a wildcard PUBLIC_URL, a REGISTRY_TRUSTED_JKU', () => {
@@ -486,4 +506,226 @@ test('REGISTRY_METRICS_TOKEN that is also a principal\'s token (or the admin tok
   assert.equal(fs.readFileSync(generated, 'utf8'), `${shared}\n`, 'the file is left as it was');
   // A token of its own is taken.
   assert.equal(loadConfig({ REGISTRY_TOKENS: `alice:${shared}`, REGISTRY_METRICS_TOKEN: 'metrics-only-token-0123456789' }).hardening.metricsToken, 'metrics-only-token-0123456789');
+});
+
+test('a value enclosed in quotes is refused naming the setting (docker run --env-file keeps them: REGISTRY_DATA_DIR="/data" was a directory named " under the working directory), a secret\'s never shown', () => {
+  assert.equal(
+    refusedConfig({ REGISTRY_DATA_DIR: '"/data"' }),
+    'invalid configuration: REGISTRY_DATA_DIR is enclosed in quotes, which are taken as part of its value (got "/data", quotes included): whatever set it kept them (docker run --env-file takes each line as written); remove the quotes',
+  );
+  assert.match(refusedConfig({ PUBLIC_URL: "'https://registry.example.com'" }), /^invalid configuration: PUBLIC_URL is enclosed in quotes, .*\(got 'https:\/\/registry\.example\.com', quotes included\).*remove the quotes$/);
+  assert.match(refusedConfig({ DATABASE_URL: '"postgres://registry:Hunter2pw@db/registry"' }), /^invalid configuration: DATABASE_URL is enclosed in quotes, .*\(got "postgres:\/\/registry:\*\*\*@db\/registry", quotes included\)/);
+  // A token kept its quotes: accepted, and no client presenting it without them got in.
+  for (const [name, value] of [['REGISTRY_ADMIN_TOKEN', '"abcdefghijklmnopqrstu"'], ['REGISTRY_TOKENS', "'alice:abcdefghijklmnopqrstu'"]] as const) {
+    const said = refusedConfig({ [name]: value });
+    assert.match(said, new RegExp(`^invalid configuration: ${name} is enclosed in quotes, which are taken as part of its value: .*remove the quotes$`));
+    assert.doesNotMatch(said, /abcdefghij/, 'a secret is never shown');
+  }
+  // Quotes inside a value are its own.
+  assert.equal(loadConfig({ REGISTRY_ADMIN_TOKEN: 'abc"defghijklmnopqrstu"' }).tokens.get('abc"defghijklmnopqrstu"'), 'admin');
+});
+
+test('REGISTRY_TOKENS: one principal listed twice with its token is said so (it was "gives two principals one token"); a principal that looks like the admin but is not ("Admin", "admn") is a start-up warning', () => {
+  const token = 'abcdefghijklmnopqrstu';
+  assert.equal(refusedConfig({ REGISTRY_TOKENS: `alice:${token},alice:${token}` }), 'invalid configuration: REGISTRY_TOKENS lists "alice" with one token twice: remove one of them');
+  assert.equal(refusedConfig({ REGISTRY_TOKENS: `alice:${token},bob:${token}` }), 'invalid configuration: REGISTRY_TOKENS gives two principals one token: give each its own');
+  for (const principal of ['Admin', 'ADMIN', 'admn', 'admins']) {
+    const config = loadConfig({ REGISTRY_TOKENS: `${principal}:${token}` });
+    assert.equal(config.tokens.get(token), principal, 'taken as written');
+    assert.deepEqual(config.warnings, [
+      `REGISTRY_TOKENS gives a token to "${principal}", which is not the admin: only the principal "admin", written so (lower case), may act on every entry; write it "admin:<token>" if it is meant to be the admin`,
+    ]);
+  }
+  assert.deepEqual(loadConfig({ REGISTRY_TOKENS: `admin:${token},alice:${token.toUpperCase()}` }).warnings, [], 'admin itself, and other names: nothing to say');
+});
+
+test('a setting spelt wrong without the REGISTRY_ prefix, or in lower case, is a start-up warning too (DATABSE_URL ran on SQLite, registry_public_read=false left the registry open); other programs\' variables are not named', () => {
+  const warned = (name: string) => {
+    const said = loadConfig({ [name]: 'x' }).warnings ?? [];
+    return said.length === 0 ? undefined : (/did you mean (\S+)\?/.exec(said[0]!)?.[1] ?? 'no guess');
+  };
+  for (const [name, meant] of [
+    ['DATABSE_URL', 'DATABASE_URL'],
+    ['DATABASE_URL_FIlE', 'DATABASE_URL_FILE'],
+    ['PUBLIC_URI', 'PUBLIC_URL'],
+    ['GRPC_PORTS', 'GRPC_PORT'],
+    ['LOGLEVEL', 'LOG_LEVEL'],
+    ['REGISTY_MAX_ENTRIES_PER_OWNER', 'REGISTRY_MAX_ENTRIES_PER_OWNER'],
+    ['registry_public_read', 'REGISTRY_PUBLIC_READ'],
+    ['database_url', 'DATABASE_URL'],
+  ] as const) {
+    assert.equal(warned(name), meant, name);
+  }
+  assert.match(loadConfig({ DATABSE_URL: 'postgres://registry:Hunter2pw@db/registry' }).warnings?.[0] ?? '', /^DATABSE_URL is not a setting of the registry and is ignored \(did you mean DATABASE_URL\?\); the settings are listed in the README's Configuration section$/);
+  for (const name of ['HOME', 'HOSTNAME', 'NODE_OPTIONS', 'DATABASE_HOST', 'POSTGRES_PASSWORD', 'MAX_ENTRIES_PER_OWNER']) assert.equal(warned(name), undefined, name);
+  // Windows' environment is case-insensitive: there registry_public_read is REGISTRY_PUBLIC_READ, which reads it.
+  assert.deepEqual(loadConfig({ registry_public_read: 'false', REGISTRY_PUBLIC_READ: 'false' }).warnings, []);
+});
+
+test('REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS no longer than REGISTRY_TRUSTED_JKU_REFRESH_SECONDS is a start-up warning naming both: the first failed fetch would end the keys\' trust at once', () => {
+  const jku = { REGISTRY_TRUSTED_JKU: 'https://keys.example.com/jwks.json' };
+  const warnings = (env: Record<string, string>) => loadConfig({ ...jku, ...env }).warnings ?? [];
+  const said = (stale: number, refresh: number) =>
+    `REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS (${stale}) is not longer than REGISTRY_TRUSTED_JKU_REFRESH_SECONDS (${refresh}): an allow-listed JWKS is fetched again only once the keys it gave are that old, so the first fetch that fails ends their trust at once, unverifying the cards they signed; give REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS more than REGISTRY_TRUSTED_JKU_REFRESH_SECONDS (the defaults: 86400 and 3600)`;
+  assert.deepEqual(warnings({ REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: '600' }), [said(600, 3600)]);
+  assert.deepEqual(warnings({ REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: '86400' }), [said(86400, 86400)], 'equal: no time either');
+  assert.deepEqual(warnings({}), [], 'the defaults');
+  assert.deepEqual(warnings({ REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: '600', REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: '300' }), []);
+});
+
+test('REGISTRY_CORS_ORIGINS: an origin with a wildcard (https://*.example.com, which matched nothing) is refused saying to list each; one written with capitals or its default port is taken as browsers send it', () => {
+  assert.equal(
+    refusedConfig({ REGISTRY_CORS_ORIGINS: 'https://app.example.com,https://*.example.com' }),
+    'invalid configuration: REGISTRY_CORS_ORIGINS "https://*.example.com" holds a wildcard, which an origin cannot: list each origin (e.g. https://app.example.com,https://admin.example.com), or give * alone for every origin (got "https://app.example.com,https://*.example.com")',
+  );
+  assert.deepEqual(loadConfig({ REGISTRY_CORS_ORIGINS: 'HTTPS://App.Example.com:443,http://localhost:80,https://app.example.com' }).hardening.corsOrigins, ['https://app.example.com', 'http://localhost']);
+  for (const origin of ['https://app.example.com:99999', 'https://app.example.com?x=1']) assert.match(refusedConfig({ REGISTRY_CORS_ORIGINS: origin }), /is not an origin \(scheme:\/\/host\[:port\], no path\) or \*/, origin);
+});
+
+test('the configuration logged at start-up shows each setting given as taken ("yes" true, " 5 " 5, a path absolute), a URL\'s password and query values masked, no token', () => {
+  const given = loadConfig({
+    PORT: ' 5 ',
+    REGISTRY_PUBLIC_READ: 'yes',
+    REGISTRY_DATA_DIR: 'data2',
+    DATABASE_URL: 'postgres://registry:Hunter2pw@db/registry?sslpassword=Sec1',
+    REGISTRY_ADMIN_TOKEN: 'admin-token-0123456789',
+    REGISTRY_TRUSTED_JKU: 'https://keys.example.com/jwks.json?token=Sec2',
+    REGISTRY_CORS_ORIGINS: 'https://App.example.com',
+  }).given;
+  assert.deepEqual(given, {
+    PORT: 5,
+    REGISTRY_DATA_DIR: path.resolve('data2'),
+    DATABASE_URL: 'postgres://registry:***@db/registry?sslpassword=***',
+    REGISTRY_ADMIN_TOKEN: '***',
+    REGISTRY_PUBLIC_READ: true,
+    REGISTRY_CORS_ORIGINS: ['https://app.example.com'],
+    REGISTRY_TRUSTED_JKU: ['https://keys.example.com/jwks.json?token=***'],
+  });
+});
+
+test('REGISTRY_HEADERS_TIMEOUT_SECONDS above REGISTRY_REQUEST_TIMEOUT_SECONDS is refused naming both and which to change', () => {
+  assert.equal(
+    refusedConfig({ REGISTRY_HEADERS_TIMEOUT_SECONDS: '20', REGISTRY_REQUEST_TIMEOUT_SECONDS: '10' }),
+    'invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got 20 > 10): the headers are part of the request, which must arrive whole within the request timeout; lower REGISTRY_HEADERS_TIMEOUT_SECONDS, or raise REGISTRY_REQUEST_TIMEOUT_SECONDS',
+  );
+  assert.equal(loadConfig({ REGISTRY_REQUEST_TIMEOUT_SECONDS: '5' }).connections.headersTimeoutMs, 5000, 'unset, it is at most the request timeout');
+});
+
+test('the variables Kubernetes sets for a Service named "registry" (REGISTRY_SERVICE_HOST, REGISTRY_PORT=tcp://...) are no start-up warning; REGISTRY_PORT without them still is', () => {
+  const links = {
+    REGISTRY_SERVICE_HOST: '10.0.0.7',
+    REGISTRY_SERVICE_PORT: '8080',
+    REGISTRY_SERVICE_PORT_HTTP: '8080',
+    REGISTRY_PORT: 'tcp://10.0.0.7:8080',
+    REGISTRY_PORT_8080_TCP: 'tcp://10.0.0.7:8080',
+    REGISTRY_PORT_8080_TCP_PROTO: 'tcp',
+    REGISTRY_PORT_8080_TCP_PORT: '8080',
+    REGISTRY_PORT_8080_TCP_ADDR: '10.0.0.7',
+  };
+  assert.deepEqual(loadConfig(links).warnings, []);
+  assert.match(loadConfig({ REGISTRY_PORT: '9000' }).warnings?.[0] ?? '', /^REGISTRY_PORT is not a setting of the registry and is ignored \(did you mean PORT\?\)/);
+  assert.equal(loadConfig({ ...links, REGISTRY_PUBLIC_REED: 'false' }).warnings?.length, 1, 'a setting spelt wrong beside them still is');
+});
+
+test('REGISTRY_ADMIN_TOKEN_FILE whose first line is an env file\'s (REGISTRY_ADMIN_TOKEN=...) or the token in quotes is refused: taken whole, the token itself was refused', () => {
+  const file = path.join(tempDir(), 'admin-token');
+  for (const [line, holds] of [
+    ['REGISTRY_ADMIN_TOKEN=admin-token-0123456789', 'a variable assignment \\(REGISTRY_ADMIN_TOKEN=…\\)'],
+    ['"admin-token-0123456789"', 'the token in quotes'],
+  ] as const) {
+    fs.writeFileSync(file, `${line}\n`);
+    const said = refusedConfig({ REGISTRY_ADMIN_TOKEN_FILE: file });
+    assert.match(said, new RegExp(`^invalid configuration: REGISTRY_ADMIN_TOKEN_FILE: .*admin-token holds ${holds} on its first line, taken whole as the token: write the token alone on it, with no name, = or quotes; correct it, or set REGISTRY_ADMIN_TOKEN_FILE to the path of a file whose first line is the admin token$`));
+    assert.doesNotMatch(said, /0123456789/, 'the token is not shown');
+  }
+  fs.writeFileSync(file, 'a2ar_YWRtaW4tdG9rZW4=\n');
+  assert.equal(loadConfig({ REGISTRY_ADMIN_TOKEN_FILE: file }).tokens.get('a2ar_YWRtaW4tdG9rZW4='), 'admin', 'base64 padding is a token\'s own');
+});
+
+test('PUBLIC_URL written with capitals or its default port is taken as a URL parser writes it: HTTPS://... was published as written and taken for no https URL (documents\' http: URLs went unwarned)', () => {
+  const config = loadConfig({ PUBLIC_URL: 'HTTPS://Registry.Example.com:443/Base/' });
+  assert.equal(config.publicUrl, 'https://registry.example.com/Base');
+  assert.equal(config.warnInsecureHttp, true);
+  assert.equal(loadImportConfig({ PUBLIC_URL: 'HTTPS://Registry.Example.com' }).warnInsecureHttp, true, 'import reads it as the registry does');
+  assert.equal(loadConfig({ PUBLIC_URL: 'http://[::1]:9000/' }).publicUrl, 'http://[::1]:9000');
+});
+
+test('a ${NAME} nothing expanded, or a path beginning with ~, is refused naming the setting (REGISTRY_DATA_DIR=~/registry was a directory named ~ under the working directory), never a value', () => {
+  assert.equal(
+    refusedConfig({ DATABASE_URL: 'postgres://registry:${PG_PASSWORD}@db/registry' }),
+    "invalid configuration: DATABASE_URL holds ${PG_PASSWORD}, a variable reference nothing expanded (docker run --env-file, systemd's Environment= and Kubernetes take it as written): give the value itself, or set it from a shell or docker compose, which expand it",
+  );
+  assert.match(refusedConfig({ REGISTRY_ADMIN_TOKEN: '${ADMIN_TOKEN:-admin-token-0123456789}' }), /^invalid configuration: REGISTRY_ADMIN_TOKEN holds \$\{ADMIN_TOKEN\}, a variable reference nothing expanded/);
+  assert.doesNotMatch(refusedConfig({ REGISTRY_ADMIN_TOKEN: '${ADMIN_TOKEN:-admin-token-0123456789}' }), /0123456789/, 'a default in it is never shown');
+  assert.match(refusedConfig({ REGISTRY_DATA_DIR: '~/registry' }), /^invalid configuration: REGISTRY_DATA_DIR begins with ~, which only a shell expands to the home directory .*: give the full path \(e\.g\. \/home\/registry\/registry\)$/);
+  assert.equal(loadConfig({ REGISTRY_DATA_DIR: '/srv/~registry', REGISTRY_ADMIN_TOKEN: 'admin$token-0123456789' }).dataDir, '/srv/~registry', 'a ~ or $ inside is the value\'s own');
+});
+
+test('REGISTRY_PAGE_TOKEN_SECRET with whitespace around it is refused (another key than a replica given it without: each refused the others\' page tokens), the secret never shown', () => {
+  for (const secret of [' replicas-share-this-secret', 'replicas-share-this-secret\n']) {
+    assert.equal(
+      refusedConfig({ REGISTRY_PAGE_TOKEN_SECRET: secret }),
+      "invalid configuration: REGISTRY_PAGE_TOKEN_SECRET begins or ends with whitespace, which would sign page tokens with another key than a replica given it without (each refusing the others') (a quoting mistake?): remove it",
+    );
+  }
+  assert.equal(refusedConfig({ REGISTRY_PAGE_TOKEN_SECRET: 'short' }), 'invalid configuration: REGISTRY_PAGE_TOKEN_SECRET must be at least 16 characters');
+  assert.equal(loadConfig({ REGISTRY_PAGE_TOKEN_SECRET: 'replicas share this secret' }).pageTokenSecret, 'replicas share this secret', 'spaces inside are its own');
+});
+
+test('backup, restore, migrate and import name a setting of theirs spelt wrong (backup with DATABSE_URL copied the SQLite file without a word), not the settings they do not read', () => {
+  const said = "DATABSE_URL is not a setting of the registry and is ignored (did you mean DATABASE_URL?); the settings are listed in the README's Configuration section";
+  const env = { DATABSE_URL: 'postgres://registry:Hunter2pw@db/registry', REGISTRY_PUBLIC_REED: 'false', REGISTRY_PORT: '9000' };
+  assert.deepEqual(loadStorageLocation(env).warnings, [said]);
+  assert.deepEqual(loadImportConfig({ ...env, REGISTRY_MAX_DOCUMENT_BYTE: '20000' }).warnings, [
+    said,
+    "REGISTRY_MAX_DOCUMENT_BYTE is not a setting of the registry and is ignored (did you mean REGISTRY_MAX_DOCUMENT_BYTES?); the settings are listed in the README's Configuration section",
+  ]);
+});
+
+test('REGISTRY_TOKENS separated by ";" (alice:<token>;bob:<token>: alice had one token with ";bob:" inside, bob none) is a start-up warning saying items are separated by commas, nothing of the token shown', () => {
+  const config = loadConfig({ REGISTRY_TOKENS: 'alice:alice-token-0123456789;bob:bob-token-0123456789' });
+  assert.deepEqual(config.warnings, ['REGISTRY_TOKENS gives "alice" a token with ";<name>:" inside it, as if another principal followed a semicolon: separate the items with commas (alice:<token>,<name>:<token>)']);
+  assert.deepEqual(loadConfig({ REGISTRY_TOKENS: 'alice:alice;token:0123456789' }).warnings, [], 'a ; or : of the token\'s own is nothing to say');
+});
+
+test('REGISTRY_INDEX_SNAPSHOT_SECONDS longer than REGISTRY_CHANGES_RETENTION_HOURS keeps the change log is a start-up warning naming both: after a crash the saved index is rebuilt, not loaded', () => {
+  const warnings = (env: Record<string, string>) => loadConfig(env).warnings ?? [];
+  assert.deepEqual(warnings({ REGISTRY_CHANGES_RETENTION_HOURS: '0.1' }), [
+    'REGISTRY_INDEX_SNAPSHOT_SECONDS (600) is longer than REGISTRY_CHANGES_RETENTION_HOURS (0.1, 360 s) keeps the change log: after a crash, the saved index may be older than the log, and is then rebuilt from every entry instead of loaded (minutes at a million entries); save it more often than the log is trimmed (the defaults: 600 s and 24 h)',
+  ]);
+  assert.equal(warnings({ REGISTRY_INDEX_SNAPSHOT_SECONDS: '604800' }).length, 1, 'a week against a day');
+  assert.deepEqual(warnings({}), [], 'the defaults');
+  assert.deepEqual(warnings({ REGISTRY_CHANGES_RETENTION_HOURS: '0.1', REGISTRY_INDEX_SNAPSHOT_SECONDS: '0' }), [], 'no saved index');
+});
+
+test('a list setting given only commas (REGISTRY_TOKENS="${ALICE},${BOB}" with both unset) is unset, as an empty one is, and said at start-up (it was a list of nothing, without a word)', () => {
+  const config = loadConfig({ REGISTRY_TOKENS: ',', REGISTRY_CORS_ORIGINS: ' , ' });
+  assert.equal(config.tokens.size, 0);
+  assert.deepEqual(config.warnings, [
+    'REGISTRY_TOKENS lists nothing (got ","): taken as unset, so no principal has a token from it (unset shell variables, as in "${A},${B}"?)',
+    'REGISTRY_CORS_ORIGINS lists nothing (got " , "): taken as unset, so CORS is off (unset shell variables, as in "${A},${B}"?)',
+  ]);
+  assert.deepEqual(config.given, {}, 'nothing given');
+  assert.deepEqual(loadConfig({ REGISTRY_TOKENS: 'alice:alice-token-0123456789,' }).warnings, [], 'a trailing comma after an item is nothing to say');
+});
+
+test('a yes/no or one-word setting with whitespace around it (an env file\'s trailing space) is taken as a number\'s is, not refused as no true or false', () => {
+  const config = loadConfig({ REGISTRY_PUBLIC_READ: 'false ', REGISTRY_PROBE: ' yes', LOG_LEVEL: 'warn\t', REGISTRY_TRUSTED_JKU: 'https://keys.example.com/jwks.json', REGISTRY_TRUSTED_JKU_SCOPE: ' site ' });
+  assert.equal(config.publicRead, false);
+  assert.equal(config.freshness.probe, true);
+  assert.equal(config.logLevel, 'warn');
+  assert.equal(config.trust.jkuScope, 'site');
+  assert.equal(refusedConfig({ REGISTRY_PUBLIC_READ: 'TRUE' }), 'invalid configuration: REGISTRY_PUBLIC_READ must be true or false (or 1/0, yes/no) (got "TRUE"); e.g. REGISTRY_PUBLIC_READ=true (the default)', 'the words as the README gives them');
+});
+
+test('GRPC_PORT=tcp://... that Kubernetes sets for a Service named grpc is unset and said, not a refused start over a setting no one gave', () => {
+  const links = { GRPC_SERVICE_HOST: '10.0.0.9', GRPC_SERVICE_PORT: '50051', GRPC_PORT: 'tcp://10.0.0.9:50051', GRPC_PORT_50051_TCP: 'tcp://10.0.0.9:50051' };
+  const config = loadConfig(links);
+  assert.equal(config.grpc, undefined);
+  assert.deepEqual(config.warnings, [
+    "GRPC_PORT is tcp://10.0.0.9:50051, which Kubernetes sets for the Service named grpc in this namespace: taken as unset, so no gRPC is served; to serve it, set GRPC_PORT in the pod's environment (it wins over the Service's)",
+  ]);
+  assert.deepEqual(config.given, {}, 'no setting given');
+  assert.equal(loadConfig({ ...links, GRPC_PORT: '50051' }).grpc?.port, 50051, 'the pod\'s own GRPC_PORT');
+  assert.match(refusedConfig({ GRPC_PORT: 'tcp://10.0.0.9:50051' }), /^invalid configuration: GRPC_PORT must be a port number/, 'without the Service beside it, refused as before');
 });

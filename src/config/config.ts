@@ -100,7 +100,15 @@ export interface RegistryConfig {
   search: SearchConfig;
   /** Things to tell the operator at start-up (a REGISTRY_ variable the registry does not read: a typo?). */
   warnings?: string[];
+  /**
+   * The settings given (the others are at their defaults), as the registry took them, for the
+   * start-up log: secrets as `***`, a URL's password and query values masked (shownSettings).
+   */
+  given?: Record<string, ShownSetting>;
 }
+
+/** A setting's value as the start-up log shows it. */
+export type ShownSetting = string | number | boolean | string[];
 
 export interface SearchConfig {
   /** Absolute path of a synonym file (Solr synonyms.txt format), REGISTRY_SYNONYMS. */
@@ -258,9 +266,16 @@ function isProxyNotation(proxy: string): boolean {
 const decimal = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (typeof v === 'string' && /^\s*[-+]?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), schema);
 
-const booleanString = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false (or 1/0, yes/no)' })
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+/**
+ * A word among `schema`'s, whitespace around it dropped as a number's is: REGISTRY_PUBLIC_READ="false "
+ * (an env file's trailing space) was refused as no true or false, the message showing "false " (the
+ * space easily missed), while REGISTRY_MAX_WATCHES=" 5 " was 5.
+ */
+const word = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), schema);
+
+const booleanString = word(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false (or 1/0, yes/no)' })).transform(
+  (v) => v === 'true' || v === '1' || v === 'yes',
+);
 
 /** A number from `min` to `max`, fractions allowed; anything else is refused with `message`, which says what it takes. */
 const numberFrom = (min: number, max: number, message: string) => decimal(z.number({ message }).min(min, { message }).max(max, { message }));
@@ -352,7 +367,9 @@ const tokensSchema = z
         return z.NEVER;
       }
       if (tokens.has(token)) {
-        ctx.addIssue({ code: 'custom', message: `gives two principals one token: give each its own` });
+        // The same pair twice (a copy-paste slip) was "gives two principals one token".
+        const message = tokens.get(token) === principal ? `lists "${principal}" with one token twice: remove one of them` : 'gives two principals one token: give each its own';
+        ctx.addIssue({ code: 'custom', message });
         return z.NEVER;
       }
       tokens.set(token, principal);
@@ -440,8 +457,14 @@ const envSchema = z.object({
   // whenever a client held a request open, and the save was killed.
   REGISTRY_SHUTDOWN_GRACE_SECONDS: numberFrom(0, 3600, 'must be seconds from 0 to 3600 (e.g. 5; 0: requests in flight are cut off at once)').default(5),
   REGISTRY_GRPC_MAX_CONNECTION_AGE_SECONDS: numberFrom(0, 604800, 'must be seconds from 0 to 604800 (e.g. 1800; 0: a gRPC connection is never closed for its age)').default(1800),
-  REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace or silent' }).default('info'),
+  // Whitespace around it (a quoting mistake) made another key than the other replicas' copy
+  // without it, and each refused the page tokens the others issued as not issued.
+  REGISTRY_PAGE_TOKEN_SECRET: z
+    .string()
+    .refine(noWhitespaceAround, whitespaceAround("would sign page tokens with another key than a replica given it without (each refusing the others')"))
+    .refine((v) => v.length >= 16, { message: 'must be at least 16 characters' })
+    .optional(),
+  LOG_LEVEL: word(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace or silent' })).default('info'),
   REGISTRY_MAX_JSON_DEPTH: positiveInt(1000, 16).default(100),
   REGISTRY_MAX_QUERY_CHARS: positiveInt(10_000).default(1000),
   REGISTRY_RATE_LIMITS: booleanString.default(true),
@@ -456,13 +479,23 @@ const envSchema = z.object({
     .transform((raw, ctx) => {
       const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
       if (list.includes('*')) return '*' as const;
+      const origins = new Set<string>();
       for (const origin of list) {
-        if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+        // A pattern matched nothing: origins are compared whole (the cors package, the MCP guard).
+        if (origin.includes('*')) {
+          ctx.addIssue({ code: 'custom', message: `"${origin}" holds a wildcard, which an origin cannot: list each origin (e.g. https://app.example.com,https://admin.example.com), or give * alone for every origin` });
+          return z.NEVER;
+        }
+        const url = /^https?:\/\/[^/\s?#@]+$/i.test(origin) && URL.canParse(origin) ? new URL(origin) : undefined;
+        if (!url) {
           ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin (scheme://host[:port], no path) or *` });
           return z.NEVER;
         }
+        // As browsers send it in Origin (lower case, no default port): https://App.example.com or
+        // https://app.example.com:443 was compared as written, and no browser's request matched.
+        origins.add(url.origin);
       }
-      return list;
+      return [...origins];
     })
     .optional(),
   REGISTRY_TRUST_PROXY: z
@@ -572,7 +605,7 @@ const envSchema = z.object({
     .optional(),
   REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: wholeNumber(1, 86400, 'must be a whole number of seconds from 1 to 86400 (one day)').default(DEFAULT_JKU_REFRESH_MS / 1000),
   REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: wholeNumber(60, 30 * 86400, 'must be a whole number of seconds from 60 to 2592000 (30 days)').default(DEFAULT_JKU_MAX_STALE_MS / 1000),
-  REGISTRY_TRUSTED_JKU_SCOPE: z.enum(['any', 'site'], { message: 'must be "any" (a key from an allow-listed JWKS verifies any card) or "site" (only cards whose endpoints are on the JWKS URL\'s host or under it)' }).default('any'),
+  REGISTRY_TRUSTED_JKU_SCOPE: word(z.enum(['any', 'site'], { message: 'must be "any" (a key from an allow-listed JWKS verifies any card) or "site" (only cards whose endpoints are on the JWKS URL\'s host or under it)' })).default('any'),
   REGISTRY_REQUIRE_VERIFIED: booleanString.default(false),
   REGISTRY_SIGNING_KEY: pathSetting().optional(),
   REGISTRY_RETIRED_SIGNING_KEYS: pathSetting().optional(),
@@ -601,7 +634,10 @@ function resolvePublicUrl(publicUrl: string | undefined, host: string, port: num
         `invalid configuration: PUBLIC_URL must be an address peers can reach, not the wildcard ${hostname} (got "${publicUrl}"); set it to the URL clients use, e.g. https://registry.example.com`,
       );
     }
-    return publicUrl.replace(/\/+$/, '');
+    // As a URL parser writes it: HTTPS://Registry.Example.com was published as written, and
+    // taken for no https URL (warnInsecureHttp compares the scheme), so documents' http: URLs went
+    // unwarned; a default port (:443) is dropped as browsers and clients drop it.
+    return new URL(publicUrl).href.replace(/\/+$/, '');
   }
   if (WILDCARD_HOSTS.has(host)) {
     throw new ConfigError(
@@ -666,7 +702,17 @@ function adminToken(value: string | undefined, file: string | undefined): string
   if (token.length < MIN_TOKEN_CHARS) throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE must hold a token of at least ${MIN_TOKEN_CHARS} characters on its first line (got "${file}")`);
   const unpresentable = unpresentableToken(token);
   if (unpresentable) throw new ConfigError(`invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE (${file}) ${unpresentable}`);
+  // The file holds the token alone: a line copied from an env file (REGISTRY_ADMIN_TOKEN=...), or
+  // the token in quotes, was taken whole, and the admin presenting the token itself was refused.
+  const wrapped = wrappedLine(token, 'the token');
+  if (wrapped) throw settingFileError('REGISTRY_ADMIN_TOKEN_FILE', file, `holds ${wrapped} on its first line, taken whole as the token: write the token alone on it, with no name, = or quotes`);
   return token;
+}
+
+/** How a setting file's first line wraps `what` (an env file's NAME=..., or quotes), said without the value; undefined when it does not. */
+function wrappedLine(line: string, what: string): string | undefined {
+  if (/^[A-Z][A-Z0-9_]*=[^=]/.test(line)) return `a variable assignment (${line.slice(0, line.indexOf('=') + 1)}…)`;
+  return /^(["']).*\1$/.test(line) ? `${what} in quotes` : undefined;
 }
 
 /**
@@ -682,6 +728,9 @@ function databaseUrl(e: Pick<Env, 'DATABASE_URL' | 'DATABASE_URL_FILE'>): string
   if (file === undefined) return e.DATABASE_URL;
   const url = readSettingFile('DATABASE_URL_FILE', file).split('\n')[0]!.trim();
   if (url === '') throw settingFileError('DATABASE_URL_FILE', file, 'holds no URL on its first line');
+  // Was "must be a postgres:// or postgresql:// URL (leave it unset for SQLite)", of DATABASE_URL=postgres://...
+  const wrapped = wrappedLine(url, 'the URL');
+  if (wrapped) throw settingFileError('DATABASE_URL_FILE', file, `holds ${wrapped} on its first line: write the URL alone on it, with no name, = or quotes`);
   const parsed = databaseUrlSchema.safeParse(url);
   if (!parsed.success) throw settingFileError('DATABASE_URL_FILE', file, `holds a URL on its first line that ${parsed.error.issues[0]!.message}`);
   return parsed.data;
@@ -716,6 +765,31 @@ export function metricsTokenOfItsOwn(metrics: string | undefined, listed: Readon
   );
 }
 
+/**
+ * Principals of REGISTRY_TOKENS that look like the admin but are not: only `admin`, as written,
+ * may act on every entry; `Admin:...` or `admn:...` made an ordinary principal, and the operator
+ * found out when an admin's write was refused. Said at start-up (a principal may be named so).
+ */
+function nearAdmin(tokens: ReadonlyMap<string, string>): string[] {
+  const principals = new Set([...tokens.values()].filter((p) => p !== ADMIN_PRINCIPAL && editDistance(p.toLowerCase(), ADMIN_PRINCIPAL) <= 1));
+  return [...principals].map(
+    (p) =>
+      `REGISTRY_TOKENS gives a token to "${p}", which is not the admin: only the principal "${ADMIN_PRINCIPAL}", written so (lower case), may act on every entry; write it "${ADMIN_PRINCIPAL}:<token>" if it is meant to be the admin`,
+  );
+}
+
+/**
+ * alice:<token>;bob:<token> gave alice one token with ";bob:<token>" inside, and bob none. Said at
+ * start-up (a warning: a generated token may hold ";x:" by chance), naming the principal only.
+ */
+function semicolonSeparated(tokens: ReadonlyMap<string, string>): string[] {
+  return [...tokens].flatMap(([token, principal]) => {
+    const next = /[;|]([A-Za-z][\w.@-]*):[^;|]{16,}$/.exec(token);
+    // What follows the semicolon is not shown: should it be the token's own, it is part of a secret.
+    return next ? [`REGISTRY_TOKENS gives "${principal}" a token with "${next[0][0]}<name>:" inside it, as if another principal followed a semicolon: separate the items with commas (${principal}:<token>,<name>:<token>)`] : [];
+  });
+}
+
 /** Edit distance (insertions, deletions, substitutions) between two short names. */
 function editDistance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -731,18 +805,60 @@ function editDistance(a: string, b: string): number {
  * REGISTRY_ variables the registry does not read. A misspelt setting is otherwise silently
  * ignored and its default applies (REGISTRY_PUBLIC_REED=false leaves the registry open), so
  * start-up names each one, with the setting it most likely meant. A warning, not an error: other
- * software (a container registry's CI credentials) uses the prefix too.
+ * software (a container registry's CI credentials) uses the prefix too. With `read` (a command's
+ * settings), only those meant for one of them.
  */
-function unknownSettings(env: Record<string, string | undefined>): string[] {
+function unknownSettings(env: Record<string, string | undefined>, read?: readonly SettingName[]): string[] {
   const known = Object.keys(envSchema.shape);
   return Object.keys(env)
-    .filter((name) => name.startsWith('REGISTRY_') && !known.includes(name))
+    // A name in another case whose setting reads a value is that variable (Windows' environment
+    // is case-insensitive), or beside the one in force: nothing to say.
+    .filter((name) => !known.includes(name) && !isServiceLink(name, env) && !(known.includes(name.toUpperCase()) && env[name.toUpperCase()] !== undefined))
     .sort()
-    .map((name) => {
-      const meant = likelySetting(name.slice('REGISTRY_'.length), known);
+    .flatMap((name) => {
+      // Names are case-sensitive: registry_public_read=false, or DATABASE_URL_FIlE, was ignored
+      // as silently as a name of another program's.
+      const upper = name.toUpperCase();
+      let meant: string | undefined;
+      if (upper.startsWith('REGISTRY_')) meant = known.find((setting) => setting === upper) ?? likelySetting(upper.slice('REGISTRY_'.length), known);
+      else {
+        // Another program's variable, unless it is one of the registry's spelt wrong: a missed
+        // DATABASE_URL (DATABSE_URL) ran a replica on its own SQLite, REGISTY_PUBLIC_READ an open one.
+        meant = known.find((setting) => setting === upper) ?? nearSetting(upper, known);
+        if (meant === undefined) return [];
+      }
+      // A command that reads a few settings names only what was meant for one of them: backup
+      // with DATABSE_URL copied the SQLite file without a word, not the PostgreSQL database.
+      if (read && !read.includes(meant as SettingName)) return [];
       const guess = meant ? ` (did you mean ${meant}?)` : '';
-      return `${name} is not a setting of the registry and is ignored${guess}; the settings are listed in the README's Configuration section`;
+      return [`${name} is not a setting of the registry and is ignored${guess}; the settings are listed in the README's Configuration section`];
     });
+}
+
+/**
+ * A variable Kubernetes sets in every pod for each Service of its namespace (service links):
+ * <NAME>_SERVICE_HOST, <NAME>_SERVICE_PORT[_<port name>], <NAME>_PORT and
+ * <NAME>_PORT_<port>_<PROTOCOL>[_PROTO|_PORT|_ADDR]. A Service named `registry`, the likely name
+ * of this one's, gave each start seven warnings, REGISTRY_PORT=tcp://10.0.0.7:8080 "did you
+ * mean PORT?" among them. Told by <NAME>_SERVICE_HOST, which Kubernetes always sets with them.
+ */
+function isServiceLink(name: string, env: Record<string, string | undefined>): boolean {
+  const link = /^([A-Z0-9_]+?)_(?:SERVICE_HOST|SERVICE_PORT(?:_[A-Z0-9_]+)?|PORT(?:_\d+_(?:TCP|UDP|SCTP)(?:_(?:PROTO|PORT|ADDR))?)?)$/.exec(name);
+  return link !== null && env[`${link[1]}_SERVICE_HOST`] !== undefined;
+}
+
+/**
+ * The setting `name` (not REGISTRY_-prefixed, upper case) is within 2 edits of, if any. Only names
+ * of 8 characters or more: shorter ones are too near other programs' (HOME is 2 from HOST).
+ */
+function nearSetting(name: string, known: readonly string[]): string | undefined {
+  if (name.length < 8) return undefined;
+  const near = known
+    .filter((setting) => Math.abs(setting.length - name.length) <= 2)
+    .map((setting) => ({ setting, edits: editDistance(name, setting) }))
+    .filter(({ edits }) => edits <= 2)
+    .sort((x, y) => x.edits - y.edits)[0];
+  return near?.setting;
 }
 
 /**
@@ -772,6 +888,39 @@ function plainHttpJku(urls: readonly string[]): string[] {
     })
     // Named with its query values masked: a key server's ?token=... is a secret, and this is logged.
     .map((url) => `REGISTRY_TRUSTED_JKU lists ${shownUrl(url, 'one of its URLs')}, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL`);
+}
+
+/**
+ * An allow-listed JWKS is fetched again once the keys it gave are REGISTRY_TRUSTED_JKU_REFRESH_SECONDS
+ * old (src/trust/trust-roots.ts), and they stay trusted REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS after
+ * that good fetch: a staleness no longer than the refresh leaves no time at all, the first fetch
+ * that fails ending their trust (and unverifying every card they signed) at once, which is not
+ * what an operator who set either meant. Said at start-up, naming both.
+ */
+function jkuWithoutGrace(e: Pick<Env, 'REGISTRY_TRUSTED_JKU' | 'REGISTRY_TRUSTED_JKU_REFRESH_SECONDS' | 'REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS'>): string[] {
+  const refresh = e.REGISTRY_TRUSTED_JKU_REFRESH_SECONDS;
+  const stale = e.REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS;
+  if (!e.REGISTRY_TRUSTED_JKU?.length || stale > refresh) return [];
+  return [
+    `REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS (${stale}) is not longer than REGISTRY_TRUSTED_JKU_REFRESH_SECONDS (${refresh}): an allow-listed JWKS is fetched again only once the keys it gave are that old, ` +
+      'so the first fetch that fails ends their trust at once, unverifying the cards they signed; give REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS more than REGISTRY_TRUSTED_JKU_REFRESH_SECONDS (the defaults: 86400 and 3600)',
+  ];
+}
+
+/**
+ * The saved index is loaded at start-up and the change log after it replayed; one behind a log
+ * trimmed past it is rebuilt instead (docs/scaling.md: 212 s at 1,000,000 entries, against 8 s).
+ * Saved less often than the log keeps changes, a start after a crash or a kill (the save at
+ * shutdown missed) found it so whenever writes had come meanwhile. Said at start-up, naming both.
+ */
+function snapshotOutlivesChangeLog(e: Pick<Env, 'REGISTRY_INDEX_SNAPSHOT_SECONDS' | 'REGISTRY_CHANGES_RETENTION_HOURS' | 'REGISTRY_EMBEDDINGS_URL'>): string[] {
+  const seconds = e.REGISTRY_INDEX_SNAPSHOT_SECONDS;
+  const kept = e.REGISTRY_CHANGES_RETENTION_HOURS;
+  if (seconds === 0 || e.REGISTRY_EMBEDDINGS_URL !== undefined || seconds <= kept * 3600) return [];
+  return [
+    `REGISTRY_INDEX_SNAPSHOT_SECONDS (${seconds}) is longer than REGISTRY_CHANGES_RETENTION_HOURS (${kept}, ${kept * 3600} s) keeps the change log: after a crash, the saved index may be older than the log, and is then rebuilt from every entry instead of loaded (minutes at a million entries); ` +
+      'save it more often than the log is trimmed (the defaults: 600 s and 24 h)',
+  ];
 }
 
 /** localhost names (RFC 6761) and loopback addresses: each machine that dials one reaches itself. */
@@ -943,6 +1092,69 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
 ];
 
 /**
+ * A value wrapped in quotes ("/data", 'https://registry.example.com') is a quoting mistake: the
+ * quotes are part of the value wherever a file is taken as written (`docker run --env-file`, a
+ * Kubernetes value quoted twice). REGISTRY_DATA_DIR="/data" was a directory named `"` under the
+ * working directory, the database written there and lost with the container; a token kept its
+ * quotes, and no client presenting it without them got in. Refused, naming the setting; the value
+ * shown as other settings' are (never a secret's).
+ */
+function quotedValue(name: SettingName, value: string): void {
+  if (!/^(["'])[\s\S]*\1$/.test(value) || value.length < 2) return;
+  const shown = SECRET_VARIABLES.has(name) ? undefined : shownSettingValue(value.slice(1, -1));
+  const got = shown === undefined ? '' : ` (got ${value[0]}${clipped(shown, MAX_SHOWN_CHARS)}${value[0]}, quotes included)`;
+  throw new ConfigError(
+    `invalid configuration: ${name} is enclosed in quotes, which are taken as part of its value${got}: whatever set it kept them (docker run --env-file takes each line as written); remove the quotes`,
+  );
+}
+
+/**
+ * A shell's `${NAME}` or `~/` nobody expanded: `docker run --env-file`, systemd's Environment= and
+ * Kubernetes take them as written. REGISTRY_DATA_DIR=~/registry was a directory named `~` under the
+ * working directory (the database there, not in the home directory), and
+ * DATABASE_URL=postgres://registry:${PG_PASSWORD}@db/registry failed at the first connection as a
+ * wrong password. Refused, naming the setting and the reference (a name, never a value).
+ */
+function unexpanded(name: SettingName, value: string): void {
+  const reference = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}/.exec(value)?.[0];
+  if (reference !== undefined) {
+    throw new ConfigError(
+      `invalid configuration: ${name} holds ${reference.replace(/^(\$\{[A-Za-z0-9_]+).*\}$/, '$1}')}, a variable reference nothing expanded (docker run --env-file, systemd's Environment= and Kubernetes take it as written): give the value itself, or set it from a shell or docker compose, which expand it`,
+    );
+  }
+  if (PATH_SETTINGS.has(name) && /^~(?:\/|$)/.test(value)) {
+    throw new ConfigError(
+      `invalid configuration: ${name} begins with ~, which only a shell expands to the home directory (here it would name a directory called "~" under ${process.cwd()}): give the full path (e.g. ${path.join('/home/registry', value.slice(1))})`,
+    );
+  }
+}
+
+/**
+ * GRPC_PORT=tcp://10.0.0.9:50051: Kubernetes sets <NAME>_PORT so for each Service of the namespace
+ * (service links), and with a Service named `grpc` the registry refused to start over a setting no
+ * one gave. Such a value, beside the <NAME>_SERVICE_HOST set with it, is unset and said; `<NAME>`
+ * returned, else undefined.
+ */
+function serviceLinkPort(name: SettingName, env: NodeJS.ProcessEnv): string | undefined {
+  const service = /^([A-Z0-9_]+)_PORT$/.exec(name)?.[1];
+  const value = env[name];
+  if (service === undefined || value === undefined || env[`${service}_SERVICE_HOST`] === undefined) return undefined;
+  return /^(?:tcp|udp|sctp):\/\/\S+:\d+$/.test(value) ? service : undefined;
+}
+
+/** Settings that take a comma-separated list, which may come out holding no item. */
+const LIST_SETTINGS = new Set<SettingName>(['REGISTRY_TOKENS', 'REGISTRY_MCP_ALLOWED_HOSTS', 'REGISTRY_CORS_ORIGINS', 'REGISTRY_FETCH_ALLOW', 'REGISTRY_TRUSTED_JKU']);
+
+/**
+ * A list setting given only commas and spaces (REGISTRY_TOKENS="${ALICE},${BOB}" in a compose file,
+ * both unset: ","): read as unset, as an empty variable is, and said. It was taken as a list of
+ * nothing, without a word: no principal had a token, and the registry generated an admin token.
+ */
+function blankList(name: SettingName, value: string | undefined): boolean {
+  return value !== undefined && value !== '' && LIST_SETTINGS.has(name) && value.split(',').every((item) => item.trim() === '');
+}
+
+/**
  * The settings `names` of `env`, parsed and checked, with what start-up says about them. Every
  * loader reads the environment through here, each only the settings it uses: a command is not
  * refused over a setting it has no use for (`backup` over HOST=0.0.0.0 without PUBLIC_URL, as
@@ -953,7 +1165,11 @@ export const DEPENDENT_SETTINGS: readonly DependentSettings[] = [
  * (./empty-setting.ts, whose words the CLI says too of the REGISTRY_DATA_DIR it reads).
  */
 function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): { e: Pick<Env, K>; warnings: string[] } {
-  const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '';
+  const given = (name: SettingName): boolean => env[name] !== undefined && env[name] !== '' && !blankList(name, env[name]) && !serviceLinkPort(name, env);
+  for (const name of names.filter(given)) {
+    quotedValue(name, env[name]!);
+    unexpanded(name, env[name]!);
+  }
   // The settings not read are left out: the schema gives them their defaults, which it does not check.
   const cleaned = Object.fromEntries(names.filter(given).map((name) => [name, env[name]]));
   const parsed = envSchema.safeParse(cleaned);
@@ -973,6 +1189,17 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
   for (const name of names) {
     if (env[name] === '') {
       warnings.push(emptySettingWarning(name, unsetMeaning(name, e)));
+      continue;
+    }
+    const link = serviceLinkPort(name, env);
+    if (link) {
+      warnings.push(
+        `${name} is ${env[name]}, which Kubernetes sets for the Service named ${link.toLowerCase()} in this namespace: taken as unset, so ${unsetMeaning(name, e)}; to serve it, set ${name} in the pod's environment (it wins over the Service's)`,
+      );
+      continue;
+    }
+    if (blankList(name, env[name])) {
+      warnings.push(`${name} lists nothing (got "${env[name]}"): taken as unset, so ${unsetMeaning(name, e)} (unset shell variables, as in "\${A},\${B}"?)`);
       continue;
     }
     if (!given(name)) continue;
@@ -1045,8 +1272,9 @@ export interface StorageLocation {
  * work on its storage without serving it (backup, restore, migrate).
  */
 export function loadStorageLocation(env: NodeJS.ProcessEnv = process.env): StorageLocation {
-  const { e, warnings } = readSettings(env, ['REGISTRY_DATA_DIR', 'DATABASE_URL', 'DATABASE_URL_FILE']);
-  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: databaseUrl(e), warnings };
+  const names = ['REGISTRY_DATA_DIR', 'DATABASE_URL', 'DATABASE_URL_FILE'] as const;
+  const { e, warnings } = readSettings(env, names);
+  return { dataDir: path.resolve(e.REGISTRY_DATA_DIR), databaseUrl: databaseUrl(e), warnings: [...unknownSettings(env, names), ...warnings] };
 }
 
 /** What `a2a-registry import` reads: the storage, and the checks of a registration. */
@@ -1092,7 +1320,7 @@ export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportCo
     sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
     search: { snapshotDir: path.resolve(e.REGISTRY_INDEX_SNAPSHOT_DIR ?? e.REGISTRY_DATA_DIR) },
     ...bodyLimits(e),
-    warnInsecureHttp: e.PUBLIC_URL?.startsWith('https:') ?? false,
+    warnInsecureHttp: e.PUBLIC_URL === undefined ? false : new URL(e.PUBLIC_URL).protocol === 'https:',
     quota: { maxRevisions: e.REGISTRY_MAX_REVISIONS },
     trust: {
       keysFile: e.REGISTRY_TRUSTED_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_TRUSTED_KEYS),
@@ -1101,7 +1329,7 @@ export function loadImportConfig(env: NodeJS.ProcessEnv = process.env): ImportCo
       requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
     },
     fetch: fetchSettings(e),
-    warnings: [...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? [])],
+    warnings: [...unknownSettings(env, IMPORT_SETTINGS), ...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? [])],
   };
 }
 
@@ -1130,6 +1358,41 @@ function fetchSettings(e: Pick<Env, 'REGISTRY_FETCH_ALLOW' | 'REGISTRY_FETCH_TIM
   return { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS, ...(e.REGISTRY_DNS_SERVERS ? { dnsServers: e.REGISTRY_DNS_SERVERS } : {}) };
 }
 
+/**
+ * The settings `env` gives, as `e` took them ("yes" is true, " 5 " is 5, a path is absolute), for
+ * the start-up log: an operator sees what the registry runs with, not only what was written.
+ * Never a secret: tokens are `***` (REGISTRY_TOKENS shows its principals), a URL's password and
+ * query values are masked (shownSettingValue), and what cannot be told safe is `***`.
+ */
+function shownSettings(env: NodeJS.ProcessEnv, e: Env): Record<string, ShownSetting> {
+  const masked = (value: string): string => shownSettingValue(value) ?? '***';
+  const shown: Record<string, ShownSetting> = {};
+  for (const name of SETTINGS) {
+    const raw = env[name];
+    if (raw === undefined || raw === '' || blankList(name, raw) || serviceLinkPort(name, env)) continue;
+    const value: unknown = e[name];
+    if (name === 'REGISTRY_TOKENS') shown[name] = `*** (principals: ${[...new Set(e.REGISTRY_TOKENS.values())].join(', ')})`;
+    else if (SECRET_VARIABLES.has(name)) shown[name] = '***';
+    else if (typeof value === 'number' || typeof value === 'boolean') shown[name] = value;
+    else if (Array.isArray(value)) shown[name] = value.map((item) => masked(String(item)));
+    else if (PATH_SETTINGS.has(name)) shown[name] = masked(path.resolve(raw));
+    else shown[name] = masked(typeof value === 'string' ? value : raw.trim());
+  }
+  return shown;
+}
+
+/** Settings that name a file or directory, relative to the working directory. */
+const PATH_SETTINGS = new Set<SettingName>([
+  'REGISTRY_DATA_DIR',
+  'DATABASE_URL_FILE',
+  'REGISTRY_ADMIN_TOKEN_FILE',
+  'REGISTRY_SYNONYMS',
+  'REGISTRY_INDEX_SNAPSHOT_DIR',
+  'REGISTRY_TRUSTED_KEYS',
+  'REGISTRY_SIGNING_KEY',
+  'REGISTRY_RETIRED_SIGNING_KEYS',
+]);
+
 /** Parses the environment, every setting of the registry; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
   const { e, warnings } = readSettings(env, SETTINGS);
@@ -1144,7 +1407,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   const headersTimeoutSeconds = e.REGISTRY_HEADERS_TIMEOUT_SECONDS ?? Math.min(10, e.REGISTRY_REQUEST_TIMEOUT_SECONDS);
   if (headersTimeoutSeconds > e.REGISTRY_REQUEST_TIMEOUT_SECONDS) {
     throw new ConfigError(
-      `invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got ${headersTimeoutSeconds} > ${e.REGISTRY_REQUEST_TIMEOUT_SECONDS})`,
+      // Said with the way out: the message named both settings but not which to change.
+      `invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got ${headersTimeoutSeconds} > ${e.REGISTRY_REQUEST_TIMEOUT_SECONDS}): the headers are part of the request, which must arrive whole within the request timeout; lower REGISTRY_HEADERS_TIMEOUT_SECONDS, or raise REGISTRY_REQUEST_TIMEOUT_SECONDS`,
     );
   }
   // Both servers bind HOST: the second one failed at start-up with gRPC's "No address added out
@@ -1238,6 +1502,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       retiredSigningKeysFile: e.REGISTRY_RETIRED_SIGNING_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_RETIRED_SIGNING_KEYS),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
-    warnings: [...unknownSettings(env), ...warnings, ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
+    given: shownSettings(env, e),
+    warnings: [...unknownSettings(env), ...warnings, ...nearAdmin(e.REGISTRY_TOKENS), ...semicolonSeparated(e.REGISTRY_TOKENS), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...jkuWithoutGrace(e), ...snapshotOutlivesChangeLog(e), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
   };
 }

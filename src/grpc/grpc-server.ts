@@ -45,10 +45,22 @@ const hostPort = (host: string, port: number): string => `${host.includes(':') &
 function bind(server: grpc.Server, address: string): Promise<number> {
   return new Promise((resolve, reject) =>
     server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) => {
-      if (err) reject(new Error(`gRPC cannot listen on ${address} (GRPC_PORT): ${err.message}`));
-      else resolve(port);
+      if (err) {
+        const fix = bindFix(err.message);
+        reject(new Error(`gRPC cannot listen on ${address} (GRPC_PORT): ${fix ? `${fix} (${err.message})` : err.message}`));
+      } else resolve(port);
     }),
   );
+}
+
+/**
+ * What to change, as the HTTP port's failure says it (server.ts): grpc-js gives only "No address
+ * added out of total 1 resolved errors: [listen EADDRINUSE ...]", which names no way out.
+ */
+function bindFix(message: string): string | undefined {
+  if (/\bEADDRINUSE\b/.test(message)) return 'the port is already in use: stop what uses it, or set GRPC_PORT to another port';
+  if (/\bEACCES\b/.test(message)) return 'the port needs privileges this user lacks: set GRPC_PORT to 1024 or above';
+  return undefined;
 }
 
 /**
