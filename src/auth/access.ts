@@ -49,11 +49,15 @@ export const QUERY_TOKEN_REFUSAL: AccessRefusal = {
 
 /**
  * What is wrong with an unusable Authorization value, in words and as a challenge description.
- * The value itself is never repeated: it may be a real token with a typo around it.
+ * The value itself is never repeated: it may be a real token with a typo around it. Another
+ * scheme (Basic, Token) has no description: RFC 6750 section 3.1 says a challenge to a request
+ * that "attempted using an unsupported authentication method" SHOULD NOT include an error code
+ * or other error information (an OAuth client told invalid_token may throw its token away or
+ * refresh it, when what it lacks is the Bearer scheme; the body's message says so).
  */
-function credentialProblem(authorization: string): { problem: string; description: string } {
+function credentialProblem(authorization: string): { problem: string; description?: string } {
   if (authorization.trim() === '') return { problem: 'The Authorization header is empty.', description: 'empty Authorization header' };
-  if (!/^\s*Bearer(\s|$)/i.test(authorization)) return { problem: 'The Authorization header is not a bearer token.', description: 'expected a Bearer token' };
+  if (!/^\s*Bearer(\s|$)/i.test(authorization)) return { problem: 'The Authorization header is not a bearer token.' };
   const words = authorization.trim().split(/\s+/).length - 1;
   if (words === 0) return { problem: 'The Authorization header says Bearer but carries no token.', description: 'no token after Bearer' };
   if (words > 1) return { problem: `The Authorization header carries ${words} words after Bearer; a token is one word, with no spaces.`, description: 'malformed bearer token' };
@@ -88,7 +92,7 @@ export function admitCaller(authenticator: TokenAuthenticator, authorizations: s
       refusal: {
         reason: 'INVALID_CREDENTIAL',
         message: `${problem} Send "Authorization: Bearer <token>" with a valid registry token (${TOKEN_HELP}), or no Authorization header to call anonymously where the registry allows it.`,
-        challenge: `Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="${description}"`,
+        challenge: description === undefined ? `Bearer realm="${AUTH_REALM}"` : `Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="${description}"`,
       },
     };
   }
