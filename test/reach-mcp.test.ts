@@ -496,6 +496,7 @@ describe('MCP endpoint', () => {
     assert.match(foreign.body.error.message, /REGISTRY_CORS_ORIGINS/);
     assert.equal((await post({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).status, 200, 'loopback names are one host');
     assert.equal((await post({ host: 'LOCALHOST' })).status, 200, 'a host name is case-insensitive, the port optional');
+    assert.equal((await post({ host: `localhost.:${port}` })).status, 200, "a fully qualified name's final dot names the same host");
     // The Host is compared as sent, not read as a URL (which took the host after a userinfo, or before a path).
     for (const host of [`attacker.example@127.0.0.1:${port}`, `127.0.0.1:${port}/x`, `127.0.0.1:${port}@attacker.example`, '0x7f.1', '127.0.0.1:port']) {
       const answer = await post({ host });

@@ -102,6 +102,8 @@ test('PUBLIC_URL with a query, a fragment or a user name and password is refused
   assert.match(refusedConfig({ PUBLIC_URL: 'https://reg.example.com/?' }), /PUBLIC_URL must be the base URL .*remove "\?"$/);
   assert.match(refusedConfig({ PUBLIC_URL: 'https://user@reg.example.com' }), /PUBLIC_URL must not carry a user name or password .*remove "user@"/);
   assert.equal(loadConfig({ PUBLIC_URL: 'https://reg.example.com/registry/' }).publicUrl, 'https://reg.example.com/registry');
+  // The MCP endpoint's extra host names as Host headers carry them: ASCII, without the root's dot (one was refused, the other never matched).
+  assert.deepEqual(loadConfig({ REGISTRY_MCP_ALLOWED_HOSTS: 'Bücher.example, registry.internal., [::1]' }).mcpAllowedHosts, ['xn--bcher-kva.example', 'registry.internal', '[::1]']);
   // The gRPC address has no such gap: host:port only.
   for (const PUBLIC_GRPC_URL of ['grpc.example.com:443?x=1', 'user:pw@grpc.example.com:443', 'grpc.example.com:443#x']) {
     assert.match(refusedConfig({ GRPC_PORT: '0', PUBLIC_GRPC_URL }), /^invalid configuration: PUBLIC_GRPC_URL must be the gRPC address clients dial/, PUBLIC_GRPC_URL);

@@ -4,6 +4,7 @@
  * so an operator never runs a registry on a half-understood setting.
  */
 import path from 'node:path';
+import { domainToASCII } from 'node:url';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { AllowList, parseAddress, restrictedRange } from '../net/address-policy.js';
@@ -423,12 +424,17 @@ const envSchema = z.object({
   REGISTRY_MCP_ALLOWED_HOSTS: z
     .string()
     .transform((raw, ctx) => {
-      const hosts = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-      for (const host of hosts) {
+      const hosts: string[] = [];
+      for (const written of raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
+        // A Host header carries a name in its ASCII form, and without the root's dot as browsers
+        // send it: "bücher.example" was refused here, though REGISTRY_FETCH_ALLOW takes it, and
+        // "registry.example.com." was taken, then matched no request (hostOfHostHeader drops the dot).
+        const host = /^\[[0-9a-f:.]+\]$/.test(written) ? written : domainToASCII(written.replace(/\.$/, ''));
         if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(host)) {
-          ctx.addIssue({ code: 'custom', message: `"${host}" is not a host name (no scheme, port or path; IPv6 in brackets)` });
+          ctx.addIssue({ code: 'custom', message: `"${written}" is not a host name (no scheme, port or path; IPv6 in brackets)` });
           return z.NEVER;
         }
+        hosts.push(host);
       }
       return hosts;
     })

@@ -251,7 +251,7 @@ const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Host names the endpoint answers: PUBLIC_URL's (all loopback names when it is one), and the configured extras. */
 export function allowedHostsFor(publicUrl: string, extra: string[]): Set<string> {
-  const own = new URL(publicUrl).hostname.toLowerCase();
+  const own = new URL(publicUrl).hostname.toLowerCase().replace(/\.$/, '');
   return new Set([own, ...(LOOPBACK.includes(own) ? LOOPBACK : []), ...extra]);
 }
 
@@ -264,7 +264,9 @@ export function allowedHostsFor(publicUrl: string, extra: string[]): Set<string>
  */
 export function hostOfHostHeader(header: string | undefined): string | undefined {
   const m = header === undefined ? null : /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(?::\d{1,5})?$/.exec(header);
-  return m ? m[1]!.toLowerCase() : undefined;
+  // A fully qualified name's final dot ("registry.example.com.", which a client may be given and
+  // send) names the same host: it was refused as another's.
+  return m ? m[1]!.toLowerCase().replace(/(?<=[^.])\.$/, '') : undefined;
 }
 
 /**
