@@ -91,10 +91,13 @@ describe('well-known agent card', () => {
 });
 
 describe('health', () => {
-  test('/healthz and /readyz answer ok', async () => {
-    assert.equal((await fetch(`${registry.url}/healthz`)).status, 200);
+  test('/healthz and /readyz answer ok, never to be cached (a cache in front would answer for a registry that changed)', async () => {
+    const live = await fetch(`${registry.url}/healthz`);
+    assert.equal(live.status, 200);
+    assert.equal(live.headers.get('cache-control'), 'no-store');
     const ready = await fetch(`${registry.url}/readyz`);
     assert.equal(ready.status, 200);
+    assert.equal(ready.headers.get('cache-control'), 'no-store');
     assert.equal(((await ready.json()) as WireJson).status, 'ready');
   });
 });

@@ -76,6 +76,7 @@ test('liveness answers and requests are refused as retryable while storage waits
     const ready = await fetch(`${base}/readyz`);
     assert.equal(ready.status, 503);
     assert.deepEqual(await ready.json(), { status: 'not ready', reason: 'opening storage' });
+    for (const probe of [health, ready]) assert.equal(probe.headers.get('cache-control'), 'no-store', 'a cache in front would go on saying "not ready"');
 
     const jsonRpc = await rawPost(`${base}/a2a/jsonrpc`, sendMessageBody([{ data: { search: { query: 'opening' } }, mediaType: 'application/json' }], 'req-7'));
     assert.equal(jsonRpc.status, 200, 'JSON-RPC answers its errors with HTTP 200');

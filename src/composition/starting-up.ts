@@ -13,6 +13,7 @@ import { toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { onJsonRpcPath, sendFailure } from '../http/errors.js';
 import { jsonRpcIdOf, refusedEncoding } from '../http/json-body.js';
+import { PROBE_PATHS, probesNotStored } from '../http/probes.js';
 import { answerSanitizer, securityHeaders, type SecurityOptions } from '../http/security.js';
 import { STARTING_UP_RETRY_SECONDS } from '../contract/errors.js';
 import { mcpFailureFormat } from '../mcp/failure-format.js';
@@ -36,6 +37,7 @@ export function createStartingUpApp(security: SecurityOptions, waiting: () => st
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(securityHeaders(security));
+  app.get(PROBE_PATHS, probesNotStored);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

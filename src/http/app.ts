@@ -10,6 +10,7 @@ import type { RegistryMetrics } from '../observability/metrics.js';
 import { internalErrorHandler, notFoundHandler, sendFailure } from './errors.js';
 import { handlerChain } from './handler-chain.js';
 import { metricsGuard, type MetricsAccess } from './metrics-access.js';
+import { PROBE_PATHS, probesNotStored } from './probes.js';
 import { requestScope } from './request-log.js';
 import { securityHeaders, type SecurityOptions } from './security.js';
 
@@ -61,6 +62,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.use(securityHeaders(deps.security));
   app.use(oneHostField);
 
+  app.get(PROBE_PATHS, probesNotStored);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
