@@ -325,9 +325,8 @@ function formatSummary(summary: ImportSummary, where: string): string {
   const documents = (x: number): string => countOf(x, 'document');
   // The refused ones were read but not imported: "imported 0 of 1 document", never "imported 1 documents".
   const imported = summary.imported === summary.documents ? documents(summary.imported) : `${n(summary.imported)} of ${documents(summary.documents)}`;
-  // A blank line sets the summary off from the refusals printed above it; with none, none.
   let text =
-    `${summary.refused > 0 ? '\n' : ''}imported ${imported} into ${where} in ${summary.seconds.toFixed(1)} s (${n(summary.perSecond)}/s): ` +
+    `imported ${imported} into ${where} in ${summary.seconds.toFixed(1)} s (${n(summary.perSecond)}/s): ` +
     `${n(summary.created)} created, ${n(summary.updated)} updated, ${n(summary.unchanged)} unchanged, ${n(summary.refused)} refused\n`;
   if (summary.withWarnings > 0) text += `${n(summary.withWarnings)} stored with warnings (a2a-registry validate shows them)\n`;
   return text;
@@ -466,7 +465,12 @@ export async function importCommand(sources: string[], options: ImportOptions, o
     stop.release();
   }
   if (report) report.end({ ...summary, refusals: [] });
-  else o.out(formatSummary(summary, summary.engine === 'sqlite' ? `${config.dataDir} (SQLite)` : `PostgreSQL (${withoutPassword(config.databaseUrl ?? '') ?? 'DATABASE_URL'})`));
+  else {
+    // A blank line sets the summary off from the refusals above it, on their stream: on standard
+    // output it was the first line a script reading the summary got.
+    if (summary.refused > 0) o.err('\n');
+    o.out(formatSummary(summary, summary.engine === 'sqlite' ? `${config.dataDir} (SQLite)` : `PostgreSQL (${withoutPassword(config.databaseUrl ?? '') ?? 'DATABASE_URL'})`));
+  }
   return summary.refused > 0 ? EXIT_FAILED : EXIT_OK;
 }
 
