@@ -104,6 +104,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
       metrics: core.metrics,
       metricsAccess: { metricsToken: config.hardening.metricsToken, publicRead: config.publicRead, authenticator: core.authenticator },
       floodGuard: core.abuse.floodGuard(),
+      failureFormats: DOORS.flatMap((door) => door.failureFormats?.() ?? []),
       readiness: { check: notReady, warnings: () => core.warnings() },
       log,
     });

@@ -120,6 +120,27 @@ describe('connection limits', () => {
     const error = (JSON.parse(body!) as { error: { code: number; message: string } }).error;
     assert.equal(error.code, 400);
     assert.match(error.message, /^The request has 2 Host header fields; HTTP\/1\.1 takes exactly one/);
+    // On the MCP endpoint and the ARD routes, in their own bindings (it was the A2A HTTP+JSON Status there too).
+    const call = '{"jsonrpc":"2.0","id":7,"method":"tools/list"}';
+    for (const [line, extra] of [
+      ['POST /mcp', 'Accept: application/json, text/event-stream\r\n'],
+      ['POST /search', ''],
+    ] as const) {
+      const d = await connect(registry.url);
+      d.socket.write(`${line} HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: elsewhere.example\r\nContent-Type: application/json\r\n${extra}Content-Length: ${call.length}\r\n\r\n${call}`);
+      await d.closed;
+      const [answerHead, answerBody] = d.received().split('\r\n\r\n');
+      assert.match(answerHead!, /^HTTP\/1\.1 400 Bad Request\r\n/, line);
+      const answer = JSON.parse(answerBody!) as { jsonrpc?: string; error?: { code: number; message: string }; errorCode?: string; message?: string };
+      if (line === 'POST /mcp') {
+        assert.equal(answer.jsonrpc, '2.0', answerBody);
+        assert.equal(answer.error?.code, -32600);
+        assert.match(answer.error!.message, /2 Host header fields/);
+      } else {
+        assert.equal(answer.errorCode, 'INVALID_ARGUMENT', answerBody);
+        assert.match(answer.message!, /2 Host header fields/);
+      }
+    }
   });
 
   test('an idle keep-alive connection is closed after the keep-alive timeout', async () => {

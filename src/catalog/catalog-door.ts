@@ -223,9 +223,13 @@ function entryIdOf(id: string, where: string): string {
   throw new RegistryError('BAD_REQUEST', `The entry id in the ${carrier} is not valid: ${message}.`, [{ path: where, message }]);
 }
 
+/** The paths the door's routes are under, each with the door's counting, scope and authentication. */
+const CATALOG_PATHS = [ROUTES.aiCatalog, ROUTES.ardManifest, ROUTES.search, ROUTES.explore, ROUTES.agents, '/mcp-servers'];
+
 export const catalogDoor: Door = {
   name: 'catalog',
   openReads: (config) => openReadPaths(config.publicRead),
+  failureFormats: () => [{ paths: CATALOG_PATHS, format: ardFailure }],
   mount(app, ctx: DoorContext) {
     const { core, publicUrl, card } = ctx;
     const { config, log, metrics, abuse } = core;
@@ -271,7 +275,7 @@ export const catalogDoor: Door = {
     const common: RequestHandler[] = [...counted, authenticate(core.authenticator, { publicRead: config.publicRead })];
     // Their preflights are answered before any route, ahead of the configured CORS (openReads above).
     app.use(openReadPaths(config.publicRead), openToAllOrigins);
-    app.use([ROUTES.aiCatalog, ROUTES.ardManifest, ROUTES.search, ROUTES.explore, ROUTES.agents, '/mcp-servers'], common);
+    app.use(CATALOG_PATHS, common);
 
     // ---- the catalog / ARD manifest ----
     const servePage = (document: CatalogDocumentName, contentType: string) =>

@@ -6,6 +6,7 @@
  */
 import type { Express } from 'express';
 import type { RegistryConfig } from '../config/config.js';
+import type { PathFailureFormat } from '../http/errors.js';
 import type { RegistryCore } from './build-registry.js';
 
 /** One entry of the card's supportedInterfaces, as wire JSON. */
@@ -63,6 +64,12 @@ export interface Door {
    * the configured CORS. Asked before any door is mounted.
    */
   openReads?(config: RegistryConfig): readonly string[];
+  /**
+   * How refusals under the door's paths (app.use prefixes) are shaped, for the refusals the HTTP
+   * app makes before any door's route runs (http/app.ts: a request with two Host fields). Asked
+   * before any door is mounted; the door's own routes set the same format for theirs.
+   */
+  failureFormats?(): readonly PathFailureFormat[];
   /** Adds the door's routes to the HTTP app (between the base routes and the final handlers). */
   mount?(app: Express, ctx: DoorContext): void | MountedDoor | Promise<void | MountedDoor>;
 }

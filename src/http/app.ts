@@ -7,7 +7,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { TrustProxy } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { RegistryMetrics } from '../observability/metrics.js';
-import { internalErrorHandler, notFoundHandler, sendFailure } from './errors.js';
+import { failureFormatOfPath, internalErrorHandler, notFoundHandler, sendFailure, type PathFailureFormat } from './errors.js';
 import { handlerChain } from './handler-chain.js';
 import { metricsGuard, type MetricsAccess } from './metrics-access.js';
 import { PROBE_PATHS, probesNotStored } from './probes.js';
@@ -33,6 +33,8 @@ export interface HttpAppDeps {
   metricsAccess: MetricsAccess;
   /** The per-address request budget (rate-limit.ts), which /metrics is counted against. */
   floodGuard: RequestHandler;
+  /** The doors' failure formats by path, for the refusals made here before any door's route. */
+  failureFormats: readonly PathFailureFormat[];
 }
 
 /**
@@ -41,18 +43,24 @@ export interface HttpAppDeps {
  * it by another: the MCP endpoint's Host check (DNS rebinding) and every URL made from the Host
  * would then read a host the request was not sent to. (Node itself refuses one without Host.)
  */
-const oneHostField: RequestHandler = (req, res, next) => {
-  let hosts = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
-  if (hosts <= 1) return next();
-  res.setHeader('Connection', 'close');
-  sendFailure(req, res, {
-    httpStatus: 400,
-    jsonRpcCode: -32600, // JSON-RPC's Invalid Request
-    reason: 'BAD_REQUEST',
-    message: `The request has ${hosts} Host header fields; HTTP/1.1 takes exactly one (RFC 9112 3.2): send one, naming the host the request is for.`,
-  });
-};
+const oneHostField =
+  (formats: readonly PathFailureFormat[]): RequestHandler =>
+  (req, res, next) => {
+    let hosts = 0;
+    for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+    if (hosts <= 1) return next();
+    res.setHeader('Connection', 'close');
+    // In the binding of the door the path belongs to (MCP: a JSON-RPC error; ARD: its error object),
+    // as the door's own refusals are: this runs before any door's route sets its format.
+    const format = failureFormatOfPath(formats, req.path);
+    if (format) res.locals.failureFormat = format;
+    sendFailure(req, res, {
+      httpStatus: 400,
+      jsonRpcCode: -32600, // JSON-RPC's Invalid Request
+      reason: 'BAD_REQUEST',
+      message: `The request has ${hosts} Host header fields; HTTP/1.1 takes exactly one (RFC 9112 3.2): send one, naming the host the request is for.`,
+    });
+  };
 
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
@@ -60,7 +68,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', typeof deps.trustProxy === 'object' ? [...deps.trustProxy] : deps.trustProxy);
   app.use(securityHeaders(deps.security));
-  app.use(oneHostField);
+  app.use(oneHostField(deps.failureFormats));
 
   app.get(PROBE_PATHS, probesNotStored);
   app.get('/healthz', (_req, res) => {

@@ -55,6 +55,18 @@ export interface HttpFailure {
  */
 export type FailureFormatter = (failure: HttpFailure) => { status?: number; body: unknown };
 
+/** A door's failure format and the paths (app.use prefixes) it answers under. */
+export interface PathFailureFormat {
+  paths: readonly string[];
+  format: FailureFormatter;
+}
+
+/** The format of the door whose paths hold `path` (matched as app.use matches a prefix: in any case, whole segments). */
+export function failureFormatOfPath(formats: readonly PathFailureFormat[], path: string): FailureFormatter | undefined {
+  const lower = path.toLowerCase();
+  return formats.find(({ paths }) => paths.some((p) => lower === p.toLowerCase() || lower.startsWith(`${p.toLowerCase()}/`)))?.format;
+}
+
 export const failureFormat =
   (format: FailureFormatter): RequestHandler =>
   (_req, res, next) => {

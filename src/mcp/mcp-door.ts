@@ -310,6 +310,7 @@ function rebindingGuard(hosts: Set<string>, corsOrigins: string[] | '*'): Reques
 
 export const mcpDoor: Door = {
   name: 'mcp',
+  failureFormats: () => [{ paths: [MCP_PATH], format: mcpFailureFormat }],
   mount(app, ctx: DoorContext) {
     const { core, publicUrl, card } = ctx;
     const { config, log, metrics, abuse } = core;
