@@ -527,6 +527,39 @@ describe('a config change that cannot be stored with its watch', () => {
     assert.deepEqual(idsOf({ configs: JSON.parse((await records.get(taskId))!.pushConfigs) }), ['b']);
     assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), ['b']);
   });
+
+  test('two changes in flight together: each answered as failed is not done, each answered as done is, whichever order storage answers them in', async () => {
+    const taskId = await taskWithConfigs(['a']);
+    const records = registry.store.watches;
+    const update = records.update;
+    const stored = async () => idsOf({ configs: JSON.parse((await records.get(taskId))!.pushConfigs) });
+    const listed = async () => idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result);
+    // Storage fails the watch's configs `failing` times, each after a moment (both requests are in flight).
+    let failing = 0;
+    records.update = async (id, change) => {
+      if (id === taskId && change.pushConfigs !== undefined && failing > 0) {
+        failing--;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        throw new Error('disk I/O error');
+      }
+      return update.call(records, id, change);
+    };
+    try {
+      // Both fail. Before, the second undid to a list holding the first: "b" was listed and pushed to.
+      failing = 2;
+      const both = await Promise.all(['b', 'c'].map((id) => rpc('CreateTaskPushNotificationConfig', { taskId, id, url: `${HOOK}/${id}` })));
+      assert.ok(both.every((answer) => answer.error), `both are answered as failed: ${JSON.stringify(both)}`);
+      assert.deepEqual([await listed(), await stored()], [['a'], ['a']]);
+      // The first fails, the second is stored. Before, the first was kept, and stored with the second.
+      failing = 1;
+      const one = await Promise.all(['b', 'c'].map((id) => rpc('CreateTaskPushNotificationConfig', { taskId, id, url: `${HOOK}/${id}` })));
+      const done = one.filter((answer) => answer.result).map((answer) => answer.result.id as string);
+      assert.equal(done.length, 1, `one is answered as failed, one as done: ${JSON.stringify(one)}`);
+      assert.deepEqual([await listed(), await stored()], [['a', ...done], ['a', ...done]]);
+    } finally {
+      records.update = update;
+    }
+  });
 });
 
 describe('a token or credentials that cannot travel as a header', () => {

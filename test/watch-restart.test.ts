@@ -25,6 +25,7 @@ import { BIN, ensureBuilt } from './support/built.js';
 import { REPO_ROOT, removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, resume, sendWithPush, watch, webhook, type CliWatch } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
+import { SqliteWatchRecords } from '../src/storage/sqlite/watch-records.js';
 import { RUN_RETRY, runRetryWaitMs } from '../src/subscriptions/watch-hub.js';
 import { UNACKNOWLEDGED_START, type WatchRow, type WatchRowUpdate } from '../src/storage/types.js';
 import { importCommand } from '../src/cli/commands/import.js';
@@ -669,11 +670,13 @@ describe('watches across a restart (SQLite)', () => {
     }
   });
 
-  test('changes the watch did not see before a restart: it resumes with a resync of the current matches', async () => {
+  test('changes the watch did not see before a restart: it resumes with a resync of the current matches; so does one found expired that runs on (its stored expiry could not be read, then it was renewed)', async () => {
     const dataDir = tempDir();
-    const env = { REGISTRY_DATA_DIR: dataDir };
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const hook = await webhook(() => 200);
     let registry: TestRegistry | undefined = await startTestRegistry(env);
     const logs: EventLog[] = [];
+    const get = SqliteWatchRecords.prototype.get;
     try {
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
       const bob = await sdkClient(registry.url, { token: TOKENS.bob });
@@ -681,14 +684,28 @@ describe('watches across a restart (SQLite)', () => {
       logs.push(streamed);
       const id = await taskIdOf(streamed);
       await streamed.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches');
+      const lapsing = await sendWithPush(alice, { filter: { tags: ['behind'] }, initial: false }, { url: hook.url, token: 'lapsing' });
       const a = resultOf(await op(alice, { register: { agentCard: card('Behind A', ['behind']) } }));
       await streamed.waitForEvent((e) => e.hit?.id === a.id, 'added A');
+      await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A pushed');
       await registry.close();
       registry = undefined;
 
       // As if the watch's last recorded position were older than the change log (a crash
       // before its progress was written, or writes by another replica while none ran it).
       await updateStoredWatch(dataDir, id, { position: 0 });
+      // The other's time ran out meanwhile too, and storage fails once as its expiry is read at
+      // the restart (its client may have renewed it on another replica): it is checked again later.
+      await updateStoredWatch(dataDir, lapsing.id, { expiresAt: Date.now() - 1000, position: 0 });
+      const pushedBefore = hook.requests.length;
+      let failOnce = true;
+      SqliteWatchRecords.prototype.get = function (this: SqliteWatchRecords, watchId: string) {
+        if (failOnce && watchId === lapsing.id) {
+          failOnce = false;
+          return Promise.reject(new Error('storage fails once'));
+        }
+        return get.call(this, watchId);
+      };
 
       registry = await startTestRegistry(env);
       await registry.core.restoreWatches();
@@ -699,9 +716,22 @@ describe('watches across a restart (SQLite)', () => {
       assert.deepEqual(resync.results.map((h: WireJson) => h.id), [a.id]);
       assert.ok(resync.seq > 1, 'numbered after the events sent before the restart');
       await client.cancelTask({ tenant: '', id, metadata: undefined });
+      // Running on, it is sent the resync too. Before, it skipped it: its webhook never heard of
+      // what changed while the registry was down.
+      assert.equal(failOnce, false, 'its expiry was read at the restart, and failed');
+      const pushed = await hook.waitFor((b) => eventOf(b).event === 'resync', 'a resync pushed after the restart');
+      assert.deepEqual(eventOf(pushed).results.map((h: WireJson) => h.id), [a.id]);
+      assert.ok(hook.requests.slice(pushedBefore).every((r) => r.body.statusUpdate === undefined), 'it did not end');
+      // Its client renews it: it runs on.
+      const aliceAgain = await sdkClient(registry.url, { token: TOKENS.alice });
+      await renew(aliceAgain, lapsing.id);
+      assert.ok((await registry.store.watches.get(lapsing.id))!.expiresAt > Date.now());
+      await aliceAgain.cancelTask({ tenant: '', id: lapsing.id, metadata: undefined });
     } finally {
+      SqliteWatchRecords.prototype.get = get;
       for (const log of logs) log.disconnect();
       await registry?.close();
+      await hook.close();
       removeTempDir(dataDir);
     }
   });

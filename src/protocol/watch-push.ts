@@ -96,6 +96,8 @@ const UNRECORDED_WIRE_VERSION = '1.0';
 export class PushConfigs implements PushNotificationStore {
   /** Each task's configs, with the protocol version each was given in. */
   readonly #byTask = new Map<string, StoredPushNotificationConfig[]>();
+  /** Each task's config change being stored, the last of those waiting (see #oneAtATime). */
+  readonly #changing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly fetcher: Fetcher,
@@ -122,16 +124,19 @@ export class PushConfigs implements PushNotificationStore {
     // A v0.3 config set without an id gets the task's id, as v0.3 servers give it (the v0.3 SDK's
     // did): a v0.3 client then gets and deletes it by the task id. v1.0 leaves the id to the server.
     if (!config.id) config.id = context.requestedVersion === LEGACY_VERSION ? taskId : randomUUID();
-    const before = this.#byTask.get(taskId);
-    const list = (before ?? []).filter((c) => c.config.id !== config.id);
-    if (list.length >= MAX_CONFIGS_PER_TASK) throw new RequestMalformedError(`A task has at most ${MAX_CONFIGS_PER_TASK} push notification configs; delete one first.`);
-    // Kept under no tenant, as tasks are: the registry is not multi-tenant (its card declares no
-    // tenant, so a client sends none, A2A 8.3.2) and ignores a request's (call-context.ts). Kept
-    // with the tenant it was created under, a config was answered with it under every other.
-    list.push({ config: { ...config, taskId, tenant: '' }, wireVersion: context.requestedVersion || LEGACY_VERSION });
-    this.#byTask.set(taskId, list);
-    this.#bound(taskId);
-    await this.#keepOrUndo(taskId, before);
+    const id = config.id;
+    await this.#oneAtATime(taskId, async () => {
+      const before = this.#byTask.get(taskId);
+      const list = (before ?? []).filter((c) => c.config.id !== id);
+      if (list.length >= MAX_CONFIGS_PER_TASK) throw new RequestMalformedError(`A task has at most ${MAX_CONFIGS_PER_TASK} push notification configs; delete one first.`);
+      // Kept under no tenant, as tasks are: the registry is not multi-tenant (its card declares no
+      // tenant, so a client sends none, A2A 8.3.2) and ignores a request's (call-context.ts). Kept
+      // with the tenant it was created under, a config was answered with it under every other.
+      list.push({ config: { ...config, taskId, tenant: '' }, wireVersion: context.requestedVersion || LEGACY_VERSION });
+      this.#byTask.set(taskId, list);
+      this.#bound(taskId);
+      await this.#keepOrUndo(taskId, before);
+    });
   }
 
   /** Forgets the configs of the oldest tasks past MAX_TASKS_WITH_CONFIGS (never an open watch's, nor `current`'s). */
@@ -148,11 +153,33 @@ export class PushConfigs implements PushNotificationStore {
   }
 
   async delete(taskId: string, _context: ServerCallContext, configId?: string): Promise<void> {
-    const before = this.#byTask.get(taskId);
-    const list = (before ?? []).filter((c) => c.config.id !== (configId ?? taskId));
-    if (list.length > 0) this.#byTask.set(taskId, list);
-    else this.#byTask.delete(taskId);
-    await this.#keepOrUndo(taskId, before);
+    await this.#oneAtATime(taskId, async () => {
+      const before = this.#byTask.get(taskId);
+      const list = (before ?? []).filter((c) => c.config.id !== (configId ?? taskId));
+      if (list.length > 0) this.#byTask.set(taskId, list);
+      else this.#byTask.delete(taskId);
+      await this.#keepOrUndo(taskId, before);
+    });
+  }
+
+  /**
+   * Runs a change of task `taskId`'s configs once the one before it is stored or undone, so that
+   * each starts from, and undoes back to, a list no other change is still storing. Before, two in
+   * flight together (one storage outage) undid each other's: the second's "before" held the first
+   * config, so when both failed the first was put back (listed and pushed to until a restart,
+   * though answered as failed); and one that failed while the next was stored stayed listed, and
+   * was stored with the next.
+   */
+  async #oneAtATime(taskId: string, change: () => Promise<void>): Promise<void> {
+    const prior = this.#changing.get(taskId);
+    const run = prior ? prior.then(change) : change();
+    const settled = run.catch(() => undefined);
+    this.#changing.set(taskId, settled);
+    try {
+      await run;
+    } finally {
+      if (this.#changing.get(taskId) === settled) this.#changing.delete(taskId);
+    }
   }
 
   /**
@@ -167,7 +194,8 @@ export class PushConfigs implements PushNotificationStore {
     try {
       await this.#keep(taskId);
     } catch (error) {
-      // Unless another change came meanwhile (it stores its own list, this one's change with it or not).
+      // Unless the list changed otherwise meanwhile (the watch ended and its configs were dropped,
+      // or withdrawn as it was restored): config changes themselves come one at a time (#oneAtATime).
       if (this.#byTask.get(taskId) === after) {
         if (before) this.#byTask.set(taskId, before);
         else this.#byTask.delete(taskId);

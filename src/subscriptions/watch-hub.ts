@@ -1488,9 +1488,13 @@ export class WatchHub implements WatchKeeper {
         // Expired while nobody ran it (the registry down past its time): it ends now, as its
         // timer would in a moment, its webhooks and task told. Before, it first sent them a resync
         // (changes were committed meanwhile) of the matches of a search that no longer ran.
+        // It may run on: renewed meanwhile (its stored expiry says so), or its expiry could not
+        // be read (checked again shortly). Then it goes through the checks below like any other:
+        // before, it skipped them, and ran on with no resync of the changes committed while the
+        // registry was down (its webhooks and clients never heard of them).
         if (watch.expiresAt <= Date.now()) {
           await this.expiring(watch);
-          continue;
+          if (!watch.isOpen) continue;
         }
         // Grown too broad since it started: it ends here, its webhooks and task told why.
         if (watch.tooBroad) {
