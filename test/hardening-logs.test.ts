@@ -83,6 +83,13 @@ describe('small holes', () => {
     assert.equal(loggableUrl(`/a2a/rest/tasks?${secret};pageSize=5`), '/a2a/rest/tasks?[redacted]');
     assert.equal(loggableUrl('/a2a/rest/tasks?pageToken=abc&status=TASK_STATE_COMPLETED'), '/a2a/rest/tasks?pageToken=abc&status=TASK_STATE_COMPLETED');
     assert.equal(loggableUrl('/a2a/rest/tasks'), '/a2a/rest/tasks');
+    // A token sent alone is, to URLSearchParams, a parameter's name with no value: it was logged
+    // whole (`<token>=[redacted]`). A name is shown only when it reads as one and has a value.
+    const alone = await logsOf(() => get(`/a2a/rest/tasks?${secret}&pageSize=5`), 1);
+    assert.ok(!JSON.stringify(alone).includes(secret), 'a token sent as a bare query parameter is nowhere in the logs');
+    assert.equal(alone.find((l) => l.msg === 'request')!.http, 'GET /a2a/rest/tasks?[redacted]&pageSize=5');
+    assert.equal(loggableUrl('/mcp?dG9rZW4tc2VjcmV0LTAxMjM0NTY3ODk='), '/mcp?[redacted]');
+    assert.equal(loggableUrl(`/mcp?${secret}-${secret}=1&api_key=2`), '/mcp?[redacted]&api_key=[redacted]');
   });
 
   test("clients' mistakes (unknown tasks, bad parameters) are logged at info, without stack traces", async () => {

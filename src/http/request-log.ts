@@ -29,10 +29,18 @@ const LOGGED_QUERY_PARAMETERS = new Set(['pageSize', 'pageToken', 'historyLength
 const CARRIES_ANOTHER_PARAMETER = /[;&]/;
 
 /**
+ * The name of a parameter the binding does not define, shown (its value withheld) only when it
+ * reads as a parameter's name and came with a value: a token sent alone (`?sk-...`, or a base64
+ * one ending in `=`, `?dG9r...=`) is, to URLSearchParams, a name with an empty value, and was
+ * logged whole as `<token>=[redacted]`.
+ */
+const SHOWN_NAME = /^[A-Za-z_][\w.-]{0,31}$/;
+
+/**
  * The request's URL for the log: every query value other than the binding's own parameters is
  * replaced, and so is a binding parameter's value (or any name) that could carry another
  * parameter, so a token a client put in the query string (`?access_token=...`,
- * `?pageSize=1;access_token=...`) never reaches the logs.
+ * `?pageSize=1;access_token=...`, `?<token>`) never reaches the logs.
  */
 export function loggableUrl(originalUrl: string): string {
   const q = originalUrl.indexOf('?');
@@ -40,7 +48,8 @@ export function loggableUrl(originalUrl: string): string {
   const query = new URLSearchParams(originalUrl.slice(q + 1));
   const shown = [...query].map(([name, value]) => {
     if (CARRIES_ANOTHER_PARAMETER.test(name)) return '[redacted]';
-    return `${name}=${LOGGED_QUERY_PARAMETERS.has(name) && !CARRIES_ANOTHER_PARAMETER.test(value) ? value : '[redacted]'}`;
+    if (LOGGED_QUERY_PARAMETERS.has(name)) return `${name}=${CARRIES_ANOTHER_PARAMETER.test(value) ? '[redacted]' : value}`;
+    return value !== '' && SHOWN_NAME.test(name) ? `${name}=[redacted]` : '[redacted]';
   });
   return `${originalUrl.slice(0, Math.min(q, 200))}?${shown.join('&')}`.slice(0, 400);
 }
