@@ -186,6 +186,26 @@ describe('metrics', () => {
     assert.ok(series < 40, `${series} series`);
   });
 
+  test('an HTTP+JSON path as express routes it (any case, a trailing slash) is counted under its route, and its stream is a stream: open, capped, a watch', async () => {
+    const streams = (text: string) => sample(text, 'registry_open_streams');
+    const watches = (text: string) => sample(text, 'registry_requests_total', 'method="POST /message:stream",operation="watch"');
+    const before = await metrics();
+    const body = JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data: { watch: { query: 'anything' } } }] } });
+    const closed = new AbortController();
+    // Served by the SDK's message:stream route all the same: it was "POST other", not a stream
+    // (not in registry_open_streams, past REGISTRY_MAX_STREAMS_PER_CLIENT) and the watch refused BAD_REQUEST.
+    const res = await fetch(`${registry.url}/a2a/rest/MESSAGE:Stream/`, { method: 'POST', body, headers: { ...alice, 'A2A-Version': '1.0', 'content-type': 'application/json' }, signal: closed.signal });
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    assert.match(first, /TASK_STATE_WORKING/, first);
+    assert.equal(streams(await metrics()), streams(before) + 1, 'the stream is open');
+    closed.abort();
+    await eventually(async () => streams(await metrics()) === streams(before), 'the stream is closed');
+    const after = await metrics();
+    assert.equal(watches(after), watches(before) + 1, 'counted under its route');
+    assert.equal(sample(after, 'registry_requests_total', 'method="POST other"'), sample(before, 'registry_requests_total', 'method="POST other"'));
+  });
+
   test('REGISTRY_METRICS_TOKEN makes /metrics need that bearer token', async () => {
     const guarded = await startTestRegistry({ REGISTRY_METRICS_TOKEN: 'metrics-token-0123456789' });
     try {
