@@ -278,6 +278,33 @@ describe('request ids in the logs', () => {
     assert.match(weird.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 
+  test('an internal failure outside an operation (GetTask, the task store throwing) is logged at error with its cause and stack under the request id it asks the client to report, on JSON-RPC and HTTP+JSON', async () => {
+    const tasks = registry.core.tasks as unknown as { load: (...args: unknown[]) => Promise<unknown> };
+    const original = tasks.load;
+    tasks.load = () => Promise.reject(SECRET_ERROR);
+    try {
+      const rpcAnswer = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'any' } }), { 'A2A-Version': '1.0', 'x-request-id': 'req-internal-rpc' });
+      assert.equal(rpcAnswer.json!.error.code, -32603);
+      const rest = await fetch(`${registry.url}/a2a/rest/tasks/any`, { headers: { 'A2A-Version': '1.0', 'x-request-id': 'req-internal-rest' } });
+      assert.equal(rest.status, 500);
+      for (const text of [rpcAnswer.text, await rest.text()]) {
+        assertNoInternals(text);
+        assert.match(text, /report it with the X-Request-Id/);
+      }
+    } finally {
+      tasks.load = original;
+    }
+    await new Promise((r) => setTimeout(r, 50)); // the request line is written when the response closes
+    for (const id of ['req-internal-rpc', 'req-internal-rest']) {
+      // Only the request line was written: the id the answer asks to report led to no cause.
+      const failure = logs.find((l) => l.requestId === id && l.level === 50);
+      assert.ok(failure, `the failure of ${id} is logged at error: ${JSON.stringify(logs.filter((l) => l.requestId === id))}`);
+      const err = failure.err as { message?: string; stack?: string };
+      assert.match(String(err.message), /secret\.db/);
+      assert.match(String(err.stack), /RegistryService\.search/);
+    }
+  });
+
   test('a body refused before it is read as a request (not JSON, too large, wrong type), a path no door takes or the web page, is answered with a request id and logged at info under it', async () => {
     const refused = [
       ['req-body-rpc', '/a2a/jsonrpc', '{"jsonrpc":', 'application/json', 'PARSE_ERROR'],
