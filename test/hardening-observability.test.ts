@@ -4,6 +4,7 @@
  * error (including internal failures) without stack traces, file paths or module names.
  */
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskState } from '@a2a-js/sdk';
@@ -336,6 +337,24 @@ describe('request ids in the logs', () => {
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     assert.equal(page.headers.get('x-request-id'), 'req-page');
     await eventually(async () => logs.some((l) => l.requestId === 'req-page' && l.msg === 'request' && l.http === 'GET /entries/some-id'), 'the request line of the page');
+  });
+
+  test('an MCP request refused for its Host (DNS rebinding) is answered with a request id and logged under it, by its route', async () => {
+    const { hostname, port } = new URL(registry.url);
+    const answer = await new Promise<{ status?: number; requestId?: string }>((resolve, reject) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      const req = request({ host: hostname, port, path: '/mcp', method: 'POST', headers: { host: 'rebound.example', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': 'req-rebound' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode, requestId: res.headers['x-request-id'] as string | undefined }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    assert.equal(answer.status, 403);
+    assert.equal(answer.requestId, 'req-rebound');
+    await eventually(async () => logs.some((l) => l.requestId === 'req-rebound'), 'the refusal is logged');
+    const line = logs.find((l) => l.requestId === 'req-rebound' && l.msg === 'request');
+    assert.deepEqual([line?.method, line?.status, line?.errorCode, line?.level], ['POST /mcp', 403, 'FORBIDDEN_HOST', 30]);
   });
 
   test('a catalog door\'s request line names its method as its metric label does (the AI Catalog was "GET /.well-known/ai-catalog.json/")', async () => {
