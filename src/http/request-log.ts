@@ -28,6 +28,9 @@ const LOGGED_QUERY_PARAMETERS = new Set(['pageSize', 'pageToken', 'historyLength
  */
 const CARRIES_ANOTHER_PARAMETER = /[;&]/;
 
+/** The userinfo (`user:password@`) of an absolute-form request target. */
+const ABSOLUTE_FORM_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i;
+
 /**
  * The name of a parameter the binding does not define, shown (its value withheld) only when it
  * reads as a parameter's name and came with a value: a token sent alone (`?sk-...`, or a base64
@@ -42,7 +45,10 @@ const SHOWN_NAME = /^[A-Za-z_][\w.-]{0,31}$/;
  * parameter, so a token a client put in the query string (`?access_token=...`,
  * `?pageSize=1;access_token=...`, `?<token>`) never reaches the logs.
  */
-export function loggableUrl(originalUrl: string): string {
+export function loggableUrl(target: string): string {
+  // An absolute-form target (`GET http://user:password@host/path HTTP/1.1`, as proxies send it,
+  // and which express routes by its path) may carry credentials: they were logged as sent.
+  const originalUrl = target.replace(ABSOLUTE_FORM_USERINFO, '$1[redacted]@');
   const q = originalUrl.indexOf('?');
   if (q < 0) return originalUrl.slice(0, 200);
   const query = new URLSearchParams(originalUrl.slice(q + 1));
