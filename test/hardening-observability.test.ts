@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect as connectTcp } from 'node:net';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskState } from '@a2a-js/sdk';
@@ -355,6 +356,22 @@ describe('request ids in the logs', () => {
     await eventually(async () => logs.some((l) => l.requestId === 'req-rebound'), 'the refusal is logged');
     const line = logs.find((l) => l.requestId === 'req-rebound' && l.msg === 'request');
     assert.deepEqual([line?.method, line?.status, line?.errorCode, line?.level], ['POST /mcp', 403, 'FORBIDDEN_HOST', 30]);
+  });
+
+  test('an MCP request sent in absolute form (as a proxy sends it) is answered, not a 500 logged as an internal error', async () => {
+    const { host, hostname, port } = new URL(registry.url);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const head = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connectTcp(Number(port), hostname, () =>
+        socket.end(`POST http://${host}/mcp HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: req-absolute-mcp\r\nConnection: close\r\n\r\n${body}`),
+      );
+      socket.on('error', reject).on('data', (chunk: Buffer) => (text += chunk.toString())).on('end', () => resolve(text));
+    });
+    assert.match(head, /^HTTP\/1\.1 200 /, head.slice(0, 300));
+    assert.match(head, /"tools":\[/);
+    await eventually(async () => logs.some((l) => l.requestId === 'req-absolute-mcp' && l.msg === 'request'), 'the request line');
+    assert.deepEqual(logs.filter((l) => l.requestId === 'req-absolute-mcp' && Number(l.level) >= 50), [], 'no error line');
   });
 
   test('a catalog door\'s request line names its method as its metric label does (the AI Catalog was "GET /.well-known/ai-catalog.json/")', async () => {

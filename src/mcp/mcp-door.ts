@@ -223,8 +223,11 @@ function webRequestOf(req: Request): globalThis.Request {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) if (!raw[i]!.startsWith(':')) headers.append(raw[i]!, raw[i + 1]!);
-  // The Host was checked (rebindingGuard): it makes a URL.
-  return new globalThis.Request(`http://${req.headers.host ?? '127.0.0.1'}${req.originalUrl}`, { method: req.method, headers });
+  // The Host was checked (rebindingGuard): it makes a URL, with the target's path and query. An
+  // absolute-form target (`POST http://host/mcp HTTP/1.1`, as a proxy sends it, which express
+  // routes by its path) made `http://hosthttp://host/mcp`, no URL: a 500 and an error line.
+  const target = req.originalUrl.startsWith('/') ? req.originalUrl : ((url) => `${url.pathname}${url.search}`)(new URL(req.originalUrl));
+  return new globalThis.Request(`http://${req.headers.host ?? '127.0.0.1'}${target}`, { method: req.method, headers });
 }
 
 /**
