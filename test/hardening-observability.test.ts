@@ -208,22 +208,6 @@ describe('metrics', () => {
     assert.equal(sample(after, 'registry_requests_total', 'method="POST other"'), sample(before, 'registry_requests_total', 'method="POST other"'));
   });
 
-  test('the JSON-RPC endpoint in any case, as express routes it (/a2a/JSONRPC), is counted by its method and refuses in the JSON-RPC shape', async () => {
-    const getTasks = (text: string) => sample(text, 'registry_requests_total', 'method="GetTask",operation="none",outcome="ERROR",code="-32001"');
-    const before = await metrics();
-    const url = `${registry.url}/a2a/JSONRPC`;
-    const missing = await rawPost(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'no-such-task' } }), { headers: { 'A2A-Version': '1.0' } });
-    assert.equal(missing.json!.error.code, -32001);
-    // Refused before the SDK: it was the HTTP+JSON shape ({"error": {"code": 400, "status": ...}}), which a JSON-RPC client cannot read.
-    const broken = await rawPost(url, '{"broken');
-    assert.equal(broken.status, 200);
-    assert.equal(broken.json!.jsonrpc, '2.0');
-    assert.equal(broken.json!.error.code, -32700);
-    const after = await metrics();
-    assert.equal(getTasks(after), getTasks(before) + 1, 'counted as GetTask (it was "POST other")');
-    assert.equal(sample(after, 'registry_requests_total', 'method="POST other"'), sample(before, 'registry_requests_total', 'method="POST other"'));
-  });
-
   test('REGISTRY_METRICS_TOKEN makes /metrics need that bearer token', async () => {
     const guarded = await startTestRegistry({ REGISTRY_METRICS_TOKEN: 'metrics-token-0123456789' });
     try {

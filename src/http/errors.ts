@@ -31,8 +31,6 @@ const STATUS_NAMES: Record<number, string> = {
 /** The google.rpc.Status name of an HTTP status, as the HTTP+JSON binding's error bodies say it. */
 export const statusNameOf = (httpStatus: number): string => STATUS_NAMES[httpStatus] ?? 'UNKNOWN';
 
-/** The JSON-RPC endpoint and the paths below it, as express matches them (case-insensitively). */
-const JSONRPC_PATH_PREFIX = /^\/a2a\/jsonrpc/i;
 /** HTTP statuses a JSON-RPC-shaped failure keeps (see sendFailure); the others are answered 200. */
 const KEPT_ON_JSONRPC: ReadonlySet<number> = new Set([404, 405, 415]);
 
@@ -118,9 +116,7 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
     res.status(status ?? failure.httpStatus).json(body);
     return;
   }
-  // Case-insensitively, as express routes it: /a2a/JSONRPC is the JSON-RPC endpoint, and its
-  // refusals were answered in the HTTP+JSON shape, which a JSON-RPC client cannot read.
-  if (JSONRPC_PATH_PREFIX.test(req.baseUrl) || JSONRPC_PATH_PREFIX.test(req.path)) {
+  if (req.baseUrl.startsWith('/a2a/jsonrpc') || req.path.startsWith('/a2a/jsonrpc')) {
     // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does;
     // a rate limit (429 + Retry-After), a refused credential (401 + WWW-Authenticate), a path no
     // route has (404, as on every other path), a wrong method (405 + Allow) and a body not sent

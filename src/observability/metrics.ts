@@ -84,13 +84,9 @@ export function restRoute(path: string): string {
  */
 export const restMethodOf = (req: Request): string => `${req.method} ${restRoute(req.path)}`;
 
-/**
- * A bounded label for the request's method: the JSON-RPC method, or the REST route. The endpoint
- * is told from its mount path as sent, which express matches case-insensitively: POST
- * /a2a/JSONRPC is the JSON-RPC endpoint, and was counted as the HTTP+JSON route "POST other".
- */
+/** A bounded label for the request's method: the JSON-RPC method, or the REST route. */
 export function methodLabel(req: Request, scope: RequestScope | undefined): string {
-  if (req.baseUrl.toLowerCase().endsWith('/jsonrpc')) {
+  if (req.baseUrl.endsWith('/jsonrpc')) {
     const method = scope?.method;
     return method && JSONRPC_METHODS.has(method) ? method : 'other';
   }
