@@ -6,6 +6,7 @@
  * hardening-observability.test.ts.)
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { loggableUrl } from '../src/http/request-log.js';
 import { rawPost } from './support/raw-http.js';
@@ -83,6 +84,31 @@ describe('small holes', () => {
     assert.equal(loggableUrl(`/a2a/rest/tasks?${secret};pageSize=5`), '/a2a/rest/tasks?[redacted]');
     assert.equal(loggableUrl('/a2a/rest/tasks?pageToken=abc&status=TASK_STATE_COMPLETED'), '/a2a/rest/tasks?pageToken=abc&status=TASK_STATE_COMPLETED');
     assert.equal(loggableUrl('/a2a/rest/tasks'), '/a2a/rest/tasks');
+    // A token sent alone is, to URLSearchParams, a parameter's name with no value: it was logged
+    // whole (`<token>=[redacted]`). A name is shown only when it reads as one and has a value.
+    const alone = await logsOf(() => get(`/a2a/rest/tasks?${secret}&pageSize=5`), 1);
+    assert.ok(!JSON.stringify(alone).includes(secret), 'a token sent as a bare query parameter is nowhere in the logs');
+    assert.equal(alone.find((l) => l.msg === 'request')!.http, 'GET /a2a/rest/tasks?[redacted]&pageSize=5');
+    assert.equal(loggableUrl('/mcp?dG9rZW4tc2VjcmV0LTAxMjM0NTY3ODk='), '/mcp?[redacted]');
+    assert.equal(loggableUrl(`/mcp?${secret}-${secret}=1&api_key=2`), '/mcp?[redacted]&api_key=[redacted]');
+  });
+
+  test('credentials in an absolute-form request target (as a proxy sends it) are redacted from the request log', async () => {
+    const { host, hostname, port } = new URL(registry.url);
+    const secret = 'userinfo-secret-0123456789';
+    const lines = await logsOf(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const socket = connect(Number(port), hostname, () =>
+            socket.end(`GET http://operator:${secret}@${host}/a2a/rest/tasks?pageSize=1 HTTP/1.1\r\nHost: ${host}\r\nA2A-Version: 1.0\r\nConnection: close\r\n\r\n`),
+          );
+          socket.on('error', reject).resume().on('end', resolve);
+        }),
+      1,
+    );
+    assert.ok(!JSON.stringify(lines).includes(secret), 'the password is nowhere in the logs');
+    assert.equal(lines.find((l) => l.msg === 'request')!.http, `GET http://[redacted]@${host}/a2a/rest/tasks?pageSize=1`);
+    assert.equal(loggableUrl('https://a:b@x.example/p?q'), 'https://[redacted]@x.example/p?[redacted]');
   });
 
   test("clients' mistakes (unknown tasks, bad parameters) are logged at info, without stack traces", async () => {

@@ -4,6 +4,8 @@
  * error (including internal failures) without stack traces, file paths or module names.
  */
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { connect as connectTcp } from 'node:net';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskState } from '@a2a-js/sdk';
@@ -186,6 +188,26 @@ describe('metrics', () => {
     assert.ok(series < 40, `${series} series`);
   });
 
+  test('an HTTP+JSON path as express routes it (any case, a trailing slash) is counted under its route, and its stream is a stream: open, capped, a watch', async () => {
+    const streams = (text: string) => sample(text, 'registry_open_streams');
+    const watches = (text: string) => sample(text, 'registry_requests_total', 'method="POST /message:stream",operation="watch"');
+    const before = await metrics();
+    const body = JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data: { watch: { query: 'anything' } } }] } });
+    const closed = new AbortController();
+    // Served by the SDK's message:stream route all the same: it was "POST other", not a stream
+    // (not in registry_open_streams, past REGISTRY_MAX_STREAMS_PER_CLIENT) and the watch refused BAD_REQUEST.
+    const res = await fetch(`${registry.url}/a2a/rest/MESSAGE:Stream/`, { method: 'POST', body, headers: { ...alice, 'A2A-Version': '1.0', 'content-type': 'application/json' }, signal: closed.signal });
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    assert.match(first, /TASK_STATE_WORKING/, first);
+    assert.equal(streams(await metrics()), streams(before) + 1, 'the stream is open');
+    closed.abort();
+    await eventually(async () => streams(await metrics()) === streams(before), 'the stream is closed');
+    const after = await metrics();
+    assert.equal(watches(after), watches(before) + 1, 'counted under its route');
+    assert.equal(sample(after, 'registry_requests_total', 'method="POST other"'), sample(before, 'registry_requests_total', 'method="POST other"'));
+  });
+
   test('REGISTRY_METRICS_TOKEN makes /metrics need that bearer token', async () => {
     const guarded = await startTestRegistry({ REGISTRY_METRICS_TOKEN: 'metrics-token-0123456789' });
     try {
@@ -242,6 +264,33 @@ describe('request ids in the logs', () => {
     assert.match(weird.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 
+  test('an internal failure outside an operation (GetTask, the task store throwing) is logged at error with its cause and stack under the request id it asks the client to report, on JSON-RPC and HTTP+JSON', async () => {
+    const tasks = registry.core.tasks as unknown as { load: (...args: unknown[]) => Promise<unknown> };
+    const original = tasks.load;
+    tasks.load = () => Promise.reject(SECRET_ERROR);
+    try {
+      const rpcAnswer = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'any' } }), { 'A2A-Version': '1.0', 'x-request-id': 'req-internal-rpc' });
+      assert.equal(rpcAnswer.json!.error.code, -32603);
+      const rest = await fetch(`${registry.url}/a2a/rest/tasks/any`, { headers: { 'A2A-Version': '1.0', 'x-request-id': 'req-internal-rest' } });
+      assert.equal(rest.status, 500);
+      for (const text of [rpcAnswer.text, await rest.text()]) {
+        assertNoInternals(text);
+        assert.match(text, /report it with the X-Request-Id/);
+      }
+    } finally {
+      tasks.load = original;
+    }
+    await new Promise((r) => setTimeout(r, 50)); // the request line is written when the response closes
+    for (const id of ['req-internal-rpc', 'req-internal-rest']) {
+      // Only the request line was written: the id the answer asks to report led to no cause.
+      const failure = logs.find((l) => l.requestId === id && l.level === 50);
+      assert.ok(failure, `the failure of ${id} is logged at error: ${JSON.stringify(logs.filter((l) => l.requestId === id))}`);
+      const err = failure.err as { message?: string; stack?: string };
+      assert.match(String(err.message), /secret\.db/);
+      assert.match(String(err.stack), /RegistryService\.search/);
+    }
+  });
+
   test('a body refused before it is read as a request (not JSON, too large, wrong type), a path no door takes or the web page, is answered with a request id and logged at info under it', async () => {
     const refused = [
       ['req-body-rpc', '/a2a/jsonrpc', '{"jsonrpc":', 'application/json', 'PARSE_ERROR'],
@@ -273,6 +322,40 @@ describe('request ids in the logs', () => {
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     assert.equal(page.headers.get('x-request-id'), 'req-page');
     await eventually(async () => logs.some((l) => l.requestId === 'req-page' && l.msg === 'request' && l.http === 'GET /entries/some-id'), 'the request line of the page');
+  });
+
+  test('an MCP request refused for its Host (DNS rebinding) is answered with a request id and logged under it, by its route', async () => {
+    const { hostname, port } = new URL(registry.url);
+    const answer = await new Promise<{ status?: number; requestId?: string }>((resolve, reject) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      const req = request({ host: hostname, port, path: '/mcp', method: 'POST', headers: { host: 'rebound.example', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': 'req-rebound' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode, requestId: res.headers['x-request-id'] as string | undefined }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    assert.equal(answer.status, 403);
+    assert.equal(answer.requestId, 'req-rebound');
+    await eventually(async () => logs.some((l) => l.requestId === 'req-rebound'), 'the refusal is logged');
+    const line = logs.find((l) => l.requestId === 'req-rebound' && l.msg === 'request');
+    assert.deepEqual([line?.method, line?.status, line?.errorCode, line?.level], ['POST /mcp', 403, 'FORBIDDEN_HOST', 30]);
+  });
+
+  test('an MCP request sent in absolute form (as a proxy sends it) is answered, not a 500 logged as an internal error', async () => {
+    const { host, hostname, port } = new URL(registry.url);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const head = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connectTcp(Number(port), hostname, () =>
+        socket.end(`POST http://${host}/mcp HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: req-absolute-mcp\r\nConnection: close\r\n\r\n${body}`),
+      );
+      socket.on('error', reject).on('data', (chunk: Buffer) => (text += chunk.toString())).on('end', () => resolve(text));
+    });
+    assert.match(head, /^HTTP\/1\.1 200 /, head.slice(0, 300));
+    assert.match(head, /"tools":\[/);
+    await eventually(async () => logs.some((l) => l.requestId === 'req-absolute-mcp' && l.msg === 'request'), 'the request line');
+    assert.deepEqual(logs.filter((l) => l.requestId === 'req-absolute-mcp' && Number(l.level) >= 50), [], 'no error line');
   });
 
   test('a catalog door\'s request line names its method as its metric label does (the AI Catalog was "GET /.well-known/ai-catalog.json/")', async () => {

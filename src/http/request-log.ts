@@ -28,19 +28,34 @@ const LOGGED_QUERY_PARAMETERS = new Set(['pageSize', 'pageToken', 'historyLength
  */
 const CARRIES_ANOTHER_PARAMETER = /[;&]/;
 
+/** The userinfo (`user:password@`) of an absolute-form request target. */
+const ABSOLUTE_FORM_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i;
+
+/**
+ * The name of a parameter the binding does not define, shown (its value withheld) only when it
+ * reads as a parameter's name and came with a value: a token sent alone (`?sk-...`, or a base64
+ * one ending in `=`, `?dG9r...=`) is, to URLSearchParams, a name with an empty value, and was
+ * logged whole as `<token>=[redacted]`.
+ */
+const SHOWN_NAME = /^[A-Za-z_][\w.-]{0,31}$/;
+
 /**
  * The request's URL for the log: every query value other than the binding's own parameters is
  * replaced, and so is a binding parameter's value (or any name) that could carry another
  * parameter, so a token a client put in the query string (`?access_token=...`,
- * `?pageSize=1;access_token=...`) never reaches the logs.
+ * `?pageSize=1;access_token=...`, `?<token>`) never reaches the logs.
  */
-export function loggableUrl(originalUrl: string): string {
+export function loggableUrl(target: string): string {
+  // An absolute-form target (`GET http://user:password@host/path HTTP/1.1`, as proxies send it,
+  // and which express routes by its path) may carry credentials: they were logged as sent.
+  const originalUrl = target.replace(ABSOLUTE_FORM_USERINFO, '$1[redacted]@');
   const q = originalUrl.indexOf('?');
   if (q < 0) return originalUrl.slice(0, 200);
   const query = new URLSearchParams(originalUrl.slice(q + 1));
   const shown = [...query].map(([name, value]) => {
     if (CARRIES_ANOTHER_PARAMETER.test(name)) return '[redacted]';
-    return `${name}=${LOGGED_QUERY_PARAMETERS.has(name) && !CARRIES_ANOTHER_PARAMETER.test(value) ? value : '[redacted]'}`;
+    if (LOGGED_QUERY_PARAMETERS.has(name)) return `${name}=${CARRIES_ANOTHER_PARAMETER.test(value) ? '[redacted]' : value}`;
+    return value !== '' && SHOWN_NAME.test(name) ? `${name}=[redacted]` : '[redacted]';
   });
   return `${originalUrl.slice(0, Math.min(q, 200))}?${shown.join('&')}`.slice(0, 400);
 }

@@ -223,8 +223,11 @@ function webRequestOf(req: Request): globalThis.Request {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) if (!raw[i]!.startsWith(':')) headers.append(raw[i]!, raw[i + 1]!);
-  // The Host was checked (rebindingGuard): it makes a URL.
-  return new globalThis.Request(`http://${req.headers.host ?? '127.0.0.1'}${req.originalUrl}`, { method: req.method, headers });
+  // The Host was checked (rebindingGuard): it makes a URL, with the target's path and query. An
+  // absolute-form target (`POST http://host/mcp HTTP/1.1`, as a proxy sends it, which express
+  // routes by its path) made `http://hosthttp://host/mcp`, no URL: a 500 and an error line.
+  const target = req.originalUrl.startsWith('/') ? req.originalUrl : ((url) => `${url.pathname}${url.search}`)(new URL(req.originalUrl));
+  return new globalThis.Request(`http://${req.headers.host ?? '127.0.0.1'}${target}`, { method: req.method, headers });
 }
 
 /**
@@ -278,13 +281,16 @@ export function hostOfHostHeader(header: string | undefined): string | undefined
  * own, and the check would refuse the clients they serve by other names (a Service name, 127.0.0.1
  * behind a proxy).
  */
-function rebindingGuard(hosts: Set<string>, corsOrigins: string[] | '*'): RequestHandler {
+function rebindingGuard(hosts: Set<string>, corsOrigins: string[] | '*', scope: RequestHandler): RequestHandler {
   return (req, res, next) => {
     const refuse = (message: string) => {
       // The body is never read (nor drained: a refused client could stream one without end, past
       // every limit, until the request timeout): the connection closes after the answer.
       res.setHeader('Connection', 'close');
-      sendFailure(req, res, { httpStatus: 403, jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'FORBIDDEN_HOST', message });
+      // In a request scope of its own (`scope`: the door's, which names a request with no body
+      // read by its route, POST /mcp): a refused rebinding attempt, which an operator wants to
+      // see, was answered with no X-Request-Id and logged nowhere.
+      scope(req, res, () => sendFailure(req, res, { httpStatus: 403, jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'FORBIDDEN_HOST', message }));
     };
     const hostname = hostOfHostHeader(req.headers.host);
     if (!hostname || !hosts.has(hostname)) {
@@ -393,7 +399,7 @@ export const mcpDoor: Door = {
       MCP_PATH,
       metrics.middleware({ door: 'mcp', method: mcpMethodLabel }),
       failureFormat(mcpFailureFormat),
-      rebindingGuard(hosts, config.hardening.corsOrigins),
+      rebindingGuard(hosts, config.hardening.corsOrigins, requestScope(log, nameMcpRequest)),
       abuse.floodGuard(),
       // Bodies of any declared type are read, so a wrong Content-Type is refused with the request's
       // id and reason (requireJsonRpcBody, as on the A2A JSON-RPC endpoint): the SDK refused it

@@ -56,15 +56,24 @@ const ENTRY_COUNT_WAIT_MS = 2_000;
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** The HTTP+JSON route a path belongs to, with ids and tenants taken out. */
-function restRoute(path: string): string {
-  const p = path.replace(/^\/[^/]+(?=\/(message:|tasks|extendedAgentCard))/, ''); // optional /{tenant} prefix
+/**
+ * The HTTP+JSON route a path belongs to, with ids and tenants taken out, matched as express
+ * routes it to the SDK's handlers: case-insensitively, with one trailing slash allowed. Matched
+ * as written, `POST /a2a/rest/message:stream/` or `/a2a/rest/MESSAGE:STREAM`, served as
+ * message:stream all the same, was counted and logged as `POST other` and was no stream (the
+ * stream cap, registry_open_streams, a watch refused as not streamed).
+ */
+export function restRoute(path: string): string {
+  const p = path
+    .toLowerCase()
+    .replace(/(?<=.)\/$/, '')
+    .replace(/^\/[^/]+(?=\/(message:|tasks|extendedagentcard))/, ''); // optional /{tenant} prefix
   if (/^\/message:(send|stream)$/.test(p)) return p;
   if (p === '/tasks') return '/tasks';
   const task = /^\/tasks\/[^/]+?(:cancel|:subscribe)?$/.exec(p);
   if (task) return `/tasks/{id}${task[1] ?? ''}`;
-  if (/^\/tasks\/[^/]+\/pushNotificationConfigs(\/[^/]+)?$/.test(p)) return '/tasks/{id}/pushNotificationConfigs';
-  if (p === '/extendedAgentCard') return p;
+  if (/^\/tasks\/[^/]+\/pushnotificationconfigs(\/[^/]+)?$/.test(p)) return '/tasks/{id}/pushNotificationConfigs';
+  if (p === '/extendedagentcard') return '/extendedAgentCard';
   return 'other';
 }
 

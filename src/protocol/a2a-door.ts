@@ -22,7 +22,7 @@ import { sseHeartbeat } from '../http/sse-heartbeat.js';
 import { openToAllOrigins } from '../http/open-reads.js';
 import { headOfStreams } from '../http/head-streams.js';
 import { answerSanitizer } from '../http/security.js';
-import { restMethodOf } from '../observability/metrics.js';
+import { restMethodOf, restRoute } from '../observability/metrics.js';
 import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
 import { a2aRequestHandler } from './request-handler.js';
@@ -73,8 +73,12 @@ const nameJsonRpcRequest: RequestNamer = (req) => {
 /** The endpoint (with or without its trailing slash), or a path below it (refused 404), its first 64 characters: the caller's to make long. */
 const jsonRpcRoute = (path: string): string => (path === '/' ? JSONRPC_PATH : `${JSONRPC_PATH}${path.slice(0, 64)}`);
 
-/** HTTP+JSON requests are named by their route, as their metric label (`GET /tasks/{id}`): not by the path sent. */
-const nameRestRequest: RequestNamer = (req) => ({ method: restMethodOf(req), streaming: /:(stream|subscribe)$/.test(req.path) });
+/**
+ * HTTP+JSON requests are named by their route, as their metric label (`GET /tasks/{id}`): not by
+ * the path sent. A stream is one whose route streams, as express routes it (`/MESSAGE:STREAM/`
+ * is message:stream too: restRoute).
+ */
+const nameRestRequest: RequestNamer = (req) => ({ method: restMethodOf(req), streaming: /:(stream|subscribe)$/.test(restRoute(req.path)) });
 
 export const a2aDoor: Door = {
   name: 'a2a',

@@ -11,6 +11,7 @@ import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { RegistryCore } from '../composition/build-registry.js';
 import type { DoorContext } from '../composition/door.js';
 import { RegistryExecutor } from '../operations/executor.js';
+import { logInternalFailures } from './internal-failures.js';
 import { RegistryRequestHandler } from './registry-request-handler.js';
 import { DEFAULT_PUSH_RETRY, GuardedPushSender, PushConfigs, WatchPushes } from './watch-push.js';
 import { WatchTasks } from './watch-task.js';
@@ -37,10 +38,14 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
     watches.onEndUnrun((watch, end) => void pushes.tellUnrun(watch, end).catch((err: unknown) => log.error({ err, watch: watch.id }, 'the final status of a watch that ended could not be pushed')));
     // Every watch keeps its stored task current (events, its end), whether or not a stream is open.
     const watchTasks = new WatchTasks(tasks, watches, log);
-    handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, { hub: watches, tasks: watchTasks, budgets: abuse }, {
-      store: pushConfigs,
-      sender: new GuardedPushSender(pushConfigs, fetcher, watches, log),
-    });
+    // Its internal failures logged with their cause, on every binding (internal-failures.ts).
+    handler = logInternalFailures(
+      new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, { hub: watches, tasks: watchTasks, budgets: abuse }, {
+        store: pushConfigs,
+        sender: new GuardedPushSender(pushConfigs, fetcher, watches, log),
+      }),
+      log,
+    );
     handlers.set(ctx.core, handler);
   }
   return handler;
