@@ -18,28 +18,15 @@ import { INTERNAL_MESSAGE } from '../http/security.js';
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
 import { retryNamedIn } from '../tasks/storage-unavailable.js';
+import { wrapHandlerMethods } from './handler-methods.js';
 
 export function logInternalFailures(handler: A2ARequestHandler, log: Logger): A2ARequestHandler {
-  // One wrapper per method, made on first use (as withJsonRpcErrorData's).
-  const wrappers = new Map<PropertyKey, { method: unknown; wrapper: (...args: unknown[]) => unknown }>();
-  return new Proxy(handler, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      const made = wrappers.get(property);
-      if (made?.method === value) return made.wrapper;
-      const wrapper = (...args: unknown[]): unknown => {
-        // Called on the handler itself: its private fields are not the proxy's.
-        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (!(result instanceof Promise)) return result;
-        return result.catch((error: unknown) => {
-          if (error instanceof A2AError || retryNamedIn(currentScope()) !== undefined) throw error;
-          log.error({ err: error, method: String(property) }, 'request failed with an internal error');
-          throw new Error(INTERNAL_MESSAGE, { cause: error });
-        });
-      };
-      wrappers.set(property, { method: value, wrapper });
-      return wrapper;
-    },
+  return wrapHandlerMethods(handler, (result, method) => {
+    if (!(result instanceof Promise)) return result;
+    return result.catch((error: unknown) => {
+      if (error instanceof A2AError || retryNamedIn(currentScope()) !== undefined) throw error;
+      log.error({ err: error, method }, 'request failed with an internal error');
+      throw new Error(INTERNAL_MESSAGE, { cause: error });
+    });
   });
 }

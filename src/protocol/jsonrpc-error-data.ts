@@ -24,6 +24,7 @@ import {
   type JsonRpcA2AErrorOptions,
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import { wrapHandlerMethods } from './handler-methods.js';
 
 /** The JSON-RPC class of each A2A error, by the error's name. */
 const JSON_RPC_CLASSES: Readonly<Record<string, new (options?: JsonRpcA2AErrorOptions) => A2AError>> = {
@@ -63,26 +64,12 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
 
 /** `handler`, whose methods' A2A errors (rejections, and those a stream throws) carry their ErrorInfo as JSON-RPC data. */
 export function withJsonRpcErrorData(handler: A2ARequestHandler): A2ARequestHandler {
-  // One wrapper per method, made on first use (every request asks for getAgentCard and its method).
-  const wrappers = new Map<PropertyKey, { method: unknown; wrapper: (...args: unknown[]) => unknown }>();
-  return new Proxy(handler, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      const made = wrappers.get(property);
-      if (made?.method === value) return made.wrapper;
-      const wrapper = (...args: unknown[]): unknown => {
-        // Called on the handler itself: its private fields are not the proxy's.
-        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (result instanceof Promise) {
-          return result.catch((error: unknown) => {
-            throw withErrorData(error);
-          });
-        }
-        return isAsyncIterable(result) ? rethrowingWithData(result) : result;
-      };
-      wrappers.set(property, { method: value, wrapper });
-      return wrapper;
-    },
+  return wrapHandlerMethods(handler, (result) => {
+    if (result instanceof Promise) {
+      return result.catch((error: unknown) => {
+        throw withErrorData(error);
+      });
+    }
+    return isAsyncIterable(result) ? rethrowingWithData(result) : result;
   });
 }
