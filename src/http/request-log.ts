@@ -19,7 +19,7 @@ export type RequestNamer = (req: Request) => { method: string; streaming: boolea
  */
 const byRoute: RequestNamer = (req) => ({ method: `${req.method} ${req.path.slice(0, 64)}`, streaming: false });
 
-/** Query parameters the A2A HTTP+JSON binding defines: their values are logged as sent. */
+/** Query parameters the A2A HTTP+JSON binding defines: their values are logged as sent (percent-encoded). */
 const LOGGED_QUERY_PARAMETERS = new Set(['pageSize', 'pageToken', 'historyLength', 'contextId', 'status', 'statusTimestampAfter', 'includeArtifacts', 'tenant']);
 
 /**
@@ -37,11 +37,21 @@ const CARRIES_ANOTHER_PARAMETER = /[;&]/;
 export function loggableUrl(originalUrl: string): string {
   const q = originalUrl.indexOf('?');
   if (q < 0) return originalUrl.slice(0, 200);
-  const query = new URLSearchParams(originalUrl.slice(q + 1));
-  const shown = [...query].map(([name, value]) => {
-    if (CARRIES_ANOTHER_PARAMETER.test(name)) return '[redacted]';
-    return `${name}=${LOGGED_QUERY_PARAMETERS.has(name) && !CARRIES_ANOTHER_PARAMETER.test(value) ? value : '[redacted]'}`;
-  });
+  // Each parameter is judged by its decoded name and value (URLSearchParams reads one pair at a
+  // time as it reads the whole query: split on '&', empty pairs skipped) and shown as sent, still
+  // percent-encoded. Shown decoded, `?contextId=%E2%80%AE...` put a right-to-left override (or
+  // %C2%9B, a one-character CSI to some terminals) raw into the JSON line, which JSON leaves as it
+  // is: the rest of the line read reversed in a log viewer. The request line holds printable ASCII only.
+  const shown = originalUrl
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const [[name, value]] = [...new URLSearchParams(pair)] as [[string, string]];
+      const rawName = pair.split('=', 1)[0]!;
+      if (CARRIES_ANOTHER_PARAMETER.test(name)) return '[redacted]';
+      return `${rawName}=${LOGGED_QUERY_PARAMETERS.has(name) && !CARRIES_ANOTHER_PARAMETER.test(value) ? pair.slice(rawName.length + 1) : '[redacted]'}`;
+    });
   return `${originalUrl.slice(0, Math.min(q, 200))}?${shown.join('&')}`.slice(0, 400);
 }
 
