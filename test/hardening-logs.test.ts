@@ -94,6 +94,13 @@ describe('small holes', () => {
     assert.equal(loggableUrl('/a2a/rest/tasks?pageSize%3Baccess_token=x&contextId=a%3Bb&status=%41'), '/a2a/rest/tasks?[redacted]&contextId=[redacted]&status=%41');
   });
 
+  test('an unknown JSON-RPC method named in a body is logged with its bidi and C1 controls escaped (JSON left "GetTask\\u202e" raw in the line)', async () => {
+    const lines = await logsOf(() => rawPost(`${registry.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask\u202edesserp\u009b31m', params: {} })), 1);
+    const request = lines.find((l) => l.msg === 'request')!;
+    assert.equal(request.method, 'GetTask\\u202edesserp\\u009b31m');
+    assert.doesNotMatch(JSON.stringify(lines), /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/);
+  });
+
   test("clients' mistakes (unknown tasks, bad parameters) are logged at info, without stack traces", async () => {
     const unknown = crypto.randomUUID();
     const lines = await logsOf(async () => {

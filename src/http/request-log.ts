@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { escapeUnprinted } from '../lib/json.js';
 import type { Logger } from '../observability/logger.js';
 import { answeredStatus, arrivalOf, callOutcome, requestOutcome } from '../observability/request-outcome.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
@@ -113,12 +114,15 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
         http: `${req.method} ${loggableUrl(req.originalUrl)}`,
         status,
         aborted: status === undefined ? true : undefined,
-        method: scope.method,
+        // The caller's own text where a JSON-RPC or MCP body names an unknown method or tool: its
+        // C1 and bidirectional controls, which JSON leaves raw, escaped ("GetTask\u202e..."
+        // reversed the rest of the line in a log viewer).
+        method: scope.method === undefined ? undefined : escapeUnprinted(scope.method),
         operation: scope.operation,
         taskState: scope.taskState,
         errorCode: requestOutcome(res, scope).code,
         // A batch's calls, each as a single request's line names it.
-        calls: scope.calls?.map(({ scope: call }) => ({ method: call.method, operation: call.operation, taskState: call.taskState, errorCode: callOutcome(res, call).code })),
+        calls: scope.calls?.map(({ scope: call }) => ({ method: call.method === undefined ? undefined : escapeUnprinted(call.method), operation: call.operation, taskState: call.taskState, errorCode: callOutcome(res, call).code })),
         durationMs: Math.round(durationMs * 100) / 100,
       };
       if (req.path === '/healthz' || req.path === '/readyz') log.debug(line, 'request');
