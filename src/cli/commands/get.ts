@@ -28,9 +28,9 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
  * continue it under its first line. Descriptions and tags may hold line breaks (validation allows
  * them in running text), and printed as they were, the line after one started at the margin and
  * read as a field of the registry's own: a description "Weather\n  owner       admin" showed an
- * entry of alice's as admin's, a tag a forged interface line.
+ * entry of alice's as admin's, a tag a forged interface line. (An empty line stays empty.)
  */
-const continued = (text: string, indent: number): string => text.replace(/\r?\n/g, `\n${' '.repeat(indent)}`);
+const continued = (text: string, indent: number): string => text.replace(/\r?\n(?!\r?\n|$)/g, `\n${' '.repeat(indent)}`).replace(/\r\n/g, '\n');
 /** A one-line value (a tag, inside [a, b]): its white space runs, line breaks too, as one space. */
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ');
 
