@@ -893,6 +893,14 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('h1', { hasText: 'Harbour Lighthouse Agent' }).waitFor();
       const flipped = (await page.locator('.entry-head dl.facts').textContent()) ?? '';
       assert.match(flipped, /Invalid live document since .*, 2 failed checks in a row since .*; last checked/);
+      // The message quotes what the server sent (V8's JSON.parse error quotes the body): a
+      // right-to-left override there is shown as its escape, and reverses nothing of the page's.
+      origin.route(lighthouseCard, (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('\u202e{"x": 1}'));
+      await op(alice, { refresh: { id: ids.lighthouse } });
+      await page.reload();
+      await page.locator('h1', { hasText: 'Harbour Lighthouse Agent' }).waitFor();
+      const quoted = (await page.locator('.entry-head dl.facts').textContent()) ?? '';
+      assert.ok(quoted.includes(`Unexpected token '\\u202e'`) && !quoted.includes('\u202e'), quoted);
       // Dark again, as the other tests know it.
       origin.route(lighthouseCard, (_req, res) => void res.writeHead(503).end());
       await op(alice, { refresh: { id: ids.lighthouse } });
