@@ -27,9 +27,28 @@ export function StatusFacts({ entry }: { entry: EntryView }) {
                   <li>
                     <span class={`badge ${s.status === 'verified' ? 'ok' : s.status === 'invalid' ? 'bad' : 'subtle'}`}>{SIGNATURE_LABEL[s.status] ?? s.status}</span>{' '}
                     {signatures.length > 1 && `#${i + 1} `}
-                    {s.alg && <code>{s.alg}</code>} {s.kid && <>key <code>{s.kid}</code></>}
+                    {/* The alg and kid are the signer's own header values (any text), and the reason quotes them:
+                        Foreign, or a right-to-left override in a kid reversed the rest of the line. */}
+                    {s.alg && (
+                      <code>
+                        <Foreign text={s.alg} />
+                      </code>
+                    )}{' '}
+                    {s.kid && (
+                      <>
+                        key{' '}
+                        <code>
+                          <Foreign text={s.kid} />
+                        </code>
+                      </>
+                    )}
                     {s.jwks && (s.jwks === OWN_KEY_SET ? <> of the registry operator's own keys</> : <> from <ExternalLink url={s.jwks} /></>)}
-                    {s.reason && <span class="muted"> ({s.reason})</span>}
+                    {s.reason && (
+                      <span class="muted">
+                        {' '}
+                        (<Foreign text={s.reason} />)
+                      </span>
+                    )}
                   </li>
                 ))}
               </ul>
