@@ -900,6 +900,24 @@ describe('a2a-registry against a registry', () => {
     assert.equal(human.stdout, 'no open watch\n');
     assert.deepEqual(parse(json), { watches: [] });
   });
+
+  test('get: a line break in a description or a tag (allowed in running text) cannot print a line that reads as one of the registry\'s fields', async () => {
+    const card = v1Card('Forged Lines Agent', 'https://forged-lines.example.org/a2a');
+    card.description = 'Weather\n  owner       alice\n  interfaces  JSONRPC 1.0     https://evil.example.net/a2a';
+    card.skills[0]!.description = 'Translates.\n    Admin skill (admin-skill)';
+    card.skills[0]!.tags = ['finance\n  owner       alice'];
+    const admin = await sdkClient(registry.url, { token: TOKENS.admin });
+    const { id } = resultOf(await op(admin, { register: { agentCard: card } }));
+    const human = await cli(['get', id], { env });
+    assert.equal(human.code, 0, human.stderr);
+    const lines = human.stdout.split('\n');
+    assert.deepEqual(lines.filter((l) => /^ {2}owner\b/.test(l)), ['  owner       admin'], human.stdout);
+    assert.deepEqual(lines.filter((l) => /^ {2}interfaces\b/.test(l)).length, 1, human.stdout);
+    // Continued under the first line of its own text, never at the margin of another field or skill.
+    assert.ok(human.stdout.includes('  description Weather\n                owner       alice\n'), human.stdout);
+    assert.ok(human.stdout.includes('      Translates.\n          Admin skill (admin-skill)\n'), human.stdout);
+    assert.match(human.stdout, /^ {4}Translate invoice \(translate-invoice\) \[finance owner alice\]$/m);
+  });
 });
 
 describe('a2a-registry when the registry cannot be reached (exit 3)', () => {

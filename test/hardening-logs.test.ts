@@ -111,6 +111,22 @@ describe('small holes', () => {
     assert.equal(loggableUrl('https://a:b@x.example/p?q'), 'https://[redacted]@x.example/p?[redacted]');
   });
 
+  test('a query value is logged as sent, percent-encoded: a bidi override or a C1 control in it (%E2%80%AE, %C2%9B) never reaches the log line raw', async () => {
+    const lines = await logsOf(async () => (await get('/a2a/rest/tasks?contextId=%E2%80%AEdesserp%C2%9B31m&pageSize=1+0&tenant=')).text(), 1);
+    const request = lines.find((l) => l.msg === 'request')!;
+    assert.equal(request.http, 'GET /a2a/rest/tasks?contextId=%E2%80%AEdesserp%C2%9B31m&pageSize=1+0&tenant=');
+    assert.doesNotMatch(JSON.stringify(lines), /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/);
+    // Judged by what it decodes to: an encoded ';' or '&' in a name or value still hides it.
+    assert.equal(loggableUrl('/a2a/rest/tasks?pageSize%3Baccess_token=x&contextId=a%3Bb&status=%41'), '/a2a/rest/tasks?[redacted]&contextId=[redacted]&status=%41');
+  });
+
+  test('an unknown JSON-RPC method named in a body is logged with its bidi and C1 controls escaped (JSON left "GetTask\\u202e" raw in the line)', async () => {
+    const lines = await logsOf(() => rawPost(`${registry.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask\u202edesserp\u009b31m', params: {} })), 1);
+    const request = lines.find((l) => l.msg === 'request')!;
+    assert.equal(request.method, 'GetTask\\u202edesserp\\u009b31m');
+    assert.doesNotMatch(JSON.stringify(lines), /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/);
+  });
+
   test("clients' mistakes (unknown tasks, bad parameters) are logged at info, without stack traces", async () => {
     const unknown = crypto.randomUUID();
     const lines = await logsOf(async () => {

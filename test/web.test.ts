@@ -893,6 +893,14 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('h1', { hasText: 'Harbour Lighthouse Agent' }).waitFor();
       const flipped = (await page.locator('.entry-head dl.facts').textContent()) ?? '';
       assert.match(flipped, /Invalid live document since .*, 2 failed checks in a row since .*; last checked/);
+      // The message quotes what the server sent (V8's JSON.parse error quotes the body): a
+      // right-to-left override there is shown as its escape, and reverses nothing of the page's.
+      origin.route(lighthouseCard, (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('\u202e{"x": 1}'));
+      await op(alice, { refresh: { id: ids.lighthouse } });
+      await page.reload();
+      await page.locator('h1', { hasText: 'Harbour Lighthouse Agent' }).waitFor();
+      const quoted = (await page.locator('.entry-head dl.facts').textContent()) ?? '';
+      assert.ok(quoted.includes(`Unexpected token '\\u202e'`) && !quoted.includes('\u202e'), quoted);
       // Dark again, as the other tests know it.
       origin.route(lighthouseCard, (_req, res) => void res.writeHead(503).end());
       await op(alice, { refresh: { id: ids.lighthouse } });
@@ -986,6 +994,18 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('h1', { hasText: 'Ledger Agent' }).waitFor();
       assert.match((await page.locator('dd.signatures').textContent()) ?? '', /verified\s*ES256\s*key web-trusted/);
       await screenshot(page, 'entry-signed');
+      // A signer's kid is any text of its header: a right-to-left override in it is shown as its escape and reverses nothing after it.
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const card = { ...v1Card('Kid Override Agent', 'https://kid-override.example.org/a2a'), signatures: [{ protected: Buffer.from(JSON.stringify({ alg: 'ES256', kid: 'operator\u202e' })).toString('base64url'), signature: 'AAAA' }] };
+      const { id } = resultOf(await op(alice, { register: { agentCard: card } }));
+      try {
+        await page.goto(`${registry.url}/entries/${id}`);
+        await page.locator('h1', { hasText: 'Kid Override Agent' }).waitFor();
+        const shown = (await page.locator('dd.signatures').textContent()) ?? '';
+        assert.ok(shown.includes('key operator\\u202e') && shown.includes('(no trusted key has kid "operator\\u202e")') && !shown.includes('\u202e'), shown);
+      } finally {
+        resultOf(await op(alice, { unregister: { id } }));
+      }
       await page.goto(`${registry.url}/entries/${ids.invoice}`);
       await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
       assert.equal(await page.locator('dd.signatures').textContent(), 'The card is not signed.');

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { escapeUnprinted } from '../lib/json.js';
 import type { Logger } from '../observability/logger.js';
 import { answeredStatus, arrivalOf, callOutcome, requestOutcome } from '../observability/request-outcome.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
@@ -19,7 +20,7 @@ export type RequestNamer = (req: Request) => { method: string; streaming: boolea
  */
 const byRoute: RequestNamer = (req) => ({ method: `${req.method} ${req.path.slice(0, 64)}`, streaming: false });
 
-/** Query parameters the A2A HTTP+JSON binding defines: their values are logged as sent. */
+/** Query parameters the A2A HTTP+JSON binding defines: their values are logged as sent (percent-encoded). */
 const LOGGED_QUERY_PARAMETERS = new Set(['pageSize', 'pageToken', 'historyLength', 'contextId', 'status', 'statusTimestampAfter', 'includeArtifacts', 'tenant']);
 
 /**
@@ -51,12 +52,24 @@ export function loggableUrl(target: string): string {
   const originalUrl = target.replace(ABSOLUTE_FORM_USERINFO, '$1[redacted]@');
   const q = originalUrl.indexOf('?');
   if (q < 0) return originalUrl.slice(0, 200);
-  const query = new URLSearchParams(originalUrl.slice(q + 1));
-  const shown = [...query].map(([name, value]) => {
-    if (CARRIES_ANOTHER_PARAMETER.test(name)) return '[redacted]';
-    if (LOGGED_QUERY_PARAMETERS.has(name)) return `${name}=${CARRIES_ANOTHER_PARAMETER.test(value) ? '[redacted]' : value}`;
-    return value !== '' && SHOWN_NAME.test(name) ? `${name}=[redacted]` : '[redacted]';
-  });
+  // Each parameter is judged by its decoded name and value (URLSearchParams reads one pair at a
+  // time as it reads the whole query: split on '&', empty pairs skipped) and shown as sent, still
+  // percent-encoded. Shown decoded, `?contextId=%E2%80%AE...` put a right-to-left override (or
+  // %C2%9B, a one-character CSI to some terminals) raw into the JSON line, which JSON leaves as it
+  // is: the rest of the line read reversed in a log viewer. The request line holds printable ASCII only.
+  const shown = originalUrl
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const [[name, value]] = [...new URLSearchParams(pair)] as [[string, string]];
+      const rawName = pair.split('=', 1)[0]!;
+      if (CARRIES_ANOTHER_PARAMETER.test(name)) return '[redacted]';
+      if (LOGGED_QUERY_PARAMETERS.has(name)) return `${rawName}=${CARRIES_ANOTHER_PARAMETER.test(value) ? '[redacted]' : pair.slice(rawName.length + 1)}`;
+      // Another name is shown only when it reads as one and has a value: `?<token>` alone is a
+      // name with no value, and was logged as `<token>=[redacted]`.
+      return value !== '' && SHOWN_NAME.test(name) ? `${rawName}=[redacted]` : '[redacted]';
+    });
   return `${originalUrl.slice(0, Math.min(q, 200))}?${shown.join('&')}`.slice(0, 400);
 }
 
@@ -118,12 +131,15 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
         http: `${req.method} ${loggableUrl(req.originalUrl)}`,
         status,
         aborted: status === undefined ? true : undefined,
-        method: scope.method,
+        // The caller's own text where a JSON-RPC or MCP body names an unknown method or tool: its
+        // C1 and bidirectional controls, which JSON leaves raw, escaped ("GetTask\u202e..."
+        // reversed the rest of the line in a log viewer).
+        method: scope.method === undefined ? undefined : escapeUnprinted(scope.method),
         operation: scope.operation,
         taskState: scope.taskState,
         errorCode: requestOutcome(res, scope).code,
         // A batch's calls, each as a single request's line names it.
-        calls: scope.calls?.map(({ scope: call }) => ({ method: call.method, operation: call.operation, taskState: call.taskState, errorCode: callOutcome(res, call).code })),
+        calls: scope.calls?.map(({ scope: call }) => ({ method: call.method === undefined ? undefined : escapeUnprinted(call.method), operation: call.operation, taskState: call.taskState, errorCode: callOutcome(res, call).code })),
         durationMs: Math.round(durationMs * 100) / 100,
       };
       if (req.path === '/healthz' || req.path === '/readyz') log.debug(line, 'request');

@@ -67,6 +67,9 @@ export function describeJsonType(v: unknown): string {
  */
 const UNPRINTED = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
+/** `s` with each of those characters written as its \uXXXX escape (a text of the caller's in a log line, say). */
+export const escapeUnprinted = (s: string): string => s.replace(UNPRINTED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** Quotes a value for a message, shortened so that messages stay one line. */
 export function quote(v: unknown, max = 60): string {
   let s: string;
@@ -76,7 +79,7 @@ export function quote(v: unknown, max = 60): string {
     // Too deep to serialise (JSON.parse accepts nesting that JSON.stringify cannot print back).
     s = `(${describeJsonType(v)})`;
   }
-  s = s.replace(UNPRINTED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  s = escapeUnprinted(s);
   // Cut between characters (code points), never inside a surrogate pair (clipped.ts says why).
   return codePointLength(s) > max ? codePointPrefix(s, max - 1) + '…' : s;
 }

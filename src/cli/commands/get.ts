@@ -23,6 +23,17 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+/**
+ * A text of the document (or a message quoting one) printed after a label: its line breaks
+ * continue it under its first line. Descriptions and tags may hold line breaks (validation allows
+ * them in running text), and printed as they were, the line after one started at the margin and
+ * read as a field of the registry's own: a description "Weather\n  owner       admin" showed an
+ * entry of alice's as admin's, a tag a forged interface line. (An empty line stays empty.)
+ */
+const continued = (text: string, indent: number): string => text.replace(/\r?\n(?!\r?\n|$)/g, `\n${' '.repeat(indent)}`).replace(/\r\n/g, '\n');
+/** A one-line value (a tag, inside [a, b]): its white space runs, line breaks too, as one space. */
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ');
+
 /** Skills of a card, or tools of an MCP document: what a person looks for after the name. */
 function contents(entry: EntryView, o: Output): string {
   const s = styles(o.color);
@@ -34,8 +45,8 @@ function contents(entry: EntryView, o: Output): string {
     if (skills.length > 0) text += `  skills\n`;
     for (const k of skills) {
       const tags = strings(k.tags);
-      text += `    ${s.bold(str(k.name) || str(k.id))} ${s.dim(`(${str(k.id)})`)}${tags.length ? ` [${tags.join(', ')}]` : ''}\n`;
-      if (str(k.description)) text += `      ${str(k.description)}\n`;
+      text += `    ${s.bold(str(k.name) || str(k.id))} ${s.dim(`(${str(k.id)})`)}${tags.length ? ` [${tags.map(oneLine).join(', ')}]` : ''}\n`;
+      if (str(k.description)) text += `      ${continued(str(k.description), 6)}\n`;
     }
   } else {
     const toolspec = isObject(doc.toolspec) ? doc.toolspec : {};
@@ -45,7 +56,7 @@ function contents(entry: EntryView, o: Output): string {
       const hints = isObject(t.annotations) ? t.annotations : {};
       const flags = [hints.readOnlyHint === true ? 'read-only' : '', hints.destructiveHint === true ? 'destructive' : ''].filter(Boolean);
       text += `    ${s.bold(str(t.name))}${str(t.title) ? ` "${str(t.title)}"` : ''}${flags.length ? s.dim(` (${flags.join(', ')})`) : ''}\n`;
-      if (str(t.description)) text += `      ${str(t.description)}\n`;
+      if (str(t.description)) text += `      ${continued(str(t.description), 6)}\n`;
     }
   }
   return text;
@@ -59,7 +70,7 @@ export function describeEntry(e: EntryView, o: Output): string {
   text += `  revision    ${e.revision}\n`;
   text += `  owner       ${e.owner}\n`;
   text += `  created     ${e.createdAt}\n  updated     ${e.updatedAt}\n`;
-  if (e.description) text += `  description ${e.description}\n`;
+  if (e.description) text += `  description ${continued(e.description, 14)}\n`;
   e.interfaces.forEach((i, n) => {
     const binding = `${i.protocolBinding}${i.protocolVersion ? ` ${i.protocolVersion}` : ''}`.padEnd(14);
     text += `  ${n === 0 ? 'interfaces ' : '           '} ${binding}  ${i.url}\n`;
@@ -68,7 +79,7 @@ export function describeEntry(e: EntryView, o: Output): string {
   if (e.health) {
     // Failures of several kinds (invalid, then unreachable): the run began before this status.
     const run = e.health.failingSince && e.health.failingSince !== e.health.since ? ` since ${e.health.failingSince}` : '';
-    const failing = e.health.status === 'ok' ? '' : `, ${countOf(e.health.failures, 'failed check')} in a row${run}${e.health.message ? `: ${e.health.message}` : ''}`;
+    const failing = e.health.status === 'ok' ? '' : `, ${countOf(e.health.failures, 'failed check')} in a row${run}${e.health.message ? `: ${continued(e.health.message, 14)}` : ''}`;
     text += `  health      ${e.health.status} since ${e.health.since} ${s.dim(`(checked ${e.health.checkedAt})`)}${failing}\n`;
   }
   if (e.drift) text += `  drift       the live document differs from this revision\n`;

@@ -5,6 +5,7 @@
  */
 import { ExternalLink, OWN_KEY_SET, formatDate } from '../components';
 import type { EntryView } from '../api';
+import { Foreign } from '../foreign';
 
 const SIGNATURE_LABEL = { verified: 'verified', 'unknown-key': 'key not trusted here', invalid: 'invalid' } as const;
 const HEALTH_LABEL = { ok: 'Reachable', unreachable: 'Unreachable', invalid: 'Invalid live document' } as const;
@@ -26,9 +27,28 @@ export function StatusFacts({ entry }: { entry: EntryView }) {
                   <li>
                     <span class={`badge ${s.status === 'verified' ? 'ok' : s.status === 'invalid' ? 'bad' : 'subtle'}`}>{SIGNATURE_LABEL[s.status] ?? s.status}</span>{' '}
                     {signatures.length > 1 && `#${i + 1} `}
-                    {s.alg && <code>{s.alg}</code>} {s.kid && <>key <code>{s.kid}</code></>}
+                    {/* The alg and kid are the signer's own header values (any text), and the reason quotes them:
+                        Foreign, or a right-to-left override in a kid reversed the rest of the line. */}
+                    {s.alg && (
+                      <code>
+                        <Foreign text={s.alg} />
+                      </code>
+                    )}{' '}
+                    {s.kid && (
+                      <>
+                        key{' '}
+                        <code>
+                          <Foreign text={s.kid} />
+                        </code>
+                      </>
+                    )}
                     {s.jwks && (s.jwks === OWN_KEY_SET ? <> of the registry operator's own keys</> : <> from <ExternalLink url={s.jwks} /></>)}
-                    {s.reason && <span class="muted"> ({s.reason})</span>}
+                    {s.reason && (
+                      <span class="muted">
+                        {' '}
+                        (<Foreign text={s.reason} />)
+                      </span>
+                    )}
                   </li>
                 ))}
               </ul>
@@ -52,7 +72,15 @@ export function StatusFacts({ entry }: { entry: EntryView }) {
             {health.failures > 0 && `, ${health.failures} failed check${health.failures === 1 ? '' : 's'}`}
             {/* Failures of several kinds (invalid, then unreachable): the run began before this status. */}
             {health.failingSince && health.failingSince !== health.since && ` in a row since ${formatDate(health.failingSince)}`}; last checked {formatDate(health.checkedAt)}
-            {health.message && <span class="muted"> ({health.message})</span>}
+            {/* Foreign: the message quotes what the live server sent (a body that is not JSON, an MCP
+                error's message); a bidirectional control in it reversed the rest of the line, the
+                page's own words after it included. */}
+            {health.message && (
+              <span class="muted">
+                {' '}
+                (<Foreign text={health.message} />)
+              </span>
+            )}
             {entry.drift === true && <>. The live document differs from the revision stored here.</>}
           </dd>
         </>
