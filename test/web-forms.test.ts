@@ -797,6 +797,8 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
     // with its sign-in page (200 text/html), as one does whose session cookie the page never sends;
     // then with its own error page (502 text/html), as one does that cannot reach the registry.
     let status = 200;
+    // The seconds the proxy's rate limit asks to wait.
+    let rateLimitWait = 2;
     // When each A2A call reached the proxy (status 0: passed through to the registry).
     const calls: number[] = [];
     const proxy = await startProxy((res) => {
@@ -812,7 +814,7 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       }
       if (status === 429) {
         // A rate limit in front of the registry, as the registry's own: google.rpc.Status and Retry-After.
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' }).end(JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Too many requests.' } }));
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(rateLimitWait) }).end(JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Too many requests.' } }));
         return true;
       }
       const body = status === 200 ? '<!doctype html><title>Sign in</title><form>Sign in to continue</form>' : '<html><body><h1>502 Bad Gateway</h1></body></html>';
@@ -898,17 +900,19 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         // asked next waits as well (it was asked at once, as if only reads were limited, and
         // refused again).
         status = 429;
+        // Longer: the steps from the refusal to the registration's click must fit in the wait on a loaded machine.
+        rateLimitWait = 4;
         await page.locator('[data-nav=validate]').click();
         await page.locator('#document').fill(JSON.stringify(v1Card('Proxied Agent', 'https://proxied.example.org/a2a')));
         await page.getByRole('button', { name: 'Validate', exact: true }).click();
         const limited = page.locator('.validation-summary [role=alert]', { hasText: 'RATE_LIMITED' });
         await limited.waitFor();
         page.problems.length = 0; // the browser logs the refused request (429) itself
-        assert.match(await limited.innerText(), /Too many requests from this address: searches, entries, downloads, checks and registrations count together \(and so does loading this page\), so each waits until the limit allows it again\.\s+Try again in [12] s/);
+        assert.match(await limited.innerText(), /Too many requests from this address: searches, entries, downloads, checks and registrations count together \(and so does loading this page\), so each waits until the limit allows it again\.\s+Try again in [1-4] s/);
         const validatedAt = calls.length;
         await page.locator('#token').fill(TOKENS.alice);
         await page.getByRole('button', { name: 'Register', exact: true }).click();
-        await page.locator('.register-result', { hasText: /^Registering in [12] s\s*[12] s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 3000 });
+        await page.locator('.register-result', { hasText: /^Registering in [1-4] s\s*[1-4] s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 3000 });
         assert.equal(calls.length, validatedAt, 'registered during the wait');
       });
     } finally {
