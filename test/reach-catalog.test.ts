@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { domainToUnicode } from 'node:url';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -492,6 +494,21 @@ describe('registered documents at stable URLs', () => {
     assert.equal((await get(cardUrl, { 'if-modified-since': '2099-01-01' })).status, 200, 'no HTTP-date: ignored, not a 304');
     const asctime = new Date(res.headers.get('last-modified')!).toUTCString().replace(/^(\w{3}), (\d{2}) (\w{3}) (\d{4}) (\S+) GMT$/, (_, day, date, month, year, time) => `${day} ${month} ${date.replace(/^0/, ' ')} ${time} ${year}`);
     assert.equal((await get(cardUrl, { 'if-modified-since': asctime })).status, 304, asctime);
+    // A revision dated ahead of this clock (written while it stood behind another replica's, or before
+    // it stepped back): Last-Modified is never later than the answer's own Date (RFC 9110 8.8.2.1: MUST).
+    const ahead = resultOf(await op(writer, { register: { agentCard: v1Card('Ahead Agent', 'https://ahead.example.org/a2a') } })).id as string;
+    try {
+      const db = new Database(path.join(registry.dataDir, 'registry.db'));
+      const anHourAhead = new Date(Date.now() + 3_600_000).toISOString();
+      db.prepare('UPDATE entries SET updated_at = ? WHERE id = ?').run(anHourAhead, ahead);
+      db.prepare('UPDATE entry_revisions SET created_at = ? WHERE entry_id = ?').run(anHourAhead, ahead);
+      db.close();
+      const served = await get(`${registry.url}/agents/${ahead}/card.json`);
+      assert.equal(served.status, 200);
+      assert.ok(Date.parse(served.headers.get('last-modified')!) <= Date.parse(served.headers.get('date')!), `Last-Modified ${served.headers.get('last-modified')}, Date ${served.headers.get('date')}`);
+    } finally {
+      resultOf(await op(writer, { unregister: { id: ahead } }));
+    }
     // If-Match and If-Unmodified-Since (a client resuming or checking its copy): 412 when they fail, never another body (RFC 9110 13.1.1, 13.1.4).
     assert.equal((await get(cardUrl, { 'if-match': etag })).status, 200);
     assert.equal((await get(cardUrl, { 'if-match': `"other", ${etag}` })).status, 200);

@@ -637,8 +637,8 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       for (const revision of [2, 3]) {
         const stored = await store.get(first.entry.id, revision);
         const at = Date.parse(stored!.updatedAt);
-        // A later whole second, as Last-Modified counts them: at the same instant, an If-Modified-Since of the one before was told 304.
-        assert.ok(Math.floor(at / 1000) > Math.floor(before / 1000), `revision ${revision} dated ${stored!.updatedAt}, not after the one before (${new Date(before).toISOString()})`);
+        // Strictly after it, and no further ahead of the clock than it stood (a whole second a revision ran ahead without end).
+        assert.ok(at > before && at - before < 1000, `revision ${revision} dated ${stored!.updatedAt}, not just after the one before (${new Date(before).toISOString()})`);
         before = at;
       }
       const [listed] = (await store.list({ orderBy: 'updatedAt', limit: 1 })).entries;

@@ -95,10 +95,14 @@ export function refusedPrecondition(req: Request, res: Response, etag: string, l
 export function sendCacheable(req: Request, res: Response, answer: CacheableBody): void {
   const etag = answer.etag ?? etagOf(answer.body);
   res.setHeader('ETag', etag);
-  if (answer.lastModified) res.setHeader('Last-Modified', httpDate(answer.lastModified).toUTCString());
+  // Never later than the answer's own Date (RFC 9110 8.8.2.1: MUST): a revision dated ahead of
+  // this clock (written while it stood behind another's, or before it stepped back) is said to be
+  // modified now.
+  const lastModified = answer.lastModified && new Date(Math.min(answer.lastModified.getTime(), Date.now()));
+  if (lastModified) res.setHeader('Last-Modified', httpDate(lastModified).toUTCString());
   res.setHeader('Cache-Control', answer.cacheControl);
-  if (refusedPrecondition(req, res, etag, answer.lastModified)) return;
-  if (notModified(req, etag, answer.lastModified)) {
+  if (refusedPrecondition(req, res, etag, lastModified)) return;
+  if (notModified(req, etag, lastModified)) {
     res.status(304).end();
     return;
   }

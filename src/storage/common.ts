@@ -95,15 +95,16 @@ export function decodeCursor(after: string): number {
  * entry sank in "most recently changed first" (`orderBy: "updatedAt desc"`) below where it stood
  * before the change, and a registered document's Last-Modified went back, so a client's
  * If-Modified-Since (the previous revision's time) was answered 304 Not Modified for the new
- * document. Behind it, the revision is dated at the start of the second after the previous one's,
- * not at the same instant: Last-Modified counts whole seconds, and a client sending the previous
- * revision's as If-Modified-Since was still told 304. (Across entries the order still follows the
- * clocks that wrote them.)
+ * document. Behind it, the revision is dated a millisecond after the previous one: strictly in
+ * order, and never further ahead of the clock than the previous one stood (a whole second each,
+ * as Last-Modified counts them, ran a rapidly revised entry ever further into the future). A
+ * client revalidating by date across such a step may still be told 304; by ETag, which every
+ * cacheable answer has, it never is. (Across entries the order still follows the clocks that
+ * wrote them.)
  */
 export function revisionTime(previousUpdatedAt: string | Date, now: number = Date.now()): Date {
   const previous = previousUpdatedAt instanceof Date ? previousUpdatedAt.getTime() : Date.parse(previousUpdatedAt);
-  if (Number.isNaN(previous) || now > previous) return new Date(now);
-  return new Date(Math.floor(previous / 1000) * 1000 + 1000);
+  return new Date(Number.isNaN(previous) || now > previous ? now : previous + 1);
 }
 
 /** Where a walk most recently changed first stopped: the last entry's `updated_at` and `list_seq` (its tie-break). */
