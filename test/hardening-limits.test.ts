@@ -337,6 +337,12 @@ describe('flood guard', () => {
     assert.equal(scan.status, 429, 'a path scan is refused to a flooding address');
     assert.ok(scan.headers.get('retry-after'), 'scan.headers.get(\'retry-after\')');
     assert.ok(scan.headers.get('x-request-id'), 'a refused path scan has a request id');
+    // So does an MCP request the DNS-rebinding check refuses: each is logged, and was not counted,
+    // so one address could write log lines without limit.
+    const rebound = await rawPost(`${registry.url}/mcp`, '{"jsonrpc":"2.0","id":1,"method":"ping"}', {
+      headers: { ...flood, origin: 'https://attacker.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    });
+    assert.equal(rebound.status, 429, 'a refused rebinding attempt from a flooding address');
     // The web page counts too (built or not; its assets share the guard).
     const page = await fetch(`${registry.url}/`, { headers: { ...flood, accept: 'text/html' } });
     assert.equal(page.status, 429, 'the web page is refused to a flooding address');

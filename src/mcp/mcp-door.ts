@@ -399,8 +399,10 @@ export const mcpDoor: Door = {
       MCP_PATH,
       metrics.middleware({ door: 'mcp', method: mcpMethodLabel }),
       failureFormat(mcpFailureFormat),
-      rebindingGuard(hosts, config.hardening.corsOrigins, requestScope(log, nameMcpRequest)),
+      // Counted first: the rebinding guard's refusals are logged, and a line per request no budget
+      // counts would let one address write to the log without limit.
       abuse.floodGuard(),
+      rebindingGuard(hosts, config.hardening.corsOrigins, requestScope(log, nameMcpRequest)),
       // Bodies of any declared type are read, so a wrong Content-Type is refused with the request's
       // id and reason (requireJsonRpcBody, as on the A2A JSON-RPC endpoint): the SDK refused it
       // unread, with id null and no reason, unlike a wrong charset.
