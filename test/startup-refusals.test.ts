@@ -559,7 +559,8 @@ test('a setting spelt wrong without the REGISTRY_ prefix, or in lower case, is a
     assert.equal(warned(name), meant, name);
   }
   assert.match(loadConfig({ DATABSE_URL: 'postgres://registry:Hunter2pw@db/registry' }).warnings?.[0] ?? '', /^DATABSE_URL is not a setting of the registry and is ignored \(did you mean DATABASE_URL\?\); the settings are listed in the README's Configuration section$/);
-  for (const name of ['HOME', 'HOSTNAME', 'NODE_OPTIONS', 'DATABASE_HOST', 'POSTGRES_PASSWORD', 'MAX_ENTRIES_PER_OWNER']) assert.equal(warned(name), undefined, name);
+  // Other programs' variables, DATABASE_SSL and GRPC_HOST among them (another word, not a typo: they were named as DATABASE_URL and GRPC_PORT).
+  for (const name of ['HOME', 'HOSTNAME', 'NODE_OPTIONS', 'DATABASE_HOST', 'POSTGRES_PASSWORD', 'MAX_ENTRIES_PER_OWNER', 'DATABASE_SSL', 'GRPC_HOST', 'DATABASE_USER']) assert.equal(warned(name), undefined, name);
   // Windows' environment is case-insensitive: there registry_public_read is REGISTRY_PUBLIC_READ, which reads it.
   assert.deepEqual(loadConfig({ registry_public_read: 'false', REGISTRY_PUBLIC_READ: 'false' }).warnings, []);
 });

@@ -855,16 +855,29 @@ function isServiceLink(name: string, env: Record<string, string | undefined>): b
 
 /**
  * The setting `name` (not REGISTRY_-prefixed, upper case) is within 2 edits of, if any. Only names
- * of 8 characters or more: shorter ones are too near other programs' (HOME is 2 from HOST).
+ * of 8 characters or more: shorter ones are too near other programs' (HOME is 2 from HOST). And
+ * only a typo: the same words but for underscores (LOGLEVEL), or one word misspelt, by fewer edits
+ * than half its length (DATABSE_URL, PUBLIC_URI); another word in its place is another program's
+ * variable (DATABASE_SSL is not DATABASE_URL, GRPC_HOST not GRPC_PORT), which was named.
  */
 function nearSetting(name: string, known: readonly string[]): string | undefined {
   if (name.length < 8) return undefined;
   const near = known
     .filter((setting) => Math.abs(setting.length - name.length) <= 2)
     .map((setting) => ({ setting, edits: editDistance(name, setting) }))
-    .filter(({ edits }) => edits <= 2)
+    .filter(({ setting, edits }) => edits <= 2 && misspelt(name, setting))
     .sort((x, y) => x.edits - y.edits)[0];
   return near?.setting;
+}
+
+/** Whether `name` reads as `setting` mistyped: see nearSetting. */
+function misspelt(name: string, setting: string): boolean {
+  if (name.replaceAll('_', '') === setting.replaceAll('_', '')) return true;
+  const words = name.split('_');
+  const settingWords = setting.split('_');
+  if (words.length !== settingWords.length) return false;
+  const differing = words.map((word, i) => [word, settingWords[i]!] as const).filter(([a, b]) => a !== b);
+  return differing.length === 1 && editDistance(...differing[0]!) < Math.max(differing[0]![0].length, differing[0]![1].length) / 2;
 }
 
 /**
