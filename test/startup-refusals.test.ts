@@ -594,9 +594,12 @@ test('the configuration logged at start-up shows each setting given as taken ("y
     REGISTRY_ADMIN_TOKEN: 'admin-token-0123456789',
     REGISTRY_TRUSTED_JKU: 'https://keys.example.com/jwks.json?token=Sec2',
     REGISTRY_CORS_ORIGINS: 'https://App.example.com',
+    PUBLIC_URL: 'HTTPS://Registry.Example.com:443/',
   }).given;
   assert.deepEqual(given, {
     PORT: 5,
+    // As published, not as written.
+    PUBLIC_URL: 'https://registry.example.com',
     REGISTRY_DATA_DIR: path.resolve('data2'),
     DATABASE_URL: 'postgres://registry:***@db/registry?sslpassword=***',
     REGISTRY_ADMIN_TOKEN: '***',

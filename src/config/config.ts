@@ -1521,7 +1521,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       retiredSigningKeysFile: e.REGISTRY_RETIRED_SIGNING_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_RETIRED_SIGNING_KEYS),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
-    given: shownSettings(env, e),
+    // PUBLIC_URL as taken (its scheme and host in lower case, a default port and final slash dropped), as published.
+    given: { ...shownSettings(env, e), ...(e.PUBLIC_URL === undefined ? {} : { PUBLIC_URL: publicUrl }) },
     warnings: [...unknownSettings(env), ...warnings, ...nearAdmin(e.REGISTRY_TOKENS), ...semicolonSeparated(e.REGISTRY_TOKENS), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...jkuWithoutGrace(e), ...snapshotOutlivesChangeLog(e), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
   };
 }
