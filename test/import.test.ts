@@ -596,9 +596,11 @@ describe('import into SQLite', () => {
         '✗ refused standard input:1: NOT_JSON\n' +
           '  standard input:1: not JSON lines: the line is "{" alone, as a pretty-printed JSON document begins; standard input holds one whole document per line, so the rest of it was not read.\n' +
           '  error   standard input:1:1  (document): one document per line expected [json-lines]\n' +
-          '          hint: Pass its file instead (a2a-registry import card.json), or put each document on one line: jq -c . cards.json | a2a-registry import -\n',
+          '          hint: Pass its file instead (a2a-registry import card.json), or put each document on one line: jq -c . cards.json | a2a-registry import -\n' +
+          // The blank line that sets the summary off from the refusals, on their stream.
+          '\n',
       );
-      assert.match(stdout, /imported 0 of 1 document into /);
+      assert.match(stdout, /^imported 0 of 1 document into /);
 
       const pretty = path.join(work, 'pretty.jsonl');
       fs.writeFileSync(pretty, card);
