@@ -6,7 +6,7 @@
 import type { RegistryConfig } from './config/config.js';
 import { StartStopped } from './composition/open-storage.js';
 import { bridgeConsole } from './observability/console-bridge.js';
-import { exitOnceLogged } from './observability/log-destination.js';
+import { exitOnceLogged, stdoutDestination } from './observability/log-destination.js';
 import { createLogger } from './observability/logger.js';
 import { startRegistry, type RunningRegistry } from './server.js';
 import { catchStopSignals } from './stop-signals.js';
@@ -21,6 +21,8 @@ export async function runServer(config: RegistryConfig): Promise<void> {
   // to finish, so no graceful stop (acknowledged writes are committed already; the index is
   // rebuilt or replayed at the next start).
   process.on('uncaughtException', (err, origin) => {
+    // Written at once: the line must not wait on a worker thread for a write the exit may not let finish.
+    stdoutDestination().writeSynchronously();
     log.fatal({ err, origin }, `the registry stops: ${origin === 'unhandledRejection' ? 'a promise rejected with nothing to handle it' : 'an exception nothing caught'} (a defect: report it with this line)`);
     exitOnceLogged(1);
   });

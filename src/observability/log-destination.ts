@@ -68,6 +68,8 @@ export class LogDestination {
   #toldOperator = false;
   /** Callers of drained() waiting for the lines to be written. */
   #drainWaiters: Array<() => void> = [];
+  /** Set by writeSynchronously(). */
+  #synchronous = false;
 
   /** `tellOperator`: where the one line about a log that cannot be written goes (standard error). */
   constructor(fd: number, tellOperator: (line: string) => void = writeToStderr) {
@@ -80,6 +82,15 @@ export class LogDestination {
     return this.#lost;
   }
 
+  /**
+   * From now on each line is written at once, synchronously (flushSync), not through the thread
+   * pool: for the last lines of a process about to end on a crash, which must not depend on a
+   * write finishing on a worker before the exit.
+   */
+  writeSynchronously(): void {
+    this.#synchronous = true;
+  }
+
   write(line: string): void {
     if (this.#pendingChars + line.length > MAX_PENDING_CHARS) {
       this.#drop(1, BACKLOG);
@@ -87,7 +98,8 @@ export class LogDestination {
     }
     this.#pending.push(line);
     this.#pendingChars += line.length;
-    if (this.#inFlight === undefined && this.#waiting === undefined) this.#writeNext();
+    if (this.#synchronous) this.flushSync();
+    else if (this.#inFlight === undefined && this.#waiting === undefined) this.#writeNext();
   }
 
   /**
