@@ -21,7 +21,7 @@ export async function runServer(config: RegistryConfig): Promise<void> {
   // to finish, so no graceful stop (acknowledged writes are committed already; the index is
   // rebuilt or replayed at the next start).
   process.on('uncaughtException', (err, origin) => {
-    // Written at once: the line must not wait on a worker thread for a write the exit may not let finish.
+    // Written at once, after the write in flight: the line must not wait for the event loop to turn again.
     stdoutDestination().writeSynchronously();
     log.fatal({ err, origin }, `the registry stops: ${origin === 'unhandledRejection' ? 'a promise rejected with nothing to handle it' : 'an exception nothing caught'} (a defect: report it with this line)`);
     exitOnceLogged(1);

@@ -33,15 +33,19 @@ const LOGGER = pathToFileURL(path.join(REPO_ROOT, 'dist/src/observability/logger
 /** Lines written in one turn: ~40 KB, more than one write takes while the first is in flight. */
 const LINES = 400;
 
-/** Runs `then` after writing LINES numbered lines in one turn; resolves with the child's whole stdout and exit code. */
-function childWriting(then: string): Promise<{ stdout: string; stderr: string; code: number | null }> {
+/**
+ * Runs `then` after writing LINES numbered lines in one turn (`before` first); resolves with the
+ * child's whole stdout and exit code.
+ */
+function childWriting(then: string, before = '', env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string; code: number | null }> {
   ensureBuilt();
   const script = `
     const { createLogger } = await import(${JSON.stringify(LOGGER)});
     const log = createLogger('info');
+    ${before}
     for (let i = 0; i < ${LINES}; i++) log.info({ n: i, pad: 'x'.repeat(60) }, 'line');
     ${then}`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -80,6 +84,18 @@ test('an uncaught exception in the middle of a turn: every line is written befor
   assert.equal(code, 1);
   assert.match(stderr, /boom/);
   assertAllLines(stdout);
+});
+
+test("with libuv's thread pool busy (as a database's fsyncs on a loaded disk keep it), the lines before an exit or a crash are all written, in order", async () => {
+  // One thread in the pool (UV_THREADPOOL_SIZE=1), kept busy by a key derivation of some tenths
+  // of a second: a log written through the pool had its first line waiting behind it, and the
+  // exit's synchronous flush wrote the 399 after it first (CI saw it, at load, without the pbkdf2).
+  const busyPool = `(await import('node:crypto')).pbkdf2('p', 's', 300000, 64, 'sha512', () => {});`;
+  for (const then of ['process.exit(0);', `throw new Error('boom');`]) {
+    const { stdout, code } = await childWriting(then, busyPool, { UV_THREADPOOL_SIZE: '1' });
+    assert.equal(code, then.startsWith('throw') ? 1 : 0);
+    assertAllLines(stdout);
+  }
 });
 
 test('a line is written while the process goes on (a tail stays live)', async () => {

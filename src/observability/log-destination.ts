@@ -1,8 +1,10 @@
 /**
- * Where the log lines go: standard output, written the way pino's default destination
- * (sonic-boom) wrote it, asynchronously through libuv's thread pool, the lines that arrive while
- * a write is in flight gathered into the next one, and whatever is left written synchronously
- * when the process exits (test/log-output.test.ts pins both).
+ * Where the log lines go: standard output, written as pino's default destination (sonic-boom)
+ * wrote it, off the event loop, the lines that arrive while a write is in flight gathered into
+ * the next one, and whatever is left written synchronously when the process exits
+ * (test/log-output.test.ts pins both). The writes are made on a thread of the log's own
+ * (./write-thread.ts), not libuv's thread pool, so that what is written at exit or at a crash
+ * comes after the write in flight, never before it.
  *
  * Unlike sonic-boom, a log that cannot be written costs log lines, never the process. sonic-boom
  * emits 'error' on a failed write (ENOSPC when the disk holding the log file fills up), which
@@ -16,6 +18,7 @@
  * reading a pipe): past the bound, new lines are dropped and counted the same way.
  */
 import fs from 'node:fs';
+import { WriteThread, type WriteOutcome } from './write-thread.js';
 
 /** The most characters waiting to be written; beyond it new lines are dropped (counted). */
 const MAX_PENDING_CHARS = 8 * 1024 * 1024;
@@ -51,10 +54,12 @@ export class LogDestination {
   onRecovered: ((loss: LogLoss) => void) | undefined;
 
   readonly #fd: number;
+  /** Where the writes that do not hold the event loop are made (not libuv's thread pool: ./write-thread.ts says why). */
+  readonly #thread: WriteThread;
   readonly #tellOperator: (line: string) => void;
   #pending: string[] = [];
   #pendingChars = 0;
-  /** The bytes being written now (on the thread pool), or waiting to be sent again. */
+  /** The bytes being written now (on the writing thread), or waiting to be sent again. */
   #inFlight: Buffer | undefined;
   /** A timer before the next write (after EAGAIN or a failure). */
   #waiting: NodeJS.Timeout | undefined;
@@ -74,6 +79,7 @@ export class LogDestination {
   /** `tellOperator`: where the one line about a log that cannot be written goes (standard error). */
   constructor(fd: number, tellOperator: (line: string) => void = writeToStderr) {
     this.#fd = fd;
+    this.#thread = new WriteThread(fd);
     this.#tellOperator = tellOperator;
   }
 
@@ -83,9 +89,9 @@ export class LogDestination {
   }
 
   /**
-   * From now on each line is written at once, synchronously (flushSync), not through the thread
-   * pool: for the last lines of a process about to end on a crash, which must not depend on a
-   * write finishing on a worker before the exit.
+   * From now on each line is written at once, synchronously (flushSync), after the write in
+   * flight: for the last lines of a process about to end on a crash, which must not depend on
+   * the event loop turning again.
    */
   writeSynchronously(): void {
     this.#synchronous = true;
@@ -105,8 +111,8 @@ export class LogDestination {
   /**
    * Resolves once every line written so far is out (no write in flight, none waiting), or after
    * `timeoutMs` whatever is left. Before an exit the process decides (a stop, a refused start):
-   * flushSync at exit cannot wait for a write already on the thread pool, so lines written
-   * synchronously then could land before it, out of order; waiting here first leaves it nothing.
+   * the lines go out on the writing thread while the event loop still turns, and the exit's
+   * synchronous flush, which holds the process while it writes, has nothing left to do.
    */
   drained(timeoutMs: number): Promise<void> {
     if (this.#idle()) return Promise.resolve();
@@ -126,18 +132,28 @@ export class LogDestination {
   }
 
   /**
-   * Writes what is waiting, synchronously: at exit, when there is no event loop left to wait
-   * for the writes. A write on the thread pool is left to finish on its own (as sonic-boom
-   * does). Never waits long: an error drops the lines left, a full pipe is waited for
+   * Writes what is waiting, synchronously, after the write in flight on the thread: at exit,
+   * when there is no event loop left to wait for the writes, and at a crash. Never waits long:
+   * an error drops the lines left, the write in flight and a full pipe are waited for
    * EXIT_WAIT_MS at most.
    */
   flushSync(): void {
     const deadline = Date.now() + EXIT_WAIT_MS;
-    // Bytes waiting to be sent again (a full pipe) go first; a failed write's retry is moot.
-    let bytes = this.#waiting !== undefined && this.#inFlight !== undefined ? this.#inFlight : undefined;
+    let bytes: Buffer | undefined;
+    if (this.#inFlight !== undefined && this.#waiting === undefined) {
+      // On the writing thread: waited for, so that the lines after it come after it. One that
+      // has not ended by the deadline (a reader that stopped reading) is left to end on its own,
+      // and the lines after it are written all the same: late and out of order, but not lost.
+      const outcome = this.#thread.waitSync(EXIT_WAIT_MS);
+      if (outcome !== undefined) bytes = this.#settledSync(this.#inFlight, outcome);
+    } else if (this.#inFlight !== undefined) {
+      // Bytes waiting to be sent again (a full pipe) go first.
+      bytes = this.#inFlight;
+      this.#inFlight = undefined;
+    }
+    // A failed write's retry is moot: what waits is written now.
     clearTimeout(this.#waiting);
     this.#waiting = undefined;
-    if (bytes) this.#inFlight = undefined;
     while (bytes !== undefined || this.#pending.length > 0) {
       const chunk: Buffer = bytes ?? this.#takeBatch();
       try {
@@ -162,6 +178,22 @@ export class LogDestination {
         `a2a-registry: ${lost} log line${lost === 1 ? ' was' : 's were'} lost since ${this.#losing.since.toISOString()}: the log (standard output) could not be written (${lossReason(this.#losing.reason)})\n`,
       );
     }
+  }
+
+  /**
+   * The write of `bytes` on the thread ended (`outcome`), taken by flushSync: what of them is
+   * still to be written (the rest of a partial write, all of them when the pipe was full), none
+   * when it failed (its lines are counted lost).
+   */
+  #settledSync(bytes: Buffer, { written, error }: WriteOutcome): Buffer | undefined {
+    this.#inFlight = undefined;
+    if (error !== undefined) {
+      if (isBusyCode(error)) return bytes;
+      this.#drop(this.#linesIn(bytes), error);
+      return undefined;
+    }
+    this.#wrote(bytes, written);
+    return written < bytes.length ? bytes.subarray(written) : undefined;
   }
 
   /** The next lines (up to MAX_WRITE_CHARS), as bytes; a line a lost write cut short is ended first. */
@@ -202,13 +234,13 @@ export class LogDestination {
   }
 
   #send(): void {
-    fs.write(this.#fd, this.#inFlight!, (err, written) => this.#written(err, written));
+    this.#thread.write(this.#inFlight!, (outcome) => this.#written(outcome));
   }
 
-  #written(err: NodeJS.ErrnoException | null, n: number): void {
+  #written({ written: n, error }: WriteOutcome): void {
     const bytes = this.#inFlight!;
-    if (err) {
-      if (isBusy(err)) {
+    if (error !== undefined) {
+      if (isBusyCode(error)) {
         this.#waiting = setTimeout(() => {
           this.#waiting = undefined;
           this.#send();
@@ -217,7 +249,7 @@ export class LogDestination {
       }
       // Lines whose end was not written are lost (a line begun stays a broken line in the log).
       this.#inFlight = undefined;
-      this.#drop(this.#linesIn(bytes), codeOf(err));
+      this.#drop(this.#linesIn(bytes), error);
       this.#waiting = setTimeout(() => this.#writeNext(), FAILED_RETRY_MS).unref();
       return;
     }
@@ -261,10 +293,8 @@ export class LogDestination {
 const NEWLINE = 0x0a;
 
 /** A destination that cannot take more just now (a full non-blocking pipe): worth waiting for. */
-const isBusy = (err: unknown): boolean => {
-  const code = (err as NodeJS.ErrnoException).code;
-  return code === 'EAGAIN' || code === 'EBUSY';
-};
+const isBusyCode = (code: string | undefined): boolean => code === 'EAGAIN' || code === 'EBUSY';
+const isBusy = (err: unknown): boolean => isBusyCode((err as NodeJS.ErrnoException).code);
 
 const codeOf = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
