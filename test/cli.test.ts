@@ -193,12 +193,13 @@ describe('a2a-registry against a registry', () => {
       assert.equal(done.run.code, 0, done.run.stderr);
       return done.loaded;
     };
-    const [get, register, list, all, helpGet] = await Promise.all([
+    const [get, register, list, all, helpGet, verify] = await Promise.all([
       loaded(withLoaded(['--token', 'some-token', 'get', '--help'])),
       loaded(withLoaded(['register', '--help'])),
       loaded(withLoaded(['list', '--help'])),
       loaded(fullHelpRun()),
       loaded(withLoaded(['help', 'get'])),
+      loaded(withLoaded(['verify', '--help'])),
     ]);
     // `help get` as `get --help`: its command alone (it loaded all of them).
     assert.deepEqual(helpGet.filter((u) => u.includes('/dist/src/cli/commands/')), get.filter((u) => u.includes('/dist/src/cli/commands/')));
@@ -210,6 +211,10 @@ describe('a2a-registry against a registry', () => {
     // `register` leaves the checks to the registry: not the validator (ajv and the schemas, 0.1 s to load).
     assert.ok(register.some((u) => u.endsWith('/dist/src/cli/commands/register.js')));
     assert.ok(!register.some((u) => u.includes('/node_modules/ajv/')), 'register --help loaded ajv');
+    // `verify` reads a card's version numbers, not the server's HTTP handlers: it loaded express
+    // (about 0.2 s of CPU a run) through the module of the protocol's version negotiation.
+    assert.ok(verify.some((u) => u.endsWith('/dist/src/cli/commands/verify.js')));
+    for (const unwanted of ['/node_modules/express/', '/dist/src/http/']) assert.ok(!verify.some((u) => u.includes(unwanted)), `verify --help loaded ${unwanted}`);
     // An alias loads its command; no command named loads them all, for the full help.
     assert.ok(list.some((u) => u.endsWith('/dist/src/cli/commands/ls.js')));
     assert.ok(all.filter((u) => u.includes('/dist/src/cli/commands/')).length >= 16);

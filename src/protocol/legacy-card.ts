@@ -16,7 +16,7 @@
  * `securityRequirements` and `security`, so a v1.0 client reading this card (one that sends no
  * A2A-Version header) still knows to send its token.
  */
-import { majorMinor } from './versions.js';
+import { majorMinor } from './version-numbers.js';
 import { isObject, pointer } from '../lib/json.js';
 
 type Json = Record<string, unknown>;

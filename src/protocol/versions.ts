@@ -17,6 +17,7 @@ import type { Request, RequestHandler } from 'express';
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { notFoundHandler, routeTakes } from '../http/errors.js';
 import { sendA2AError, type A2ABinding } from './a2a-errors.js';
+import { majorMinor } from './version-numbers.js';
 
 export const VERSION_PARAMETER = 'A2A-Version';
 /** What an absent or empty version means (spec 3.6.2). */
@@ -61,11 +62,8 @@ export function namesVersion(req: Request): boolean {
   return query !== undefined && query !== '';
 }
 
-/** "1.0", "1.0.0", " 1.0.7 " → "1.0"; "1", "v1.0", "abc" → undefined. */
-export function majorMinor(version: string): string | undefined {
-  const m = /^(\d{1,4})\.(\d{1,4})(?:\.\d{1,6})?$/.exec(version.trim());
-  return m ? `${Number(m[1])}.${Number(m[2])}` : undefined;
-}
+// In a module of its own, without express (./version-numbers.ts says why); here for this module's importers.
+export { majorMinor };
 
 /** Every A2A binding the registry serves, by the card's protocolBinding name. */
 export type ProtocolBinding = A2ABinding | 'GRPC';
