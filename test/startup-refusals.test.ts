@@ -72,11 +72,11 @@ function startRefused(env: Record<string, string>, uid?: number): Promise<Refusa
 }
 
 /**
- * `start` for each of `items`, at most `limit` at a time, the results in `items`' order: each
- * refused start mostly waits on a process loading its modules, so a few overlap (more would only
- * queue on the CPU).
+ * `start` for each of `items`, at most `limit` at a time, the results in `items`' order: a
+ * refused start waits on a process reading and loading the registry's modules, so two overlap;
+ * more only queue on CI's two cores, which the other test files share.
  */
-async function eachStarted<T, R>(items: readonly T[], start: (item: T) => Promise<R>, limit = 4): Promise<R[]> {
+async function eachStarted<T, R>(items: readonly T[], start: (item: T) => Promise<R>, limit = 2): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
