@@ -45,7 +45,7 @@ export interface TestBrowser {
 export async function launchBrowser(options: { viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
   // An off-the-record context (as a private window), not a persistent profile on disk: the
   // browser process then keeps no history, disk cache or session to write at each navigation,
-  // and the web page's two test files spent about 15 % less CPU (Chromium's and theirs) with it.
+  // and a bench of navigations spent about 15 % less CPU (Chromium's and the test's) with it.
   // The page's storage (session and local storage, cookies) works in it as in any window.
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS });
   let context: BrowserContext;
