@@ -270,7 +270,10 @@ async function resetPage(page: WatchedPage): Promise<boolean> {
       await page.evaluate(() => sessionStorage.clear()).catch(() => undefined);
     }
     origins.clear();
-    await page.goto('about:blank');
+    // Asked by the page, not by the browser: a blank page the browser opens itself takes a new
+    // renderer process, one more started (and the page's code compiled anew) for every test.
+    if (page.url() === 'about:blank') await page.goto('about:blank');
+    else await Promise.all([page.waitForURL('about:blank'), page.evaluate(() => void window.location.assign('about:blank')).catch(() => undefined)]);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Page.resetNavigationHistory');
     await cdp.detach();
