@@ -145,9 +145,20 @@ async function listAll(store: RegistryStore, query: { kind?: 'agent' | 'mcp-serv
   return seen;
 }
 
-for (const engine of [sqliteEngine, postgresEngine]) {
-  describe(`RegistryStore on ${engine.name}`, () => {
-    const test = (name: string, fn: (t: TestContext) => Promise<void>) =>
+// The two engines' suites side by side (SQLite mostly waits on fsync, PostgreSQL on its server),
+// and PostgreSQL's four tests at a time (each on a database of its own, waiting on the server);
+// SQLite's one at a time (a suite inherits its parent's concurrency, hence the explicit 1). The
+// tests declared with aloneTest run after both, one at a time: those that move this process's
+// clock (Date), which beside other tests would date their writes wrongly, and the one that times
+// how long the event loop is held, which other tests' work would hold too.
+describe('the stores side by side', { concurrency: true }, () => {
+  for (const engine of [sqliteEngine, postgresEngine]) describe(`RegistryStore on ${engine.name}`, { concurrency: engine.name === 'postgres' ? 4 : 1 }, () => storeTests(engine, 'side by side'));
+});
+for (const engine of [sqliteEngine, postgresEngine]) describe(`RegistryStore on ${engine.name}: alone`, { concurrency: 1 }, () => storeTests(engine, 'alone'));
+
+/** The store tests of `engine`: those of `phase` ('alone': those declared with aloneTest). */
+function storeTests(engine: Engine, phase: 'side by side' | 'alone'): void {
+    const declare = (name: string, fn: (t: TestContext) => Promise<void>) =>
       it(name, async (t) => {
         const failure = engine.failure();
         if (failure) throw failure;
@@ -158,6 +169,8 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         }
         await fn(t);
       });
+    const test = (name: string, fn: (t: TestContext) => Promise<void>) => phase === 'side by side' && declare(name, fn);
+    const aloneTest = (name: string, fn: (t: TestContext) => Promise<void>) => phase === 'alone' && declare(name, fn);
 
     test('a new entry is answered as it reads back: kinds, versions, verification, origin', async (t) => {
       const { store } = await openFresh(t, engine);
@@ -465,7 +478,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(await store.claimDue(100, retryAt, true), [plainAgent.entry.id]);
     });
 
-    test("claimDue: an entry due by the registry's clock is claimed, whatever the database server's clock says", async (t) => {
+    aloneTest("claimDue: an entry due by the registry's clock is claimed, whatever the database server's clock says", async (t) => {
       const { store } = await openFresh(t, engine);
       // The registry's host an hour ahead of the database server's (PostgreSQL on another host).
       const ahead = Date.now() + 3_600_000;
@@ -485,7 +498,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(claimed, [due.entry.id], 'due a minute ago by the clock that scheduled it');
     });
 
-    test("PostgreSQL: watch leases are kept on the database server's clock: a replica whose clock runs ahead does not take over the watches another one holds", async (t) => {
+    aloneTest("PostgreSQL: watch leases are kept on the database server's clock: a replica whose clock runs ahead does not take over the watches another one holds", async (t) => {
       if (engine.name !== 'postgres') return; // SQLite: one process runs the watches, on one clock
       const { target, store } = await openFresh(t, engine);
       const other = target.makeStore();
@@ -1349,7 +1362,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       }
     });
 
-    it("prunes beyond the count by owner: the owners holding the most lose their oldest, down to a share, and one holding fewer loses none", async (t) => {
+    test("prunes beyond the count by owner: the owners holding the most lose their oldest, down to a share, and one holding fewer loses none", async (t) => {
       const { store } = await openFresh(t, engine);
       const now = Date.now();
       let n = 0;
@@ -1467,7 +1480,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await store.reclaimSpace();
     });
 
-    test("PostgreSQL: the change log is aged on the database server's clock, which dated it, not the registry host's", async (t) => {
+    aloneTest("PostgreSQL: the change log is aged on the database server's clock, which dated it, not the registry host's", async (t) => {
       if (engine.name !== 'postgres') return; // SQLite: one clock dates and ages them
       const { store } = await openFresh(t, engine);
       await store.upsert(entryWrite('agent', 'https://trim-skew.example.com/a2a'), actor('alice'));
@@ -1552,7 +1565,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.equal(await store.trimChanges(0), 1);
     });
 
-    test("gives a large prune's space back to the file system a little at a time: the event loop is never held for all of it", async (t) => {
+    aloneTest("gives a large prune's space back to the file system a little at a time: the event loop is never held for all of it", async (t) => {
       if (engine.name !== 'sqlite') return; // PostgreSQL's autovacuum does this on the server
       const { target, store } = await openFresh(t, engine);
       // About 12 MB freed, 12 or more transactions of 1 MiB (RECLAIM_BATCH_PAGES): each holds the
@@ -1583,7 +1596,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(await target.raw('PRAGMA freelist_count'), [{ freelist_count: 0 }], 'every free page went back');
     });
 
-    test('writes waiting for a busy pool wait their turn, though the wall clock steps forward (NTP) meanwhile; contention is never an error or a storage fault', async (t) => {
+    aloneTest('writes waiting for a busy pool wait their turn, though the wall clock steps forward (NTP) meanwhile; contention is never an error or a storage fault', async (t) => {
       if (engine.name !== 'postgres') return; // one SQLite connection, no pool
       const target = await engine.fresh();
       const setup = target.makeStore();
@@ -1658,7 +1671,6 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await new Promise((r) => setTimeout(r, 100));
       assert.equal(heard.length, count);
     });
-  });
 }
 
 describe('createStore', () => {
