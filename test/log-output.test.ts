@@ -98,6 +98,54 @@ test("with libuv's thread pool busy (as a database's fsyncs on a loaded disk kee
   }
 });
 
+test("the writing thread's sequence numbers wrap as its Int32 slots do: the writes past 2^31 still end (the log stopped for good there)", async () => {
+  const { WriteThread } = await import('../src/observability/write-thread.js');
+  const file = path.join(tempDir(), 'out');
+  const fd = fs.openSync(file, 'w');
+  try {
+    const thread = new WriteThread(fd, { sequenceFrom: 2 ** 31 - 3 });
+    for (let i = 0; i < 6; i++) {
+      const outcome = await Promise.race([
+        new Promise((resolve) => thread.write(Buffer.from(`${i}\n`), resolve)),
+        new Promise((resolve) => setTimeout(resolve, 10_000, `write ${i} never ended`)),
+      ]);
+      assert.deepEqual(outcome, { written: 2 });
+    }
+    assert.equal(fs.readFileSync(file, 'utf8'), '0\n1\n2\n3\n4\n5\n');
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+test('standard output, a pipe, stays blocking once the log writes (the writing thread made process.stdout, which set it non-blocking)', { skip: !fs.existsSync('/proc/self/fdinfo') && 'no /proc here' }, async () => {
+  // O_NONBLOCK: every full pipe was an EAGAIN and a 100 ms wait, and the log fell behind a reader that paused.
+  const { stdout, code } = await childWriting(`
+    const { stdoutDestination } = await import(${JSON.stringify(LOGGER.replace('logger.js', 'log-destination.js'))});
+    await stdoutDestination().drained(5000);
+    const flags = parseInt((await import('node:fs')).readFileSync('/proc/self/fdinfo/1', 'utf8').match(/^flags:\\s+(\\d+)/m)[1], 8);
+    (await import('node:fs')).writeSync(1, 'NONBLOCK=' + ((flags & 0o4000) !== 0) + '\\n');`);
+  assert.equal(code, 0);
+  assert.ok(stdout.endsWith('NONBLOCK=false\n'), stdout.slice(-80));
+});
+
+test('where no thread can be started (the permission model without --allow-worker), the lines are written all the same, and that is said once', { skip: !process.allowedNodeEnvironmentFlags.has('--permission') && 'no --permission in this Node.js' }, async () => {
+  ensureBuilt();
+  const script = `
+    const { createLogger } = await import(${JSON.stringify(LOGGER)});
+    const log = createLogger('info');
+    log.info('first');
+    setTimeout(() => log.info('second'), 50);`;
+  const child = spawn(process.execPath, ['--permission', '--allow-fs-read=*', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg), ['first', 'second']);
+  assert.match(stderr, /^a2a-registry: the log's writing thread could not be started: .+; log lines are written through libuv's thread pool instead\n$/);
+});
+
 test('a line is written while the process goes on (a tail stays live)', async () => {
   ensureBuilt();
   const script = `

@@ -16,6 +16,7 @@
  * event loop) wait on. Messages between them (postMessage) cost about twice the write's own
  * hand-off per line (measured; docs/benchmarks.md, 2026-12-07, session 50).
  */
+import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
 /** How a write ended: the bytes written, or the error code of a write that failed (EAGAIN, ENOSPC...). */
@@ -77,12 +78,22 @@ export class WriteThread {
   readonly #ints = new Int32Array(this.#shared, 0, HEADER_BYTES / 4);
   readonly #data = new Uint8Array(this.#shared, DATA_AT);
   #worker: Worker | undefined;
-  #sequence = 0;
+  /**
+   * Why no thread can be had (worker threads refused by the permission model, a process limit
+   * reached): the writes go through libuv's thread pool instead, as before there was a thread.
+   */
+  #unavailable: string | undefined;
+  /** An Int32 as the shared header holds it: past 2^31 - 1 it wraps (only equality is ever asked of it). */
+  #sequence: number;
   /** The write in flight: its sequence number and who is told how it ended (unless a wait took it). */
   #inFlight: { sequence: number; done: (outcome: WriteOutcome) => void } | undefined;
 
-  constructor(fd: number) {
+  /** `sequenceFrom`: the sequence number of the last write, as if that many were made (tests: the wrap). */
+  constructor(fd: number, { sequenceFrom = 0 }: { sequenceFrom?: number } = {}) {
     this.#fd = fd;
+    this.#sequence = sequenceFrom | 0;
+    Atomics.store(this.#ints, ASKED, this.#sequence);
+    Atomics.store(this.#ints, ENDED, this.#sequence);
   }
 
   /**
@@ -91,9 +102,17 @@ export class WriteThread {
    */
   write(bytes: Uint8Array, done: (outcome: WriteOutcome) => void): void {
     if (this.#inFlight) throw new Error('WriteThread: a write is already in flight');
-    this.#thread();
-    const sequence = ++this.#sequence;
     const length = Math.min(bytes.length, MAX_WRITE_BYTES);
+    if (!this.#started()) {
+      // Not waitable at exit (flushSync writes what follows at once), but written, in order while the process runs.
+      fs.write(this.#fd, bytes, 0, length, null, (err, written) =>
+        done(err ? { written: 0, error: String((err as NodeJS.ErrnoException).code ?? err.message) } : { written }),
+      );
+      return;
+    }
+    // Wrapped as the Int32 slot wraps it: a JavaScript number past 2^31 - 1 was stored as -2^31,
+    // never equal to it again, and the log stopped for good after 2^31 writes.
+    const sequence = (this.#sequence = (this.#sequence + 1) | 0);
     this.#data.set(bytes.subarray(0, length));
     this.#ints[LENGTH] = length;
     this.#inFlight = { sequence, done };
@@ -138,24 +157,54 @@ export class WriteThread {
     return { written: 0, error: Buffer.from(new Uint8Array(this.#shared, HEADER_BYTES, length)).toString() };
   }
 
-  #thread(): Worker {
-    if (!this.#worker) {
-      const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { fd: this.#fd, shared: this.#shared, from: Atomics.load(this.#ints, ASKED) } });
-      // The thread gone (it ran out of memory, say): the write in flight failed, and the next one
-      // starts another thread. Never an exception in the process the log serves.
-      const gone = (reason: string) => {
-        if (this.#worker !== worker) return;
-        this.#worker = undefined;
-        const flight = this.#inFlight;
-        this.#inFlight = undefined;
-        flight?.done({ written: 0, error: reason });
-      };
-      worker.on('error', (err) => gone(`the log's writing thread failed: ${err.message}`));
-      worker.on('exit', () => gone("the log's writing thread ended"));
-      // A log writer never keeps the process alive: the exit hook waits for what is in flight.
-      worker.unref();
-      this.#worker = worker;
+  /** Whether the thread runs or was started now; false when none can be had (then or before). */
+  #started(): boolean {
+    if (this.#worker) return true;
+    if (this.#unavailable !== undefined) return false;
+    let worker: Worker;
+    try {
+      worker = new Worker(THREAD_SOURCE, {
+        eval: true,
+        workerData: { fd: this.#fd, shared: this.#shared, from: Atomics.load(this.#ints, ASKED) },
+        // Its own standard streams are never written; left to their default (piped into this
+        // process's), they made this process's process.stdout, which sets a pipe on fd 1
+        // non-blocking: every full pipe was then an EAGAIN and a 100 ms wait, and the log fell
+        // behind a reader that paused.
+        stdout: true,
+        stderr: true,
+      });
+    } catch (err) {
+      this.#giveUp(`the log's writing thread could not be started: ${(err as Error).message}`);
+      return false;
     }
-    return this.#worker;
+    let online = false;
+    worker.once('online', () => (online = true));
+    // The thread gone (it ran out of memory, say): the write in flight failed, and the next one
+    // starts another thread; one that never came up is not tried again. Never an exception in
+    // the process the log serves.
+    const gone = (reason: string) => {
+      if (this.#worker !== worker) return;
+      this.#worker = undefined;
+      if (!online) this.#giveUp(reason);
+      const flight = this.#inFlight;
+      this.#inFlight = undefined;
+      flight?.done({ written: 0, error: reason });
+    };
+    worker.on('error', (err) => gone(`the log's writing thread failed: ${err.message}`));
+    worker.on('exit', () => gone("the log's writing thread ended"));
+    // A log writer never keeps the process alive: the exit hook waits for what is in flight.
+    worker.unref();
+    this.#worker = worker;
+    return true;
+  }
+
+  /** No thread from now on: said once on standard error (the log itself may be what fails). */
+  #giveUp(reason: string): void {
+    this.#unavailable = reason;
+    try {
+      fs.writeSync(2, `a2a-registry: ${reason}; log lines are written through libuv's thread pool instead\n`);
+    } catch {
+      // Nowhere to say it.
+    }
   }
 }
