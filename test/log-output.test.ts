@@ -33,24 +33,29 @@ const LOGGER = pathToFileURL(path.join(REPO_ROOT, 'dist/src/observability/logger
 /** Lines written in one turn: ~40 KB, more than one write takes while the first is in flight. */
 const LINES = 400;
 
+/** Runs `script` (an ES module) in a Node.js process of its own with `flags`; resolves with its whole stdout, stderr and exit code. */
+function runChild(script: string, { flags = [], env = {} }: { flags?: string[]; env?: Record<string, string> } = {}): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  ensureBuilt();
+  const child = spawn(process.execPath, [...flags, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ stdout, stderr, code })));
+}
+
 /**
  * Runs `then` after writing LINES numbered lines in one turn (`before` first); resolves with the
  * child's whole stdout and exit code.
  */
 function childWriting(then: string, before = '', env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  ensureBuilt();
   const script = `
     const { createLogger } = await import(${JSON.stringify(LOGGER)});
     const log = createLogger('info');
     ${before}
     for (let i = 0; i < ${LINES}; i++) log.info({ n: i, pad: 'x'.repeat(60) }, 'line');
     ${then}`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ stdout, stderr, code })));
+  return runChild(script, { env });
 }
 
 /** Every line, in order, each whole JSON. */
@@ -107,7 +112,7 @@ test("the writing thread's sequence numbers wrap as its Int32 slots do: the writ
     for (let i = 0; i < 6; i++) {
       const outcome = await Promise.race([
         new Promise((resolve) => thread.write(Buffer.from(`${i}\n`), resolve)),
-        new Promise((resolve) => setTimeout(resolve, 10_000, `write ${i} never ended`)),
+        new Promise((resolve) => setTimeout(resolve, 10_000, `write ${i} never ended`).unref()),
       ]);
       assert.deepEqual(outcome, { written: 2 });
     }
@@ -129,18 +134,12 @@ test('standard output, a pipe, stays blocking once the log writes (the writing t
 });
 
 test('where no thread can be started (the permission model without --allow-worker), the lines are written all the same, and that is said once', { skip: !process.allowedNodeEnvironmentFlags.has('--permission') && 'no --permission in this Node.js' }, async () => {
-  ensureBuilt();
   const script = `
     const { createLogger } = await import(${JSON.stringify(LOGGER)});
     const log = createLogger('info');
     log.info('first');
     setTimeout(() => log.info('second'), 50);`;
-  const child = spawn(process.execPath, ['--permission', '--allow-fs-read=*', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise((resolve) => child.on('close', resolve));
+  const { stdout, stderr, code } = await runChild(script, { flags: ['--permission', '--allow-fs-read=*'] });
   assert.equal(code, 0, stderr);
   assert.deepEqual(stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg), ['first', 'second']);
   assert.match(stderr, /^a2a-registry: the log's writing thread could not be started: .+; log lines are written through libuv's thread pool instead\n$/);

@@ -18,7 +18,7 @@
  * reading a pipe): past the bound, new lines are dropped and counted the same way.
  */
 import fs from 'node:fs';
-import { WriteThread, type WriteOutcome } from './write-thread.js';
+import { WriteThread, codeOf, type WriteOutcome } from './write-thread.js';
 
 /** The most characters waiting to be written; beyond it new lines are dropped (counted). */
 const MAX_PENDING_CHARS = 8 * 1024 * 1024;
@@ -295,8 +295,6 @@ const NEWLINE = 0x0a;
 /** A destination that cannot take more just now (a full non-blocking pipe): worth waiting for. */
 const isBusyCode = (code: string | undefined): boolean => code === 'EAGAIN' || code === 'EBUSY';
 const isBusy = (err: unknown): boolean => isBusyCode((err as NodeJS.ErrnoException).code);
-
-const codeOf = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
 /** Standard error, synchronously and never throwing: it may be on the same full disk. */
 function writeToStderr(line: string): void {

@@ -22,6 +22,9 @@ import { Worker } from 'node:worker_threads';
 /** How a write ended: the bytes written, or the error code of a write that failed (EAGAIN, ENOSPC...). */
 export type WriteOutcome = { written: number; error?: undefined } | { written: 0; error: string };
 
+/** The code of a failed write (ENOSPC...), or its message when it has none. */
+export const codeOf = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+
 /** Int32 slots of the shared header. */
 const ASKED = 0; // sequence number of the last write asked for
 const ENDED = 1; // sequence number of the last write ended
@@ -106,7 +109,7 @@ export class WriteThread {
     if (!this.#started()) {
       // Not waitable at exit (flushSync writes what follows at once), but written, in order while the process runs.
       fs.write(this.#fd, bytes, 0, length, null, (err, written) =>
-        done(err ? { written: 0, error: String((err as NodeJS.ErrnoException).code ?? err.message) } : { written }),
+        done(err ? { written: 0, error: codeOf(err) } : { written }),
       );
       return;
     }
