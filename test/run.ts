@@ -9,13 +9,14 @@
  * (package.json names the web page's two browser files third and fifth, after the two slowest:
  * left to the glob, which names them last, they ran alone at the end and took CI past its limit.)
  *
- *   node --import tsx/esm test/run.ts test/cli.test.ts test/import.test.ts test/*.test.ts
+ *   node --import ./test/support/typescript-hooks.mjs test/run.ts test/cli.test.ts test/import.test.ts test/*.test.ts
  *
  * A file named twice (once first, again by the glob) runs once, where first named. The test files'
- * processes inherit this one's flags (`--import tsx/esm`: tsx's ES module hooks alone, without its
- * CommonJS ones, which the sources, all ES modules, do not need; about 0.15 s less CPU for each
- * file's process to load the registry, of about 1.4 s: CI's test stages are CPU-bound). After the summary it prints the slowest
- * files (the time of their tests, their process's start-up not counted) so the order stays right.
+ * processes inherit this one's flags (`--import ./test/support/typescript-hooks.mjs`: the
+ * sources compiled once and kept, loaded by hooks on the process's own thread; with tsx's each
+ * file's process took about 0.4 s more CPU to load the registry, and CI's test stages are
+ * CPU-bound). After the summary it prints the slowest files (the time of their tests, their
+ * process's start-up not counted) so the order stays right.
  */
 import { tmpdir } from 'node:os';
 import { join, resolve, relative } from 'node:path';
@@ -49,8 +50,8 @@ const args = process.argv.slice(2);
 const named = [...new Set(args.map((file) => resolve(file)))];
 if (named.length === 0 || args.some((arg) => arg.startsWith('-'))) {
   console.error(
-    'usage: node --import tsx/esm test/run.ts <test file>... (the slowest first); it takes no options: ' +
-      'for a pattern or another reporter run `node --import tsx --test [options] <test file>...`',
+    'usage: node --import ./test/support/typescript-hooks.mjs test/run.ts <test file>... (the slowest first); it takes no options: ' +
+      'for a pattern or another reporter run `node --import ./test/support/typescript-hooks.mjs --test [options] <test file>...`',
   );
   process.exit(2);
 }

@@ -20,6 +20,7 @@ import { SqliteStore } from '../src/storage/sqlite/index.js';
 import { PostgresStore, listenForChanges } from '../src/storage/postgres/index.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { actor, entryWrite, seededRandom } from './support/store-fixtures.js';
+import { RUN_TYPESCRIPT } from './support/typescript-source.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const writerScript = join(here, 'support', 'storage-writer.ts');
@@ -37,7 +38,7 @@ interface Ack {
  * and SIGKILLs it. Returns every acknowledgement it printed.
  */
 async function runAndKill(args: string[], minAcks: number, extraMs: number): Promise<Ack[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', writerScript, ...args], {
+  const child = spawn(process.execPath, [...RUN_TYPESCRIPT, writerScript, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

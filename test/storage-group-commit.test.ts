@@ -24,6 +24,7 @@ import { StorageUnavailableError } from '../src/storage/faults.js';
 import { WriteQueue } from '../src/storage/sqlite/write-queue.js';
 import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
+import { RUN_TYPESCRIPT } from './support/typescript-source.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -292,7 +293,7 @@ describe('SqliteStore group commit', () => {
     // the kill lands while batches of several writes are being committed.
     const file = tempFile();
     const writer = join(dirname(fileURLToPath(import.meta.url)), 'support', 'storage-writer.ts');
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, 'sqlite', file, 'g', '8'], {
+    const child = spawn(process.execPath, [...RUN_TYPESCRIPT, writer, 'sqlite', file, 'g', '8'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const acks: { id: string; revision: number; contentHash: string }[] = [];

@@ -9,7 +9,7 @@
  * Writes to a pipe are synchronous on Linux, so a printed line was really handed to the
  * parent before the next write starts.
  *
- * usage: node --import tsx test/support/storage-writer.ts <sqlite|postgres> <file|url> <tag> [workers]
+ * usage: node --import ./test/support/typescript-hooks.mjs test/support/storage-writer.ts <sqlite|postgres> <file|url> <tag> [workers]
  */
 import { SqliteStore } from '../../src/storage/sqlite/index.js';
 import { PostgresStore } from '../../src/storage/postgres/index.js';
