@@ -644,6 +644,28 @@ describe('requests', () => {
     assert.equal(await metricValue(registry.url, 'registry_requests_total', 'outcome="ERROR",code="INTERNAL",door="grpc"'), internal);
   });
 
+  test('a call whose client\'s deadline (grpc-timeout) passes is counted ABORTED, as a cancelled call and an HTTP client gone away are (it counted ERROR DEADLINE_EXCEEDED, a failure of the server)', async () => {
+    const labels = (outcome: string, code: string) => `method="/lf.a2a.v1.A2AService/SendMessage",operation="get",outcome="${outcome}",code="${code}",door="grpc"`;
+    const [aborted, errors] = [await metricValue(registry.url, 'registry_requests_total', labels('ABORTED', 'none')), await metricValue(registry.url, 'registry_requests_total', labels('ERROR', 'DEADLINE_EXCEEDED'))];
+    // A get held in flight past the client's 200 ms. Raw HTTP/2: a grpc-js client also resets the
+    // stream at its deadline, which (if it comes first) the server counts as a cancel anyway.
+    const gets = holdGets(registry.store);
+    const session = http2.connect(`http://${grpcAddress(registry)}`);
+    try {
+      const requestId = `deadline-passed-${crypto.randomUUID()}`;
+      const message = grpcFrame(Buffer.from(A2AService.sendMessage.requestSerialize(sendRequest([dataPart({ get: { id: 'held-past-its-deadline' } })]))));
+      const answer = await rawGrpcCall(session, '/lf.a2a.v1.A2AService/SendMessage', message, { headers: { 'a2a-version': '1.0', 'grpc-timeout': '200m', 'x-request-id': requestId } });
+      assert.equal(answer.headers['grpc-status'], String(grpc.status.DEADLINE_EXCEEDED), JSON.stringify(answer.headers));
+      const line = await requestLine(requestId);
+      assert.deepEqual([line.status, line.operation, line.errorCode], ['DEADLINE_EXCEEDED', 'get', undefined]);
+    } finally {
+      gets.restore();
+      session.close();
+    }
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', labels('ABORTED', 'none')), aborted + 1);
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', labels('ERROR', 'DEADLINE_EXCEEDED')), errors);
+  });
+
   test('a request the handler refuses for its shape (an empty id, a pageSize out of range, a pageToken it did not issue) counts REFUSED INVALID_PARAMS, as the metrics define (it counted ERROR INVALID_ARGUMENT)', async () => {
     const alice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` });
     const counted = (outcome: string) => metricValue(registry.url, 'registry_requests_total', `outcome="${outcome}",code="${outcome === 'REFUSED' ? 'INVALID_PARAMS' : 'INVALID_ARGUMENT'}",door="grpc"`);

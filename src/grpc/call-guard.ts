@@ -90,6 +90,12 @@ interface Ending {
   status: grpc.status;
   /** Set when the guard refused the call before the SDK saw it. */
   refusal?: string;
+  /**
+   * Set when grpc-js ended the call at the deadline its client set (grpc-timeout): the client's
+   * to give up, as a cancelled call is, so it counts ABORTED, as the HTTP doors count a client
+   * gone. Counted by its status, DEADLINE_EXCEEDED, it was an ERROR, the server's failure.
+   */
+  deadlinePassed?: true;
 }
 
 /** The parts of the message a SendMessage / SendStreamingMessage request carries (v1.0 or v0.3 shape). */
@@ -474,7 +480,7 @@ export class CallGuard {
     // timeout, the client's grpc-timeout passing. That status is caught where the base call sends
     // it: the client's errors answered as the registry's own refusals, with ErrorInfo
     // (baseRefusal), the others with the request id; each counted and logged with the status sent
-    // (withOnCancel counted them all as cancelled by the client).
+    // (withOnCancel counted them all as cancelled by the client), a deadline passed ABORTED.
     const base = call as grpc.ServerInterceptingCallInterface;
     const sendStatus = base.sendStatus.bind(base);
     base.sendStatus = (status) => {
@@ -482,7 +488,8 @@ export class CallGuard {
       const refusal = this.baseRefusal(status, scope?.requestId ?? randomUUID());
       if (!refusal) {
         const answered = withRequestId(status, scope);
-        end({ status: answered.code });
+        // The registry's own DEADLINE_EXCEEDED (REQUEST_TIMEOUT) goes through the responder: here it is the client's grpc-timeout.
+        end({ status: answered.code, ...(answered.code === grpc.status.DEADLINE_EXCEEDED ? { deadlinePassed: true as const } : {}) });
         return sendStatus({ ...answered, metadata: answered.metadata ?? null });
       }
       refused = refusal.reason;
@@ -784,7 +791,7 @@ export class CallGuard {
       ? { outcome: 'REFUSED', code: how.refusal }
       : how.status === grpc.status.OK
         ? { outcome: 'OK' }
-        : how.status === grpc.status.CANCELLED
+        : how.status === grpc.status.CANCELLED || how.deadlinePassed
           ? { outcome: 'ABORTED', code: scope?.errorCode || undefined }
           : // A stream cut because its client stopped reading (cutIfNotRead) says RESOURCE_EXHAUSTED
             // to the client; it is counted and logged SLOW_READER, as an SSE stream cut for it is.
