@@ -1548,6 +1548,38 @@ describe('health', () => {
     assert.equal((await watched.ended).error?.code, grpc.status.CANCELLED);
   });
 
+  test('health calls are counted in registry_requests_total under their method path, as every call on the port (they were not): Check OK, an unknown service ERROR NOT_FOUND, a Watch its client ends and a Check past its client\'s deadline ABORTED', async () => {
+    const counted = ([method, outcome, code]: readonly [string, string, string]) =>
+      metricValue(registry.url, 'registry_requests_total', `method="/grpc.health.v1.Health/${method}",operation="none",outcome="${outcome}",code="${code}",door="grpc"`);
+    const kinds = [['Check', 'OK', 'none'], ['Check', 'ERROR', 'NOT_FOUND'], ['Check', 'ABORTED', 'none'], ['Watch', 'ABORTED', 'none']] as const;
+    const before = await Promise.all(kinds.map(counted));
+    assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'SERVING');
+    assert.equal((await healthCheck(grpcAddress(registry), 'no.such.Service')).error?.code, grpc.status.NOT_FOUND);
+    const watched = healthWatch(grpcAddress(registry), '');
+    await waitFor(async () => watched.statuses.length === 1);
+    watched.cancel();
+    await watched.ended;
+    // A probe with a 100 ms timeout, while the readiness check takes longer.
+    const store = registry.store;
+    const ping = store.ping.bind(store);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    store.ping = async () => {
+      await held;
+      return ping();
+    };
+    const session = http2.connect(`http://${grpcAddress(registry)}`);
+    try {
+      const answer = await rawGrpcCall(session, '/grpc.health.v1.Health/Check', grpcFrame(Buffer.alloc(0)), { headers: { 'grpc-timeout': '100m' } });
+      assert.equal(answer.headers['grpc-status'], String(grpc.status.DEADLINE_EXCEEDED), JSON.stringify(answer.headers));
+    } finally {
+      release();
+      store.ping = ping;
+      session.close();
+    }
+    await waitFor(async () => (await Promise.all(kinds.map(counted))).every((n, i) => n === before[i]! + 1));
+  });
+
   test('Watch streams count against REGISTRY_MAX_STREAMS_PER_CLIENT (16 here), as every other stream: the next is RESOURCE_EXHAUSTED (TOO_MANY_STREAMS), Check still answers, an ended Watch frees its place', async () => {
     // They were not counted: one client could hold 100 per connection, on every connection it could open.
     const address = '10.9.0.1';
@@ -1574,6 +1606,7 @@ describe('health', () => {
       assert.equal(errorInfoOf(error!)?.reason, 'TOO_MANY_STREAMS');
       assert.match(error!.details, /^This address already has 16 open streams; the limit is 16 per client address \(REGISTRY_MAX_STREAMS_PER_CLIENT\)/);
       assert.deepEqual(refused.statuses, []);
+      await waitFor(async () => (await metricValue(registry.url, 'registry_requests_total', 'method="/grpc.health.v1.Health/Watch",operation="none",outcome="REFUSED",code="TOO_MANY_STREAMS",door="grpc"')) === 1);
       // In the request log, as any refused call: it was not.
       const { durationMs, ...line } = await requestLine('refused-health-watch');
       assert.equal(typeof durationMs, 'number');
