@@ -789,7 +789,7 @@ describe('requests', () => {
     assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
   });
 
-  test('metadata over the HTTP port\'s 16 KiB header bound is RESOURCE_EXHAUSTED REQUEST_TOO_LARGE with ErrorInfo and the request id, logged and counted; far over it Node refuses the call (a few hundred KB were accepted)', async () => {
+  test('metadata over the HTTP port\'s 16 KiB header bound is RESOURCE_EXHAUSTED REQUEST_TOO_LARGE with ErrorInfo and the request id, logged and counted; far over it Node refuses the call (a few hundred KB were accepted), and a single field of 130 KB ends the connection', async () => {
     const counted = () => metricValue(registry.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SendMessage",operation="none",outcome="REFUSED",code="REQUEST_TOO_LARGE",door="grpc"');
     const before = await counted();
     const requestId = `metadata-too-large-${crypto.randomUUID()}`;
@@ -809,6 +809,10 @@ describe('requests', () => {
       const huge = await apart.send(search('weather'), metadata(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`x-big-${i}`, 'a'.repeat(20_000)]))));
       assert.equal(huge.error?.code, grpc.status.RESOURCE_EXHAUSTED, huge.error?.details);
       assert.equal(errorInfoOf(huge.error!), undefined);
+      // One field of 130 KB is more than nghttp2's HPACK decoder takes: the connection ends
+      // (COMPRESSION_ERROR) before any call exists, a bare INTERNAL, as the README says.
+      const field = await apart.send(search('weather'), metadata({ 'x-big': 'a'.repeat(130_000) }));
+      assert.deepEqual([field.error?.code, field.error?.details], [grpc.status.INTERNAL, 'Received RST_STREAM with code 9']);
     } finally {
       apart.close();
     }
