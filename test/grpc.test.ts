@@ -644,6 +644,28 @@ describe('requests', () => {
     assert.equal(await metricValue(registry.url, 'registry_requests_total', 'outcome="ERROR",code="INTERNAL",door="grpc"'), internal);
   });
 
+  test('a call whose client\'s deadline (grpc-timeout) passes is counted ABORTED, as a cancelled call and an HTTP client gone away are (it counted ERROR DEADLINE_EXCEEDED, a failure of the server)', async () => {
+    const labels = (outcome: string, code: string) => `method="/lf.a2a.v1.A2AService/SendMessage",operation="get",outcome="${outcome}",code="${code}",door="grpc"`;
+    const [aborted, errors] = [await metricValue(registry.url, 'registry_requests_total', labels('ABORTED', 'none')), await metricValue(registry.url, 'registry_requests_total', labels('ERROR', 'DEADLINE_EXCEEDED'))];
+    // A get held in flight past the client's 200 ms. Raw HTTP/2: a grpc-js client also resets the
+    // stream at its deadline, which (if it comes first) the server counts as a cancel anyway.
+    const gets = holdGets(registry.store);
+    const session = http2.connect(`http://${grpcAddress(registry)}`);
+    try {
+      const requestId = `deadline-passed-${crypto.randomUUID()}`;
+      const message = grpcFrame(Buffer.from(A2AService.sendMessage.requestSerialize(sendRequest([dataPart({ get: { id: 'held-past-its-deadline' } })]))));
+      const answer = await rawGrpcCall(session, '/lf.a2a.v1.A2AService/SendMessage', message, { headers: { 'a2a-version': '1.0', 'grpc-timeout': '200m', 'x-request-id': requestId } });
+      assert.equal(answer.headers['grpc-status'], String(grpc.status.DEADLINE_EXCEEDED), JSON.stringify(answer.headers));
+      const line = await requestLine(requestId);
+      assert.deepEqual([line.status, line.operation, line.errorCode], ['DEADLINE_EXCEEDED', 'get', undefined]);
+    } finally {
+      gets.restore();
+      session.close();
+    }
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', labels('ABORTED', 'none')), aborted + 1);
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', labels('ERROR', 'DEADLINE_EXCEEDED')), errors);
+  });
+
   test('a request the handler refuses for its shape (an empty id, a pageSize out of range, a pageToken it did not issue) counts REFUSED INVALID_PARAMS, as the metrics define (it counted ERROR INVALID_ARGUMENT)', async () => {
     const alice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` });
     const counted = (outcome: string) => metricValue(registry.url, 'registry_requests_total', `outcome="${outcome}",code="${outcome === 'REFUSED' ? 'INVALID_PARAMS' : 'INVALID_ARGUMENT'}",door="grpc"`);
@@ -767,7 +789,7 @@ describe('requests', () => {
     assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
   });
 
-  test('metadata over the HTTP port\'s 16 KiB header bound is RESOURCE_EXHAUSTED REQUEST_TOO_LARGE with ErrorInfo and the request id, logged and counted; far over it Node refuses the call (a few hundred KB were accepted)', async () => {
+  test('metadata over the HTTP port\'s 16 KiB header bound is RESOURCE_EXHAUSTED REQUEST_TOO_LARGE with ErrorInfo and the request id, logged and counted; far over it Node refuses the call (a few hundred KB were accepted), and a single field of 130 KB ends the connection', async () => {
     const counted = () => metricValue(registry.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SendMessage",operation="none",outcome="REFUSED",code="REQUEST_TOO_LARGE",door="grpc"');
     const before = await counted();
     const requestId = `metadata-too-large-${crypto.randomUUID()}`;
@@ -787,6 +809,10 @@ describe('requests', () => {
       const huge = await apart.send(search('weather'), metadata(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`x-big-${i}`, 'a'.repeat(20_000)]))));
       assert.equal(huge.error?.code, grpc.status.RESOURCE_EXHAUSTED, huge.error?.details);
       assert.equal(errorInfoOf(huge.error!), undefined);
+      // One field of 130 KB is more than nghttp2's HPACK decoder takes: the connection ends
+      // (COMPRESSION_ERROR) before any call exists, a bare INTERNAL, as the README says.
+      const field = await apart.send(search('weather'), metadata({ 'x-big': 'a'.repeat(130_000) }));
+      assert.deepEqual([field.error?.code, field.error?.details], [grpc.status.INTERNAL, 'Received RST_STREAM with code 9']);
     } finally {
       apart.close();
     }
@@ -910,6 +936,29 @@ describe('requests that do not arrive, as the HTTP door\'s 408', () => {
     }
   });
 
+  test('sockets that send no HTTP/2 preface are closed at REGISTRY_HEADERS_TIMEOUT_SECONDS, so they cannot take every REGISTRY_MAX_CONNECTIONS slot', { timeout: 15_000 }, async () => {
+    // Three sockets (the cap) that send nothing: they stayed open for good, and every call failed
+    // UNAVAILABLE. This registry's headers timeout is 1 s (its request timeout's); its keep-alive
+    // timeout (120 s) and PING interval (15 s), which close such a socket too, are far beyond what
+    // is waited here, so only the headers timeout can close them in time (with those at 3 s and
+    // 1 s, the sockets closed at 2 s without it).
+    const silent = await Promise.all(Array.from({ length: 3 }, () => connect(`http://${grpcAddress(slow)}`)));
+    try {
+      const stillOpen = new Promise<'still open'>((resolve) => setTimeout(resolve, 8000, 'still open').unref());
+      const closedAfter = await Promise.all(silent.map((c) => Promise.race([c.closed, stillOpen])));
+      // At the 1 s headers timeout; late timers on a loaded machine have room up to 8 s.
+      for (const ms of closedAfter) assert.ok(typeof ms === 'number' && ms >= 800, typeof ms === 'number' ? `closed after ${Math.round(ms)} ms` : 'still open after 8 s');
+      const client = new RawA2AClient(grpcAddress(slow));
+      try {
+        assert.equal((await client.unary('getTask', { tenant: '', id: 'no-such-task', historyLength: undefined })).error?.code, grpc.status.NOT_FOUND);
+      } finally {
+        client.close();
+      }
+    } finally {
+      for (const c of silent) c.socket.destroy();
+    }
+  });
+
   test('one connection may have 100 calls open at once, and the gRPC port takes REGISTRY_MAX_CONNECTIONS connections, as the HTTP port', { timeout: 15_000 }, async () => {
     const sessions = Array.from({ length: 4 }, () => http2.connect(`http://${grpcAddress(slow)}`));
     try {
@@ -972,24 +1021,6 @@ describe('idle connections, closed as the HTTP port closes them', () => {
     fs.rmSync(idle.dataDir, { recursive: true, force: true });
   });
   const getTask = (client: RawA2AClient) => client.unary('getTask', { tenant: '', id: 'no-such-task', historyLength: undefined });
-
-  test('sockets that send no HTTP/2 preface are closed at REGISTRY_HEADERS_TIMEOUT_SECONDS, so they cannot take every REGISTRY_MAX_CONNECTIONS slot', { timeout: 15_000 }, async () => {
-    // Three sockets (the cap) that send nothing: they stayed open for good, and every call failed UNAVAILABLE.
-    const silent = await Promise.all(Array.from({ length: 3 }, () => connect(`http://${grpcAddress(idle)}`)));
-    try {
-      const closedAfter = await Promise.all(silent.map((c) => c.closed));
-      // At the 1 s headers timeout, before the 3 s keep-alive timeout (room for late timers).
-      for (const ms of closedAfter) assert.ok(ms >= 800 && ms < 2500, `closed after ${Math.round(ms)} ms`);
-      const client = new RawA2AClient(grpcAddress(idle));
-      try {
-        assert.equal((await getTask(client)).error?.code, grpc.status.NOT_FOUND);
-      } finally {
-        client.close();
-      }
-    } finally {
-      for (const c of silent) c.socket.destroy();
-    }
-  });
 
   test('an HTTP/2 connection with no call open is closed (GOAWAY) after REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS, and a client\'s channel reconnects for its next call', { timeout: 20_000 }, async () => {
     // The preface and settings, then no stream: it stayed open for good.
@@ -1521,6 +1552,38 @@ describe('health', () => {
     assert.equal((await watched.ended).error?.code, grpc.status.CANCELLED);
   });
 
+  test('health calls are counted in registry_requests_total under their method path, as every call on the port (they were not): Check OK, an unknown service ERROR NOT_FOUND, a Watch its client ends and a Check past its client\'s deadline ABORTED', async () => {
+    const counted = ([method, outcome, code]: readonly [string, string, string]) =>
+      metricValue(registry.url, 'registry_requests_total', `method="/grpc.health.v1.Health/${method}",operation="none",outcome="${outcome}",code="${code}",door="grpc"`);
+    const kinds = [['Check', 'OK', 'none'], ['Check', 'ERROR', 'NOT_FOUND'], ['Check', 'ABORTED', 'none'], ['Watch', 'ABORTED', 'none']] as const;
+    const before = await Promise.all(kinds.map(counted));
+    assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'SERVING');
+    assert.equal((await healthCheck(grpcAddress(registry), 'no.such.Service')).error?.code, grpc.status.NOT_FOUND);
+    const watched = healthWatch(grpcAddress(registry), '');
+    await waitFor(async () => watched.statuses.length === 1);
+    watched.cancel();
+    await watched.ended;
+    // A probe with a 100 ms timeout, while the readiness check takes longer.
+    const store = registry.store;
+    const ping = store.ping.bind(store);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    store.ping = async () => {
+      await held;
+      return ping();
+    };
+    const session = http2.connect(`http://${grpcAddress(registry)}`);
+    try {
+      const answer = await rawGrpcCall(session, '/grpc.health.v1.Health/Check', grpcFrame(Buffer.alloc(0)), { headers: { 'grpc-timeout': '100m' } });
+      assert.equal(answer.headers['grpc-status'], String(grpc.status.DEADLINE_EXCEEDED), JSON.stringify(answer.headers));
+    } finally {
+      release();
+      store.ping = ping;
+      session.close();
+    }
+    await waitFor(async () => (await Promise.all(kinds.map(counted))).every((n, i) => n === before[i]! + 1));
+  });
+
   test('Watch streams count against REGISTRY_MAX_STREAMS_PER_CLIENT (16 here), as every other stream: the next is RESOURCE_EXHAUSTED (TOO_MANY_STREAMS), Check still answers, an ended Watch frees its place', async () => {
     // They were not counted: one client could hold 100 per connection, on every connection it could open.
     const address = '10.9.0.1';
@@ -1547,6 +1610,7 @@ describe('health', () => {
       assert.equal(errorInfoOf(error!)?.reason, 'TOO_MANY_STREAMS');
       assert.match(error!.details, /^This address already has 16 open streams; the limit is 16 per client address \(REGISTRY_MAX_STREAMS_PER_CLIENT\)/);
       assert.deepEqual(refused.statuses, []);
+      await waitFor(async () => (await metricValue(registry.url, 'registry_requests_total', 'method="/grpc.health.v1.Health/Watch",operation="none",outcome="REFUSED",code="TOO_MANY_STREAMS",door="grpc"')) === 1);
       // In the request log, as any refused call: it was not.
       const { durationMs, ...line } = await requestLine('refused-health-watch');
       assert.equal(typeof durationMs, 'number');

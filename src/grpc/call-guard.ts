@@ -44,7 +44,7 @@ import { INTERNAL_MESSAGE } from '../http/security.js';
 import { valueNestsDeeperThan } from '../lib/json-depth.js';
 import { MAX_UNSENT_STREAM_MESSAGES, SLOW_READER } from '../lib/stream-backlog.js';
 import { refusalOfAnswer } from '../observability/metrics.js';
-import { callEndedOutcome } from '../observability/request-outcome.js';
+import { callEndedOutcome, type RequestOutcome } from '../observability/request-outcome.js';
 import { partWords } from '../operations/part-words.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 import { missingLegacyGrpcMessageIn } from '../protocol/message-required.js';
@@ -90,6 +90,12 @@ interface Ending {
   status: grpc.status;
   /** Set when the guard refused the call before the SDK saw it. */
   refusal?: string;
+  /**
+   * Set when grpc-js ended the call at the deadline its client set (grpc-timeout): the client's
+   * to give up, as a cancelled call is, so it counts ABORTED, as the HTTP doors count a client
+   * gone. Counted by its status, DEADLINE_EXCEEDED, it was an ERROR, the server's failure.
+   */
+  deadlinePassed?: true;
 }
 
 /** The parts of the message a SendMessage / SendStreamingMessage request carries (v1.0 or v0.3 shape). */
@@ -321,6 +327,22 @@ function cutIfNotRead(call: grpc.ServerWritableStream<unknown, unknown>, admitte
   }) as typeof call.write;
 }
 
+/** The health service's methods, the labels its calls are counted under (any other path: `other`). */
+const HEALTH_METHODS: ReadonlySet<string> = new Set(['Check', 'List', 'Watch'].map((name) => `${HEALTH_SERVICE_PREFIX}${name}`));
+
+/** What a call came to by how it ended (its status, a refusal), before any task state it left (callEndedOutcome). */
+function endingOutcome(how: Ending, scope: RequestScope | undefined): RequestOutcome {
+  if (how.refusal) return { outcome: 'REFUSED', code: how.refusal };
+  if (how.status === grpc.status.OK) return { outcome: 'OK' };
+  if (how.status === grpc.status.CANCELLED || how.deadlinePassed) return { outcome: 'ABORTED', code: scope?.errorCode || undefined };
+  // A stream cut because its client stopped reading (cutIfNotRead) says RESOURCE_EXHAUSTED to the
+  // client; it is counted and logged SLOW_READER, as an SSE stream cut for it is. A watch stream
+  // ended while its watch runs on (answerFor) says UNAVAILABLE; it is counted with its reason,
+  // SHUTTING_DOWN, WATCH_MOVED, CONNECTION_AGED or WATCH_INTERRUPTED.
+  const named = scope?.errorCode === SLOW_READER || (scope?.errorCode !== undefined && scope.errorCode === scope.watchStreamEnd?.reason);
+  return { outcome: 'ERROR', code: named ? scope!.errorCode : (grpc.status[how.status] ?? 'UNKNOWN') };
+}
+
 export class CallGuard {
   private readonly calls = new WeakMap<grpc.Metadata, Admitted>();
   /** Calls whose request has not arrived in full: none of them has run anything yet. */
@@ -349,11 +371,11 @@ export class CallGuard {
 
   /**
    * The server interceptor: admits each A2A call, opens its scope, and accounts for it when it
-   * ends. Health checks pass straight through, as GET /readyz does on HTTP; a health Watch only
-   * takes its place among the client's streams (healthWatch).
+   * ends. Health calls pass straight through, as GET /readyz does on HTTP, counted only; a health
+   * Watch also takes its place among the client's streams (healthCall).
    */
   readonly interceptor: grpc.ServerInterceptor = (method, call) => {
-    if (method.path.startsWith(HEALTH_SERVICE_PREFIX)) return method.responseStream ? this.healthWatch(call, method.path) : new grpc.ServerInterceptingCall(call);
+    if (method.path.startsWith(HEALTH_SERVICE_PREFIX)) return this.healthCall(call, method.path, method.responseStream);
     const started = process.hrtime.bigint();
     let scope: RequestScope | undefined;
     let slot: StreamSlot | undefined;
@@ -474,7 +496,7 @@ export class CallGuard {
     // timeout, the client's grpc-timeout passing. That status is caught where the base call sends
     // it: the client's errors answered as the registry's own refusals, with ErrorInfo
     // (baseRefusal), the others with the request id; each counted and logged with the status sent
-    // (withOnCancel counted them all as cancelled by the client).
+    // (withOnCancel counted them all as cancelled by the client), a deadline passed ABORTED.
     const base = call as grpc.ServerInterceptingCallInterface;
     const sendStatus = base.sendStatus.bind(base);
     base.sendStatus = (status) => {
@@ -482,7 +504,8 @@ export class CallGuard {
       const refusal = this.baseRefusal(status, scope?.requestId ?? randomUUID());
       if (!refusal) {
         const answered = withRequestId(status, scope);
-        end({ status: answered.code });
+        // The registry's own DEADLINE_EXCEEDED (REQUEST_TIMEOUT) goes through the responder: here it is the client's grpc-timeout.
+        end({ status: answered.code, ...(answered.code === grpc.status.DEADLINE_EXCEEDED ? { deadlinePassed: true as const } : {}) });
         return sendStatus({ ...answered, metadata: answered.metadata ?? null });
       }
       refused = refusal.reason;
@@ -595,23 +618,31 @@ export class CallGuard {
   }
 
   /**
-   * A grpc.health.v1 Watch, counted among its client's streams (REGISTRY_MAX_STREAMS_PER_CLIENT)
-   * as an SSE stream or an A2A server stream is, and refused RESOURCE_EXHAUSTED
-   * (TOO_MANY_STREAMS) past the cap; nothing else of admission applies, as to Check (no request
-   * budget, no token, no version). A Watch never ends by itself and holds its connection, its
-   * HTTP/2 stream and a share of the readiness poll's sends: uncounted, one client could open 100
-   * per connection on as many connections as REGISTRY_MAX_CONNECTIONS allows.
+   * A grpc.health.v1 call (Check, List, Watch), counted in registry_requests_total under its
+   * method path, as every other call on the port: uncounted, a dashboard of the gRPC port missed
+   * its load balancers' probes, often most of its calls. It is not logged: a probe, as /readyz.
+   *
+   * A Watch is also counted among its client's streams (REGISTRY_MAX_STREAMS_PER_CLIENT) as an
+   * SSE stream or an A2A server stream is, and refused RESOURCE_EXHAUSTED (TOO_MANY_STREAMS) past
+   * the cap; nothing else of admission applies, as to Check (no request budget, no token, no
+   * version). A Watch never ends by itself and holds its connection, its HTTP/2 stream and a share
+   * of the readiness poll's sends: uncounted, one client could open 100 per connection on as many
+   * connections as REGISTRY_MAX_CONNECTIONS allows.
    */
-  private healthWatch(call: grpc.ServerInterceptingCallInterface, path: string): grpc.ServerInterceptingCall {
+  private healthCall(call: grpc.ServerInterceptingCallInterface, path: string, watch: boolean): grpc.ServerInterceptingCall {
     const started = process.hrtime.bigint();
     let slot: StreamSlot | undefined;
-    let ended = false;
-    const end = () => {
-      ended = true;
+    let ending: Ending | undefined;
+    let refused: string | undefined;
+    const end = (how: Ending) => {
+      if (ending) return;
+      ending = how;
       slot?.release();
+      this.core.metrics.countCall('grpc', HEALTH_METHODS.has(path) ? path : 'other', undefined, endingOutcome(how, undefined), started);
     };
     const listener = new grpc.ServerListenerBuilder()
       .withOnReceiveMetadata((metadata, next) => {
+        if (!watch) return next(metadata);
         const address = clientAddress(intercepting.getConnectionInfo().remoteAddress, metadata.get('x-forwarded-for').map(String), this.trust);
         const opened = this.core.abuse.openStream(address);
         if ('reason' in opened) {
@@ -624,22 +655,25 @@ export class CallGuard {
             { requestId, grpc: path, status: grpc.status[grpc.status.RESOURCE_EXHAUSTED], method: 'Watch', errorCode: opened.reason, durationMs: Math.round((Number(process.hrtime.bigint() - started) / 1e6) * 100) / 100 },
             'request',
           );
+          refused = opened.reason;
           return intercepting.sendStatus(limitRefusal(opened, requestId).status);
         }
-        if (ended) return opened.release();
+        if (ending) return opened.release();
         slot = opened;
         next(metadata);
       })
-      // After every status sent too, and for a client gone first: either way the place is given back.
-      .withOnCancel(end)
+      // After every status sent too (by then counted), and for a client gone first, or its deadline passed: a Watch's place is given back.
+      .withOnCancel(() => end({ status: grpc.status.CANCELLED }))
       .build();
     const responder = new grpc.ResponderBuilder()
       .withStart((next) => next(listener))
       .withSendStatus((status, next) => {
-        end();
+        end({ status: status.code ?? grpc.status.UNKNOWN, refusal: refused });
         next(status);
       })
       .build();
+    // What grpc-js ends on the base call itself, unseen by the responder (see the interceptor),
+    // reaches withOnCancel: ABORTED, as is right for the one a probe meets, its own timeout passing.
     const intercepting = new grpc.ServerInterceptingCall(call, responder);
     return intercepting;
   }
@@ -780,20 +814,9 @@ export class CallGuard {
 
   private account(path: string, scope: RequestScope | undefined, how: Ending, started: bigint): void {
     const statusName = grpc.status[how.status] ?? 'UNKNOWN';
-    const fallback = how.refusal
-      ? { outcome: 'REFUSED', code: how.refusal }
-      : how.status === grpc.status.OK
-        ? { outcome: 'OK' }
-        : how.status === grpc.status.CANCELLED
-          ? { outcome: 'ABORTED', code: scope?.errorCode || undefined }
-          : // A stream cut because its client stopped reading (cutIfNotRead) says RESOURCE_EXHAUSTED
-            // to the client; it is counted and logged SLOW_READER, as an SSE stream cut for it is.
-            // A watch stream ended while its watch runs on (answerFor) says UNAVAILABLE; it is counted
-            // with its reason, SHUTTING_DOWN, WATCH_MOVED, CONNECTION_AGED or WATCH_INTERRUPTED.
-            { outcome: 'ERROR', code: scope?.errorCode === SLOW_READER || (scope?.errorCode !== undefined && scope.errorCode === scope.watchStreamEnd?.reason) ? scope.errorCode : statusName };
     // Told once for the metrics and the log line: the log read the code the scope named only, and
     // an error the handler answered (GetTask's NOT_FOUND, an INTERNAL) was logged with none.
-    const outcome = callEndedOutcome(scope, fallback);
+    const outcome = callEndedOutcome(scope, endingOutcome(how, scope));
     // Unknown methods under one label, as JSON-RPC counts them: a label per name sent would grow without bound.
     const unknown = path === UNKNOWN_METHOD_PATH;
     this.core.metrics.countCall('grpc', unknown ? 'other' : path, scope, outcome, started);

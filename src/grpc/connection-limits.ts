@@ -7,7 +7,10 @@
  * - Connections beyond the cap are closed at once (grpc-js's HTTP/2 servers, http2-servers.ts).
  * - A connection that has not sent the HTTP/2 connection preface (its first SETTINGS frame) within
  *   the headers timeout is destroyed, as the HTTP port closes a socket that sent no request
- *   headers by then.
+ *   headers by then. grpc-js's idle timer (below) and its keepalive PINGs (keepalive-pings.ts)
+ *   close such a socket too, at the keep-alive timeout or at twice REGISTRY_SSE_HEARTBEAT_SECONDS;
+ *   this closes it sooner wherever the headers timeout is the shortest (e.g. a keep-alive timeout
+ *   of 65 s behind a load balancer, against the headers timeout's default 10 s).
  * - A connection with no call open for the keep-alive timeout is closed with a GOAWAY, as the HTTP
  *   port closes an idle keep-alive connection: grpc-js's own `grpc.max_connection_idle_ms`
  *   (idleConnectionOption), counted from the connection's start or its last call's end. A

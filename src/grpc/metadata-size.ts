@@ -11,8 +11,11 @@
  *   which Node enforces): a header list too large to be worth reading is refused by Node before
  *   grpc-js or the registry see a call (RST_STREAM ENHANCE_YOUR_CALM: the client reads a bare
  *   RESOURCE_EXHAUSTED, "Bandwidth exhausted or memory limit exceeded"), as is one of more than
- *   Node's 128 header fields; a single field beyond what nghttp2's HPACK decoder takes (one of
- *   130 KB) ends the connection (COMPRESSION_ERROR: INTERNAL). The README says so.
+ *   Node's 128 header fields; a single field beyond what nghttp2's HPACK decoder takes (over
+ *   64 KiB as encoded, NGHTTP2_HD_MAX_NV, fixed when nghttp2 is built: one of 130 KB) ends the
+ *   connection and every call on it (COMPRESSION_ERROR: each reads INTERNAL). Nothing here can
+ *   answer it: the block is not decoded, no call exists, and HTTP/2 requires the connection to
+ *   end (RFC 9113 4.3). The README says so.
  */
 import http from 'node:http';
 import type * as grpc from '@grpc/grpc-js';
