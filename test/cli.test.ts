@@ -945,13 +945,15 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
     assert.equal(watchUsage.stdout, `${JSON.stringify({ error: { code: 'USAGE', message: "unknown option '--limit' (Did you mean --list?)" } })}\n`);
   });
 
-  test('a token on the command line (--token) is warned about once, first (the process list shows it to every user), pointing at A2A_REGISTRY_TOKEN; never shown; none from the environment variable', async () => {
+  test('a token on the command line (--token) is warned about once, first (the process list shows it to every user), pointing at A2A_REGISTRY_TOKEN; never shown; none from the environment variable, nor for an empty --token', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const secret = 'CliFlagToken0123456789';
-    const [flagged, watched, fromEnv] = await Promise.all([
+    const [flagged, watched, fromEnv, empty] = await Promise.all([
       cli(['--token', secret, 'ls', '--registry', url]),
       cli(['watch', 'x', '--json', '--registry', url, '--token', secret]),
       cli(['ls', '--registry', url], { env: { A2A_REGISTRY_TOKEN: secret } }),
+      // `--token "$UNSET"`: no token in the process list, so no warning about one; only the refusal of an empty token.
+      cli(['ls', '--registry', url, '--token', '']),
     ]);
     for (const run of [flagged, watched]) {
       assert.equal(run.code, 3, run.stderr);
@@ -962,6 +964,11 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
     }
     assert.equal(fromEnv.code, 3, fromEnv.stderr);
     assert.equal(fromEnv.stderr, `a2a-registry: cannot reach the registry at ${url}: connection refused\n`);
+    assert.equal(empty.code, 2, empty.stderr);
+    assert.equal(
+      empty.stderr,
+      "a2a-registry: --token (or A2A_REGISTRY_TOKEN) is empty: an unset shell variable? Give the token, or leave both out (on the registry's machine its generated admin token is then used)\n",
+    );
   });
 
   test('a host that does not resolve, and a registry that never answers (--timeout)', async () => {
