@@ -1444,7 +1444,11 @@ describe('a2a-registry serve', () => {
       cli(['migrate', '--to', 'notaurl', '--from', '/nonexistent']),
     ]);
     assert.equal(notUrl.code, 2, notUrl.stderr);
-    assert.match(notUrl.stderr, /^a2a-registry: --to must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    // The value named as given (nothing in it is a secret), and the form to write.
+    assert.equal(
+      notUrl.stderr,
+      'a2a-registry: --to must be a postgres:// or postgresql:// URL (got "notaurl"); e.g. --to postgres://registry@db.example.com:5432/registry, or that URL in DATABASE_URL (with its password: kept out of the process list)\n',
+    );
     for (const [flag, run] of [['--database-url', served], ['--database-url', imported], ['--to', migrated], ['--to', schemeless]] as const) {
       assert.equal(run.code, 2, run.stderr);
       const lines = run.stderr.split('\n');
