@@ -1910,7 +1910,12 @@ describe('backup', () => {
         notBackups.map((r) => r.stderr),
         [
           "a2a-registry: /dev/zero is a character device, not a backup: give the file a2a-registry backup wrote\n",
-          `a2a-registry: ${empty} is empty (0 bytes), not a backup: give the file a2a-registry backup wrote\n`,
+          // As empty as what the README's repair (`sqlite3 registry.db .recover | sqlite3 recovered.db`) leaves when
+          // sqlite3 cannot run .recover: said, with the repair that works, not only "a backup".
+          `a2a-registry: ${empty} is empty (0 bytes), not a backup: give the file a2a-registry backup wrote; or, if it is a repair's output, the repair failed. ` +
+            `A sqlite3 built without the sqlite_dbpage table (Debian 12's) fails on sqlite3 ${registry.dataDir}/registry.db .recover | sqlite3 ${empty} with "SQL logic error" and leaves ${empty} empty: ` +
+            `recover with .dump instead, its closing ROLLBACK turned into COMMIT, sqlite3 ${registry.dataDir}/registry.db .dump | sed 's/^ROLLBACK; -- due to errors$/COMMIT;/' | sqlite3 ${empty}, ` +
+            `or with a newer sqlite3; then restore ${empty} (README, Backups: "A damaged file (SQLite)")\n`,
           `a2a-registry: ${text} is not an SQLite database (it does not begin with "SQLite format 3"), so not a backup: give the file a2a-registry backup wrote\n`,
           `a2a-registry: ${out} is a folder, not a backup: give the file a2a-registry backup wrote\n`,
           `a2a-registry: ${foreign} is an SQLite database but not a registry's (it has no registry_migrations table)\n`,
