@@ -945,13 +945,15 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
     assert.equal(watchUsage.stdout, `${JSON.stringify({ error: { code: 'USAGE', message: "unknown option '--limit' (Did you mean --list?)" } })}\n`);
   });
 
-  test('a token on the command line (--token) is warned about once, first (the process list shows it to every user), pointing at A2A_REGISTRY_TOKEN; never shown; none from the environment variable', async () => {
+  test('a token on the command line (--token) is warned about once, first (the process list shows it to every user), pointing at A2A_REGISTRY_TOKEN; never shown; none from the environment variable, nor for an empty --token', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const secret = 'CliFlagToken0123456789';
-    const [flagged, watched, fromEnv] = await Promise.all([
+    const [flagged, watched, fromEnv, empty] = await Promise.all([
       cli(['--token', secret, 'ls', '--registry', url]),
       cli(['watch', 'x', '--json', '--registry', url, '--token', secret]),
       cli(['ls', '--registry', url], { env: { A2A_REGISTRY_TOKEN: secret } }),
+      // `--token "$UNSET"`: no token in the process list, so no warning about one; only the refusal of an empty token.
+      cli(['ls', '--registry', url, '--token', '']),
     ]);
     for (const run of [flagged, watched]) {
       assert.equal(run.code, 3, run.stderr);
@@ -962,6 +964,11 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
     }
     assert.equal(fromEnv.code, 3, fromEnv.stderr);
     assert.equal(fromEnv.stderr, `a2a-registry: cannot reach the registry at ${url}: connection refused\n`);
+    assert.equal(empty.code, 2, empty.stderr);
+    assert.equal(
+      empty.stderr,
+      "a2a-registry: --token (or A2A_REGISTRY_TOKEN) is empty: an unset shell variable? Give the token, or leave both out (on the registry's machine its generated admin token is then used)\n",
+    );
   });
 
   test('a host that does not resolve, and a registry that never answers (--timeout)', async () => {
@@ -1437,7 +1444,11 @@ describe('a2a-registry serve', () => {
       cli(['migrate', '--to', 'notaurl', '--from', '/nonexistent']),
     ]);
     assert.equal(notUrl.code, 2, notUrl.stderr);
-    assert.match(notUrl.stderr, /^a2a-registry: --to must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    // The value named as given (nothing in it is a secret), and the form to write.
+    assert.equal(
+      notUrl.stderr,
+      'a2a-registry: --to must be a postgres:// or postgresql:// URL (got "notaurl"); e.g. --to postgres://registry@db.example.com:5432/registry, or that URL in DATABASE_URL (with its password: kept out of the process list)\n',
+    );
     for (const [flag, run] of [['--database-url', served], ['--database-url', imported], ['--to', migrated], ['--to', schemeless]] as const) {
       assert.equal(run.code, 2, run.stderr);
       const lines = run.stderr.split('\n');
@@ -1899,7 +1910,12 @@ describe('backup', () => {
         notBackups.map((r) => r.stderr),
         [
           "a2a-registry: /dev/zero is a character device, not a backup: give the file a2a-registry backup wrote\n",
-          `a2a-registry: ${empty} is empty (0 bytes), not a backup: give the file a2a-registry backup wrote\n`,
+          // As empty as what the README's repair (`sqlite3 registry.db .recover | sqlite3 recovered.db`) leaves when
+          // sqlite3 cannot run .recover: said, with the repair that works, not only "a backup".
+          `a2a-registry: ${empty} is empty (0 bytes), not a backup: give the file a2a-registry backup wrote; or, if it is a repair's output, the repair failed. ` +
+            `A sqlite3 built without the sqlite_dbpage table (Debian 12's) fails on sqlite3 ${registry.dataDir}/registry.db .recover | sqlite3 ${empty} with "SQL logic error" and leaves ${empty} empty: ` +
+            `recover with .dump instead, its closing ROLLBACK turned into COMMIT, sqlite3 ${registry.dataDir}/registry.db .dump | sed 's/^ROLLBACK; -- due to errors$/COMMIT;/' | sqlite3 ${empty}, ` +
+            `or with a newer sqlite3; then restore ${empty} (README, Backups: "A damaged file (SQLite)")\n`,
           `a2a-registry: ${text} is not an SQLite database (it does not begin with "SQLite format 3"), so not a backup: give the file a2a-registry backup wrote\n`,
           `a2a-registry: ${out} is a folder, not a backup: give the file a2a-registry backup wrote\n`,
           `a2a-registry: ${foreign} is an SQLite database but not a registry's (it has no registry_migrations table)\n`,

@@ -31,10 +31,13 @@ export function warnPasswordFlag(flag: string, value: string | undefined, o: Out
  * A registry token given as `--token` is in the process list and the shell's history alike (a
  * `watch` may run for days): said once, before the command connects, never showing the token,
  * with the way that keeps it out of both: A2A_REGISTRY_TOKEN, which commander maps onto --token
- * (and which is no warning: its source is then 'env').
+ * (and which is no warning: its source is then 'env'). An empty --token holds none: no warning.
  */
 export function warnTokenFlag(command: Command, o: Output): void {
   if (command.getOptionValueSourceWithGlobals('token') !== 'cli') return;
+  // An empty one (`--token "$UNSET"`) carries no token: it is refused as empty next
+  // (resolveConnection), and a warning about a token it does not hold only misled.
+  if ((command.optsWithGlobals<{ token?: string }>().token ?? '').trim() === '') return;
   o.err(
     `a2a-registry: ${styles(o.color).yellow('warning')}: --token carries a registry token, which every user of this machine can read in the process list (ps) while the command runs, ` +
       'and the shell may keep in its history: give it in the environment variable A2A_REGISTRY_TOKEN instead (e.g. read from a file only this user reads)\n',

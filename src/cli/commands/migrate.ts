@@ -22,7 +22,7 @@ import { commandSettings } from '../command-settings.js';
 import { MigrationError, migrateSqliteToPostgres, redactUrl, type MigrationProgress, type MigrationSummary } from '../../storage/sqlite-to-postgres.js';
 import { positiveInt } from './import.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, printJson, reportUsage, styles, type Output } from '../output.js';
-import { POSTGRES_URL_FORM } from '../../lib/url-password.js';
+import { POSTGRES_URL_FORM, shownSettingValue } from '../../lib/url-password.js';
 import { nonEmpty } from '../option-values.js';
 import { warnPasswordFlag } from '../password-flags.js';
 import { interruption, signalOf } from '../interruption.js';
@@ -99,7 +99,17 @@ export async function migrateCommand(options: MigrateOptions, o: Output): Promis
   const from = options.from ?? location.dataDir;
   const to = options.to ?? location.databaseUrl;
   if (to === undefined || to.trim() === '') return reportUsage(o, options.json, 'USAGE', 'say where to: --to postgres://user:password@host:5432/database (or set DATABASE_URL)');
-  if (!isPostgresUrl(to)) return reportUsage(o, options.json, 'USAGE', `--to must be a postgres:// or postgresql:// URL, not ${redactUrl(to)}`);
+  if (!isPostgresUrl(to)) {
+    // Shown as given where it holds nothing a password is written with (`--to notaurl` was
+    // "not (an unparsable URL)", as if it were a URL), and with the form to write instead.
+    const shown = shownSettingValue(to);
+    return reportUsage(
+      o,
+      options.json,
+      'USAGE',
+      `--to must be a postgres:// or postgresql:// URL${shown === undefined ? '' : ` (got "${shown}")`}; e.g. --to postgres://registry@db.example.com:5432/registry, or that URL in DATABASE_URL (with its password: kept out of the process list)`,
+    );
+  }
   if (!URL.canParse(to.trim())) {
     return reportUsage(o, options.json, 'USAGE', `--to is not a valid URL: ${POSTGRES_URL_FORM}`);
   }

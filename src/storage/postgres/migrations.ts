@@ -468,9 +468,10 @@ export async function migratePostgres(client: pg.PoolClient | pg.Client, where: 
  * (since PostgreSQL 15 only the database's owner may create in its schema public, so a database
  * the superuser created and merely opened to the registry's role refuses the first migration), or
  * "permission denied for table registry_migrations" (the tables another role's: a dump restored
- * by the superuser with --no-owner), or "must be owner of table tasks" (the same tables, another role
- * having granted the registry's role every privilege on them but ownership, which a migration's
- * ALTER TABLE needs: the start after an upgrade fails though the release before ran). Any other
+ * by the superuser with --no-owner), or "must be owner of table tasks" (the tables another role's, which
+ * granted the registry's role every privilege on them but ownership, which a migration's ALTER
+ * TABLE needs: the start after an upgrade fails though the release before ran; the migration is
+ * the owner's to run, or the ownership the registry's role's to take). Any other
  * error is returned as it is.
  */
 async function withPrivilegeFix(client: pg.PoolClient | pg.Client, error: unknown, where: string): Promise<unknown> {
@@ -490,10 +491,23 @@ async function withPrivilegeFix(client: pg.PoolClient | pg.Client, error: unknow
     .catch(() => undefined);
   const role = names ? quoteIdentifier(names.role) : '<the role in the URL>';
   const database = names ? quoteIdentifier(names.database) : '<the database in the URL>';
+  if (table !== undefined && notOwner !== undefined) {
+    // Every privilege granted but ownership: the tables are kept another role's on purpose (the
+    // owner migrates, the registry's role reads and writes), not a restore gone wrong. The
+    // migration is then the owner's to run, or the ownership is to be handed over.
+    const owner = names?.owner ? quoteIdentifier(names.owner) : 'the role that owns them';
+    return new Error(
+      `The registry cannot change its tables' structure (a migration of this release) in the database at ${where}: ${message}. ` +
+        `Its tables belong to ${owner}, not to ${role}, and only their owner may alter them: ` +
+        `apply this release's migrations connected as ${owner} (start the registry once with DATABASE_URL naming ${owner}, then grant ${role} on any table they add what it has on the others), ` +
+        `or as a superuser make ${role} the owner of each of its tables (ALTER TABLE ... OWNER TO ${role}); then try again.`,
+      { cause: error },
+    );
+  }
   if (table !== undefined) {
     const owner = names?.owner ? ` (they are ${quoteIdentifier(names.owner)}'s)` : '';
     return new Error(
-      `The registry cannot ${notOwner === undefined ? 'read or update its tables' : "change its tables' structure (a migration of this release)"} in the database at ${where}: ${message}. ` +
+      `The registry cannot read or update its tables in the database at ${where}: ${message}. ` +
         `Its tables belong to another role than ${role}${owner}, as after a dump restored by another role with --no-owner: ` +
         `restore the dump into an empty database ${role} owns, connected as ${role} (pg_restore --dbname="$DATABASE_URL" registry.dump), or as a superuser make ${role} the owner of each of its tables (ALTER TABLE ... OWNER TO ${role}); then try again.`,
       { cause: error },

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteFault } from '../faults.js';
-import { checkIntegrity, damageRemedy, problemCount, type IntegrityReport } from './integrity.js';
+import { checkIntegrity, damageRemedy, failedRepair, problemCount, type IntegrityReport } from './integrity.js';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { readLastChangeSeq } from './store.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
@@ -128,9 +128,16 @@ function damagedSource(source: string, destination: string, err: Error): string 
 /** Where to see the damage of `source`, and how to repair it. */
 const checkAndRepair = (source: string): string => `a2a-registry check --data-dir ${path.dirname(source)} lists what SQLite finds. ${damageRemedy(source)}.`;
 
-/** Why `file` cannot be a backup, or undefined; as ./database-file.ts says it for every command. */
-export function whyNotABackup(file: string): BackupError | undefined {
-  const why = whyNotAnSqliteDatabase(file, 'a backup', 'give the file a2a-registry backup wrote');
+/**
+ * Why `file` cannot be a backup, or undefined; as ./database-file.ts says it for every command.
+ * Given the `database` it would replace, an empty file is said to be what a failed repair of that
+ * database leaves too (README, Backups: `sqlite3 registry.db .recover | sqlite3 recovered.db` with
+ * a sqlite3 that cannot run .recover), with the repair that works: told a backup only, the operator
+ * repairing a database without one was sent looking for a backup they do not have.
+ */
+export function whyNotABackup(file: string, database?: string): BackupError | undefined {
+  const fix = 'give the file a2a-registry backup wrote';
+  const why = whyNotAnSqliteDatabase(file, 'a backup', fix, database === undefined ? fix : `${fix}; or, if it is a repair's output, the repair failed. ${failedRepair(database, file)}`);
   return why && new BackupError(why.message, why.folder);
 }
 

@@ -210,7 +210,7 @@ export async function restoreSqlite(backup: string, database: string, options: C
   const role = roleInDatabase(backup, database);
   if (role) throw new BackupError(`${backup} is ${role}, not a backup: give the file a2a-registry backup wrote`, true);
   // Said before the whole file is read (a folder, an empty file, another kind of file).
-  const notABackup = whyNotABackup(backup);
+  const notABackup = whyNotABackup(backup, database);
   if (notABackup) throw notABackup;
   let facts = (await inWorker({ kind: 'check', backup }, options.signal)).facts!;
   // The registry's lock, then the import lock: no registry running on the database, and no import

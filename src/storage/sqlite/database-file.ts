@@ -32,12 +32,13 @@ export interface NotADatabase {
 
 /**
  * Why `file` (which exists) cannot be `wanted` ("a backup", "a registry database"), or
- * undefined when it is a regular file that begins as an SQLite database; `fix` ends the message.
+ * undefined when it is a regular file that begins as an SQLite database; `fix` ends the message,
+ * `emptyFix` that of an empty file when it has more to say (restore: a failed repair leaves one).
  */
-export function whyNotAnSqliteDatabase(file: string, wanted: string, fix: string): NotADatabase | undefined {
+export function whyNotAnSqliteDatabase(file: string, wanted: string, fix: string, emptyFix = fix): NotADatabase | undefined {
   const stat = fs.statSync(file);
   if (!stat.isFile()) return { message: `${file} is ${kindOf(stat)}, not ${wanted}: ${fix}`, folder: stat.isDirectory() };
-  if (stat.size === 0) return { message: `${file} is empty (0 bytes), not ${wanted}: ${fix}`, folder: false };
+  if (stat.size === 0) return { message: `${file} is empty (0 bytes), not ${wanted}: ${emptyFix}`, folder: false };
   const head = Buffer.alloc(SQLITE_HEADER.length);
   const fd = fs.openSync(file, 'r');
   try {

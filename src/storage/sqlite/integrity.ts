@@ -89,6 +89,18 @@ export function describeDamage(report: IntegrityReport): string {
 }
 
 /**
+ * What to do when a repair of `file` (`sqlite3 <file> .recover | sqlite3 <output>`) left `output`
+ * empty: the README's way round a sqlite3 that cannot run .recover (Backups, "A damaged file").
+ */
+export function failedRepair(file: string, output: string): string {
+  return (
+    `A sqlite3 built without the sqlite_dbpage table (Debian 12's) fails on sqlite3 ${file} .recover | sqlite3 ${output} with "SQL logic error" and leaves ${output} empty: ` +
+    `recover with .dump instead, its closing ROLLBACK turned into COMMIT, sqlite3 ${file} .dump | sed 's/^ROLLBACK; -- due to errors$/COMMIT;/' | sqlite3 ${output}, ` +
+    `or with a newer sqlite3; then restore ${output} (README, Backups: "A damaged file (SQLite)")`
+  );
+}
+
+/**
  * What to do about a damaged file, for the log line and `a2a-registry check`: the registry writes
  * nothing more into it, and the fix is the operator's (which backup, what may be lost). The
  * `.recover` caveat is README's (Backups), said shortly: Debian 12's sqlite3 cannot run it.
