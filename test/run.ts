@@ -18,10 +18,13 @@
  * CPU-bound). After the summary it prints the slowest files (the time of their tests, their
  * process's start-up not counted) so the order stays right.
  */
+import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, relative } from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
+import { compileAhead } from './support/typescript-hooks.mjs';
 
 /**
  * Files run at once: three, on CI's two cores. Most files wait more than they compute (fsync,
@@ -76,6 +79,19 @@ const count = (data: { file?: string; nesting: number; details: { duration_ms: n
   if (data.nesting !== 0 || data.file === undefined) return;
   secondsByFile.set(data.file, (secondsByFile.get(data.file) ?? 0) + data.details.duration_ms / 1000);
 };
+
+/**
+ * The sources the test files' processes load (src/ and test/), compiled here at once and kept
+ * (typescript-hooks.mjs): after a change, or in a fresh checkout, every file's process would
+ * otherwise compile what it is the first to load, starting esbuild's service in each.
+ */
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const sources = ['src', 'test'].flatMap((dir) =>
+  readdirSync(join(REPO_ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(REPO_ROOT, dir, file)),
+);
+await compileAhead(sources);
 
 const stream = run({ files, concurrency: CONCURRENCY });
 stream.on('test:pass', count);

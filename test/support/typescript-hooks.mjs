@@ -25,27 +25,81 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CACHE_DIR = `${REPO_ROOT}.cache/typescript-hooks/`;
+const REPO_URL = pathToFileURL(REPO_ROOT).href;
+/**
+ * What the JavaScript made of a source depends on besides its text: changed, every source is
+ * compiled anew (the cache's files are named by a hash of this, the path and the text).
+ */
+const TRANSFORM_OPTIONS = {
+  loader: 'ts',
+  format: 'esm',
+  target: 'node22',
+  sourcemap: 'inline',
+  // tsconfig.json's, which the build (tsconfig.build.json) extends: ES2022's class fields
+  // (defined, not assigned), unused imports dropped as tsc drops them.
+  tsconfigRaw: { compilerOptions: { target: 'ES2022', useDefineForClassFields: true } },
+};
+const OPTIONS_KEY = JSON.stringify(TRANSFORM_OPTIONS);
+
+/** Where the JavaScript of this source, at this path, is kept. */
+const keptFile = (path, source) =>
+  `${CACHE_DIR}${createHash('sha1').update(OPTIONS_KEY).update('\0').update(path).update('\0').update(source).digest('hex')}.js`;
+
+/** Keeps a compiled source: written aside, then renamed, so a reader never sees half a file. */
+const keep = (kept, code) => {
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const aside = `${kept}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  writeFileSync(aside, code);
+  renameSync(aside, kept);
+};
+
+let esbuild;
+const loadEsbuild = () => (esbuild ??= module.createRequire(import.meta.url)('esbuild'));
+
+/** The JavaScript of a source, from the cache or compiled (and kept). */
+const javaScriptOf = (path) => {
+  const source = readFileSync(path, 'utf8');
+  const kept = keptFile(path, source);
+  try {
+    return readFileSync(kept, 'utf8');
+  } catch {
+    const { code } = loadEsbuild().transformSync(source, { ...TRANSFORM_OPTIONS, sourcefile: path });
+    keep(kept, code);
+    return code;
+  }
+};
+
+/**
+ * Compiles, in this process and all at once, the sources (absolute paths) whose JavaScript is not
+ * kept yet; returns how many. test/run.ts calls it before the test files' processes start: one
+ * each would otherwise start esbuild's service (about 0.2 s of CPU) for the sources it is the first
+ * to load, its own test file at least.
+ */
+export async function compileAhead(paths) {
+  const missing = [];
+  for (const path of paths) {
+    const source = readFileSync(path, 'utf8');
+    const kept = keptFile(path, source);
+    if (!existsSync(kept)) missing.push({ path, source, kept });
+  }
+  if (missing.length === 0) return 0;
+  const { transform, stop } = loadEsbuild();
+  try {
+    await Promise.all(
+      missing.map(async ({ path, source, kept }) => keep(kept, (await transform(source, { ...TRANSFORM_OPTIONS, sourcefile: path })).code)),
+    );
+  } finally {
+    // Its service process is not needed past this (the caller runs for the whole suite).
+    await stop();
+  }
+  return missing.length;
+}
+
 if (typeof module.registerHooks !== 'function') {
   await import('tsx/esm');
 } else {
-  const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-  const CACHE_DIR = `${REPO_ROOT}.cache/typescript-hooks/`;
-  const REPO_URL = pathToFileURL(REPO_ROOT).href;
-  /**
-   * What the JavaScript made of a source depends on besides its text: changed, every source is
-   * compiled anew (the cache's files are named by a hash of this and the text).
-   */
-  const TRANSFORM_OPTIONS = {
-    loader: 'ts',
-    format: 'esm',
-    target: 'node22',
-    sourcemap: 'inline',
-    // tsconfig.json's, which the build (tsconfig.build.json) extends: ES2022's class fields
-    // (defined, not assigned), unused imports dropped as tsc drops them.
-    tsconfigRaw: { compilerOptions: { target: 'ES2022', useDefineForClassFields: true } },
-  };
-  const OPTIONS_KEY = JSON.stringify(TRANSFORM_OPTIONS);
-
   /** A repository file of ours (not a dependency's), by URL. */
   const isOurs = (url) => url.startsWith(REPO_URL) && !url.includes('/node_modules/');
   const isTypeScript = (url) => url.endsWith('.ts') && isOurs(url);
@@ -56,28 +110,6 @@ if (typeof module.registerHooks !== 'function') {
     let found = existing.get(url);
     if (found === undefined) existing.set(url, (found = existsSync(fileURLToPath(url))));
     return found;
-  };
-
-  let esbuild;
-  const compile = (source, path) => {
-    esbuild ??= module.createRequire(import.meta.url)('esbuild');
-    return esbuild.transformSync(source, { ...TRANSFORM_OPTIONS, sourcefile: path }).code;
-  };
-
-  /** The JavaScript of a source, from the cache or compiled (and kept: written aside, then renamed, so a reader never sees half a file). */
-  const javaScriptOf = (path) => {
-    const source = readFileSync(path, 'utf8');
-    const kept = `${CACHE_DIR}${createHash('sha1').update(OPTIONS_KEY).update('\0').update(path).update('\0').update(source).digest('hex')}.js`;
-    try {
-      return readFileSync(kept, 'utf8');
-    } catch {
-      const code = compile(source, path);
-      mkdirSync(CACHE_DIR, { recursive: true });
-      const aside = `${kept}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-      writeFileSync(aside, code);
-      renameSync(aside, kept);
-      return code;
-    }
   };
 
   module.registerHooks({
