@@ -22,7 +22,7 @@
  */
 import module from 'node:module';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -71,6 +71,33 @@ const javaScriptOf = (path) => {
   }
 };
 
+/** A week: what is kept of sources that are no longer (edited since, or deleted) goes after that. */
+const KEPT_UNUSED_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Deletes the kept JavaScript of sources that are not among `current` (edited or deleted since,
+ * or bench/ and examples/ files, compiled when loaded) once it is older than a week: every edit
+ * keeps another file, and the cache would otherwise only grow.
+ */
+const forgetOld = (current) => {
+  let names;
+  try {
+    names = readdirSync(CACHE_DIR);
+  } catch {
+    return; // nothing kept yet
+  }
+  const before = Date.now() - KEPT_UNUSED_MS;
+  for (const name of names) {
+    const file = `${CACHE_DIR}${name}`;
+    if (current.has(file)) continue;
+    try {
+      if (statSync(file).mtimeMs < before) unlinkSync(file);
+    } catch {
+      // Gone already (another run forgetting it too).
+    }
+  }
+};
+
 /**
  * Compiles, in this process and all at once, the sources (absolute paths) whose JavaScript is not
  * kept yet; returns how many. test/run.ts calls it before the test files' processes start: one
@@ -79,11 +106,14 @@ const javaScriptOf = (path) => {
  */
 export async function compileAhead(paths) {
   const missing = [];
+  const current = new Set();
   for (const path of paths) {
     const source = readFileSync(path, 'utf8');
     const kept = keptFile(path, source);
+    current.add(kept);
     if (!existsSync(kept)) missing.push({ path, source, kept });
   }
+  forgetOld(current);
   if (missing.length === 0) return 0;
   const { transform, stop } = loadEsbuild();
   try {
