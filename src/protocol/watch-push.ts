@@ -690,7 +690,8 @@ export class WatchPushes {
     const { config } = kept;
     if (failure && watch.isOpen && current()) {
       this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
-      const tried = `within ${this.#windowMs / 1000} s (REGISTRY_WEBHOOK_RETRY_SECONDS)`;
+      // A window of 0 is one attempt, not "within 0 s".
+      const tried = this.#windowMs === 0 ? 'in one attempt (REGISTRY_WEBHOOK_RETRY_SECONDS is 0: no retries)' : `within ${this.#windowMs / 1000} s (REGISTRY_WEBHOOK_RETRY_SECONDS)`;
       const told = (webhook: string, last: string) => `Push notifications to ${webhook} failed: ${what} not accepted ${tried} (last: ${last}). The watch ended.`;
       // The owner is told the URL in full, and where it redirected: both theirs. The watch's
       // webhooks get this status too, and their receivers are others (the full URL, twice, handed
