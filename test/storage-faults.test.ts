@@ -20,7 +20,7 @@ import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { v1Card } from './support/documents.js';
-import { op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
+import { dataPart, message, op, resultOf, sdkClient, stateOf, streamEventJson, type WireJson } from './support/client.js';
 import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
 import { TOKENS, TOKENS_ENV, logCapture, spawnRegistry, startTestRegistry, type TestRegistry } from './support/registry.js';
@@ -1430,6 +1430,12 @@ describe('PostgreSQL storage faults', () => {
       await holder.query('BEGIN');
       await holder.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOCK_KEY]);
       assertRefused(await registerBothAtOnce(registry, 'Changelog Two'), /a write waited longer than the statement timeout, for a lock another session or replica holds/);
+      // A watch started meanwhile commits its rows (the watch's, its task's) without that lock:
+      // no proof that entries can be written. Before, its commit cleared the fault, and /readyz
+      // (probing only a store with a fault) said ready while the lock was held.
+      const watching = alice.sendMessageStream({ tenant: '', message: message([dataPart({ watch: { query: 'changelog', initial: false } })]), configuration: undefined, metadata: undefined });
+      assert.equal(streamEventJson((await watching.next()).value!).task?.status?.state, 'TASK_STATE_WORKING', 'the watch started (stored)');
+      await watching.return(undefined);
       // The write probe takes that lock too (waiting a second): no write can commit, so not ready.
       const locked = await readiness(registry);
       assert.equal(locked.status, 503);

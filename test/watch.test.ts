@@ -1249,18 +1249,28 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
     }
   });
 
-  test('push: a webhook that never answers is given up within REGISTRY_WEBHOOK_RETRY_SECONDS, its requests included', async () => {
+  test('push: a webhook that stops answering is given up within REGISTRY_WEBHOOK_RETRY_SECONDS, its requests included, and told so with what it answered before', async () => {
     // Each attempt waited a whole fetch timeout (5 s) on top of the window's waits: 1.75 s took 22 s.
+    // It answers its first request 503, then none.
     let hits = 0;
-    const silent = http.createServer(() => hits++);
+    const silent = http.createServer((_req, res) => {
+      if (hits++ === 0) res.writeHead(503).end();
+    });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const started = Date.now();
       const task = await sendWithPush(bob, { filter: { tags: ['push-hangs'] } }, { url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`, token: 't' });
-      await eventually(async () => ((await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson).status?.state === TaskState.TASK_STATE_FAILED, 'the watch FAILED', 15_000);
+      let current: WireJson = {};
+      await eventually(async () => (current = (await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson).status?.state === TaskState.TASK_STATE_FAILED, 'the watch FAILED', 15_000);
       const took = Date.now() - started;
       assert.ok(took < 4500, `ended after ${took} ms: less than one fetch timeout (5 s) past the 1.75 s window`);
       assert.ok(hits >= 2, `retried (${hits} requests)`);
+      // The last attempt was cut by the window, and is told so, with the answer before it. Before,
+      // it was told as the fetch timeout ("within 5000 ms (the registry's fetch timeout)"), and
+      // what the webhook had answered (a redirect, say: the thing to fix) was lost.
+      const reason = JSON.stringify(current.status?.message);
+      assert.match(reason, /\(last: no complete answer from http:\/\/127\.0\.0\.1:\d+\/hook within \d+ ms, when the retry window \(REGISTRY_WEBHOOK_RETRY_SECONDS\) ended \(the attempt before it: http:\/\/127\.0\.0\.1:\d+\/hook answered HTTP 503 Service Unavailable\)\)/, reason);
+      assert.doesNotMatch(reason, /5000 ms|fetch timeout/, reason);
     } finally {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));

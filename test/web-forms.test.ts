@@ -504,18 +504,24 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         // The download refused by the registry's read budget (the catalog door's HTTP 429, as the
         // registry words it): held like any other read refused, and the next download (or search)
         // asked once the wait is over, not at once to be refused again.
-        const refuseOnce = async (route: Route) => {
+        // Every read of the document is refused until the refusal is shown, not only the first:
+        // once the link's copy is more than 10 s old (a loaded machine), the pointer or focus
+        // reaching the link reads it ahead of the click (DocumentLink's prepareAhead), and that
+        // read took the one refusal, unseen; the click's own read then waited out the hold and
+        // downloaded, and the alert never came.
+        const refuse = async (route: Route) => {
           await route.fulfill({
             status: 429,
             headers: { 'retry-after': '2', 'content-type': 'application/json' },
             body: JSON.stringify({ errorCode: 'RESOURCE_EXHAUSTED', registryCode: 'RATE_LIMITED', message: 'Too many reads (search, get, list, validate) from this address: the limit is 2 per minute. Retry after 2 s.' }),
           });
         };
-        await page.route(rawUrl.href, refuseOnce, { times: 1 });
+        await page.route(rawUrl.href, refuse);
         const asked: number[] = [];
         page.on('request', (r) => void (r.url() === rawUrl.href && asked.push(Date.now())));
         await raw.click();
         await page.locator('[role=alert]', { hasText: 'RATE_LIMITED' }).waitFor();
+        await page.unroute(rawUrl.href, refuse);
         page.problems.length = 0; // the browser logs the refused request (429) itself
         const refusedAt = asked[asked.length - 1]!;
         const held = await page.evaluate(() => JSON.parse(sessionStorage.getItem('a2a-registry.rate-wait') ?? '{}') as { read?: number });
@@ -528,18 +534,18 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         // Refused by the address's request limit instead (the catalog door's flood guard, in its
         // words): that limit counts every request, so the refusal holds the page's writes as well
         // as its reads, and is said as the page says it for a search or a check refused so.
-        await page.route(
-          rawUrl.href,
-          (route) =>
-            route.fulfill({
-              status: 429,
-              headers: { 'retry-after': '2', 'content-type': 'application/json' },
-              body: JSON.stringify({ errorCode: 'RATE_LIMIT_EXCEEDED', registryCode: 'RATE_LIMITED', retryAfterSeconds: 2, message: 'Too many requests from this address: the limit is 150 per minute. Retry after 2 s.' }),
-            }),
-          { times: 1 },
-        );
+        // Every read refused until it is shown, as above. A refused read ahead of the click holds
+        // the click's read for the 2 s it names: waited for without a bound of its own.
+        const refuseWhole = (route: Route) =>
+          route.fulfill({
+            status: 429,
+            headers: { 'retry-after': '2', 'content-type': 'application/json' },
+            body: JSON.stringify({ errorCode: 'RATE_LIMIT_EXCEEDED', registryCode: 'RATE_LIMITED', retryAfterSeconds: 2, message: 'Too many requests from this address: the limit is 150 per minute. Retry after 2 s.' }),
+          });
+        await page.route(rawUrl.href, refuseWhole);
         await raw.click();
-        await page.locator('[role=alert]', { hasText: 'searches, entries, downloads, checks and registrations count together' }).waitFor({ timeout: 5000 });
+        await page.locator('[role=alert]', { hasText: 'searches, entries, downloads, checks and registrations count together' }).waitFor();
+        await page.unroute(rawUrl.href, refuseWhole);
         page.problems.length = 0; // the browser logs the refused request (429) itself
         const heldWhole = await page.evaluate(() => JSON.parse(sessionStorage.getItem('a2a-registry.rate-wait') ?? '{}') as { write?: number });
         assert.ok((heldWhole.write ?? 0) > Date.now(), "the address's limit holds the page's writes too");

@@ -690,7 +690,8 @@ export class WatchPushes {
     const { config } = kept;
     if (failure && watch.isOpen && current()) {
       this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
-      const tried = `within ${this.#windowMs / 1000} s (REGISTRY_WEBHOOK_RETRY_SECONDS)`;
+      // A window of 0 is one attempt, not "within 0 s".
+      const tried = this.#windowMs === 0 ? 'in one attempt (REGISTRY_WEBHOOK_RETRY_SECONDS is 0: no retries)' : `within ${this.#windowMs / 1000} s (REGISTRY_WEBHOOK_RETRY_SECONDS)`;
       const told = (webhook: string, last: string) => `Push notifications to ${webhook} failed: ${what} not accepted ${tried} (last: ${last}). The watch ended.`;
       // The owner is told the URL in full, and where it redirected: both theirs. The watch's
       // webhooks get this status too, and their receivers are others (the full URL, twice, handed
@@ -732,11 +733,22 @@ export class WatchPushes {
       // attempt, and the guard counts this cut as a timeout too. Its timer is cleared when the
       // attempt ends: left for the window (a minute by default), it held the registration whose
       // change made the event, its request and body among it (1 MB bodies: 1 MB an event).
-      const cut = attempts > 1 ? clearableTimeout(Math.max(MIN_ATTEMPT_MS, deadline - performance.now()), WINDOW_END_MESSAGE) : undefined;
+      const cutMs = Math.max(MIN_ATTEMPT_MS, deadline - performance.now());
+      const cut = attempts > 1 ? clearableTimeout(cutMs, WINDOW_END_MESSAGE) : undefined;
       try {
         await this.fetcher.postJson(config.url, body, { ...this.configs.sendOptions(config, wireVersion), ...(cut ? { signal: cut.signal } : {}) });
         return undefined;
       } catch (error) {
+        // An attempt cut here is told as the window's end, with what the attempt before it was
+        // answered. The guard words a caller's timeout as its own ("no complete answer ... within
+        // 5000 ms (the registry's fetch timeout)"): the owner of a webhook that answered a redirect
+        // at once, whose last attempt a loaded registry did not finish in the window's last 0.5 s,
+        // was told of a 5 s timeout, and not of the redirect to fix.
+        if (cut?.signal.aborted && error instanceof FetchError && error.reason === 'timeout') {
+          const before = failure ? ` (the attempt before it: ${failure})` : '';
+          failure = `no complete answer from ${config.url} within ${Math.round(cutMs)} ms, when the retry window (REGISTRY_WEBHOOK_RETRY_SECONDS) ended${before}`;
+          continue;
+        }
         failure = error instanceof Error ? error.message : String(error);
         askedMs = error instanceof FetchError ? error.retryAfterMs : undefined;
         // A refusal by the guard's policy will not change on retry.

@@ -154,6 +154,8 @@ export class PostgresStore implements RegistryStore {
   /** The longest a request waits for a busy pool (see #connect). */
   readonly #contentionWaitMs: number;
   readonly #faults = new FaultState(postgresFault);
+  /** The transactions (their statements) that took the change-log lock: see #transaction's commit. */
+  readonly #changeLocked = new WeakSet<Queryable>();
   readonly #onConnectionError: (error: Error) => void;
   #opened = false;
   #closed = false;
@@ -303,6 +305,7 @@ export class PostgresStore implements RegistryStore {
       await this.#transaction(async (db) => {
         await db.query(`SET LOCAL lock_timeout = ${PROBE_LOCK_TIMEOUT_MS}`);
         await db.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOCK_KEY]);
+        this.#changeLocked.add(db);
         await db.query("UPDATE registry_state SET value = $1 WHERE key = 'write_probe'", [Date.now()]);
       }, this.#probePool);
       return true;
@@ -392,11 +395,17 @@ export class PostgresStore implements RegistryStore {
     let committing = false;
     try {
       await client.query('BEGIN');
-      const result = await fn(statementsOf(client));
+      const db = statementsOf(client);
+      const result = await fn(db);
       committing = true;
       await client.query('COMMIT');
-      // A committed write proves the database takes writes (again).
-      this.#faults.clear();
+      // A committed write proves the database takes writes (again); a lock every write waits for
+      // (the change-log lock, the entries table: reason 'locked') only one that took the
+      // change-log lock after it, as every entry change and the write probe do. Before, a task's
+      // or a watch's row committing beside the held lock cleared the fault: /readyz, which probes
+      // only a store with a fault, said ready while no entry could be written, and a probe failing
+      // after such a commit recorded the fault anew in its own words.
+      if (this.#faults.current?.reason !== 'locked' || this.#changeLocked.has(db)) this.#faults.clear();
       return result;
     } catch (error) {
       if (error instanceof Rollback) {
@@ -606,6 +615,7 @@ export class PostgresStore implements RegistryStore {
 
   async #recordChange(db: Queryable, id: string, op: Change['op']): Promise<void> {
     await db.query('SELECT registry_record_change($1, $2)', [id, op]);
+    this.#changeLocked.add(db);
   }
 
   /**
@@ -658,6 +668,7 @@ export class PostgresStore implements RegistryStore {
           // The changes last, in one statement: the change-log lock is held from here to COMMIT only.
           if (changed.length > 0) {
             await db.query(`SELECT registry_record_change(c.id, 'upsert') FROM unnest($1::uuid[]) WITH ORDINALITY AS c(id, n) ORDER BY c.n`, [changed]);
+            this.#changeLocked.add(db);
           }
           return outcomes as ImportOutcome[];
         });
