@@ -257,6 +257,36 @@ test('a file a setting names that cannot be used is invalid configuration: exit 
   }
 });
 
+test('a setting found bad only once used (HOST, a key or trust file) is refused before the server\'s modules load (they took a second of CPU first, a typo\'s refusal five times what loadConfig\'s takes)', async () => {
+  const files = tempDir();
+  const notJson = path.join(files, 'not-json');
+  fs.writeFileSync(notJson, 'not JSON');
+  const emptySet = path.join(files, 'empty-set.json');
+  fs.writeFileSync(emptySet, '{"keys":[]}');
+  // Each module the child loads, written down as it exits (the registry's stderr and stdout stay its own).
+  const loadedModules = (report: string) =>
+    `data:text/javascript,${encodeURIComponent(
+      `import fs from 'node:fs'; import module from 'node:module'; const loaded = [];` +
+        `module.registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });` +
+        `process.on('exit', () => fs.writeFileSync(${JSON.stringify(report)}, loaded.join('\\n')));`,
+    )}`;
+  const cases = [
+    [{ HOST: '999.1.1.1' }, /^a2a-registry: invalid configuration: HOST 999\.1\.1\.1 is no name this machine can resolve/],
+    [{ REGISTRY_SIGNING_KEY: notJson }, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*not-json is not JSON/],
+    [{ REGISTRY_REQUIRE_VERIFIED: 'true', REGISTRY_TRUSTED_KEYS: emptySet }, /^a2a-registry: invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key to verify cards with/],
+  ] as const;
+  const refusals = await eachStarted(cases, async ([env]) => {
+    const report = path.join(tempDir(), 'loaded');
+    const refused = await startRefused({ ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${loadedModules(report)}` });
+    return { refused, loaded: fs.readFileSync(report, 'utf8').split('\n') };
+  });
+  for (const [i, { refused, loaded }] of refusals.entries()) {
+    assertRefused(refused, 2, cases[i]![1]);
+    assert.ok(loaded.some((url) => url.endsWith('/dist/src/config/config.js')), `the modules were seen: ${loaded.join(' ')}`);
+    assert.deepEqual(loaded.filter((url) => /\/dist\/src\/(run-server|server)\.js$/.test(url)), [], `${Object.keys(cases[i]![0]).join(', ')}: refused before the server's modules load`);
+  }
+});
+
 test('REGISTRY_REQUIRE_VERIFIED with no usable trusted key: refused when only the keys file could give one; said at warn level when an allow-listed JWKS may give one later', async (t) => {
   const files = tempDir();
   const emptySet = path.join(files, 'empty-set.json');
