@@ -257,7 +257,7 @@ test('a file a setting names that cannot be used is invalid configuration: exit 
   }
 });
 
-test('a setting found bad only once used (HOST, a key or trust file) is refused before the server\'s modules load (they took a second of CPU first, a typo\'s refusal five times what loadConfig\'s takes)', async () => {
+test('a setting found bad only once used (HOST, a key or trust file, a data directory that cannot be made) is refused before the server\'s modules load (they took a second of CPU first, a typo\'s refusal five times what loadConfig\'s takes)', async () => {
   const files = tempDir();
   const notJson = path.join(files, 'not-json');
   fs.writeFileSync(notJson, 'not JSON');
@@ -271,9 +271,10 @@ test('a setting found bad only once used (HOST, a key or trust file) is refused 
         `process.on('exit', () => fs.writeFileSync(${JSON.stringify(report)}, loaded.join('\\n')));`,
     )}`;
   const cases = [
-    [{ HOST: '999.1.1.1' }, /^a2a-registry: invalid configuration: HOST 999\.1\.1\.1 is no name this machine can resolve/],
-    [{ REGISTRY_SIGNING_KEY: notJson }, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*not-json is not JSON/],
-    [{ REGISTRY_REQUIRE_VERIFIED: 'true', REGISTRY_TRUSTED_KEYS: emptySet }, /^a2a-registry: invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key to verify cards with/],
+    [{ HOST: '999.1.1.1' }, 2, /^a2a-registry: invalid configuration: HOST 999\.1\.1\.1 is no name this machine can resolve/],
+    [{ REGISTRY_SIGNING_KEY: notJson }, 2, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*not-json is not JSON/],
+    [{ REGISTRY_REQUIRE_VERIFIED: 'true', REGISTRY_TRUSTED_KEYS: emptySet }, 2, /^a2a-registry: invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key to verify cards with/],
+    [{ REGISTRY_DATA_DIR: path.join(notJson, 'data') }, 1, /^a2a-registry: could not start: cannot open the database file .*not-json\/data\/registry\.db for writing \(ENOTDIR: [^)]*\): .*not-json is a file, not a directory\./],
   ] as const;
   const refusals = await eachStarted(cases, async ([env]) => {
     const report = path.join(tempDir(), 'loaded');
@@ -281,7 +282,7 @@ test('a setting found bad only once used (HOST, a key or trust file) is refused 
     return { refused, loaded: fs.readFileSync(report, 'utf8').split('\n') };
   });
   for (const [i, { refused, loaded }] of refusals.entries()) {
-    assertRefused(refused, 2, cases[i]![1]);
+    assertRefused(refused, cases[i]![1], cases[i]![2]);
     assert.ok(loaded.some((url) => url.endsWith('/dist/src/config/config.js')), `the modules were seen: ${loaded.join(' ')}`);
     assert.deepEqual(loaded.filter((url) => /\/dist\/src\/(run-server|server)\.js$/.test(url)), [], `${Object.keys(cases[i]![0]).join(', ')}: refused before the server's modules load`);
   }

@@ -1,7 +1,7 @@
 /**
  * What a start refuses before the registry's modules load: settings found bad only once used (a
  * HOST that is no address of this machine; a signing key, trust or synonym file that cannot be
- * read or used). main.ts and `a2a-registry serve` run startChecks between loadConfig and loading
+ * read or used; a data directory this user cannot write). main.ts and `a2a-registry serve` run startChecks between loadConfig and loading
  * run-server.ts, so such a typo is refused in a fifth of a second of CPU, not after the second
  * that loading the server takes (express, the SDK, storage, search). This module loads only what
  * the checks need.
@@ -11,13 +11,18 @@
  * itself only when started without these checks: tests, tools); HOST is refused by the listen's
  * own error (./listen-error.ts) for a socket bound a moment on it; the trusted keys file is read
  * by the function TrustRoots reads it with, which reads it again where it starts watching it, so
- * an edit made meanwhile (storage may take minutes to open) is not missed.
+ * an edit made meanwhile (storage may take minutes to open) is not missed; SQLite's data
+ * directory by what opening the database writes first (the directory, the lock file beside the
+ * database), told as that opening tells it.
  */
 import net from 'node:net';
 import type { RegistryConfig } from '../config/config.js';
 import { ConfigError } from '../config/config-error.js';
 import { parseSettingFileSync, readSettingFile } from '../config/setting-files.js';
 import { Synonyms } from '../search/synonyms.js';
+import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
+import { makeLockFile } from '../storage/sqlite/process-lock.js';
+import { cannotWriteDatabase } from '../storage/sqlite/unwritable.js';
 import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
 import { readTrustedKeysFile } from '../trust/trust-roots.js';
 import { listenError } from './listen-error.js';
@@ -30,7 +35,10 @@ export interface SettingFiles {
   synonyms?: Synonyms;
 }
 
-/** Refuses (ConfigError) what can be refused before the registry's modules load; the files read, for startRegistry. */
+/**
+ * Refuses what can be refused before the registry's modules load (ConfigError; a data directory
+ * that cannot be written, an Error: a start that failed); the files read, for startRegistry.
+ */
 export async function startChecks(config: RegistryConfig): Promise<SettingFiles> {
   await checkHost(config.host);
   const files = await readSettingFiles(config);
@@ -40,7 +48,18 @@ export async function startChecks(config: RegistryConfig): Promise<SettingFiles>
     const refusal = unverifiable(config, keys.length, problems);
     if (refusal) throw refusal;
   }
+  // Last: a start refused for a file leaves the data directory untouched.
+  if (!isPostgresUrl(config.databaseUrl)) checkDataDirectory(sqliteFile(config.dataDir));
   return files;
+}
+
+/** The database `file`'s directory and lock file made, as the store's opening makes them first; what stops that, said as the opening says it. */
+function checkDataDirectory(file: string): void {
+  try {
+    makeLockFile(file);
+  } catch (error) {
+    throw cannotWriteDatabase(file, error) ?? error;
+  }
 }
 
 /**
