@@ -43,6 +43,7 @@ import { test } from 'node:test';
 import { ConfigError, loadConfig, loadImportConfig, loadStorageLocation } from '../src/config/config.js';
 import { generateSigningKey } from '../src/trust/jwks.js';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
+import { loadedModules, recordingLoadedModules, serverModules } from './support/loaded-modules.js';
 import { TOKENS, TOKENS_ENV, spawnRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
 
@@ -263,13 +264,6 @@ test('a setting found bad only once used (HOST, a key or trust file, a data dire
   fs.writeFileSync(notJson, 'not JSON');
   const emptySet = path.join(files, 'empty-set.json');
   fs.writeFileSync(emptySet, '{"keys":[]}');
-  // Each module the child loads, written down as it exits (the registry's stderr and stdout stay its own).
-  const loadedModules = (report: string) =>
-    `data:text/javascript,${encodeURIComponent(
-      `import fs from 'node:fs'; import module from 'node:module'; const loaded = [];` +
-        `module.registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });` +
-        `process.on('exit', () => fs.writeFileSync(${JSON.stringify(report)}, loaded.join('\\n')));`,
-    )}`;
   const cases = [
     [{ HOST: '999.1.1.1' }, 2, /^a2a-registry: invalid configuration: HOST 999\.1\.1\.1 is no name this machine can resolve/],
     [{ REGISTRY_SIGNING_KEY: notJson }, 2, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*not-json is not JSON/],
@@ -278,13 +272,13 @@ test('a setting found bad only once used (HOST, a key or trust file, a data dire
   ] as const;
   const refusals = await eachStarted(cases, async ([env]) => {
     const report = path.join(tempDir(), 'loaded');
-    const refused = await startRefused({ ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${loadedModules(report)}` });
-    return { refused, loaded: fs.readFileSync(report, 'utf8').split('\n') };
+    const refused = await startRefused({ ...env, NODE_OPTIONS: recordingLoadedModules(report) });
+    return { refused, loaded: loadedModules(report) };
   });
   for (const [i, { refused, loaded }] of refusals.entries()) {
     assertRefused(refused, cases[i]![1], cases[i]![2]);
     assert.ok(loaded.some((url) => url.endsWith('/dist/src/config/config.js')), `the modules were seen: ${loaded.join(' ')}`);
-    assert.deepEqual(loaded.filter((url) => /\/dist\/src\/(run-server|server)\.js$/.test(url)), [], `${Object.keys(cases[i]![0]).join(', ')}: refused before the server's modules load`);
+    assert.deepEqual(serverModules(loaded), [], `${Object.keys(cases[i]![0]).join(', ')}: refused before the server's modules load`);
   }
 });
 
