@@ -3,9 +3,11 @@
  * gracefully on SIGTERM/SIGINT (caught from the first line: ./stop-signals.ts). Invalid
  * configuration stops start-up with one clear line.
  *
- * The registry's modules are loaded only once the configuration is known to be good (a refusal
- * costs a fifth of a second, not a second of loading the server first), and after Node's module
- * compile cache is on (`module.enableCompileCache()`, as bin/a2a-registry.js and npm do; in
+ * The registry's modules are loaded only once the configuration is known to be good, and the
+ * settings found bad only once used (HOST, the files settings name) checked too
+ * (./composition/start-checks.ts): a refusal costs a fifth of a second, not a second of loading
+ * the server first. They are loaded after Node's module compile cache is on
+ * (`module.enableCompileCache()`, as bin/a2a-registry.js and npm do; in
  * os.tmpdir()/node-compile-cache or NODE_COMPILE_CACHE, off with NODE_DISABLE_COMPILE_CACHE=1):
  * a restart then skips compiling them again. Both need the dynamic imports below: a static
  * import is loaded and compiled before any line of this file runs.
@@ -35,8 +37,13 @@ if (isMainModule(import.meta.url)) {
     refuseIfConfigError(err);
     throw err;
   }
-  const { runServer } = await import('./run-server.js');
-  runServer(config).catch((err: unknown) => {
+  const start = async (): Promise<void> => {
+    const { startChecks } = await import('./composition/start-checks.js');
+    const settingFiles = await startChecks(config);
+    const { runServer } = await import('./run-server.js');
+    await runServer(config, settingFiles);
+  };
+  start().catch((err: unknown) => {
     // A setting found bad only once used (a file it names, HOST no address of this machine) is
     // invalid configuration all the same.
     refuseIfConfigError(err);

@@ -1,17 +1,19 @@
 /**
  * Runs a registry until a signal stops it: the logger, start-up (which a SIGTERM or SIGINT may
  * give up), and a graceful stop on SIGTERM/SIGINT. `npm start` (main.ts) and `a2a-registry serve`
- * call it with the configuration they loaded.
+ * call it with the configuration they loaded, and the files its settings name as their checks
+ * read them before loading this module (composition/start-checks.ts).
  */
 import type { RegistryConfig } from './config/config.js';
 import { StartStopped } from './composition/open-storage.js';
+import type { SettingFiles } from './composition/start-checks.js';
 import { bridgeConsole } from './observability/console-bridge.js';
 import { exitOnceLogged, stdoutDestination } from './observability/log-destination.js';
 import { createLogger } from './observability/logger.js';
 import { startRegistry, type RunningRegistry } from './server.js';
 import { catchStopSignals } from './stop-signals.js';
 
-export async function runServer(config: RegistryConfig): Promise<void> {
+export async function runServer(config: RegistryConfig, settingFiles?: SettingFiles): Promise<void> {
   const log = createLogger(config.logLevel);
   bridgeConsole(log);
   // An exception nothing caught (or a rejection nothing handled, which Node turns into one) ended
@@ -73,7 +75,7 @@ export async function runServer(config: RegistryConfig): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   try {
     if (starting.signal.aborted) throw new StartStopped();
-    registry = await startRegistry(config, log, { signal: starting.signal });
+    registry = await startRegistry(config, log, { signal: starting.signal, settingFiles });
   } catch (err) {
     if (!(err instanceof StartStopped)) throw err;
     log.info({ signal: stopping }, 'registry stopped before it was ready');

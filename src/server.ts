@@ -5,10 +5,12 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { ConfigError, type ConnectionLimits, type RegistryConfig } from './config/config.js';
+import type { ConnectionLimits, RegistryConfig } from './config/config.js';
 import { buildRegistry, type RegistryCore } from './composition/build-registry.js';
 import type { CardInterface, Door, MountedDoor, OpenedDoor } from './composition/door.js';
 import { createStartingUpApp } from './composition/starting-up.js';
+import { listenError } from './composition/listen-error.js';
+import type { SettingFiles } from './composition/start-checks.js';
 import { grpcDoor } from './grpc/grpc-door.js';
 import { createHttpApp, finishHttpApp } from './http/app.js';
 import { answerUnparsedRequests } from './http/unparsed-requests.js';
@@ -62,6 +64,8 @@ export interface StartOptions {
    * runs to its end (a moment), and the registry is then closed as any running one.
    */
   signal?: AbortSignal;
+  /** The files settings name, as a start's checks read them before the server's modules loaded (composition/start-checks.ts); read at start-up without. */
+  settingFiles?: SettingFiles;
 }
 
 export async function startRegistry(config: RegistryConfig, log: Logger, options: StartOptions = {}): Promise<RunningRegistry> {
@@ -80,7 +84,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
   });
   let core: RegistryCore;
   try {
-    core = await buildRegistry(config, log, { onWait: (reason) => (storageWait = reason), signal: options.signal });
+    core = await buildRegistry(config, log, { onWait: (reason) => (storageWait = reason), signal: options.signal }, options.settingFiles);
   } catch (err) {
     server.close();
     server.closeAllConnections();
@@ -254,29 +258,6 @@ function boundUnreadBody(req: http.IncomingMessage, res: http.ServerResponse, ma
     // rest, and the connection waited for the request timeout).
     req.resume();
   });
-}
-
-/**
- * A failure to listen, naming the setting to change (the system's words name neither). A HOST
- * that is no address of this machine is invalid configuration (exit 2); a port taken, or a name
- * the resolver could not answer for just now (EAI_AGAIN), is a start that failed.
- */
-function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
-  if (err.code === 'ENOTFOUND') {
-    return new ConfigError(`invalid configuration: HOST ${host} is no name this machine can resolve: set HOST to an address of this machine (127.0.0.1, or 0.0.0.0 for every interface) (${err.message})`);
-  }
-  if (err.code === 'EADDRNOTAVAIL') {
-    return new ConfigError(`invalid configuration: HOST ${host} is no address of this machine: set HOST to one of its addresses (127.0.0.1, or 0.0.0.0 for every interface) (${err.message})`);
-  }
-  const why =
-    err.code === 'EADDRINUSE'
-      ? `port ${port} on ${host} is already in use: stop what uses it, or set PORT to another port`
-      : err.code === 'EAI_AGAIN'
-        ? `HOST ${host} could not be resolved just now: try again, or set HOST to an address of this machine (127.0.0.1, or 0.0.0.0 for every interface)`
-        : err.code === 'EACCES'
-          ? `port ${port} needs privileges this user lacks: set PORT to 1024 or above`
-          : undefined;
-  return why ? new Error(`${why} (${err.message})`, { cause: err }) : err;
 }
 
 /**

@@ -27,6 +27,7 @@ import { backupSqlite, restoreSqlite } from '../src/storage/sqlite/backup.js';
 import { swapIntoPlace } from '../src/storage/sqlite/restore-swap.js';
 import { loadConfig, loadStorageLocation } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
+import { loadedModules, recordingLoadedModules, serverModules } from './support/loaded-modules.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
 import { v1Card } from './support/documents.js';
@@ -1368,6 +1369,16 @@ describe('a2a-registry serve', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+
+  test('a setting found bad only once used (a file it names) is refused before the server\'s modules load, as npm start refuses it', async () => {
+    const report = path.join(tempDir(), 'loaded');
+    const r = await cli(['serve', '--port', '0', '--data-dir', tempDir()], { env: { REGISTRY_SYNONYMS: '/nonexistent-a2a-registry/synonyms.txt', NODE_OPTIONS: recordingLoadedModules(report) } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^a2a-registry: invalid configuration: REGISTRY_SYNONYMS: \/nonexistent-a2a-registry\/synonyms\.txt does not exist; set REGISTRY_SYNONYMS to the path of a synonym file/);
+    const loaded = loadedModules(report);
+    assert.ok(loaded.some((url) => url.endsWith('/dist/src/config/config.js')), `the modules were seen: ${loaded.join(' ')}`);
+    assert.deepEqual(serverModules(loaded), [], 'refused before the server\'s modules load');
   });
 
   test('an invalid setting stops it with one line naming the flag (exit 2)', async () => {

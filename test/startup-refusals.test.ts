@@ -43,6 +43,7 @@ import { test } from 'node:test';
 import { ConfigError, loadConfig, loadImportConfig, loadStorageLocation } from '../src/config/config.js';
 import { generateSigningKey } from '../src/trust/jwks.js';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
+import { loadedModules, recordingLoadedModules, serverModules } from './support/loaded-modules.js';
 import { TOKENS, TOKENS_ENV, spawnRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
 
@@ -254,6 +255,30 @@ test('a file a setting names that cannot be used is invalid configuration: exit 
   for (const [i, refused] of refusals.entries()) {
     assertRefused(refused, 2, cases[i]![2]);
     assert.doesNotMatch(refused.stderr, /PrivateKeyPart/, 'the file\'s text is not shown');
+  }
+});
+
+test('a setting found bad only once used (HOST, a key or trust file, a data directory that cannot be made) is refused before the server\'s modules load (they took a second of CPU first, a typo\'s refusal five times what loadConfig\'s takes)', async () => {
+  const files = tempDir();
+  const notJson = path.join(files, 'not-json');
+  fs.writeFileSync(notJson, 'not JSON');
+  const emptySet = path.join(files, 'empty-set.json');
+  fs.writeFileSync(emptySet, '{"keys":[]}');
+  const cases = [
+    [{ HOST: '999.1.1.1' }, 2, /^a2a-registry: invalid configuration: HOST 999\.1\.1\.1 is no name this machine can resolve/],
+    [{ REGISTRY_SIGNING_KEY: notJson }, 2, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*not-json is not JSON/],
+    [{ REGISTRY_REQUIRE_VERIFIED: 'true', REGISTRY_TRUSTED_KEYS: emptySet }, 2, /^a2a-registry: invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key to verify cards with/],
+    [{ REGISTRY_DATA_DIR: path.join(notJson, 'data') }, 1, /^a2a-registry: could not start: cannot open the database file .*not-json\/data\/registry\.db for writing \(ENOTDIR: [^)]*\): .*not-json is a file, not a directory\./],
+  ] as const;
+  const refusals = await eachStarted(cases, async ([env]) => {
+    const report = path.join(tempDir(), 'loaded');
+    const refused = await startRefused({ ...env, NODE_OPTIONS: recordingLoadedModules(report) });
+    return { refused, loaded: loadedModules(report) };
+  });
+  for (const [i, { refused, loaded }] of refusals.entries()) {
+    assertRefused(refused, cases[i]![1], cases[i]![2]);
+    assert.ok(loaded.some((url) => url.endsWith('/dist/src/config/config.js')), `the modules were seen: ${loaded.join(' ')}`);
+    assert.deepEqual(serverModules(loaded), [], `${Object.keys(cases[i]![0]).join(', ')}: refused before the server's modules load`);
   }
 });
 

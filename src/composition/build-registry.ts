@@ -23,9 +23,7 @@ import { RegistryService } from '../registry/service.js';
 import { OpenAIEmbeddings, embeddingsEndpoint } from '../search/embeddings.js';
 import { HybridSearchIndex } from '../search/hybrid.js';
 import { createSearchIndex, type SearchIndex } from '../search/index.js';
-import { Synonyms } from '../search/synonyms.js';
-import { parseSettingFileSync, readSettingFile } from '../config/setting-files.js';
-import { ConfigError } from '../config/config-error.js';
+import type { Synonyms } from '../search/synonyms.js';
 import { createStore } from '../storage/create-store.js';
 import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
 import type { RegistryStore } from '../storage/types.js';
@@ -34,7 +32,7 @@ import { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { CoalescedTask } from '../lib/coalesced-task.js';
 import { sharedWhileRunning } from '../lib/shared-while-running.js';
 import { shownUrl } from '../lib/url-password.js';
-import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
+import { tellExpiredRetiredKeys, type RegistrySigningKey } from '../trust/registry-signing-key.js';
 import { SAVED_JWKS_FILE, TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
 import { createDocumentValidator, validatorOrigins } from '../validation/index.js';
 import { readPackageVersion } from '../lib/package-info.js';
@@ -46,6 +44,7 @@ import { Housekeeping, StorageProbe } from './maintenance.js';
 import { IntegrityChecks } from './integrity-checks.js';
 import { openStorage, type StorageOpening } from './open-storage.js';
 import { refuseEmptiedDatabase } from './emptied-database.js';
+import { readSettingFiles, unverifiable, type SettingFiles } from './start-checks.js';
 
 const SEARCH_CHUNK_SIZE = 5;
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
@@ -128,13 +127,17 @@ function resolveTokens(config: RegistryConfig, log: Logger): Map<string, string>
   return new Map([[admin.token, ADMIN_PRINCIPAL]]);
 }
 
-export async function buildRegistry(config: RegistryConfig, log: Logger, opening: StorageOpening = {}): Promise<RegistryCore> {
-  // Read before storage opens: a key that cannot sign, or synonyms that cannot be read, stop
-  // start-up with nothing to undo and the data directory untouched.
-  const signingKey = config.trust.signingKeyFile ? await loadRegistrySigningKey(config.trust.signingKeyFile, config.trust.retiredSigningKeysFile, log) : undefined;
+/**
+ * The registry's core, with the files settings name as `settingFiles` holds them (read by a
+ * start's checks before the server's modules loaded: ./start-checks.ts), or read here, before
+ * storage opens.
+ */
+export async function buildRegistry(config: RegistryConfig, log: Logger, opening: StorageOpening = {}, settingFiles?: SettingFiles): Promise<RegistryCore> {
+  const { signingKey, synonyms } = settingFiles ?? (await readSettingFiles(config));
+  if (signingKey) tellExpiredRetiredKeys(signingKey, config.trust.retiredSigningKeysFile, log);
+  if (synonyms) log.info({ file: config.search.synonymsFile, terms: synonyms.size }, 'synonyms loaded');
   // Derived while storage opens when the tokens are known already (REGISTRY_TOKENS): it takes a while by design.
   let pageTokenKey = config.pageTokenSecret === undefined && config.tokens.size > 0 ? pageTokenKeyOf(config.tokens.keys()) : undefined;
-  const synonyms = loadSynonyms(config.search.synonymsFile, log);
   // SQLite would open an empty file where the data was as a new database (./emptied-database.ts).
   if (!isPostgresUrl(config.databaseUrl)) await refuseEmptiedDatabase(sqliteFile(config.dataDir), path.join(config.search.snapshotDir, SNAPSHOT_FILE));
   const store = createStore({
@@ -475,11 +478,8 @@ function withoutKeys(config: RegistryConfig): string {
 
 /**
  * The start-up line about the trust roots. REGISTRY_REQUIRE_VERIFIED with no trust root that can
- * ever verify a card (a keys file without a usable key, and no REGISTRY_TRUSTED_JKU) would hide
- * every stored agent and refuse every registration: invalid configuration (exit 2), as the setting
- * without any trust root is; the keys file is reloaded when it changes, but a registry that starts
- * hiding everything is not what its operator meant. Keys an allow-listed JWKS may give later (its
- * server down now, its set empty) are said at warn level instead.
+ * ever verify a card is invalid configuration (exit 2: ./start-checks.ts, unverifiable). Keys an
+ * allow-listed JWKS may give later (its server down now, its set empty) are said at warn level instead.
  */
 function tellTrustRoots(config: RegistryConfig, roots: TrustRoots, log: Logger): void {
   if (!roots.configured) return;
@@ -488,14 +488,8 @@ function tellTrustRoots(config: RegistryConfig, roots: TrustRoots, log: Logger):
     log.info(details, 'trust roots loaded');
     return;
   }
-  const file = config.trust.keysFile;
-  if (config.trust.requireVerified && config.trust.jkuUrls.length === 0 && file !== undefined) {
-    const problems = roots.fileProblems.map((p) => (p.startsWith(`${file}: `) ? p.slice(file.length + 2) : p));
-    const why = problems.length === 0 ? 'its "keys" list is empty' : `${problems[0]}${problems.length > 1 ? `, and ${problems.length - 1} more left out` : ''}`;
-    throw new ConfigError(
-      `invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key to verify cards with, and REGISTRY_TRUSTED_KEYS (${file}) holds no usable one (${why}), so every agent would be hidden and every registration refused: add a public EC, OKP or RSA key with a "kid" to the file, set REGISTRY_TRUSTED_JKU to allow-listed JWKS URLs, or unset REGISTRY_REQUIRE_VERIFIED`,
-    );
-  }
+  const refusal = unverifiable(config, roots.size, roots.fileProblems);
+  if (refusal) throw refusal;
   log.warn(details, `trust roots loaded, ${withoutKeys(config)}`);
 }
 
@@ -503,15 +497,6 @@ function tellTrustRoots(config: RegistryConfig, roots: TrustRoots, log: Logger):
 interface RegistryIndexFactory {
   create: () => SearchIndex;
   close: () => void;
-}
-
-/** The operator's synonyms (REGISTRY_SYNONYMS); a file that cannot be read or parsed stops start-up as invalid configuration, with its file and line. */
-function loadSynonyms(file: string | undefined, log: Logger): Synonyms | undefined {
-  if (!file) return undefined;
-  const text = readSettingFile('REGISTRY_SYNONYMS', file);
-  const synonyms = parseSettingFileSync('REGISTRY_SYNONYMS', file, () => Synonyms.parse(text, file));
-  log.info({ file, terms: synonyms.size }, 'synonyms loaded');
-  return synonyms;
 }
 
 /**

@@ -32,24 +32,31 @@ export interface RegistrySigningKey extends SigningKey {
 
 /**
  * The registry's signing key (REGISTRY_SIGNING_KEY) and its retired keys (`retiredFile`). A
- * retired key already past its "exp" is never published: `log` is told so, naming its kid and
- * when it expired, so an operator who finds it missing from the JWKS knows why.
+ * retired key already past its "exp" is never published (tellExpiredRetiredKeys says so).
  */
-export async function loadRegistrySigningKey(file: string, retiredFile?: string, log?: Pick<Logger, 'warn'>): Promise<RegistrySigningKey> {
+export async function loadRegistrySigningKey(file: string, retiredFile?: string): Promise<RegistrySigningKey> {
   const value = readSettingJson('REGISTRY_SIGNING_KEY', file);
   const key = await parseSettingFile('REGISTRY_SIGNING_KEY', file, () => parseSigningKey(value, file, ACCEPTED_ALGORITHMS));
   const retired = retiredFile === undefined ? [] : loadRetiredKeys(retiredFile, key.kid);
+  // Published without the private key's key_ops ["sign"] and ext (publicJwk): so, no verifier could use it.
+  return { ...key, publicJwk: { ...publicJwk(key.jwk), use: 'sig' }, retired };
+}
+
+/**
+ * Tells `log` of each retired key (of `retiredFile`) already past its "exp", which is not
+ * published, naming its kid and when it expired: an operator who finds it missing from the JWKS
+ * knows why. Said apart from loading it: a start loads the key before it has a log (composition/start-checks.ts).
+ */
+export function tellExpiredRetiredKeys(key: RegistrySigningKey, retiredFile: string | undefined, log: Pick<Logger, 'warn'>): void {
   const now = Date.now();
-  for (const { jwk, expiresAt } of retired) {
+  for (const { jwk, expiresAt } of key.retired) {
     if (expiresAt === undefined || expiresAt > now) continue;
     const expired = new Date(expiresAt).toISOString();
-    log?.warn(
+    log.warn(
       { file: retiredFile, kid: jwk.kid, expiredAt: expired },
       `REGISTRY_RETIRED_SIGNING_KEYS: the key with kid ${quote(jwk.kid)} expired at ${expired} (its "exp"), so it is not published; copies of the card it signed no longer verify. Remove it from ${retiredFile}, or give it a later "exp" to publish it again`,
     );
   }
-  // Published without the private key's key_ops ["sign"] and ext (publicJwk): so, no verifier could use it.
-  return { ...key, publicJwk: { ...publicJwk(key.jwk), use: 'sig' }, retired };
 }
 
 /**

@@ -35,7 +35,7 @@ import type { Fetcher } from '../net/index.js';
 import type { Logger } from '../observability/logger.js';
 import { outsideScope } from '../observability/request-scope.js';
 import type { KeyLookup, TrustedKey, TrustedKeys } from '../validation/signature.js';
-import { keysetFingerprint, parseJwks } from './jwks.js';
+import { keysetFingerprint, parseJwks, type ParsedJwks } from './jwks.js';
 import { makeDirectories } from '../lib/make-directories.js';
 import { shownUrl, withUrlShown } from '../lib/url-password.js';
 import { DEFAULT_JKU_MAX_STALE_MS, DEFAULT_JKU_REFRESH_MS } from './setting-defaults.js';
@@ -158,6 +158,16 @@ function jkuKey(url: string): string {
 function siteOf(url: string): string | undefined {
   const parsed = parseEndpointUrl(url);
   return parsed.ok ? normalHost(parsed.url) : undefined;
+}
+
+/**
+ * The keys of the keys file (REGISTRY_TRUSTED_KEYS), and why any were left out; a SettingFileError
+ * when it cannot be read or is no JWKS. Also what a start checks before the registry's modules
+ * load (composition/start-checks.ts).
+ */
+export function readTrustedKeysFile(file: string): ParsedJwks {
+  const value = readSettingJson('REGISTRY_TRUSTED_KEYS', file);
+  return parseSettingFileSync('REGISTRY_TRUSTED_KEYS', file, () => parseJwks(value, file));
 }
 
 export class TrustRoots implements TrustedKeys {
@@ -321,8 +331,7 @@ export class TrustRoots implements TrustedKeys {
   }
 
   #readKeysFile(file: string): [TrustedKey[], string[]] {
-    const value = readSettingJson('REGISTRY_TRUSTED_KEYS', file);
-    const parsed = parseSettingFileSync('REGISTRY_TRUSTED_KEYS', file, () => parseJwks(value, file));
+    const parsed = readTrustedKeysFile(file);
     for (const problem of parsed.problems) this.#log.warn({ file }, problem);
     return [parsed.keys, parsed.problems];
   }

@@ -110,10 +110,13 @@ export function register(program: Command): void {
         process.exitCode = EXIT_USAGE;
         return;
       }
-      // Loaded here, not at the top: the other commands should not pay for the server's modules.
-      const { runServer } = await import('../../run-server.js');
       try {
-        await runServer(config);
+        // As npm start does: what can be refused before the server's modules load is (composition/start-checks.ts).
+        const { startChecks } = await import('../../composition/start-checks.js');
+        const settingFiles = await startChecks(config);
+        // Loaded here, not at the top: the other commands should not pay for the server's modules.
+        const { runServer } = await import('../../run-server.js');
+        await runServer(config, settingFiles);
         process.exitCode = EXIT_OK; // it keeps running; signals end it through runServer's handlers
       } catch (err) {
         // A setting found bad only once used (a file it names, HOST no address of this machine).

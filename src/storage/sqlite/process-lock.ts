@@ -32,13 +32,25 @@ export class DatabaseInUseError extends Error {}
 /** The file whose lock keeps a restore and imports apart (see above). */
 export const importLockFile = (file: string): string => `${file}.import-lock`;
 
+/** The file whose lock keeps a second registry off the database (see above). */
+const processLockFile = (file: string): string => `${file}.lock`;
+
 /**
- * Opens `lockFile`, a lock beside the database `file`, created if missing (the user's alone).
+ * Makes `lockFile`, a lock beside the database `file`, if missing (the user's alone), and the
+ * database's directory with it: what opening the database writes first, and so what a start checks
+ * its data directory with before the server's modules load (composition/start-checks.ts).
+ */
+export function makeLockFile(file: string, lockFile = processLockFile(file)): void {
+  makeDirectories(dirname(file), 0o700);
+  closeSync(openSync(lockFile, 'a', 0o600));
+}
+
+/**
+ * Opens `lockFile`, a lock beside the database `file`, created if missing (makeLockFile).
  * No busy timeout: a lock held by a running registry or import is not going to be released soon.
  */
 function openLockFile(file: string, lockFile: string): Database.Database {
-  makeDirectories(dirname(file), 0o700);
-  closeSync(openSync(lockFile, 'a', 0o600));
+  makeLockFile(file, lockFile);
   return new Database(lockFile, { timeout: 0 });
 }
 
@@ -90,7 +102,7 @@ export function lockOutImports(file: string): Database.Database {
 
 /** Takes the lock of `file` (the database) for this process; close the handle to release it. */
 export function lockForThisProcess(file: string): Database.Database {
-  const lockFile = `${file}.lock`;
+  const lockFile = processLockFile(file);
   const db = openLockFile(file, lockFile);
   try {
     db.pragma('locking_mode = EXCLUSIVE');

@@ -101,7 +101,7 @@ import { giveTo, ownerForNewFiles } from './file-owner.js';
 import { removeStaleTemporaries } from './leftovers.js';
 import { finishUnfinishedRestore, restoreUnderWay, unfinishableRestore } from './restore-swap.js';
 import { makeDirectories } from '../../lib/make-directories.js';
-import { thisProcessUser, whyCannotWrite } from '../../lib/write-access.js';
+import { cannotWriteDatabase } from './unwritable.js';
 import { DEFAULT_SQLITE_LOCK_WAIT_MS } from '../setting-defaults.js';
 
 /**
@@ -127,8 +127,6 @@ function trimPoint({ young, oldest, newest }: TrimBounds): number | undefined {
 /** The data directory and the database file, when the registry creates them: its user's alone. */
 const PRIVATE_DIR_MODE = 0o700;
 const PRIVATE_FILE_MODE = 0o600;
-/** Opening failures that mean the data directory or the file is not writable (or not a directory). */
-const CANNOT_WRITE_HERE = /EACCES|EPERM|EROFS|EEXIST|ENOTDIR|EISDIR|ENOENT|unable to open database file|readonly database/i;
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its directory is created if missing. */
@@ -541,20 +539,8 @@ export class SqliteStore implements RegistryStore {
    */
   #openError(error: unknown): Error {
     const fault = sqliteFault(error);
-    const message = error instanceof Error ? error.message : String(error);
-    if (fault?.reason !== 'corrupt' && CANNOT_WRITE_HERE.test(`${(error as NodeJS.ErrnoException).code ?? ''} ${message}`)) {
-      // The driver's words ("unable to open database file") name neither the file nor the setting,
-      // and this process may be `a2a-registry import` run by another user than the registry's:
-      // name this process's user, and the path and access it lacks where that can be found.
-      const file = this.#file;
-      const why = whyCannotWrite(file, [`${file}-wal`, `${file}-shm`, `${file}.lock`]);
-      return new Error(
-        `cannot open the database file ${file} for writing (${message})${why ? `: ${why}` : ''}. Check that REGISTRY_DATA_DIR (${dirname(file)}) is a directory ` +
-          `that ${thisProcessUser()} can write to, and that the files in it are writable too.`,
-        { cause: error },
-      );
-    }
-    if (fault?.reason !== 'corrupt') return error instanceof Error ? error : new Error(String(error));
+    // Not writable where it is (./unwritable.ts): the file, this process's user and the access it lacks.
+    if (fault?.reason !== 'corrupt') return cannotWriteDatabase(this.#file, error) ?? (error instanceof Error ? error : new Error(String(error)));
     return new Error(
       `the database file ${this.#file} is corrupt (${fault.code}); it was left untouched. ` +
         'Restore it from a backup, or move it (with any -wal and -shm files beside it) aside to start with an empty registry.',

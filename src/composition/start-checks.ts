@@ -1,0 +1,115 @@
+/**
+ * What a start refuses before the registry's modules load: settings found bad only once used (a
+ * HOST that is no address of this machine; a signing key, trust or synonym file that cannot be
+ * read or used; a data directory this user cannot write). main.ts and `a2a-registry serve` run startChecks between loadConfig and loading
+ * run-server.ts, so such a typo is refused in a fifth of a second of CPU, not after the second
+ * that loading the server takes (express, the SDK, storage, search). This module loads only what
+ * the checks need.
+ *
+ * Each check is the start's own, made earlier, never a second rule: the signing key and the
+ * synonyms are read here once and the registry is built with them (buildRegistry reads them
+ * itself only when started without these checks: tests, tools); HOST is refused by the listen's
+ * own error (./listen-error.ts) for a socket bound a moment on it; the trusted keys file is read
+ * by the function TrustRoots reads it with, which reads it again where it starts watching it, so
+ * an edit made meanwhile (storage may take minutes to open) is not missed; SQLite's data
+ * directory by what opening the database writes first (the directory, the lock file beside the
+ * database), told as that opening tells it.
+ */
+import net from 'node:net';
+import type { RegistryConfig } from '../config/config.js';
+import { ConfigError } from '../config/config-error.js';
+import { parseSettingFileSync, readSettingFile } from '../config/setting-files.js';
+import { Synonyms } from '../search/synonyms.js';
+import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
+import { makeLockFile } from '../storage/sqlite/process-lock.js';
+import { cannotWriteDatabase } from '../storage/sqlite/unwritable.js';
+import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
+import { readTrustedKeysFile } from '../trust/trust-roots.js';
+import { listenError } from './listen-error.js';
+
+/** The files settings name that the registry reads once, at start-up, as read. */
+export interface SettingFiles {
+  /** REGISTRY_SIGNING_KEY's key, with REGISTRY_RETIRED_SIGNING_KEYS' keys. */
+  signingKey?: RegistrySigningKey;
+  /** REGISTRY_SYNONYMS'. */
+  synonyms?: Synonyms;
+}
+
+/**
+ * Refuses what can be refused before the registry's modules load (ConfigError; a data directory
+ * that cannot be written, an Error: a start that failed); the files read, for startRegistry.
+ */
+export async function startChecks(config: RegistryConfig): Promise<SettingFiles> {
+  await checkHost(config.host);
+  const files = await readSettingFiles(config);
+  const keysFile = config.trust.keysFile;
+  if (keysFile !== undefined) {
+    const { keys, problems } = readTrustedKeysFile(keysFile);
+    const refusal = unverifiable(config, keys.length, problems);
+    if (refusal) throw refusal;
+  }
+  // Last: a start refused for a file leaves the data directory untouched.
+  if (!isPostgresUrl(config.databaseUrl)) checkDataDirectory(sqliteFile(config.dataDir));
+  return files;
+}
+
+/** The database `file`'s directory and lock file made, as the store's opening makes them first; what stops that, said as the opening says it. */
+function checkDataDirectory(file: string): void {
+  try {
+    makeLockFile(file);
+  } catch (error) {
+    throw cannotWriteDatabase(file, error) ?? error;
+  }
+}
+
+/**
+ * The signing key and the synonyms, read before storage opens: a key that cannot sign, or
+ * synonyms that cannot be read, stop start-up (invalid configuration, naming the variable and
+ * the file) with nothing to undo and the data directory untouched.
+ */
+export async function readSettingFiles(config: RegistryConfig): Promise<SettingFiles> {
+  const { signingKeyFile, retiredSigningKeysFile } = config.trust;
+  const signingKey = signingKeyFile ? await loadRegistrySigningKey(signingKeyFile, retiredSigningKeysFile) : undefined;
+  const synonymsFile = config.search.synonymsFile;
+  if (!synonymsFile) return { signingKey };
+  // Parse errors name the file and the line.
+  const text = readSettingFile('REGISTRY_SYNONYMS', synonymsFile);
+  return { signingKey, synonyms: parseSettingFileSync('REGISTRY_SYNONYMS', synonymsFile, () => Synonyms.parse(text, synonymsFile)) };
+}
+
+/**
+ * REGISTRY_REQUIRE_VERIFIED with no trust root that can ever verify a card (a keys file of
+ * `keys` usable keys, none, and no REGISTRY_TRUSTED_JKU) would hide every stored agent and refuse
+ * every registration: invalid configuration, as the setting without any trust root is; the keys
+ * file is reloaded when it changes, but a registry that starts hiding everything is not what its
+ * operator meant. `problems`: why the file's keys were left out. Undefined when it may verify.
+ */
+export function unverifiable(config: RegistryConfig, keys: number, problems: readonly string[]): ConfigError | undefined {
+  const file = config.trust.keysFile;
+  if (keys > 0 || !config.trust.requireVerified || config.trust.jkuUrls.length > 0 || file === undefined) return undefined;
+  const said = problems.map((p) => (p.startsWith(`${file}: `) ? p.slice(file.length + 2) : p));
+  const why = said.length === 0 ? 'its "keys" list is empty' : `${said[0]}${said.length > 1 ? `, and ${said.length - 1} more left out` : ''}`;
+  return new ConfigError(
+    `invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key to verify cards with, and REGISTRY_TRUSTED_KEYS (${file}) holds no usable one (${why}), so every agent would be hidden and every registration refused: add a public EC, OKP or RSA key with a "kid" to the file, set REGISTRY_TRUSTED_JKU to allow-listed JWKS URLs, or unset REGISTRY_REQUIRE_VERIFIED`,
+  );
+}
+
+/**
+ * HOST as the listen takes it: a socket bound a moment to a port of the system's choosing on it
+ * (resolved as the listen resolves it). A name no resolver knows, or an address of another
+ * machine, is refused as the listen would refuse it; anything else (a resolver not answering just
+ * now) is the listen's to say.
+ */
+async function checkHost(host: string): Promise<void> {
+  const probe = net.createServer();
+  const failed = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    probe.once('error', resolve);
+    probe.listen(0, host, () => resolve(undefined));
+  });
+  if (!failed) {
+    await new Promise((resolve) => probe.close(resolve));
+    return;
+  }
+  const error = listenError(failed, host, 0);
+  if (error instanceof ConfigError) throw error;
+}
