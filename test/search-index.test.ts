@@ -144,6 +144,23 @@ describe('text encoder', () => {
     for (const q of ['"كتاب"', '"فارسي"', '"کتاب"']) assert.deepEqual(entries(q), ['fa'], q);
   });
 
+  it('reads Arabic-Indic, Persian and full-width digits as ASCII digits, and a Persian word with or without its zero-width non-joiner as one', () => {
+    // "٢٠٢٤" (Arabic-Indic) and "۲۰۲۴" (Persian) found no "2024", nor "2024" them.
+    for (const text of ['2024', '٢٠٢٤', '۲۰۲۴', '２０２４']) assert.deepEqual(tokenize(text), ['2024'], text);
+    assert.deepEqual(tokenize('ISO ٨٦٠١ v۳ café'), ['iso', '8601', 'v3', 'cafe']);
+    // ZWNJ (U+200C) joins no letters in Persian ("می‌خواهم", "I want"): typed or not, one word.
+    assert.deepEqual(tokenize('می\u200cخواهم'), tokenize('میخواهم'));
+    assert.equal(tokenize('می\u200cخواهم').length, 1);
+    const index = createSearchIndex();
+    add(index, 'ar', agent('تقرير المبيعات', [{ id: 'r', name: 'تقرير ٢٠٢٤', description: 'أرقام المبيعات لعام ٢٠٢٤' }]));
+    add(index, 'fa', agent('گزارش', [{ id: 'g', name: 'گزارش ۱۴۰۳', description: 'می\u200cخواهم گزارش سال ۱۴۰۳' }]));
+    add(index, 'en', agent('Sales report', [{ id: 's', name: 'Report 1403', description: 'Sales figures for 2024' }]));
+    const entries = (q: string) => [...new Set(search(index, q).hits.map((h) => h.id))].sort();
+    for (const q of ['2024', '٢٠٢٤', '۲۰۲۴']) assert.deepEqual(entries(q), ['ar', 'en'], q);
+    for (const q of ['1403', '۱۴۰۳', '١٤٠٣']) assert.deepEqual(entries(q), ['en', 'fa'], q);
+    for (const q of ['"میخواهم"', '"می\u200cخواهم"']) assert.deepEqual(entries(q), ['fa'], q);
+  });
+
   it('drops stop words and single letters, keeps digits, cuts very long terms', () => {
     assert.deepEqual(tokenize('the weather of a city in 3 days'), ['weather', 'city', '3', 'days']);
     assert.equal(tokenize('x'.repeat(500))[0]!.length, 40);
