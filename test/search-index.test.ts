@@ -543,6 +543,17 @@ describe('matching', () => {
     assert.deepEqual(ids('pull -\u201Crequest review\u201D'), ['apart'], 'left out as a phrase too');
   });
 
+  it('takes Japanese corner brackets (「」, 『』, ｢｣) as quotes: a phrase, as "..." is', () => {
+    // 「天気予報」 was four separate characters, found apart and anywhere.
+    const index = createSearchIndex();
+    add(index, 'jp', agent('天気エージェント', [{ id: 'w', name: '天気予報', description: '明日の天気予報を教えます' }], { description: '天気予報のエージェント' }));
+    add(index, 'apart', agent('予定エージェント', [{ id: 'p', name: '予定の報告', description: '天気と気分の記録' }]));
+    const ids = (text: string) => [...new Set(search(index, text).hits.map((h) => h.id))].sort();
+    assert.deepEqual(ids('天気予報'), ['apart', 'jp'], 'unquoted, the characters anywhere');
+    for (const q of ['"天気予報"', '「天気予報」', '『天気予報』', '\uFF62天気予報\uFF63']) assert.deepEqual(ids(q), ['jp'], q);
+    assert.deepEqual(ids('天気 -「天気予報」'), ['apart'], 'left out as a phrase too');
+  });
+
   it('matches a phrase only where its words are next to each other, in this order, in one text', () => {
     // A phrase matched a unit having its rarest word and each adjacent pair of its words anywhere:
     // "pull request review" found a text saying "pull request" and, apart, "request review", and
