@@ -144,6 +144,23 @@ describe('text encoder', () => {
     for (const q of ['"كتاب"', '"فارسي"', '"کتاب"']) assert.deepEqual(entries(q), ['fa'], q);
   });
 
+  it('reads Arabic-Indic, Persian and full-width digits as ASCII digits, and a Persian word with or without its zero-width non-joiner as one', () => {
+    // "٢٠٢٤" (Arabic-Indic) and "۲۰۲۴" (Persian) found no "2024", nor "2024" them.
+    for (const text of ['2024', '٢٠٢٤', '۲۰۲۴', '２０２４']) assert.deepEqual(tokenize(text), ['2024'], text);
+    assert.deepEqual(tokenize('ISO ٨٦٠١ v۳ café'), ['iso', '8601', 'v3', 'cafe']);
+    // ZWNJ (U+200C) joins no letters in Persian ("می‌خواهم", "I want"): typed or not, one word.
+    assert.deepEqual(tokenize('می\u200cخواهم'), tokenize('میخواهم'));
+    assert.equal(tokenize('می\u200cخواهم').length, 1);
+    const index = createSearchIndex();
+    add(index, 'ar', agent('تقرير المبيعات', [{ id: 'r', name: 'تقرير ٢٠٢٤', description: 'أرقام المبيعات لعام ٢٠٢٤' }]));
+    add(index, 'fa', agent('گزارش', [{ id: 'g', name: 'گزارش ۱۴۰۳', description: 'می\u200cخواهم گزارش سال ۱۴۰۳' }]));
+    add(index, 'en', agent('Sales report', [{ id: 's', name: 'Report 1403', description: 'Sales figures for 2024' }]));
+    const entries = (q: string) => [...new Set(search(index, q).hits.map((h) => h.id))].sort();
+    for (const q of ['2024', '٢٠٢٤', '۲۰۲۴']) assert.deepEqual(entries(q), ['ar', 'en'], q);
+    for (const q of ['1403', '۱۴۰۳', '١٤٠٣']) assert.deepEqual(entries(q), ['en', 'fa'], q);
+    for (const q of ['"میخواهم"', '"می\u200cخواهم"']) assert.deepEqual(entries(q), ['fa'], q);
+  });
+
   it('drops stop words and single letters, keeps digits, cuts very long terms', () => {
     assert.deepEqual(tokenize('the weather of a city in 3 days'), ['weather', 'city', '3', 'days']);
     assert.equal(tokenize('x'.repeat(500))[0]!.length, 40);
@@ -524,6 +541,17 @@ describe('matching', () => {
     const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
     for (const q of ['"pull request"', '\u201Cpull request\u201D', '\u201Epull request\u201C', '\u00ABpull request\u00BB', '\uFF02pull request\uFF02']) assert.deepEqual(ids(q), ['pr'], q);
     assert.deepEqual(ids('pull -\u201Crequest review\u201D'), ['apart'], 'left out as a phrase too');
+  });
+
+  it('takes Japanese corner brackets (「」, 『』, ｢｣) as quotes: a phrase, as "..." is', () => {
+    // 「天気予報」 was four separate characters, found apart and anywhere.
+    const index = createSearchIndex();
+    add(index, 'jp', agent('天気エージェント', [{ id: 'w', name: '天気予報', description: '明日の天気予報を教えます' }], { description: '天気予報のエージェント' }));
+    add(index, 'apart', agent('予定エージェント', [{ id: 'p', name: '予定の報告', description: '天気と気分の記録' }]));
+    const ids = (text: string) => [...new Set(search(index, text).hits.map((h) => h.id))].sort();
+    assert.deepEqual(ids('天気予報'), ['apart', 'jp'], 'unquoted, the characters anywhere');
+    for (const q of ['"天気予報"', '「天気予報」', '『天気予報』', '\uFF62天気予報\uFF63']) assert.deepEqual(ids(q), ['jp'], q);
+    assert.deepEqual(ids('天気 -「天気予報」'), ['apart'], 'left out as a phrase too');
   });
 
   it('matches a phrase only where its words are next to each other, in this order, in one text', () => {

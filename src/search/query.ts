@@ -210,9 +210,11 @@ function pieces(raw: string): Piece[] {
 
 /**
  * Double quotation marks other than `"`: typographic ones, which phones and word processors put
- * in place of `"` as it is typed ("smart quotes"), guillemets, low-9 marks.
+ * in place of `"` as it is typed ("smart quotes"), guillemets, low-9 marks; and the corner
+ * brackets Japanese (and Chinese) quote with, 「」 and 『』 (also half-width ｢｣): 「天気予報」
+ * was its four characters found apart and anywhere, not the phrase.
  */
-const QUOTATION_MARKS = /[\u201C\u201D\u201E\u201F\u00AB\u00BB]/g;
+const QUOTATION_MARKS = /[\u201C\u201D\u201E\u201F\u00AB\u00BB\u300C-\u300F\uFF62\uFF63]/g;
 /** Full-width ASCII (U+FF01–U+FF5E), as a Chinese or Japanese input method types it: `ｔａｇｓ：`, `ＮＯＴ`, `＂`. */
 const FULL_WIDTH_ASCII = /[\uFF01-\uFF5E]/g;
 const halfWidth = (c: string): string => String.fromCharCode(c.charCodeAt(0) - 0xfee0);

@@ -10,7 +10,8 @@
  *   NFKD does not decompose: `ß` → `ss`, `æ` → `ae`, `ø` → `o`, `ł` → `l`, ... so "traduccion"
  *   finds "Traducción", "citta" finds "città", "uberweisung" finds "Überweisung", "strasse"
  *   finds "Straße"; Greek's final sigma is sigma (`ς` → `σ`), and Arabic letters written either
- *   way are one (`ى` `ي`, `ة` `ه`; Persian `ی` `ک` are Arabic `ي` `ك`);
+ *   way are one (`ى` `ي`, `ة` `ه`; Persian `ی` `ک` are Arabic `ي` `ك`); Arabic-Indic and
+ *   Persian digits are ASCII digits (`٢٠٢٤`, `۲۰۲۴` → `2024`), as full-width ones are (NFKD);
  * - words are runs of letters and digits with the marks that belong to them (the vowel signs of
  *   Devanagari, Tamil, Thai...: "हिन्दी" is one word, not three pieces); Han, Hiragana and
  *   Katakana characters are words of their own (those scripts do not separate words with
@@ -57,11 +58,18 @@ const COMBINING_MARKS =
  * fold them (Lucene's Arabic and Persian normalisers): alef maksura and yeh at a word's end (ى,
  * ي: "مستشفى", "مستشفي"), teh marbuta and heh (ة, ه: "مدرسة", "مدرسه"), and the Persian yeh and
  * keheh that Persian keyboards type for the Arabic yeh and kaf (ی, ک: "کتاب" found no "كتاب").
+ * And the Arabic-Indic and Persian digits (٠-٩ U+0660-0669, ۰-۹ U+06F0-06F9) are ASCII digits,
+ * as NFKD makes the full-width ones: "٢٠٢٤" and "۲۰۲۴" found no "2024", nor "2024" them.
  */
-const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀςىةیک]/g;
+const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀςىةیک٠-٩۰-۹]/g;
+/** The ten digits from `zero` (a code point) on, each as its ASCII digit. */
+const asciiDigitsFrom = (zero: number): Record<string, string> =>
+  Object.fromEntries(Array.from({ length: 10 }, (_, d) => [String.fromCharCode(zero + d), String(d)]));
 const FOLDS: Readonly<Record<string, string>> = {
   ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ĸ: 'k', ŀ: 'l', ς: 'σ',
   ى: 'ي', ة: 'ه', ی: 'ي', ک: 'ك',
+  ...asciiDigitsFrom(0x0660),
+  ...asciiDigitsFrom(0x06f0),
 };
 /**
  * lower→Upper and digit→Upper boundaries (`getWeather`, `base64Encode`), not after a single
