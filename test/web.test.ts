@@ -1287,6 +1287,15 @@ describe('web page', { skip: unavailable }, () => {
       await page.keyboard.press('Enter');
       await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 1);
+      // Escape on a control in the open Filters panel closes it, the focus on its summary.
+      const filters = page.locator('details.filters');
+      assert.equal(await filters.getAttribute('open'), '', 'filters open on a wide screen');
+      for (let i = 0; i < 10 && !(await page.evaluate(() => document.activeElement?.closest('.filter-grid') != null)); i++) {
+        await page.keyboard.press('Tab');
+      }
+      await page.keyboard.press('Escape');
+      assert.equal(await filters.getAttribute('open'), null, 'Escape closes the filters');
+      assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'SUMMARY', 'the focus on the filters\' summary');
       // Tab reaches the result through the form and the filters, and the focus can be seen.
       for (let i = 0; i < 20 && !(await page.evaluate(() => document.activeElement?.closest('.hit') != null)); i++) {
         await page.keyboard.press('Tab');

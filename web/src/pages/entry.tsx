@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fetchDocument, isAbort, rateWaitLeft, read, RegistryError, type EntryView } from '../api';
-import { CopyButton, Countdown, ErrorNotice, formatDate, KIND_LABEL, mayMendByAsking, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
+import { CopyButton, Countdown, ErrorNotice, formatDate, KIND_LABEL, mayMendByAsking, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry, waitLeft } from '../components';
 import { config, href } from '../config';
 import { Foreign } from '../foreign';
 import { documentPaths } from '../../../src/catalog/vocabulary';
@@ -48,6 +48,7 @@ const opensElsewhere = (e: MouseEvent) => e.button === 1 || e.ctrlKey || e.metaK
  * URL's 401 too, and has no token of its own (Chromium does not copy session storage into a tab
  * opened with a middle click), so when the pointer or focus reaches the link it reads the
  * document and the link points at that copy (a blob URL): a tab opened from it shows the JSON.
+ * The click that follows takes that read's answer (takeAhead), not a second read of its own.
  * The Copy button beside it gives the document's address.
  */
 function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unknown) => void }) {
@@ -88,22 +89,52 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
       });
     return reading.current;
   };
+  /**
+   * The read ahead of a click, for that click: one read answers both (each counts against the
+   * person's rate-limited reads), and a refusal of it is the click's to say, as its own would be
+   * (a rate limit's, read again, was only waited out unsaid). `settled`: when it answered
+   * (Date.now() time); `failure`: its refusal.
+   */
+  const ahead = useRef<{ answer: Promise<string>; settled?: number; failure?: unknown } | undefined>(undefined);
+  /**
+   * The read ahead still answers a click: still being read, or answered as recently as a copy
+   * stays fresh, or refused with a wait not over yet (read again, it would only wait that out).
+   */
+  const aheadAnswers = (read = ahead.current): read is NonNullable<typeof ahead.current> =>
+    read !== undefined && (read.settled === undefined || Date.now() - read.settled <= PREPARED_FRESH_MS || waitLeft(read.failure) > 0);
   // Ahead of a click that may open a new tab; a refusal is said when the link is followed.
+  // Not again while one answers (the pointer, then the focus a click gives the link, each reached it).
   const prepareAhead = () => {
-    if (savedToken() && Date.now() - madeAt.current > PREPARED_FRESH_MS) prepare().catch(() => undefined);
+    if (!savedToken() || Date.now() - madeAt.current <= PREPARED_FRESH_MS || aheadAnswers()) return;
+    const read: NonNullable<typeof ahead.current> = { answer: prepare() };
+    read.answer.then(
+      () => (read.settled = Date.now()),
+      (error: unknown) => {
+        read.settled = Date.now();
+        read.failure = error;
+      },
+    );
+    ahead.current = read;
+  };
+  /** The read ahead's answer, taken by the click that follows (once: the next click reads anew); undefined: the click reads itself. */
+  const takeAhead = (): Promise<string> | undefined => {
+    const read = ahead.current;
+    ahead.current = undefined;
+    return aheadAnswers(read) ? read.answer : undefined;
   };
   const save = async () => {
     try {
-      const blob = await fetchDocument(path);
+      const shared = takeAhead();
+      // The link's own copy stays the link's (revoked when replaced); one read here is the click's alone.
+      const url = shared ? await shared : URL.createObjectURL(await fetchDocument(path));
       onFailed(undefined);
-      const url = URL.createObjectURL(blob);
       const a = document.createElement('a');
       a.href = url;
       a.download = filename;
       document.body.append(a);
       a.click();
       a.remove();
-      revokeLater(url);
+      if (!shared) revokeLater(url);
     } catch (error) {
       onFailed(error);
     }
@@ -111,7 +142,7 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
   /** Opened in a new tab before the copy was read: read it, then open it (the click still counts as the person's). */
   const openElsewhere = async () => {
     try {
-      const url = await prepare();
+      const url = await (takeAhead() ?? prepare());
       onFailed(undefined);
       window.open(url, '_blank', 'noopener');
     } catch (error) {
@@ -120,8 +151,11 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
   };
   const follow = (e: MouseEvent) => {
     if (opensElsewhere(e)) {
-      // The prepared copy opens by itself; without one the new tab would get the plain URL's 401.
-      if (prepared && Date.now() - madeAt.current <= PREPARED_FRESH_MS) return;
+      // The prepared copy opens by itself (the read ahead answered this click); without one the new tab would get the plain URL's 401.
+      if (prepared && Date.now() - madeAt.current <= PREPARED_FRESH_MS) {
+        ahead.current = undefined;
+        return;
+      }
       e.preventDefault();
       void openElsewhere();
       return;

@@ -693,7 +693,20 @@ function Filters({
     if (active > 0) setOpen(true);
   }, [active > 0]);
   return (
-    <details class="filters" open={open} onToggle={(e) => setOpen(e.currentTarget.open)} onFocusIn={onControlFocused}>
+    <details
+      class="filters"
+      open={open}
+      onToggle={(e) => setOpen(e.currentTarget.open)}
+      onFocusIn={onControlFocused}
+      onKeyDown={(e) => {
+        // Escape closes the open panel, as a keyboard user expects of a disclosure; the focus goes
+        // to its summary first (the control it was on is hidden with the panel: lost to the page's top).
+        if (e.key !== 'Escape' || e.isComposing || !open) return;
+        e.preventDefault();
+        summary.current?.focus();
+        setOpen(false);
+      }}
+    >
       <summary ref={summary}>Filters{active > 0 ? ` (${active})` : ''}</summary>
       <div class="filter-grid">
         {SELECTS.filter((f) => supports(f.filterKey)).map((f) => (
