@@ -18,7 +18,7 @@ import { eventually } from './support/eventually.js';
 import { heapAfterGc } from './support/heap.js';
 import { holdPoint } from './support/hold-point.js';
 import { connect } from './support/raw-connection.js';
-import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+import { removeTempDir, spawnRegistry, startTestRegistry, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { startDnsServer, type DnsServer } from './support/dns-server.js';
 
 
@@ -1497,5 +1497,37 @@ describe('standing searches: a webhook retried while the watch runs on', () => {
     // What else holds the last registrations for a moment does not grow with their number.
     assert.ok(held < 8e6, `twelve more retried events hold ${(held / 1e6).toFixed(2)} MB more`);
     await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+  });
+});
+
+describe('standing searches: the first push of a registry process', () => {
+  test("push: a registry's first notification is not cut by the retry window for the registry's own loading of its HTTP client", async () => {
+    // The outbound fetcher loads undici on its first request (a second or two on a loaded
+    // machine): counted in the window, the first notification after a start could fail for it,
+    // the watch FAILED though its receiver answered at once. A process of its own (the test's
+    // has loaded undici long ago), whose loading of undici is slowed by 0.8 s as on such a
+    // machine; a window of 0.3 s (each attempt gets at least 0.5 s).
+    const slowUndici =
+      "--import=data:text/javascript,import{registerHooks}from'node:module';registerHooks({resolve(s,c,n){if(s==='undici')Atomics.wait(new%20Int32Array(new%20SharedArrayBuffer(4)),0,0,800);return%20n(s,c)}})";
+    const hook = await webhook(() => 200);
+    const child = await spawnRegistry({
+      REGISTRY_TOKENS: TOKENS_ENV,
+      REGISTRY_FETCH_ALLOW: '127.0.0.1',
+      REGISTRY_WEBHOOK_RETRY_SECONDS: '0.3',
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndici}`.trim(),
+    });
+    try {
+      const bob = await sdkClient(child.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['first-push'] } }, { url: hook.url, token: 't' });
+      // The first thing pushed: the initial matches (before, the watch's FAILED status, its initial matches cut by the window).
+      const first = await hook.waitFor(() => true, 'a first notification');
+      assert.equal(first.artifactUpdate?.artifact?.name, 'watch-results', JSON.stringify(first).slice(0, 600));
+      const current = (await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson;
+      assert.equal(current.status?.state, TaskState.TASK_STATE_WORKING, JSON.stringify(current.status));
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await child.stop();
+      await hook.close();
+    }
   });
 });
