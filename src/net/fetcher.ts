@@ -197,6 +197,13 @@ export interface Fetcher {
   fetchFunction(options: FetchOptions): FetchFunction;
   /** Resolves and checks a URL without sending anything; throws the FetchError a request would. */
   check(url: string | URL, options: Pick<FetchOptions, 'purpose' | 'signal'>): Promise<CheckedUrl>;
+  /**
+   * Resolves once the fetcher's own modules are loaded (loading them if they are not): the
+   * guarded fetcher loads its HTTP client (undici) on its first request, a second or more on a
+   * busy machine. A caller that bounds its requests in time by its own clock (a webhook's retry
+   * window) waits for this first, so that the registry's own loading is not counted against it.
+   */
+  ready?(): Promise<void>;
 }
 
 /** What `check` found out about a URL it accepts. */

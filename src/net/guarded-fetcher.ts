@@ -259,6 +259,11 @@ export class GuardedFetcher implements Fetcher {
     this.agents = new PinnedAgents({ ca: options.ca });
   }
 
+  /** Loads the HTTP client (undici) the first request would load: see Fetcher.ready. */
+  async ready(): Promise<void> {
+    await loadUndici();
+  }
+
   /** Closes the kept connections (shutdown). */
   close(): Promise<void> {
     this.closing = true;

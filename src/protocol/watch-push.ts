@@ -721,6 +721,11 @@ export class WatchPushes {
     // On the monotonic clock: on the wall clock, a step forward (NTP) between two attempts ended
     // the window at once (the watch FAILED over a receiver that was back a second later), and a
     // step back retried for as long as the step.
+    // Started once the fetcher's own modules are loaded (undici, loaded on its first request: a
+    // second or two on a loaded machine): counted in the window, the first notification after a
+    // start could fail for the registry's own loading, not the receiver, and end the watch FAILED.
+    // A failure to load is the first attempt's to tell.
+    await this.fetcher.ready?.().catch(() => undefined);
     const deadline = performance.now() + this.#windowMs;
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) {
