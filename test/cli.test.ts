@@ -11,7 +11,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { SendMessageRequest, type AgentCard } from '@a2a-js/sdk';
 import Database from 'better-sqlite3';
@@ -165,22 +164,15 @@ describe('a2a-registry against a registry', () => {
   after(() => registry.close());
 
   /**
-   * Runs the CLI with a loader hook in its process that lists the modules it loaded (each run
-   * writes its own list, so runs can go at once).
+   * Runs the CLI with a loader hook in its process that lists the modules it loaded
+   * (support/loaded-modules.ts; each run writes its own list, so runs can go at once).
    */
   const modulesDir = tempDir('a2a-registry-cli-modules-');
-  const hook = path.join(modulesDir, 'hook.mjs');
-  fs.writeFileSync(
-    hook,
-    `import { registerHooks } from 'node:module'; import fs from 'node:fs';\n` +
-      `const urls = []; registerHooks({ load(url, ctx, next) { urls.push(url); return next(url, ctx); } });\n` +
-      `process.on('exit', () => fs.writeFileSync(process.env.LOADED_MODULES_FILE, urls.join('\\n')));\n`,
-  );
   let listings = 0;
   const withLoaded = async (args: string[]): Promise<{ run: Run; loaded: string[] }> => {
     const listing = path.join(modulesDir, `loaded-${++listings}.txt`);
-    const run = await cli(args, { env: { NODE_OPTIONS: `--import ${pathToFileURL(hook).href}`, LOADED_MODULES_FILE: listing } });
-    return { run, loaded: run.code === 0 ? fs.readFileSync(listing, 'utf8').split('\n') : [] };
+    const run = await cli(args, { env: { NODE_OPTIONS: recordingLoadedModules(listing) } });
+    return { run, loaded: run.code === 0 ? loadedModules(listing) : [] };
   };
   // The full help (every command's module, about 0.6 s of CPU a run) is run once for the two tests that read it.
   let fullHelp: Promise<{ run: Run; loaded: string[] }> | undefined;
