@@ -37,9 +37,10 @@ const TRANSFORM_OPTIONS = {
   format: 'esm',
   target: 'node22',
   sourcemap: 'inline',
-  // tsconfig.json's, which the build (tsconfig.build.json) extends: ES2022's class fields
-  // (defined, not assigned), unused imports dropped as tsc drops them.
-  tsconfigRaw: { compilerOptions: { target: 'ES2022', useDefineForClassFields: true } },
+  // tsconfig.json's compiler options, which the build's (tsconfig.build.json) extends, read from
+  // it: its target's class fields (ES2022: defined, not assigned), unused imports dropped as tsc
+  // drops them.
+  tsconfigRaw: { compilerOptions: JSON.parse(readFileSync(`${REPO_ROOT}tsconfig.json`, 'utf8')).compilerOptions },
 };
 const OPTIONS_KEY = JSON.stringify(TRANSFORM_OPTIONS);
 
