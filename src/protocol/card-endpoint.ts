@@ -14,7 +14,8 @@
  */
 import type { RequestHandler } from 'express';
 import { etagOf, sendCacheable } from '../http/conditional.js';
-import { majorMinor, requestedVersion, VERSION_PARAMETER } from './versions.js';
+import { requestedVersion, VERSION_PARAMETER } from './versions.js';
+import { majorMinor } from './version-numbers.js';
 
 export interface CardVariants {
   /** The v1.0 card. */

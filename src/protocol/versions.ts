@@ -62,9 +62,6 @@ export function namesVersion(req: Request): boolean {
   return query !== undefined && query !== '';
 }
 
-// In a module of its own, without express (./version-numbers.ts says why); here for this module's importers.
-export { majorMinor };
-
 /** Every A2A binding the registry serves, by the card's protocolBinding name. */
 export type ProtocolBinding = A2ABinding | 'GRPC';
 
