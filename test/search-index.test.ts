@@ -14,7 +14,7 @@ import { createSearchIndex, GROUP_LIMIT, type IndexPage, type SearchIndex } from
 import { MAX_JOINED_WORDS, parseQuery } from '../src/search/query.js';
 import type { PostingsIndex } from '../src/search/search-index.js';
 import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot } from '../src/search/snapshot-file.js';
-import { hyphenJoined, joinedReading, joinedTerms, letterJoined, tokenize, wordSpans } from '../src/search/text-encoder.js';
+import { fold, hyphenJoined, joinedReading, joinedTerms, letterJoined, tokenize, wordSpans } from '../src/search/text-encoder.js';
 import { removeTempDir, tempDir } from './support/temp.js';
 
 const CORPUS = new URL('./fixtures/corpus/', import.meta.url);
@@ -159,6 +159,31 @@ describe('text encoder', () => {
     for (const q of ['2024', '٢٠٢٤', '۲۰۲۴']) assert.deepEqual(entries(q), ['ar', 'en'], q);
     for (const q of ['1403', '۱۴۰۳', '١٤٠٣']) assert.deepEqual(entries(q), ['en', 'fa'], q);
     for (const q of ['"میخواهم"', '"می\u200cخواهم"']) assert.deepEqual(entries(q), ['fa'], q);
+  });
+
+  it('reads the digits of every script (Devanagari, Bengali, Thai, Tibetan, Adlam...) as ASCII digits', () => {
+    // Only Arabic-Indic and Persian digits were folded: "२०२४" found no "2024", nor "2024" it.
+    for (const text of ['२०२४', '২০২৪', '๒๐๒๔', '༢༠༢༤', '᠒᠐᠒᠔', '𞥒𞥐𞥒𞥔', '𝟐𝟎𝟐𝟒']) assert.deepEqual(tokenize(text), ['2024'], text);
+    assert.deepEqual(tokenize('रिपोर्ट v२ ২FA'), ['रिपोर्ट', 'v2', '2fa']);
+    // Every decimal digit Node.js knows, each its own value: the zeros (and nines) of a few runs,
+    // astral ones too, and no digit left outside ASCII.
+    for (const zero of [0x0966, 0x09e6, 0x0e50, 0x0f20, 0x1040, 0x1810, 0xa9d0, 0x104a0, 0x11066, 0x1e950, 0x1d7ce, 0x1d7d8, 0x1d7f6]) {
+      for (let d = 0; d < 10; d++) assert.equal(fold(String.fromCodePoint(zero + d)), String(d), `U+${(zero + d).toString(16)}`);
+    }
+    const unfolded: string[] = [];
+    for (let cp = 0x80; cp < 0x20000; cp++) {
+      const c = String.fromCodePoint(cp);
+      if (/\p{Nd}/u.test(c) && !/^[0-9]$/.test(fold(c))) unfolded.push(`U+${cp.toString(16)}`);
+    }
+    assert.deepEqual(unfolded, []);
+    const index = createSearchIndex();
+    add(index, 'hi', agent('बिक्री रिपोर्ट', [{ id: 'r', name: 'रिपोर्ट २०२४', description: 'वर्ष २०२४ की बिक्री' }]));
+    add(index, 'th', agent('รายงาน', [{ id: 't', name: 'รายงาน ๒๕๖๗', description: 'ยอดขาย ปี ๒๕๖๗' }]));
+    add(index, 'en', agent('Sales report', [{ id: 's', name: 'Report 2567', description: 'Sales figures for 2024' }]));
+    const entries = (q: string) => [...new Set(search(index, q).hits.map((h) => h.id))].sort();
+    for (const q of ['2024', '२०२४', '২০২৪', '٢٠٢٤']) assert.deepEqual(entries(q), ['en', 'hi'], q);
+    for (const q of ['2567', '๒๕๖๗', '२५६७']) assert.deepEqual(entries(q), ['en', 'th'], q);
+    assert.deepEqual(entries('"रिपोर्ट 2024"'), ['hi']);
   });
 
   it('drops stop words and single letters, keeps digits, cuts very long terms', () => {

@@ -244,7 +244,9 @@ export function serverCardName(host: string, name: string): string {
   // Case and accents folded as search folds them ("Météo" is `meteo`: it was `m-t-o`); a word in
   // another script is its ASCII (IDNA) form, as a host name's is ("天气服务" is `xn--zfrv5m22mc1e`,
   // which reads back as the name): every name in Chinese, Arabic or Greek was `server`, one name
-  // for every such server of a host.
+  // for every such server of a host. Digits of any script are ASCII digits there too (`२०२४` is
+  // `2024`): this is an identifier (the draft's pattern is ASCII), and the card's `title` keeps
+  // the name as registered.
   // Such a word stands between dots, as a label of a host name does: joined by "-" to the next,
   // "xn--a-xn--b" decoded as neither.
   const words = fold(name)

@@ -23,7 +23,7 @@ import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
 import { makeDirectories } from '../lib/make-directories.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
-export const SNAPSHOT_FORMAT = 32;
+export const SNAPSHOT_FORMAT = 33;
 /**
  * The formats this code loads: its own. 23 and 24 are rebuilt: their words for phrases do not
  * say how many of a unit's words are its name's (./phrases.ts), which a search for a skill's or
@@ -44,7 +44,8 @@ export const SNAPSHOT_FORMAT = 32;
  * Persian `ی` `ک`) apart (./text-encoder.ts fold), so "οδοσ" would find no "οδός", "مدرسه" no
  * "مدرسة", until each entry changed. 31 is rebuilt: it kept Arabic-Indic and Persian digits
  * (`٢٠٢٤`, `۲۰۲۴`) apart from ASCII digits (./text-encoder.ts fold), so "2024" would find no
- * "٢٠٢٤" until each entry changed.
+ * "٢٠٢٤" until each entry changed. 32 is rebuilt: it kept the other scripts' digits (Devanagari
+ * `२०२४`, Bengali, Thai `๒๐๒๔`, ...) apart from ASCII digits, so "2024" would find no "२०२४".
  */
 export const LOADABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT];
 const MAGIC = 'a2a-registry search index\n';

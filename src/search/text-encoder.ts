@@ -10,8 +10,8 @@
  *   NFKD does not decompose: `ß` → `ss`, `æ` → `ae`, `ø` → `o`, `ł` → `l`, ... so "traduccion"
  *   finds "Traducción", "citta" finds "città", "uberweisung" finds "Überweisung", "strasse"
  *   finds "Straße"; Greek's final sigma is sigma (`ς` → `σ`), and Arabic letters written either
- *   way are one (`ى` `ي`, `ة` `ه`; Persian `ی` `ک` are Arabic `ي` `ك`); Arabic-Indic and
- *   Persian digits are ASCII digits (`٢٠٢٤`, `۲۰۲۴` → `2024`), as full-width ones are (NFKD);
+ *   way are one (`ى` `ي`, `ة` `ه`; Persian `ی` `ک` are Arabic `ي` `ك`); the digits of every
+ *   script are ASCII digits (`٢٠٢٤`, `۲۰۲۴`, `२०२४`, `๒๐๒๔` → `2024`), as full-width ones are (NFKD);
  * - words are runs of letters and digits with the marks that belong to them (the vowel signs of
  *   Devanagari, Tamil, Thai...: "हिन्दी" is one word, not three pieces); Han, Hiragana and
  *   Katakana characters are words of their own (those scripts do not separate words with
@@ -58,19 +58,34 @@ const COMBINING_MARKS =
  * fold them (Lucene's Arabic and Persian normalisers): alef maksura and yeh at a word's end (ى,
  * ي: "مستشفى", "مستشفي"), teh marbuta and heh (ة, ه: "مدرسة", "مدرسه"), and the Persian yeh and
  * keheh that Persian keyboards type for the Arabic yeh and kaf (ی, ک: "کتاب" found no "كتاب").
- * And the Arabic-Indic and Persian digits (٠-٩ U+0660-0669, ۰-۹ U+06F0-06F9) are ASCII digits,
- * as NFKD makes the full-width ones: "٢٠٢٤" and "۲۰۲۴" found no "2024", nor "2024" them.
+ * And every decimal digit (general category Nd) that NFKD leaves (it makes the full-width and
+ * mathematical ones ASCII) is its ASCII digit: Arabic-Indic, Persian, Devanagari, Bengali,
+ * Thai... ("٢٠٢٤", "۲۰۲۴", "२०२४", "๒๐๒๔" found no "2024", nor "2024" them); digitOf.
  */
-const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀςىةیک٠-٩۰-۹]/g;
-/** The ten digits from `zero` (a code point) on, each as its ASCII digit. */
-const asciiDigitsFrom = (zero: number): Record<string, string> =>
-  Object.fromEntries(Array.from({ length: 10 }, (_, d) => [String.fromCharCode(zero + d), String(d)]));
+const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀςىةیک]|[^\P{Nd}0-9]/gu;
 const FOLDS: Readonly<Record<string, string>> = {
   ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ĸ: 'k', ŀ: 'l', ς: 'σ',
   ى: 'ي', ة: 'ه', ی: 'ي', ک: 'ك',
-  ...asciiDigitsFrom(0x0660),
-  ...asciiDigitsFrom(0x06f0),
 };
+const DECIMAL_DIGIT = /^\p{Nd}$/u;
+const DIGITS = new Map<string, string>();
+/**
+ * The ASCII digit of a decimal digit (Nd), from the Unicode version Node.js knows. Unicode
+ * encodes decimal digits only in runs of ten, zero to nine in order (its stability policy for
+ * Numeric_Type=Decimal), and where runs follow each other (the mathematical digits, U+1D7CE-1D7FF,
+ * five sets in one run of 50) each starts at a zero: a digit's value is its distance from its
+ * run's first code point, modulo 10. Looked up once per digit (at most 50 code points back).
+ */
+function digitOf(c: string): string {
+  let d = DIGITS.get(c);
+  if (d === undefined) {
+    const cp = c.codePointAt(0)!;
+    let first = cp;
+    while (first > 0 && DECIMAL_DIGIT.test(String.fromCodePoint(first - 1))) first--;
+    DIGITS.set(c, (d = String((cp - first) % 10)));
+  }
+  return d;
+}
 /**
  * lower→Upper and digit→Upper boundaries (`getWeather`, `base64Encode`), not after a single
  * lower-case letter or digits alone that start the word (`iPhone`, `2FA` stay one word: the
@@ -170,7 +185,7 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
 /** Case- and accent-folds a string (no splitting). Used for tags and other exact-match keys too. */
 export function fold(text: string): string {
   let s = text.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase();
-  if (NOT_DECOMPOSED.test(s)) s = s.replace(NOT_DECOMPOSED, (c) => FOLDS[c] ?? c);
+  if (NOT_DECOMPOSED.test(s)) s = s.replace(NOT_DECOMPOSED, (c) => FOLDS[c] ?? digitOf(c));
   return s;
 }
 
