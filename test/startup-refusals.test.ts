@@ -258,7 +258,7 @@ test('a file a setting names that cannot be used is invalid configuration: exit 
   }
 });
 
-test('a setting found bad only once used (HOST, a key or trust file, a data directory that cannot be made) is refused before the server\'s modules load (they took a second of CPU first, a typo\'s refusal five times what loadConfig\'s takes)', async () => {
+test('a setting found bad only once used (HOST, a key or trust file, a data directory that cannot be made) is refused before the server\'s modules load (they took a second of CPU first, a typo\'s refusal five times what loadConfig\'s takes), and before SQLite\'s driver loads', async () => {
   const files = tempDir();
   const notJson = path.join(files, 'not-json');
   fs.writeFileSync(notJson, 'not JSON');
@@ -269,6 +269,8 @@ test('a setting found bad only once used (HOST, a key or trust file, a data dire
     [{ REGISTRY_SIGNING_KEY: notJson }, 2, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*not-json is not JSON/],
     [{ REGISTRY_REQUIRE_VERIFIED: 'true', REGISTRY_TRUSTED_KEYS: emptySet }, 2, /^a2a-registry: invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key to verify cards with/],
     [{ REGISTRY_DATA_DIR: path.join(notJson, 'data') }, 1, /^a2a-registry: could not start: cannot open the database file .*not-json\/data\/registry\.db for writing \(ENOTDIR: [^)]*\): .*not-json is a file, not a directory\./],
+    // On PostgreSQL (nothing listens on port 1: refused before connecting).
+    [{ DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry', REGISTRY_SIGNING_KEY: notJson }, 2, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*not-json is not JSON/],
   ] as const;
   const refusals = await eachStarted(cases, async ([env]) => {
     const report = path.join(tempDir(), 'loaded');
@@ -279,6 +281,9 @@ test('a setting found bad only once used (HOST, a key or trust file, a data dire
     assertRefused(refused, cases[i]![1], cases[i]![2]);
     assert.ok(loaded.some((url) => url.endsWith('/dist/src/config/config.js')), `the modules were seen: ${loaded.join(' ')}`);
     assert.deepEqual(serverModules(loaded), [], `${Object.keys(cases[i]![0]).join(', ')}: refused before the server's modules load`);
+    // Nor SQLite's driver and its native addon: the checks make the data directory and its lock file
+    // with the file system alone (they loaded better-sqlite3 on PostgreSQL too, which never uses it).
+    assert.deepEqual(loaded.filter((url) => url.includes('/node_modules/better-sqlite3/')), [], `${Object.keys(cases[i]![0]).join(', ')}: no SQLite driver loaded`);
   }
 });
 

@@ -21,7 +21,7 @@ import { ConfigError } from '../config/config-error.js';
 import { parseSettingFileSync, readSettingFile } from '../config/setting-files.js';
 import { Synonyms } from '../search/synonyms.js';
 import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
-import { makeLockFile } from '../storage/sqlite/process-lock.js';
+import { makeLockFile } from '../storage/sqlite/lock-file.js';
 import { cannotWriteDatabase } from '../storage/sqlite/unwritable.js';
 import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
 import { readTrustedKeysFile } from '../trust/trust-roots.js';
