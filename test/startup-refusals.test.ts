@@ -37,7 +37,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig, loadImportConfig, loadStorageLocation } from '../src/config/config.js';
@@ -196,6 +196,7 @@ test('a refused start writes no admin token: another registry holds the data dir
     assert.equal(second.code, 1, second.stderr);
     assert.match(second.stderr, /another registry process is already serving the SQLite database/);
     assert.ok(!fs.existsSync(path.join(dataDir, 'admin-token')), 'no admin token in the other registry\'s data directory');
+    assert.ok(fs.existsSync(path.join(dataDir, 'registry.db.lock')), 'the lock the other registry holds stays');
     await first.stop();
   })();
 
@@ -226,6 +227,24 @@ test('a refused start writes no admin token: another registry holds the data dir
     assertRefused(refused, 2, said);
     assert.ok(!fs.existsSync(path.join(fresh, 'admin-token')), `${name}: no admin token written`);
   }
+});
+
+test('a start refused because PORT is in use leaves no data directory or lock file it made behind (a mistyped PORT left a new, empty data directory); what was there before stays', async (t) => {
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const port = String((taken.address() as AddressInfo).port);
+  const root = tempDir();
+  // Made by the start: the data directory and a directory above it.
+  const fresh = path.join(root, 'made', 'data');
+  // There before: the directory (with a file of its own); the lock file in it is the start's.
+  const existing = path.join(root, 'existing');
+  fs.mkdirSync(existing);
+  fs.writeFileSync(path.join(existing, 'notes.txt'), 'kept');
+  const refusals = await eachStarted([fresh, existing], (dataDir) => startRefused({ PORT: port, REGISTRY_DATA_DIR: dataDir }));
+  for (const refused of refusals) assertRefused(refused, 1, new RegExp(`^a2a-registry: could not start: port ${port} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set PORT to another port`));
+  assert.deepEqual(fs.readdirSync(root).sort(), ['existing'], 'the directories the start made are gone');
+  assert.deepEqual(fs.readdirSync(existing), ['notes.txt'], 'the lock file the start made is gone, the directory that was there stays');
 });
 
 test('a file a setting names that cannot be used is invalid configuration: exit 2, one line naming the variable, the file, what is wrong and the fix', async () => {
