@@ -77,7 +77,11 @@ export async function runServer(config: RegistryConfig, settingFiles?: SettingFi
     if (starting.signal.aborted) throw new StartStopped();
     registry = await startRegistry(config, log, { signal: starting.signal, settingFiles });
   } catch (err) {
-    if (!(err instanceof StartStopped)) throw err;
+    if (!(err instanceof StartStopped)) {
+      // Refused (PORT in use): the data directory the checks made for it is not left behind.
+      settingFiles?.undoDataDirectory?.();
+      throw err;
+    }
     log.info({ signal: stopping }, 'registry stopped before it was ready');
     exitOnceLogged(0);
     return;

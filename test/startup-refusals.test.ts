@@ -37,7 +37,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig, loadImportConfig, loadStorageLocation } from '../src/config/config.js';
@@ -196,6 +196,7 @@ test('a refused start writes no admin token: another registry holds the data dir
     assert.equal(second.code, 1, second.stderr);
     assert.match(second.stderr, /another registry process is already serving the SQLite database/);
     assert.ok(!fs.existsSync(path.join(dataDir, 'admin-token')), 'no admin token in the other registry\'s data directory');
+    assert.ok(fs.existsSync(path.join(dataDir, 'registry.db.lock')), 'the lock the other registry holds stays');
     await first.stop();
   })();
 
@@ -228,6 +229,24 @@ test('a refused start writes no admin token: another registry holds the data dir
   }
 });
 
+test('a start refused because PORT is in use leaves no data directory or lock file it made behind (a mistyped PORT left a new, empty data directory); what was there before stays', async (t) => {
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const port = String((taken.address() as AddressInfo).port);
+  const root = tempDir();
+  // Made by the start: the data directory and a directory above it.
+  const fresh = path.join(root, 'made', 'data');
+  // There before: the directory (with a file of its own); the lock file in it is the start's.
+  const existing = path.join(root, 'existing');
+  fs.mkdirSync(existing);
+  fs.writeFileSync(path.join(existing, 'notes.txt'), 'kept');
+  const refusals = await eachStarted([fresh, existing], (dataDir) => startRefused({ PORT: port, REGISTRY_DATA_DIR: dataDir }));
+  for (const refused of refusals) assertRefused(refused, 1, new RegExp(`^a2a-registry: could not start: port ${port} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set PORT to another port`));
+  assert.deepEqual(fs.readdirSync(root).sort(), ['existing'], 'the directories the start made are gone');
+  assert.deepEqual(fs.readdirSync(existing), ['notes.txt'], 'the lock file the start made is gone, the directory that was there stays');
+});
+
 test('a file a setting names that cannot be used is invalid configuration: exit 2, one line naming the variable, the file, what is wrong and the fix', async () => {
   const files = tempDir();
   const missing = path.join(files, 'nonexist.json');
@@ -258,7 +277,7 @@ test('a file a setting names that cannot be used is invalid configuration: exit 
   }
 });
 
-test('a setting found bad only once used (HOST, a key or trust file, a data directory that cannot be made) is refused before the server\'s modules load (they took a second of CPU first, a typo\'s refusal five times what loadConfig\'s takes)', async () => {
+test('a setting found bad only once used (HOST, a key or trust file, a data directory that cannot be made) is refused before the server\'s modules load (they took a second of CPU first, a typo\'s refusal five times what loadConfig\'s takes), and before SQLite\'s driver loads', async () => {
   const files = tempDir();
   const notJson = path.join(files, 'not-json');
   fs.writeFileSync(notJson, 'not JSON');
@@ -269,6 +288,8 @@ test('a setting found bad only once used (HOST, a key or trust file, a data dire
     [{ REGISTRY_SIGNING_KEY: notJson }, 2, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*not-json is not JSON/],
     [{ REGISTRY_REQUIRE_VERIFIED: 'true', REGISTRY_TRUSTED_KEYS: emptySet }, 2, /^a2a-registry: invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs a key to verify cards with/],
     [{ REGISTRY_DATA_DIR: path.join(notJson, 'data') }, 1, /^a2a-registry: could not start: cannot open the database file .*not-json\/data\/registry\.db for writing \(ENOTDIR: [^)]*\): .*not-json is a file, not a directory\./],
+    // On PostgreSQL (nothing listens on port 1: refused before connecting).
+    [{ DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry', REGISTRY_SIGNING_KEY: notJson }, 2, /^a2a-registry: invalid configuration: REGISTRY_SIGNING_KEY: .*not-json is not JSON/],
   ] as const;
   const refusals = await eachStarted(cases, async ([env]) => {
     const report = path.join(tempDir(), 'loaded');
@@ -279,6 +300,9 @@ test('a setting found bad only once used (HOST, a key or trust file, a data dire
     assertRefused(refused, cases[i]![1], cases[i]![2]);
     assert.ok(loaded.some((url) => url.endsWith('/dist/src/config/config.js')), `the modules were seen: ${loaded.join(' ')}`);
     assert.deepEqual(serverModules(loaded), [], `${Object.keys(cases[i]![0]).join(', ')}: refused before the server's modules load`);
+    // Nor SQLite's driver and its native addon: the checks make the data directory and its lock file
+    // with the file system alone (they loaded better-sqlite3 on PostgreSQL too, which never uses it).
+    assert.deepEqual(loaded.filter((url) => url.includes('/node_modules/better-sqlite3/')), [], `${Object.keys(cases[i]![0]).join(', ')}: no SQLite driver loaded`);
   }
 });
 

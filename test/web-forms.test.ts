@@ -534,10 +534,18 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         const refusedAt = asked[asked.length - 1]!;
         const held = await page.evaluate(() => JSON.parse(sessionStorage.getItem('a2a-registry.rate-wait') ?? '{}') as { read?: number });
         assert.ok((held.read ?? 0) > Date.now(), 'the refusal holds the page\'s reads');
-        const [waited] = await Promise.all([page.waitForEvent('download'), raw.click()]);
+        const downloaded = page.waitForEvent('download');
+        await raw.click();
+        // The click waits for the wait to end, and says so: it showed nothing meanwhile, the refusal's
+        // notice left on screen as if the click had done nothing.
+        const heldDownload = page.locator('.download-held[role=status]');
+        await heldDownload.filter({ hasText: /^Downloading card\.json in \d+ s\s*\d+ s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 1500 });
+        assert.equal(await page.locator('[role=alert]').count(), 0, 'the refusal is no longer shown once the click waits');
+        const waited = await downloaded;
         assert.equal(JSON.parse(fs.readFileSync((await waited.path())!, 'utf8')).name, 'Closed Door Agent');
+        await page.locator('.download-held:empty').waitFor({ state: 'attached', timeout: 2000 });
         const after = asked.filter((at) => at > refusedAt).map((at) => at - refusedAt);
-        // Once: read ahead of the click (the link still has no copy), held for the wait, and the click took it.
+        // Once: the click's own read, asked when the wait was over (none ahead of it while the wait lasts).
         assert.ok(after.length === 1 && after[0]! >= 1900, `asked again ${after.join(', ')} ms after the refusal`);
 
         // Refused by the address's request limit instead (the catalog door's flood guard, in its

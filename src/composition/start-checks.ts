@@ -13,7 +13,8 @@
  * by the function TrustRoots reads it with, which reads it again where it starts watching it, so
  * an edit made meanwhile (storage may take minutes to open) is not missed; SQLite's data
  * directory by what opening the database writes first (the directory, the lock file beside the
- * database), told as that opening tells it.
+ * database), told as that opening tells it. What that made is removed if the start is refused
+ * after all (SettingFiles.undoDataDirectory: PORT in use), so a typo leaves no new data directory.
  */
 import net from 'node:net';
 import type { RegistryConfig } from '../config/config.js';
@@ -21,7 +22,7 @@ import { ConfigError } from '../config/config-error.js';
 import { parseSettingFileSync, readSettingFile } from '../config/setting-files.js';
 import { Synonyms } from '../search/synonyms.js';
 import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
-import { makeLockFile } from '../storage/sqlite/process-lock.js';
+import { makeLockFile, removeMadeLockFile, type MadeLockFile } from '../storage/sqlite/lock-file.js';
 import { cannotWriteDatabase } from '../storage/sqlite/unwritable.js';
 import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
 import { readTrustedKeysFile } from '../trust/trust-roots.js';
@@ -33,6 +34,11 @@ export interface SettingFiles {
   signingKey?: RegistrySigningKey;
   /** REGISTRY_SYNONYMS'. */
   synonyms?: Synonyms;
+  /**
+   * Removes what the checks made of SQLite's data directory (the directories, the lock file) that
+   * storage has not written to since: run-server.ts calls it when the start is refused.
+   */
+  undoDataDirectory?: () => void;
 }
 
 /**
@@ -49,14 +55,15 @@ export async function startChecks(config: RegistryConfig): Promise<SettingFiles>
     if (refusal) throw refusal;
   }
   // Last: a start refused for a file leaves the data directory untouched.
-  if (!isPostgresUrl(config.databaseUrl)) checkDataDirectory(sqliteFile(config.dataDir));
-  return files;
+  if (isPostgresUrl(config.databaseUrl)) return files;
+  const made = checkDataDirectory(sqliteFile(config.dataDir));
+  return { ...files, undoDataDirectory: () => removeMadeLockFile(made) };
 }
 
-/** The database `file`'s directory and lock file made, as the store's opening makes them first; what stops that, said as the opening says it. */
-function checkDataDirectory(file: string): void {
+/** The database `file`'s directory and lock file made, as the store's opening makes them first (what was made); what stops that, said as the opening says it. */
+function checkDataDirectory(file: string): MadeLockFile {
   try {
-    makeLockFile(file);
+    return makeLockFile(file);
   } catch (error) {
     throw cannotWriteDatabase(file, error) ?? error;
   }

@@ -19,10 +19,8 @@
  * same kind of lock as above (an SQLite file's own locks, dropped with the process): a read
  * transaction kept open holds SHARED, an EXCLUSIVE one keeps every reader out.
  */
-import { closeSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { makeDirectories } from '../../lib/make-directories.js';
+import { makeLockFile, processLockFile } from './lock-file.js';
 
 const BUSY = /^SQLITE_(BUSY|LOCKED)/;
 
@@ -31,19 +29,6 @@ export class DatabaseInUseError extends Error {}
 
 /** The file whose lock keeps a restore and imports apart (see above). */
 export const importLockFile = (file: string): string => `${file}.import-lock`;
-
-/** The file whose lock keeps a second registry off the database (see above). */
-const processLockFile = (file: string): string => `${file}.lock`;
-
-/**
- * Makes `lockFile`, a lock beside the database `file`, if missing (the user's alone), and the
- * database's directory with it: what opening the database writes first, and so what a start checks
- * its data directory with before the server's modules load (composition/start-checks.ts).
- */
-export function makeLockFile(file: string, lockFile = processLockFile(file)): void {
-  makeDirectories(dirname(file), 0o700);
-  closeSync(openSync(lockFile, 'a', 0o600));
-}
 
 /**
  * Opens `lockFile`, a lock beside the database `file`, created if missing (makeLockFile).

@@ -41,6 +41,9 @@ const PREPARED_FRESH_MS = 10_000;
 /** A link opened in a new tab (middle click, Ctrl/Cmd/Shift click), not followed here. */
 const opensElsewhere = (e: MouseEvent) => e.button === 1 || e.ctrlKey || e.metaKey || e.shiftKey;
 
+/** A document's download (or new tab) held for a rate limit's wait: when it is asked (Date.now() time). */
+type DownloadHeld = { until: number; filename: string; opening: boolean };
+
 /**
  * A link to one of the entry's documents, downloaded when followed. A registry closed to
  * anonymous reads refuses the plain link (a browser sends no token with it): there a click reads
@@ -51,7 +54,7 @@ const opensElsewhere = (e: MouseEvent) => e.button === 1 || e.ctrlKey || e.metaK
  * The click that follows takes that read's answer (takeAhead), not a second read of its own.
  * The Copy button beside it gives the document's address.
  */
-function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unknown) => void }) {
+function DocumentLink({ path, onFailed, onHeld }: { path: string; onFailed: (error: unknown) => void; onHeld: (held: DownloadHeld | undefined) => void }) {
   // Named: a bare `download` is rendered download="true", and the browser saves a file called "true".
   const filename = path.slice(path.lastIndexOf('/') + 1);
   const [prepared, setPrepared] = useState<string>();
@@ -104,8 +107,10 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
     read !== undefined && (read.settled === undefined || Date.now() - read.settled <= PREPARED_FRESH_MS || waitLeft(read.failure) > 0);
   // Ahead of a click that may open a new tab; a refusal is said when the link is followed.
   // Not again while one answers (the pointer, then the focus a click gives the link, each reached it).
+  // Not under a rate limit's wait: held unsaid, it would spend a read the moment the wait is
+  // over on a click that may never come; the click reads then, saying the wait (whileHeld).
   const prepareAhead = () => {
-    if (!savedToken() || Date.now() - madeAt.current <= PREPARED_FRESH_MS || aheadAnswers()) return;
+    if (!savedToken() || Date.now() - madeAt.current <= PREPARED_FRESH_MS || aheadAnswers() || rateWaitLeft('read') > 0) return;
     const read: NonNullable<typeof ahead.current> = { answer: prepare() };
     read.answer.then(
       () => (read.settled = Date.now()),
@@ -122,11 +127,27 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
     ahead.current = undefined;
     return aheadAnswers(read) ? read.answer : undefined;
   };
+  /**
+   * The click's own read, said while it waits for a rate limit's wait to end (one a refusal here or
+   * on another view named): it showed nothing for as long (up to a minute), the last refusal's
+   * notice still on screen as if the click had done nothing.
+   */
+  const whileHeld = async <T,>(reading: () => Promise<T>, opening: boolean): Promise<T> => {
+    const wait = rateWaitLeft('read');
+    if (wait === 0) return reading();
+    onFailed(undefined);
+    onHeld({ until: Date.now() + wait, filename, opening });
+    try {
+      return await reading();
+    } finally {
+      onHeld(undefined);
+    }
+  };
   const save = async () => {
     try {
       const shared = takeAhead();
       // The link's own copy stays the link's (revoked when replaced); one read here is the click's alone.
-      const url = shared ? await shared : URL.createObjectURL(await fetchDocument(path));
+      const url = shared ? await shared : URL.createObjectURL(await whileHeld(() => fetchDocument(path), false));
       onFailed(undefined);
       const a = document.createElement('a');
       a.href = url;
@@ -142,7 +163,7 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
   /** Opened in a new tab before the copy was read: read it, then open it (the click still counts as the person's). */
   const openElsewhere = async () => {
     try {
-      const url = await (takeAhead() ?? prepare());
+      const url = await (takeAhead() ?? whileHeld(prepare, true));
       onFailed(undefined);
       window.open(url, '_blank', 'noopener');
     } catch (error) {
@@ -211,6 +232,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   // A read held for a rate limit's wait (named by a refusal here or on another view): when it is asked (Date.now() time), said meanwhile.
   const [held, setHeld] = useState<number>();
   const [downloadFailed, setDownloadFailed] = useState<unknown>(undefined);
+  const [downloadHeld, setDownloadHeld] = useState<DownloadHeld>();
   // Documents by revision, for the diff (the entry's own revision is one of them).
   const documents = useRef(new Map<number, unknown>());
   const title = loaded.state === 'done' ? `${loaded.entry.name} · ${config.name}` : `Entry · ${config.name}`;
@@ -416,11 +438,18 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         <ul class="plain documents">
           {stableDocuments(entry).map(([label, path]) => (
             <li>
-              {label} (current revision) at a stable URL: <DocumentLink path={path} onFailed={setDownloadFailed} />{' '}
+              {label} (current revision) at a stable URL: <DocumentLink path={path} onFailed={setDownloadFailed} onHeld={setDownloadHeld} />{' '}
               <CopyButton text={new URL(href(path), window.location.href).href} label={`Copy the URL of ${label.charAt(0).toLowerCase()}${label.slice(1)}`} />
             </li>
           ))}
         </ul>
+        <p class="muted download-held" role="status">
+          {downloadHeld && (
+            <>
+              {downloadHeld.opening ? 'Opening' : 'Downloading'} {downloadHeld.filename} in <Countdown until={downloadHeld.until} />, when the registry allows it.
+            </>
+          )}
+        </p>
         {downloadFailed !== undefined && <ErrorNotice error={downloadFailed} title="The document could not be downloaded" />}
         {downloadFailed !== undefined && needsToken(downloadFailed) && (
           <TokenPrompt
