@@ -13,6 +13,8 @@
  *   permission denied, stat", the explanation of the refusal having failed itself.
  * - A refused start (the data directory's lock held by another registry; a bad signing key,
  *   trusted keys or synonyms file) wrote a generated admin token first.
+ * - PORT or GRPC_PORT in use: the refused start left the data directory it made (for GRPC_PORT,
+ *   found once storage had opened, with the database and a generated admin token in it).
  * - A file a setting names (REGISTRY_TRUSTED_KEYS, REGISTRY_SIGNING_KEY, REGISTRY_SYNONYMS,
  *   REGISTRY_ADMIN_TOKEN_FILE) missing, a directory or not what it takes, and a HOST that is no
  *   address of this machine, exited 1 "could not start", some without the variable named, a
@@ -245,6 +247,17 @@ test('a start refused because PORT is in use leaves no data directory or lock fi
   for (const refused of refusals) assertRefused(refused, 1, new RegExp(`^a2a-registry: could not start: port ${port} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set PORT to another port`));
   assert.deepEqual(fs.readdirSync(root).sort(), ['existing'], 'the directories the start made are gone');
   assert.deepEqual(fs.readdirSync(existing), ['notes.txt'], 'the lock file the start made is gone, the directory that was there stays');
+});
+
+test('a start refused because GRPC_PORT is in use leaves nothing behind (found once storage had opened, it left a new data directory with its database and a generated admin token)', async (t) => {
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const port = String((taken.address() as AddressInfo).port);
+  const root = tempDir();
+  const refused = await startRefused({ GRPC_PORT: port, REGISTRY_DATA_DIR: path.join(root, 'data') });
+  assertRefused(refused, 1, new RegExp(`^a2a-registry: could not start: gRPC cannot listen on 127\\.0\\.0\\.1:${port} \\(GRPC_PORT\\): the port is already in use: stop what uses it, or set GRPC_PORT to another port \\(.*EADDRINUSE`));
+  assert.deepEqual(fs.readdirSync(root), [], 'no data directory, database or admin token');
 });
 
 test('a file a setting names that cannot be used is invalid configuration: exit 2, one line naming the variable, the file, what is wrong and the fix', async () => {

@@ -1,7 +1,7 @@
 /**
  * What a start refuses before the registry's modules load: settings found bad only once used (a
- * HOST that is no address of this machine; a signing key, trust or synonym file that cannot be
- * read or used; a data directory this user cannot write). main.ts and `a2a-registry serve` run startChecks between loadConfig and loading
+ * HOST that is no address of this machine; a GRPC_PORT in use; a signing key, trust or synonym
+ * file that cannot be read or used; a data directory this user cannot write). main.ts and `a2a-registry serve` run startChecks between loadConfig and loading
  * run-server.ts, so such a typo is refused in a fifth of a second of CPU, not after the second
  * that loading the server takes (express, the SDK, storage, search). This module loads only what
  * the checks need.
@@ -9,7 +9,8 @@
  * Each check is the start's own, made earlier, never a second rule: the signing key and the
  * synonyms are read here once and the registry is built with them (buildRegistry reads them
  * itself only when started without these checks: tests, tools); HOST is refused by the listen's
- * own error (./listen-error.ts) for a socket bound a moment on it; the trusted keys file is read
+ * own error (./listen-error.ts) for a socket bound a moment on it, GRPC_PORT in use alike (as
+ * the gRPC server's bind says it); the trusted keys file is read
  * by the function TrustRoots reads it with, which reads it again where it starts watching it, so
  * an edit made meanwhile (storage may take minutes to open) is not missed; SQLite's data
  * directory by what opening the database writes first (the directory, the lock file beside the
@@ -20,6 +21,7 @@ import net from 'node:net';
 import type { RegistryConfig } from '../config/config.js';
 import { ConfigError } from '../config/config-error.js';
 import { parseSettingFileSync, readSettingFile } from '../config/setting-files.js';
+import { grpcBindError, hostPort } from '../grpc/bind-error.js';
 import { Synonyms } from '../search/synonyms.js';
 import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
 import { makeLockFile, removeMadeLockFile, type MadeLockFile } from '../storage/sqlite/lock-file.js';
@@ -47,6 +49,7 @@ export interface SettingFiles {
  */
 export async function startChecks(config: RegistryConfig): Promise<SettingFiles> {
   await checkHost(config.host);
+  if (config.grpc) await checkGrpcPort(config.host, config.grpc.port);
   const files = await readSettingFiles(config);
   const keysFile = config.trust.keysFile;
   if (keysFile !== undefined) {
@@ -119,4 +122,27 @@ async function checkHost(host: string): Promise<void> {
   }
   const error = listenError(failed, host, 0);
   if (error instanceof ConfigError) throw error;
+}
+
+/**
+ * GRPC_PORT as the gRPC server binds it (a node listener on HOST, as grpc-js's), bound a moment:
+ * in use, or needing privileges, it is refused as that bind refuses it (grpc/bind-error.ts), before
+ * storage opens. Found only by the bind (grpc-server.ts), once storage had opened, the refused
+ * start left a new data directory with its database and a generated admin token. A probe, not
+ * the listener itself: the gRPC server binds once the registry is built (its call guard and
+ * health service need it); a port taken between the two is still refused there. Anything else
+ * (a port of 0, an error of another kind) is the bind's to say.
+ */
+async function checkGrpcPort(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  const failed = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    probe.once('error', resolve);
+    probe.listen(port, host, () => resolve(undefined));
+  });
+  if (!failed) {
+    await new Promise((resolve) => probe.close(resolve));
+    return;
+  }
+  if (failed.code === 'EADDRINUSE' || failed.code === 'EACCES') throw grpcBindError(hostPort(host, port), failed.message);
 }

@@ -27,6 +27,7 @@ import { keepEveryAuthorization } from './every-authorization.js';
 import { keepFieldsWithWhitespace } from './field-whitespace.js';
 import { idleConnectionOption, limitConnections } from './connection-limits.js';
 import { connectionAgeOptions, onConnectionAged } from './connection-age.js';
+import { grpcBindError, hostPort } from './bind-error.js';
 import { addHealthService } from './health.js';
 import { keepalivePingOptions } from './keepalive-pings.js';
 import { readingTaskConfigNames } from './legacy-names.js';
@@ -39,28 +40,17 @@ const V1_SERVICE = 'lf.a2a.v1.A2AService';
 const V03_SERVICE = 'a2a.v1.A2AService';
 const A2A_SERVICES = [V1_SERVICE, V03_SERVICE];
 
-/** host:port for grpc-js, with IPv6 addresses in brackets. */
-const hostPort = (host: string, port: number): string => `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
-
+/**
+ * Binds `address`; a failure says what to change (bind-error.ts). A port in use was mostly found
+ * before storage opened (composition/start-checks.ts probes it): found here, it was taken since.
+ */
 function bind(server: grpc.Server, address: string): Promise<number> {
   return new Promise((resolve, reject) =>
     server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) => {
-      if (err) {
-        const fix = bindFix(err.message);
-        reject(new Error(`gRPC cannot listen on ${address} (GRPC_PORT): ${fix ? `${fix} (${err.message})` : err.message}`));
-      } else resolve(port);
+      if (err) reject(grpcBindError(address, err.message));
+      else resolve(port);
     }),
   );
-}
-
-/**
- * What to change, as the HTTP port's failure says it (server.ts): grpc-js gives only "No address
- * added out of total 1 resolved errors: [listen EADDRINUSE ...]", which names no way out.
- */
-function bindFix(message: string): string | undefined {
-  if (/\bEADDRINUSE\b/.test(message)) return 'the port is already in use: stop what uses it, or set GRPC_PORT to another port';
-  if (/\bEACCES\b/.test(message)) return 'the port needs privileges this user lacks: set GRPC_PORT to 1024 or above';
-  return undefined;
 }
 
 /**
