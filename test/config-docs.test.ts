@@ -2,7 +2,8 @@
  * The README's Configuration section is what operators configure the registry from: these checks
  * hold it to the settings schema (src/config/config.ts), so a setting added, renamed, given
  * another default or range, or made dependent on another, fails here until the documentation
- * says so. Files and the schema only: no server, a few hundred milliseconds.
+ * says so; and the lists of error codes in docs/REGISTRY-CONTRACT.md and the README to the
+ * ErrorCode union. Files and the schema only: no server, a few hundred milliseconds.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -183,4 +184,31 @@ test('the README names every setting that acts only beside another, with what it
   const paragraph = section.slice(start, section.indexOf('\n\n', start));
   const unnamed = DEPENDENT_SETTINGS.flatMap((group) => [...group.settings, ...group.on]).filter((name) => !new RegExp(`\`${name}[\`=]`).test(paragraph));
   assert.deepEqual([...new Set(unnamed)], [], 'settings the start-up warning about ineffective settings covers, which the README\'s paragraph on them does not name (written out whole)');
+});
+
+/**
+ * The codes a declined request's task can carry: every ErrorCode of src/contract/types.ts but the
+ * registry-state refusals answered as protocol errors (no task: executor.ts's RETRY_LATER_CODES)
+ * and INTERNAL (a FAILED task, the registry's own failure). Read from the source, so a code added
+ * there fails here until both lists of codes name it.
+ */
+function rejectionCodes(): string[] {
+  const types = read('src/contract/types.ts');
+  const union = /export type ErrorCode =([\s\S]*?');/.exec(types); // to the last member's quote: comments hold semicolons
+  assert.ok(union, 'src/contract/types.ts declares ErrorCode');
+  const notTasks = new Set(['STORAGE_UNAVAILABLE', 'STARTING_UP', 'INTERNAL']);
+  return [...union[1]!.matchAll(/\|\s*'([A-Z_]+)'/g)].map((m) => m[1]!).filter((code) => !notTasks.has(code));
+}
+
+test('the contract and the README name every code a declined request\'s task can carry', () => {
+  const codes = rejectionCodes();
+  assert.ok(codes.length >= 10, `the ErrorCode union was read (${codes.join(', ')})`);
+  const contract = read('docs/REGISTRY-CONTRACT.md');
+  const contractList = /Codes: (.*)/.exec(contract)?.[1];
+  assert.ok(contractList, 'docs/REGISTRY-CONTRACT.md lists the codes of a declined request ("Codes: ...")');
+  const readme = /A declined request ends `TASK_STATE_REJECTED`(.*)/.exec(README)?.[1];
+  assert.ok(readme, "the README's contract section lists the codes of a declined request");
+  const missing = (list: string) => codes.filter((code) => !list.includes(`\`${code}\``));
+  assert.deepEqual(missing(contractList), [], 'codes missing from docs/REGISTRY-CONTRACT.md\'s "Codes:" list');
+  assert.deepEqual(missing(readme), [], "codes missing from the README's list of a declined request's codes");
 });
