@@ -121,6 +121,10 @@ describe('keygen, sign, verify', () => {
     assert.equal(same.code, 2, same.stdout + same.stderr);
     assert.match(same.stderr, /--private and --jwks both name .*one\.json: the public key set would overwrite the private key\. Give them different files/);
     assert.equal(fs.existsSync(file('one.json')), false, 'nothing written');
+    // A usage error to --json readers too: it was READ_ERROR, as if a file could not be read.
+    const sameJson = await cli(['keygen', '--json', '--private', file('one.json'), '--jwks', file('one.json')]);
+    assert.equal(sameJson.code, 2, sameJson.stdout + sameJson.stderr);
+    assert.equal(JSON.parse(sameJson.stdout).error.code, 'USAGE');
     // Another spelling of the same path is the same file too.
     const spelt = await cli(['keygen', '--private', file('two.json'), '--jwks', path.join(work, '.', 'sub', '..', 'two.json')]);
     assert.equal(spelt.code, 2, spelt.stdout + spelt.stderr);
@@ -355,6 +359,7 @@ describe('keygen, sign, verify', () => {
     assert.equal(bothSign.stderr, 'a2a-registry: the card and --key are both "-", standard input, which can be read only once: give one of them as a file\n');
     assert.equal(bothVerify.code, 2, bothVerify.stderr);
     assert.match(JSON.parse(bothVerify.stdout).error.message, /^the card and --jwks are both "-"/);
+    assert.equal(JSON.parse(bothVerify.stdout).error.code, 'USAGE', 'a usage error, not READ_ERROR: no file failed to be read');
   });
 
   test('an empty --kid (keygen, sign) and a --jku that is no http(s) URL are usage errors, not keys or signatures registries refuse', async () => {

@@ -33,7 +33,7 @@ export class LocalFileError extends Error {
 export function oneFromStdin(files: Record<string, string>): void {
   const fromStdin = Object.keys(files).filter((what) => files[what] === '-');
   if (fromStdin.length > 1) {
-    throw new LocalFileError(`${fromStdin.join(' and ')} are both "-", standard input, which can be read only once: give one of them as a file`, EXIT_USAGE);
+    throw new LocalFileError(`${fromStdin.join(' and ')} are both "-", standard input, which can be read only once: give one of them as a file`, EXIT_USAGE, 'USAGE');
   }
 }
 
