@@ -212,3 +212,29 @@ test('the contract and the README name every code a declined request\'s task can
   assert.deepEqual(missing(contractList), [], 'codes missing from docs/REGISTRY-CONTRACT.md\'s "Codes:" list');
   assert.deepEqual(missing(readme), [], "codes missing from the README's list of a declined request's codes");
 });
+
+/**
+ * The `code`s the CLI's `--json` error documents carry: the quoted names on the lines of src/cli
+ * that set a code, comparisons (`code === 'EACCES'`, an errno read) and a declined task's state
+ * (`new RegistryDeclined('REFUSED', ...)`) taken out. `${what.toUpperCase()}_FAILED` (backup's and
+ * restore's) is no literal, so not read here.
+ */
+function cliErrorCodes(): Set<string> {
+  const codes = new Set<string>();
+  const files = readdirSync(path.join(REPO_ROOT, 'src/cli'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+  for (const file of files) {
+    for (const line of read(`src/cli/${file}`).split('\n')) {
+      if (!/\bcode\b/.test(line) || /^\s*(\/\/|\*|\/\*)/.test(line)) continue;
+      const setting = line.replace(/[!=]==\s*'[A-Z_]+'/g, '').replace(/RegistryDeclined\('[A-Z_]+'/g, '');
+      for (const match of setting.matchAll(/'([A-Z][A-Z_]{2,})'/g)) codes.add(match[1]!);
+    }
+  }
+  return codes;
+}
+
+test("the README names every code the CLI's --json error documents carry", () => {
+  const codes = cliErrorCodes();
+  assert.ok(codes.has('USAGE') && codes.has('UNREACHABLE') && codes.has('FILE_ERROR'), `the CLI's codes were read (${[...codes].join(', ')})`);
+  const missing = [...codes].filter((code) => !README.includes(`\`${code}\``));
+  assert.deepEqual(missing, [], "codes the CLI prints with --json that the README does not name (its \"For scripts\" paragraph lists the CLI's own)");
+});
