@@ -250,6 +250,8 @@ describe('a2a-registry against a registry', () => {
       let shown = '';
       command.configureOutput({ writeOut: (text) => (shown += text) }).outputHelp();
       assert.match(shown, /\nExit status: \d/, command.name());
+      // A command that says how Ctrl-C ends it says the other signals it handles alike (interruption.ts): SIGHUP was left out.
+      if (/\b130\b/.test(shown)) assert.match(shown, /\b143\b[\s\S]*\b129\b|\b129\b[\s\S]*\b143\b/, `${command.name()}: 130 for Ctrl-C, but not 143 and 129`);
     }
     // The README's Command line section documents every command, under each of its names (`list`,
     // `unregister` were in no document), and every option a command's help shows.
