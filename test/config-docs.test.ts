@@ -238,3 +238,12 @@ test("the README names every code the CLI's --json error documents carry", () =>
   const missing = [...codes].filter((code) => !README.includes(`\`${code}\``));
   assert.deepEqual(missing, [], "codes the CLI prints with --json that the README does not name (its \"For scripts\" paragraph lists the CLI's own)");
 });
+
+test("the README's Layout names every folder of src/ and every top-level source file", () => {
+  const start = README.indexOf('\n## Layout\n');
+  assert.notEqual(start, -1, 'the README has a "## Layout" section');
+  const layout = README.slice(start, README.indexOf('\n## ', start + 1));
+  const entries = readdirSync(path.join(REPO_ROOT, 'src'), { withFileTypes: true });
+  const named = entries.map((entry) => (entry.isDirectory() ? `src/${entry.name}/` : `src/${entry.name}`)).filter((name) => name.endsWith('/') || name.endsWith('.ts'));
+  assert.deepEqual(named.filter((name) => !layout.includes(`\`${name}\``)), [], 'parts of src/ the Layout section does not name');
+});
