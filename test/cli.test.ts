@@ -245,11 +245,29 @@ describe('a2a-registry against a registry', () => {
     }
     for (const name of ['serve', 'validate', 'import', 'backup', 'restore', 'check', 'migrate', 'keygen', 'sign', 'verify']) assert.doesNotMatch(helps.get(name)!, /--registry/, name);
     // Every command's whole help (its text after the options too) says its exit status: watch's did not.
-    for (const command of (await buildProgram()).commands) {
+    const program = await buildProgram();
+    for (const command of program.commands) {
       let shown = '';
       command.configureOutput({ writeOut: (text) => (shown += text) }).outputHelp();
       assert.match(shown, /\nExit status: \d/, command.name());
+      // A command that says how Ctrl-C ends it says the other signals it handles alike (interruption.ts): SIGHUP was left out.
+      if (/\b130\b/.test(shown)) assert.match(shown, /\b143\b[\s\S]*\b129\b|\b129\b[\s\S]*\b143\b/, `${command.name()}: 130 for Ctrl-C, but not 143 and 129`);
     }
+    // The README's Command line section documents every command, under each of its names (`list`,
+    // `unregister` were in no document), and every option a command's help shows.
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const start = readme.indexOf('\n## Command line\n');
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    const firstCells = [...section.matchAll(/^\| ((?:[^|\\]|\\.)+) \|/gm)].map((m) => m[1]!); // `\|` inside a cell is no column
+    const undocumented: string[] = [];
+    for (const command of program.commands) {
+      for (const name of [command.name(), ...command.aliases()]) {
+        if (!firstCells.some((cell) => new RegExp(`\`${name}\\b`).test(cell))) undocumented.push(`command ${name}`);
+      }
+      const shownOptions = command.options.filter((o) => !o.hidden && o.long !== undefined && o.long !== '--json'); // "Every command takes --json"
+      for (const option of shownOptions) if (!section.includes(option.long!)) undocumented.push(`${command.name()} ${option.long}`);
+    }
+    assert.deepEqual(undocumented, [], "commands and options the README's Command line section does not name");
   });
 
   test('register: an example v1.0 card, then the same again (unchanged), human and --json', async () => {

@@ -2,7 +2,8 @@
  * The README's Configuration section is what operators configure the registry from: these checks
  * hold it to the settings schema (src/config/config.ts), so a setting added, renamed, given
  * another default or range, or made dependent on another, fails here until the documentation
- * says so. Files and the schema only: no server, a few hundred milliseconds.
+ * says so; and the lists of error codes in docs/REGISTRY-CONTRACT.md and the README to the
+ * ErrorCode union. Files and the schema only: no server, a few hundred milliseconds.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -183,4 +184,66 @@ test('the README names every setting that acts only beside another, with what it
   const paragraph = section.slice(start, section.indexOf('\n\n', start));
   const unnamed = DEPENDENT_SETTINGS.flatMap((group) => [...group.settings, ...group.on]).filter((name) => !new RegExp(`\`${name}[\`=]`).test(paragraph));
   assert.deepEqual([...new Set(unnamed)], [], 'settings the start-up warning about ineffective settings covers, which the README\'s paragraph on them does not name (written out whole)');
+});
+
+/**
+ * The codes a declined request's task can carry: every ErrorCode of src/contract/types.ts but the
+ * registry-state refusals answered as protocol errors (no task: executor.ts's RETRY_LATER_CODES)
+ * and INTERNAL (a FAILED task, the registry's own failure). Read from the source, so a code added
+ * there fails here until both lists of codes name it.
+ */
+function rejectionCodes(): string[] {
+  const types = read('src/contract/types.ts');
+  const union = /export type ErrorCode =([\s\S]*?');/.exec(types); // to the last member's quote: comments hold semicolons
+  assert.ok(union, 'src/contract/types.ts declares ErrorCode');
+  const notTasks = new Set(['STORAGE_UNAVAILABLE', 'STARTING_UP', 'INTERNAL']);
+  return [...union[1]!.matchAll(/\|\s*'([A-Z_]+)'/g)].map((m) => m[1]!).filter((code) => !notTasks.has(code));
+}
+
+test('the contract and the README name every code a declined request\'s task can carry', () => {
+  const codes = rejectionCodes();
+  assert.ok(codes.length >= 10, `the ErrorCode union was read (${codes.join(', ')})`);
+  const contract = read('docs/REGISTRY-CONTRACT.md');
+  const contractList = /Codes: (.*)/.exec(contract)?.[1];
+  assert.ok(contractList, 'docs/REGISTRY-CONTRACT.md lists the codes of a declined request ("Codes: ...")');
+  const readme = /A declined request ends `TASK_STATE_REJECTED`(.*)/.exec(README)?.[1];
+  assert.ok(readme, "the README's contract section lists the codes of a declined request");
+  const missing = (list: string) => codes.filter((code) => !list.includes(`\`${code}\``));
+  assert.deepEqual(missing(contractList), [], 'codes missing from docs/REGISTRY-CONTRACT.md\'s "Codes:" list');
+  assert.deepEqual(missing(readme), [], "codes missing from the README's list of a declined request's codes");
+});
+
+/**
+ * The `code`s the CLI's `--json` error documents carry: the quoted names on the lines of src/cli
+ * that set a code, comparisons (`code === 'EACCES'`, an errno read) and a declined task's state
+ * (`new RegistryDeclined('REFUSED', ...)`) taken out. `${what.toUpperCase()}_FAILED` (backup's and
+ * restore's) is no literal, so not read here.
+ */
+function cliErrorCodes(): Set<string> {
+  const codes = new Set<string>();
+  const files = readdirSync(path.join(REPO_ROOT, 'src/cli'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+  for (const file of files) {
+    for (const line of read(`src/cli/${file}`).split('\n')) {
+      if (!/\bcode\b/.test(line) || /^\s*(\/\/|\*|\/\*)/.test(line)) continue;
+      const setting = line.replace(/[!=]==\s*'[A-Z_]+'/g, '').replace(/RegistryDeclined\('[A-Z_]+'/g, '');
+      for (const match of setting.matchAll(/'([A-Z][A-Z_]{2,})'/g)) codes.add(match[1]!);
+    }
+  }
+  return codes;
+}
+
+test("the README names every code the CLI's --json error documents carry", () => {
+  const codes = cliErrorCodes();
+  assert.ok(codes.has('USAGE') && codes.has('UNREACHABLE') && codes.has('FILE_ERROR'), `the CLI's codes were read (${[...codes].join(', ')})`);
+  const missing = [...codes].filter((code) => !README.includes(`\`${code}\``));
+  assert.deepEqual(missing, [], "codes the CLI prints with --json that the README does not name (its \"For scripts\" paragraph lists the CLI's own)");
+});
+
+test("the README's Layout names every folder of src/ and every top-level source file", () => {
+  const start = README.indexOf('\n## Layout\n');
+  assert.notEqual(start, -1, 'the README has a "## Layout" section');
+  const layout = README.slice(start, README.indexOf('\n## ', start + 1));
+  const entries = readdirSync(path.join(REPO_ROOT, 'src'), { withFileTypes: true });
+  const named = entries.map((entry) => (entry.isDirectory() ? `src/${entry.name}/` : `src/${entry.name}`)).filter((name) => name.endsWith('/') || name.endsWith('.ts'));
+  assert.deepEqual(named.filter((name) => !layout.includes(`\`${name}\``)), [], 'parts of src/ the Layout section does not name');
 });

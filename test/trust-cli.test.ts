@@ -121,6 +121,10 @@ describe('keygen, sign, verify', () => {
     assert.equal(same.code, 2, same.stdout + same.stderr);
     assert.match(same.stderr, /--private and --jwks both name .*one\.json: the public key set would overwrite the private key\. Give them different files/);
     assert.equal(fs.existsSync(file('one.json')), false, 'nothing written');
+    // A usage error to --json readers too: it was READ_ERROR, as if a file could not be read.
+    const sameJson = await cli(['keygen', '--json', '--private', file('one.json'), '--jwks', file('one.json')]);
+    assert.equal(sameJson.code, 2, sameJson.stdout + sameJson.stderr);
+    assert.equal(JSON.parse(sameJson.stdout).error.code, 'USAGE');
     // Another spelling of the same path is the same file too.
     const spelt = await cli(['keygen', '--private', file('two.json'), '--jwks', path.join(work, '.', 'sub', '..', 'two.json')]);
     assert.equal(spelt.code, 2, spelt.stdout + spelt.stderr);
@@ -320,9 +324,10 @@ describe('keygen, sign, verify', () => {
     assert.equal(invalid.code, 1);
     assert.match(invalid.stderr, /broken\.json:1:\d+ +\/supportedInterfaces\/0\/url/, 'located in the file, as validate does');
     fs.writeFileSync(file('not-json.json'), '{\n  "name": "x",\n}\n');
-    const notJson = await cli(['verify', file('not-json.json'), '--jwks', file('jwks.json')]);
+    const notJson = await cli(['verify', file('not-json.json'), '--jwks', file('jwks.json'), '--json']);
     assert.equal(notJson.code, 1);
     assert.match(notJson.stderr, /not-json\.json:3:1: not valid JSON: trailing comma/);
+    assert.equal(JSON.parse(notJson.stdout).error.code, 'NOT_JSON', "validate's and register's code for such a file (it was FILE_ERROR)");
     const missing = await cli(['sign', file('no-such-card.json'), '--key', file('key.jwk.json')]);
     assert.equal(missing.code, 2, 'an unreadable file is exit 2, as for every command');
     // Prefixed with the program's name alone, as every other command's errors (it was "a2a-registry sign:").
@@ -346,15 +351,17 @@ describe('keygen, sign, verify', () => {
     assert.equal((await cli(['sign', file('card.json')])).code, 2);
     // Over 1 MiB, more than any registry takes: refused by name, not read further (`sign /dev/zero` ran out of memory).
     fs.writeFileSync(file('big.json'), ' '.repeat(1024 * 1024) + fs.readFileSync(file('card.json'), 'utf8'));
-    const big = await cli(['sign', file('big.json'), '--key', file('key.jwk.json'), '-o', file('big-signed.json')]);
+    const big = await cli(['sign', file('big.json'), '--key', file('key.jwk.json'), '-o', file('big-signed.json'), '--json']);
     assert.equal(big.code, 1, big.stderr);
     assert.match(big.stderr, /^a2a-registry: .*big\.json is over 1,048,576 bytes \(1 MiB\), more than any registry accepts/);
+    assert.equal(JSON.parse(big.stdout).error.code, 'TOO_LARGE', 'as the README says, and validate and register answer (it was FILE_ERROR)');
     // Standard input twice: the card took it all and the key was "the file is empty" (exit 1).
     const [bothSign, bothVerify] = await Promise.all([cli(['sign', '-', '--key', '-']), cli(['verify', '-', '--jwks', '-', '--json'])]);
     assert.equal(bothSign.code, 2, bothSign.stderr);
     assert.equal(bothSign.stderr, 'a2a-registry: the card and --key are both "-", standard input, which can be read only once: give one of them as a file\n');
     assert.equal(bothVerify.code, 2, bothVerify.stderr);
     assert.match(JSON.parse(bothVerify.stdout).error.message, /^the card and --jwks are both "-"/);
+    assert.equal(JSON.parse(bothVerify.stdout).error.code, 'USAGE', 'a usage error, not READ_ERROR: no file failed to be read');
   });
 
   test('an empty --kid (keygen, sign) and a --jku that is no http(s) URL are usage errors, not keys or signatures registries refuse', async () => {

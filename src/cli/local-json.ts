@@ -19,7 +19,7 @@ export class LocalFileError extends Error {
     message: string,
     readonly exitCode: number = EXIT_FAILED,
     /** The --json error code, when not the one the exit code implies (READ_ERROR for 2, FILE_ERROR for 1). */
-    readonly code?: 'USAGE',
+    readonly code?: 'USAGE' | 'TOO_LARGE' | 'NOT_JSON',
   ) {
     super(message);
   }
@@ -33,7 +33,7 @@ export class LocalFileError extends Error {
 export function oneFromStdin(files: Record<string, string>): void {
   const fromStdin = Object.keys(files).filter((what) => files[what] === '-');
   if (fromStdin.length > 1) {
-    throw new LocalFileError(`${fromStdin.join(' and ')} are both "-", standard input, which can be read only once: give one of them as a file`, EXIT_USAGE);
+    throw new LocalFileError(`${fromStdin.join(' and ')} are both "-", standard input, which can be read only once: give one of them as a file`, EXIT_USAGE, 'USAGE');
   }
 }
 
@@ -43,13 +43,14 @@ export async function readJsonFile(file: string): Promise<JsonSource> {
   try {
     bytes = await readBounded(file);
   } catch (err) {
-    if (err instanceof FileTooLarge) throw new LocalFileError(err.message);
+    // The codes validate and register give the same file (they were FILE_ERROR here).
+    if (err instanceof FileTooLarge) throw new LocalFileError(err.message, EXIT_FAILED, 'TOO_LARGE');
     throw new LocalFileError(readProblem(file, err), EXIT_USAGE);
   }
   try {
     return JsonSource.parse(inputName(file), bytes);
   } catch (err) {
-    if (err instanceof JsonSyntaxError) throw new LocalFileError(err.message);
+    if (err instanceof JsonSyntaxError) throw new LocalFileError(err.message, EXIT_FAILED, 'NOT_JSON');
     throw err;
   }
 }

@@ -111,7 +111,7 @@ export function register(program: Command): void {
         'Exit status: 0 written, 1 the copy failed (not a registry database, a damaged one, a failed copy: nothing is left at\n' +
         '<file>), 2 usage (no database in the data directory or one this user may not read, <file> exists without --force\n' +
         'or is in a folder this user may not write);\n' +
-        'Ctrl-C (130) or SIGTERM (143) removes the copy in progress.\n' +
+        'Ctrl-C (130), SIGTERM (143) or SIGHUP (129) removes the copy in progress.\n' +
         'Example:\n  a2a-registry backup --data-dir /var/lib/a2a-registry /backups/registry-$(date +%F).db',
     )
     .action(async (file: string, options: BackupOptions) => {

@@ -425,7 +425,7 @@ export function register(program: Command): void {
         "SQLite: the database file is checked first (SQLite's quick_check, as `a2a-registry check --quick`; one the registry recorded\n" +
         'damaged, registry.db.damaged, is refused at once): nothing is written into a damaged one.\n' +
         'Exit status: 0 every document stored, 1 any refused or not JSON, or storage failed (the documents stored before stay stored: run it again), 2 usage or an unreadable source;\n' +
-        'Ctrl-C (130) or SIGTERM (143) stops it once the transactions under way have committed, and says how many documents were stored.\n' +
+        'Ctrl-C (130), SIGTERM (143) or SIGHUP (129) stops it once the transactions under way have committed, and says how many documents were stored.\n' +
         'Examples:\n  a2a-registry import --data-dir /var/lib/a2a-registry cards/\n  a2a-registry import --owner acme --database-url postgres://registry@db/registry entries.jsonl',
     )
     .action(async (sources: string[], options: ImportOptions) => {

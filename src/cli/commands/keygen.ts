@@ -63,7 +63,7 @@ export async function runKeygen(options: KeygenOptions): Promise<number> {
     // The public key set is written after the private key: into the same file it would replace
     // the private key, which would be lost while the output says where to find it.
     if (fileOf(options.private) === fileOf(options.jwks)) {
-      throw new LocalFileError(`--private and --jwks both name ${options.jwks}: the public key set would overwrite the private key. Give them different files`, EXIT_USAGE);
+      throw new LocalFileError(`--private and --jwks both name ${options.jwks}: the public key set would overwrite the private key. Give them different files`, EXIT_USAGE, 'USAGE');
     }
     const { privateJwk, publicJwk } = await generateSigningKey(options.alg, options.kid);
     const kid = publicJwk.kid!;

@@ -161,7 +161,7 @@ export function register(program: Command): void {
         'running registry may stay up, but its writes after the snapshot are not carried: stop it for the final run.\n' +
         'Exit status: 0 copied and verified, 1 failed, nothing committed (--from not a registry database, another\n' +
         'release\'s schema, a target in use, a value holding U+0000 without --replace-nul), 2 usage (nothing at --from this user may read, a --to that is no\n' +
-        'PostgreSQL URL, a database holding registry data without --force), 130 interrupted (Ctrl-C): nothing committed.\n' +
+        'PostgreSQL URL, a database holding registry data without --force), 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP): nothing committed.\n' +
         'Example (the URL in the environment: a password given as --to is in the process list):\n  DATABASE_URL=postgres://registry:secret@db:5432/registry a2a-registry migrate --from /var/lib/a2a-registry',
     )
     .action(async (options: MigrateOptions) => {

@@ -86,7 +86,7 @@ export function register(program: Command): void {
         'A running registry holds the database: stop it first; an import writing to it too: let it finish. Its -wal and -shm move aside\n' +
         'with the database they belong to.\n' +
         'Exit status: 0 restored, 1 not restored (a running registry, not a registry backup, a damaged one), 2 usage (no such file, a folder,\n' +
-        'a file this user may not read, a database in place without --force); Ctrl-C (130) or SIGTERM (143) while it copies\n' +
+        'a file this user may not read, a database in place without --force); Ctrl-C (130), SIGTERM (143) or SIGHUP (129) while it copies\n' +
         'leaves the database as it was. Killed (SIGKILL) or a power loss while it puts the copy in place, the registry finishes\n' +
         'the restore when it next starts (registry.db.restore-unfinished records it), as does the next restore.\n' +
         'Example:\n  a2a-registry restore --force --data-dir /var/lib/a2a-registry /backups/registry-2026-12-01.db',
