@@ -22,7 +22,8 @@ import { makeDue as makeDueIn, nextCheckAt, serveCard as serveCardAt } from './s
 import { sampleTools, startMcpServer, type TestMcpServer } from './support/mcp-server.js';
 import { mcpServer, v03Card, v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
-import { TOKENS, removeTempDir, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, removeTempDir, spawnRegistry, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { slowUndiciLoad } from './support/slow-undici.js';
 import { followRequestTimers } from './support/request-timers.js';
 import { watch } from './support/watch-stream.js';
 
@@ -184,6 +185,28 @@ describe('register by URL', () => {
     const emoji = errorOf(await op(alice, { register: { url: `ftp:///${'🌤'.repeat(300)}` } }));
     assert.match(emoji.message, new RegExp(`\\(got "ftp:///${'🌤'.repeat(191)}…\\)\\.$`, 'u'));
     assert.doesNotMatch(JSON.stringify(emoji), /\\ud83c/);
+  });
+
+  test("a registry process's first fetch is not cut by its fetch timeout for the registry's own loading of its HTTP client", async () => {
+    // The guard loads undici on its first request (a second or two on a loaded machine): counted
+    // in the request's deadline, the first registration by URL after a start failed as a timeout
+    // of a source that answered at once. A process of its own (this one has loaded undici long
+    // ago), whose loading of undici is slowed by 1.2 s, with a fetch timeout of 1 s.
+    const { base, interfaceUrl, name } = fresh();
+    serveCard(v1Card(name, interfaceUrl), base);
+    const child = await spawnRegistry({
+      REGISTRY_TOKENS: TOKENS_ENV,
+      REGISTRY_FETCH_ALLOW: '127.0.0.1',
+      REGISTRY_FETCH_TIMEOUT_MS: '1000',
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndiciLoad(1200)}`.trim(),
+    });
+    try {
+      const result = resultOf(await op(await sdkClient(child.url, { token: TOKENS.alice }), { register: { url: `${origin.url}${base}` } }));
+      assert.equal(result.created, true);
+      assert.equal(result.health.status, 'ok');
+    } finally {
+      await child.stop();
+    }
   });
 
   test('authorisation comes first: an anonymous register by URL fetches nothing', async () => {
