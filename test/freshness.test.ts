@@ -268,6 +268,26 @@ describe('register an MCP server with fetchTools', () => {
     assert.deepEqual(hits.filter((h: WireJson) => h.id === result.id).map((h: WireJson) => h.match.id).sort(), ['tool_0', 'tool_2', 'tool_4']);
   });
 
+  test("a registry process's first fetchTools is not cut by the exchange's deadline for the registry's own loading of its HTTP client", async () => {
+    // The exchange's one deadline (REGISTRY_FETCH_TIMEOUT_MS for initialize, every page and the
+    // goodbye) is the MCP source's own clock, not the guarded fetcher's: it counted undici's
+    // loading on a process's first request, so a first fetchTools failed as a timeout of a server
+    // that answered at once. A process of its own, whose loading of undici is slowed by 1.2 s.
+    const child = await spawnRegistry({
+      REGISTRY_TOKENS: TOKENS_ENV,
+      REGISTRY_FETCH_ALLOW: '127.0.0.1',
+      REGISTRY_FETCH_TIMEOUT_MS: '1000',
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndiciLoad(1200)}`.trim(),
+    });
+    try {
+      const result = resultOf(await op(await sdkClient(child.url, { token: TOKENS.alice }), { register: { mcpServer: mcpServer('first-fetch-files', mcp.url), fetchTools: true } }));
+      assert.equal(result.kind, 'mcp-server');
+      assert.deepEqual(result.indexed, { tools: 5 });
+    } finally {
+      await child.stop();
+    }
+  });
+
   test('a registration with fetchTools leaves no timer of the exchange\'s deadline pending once answered, listed or declined', async () => {
     // The deadline (REGISTRY_FETCH_TIMEOUT_MS) was AbortSignal.timeout's, never cleared: it held
     // the registration's request, its body among it, for that long after the answer.
