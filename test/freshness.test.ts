@@ -22,7 +22,8 @@ import { makeDue as makeDueIn, nextCheckAt, serveCard as serveCardAt } from './s
 import { sampleTools, startMcpServer, type TestMcpServer } from './support/mcp-server.js';
 import { mcpServer, v03Card, v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
-import { TOKENS, removeTempDir, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, removeTempDir, spawnRegistry, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { slowUndiciLoad } from './support/slow-undici.js';
 import { followRequestTimers } from './support/request-timers.js';
 import { watch } from './support/watch-stream.js';
 
@@ -186,6 +187,28 @@ describe('register by URL', () => {
     assert.doesNotMatch(JSON.stringify(emoji), /\\ud83c/);
   });
 
+  test("a registry process's first fetch is not cut by its fetch timeout for the registry's own loading of its HTTP client", async () => {
+    // The guard loads undici on its first request (a second or two on a loaded machine): counted
+    // in the request's deadline, the first registration by URL after a start failed as a timeout
+    // of a source that answered at once. A process of its own (this one has loaded undici long
+    // ago), whose loading of undici is slowed by 1.2 s, with a fetch timeout of 1 s.
+    const { base, interfaceUrl, name } = fresh();
+    serveCard(v1Card(name, interfaceUrl), base);
+    const child = await spawnRegistry({
+      REGISTRY_TOKENS: TOKENS_ENV,
+      REGISTRY_FETCH_ALLOW: '127.0.0.1',
+      REGISTRY_FETCH_TIMEOUT_MS: '1000',
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndiciLoad(1200)}`.trim(),
+    });
+    try {
+      const result = resultOf(await op(await sdkClient(child.url, { token: TOKENS.alice }), { register: { url: `${origin.url}${base}` } }));
+      assert.equal(result.created, true);
+      assert.equal(result.health.status, 'ok');
+    } finally {
+      await child.stop();
+    }
+  });
+
   test('authorisation comes first: an anonymous register by URL fetches nothing', async () => {
     const { base, interfaceUrl, name } = fresh();
     serveCard(v1Card(name, interfaceUrl), base);
@@ -243,6 +266,26 @@ describe('register an MCP server with fetchTools', () => {
     assert.equal(entry.health.status, 'ok');
     const hits = resultOf(await op(anonymous, { search: { query: 'thing number', filter: { kind: 'mcp-server', readOnly: true }, resultsPer: 'match' } })).results;
     assert.deepEqual(hits.filter((h: WireJson) => h.id === result.id).map((h: WireJson) => h.match.id).sort(), ['tool_0', 'tool_2', 'tool_4']);
+  });
+
+  test("a registry process's first fetchTools is not cut by the exchange's deadline for the registry's own loading of its HTTP client", async () => {
+    // The exchange's one deadline (REGISTRY_FETCH_TIMEOUT_MS for initialize, every page and the
+    // goodbye) is the MCP source's own clock, not the guarded fetcher's: it counted undici's
+    // loading on a process's first request, so a first fetchTools failed as a timeout of a server
+    // that answered at once. A process of its own, whose loading of undici is slowed by 1.2 s.
+    const child = await spawnRegistry({
+      REGISTRY_TOKENS: TOKENS_ENV,
+      REGISTRY_FETCH_ALLOW: '127.0.0.1',
+      REGISTRY_FETCH_TIMEOUT_MS: '1000',
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndiciLoad(1200)}`.trim(),
+    });
+    try {
+      const result = resultOf(await op(await sdkClient(child.url, { token: TOKENS.alice }), { register: { mcpServer: mcpServer('first-fetch-files', mcp.url), fetchTools: true } }));
+      assert.equal(result.kind, 'mcp-server');
+      assert.deepEqual(result.indexed, { tools: 5 });
+    } finally {
+      await child.stop();
+    }
   });
 
   test('a registration with fetchTools leaves no timer of the exchange\'s deadline pending once answered, listed or declined', async () => {

@@ -20,6 +20,7 @@ import { holdPoint } from './support/hold-point.js';
 import { connect } from './support/raw-connection.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { startDnsServer, type DnsServer } from './support/dns-server.js';
+import { slowUndiciLoad } from './support/slow-undici.js';
 
 
 /** `text` as a regular expression's source that matches it literally. */
@@ -1521,14 +1522,12 @@ describe('standing searches: the first push of a registry process', () => {
     // the watch FAILED though its receiver answered at once. A process of its own (the test's
     // has loaded undici long ago), whose loading of undici is slowed by 0.8 s as on such a
     // machine; a window of 0.3 s (each attempt gets at least 0.5 s).
-    const slowUndici =
-      "--import=data:text/javascript,import{registerHooks}from'node:module';registerHooks({resolve(s,c,n){if(s==='undici')Atomics.wait(new%20Int32Array(new%20SharedArrayBuffer(4)),0,0,800);return%20n(s,c)}})";
     const hook = await webhook(() => 200);
     const child = await spawnRegistry({
       REGISTRY_TOKENS: TOKENS_ENV,
       REGISTRY_FETCH_ALLOW: '127.0.0.1',
       REGISTRY_WEBHOOK_RETRY_SECONDS: '0.3',
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndici}`.trim(),
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndiciLoad(800)}`.trim(),
     });
     try {
       const bob = await sdkClient(child.url, { token: TOKENS.bob });

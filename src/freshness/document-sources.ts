@@ -175,6 +175,11 @@ export class FetchingDocumentSources implements DocumentSources {
       ]);
     }
     const url = serverUrl(server.url);
+    // Started once the fetcher's own modules are loaded (undici, on its first request: a second or
+    // two on a loaded machine), as a webhook's retry window is (watch-push.ts): counted in it, a
+    // process's first fetchTools failed as a timeout of a server that answered at once. A failure
+    // to load is the first request's to tell.
+    await this.fetcher.ready?.().catch(() => undefined);
     // One deadline for the whole exchange: initialize, every page, the goodbye. Its timer is
     // cleared when the exchange ends (below): left for its whole time (REGISTRY_FETCH_TIMEOUT_MS),
     // it held the registration's request (the async context it was made in) that long after the answer.

@@ -24,7 +24,9 @@
  *   versions, validators): credentials, tokens, an MCP session id and any other header stay
  *   behind; none from https to plain http (a downgrade).
  * - **One deadline** (default 5 s) for the whole request: resolution, connect, every redirect,
- *   headers and body. A slow server costs at most this long.
+ *   headers and body. A slow server costs at most this long. The registry's own loading of its
+ *   HTTP client (undici), on a process's first request, is not counted: the request waits for it
+ *   outside the deadline (30 s at most).
  * - **Bounded lookups** (dns.ts): a few at once (the system resolver holds a libuv thread per
  *   lookup), each within the request's deadline; or the operator's DNS servers (REGISTRY_DNS_SERVERS).
  * - **Body cap** (default: the document size limit): a declared Content-Length above it is refused
@@ -200,8 +202,9 @@ export interface Fetcher {
   /**
    * Resolves once the fetcher's own modules are loaded (loading them if they are not): the
    * guarded fetcher loads its HTTP client (undici) on its first request, a second or more on a
-   * busy machine. A caller that bounds its requests in time by its own clock (a webhook's retry
-   * window) waits for this first, so that the registry's own loading is not counted against it.
+   * busy machine. A request's own deadline never counts it; a caller that bounds its requests in
+   * time by its own clock (a webhook's retry window) waits for this first, so that the registry's
+   * own loading is not counted against that clock either.
    */
   ready?(): Promise<void>;
 }

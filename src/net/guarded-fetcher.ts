@@ -6,13 +6,14 @@
  * that were checked (pinned-agents.ts) — so the socket goes to a checked address, never to a
  * second DNS answer, while TLS keeps the host name for SNI and certificate checks. Redirects are followed
  * here (undici's own redirect handling would skip our checks). One deadline (an AbortSignal)
- * covers resolution, connection, redirects, headers and body; the body is read through a counter
+ * covers resolution, connection, redirects, headers and body, not the registry's own loading of
+ * undici on a process's first request (Deadline.outside); the body is read through a counter
  * that cuts it off at the cap.
  */
 import type { Response as UndiciResponse } from 'undici';
 import { AllowList, describeAddress, type AddressRule, parseAddress, restrictedRange, RULE_WORDING, normaliseHost } from './address-policy.js';
 import { LookupLimiter, NETWORK_LOOKUP_SLOTS, serversResolver, systemLookupSlots, systemResolver, type Resolver } from './dns.js';
-import { PinnedAgents, loadUndici, type CheckedAddress } from './pinned-agents.js';
+import { PinnedAgents, loadUndici, undiciLoaded, type CheckedAddress } from './pinned-agents.js';
 import { ACCEPT_ENCODING, codingRefusal, REFUSED_CODING_HEADER, refusedCodingOf } from './content-codings.js';
 import { otherThanUtf8 } from '../lib/charset.js';
 import { contentCodings } from '../lib/content-codings.js';
@@ -95,6 +96,13 @@ export interface GuardedFetcherOptions {
 
 export const DEFAULT_MAX_REDIRECTS = 3;
 
+/**
+ * How long the registry's own loading of its HTTP client (undici, on a process's first request)
+ * may take, outside the request's deadline: a second or two on a loaded machine; one that takes
+ * this long is stuck (a damaged installation, a file system that does not answer).
+ */
+const CLIENT_LOAD_LIMIT_MS = 30_000;
+
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /**
  * The Fetch standard's "bad ports" (fetch.spec.whatwg.org/#port-blocking). undici refuses them
@@ -142,8 +150,16 @@ const CROSS_ORIGIN_HEADERS = new Set([
  */
 class Deadline {
   private readonly controller = new AbortController();
-  private readonly handle: NodeJS.Timeout;
+  private handle: NodeJS.Timeout;
+  /** When the timer fires (performance.now()): moved on by the time spent outside it. */
+  private dueAt: number;
   private expired = false;
+  /** Within outside(): the registry is loading what the request needs. */
+  private loading = false;
+  /** The request ended while the registry was loading what it needs (outside()): nothing was sent. */
+  private endedLoading = false;
+  /** outside()'s own bound passed, in ms. */
+  private loadLimitPassed: number | undefined;
   private readonly followed: Array<{ signal: AbortSignal; listener: () => void }> = [];
   /**
    * A caller's deadline had passed before the request began (an MCP SDK's notice that it gave up
@@ -153,6 +169,7 @@ class Deadline {
   readonly passedBeforeStart: boolean = false;
 
   constructor(readonly ms: number, callers: readonly (AbortSignal | undefined)[] = []) {
+    this.dueAt = performance.now() + ms;
     this.handle = setTimeout(() => this.expire(), ms);
     this.handle.unref();
     for (const signal of callers) {
@@ -181,7 +198,57 @@ class Deadline {
   private expire(): void {
     if (this.controller.signal.aborted) return;
     this.expired = true;
+    this.endedLoading = this.loading;
     this.controller.abort(new Error(`deadline of ${this.ms} ms passed`));
+  }
+
+  /**
+   * Runs `load`, the registry's own loading of what the request needs (its HTTP client, on a
+   * process's first request), outside the deadline: the timer stops before it begins (a module's
+   * loading may block the thread in the call itself) and then goes on with what was left.
+   * Counted in it, that loading (a second or two on a loaded machine) made a process's first
+   * request fail as a timeout of a server that answered at once. The wait has a bound of its own
+   * (`limitMs`), and a caller's abort still ends it.
+   */
+  async outside<T>(load: () => Promise<T>, limitMs: number): Promise<T> {
+    const { signal } = this.controller;
+    if (signal.aborted) throw signal.reason;
+    clearTimeout(this.handle);
+    const left = this.dueAt - performance.now();
+    this.loading = true;
+    const limit = setTimeout(() => {
+      this.loadLimitPassed = limitMs;
+      this.endedLoading = true;
+      this.controller.abort(new Error(`not loaded within ${limitMs} ms`));
+    }, limitMs);
+    limit.unref();
+    let listener = (): void => undefined;
+    const ended = new Promise<never>((_, reject) => {
+      listener = () => reject(signal.reason);
+      signal.addEventListener('abort', listener, { once: true });
+    });
+    try {
+      return await Promise.race([load(), ended]);
+    } finally {
+      signal.removeEventListener('abort', listener);
+      clearTimeout(limit);
+      this.loading = false;
+      if (!signal.aborted) {
+        this.dueAt = performance.now() + left;
+        this.handle = setTimeout(() => this.expire(), Math.max(0, left));
+        this.handle.unref();
+      }
+    }
+  }
+
+  /** The request ended while the registry was loading what it needs (outside()): nothing was sent. */
+  get endedWhileLoading(): boolean {
+    return this.endedLoading;
+  }
+
+  /** outside()'s own bound, in ms, if that is what ended the request. */
+  get loadTimedOutMs(): number | undefined {
+    return this.loadLimitPassed;
   }
 
   get signal(): AbortSignal {
@@ -193,7 +260,7 @@ class Deadline {
   }
 
   get callerAborted(): boolean {
-    return this.controller.signal.aborted && !this.expired;
+    return this.controller.signal.aborted && !this.expired && this.loadLimitPassed === undefined;
   }
 
   dispose(): void {
@@ -455,6 +522,8 @@ export class GuardedFetcher implements Fetcher {
       if (secretOverHttpRefusal !== undefined && url.protocol === 'http:' && !this.operatorAllowed(url, addresses, purpose)) {
         throw new FetchError('credentials', url.href, `refused to send to ${url.href}: ${secretOverHttpRefusal}`);
       }
+      // The registry's own loading of its HTTP client is no part of the server's time.
+      if (!undiciLoaded()) await deadline.outside(loadUndici, CLIENT_LOAD_LIMIT_MS);
       const dispatcher = await this.agents.for(url, addresses, deadline.ms);
       const { fetch: undiciFetch } = await loadUndici();
       const response = await undiciFetch(url, {
@@ -905,6 +974,18 @@ function toFetchError(error: unknown, url: string, deadline: Deadline, contentEn
   if (error instanceof FetchError) return error;
   if (deadline.passedBeforeStart) {
     return new FetchError('timeout', url, `the request to ${url} was not sent: the deadline its caller set had passed before it began`, { cause: error });
+  }
+  if (deadline.loadTimedOutMs !== undefined) {
+    return new FetchError(
+      'timeout',
+      url,
+      `the request to ${url} was not sent: the registry's HTTP client (undici) did not load within ${deadline.loadTimedOutMs / 1000} s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`,
+      { cause: error },
+    );
+  }
+  // Only a caller's time runs out here (the request's own waits outside()): not the server's doing.
+  if (deadline.endedWhileLoading && deadline.timedOut) {
+    return new FetchError('timeout', url, `the request to ${url} was not sent: its caller's deadline passed while the registry was still loading its HTTP client (undici)`, { cause: error });
   }
   if (deadline.timedOut) {
     return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`, { cause: error });

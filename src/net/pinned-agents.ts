@@ -17,8 +17,15 @@ import { normaliseHost } from './address-policy.js';
 import { hideRefusedCodings } from './content-codings.js';
 
 let undici: Promise<typeof import('undici')> | undefined;
+let undiciIn = false;
 /** undici, imported on first use: loading it takes a second or more on a busy machine, and a registry that fetches nothing should not start slower for it. */
-export const loadUndici = (): Promise<typeof import('undici')> => (undici ??= import('undici'));
+export const loadUndici = (): Promise<typeof import('undici')> =>
+  (undici ??= import('undici').then((module) => {
+    undiciIn = true;
+    return module;
+  }));
+/** undici has loaded: a request needs no wait for it. */
+export const undiciLoaded = (): boolean => undiciIn;
 
 export interface CheckedAddress {
   address: string;
