@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import net from 'node:net';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Task, TaskState } from '@a2a-js/sdk';
@@ -1630,6 +1631,57 @@ function storeTests(engine: Engine, phase: 'side by side' | 'alone'): void {
       assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
       assert.ok(outcomes.every((o) => o.status === 'fulfilled' && o.value.status === 'updated'));
       assert.equal(store.fault, undefined, 'contention is not a storage fault');
+    });
+
+    test('a request waiting for a new connection that is slow to open is served by one freed meanwhile: not refused as if the database were unreachable', async (t) => {
+      if (engine.name !== 'postgres') return; // one SQLite connection, no pool
+      const target = await engine.fresh();
+      // The database reached through a proxy that, once the store is open, lets no new connection
+      // through (a loaded host slow to open one); the connection the store opened serves on.
+      let holdNew = false;
+      const sockets = new Set<net.Socket>();
+      const upstream = new URL(target.url!);
+      const proxy = net.createServer((socket) => {
+        sockets.add(socket);
+        if (holdNew) return;
+        const server = net.connect(Number(upstream.port), upstream.hostname);
+        sockets.add(server);
+        socket.pipe(server).pipe(socket);
+        socket.on('error', () => server.destroy());
+        server.on('error', () => socket.destroy());
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      t.after(() => {
+        for (const socket of sockets) socket.destroy();
+        proxy.close();
+      });
+      const viaProxy = new URL(target.url!);
+      viaProxy.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      const store = new PostgresStore({ url: viaProxy.toString(), poolMax: 2, connectTimeoutMs: 400 });
+      await store.open();
+      t.after(() => store.close());
+      holdNew = true;
+      const created = await store.upsert(entryWrite('agent', 'https://passed-over.example.com/a2a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      // Two writes at once: the first takes the open connection, the second waits for a new one,
+      // which does not open; the first is done long before that wait runs out.
+      const queued = await Promise.allSettled([1, 2].map((i) => store.upsert(entryWrite('agent', 'https://passed-over.example.com/a2a', `v${i + 1}`), actor('alice'))));
+      // A write that asks while the open connection is busy (the pool has room: a new one is opened for it).
+      const holder = new pg.Client({ connectionString: target.url });
+      await holder.connect();
+      t.after(() => holder.end());
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [created.entry.id]);
+      const first = store.upsert(entryWrite('agent', 'https://passed-over.example.com/a2a', 'v4'), actor('alice'));
+      await new Promise((r) => setTimeout(r, 20));
+      const second = store.upsert(entryWrite('agent', 'https://passed-over.example.com/a2a', 'v5'), actor('alice'));
+      await new Promise((r) => setTimeout(r, 20));
+      await holder.query('COMMIT');
+      const direct = await Promise.allSettled([first, second]);
+      const outcomes = [...queued, ...direct];
+      assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
+      assert.ok(outcomes.every((o) => o.status === 'fulfilled' && o.value.status === 'updated'));
+      assert.equal(store.fault, undefined, 'the database answered throughout');
     });
 
     test('pings while open', async (t) => {
