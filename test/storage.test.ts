@@ -1636,8 +1636,8 @@ function storeTests(engine: Engine, phase: 'side by side' | 'alone'): void {
     test('a request waiting for a new connection that is slow to open is served by one freed meanwhile: not refused as if the database were unreachable', async (t) => {
       if (engine.name !== 'postgres') return; // one SQLite connection, no pool
       const target = await engine.fresh();
-      // The database reached through a proxy that, once the store is open, lets no new connection
-      // through (a loaded host slow to open one); the connection the store opened serves on.
+      // The database reached through a proxy that, once the stores are open, lets no new connection
+      // through (a loaded host slow to open one); the connection each store opened serves on.
       let holdNew = false;
       const sockets = new Set<net.Socket>();
       const upstream = new URL(target.url!);
@@ -1657,31 +1657,47 @@ function storeTests(engine: Engine, phase: 'side by side' | 'alone'): void {
       });
       const viaProxy = new URL(target.url!);
       viaProxy.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
-      const store = new PostgresStore({ url: viaProxy.toString(), poolMax: 2, connectTimeoutMs: 400 });
-      await store.open();
-      t.after(() => store.close());
-      holdNew = true;
-      const created = await store.upsert(entryWrite('agent', 'https://passed-over.example.com/a2a'), actor('alice'));
+      // Two stores, one for each way a request comes to wait for a new connection, side by side (one
+      // wait for both). A second's wait: no shorter, or a loaded machine's opening of the store's
+      // own first connection, bound by the same limit, fails the test.
+      const openStore = async () => {
+        const store = new PostgresStore({ url: viaProxy.toString(), poolMax: 2, connectTimeoutMs: 1000 });
+        await store.open();
+        t.after(() => store.close());
+        return store;
+      };
+      const [queuing, direct] = await Promise.all([openStore(), openStore()]);
+      const write = (store: RegistryStore, host: string, version?: string) => store.upsert(entryWrite('agent', `https://${host}.example.com/a2a`, version), actor('alice'));
+      const created = await write(queuing, 'direct');
       assert.ok(created.status === 'created');
-      // Two writes at once: the first takes the open connection, the second waits for a new one,
-      // which does not open; the first is done long before that wait runs out.
-      const queued = await Promise.allSettled([1, 2].map((i) => store.upsert(entryWrite('agent', 'https://passed-over.example.com/a2a', `v${i + 1}`), actor('alice'))));
-      // A write that asks while the open connection is busy (the pool has room: a new one is opened for it).
-      const holder = new pg.Client({ connectionString: target.url });
-      await holder.connect();
-      t.after(() => holder.end());
-      await holder.query('BEGIN');
-      await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [created.entry.id]);
-      const first = store.upsert(entryWrite('agent', 'https://passed-over.example.com/a2a', 'v4'), actor('alice'));
-      await new Promise((r) => setTimeout(r, 20));
-      const second = store.upsert(entryWrite('agent', 'https://passed-over.example.com/a2a', 'v5'), actor('alice'));
-      await new Promise((r) => setTimeout(r, 20));
-      await holder.query('COMMIT');
-      const direct = await Promise.allSettled([first, second]);
-      const outcomes = [...queued, ...direct];
+      assert.equal((await write(queuing, 'queued')).status, 'created');
+      holdNew = true;
+      const outcomes = (
+        await Promise.all([
+          // Two writes at once: the first takes the open connection, the second waits for a new one,
+          // which does not open; the first is done long before that wait runs out.
+          Promise.allSettled([write(queuing, 'queued', 'v2'), write(queuing, 'queued', 'v3')]),
+          // A write that asks while the open connection is busy (the pool has room: a new one is
+          // opened for it), then freed.
+          (async () => {
+            const holder = new pg.Client({ connectionString: target.url });
+            await holder.connect();
+            t.after(() => holder.end());
+            await holder.query('BEGIN');
+            await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [created.entry.id]);
+            const first = write(direct, 'direct', 'v2');
+            await new Promise((r) => setTimeout(r, 20));
+            const second = write(direct, 'direct', 'v3');
+            await new Promise((r) => setTimeout(r, 20));
+            await holder.query('COMMIT');
+            return Promise.allSettled([first, second]);
+          })(),
+        ])
+      ).flat();
       assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
       assert.ok(outcomes.every((o) => o.status === 'fulfilled' && o.value.status === 'updated'));
-      assert.equal(store.fault, undefined, 'the database answered throughout');
+      assert.equal(queuing.fault, undefined, 'the database answered throughout');
+      assert.equal(direct.fault, undefined, 'the database answered throughout');
     });
 
     test('pings while open', async (t) => {
