@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import net from 'node:net';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Task, TaskState } from '@a2a-js/sdk';
@@ -1630,6 +1631,73 @@ function storeTests(engine: Engine, phase: 'side by side' | 'alone'): void {
       assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
       assert.ok(outcomes.every((o) => o.status === 'fulfilled' && o.value.status === 'updated'));
       assert.equal(store.fault, undefined, 'contention is not a storage fault');
+    });
+
+    test('a request waiting for a new connection that is slow to open is served by one freed meanwhile: not refused as if the database were unreachable', async (t) => {
+      if (engine.name !== 'postgres') return; // one SQLite connection, no pool
+      const target = await engine.fresh();
+      // The database reached through a proxy that, once the stores are open, lets no new connection
+      // through (a loaded host slow to open one); the connection each store opened serves on.
+      let holdNew = false;
+      const sockets = new Set<net.Socket>();
+      const upstream = new URL(target.url!);
+      const proxy = net.createServer((socket) => {
+        sockets.add(socket);
+        if (holdNew) return;
+        const server = net.connect(Number(upstream.port), upstream.hostname);
+        sockets.add(server);
+        socket.pipe(server).pipe(socket);
+        socket.on('error', () => server.destroy());
+        server.on('error', () => socket.destroy());
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      t.after(() => {
+        for (const socket of sockets) socket.destroy();
+        proxy.close();
+      });
+      const viaProxy = new URL(target.url!);
+      viaProxy.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      // Two stores, one for each way a request comes to wait for a new connection, side by side (one
+      // wait for both). A second's wait: no shorter, or a loaded machine's opening of the store's
+      // own first connection, bound by the same limit, fails the test.
+      const openStore = async () => {
+        const store = new PostgresStore({ url: viaProxy.toString(), poolMax: 2, connectTimeoutMs: 1000 });
+        await store.open();
+        t.after(() => store.close());
+        return store;
+      };
+      const [queuing, direct] = await Promise.all([openStore(), openStore()]);
+      const write = (store: RegistryStore, host: string, version?: string) => store.upsert(entryWrite('agent', `https://${host}.example.com/a2a`, version), actor('alice'));
+      const created = await write(queuing, 'direct');
+      assert.ok(created.status === 'created');
+      assert.equal((await write(queuing, 'queued')).status, 'created');
+      holdNew = true;
+      const outcomes = (
+        await Promise.all([
+          // Two writes at once: the first takes the open connection, the second waits for a new one,
+          // which does not open; the first is done long before that wait runs out.
+          Promise.allSettled([write(queuing, 'queued', 'v2'), write(queuing, 'queued', 'v3')]),
+          // A write that asks while the open connection is busy (the pool has room: a new one is
+          // opened for it), then freed.
+          (async () => {
+            const holder = new pg.Client({ connectionString: target.url });
+            await holder.connect();
+            t.after(() => holder.end());
+            await holder.query('BEGIN');
+            await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [created.entry.id]);
+            const first = write(direct, 'direct', 'v2');
+            await new Promise((r) => setTimeout(r, 20));
+            const second = write(direct, 'direct', 'v3');
+            await new Promise((r) => setTimeout(r, 20));
+            await holder.query('COMMIT');
+            return Promise.allSettled([first, second]);
+          })(),
+        ])
+      ).flat();
+      assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
+      assert.ok(outcomes.every((o) => o.status === 'fulfilled' && o.value.status === 'updated'));
+      assert.equal(queuing.fault, undefined, 'the database answered throughout');
+      assert.equal(direct.fault, undefined, 'the database answered throughout');
     });
 
     test('pings while open', async (t) => {

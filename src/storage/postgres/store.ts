@@ -120,6 +120,8 @@ const PING_TIMEOUT_MS = 3000;
 const PROBE_LOCK_TIMEOUT_MS = 1000;
 /** pg-pool's error when no connection became free (or could be opened) within connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = /timeout exceeded when trying to connect/i;
+/** pg-pool's error when the new connection it opened for a request did not open within connectionTimeoutMillis. */
+const NEW_CONNECTION_TIMEOUT = /Connection terminated due to connection timeout/i;
 
 /**
  * What became of a request's work when the connection it ran on was lost (see lostConnection):
@@ -277,7 +279,11 @@ export class PostgresStore implements RegistryStore {
    * /readyz would turn not ready. A wait that timed out while every connection was open and
    * busy is contention: keep waiting (bounded by two statement timeouts, which bound how long a
    * connection can stay busy). A timeout with room for another connection is the database not
-   * answering, and stays an error.
+   * answering, and stays an error, unless a connection stands idle: pg-pool binds a request to
+   * the new connection it opens for it, and does not hand it one that is freed meanwhile, so a
+   * new connection slow to open (a loaded host) failed that request while an open one sat idle
+   * (a write refused "storage unavailable", /readyz not ready, though the database answered).
+   * That request is served by the idle connection instead.
    */
   async #connect(): Promise<pg.PoolClient> {
     // On the monotonic clock: on the wall clock, a step forward (NTP) ended every wait at once.
@@ -286,9 +292,13 @@ export class PostgresStore implements RegistryStore {
       try {
         return await this.#pool.connect();
       } catch (error) {
+        const message = error instanceof Error ? error.message : '';
+        const waited = POOL_WAIT_TIMEOUT.test(message);
         // Every connection open and none idle: this request waited its turn in the queue.
-        const contended = this.#pool.totalCount >= this.#poolMax && this.#pool.idleCount === 0 && error instanceof Error && POOL_WAIT_TIMEOUT.test(error.message);
-        if (!contended || performance.now() >= deadline || this.#closed) throw error;
+        const contended = waited && this.#pool.totalCount >= this.#poolMax && this.#pool.idleCount === 0;
+        // A connection freed while this request waited for the new one opened for it.
+        const passedOver = (waited || NEW_CONNECTION_TIMEOUT.test(message)) && this.#pool.idleCount > 0;
+        if (!(contended || passedOver) || performance.now() >= deadline || this.#closed) throw error;
       }
     }
   }
