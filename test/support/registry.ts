@@ -171,7 +171,31 @@ export async function spawnRegistry(
     exited,
     stop: (signal: NodeJS.Signals = 'SIGTERM') => {
       child.kill(signal);
-      return exited;
+      return stopped(child, exited);
     },
   };
+}
+
+/**
+ * How long a stopped child may take to exit before it is killed: far beyond a registry's own
+ * shutdown (its grace, an index save), so only a process stuck at exit reaches it.
+ */
+const EXIT_TIMEOUT_MS = 90_000;
+
+/**
+ * `exited`, or SIGKILL (said on stderr) once a stopped child has not exited in EXIT_TIMEOUT_MS.
+ * Node.js can deadlock at exit (its main thread and a V8 compiler thread waiting on each other:
+ * nodejs/node#54918), seen once in a child whose test had passed: waited for without a bound, a
+ * stuck child held its file's run, and CI's, until CI's own limit ended it, naming nothing.
+ */
+function stopped(child: ChildProcess, exited: Promise<number | string>): Promise<number | string> {
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<void>((resolve) => (timer = setTimeout(resolve, EXIT_TIMEOUT_MS)));
+  return Promise.race([exited, stuck]).then((outcome) => {
+    clearTimeout(timer);
+    if (outcome !== undefined) return outcome;
+    process.stderr.write(`registry child ${child.pid} had not exited ${EXIT_TIMEOUT_MS / 1000} s after it was stopped: killed (SIGKILL)\n`);
+    child.kill('SIGKILL');
+    return exited;
+  });
 }
