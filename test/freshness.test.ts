@@ -62,6 +62,19 @@ const fresh = () => {
 
 const get = async (id: string, revision?: number) => resultOf(await op(anonymous, { get: revision ? { id, revision } : { id } }));
 
+/**
+ * A registry process of its own (this one loaded undici long ago), whose loading of undici is
+ * slowed by 1.2 s as on a loaded machine, with a fetch timeout of 1 s: its first outbound request
+ * pays the load.
+ */
+const slowLoadingRegistry = () =>
+  spawnRegistry({
+    REGISTRY_TOKENS: TOKENS_ENV,
+    REGISTRY_FETCH_ALLOW: '127.0.0.1',
+    REGISTRY_FETCH_TIMEOUT_MS: '1000',
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndiciLoad(1200)}`.trim(),
+  });
+
 describe('register by URL', () => {
   test('a base URL: the card at /.well-known/agent-card.json, stored as served, with its source and health', async () => {
     const { base, interfaceUrl, name } = fresh();
@@ -190,16 +203,10 @@ describe('register by URL', () => {
   test("a registry process's first fetch is not cut by its fetch timeout for the registry's own loading of its HTTP client", async () => {
     // The guard loads undici on its first request (a second or two on a loaded machine): counted
     // in the request's deadline, the first registration by URL after a start failed as a timeout
-    // of a source that answered at once. A process of its own (this one has loaded undici long
-    // ago), whose loading of undici is slowed by 1.2 s, with a fetch timeout of 1 s.
+    // of a source that answered at once.
     const { base, interfaceUrl, name } = fresh();
     serveCard(v1Card(name, interfaceUrl), base);
-    const child = await spawnRegistry({
-      REGISTRY_TOKENS: TOKENS_ENV,
-      REGISTRY_FETCH_ALLOW: '127.0.0.1',
-      REGISTRY_FETCH_TIMEOUT_MS: '1000',
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndiciLoad(1200)}`.trim(),
-    });
+    const child = await slowLoadingRegistry();
     try {
       const result = resultOf(await op(await sdkClient(child.url, { token: TOKENS.alice }), { register: { url: `${origin.url}${base}` } }));
       assert.equal(result.created, true);
@@ -272,13 +279,8 @@ describe('register an MCP server with fetchTools', () => {
     // The exchange's one deadline (REGISTRY_FETCH_TIMEOUT_MS for initialize, every page and the
     // goodbye) is the MCP source's own clock, not the guarded fetcher's: it counted undici's
     // loading on a process's first request, so a first fetchTools failed as a timeout of a server
-    // that answered at once. A process of its own, whose loading of undici is slowed by 1.2 s.
-    const child = await spawnRegistry({
-      REGISTRY_TOKENS: TOKENS_ENV,
-      REGISTRY_FETCH_ALLOW: '127.0.0.1',
-      REGISTRY_FETCH_TIMEOUT_MS: '1000',
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndiciLoad(1200)}`.trim(),
-    });
+    // that answered at once.
+    const child = await slowLoadingRegistry();
     try {
       const result = resultOf(await op(await sdkClient(child.url, { token: TOKENS.alice }), { register: { mcpServer: mcpServer('first-fetch-files', mcp.url), fetchTools: true } }));
       assert.equal(result.kind, 'mcp-server');
