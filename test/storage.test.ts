@@ -1668,6 +1668,26 @@ function storeTests(engine: Engine, phase: 'side by side' | 'alone'): void {
       assert.deepEqual(await sessions(), before, 'the retry ran on the connection the deadlock was found on');
     });
 
+    test('a read refused after the statement timeout (a table another session holds) leaves its connection in the pool: the next statement runs on the same session', async (t) => {
+      if (engine.name !== 'postgres') return; // one SQLite connection, no pool
+      const { target, store } = await openFresh(t, engine, { statementTimeoutMs: 200 });
+      const sessions = async () =>
+        (await target.raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a-registry' ORDER BY pid")).map((row) => (row as { pid: number }).pid);
+      const before = await sessions();
+      assert.equal(before.length, 1);
+      const holder = new pg.Client({ connectionString: target.url });
+      await holder.connect();
+      t.after(() => holder.end());
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE entries IN ACCESS EXCLUSIVE MODE');
+      const id = '00000000-0000-4000-8000-000000000001';
+      await assert.rejects(store.get(id), /^StorageUnavailableError: The read waited too long for a lock/);
+      await holder.query('ROLLBACK');
+      assert.equal(await store.get(id), undefined);
+      // Before, the connection was discarded after the refusal and the next read opened a new one.
+      assert.deepEqual(await sessions(), before, 'the next read ran on the connection the refused one ran on');
+    });
+
     test('a request waiting for a new connection that is slow to open is served by one freed meanwhile: not refused as if the database were unreachable', async (t) => {
       if (engine.name !== 'postgres') return; // one SQLite connection, no pool
       const target = await engine.fresh();

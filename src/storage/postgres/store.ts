@@ -104,14 +104,14 @@ const MAX_UPSERT_ATTEMPTS = 5;
 const RETRYABLE = new Set(['40P01', '40001']);
 
 /**
- * Whether a connection whose transaction failed with `error` is usable again once ROLLBACK
- * succeeds on it: only for an SQL error a live server answered (a deadlock, a serialization
- * failure, a statement or lock timeout, a constraint), which aborts the transaction and nothing
- * more. A lost connection (a socket error, class 08, 57P0x: the server shut the session down, a
- * FATAL), the client's own query timeout (the statement may still run) or anything else is in
- * doubt: that connection is discarded.
+ * Whether the session a statement failed on with `error` is usable again (once ROLLBACK succeeds
+ * on it, inside a transaction): only after an SQL error a live server answered (a deadlock, a
+ * serialization failure, a statement or lock timeout, a constraint), which ends the statement
+ * (and aborts its transaction) and nothing more. A lost connection (a socket error, class 08,
+ * 57P0x: the server shut the session down, a FATAL), the client's own query timeout (the
+ * statement may still run) or anything else is in doubt: that connection is discarded.
  */
-function survivesRollback(error: unknown): boolean {
+function sessionSurvives(error: unknown): boolean {
   if (!(error instanceof pg.DatabaseError) || error.code === undefined || !/^[0-9A-Z]{5}$/.test(error.code)) return false;
   if (error.severity === 'FATAL' || error.severity === 'PANIC') return false;
   return !error.code.startsWith('08') && !error.code.startsWith('57P');
@@ -262,8 +262,10 @@ export class PostgresStore implements RegistryStore {
         if (read && attempt === 1 && lostConnection(error, NOTHING_WRITTEN)) continue;
         throw this.#failed(error, read ? NOTHING_WRITTEN : MAY_HAVE_RUN, read);
       } finally {
-        // A connection whose query failed is discarded, as pool.query does.
-        client.release(failure);
+        // A connection lost or in doubt after its statement failed is discarded; one whose
+        // statement the server refused (a lock or statement timeout, a constraint) serves on:
+        // discarding it too (as pool.query does) made the next request open a new one.
+        client.release(failure && !sessionSurvives(failure) ? failure : undefined);
       }
     }
   }
@@ -410,7 +412,7 @@ export class PostgresStore implements RegistryStore {
   /**
    * Runs `fn` in a transaction on one connection (of `pool`, the probes', when given). After an
    * error the connection goes back to the pool only when the error was the request's, answered
-   * by the server on a live session, and the ROLLBACK then succeeded (survivesRollback);
+   * by the server on a live session, and the ROLLBACK then succeeded (sessionSurvives);
    * otherwise it is discarded (pg-pool's release(err)): we cannot be sure what state it is in.
    */
   async #transaction<T>(fn: (db: Statements) => Promise<T>, pool?: pg.Pool): Promise<T> {
@@ -453,7 +455,7 @@ export class PostgresStore implements RegistryStore {
       // Discarding a healthy connection after every failure (a deadlock the caller simply retries,
       // a statement timeout, a constraint) made the pool open a new one for the next request, a
       // TCP and login round trip, which under load could itself time out (see #connect).
-      if (!rolledBack || !(refused || survivesRollback(error))) failure = error instanceof Error ? error : new Error(String(error));
+      if (!rolledBack || !(refused || sessionSurvives(error))) failure = error instanceof Error ? error : new Error(String(error));
       throw refused ? error : this.#failed(error, committing ? MAY_HAVE_COMMITTED : ROLLED_BACK);
     } finally {
       client.release(failure);
