@@ -1633,6 +1633,61 @@ function storeTests(engine: Engine, phase: 'side by side' | 'alone'): void {
       assert.equal(store.fault, undefined, 'contention is not a storage fault');
     });
 
+    test('a deadlock the store retries leaves its connection in the pool: the retry runs on the same session, no new connection is opened', async (t) => {
+      if (engine.name !== 'postgres') return; // one SQLite connection, no pool
+      const target = await engine.fresh();
+      // This database's sessions look for a deadlock after 200 ms of waiting (not a second).
+      await target.raw(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET deadlock_timeout = 200', current_database()); END $$`);
+      const store = target.makeStore({ poolMax: 1 });
+      await store.open();
+      t.after(() => store.close());
+      const created = await store.upsert(entryWrite('agent', 'https://deadlock.example.com/a2a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      // The store's sessions (its pool's; the listeners are named a2a-registry-listener).
+      const sessions = async () =>
+        (await target.raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a-registry' ORDER BY pid")).map((row) => (row as { pid: number }).pid);
+      const before = await sessions();
+      assert.equal(before.length, 1);
+      const holder = new pg.Client({ connectionString: target.url });
+      await holder.connect();
+      t.after(() => holder.end());
+      // The holder's session looks only after 10 s: the store's, waiting first, finds the deadlock and is failed (40P01).
+      await holder.query("SET deadlock_timeout = '10s'");
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [created.entry.id]);
+      // A removal takes the entry's URL claims, then the entry: it waits for the holder, the claims taken...
+      const removal = store.remove(created.entry.id, actor('alice'));
+      while (Number((await holder.query('SELECT count(*) AS n FROM pg_locks WHERE pid = $1 AND NOT granted', [before[0]])).rows[0].n) === 0) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      // ...and the holder waits for the claims: a deadlock, which fails the store's transaction, and the store runs it again.
+      await holder.query('SELECT url FROM url_claims FOR UPDATE');
+      await holder.query('COMMIT');
+      assert.equal((await removal).status, 'deleted');
+      // Before, the connection was discarded after the deadlock and the retry opened a new one.
+      assert.deepEqual(await sessions(), before, 'the retry ran on the connection the deadlock was found on');
+    });
+
+    test('a read refused after the statement timeout (a table another session holds) leaves its connection in the pool: the next statement runs on the same session', async (t) => {
+      if (engine.name !== 'postgres') return; // one SQLite connection, no pool
+      const { target, store } = await openFresh(t, engine, { statementTimeoutMs: 200 });
+      const sessions = async () =>
+        (await target.raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a-registry' ORDER BY pid")).map((row) => (row as { pid: number }).pid);
+      const before = await sessions();
+      assert.equal(before.length, 1);
+      const holder = new pg.Client({ connectionString: target.url });
+      await holder.connect();
+      t.after(() => holder.end());
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE entries IN ACCESS EXCLUSIVE MODE');
+      const id = '00000000-0000-4000-8000-000000000001';
+      await assert.rejects(store.get(id), /^StorageUnavailableError: The read waited too long for a lock/);
+      await holder.query('ROLLBACK');
+      assert.equal(await store.get(id), undefined);
+      // Before, the connection was discarded after the refusal and the next read opened a new one.
+      assert.deepEqual(await sessions(), before, 'the next read ran on the connection the refused one ran on');
+    });
+
     test('a request waiting for a new connection that is slow to open is served by one freed meanwhile: not refused as if the database were unreachable', async (t) => {
       if (engine.name !== 'postgres') return; // one SQLite connection, no pool
       const target = await engine.fresh();

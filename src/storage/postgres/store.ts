@@ -103,6 +103,20 @@ const MAX_UPSERT_ATTEMPTS = 5;
 /** SQLSTATEs after which a transaction may simply be run again. */
 const RETRYABLE = new Set(['40P01', '40001']);
 
+/**
+ * Whether the session a statement failed on with `error` is usable again (once ROLLBACK succeeds
+ * on it, inside a transaction): only after an SQL error a live server answered (a deadlock, a
+ * serialization failure, a statement or lock timeout, a constraint), which ends the statement
+ * (and aborts its transaction) and nothing more. A lost connection (a socket error, class 08,
+ * 57P0x: the server shut the session down, a FATAL), the client's own query timeout (the
+ * statement may still run) or anything else is in doubt: that connection is discarded.
+ */
+function sessionSurvives(error: unknown): boolean {
+  if (!(error instanceof pg.DatabaseError) || error.code === undefined || !/^[0-9A-Z]{5}$/.test(error.code)) return false;
+  if (error.severity === 'FATAL' || error.severity === 'PANIC') return false;
+  return !error.code.startsWith('08') && !error.code.startsWith('57P');
+}
+
 /** Thrown inside `#transaction` to roll back and still resolve (with `value`). */
 class Rollback<T> {
   constructor(readonly value: T) {}
@@ -248,8 +262,10 @@ export class PostgresStore implements RegistryStore {
         if (read && attempt === 1 && lostConnection(error, NOTHING_WRITTEN)) continue;
         throw this.#failed(error, read ? NOTHING_WRITTEN : MAY_HAVE_RUN, read);
       } finally {
-        // A connection whose query failed is discarded, as pool.query does.
-        client.release(failure);
+        // A connection lost or in doubt after its statement failed is discarded; one whose
+        // statement the server refused (a lock or statement timeout, a constraint) serves on:
+        // discarding it too (as pool.query does) made the next request open a new one.
+        client.release(failure && !sessionSurvives(failure) ? failure : undefined);
       }
     }
   }
@@ -394,9 +410,10 @@ export class PostgresStore implements RegistryStore {
   }
 
   /**
-   * Runs `fn` in a transaction on one connection (of `pool`, the probes', when given). On any
-   * error the connection is released as broken and discarded: after a failed query we cannot be
-   * sure what state it is in.
+   * Runs `fn` in a transaction on one connection (of `pool`, the probes', when given). After an
+   * error the connection goes back to the pool only when the error was the request's, answered
+   * by the server on a live session, and the ROLLBACK then succeeded (sessionSurvives);
+   * otherwise it is discarded (pg-pool's release(err)): we cannot be sure what state it is in.
    */
   async #transaction<T>(fn: (db: Statements) => Promise<T>, pool?: pg.Pool): Promise<T> {
     const client = await this.#checkout(pool);
@@ -419,17 +436,26 @@ export class PostgresStore implements RegistryStore {
       return result;
     } catch (error) {
       if (error instanceof Rollback) {
-        // A decision, not a failure: the connection is fine.
-        await client.query('ROLLBACK');
+        // A decision, not a failure: the connection is fine, once rolled back.
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollback) {
+          failure = rollback instanceof Error ? rollback : new Error(String(rollback));
+          throw rollback;
+        }
         return error.value as T;
       }
       // A statement refused before it was sent (text-values.ts) leaves the connection as it was,
       // and is the request's refusal, no fault of storage.
       const refused = error instanceof UnstorableTextError;
-      if (!refused) failure = error instanceof Error ? error : new Error(String(error));
-      await client.query('ROLLBACK').catch((rollback: unknown) => {
-        failure ??= rollback instanceof Error ? rollback : new Error(String(rollback));
-      });
+      const rolledBack = await client.query('ROLLBACK').then(
+        () => true,
+        () => false,
+      );
+      // Discarding a healthy connection after every failure (a deadlock the caller simply retries,
+      // a statement timeout, a constraint) made the pool open a new one for the next request, a
+      // TCP and login round trip, which under load could itself time out (see #connect).
+      if (!rolledBack || !(refused || sessionSurvives(error))) failure = error instanceof Error ? error : new Error(String(error));
       throw refused ? error : this.#failed(error, committing ? MAY_HAVE_COMMITTED : ROLLED_BACK);
     } finally {
       client.release(failure);
