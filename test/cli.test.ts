@@ -20,6 +20,7 @@ import { oneLine, resolveConnection } from '../src/cli/connection.js';
 import { buildProgram } from '../src/cli/main.js';
 import { searchArguments } from '../src/cli/commands/search.js';
 import { nameFlags } from '../src/cli/commands/serve.js';
+import { grpcBindError } from '../src/grpc/bind-error.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
 import { backupSqlite, restoreSqlite } from '../src/storage/sqlite/backup.js';
@@ -1429,6 +1430,12 @@ describe('a2a-registry serve', () => {
     // A port in use: the message named PORT, which the flag overrides (exit 1: it could not start).
     assert.equal(inUse.code, 1, inUse.stderr);
     assert.match(inUse.stderr, new RegExp(`^a2a-registry: could not start: port ${taken} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set --port \\(PORT\\) to another port`, 'm'));
+    // --grpc-port's reads alike (in process: the message serve names its flag in); it read
+    // "gRPC cannot listen on 127.0.0.1:50051 (--grpc-port (GRPC_PORT)): ..." with brackets in brackets.
+    assert.equal(
+      nameFlags(`could not start: ${grpcBindError('127.0.0.1', 50051, 'listen EADDRINUSE: address already in use 127.0.0.1:50051').message}`, { grpcPort: 50051 }),
+      'could not start: gRPC port 50051 on 127.0.0.1 is already in use: stop what uses it, or set --grpc-port (GRPC_PORT) to another port (listen EADDRINUSE: address already in use 127.0.0.1:50051)',
+    );
     assert.equal(noHost.code, 2, noHost.stderr);
     // Every mention names the flag: "set HOST to ..." told to set what --host overrides.
     assert.match(noHost.stderr, /^a2a-registry: invalid configuration: --host \(HOST\) 999\.1\.1\.1 is no name this machine can resolve: set --host to an address of this machine/);

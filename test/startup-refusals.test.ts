@@ -256,7 +256,7 @@ test('a start refused because GRPC_PORT is in use leaves nothing behind (found o
   const port = String((taken.address() as AddressInfo).port);
   const root = tempDir();
   const refused = await startRefused({ GRPC_PORT: port, REGISTRY_DATA_DIR: path.join(root, 'data') });
-  assertRefused(refused, 1, new RegExp(`^a2a-registry: could not start: gRPC cannot listen on 127\\.0\\.0\\.1:${port} \\(GRPC_PORT\\): the port is already in use: stop what uses it, or set GRPC_PORT to another port \\(.*EADDRINUSE`));
+  assertRefused(refused, 1, new RegExp(`^a2a-registry: could not start: gRPC port ${port} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set GRPC_PORT to another port \\(.*EADDRINUSE`));
   assert.deepEqual(fs.readdirSync(root), [], 'no data directory, database or admin token');
 });
 
