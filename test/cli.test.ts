@@ -238,6 +238,8 @@ describe('a2a-registry against a registry', () => {
     assert.match(helps.get('register')!, /--mcp-url <url>/);
     assert.match(helps.get('get')!, /--revision <n>/);
     assert.match(helps.get('ls')!, /--mine/);
+    // Its order said as it is: "newest first" beside an UPDATED column read as most recently updated first.
+    assert.match(helps.get('ls')!, /list entries, newest registered first/);
     assert.match(helps.get('rm')!, /Usage: a2a-registry rm\|unregister \[options\] <id>/);
     // A command that talks to a registry says how to name it and its token (search --help did not);
     // an offline one does not list options it ignores.
