@@ -20,6 +20,7 @@ import { oneLine, resolveConnection } from '../src/cli/connection.js';
 import { buildProgram } from '../src/cli/main.js';
 import { searchArguments } from '../src/cli/commands/search.js';
 import { nameFlags } from '../src/cli/commands/serve.js';
+import { grpcBindError } from '../src/grpc/bind-error.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
 import { backupSqlite, restoreSqlite } from '../src/storage/sqlite/backup.js';
@@ -237,6 +238,8 @@ describe('a2a-registry against a registry', () => {
     assert.match(helps.get('register')!, /--mcp-url <url>/);
     assert.match(helps.get('get')!, /--revision <n>/);
     assert.match(helps.get('ls')!, /--mine/);
+    // Its order said as it is: "newest first" beside an UPDATED column read as most recently updated first.
+    assert.match(helps.get('ls')!, /list entries, newest registered first/);
     assert.match(helps.get('rm')!, /Usage: a2a-registry rm\|unregister \[options\] <id>/);
     // A command that talks to a registry says how to name it and its token (search --help did not);
     // an offline one does not list options it ignores.
@@ -244,12 +247,13 @@ describe('a2a-registry against a registry', () => {
       assert.match(helps.get(name)!, /Global Options:[\s\S]*--registry <url>[\s\S]*env: A2A_REGISTRY_URL[\s\S]*--token <token>[\s\S]*--timeout <seconds>[\s\S]*\(default: 30\)/, name);
     }
     for (const name of ['serve', 'validate', 'import', 'backup', 'restore', 'check', 'migrate', 'keygen', 'sign', 'verify']) assert.doesNotMatch(helps.get(name)!, /--registry/, name);
-    // Every command's whole help (its text after the options too) says its exit status: watch's did not.
+    // Every command's whole help (its text after the options too) says its exit status: watch's did not;
+    // 0 first: serve's said only 2 and 1, not the 0 of a stop asked for by a signal.
     const program = await buildProgram();
     for (const command of program.commands) {
       let shown = '';
       command.configureOutput({ writeOut: (text) => (shown += text) }).outputHelp();
-      assert.match(shown, /\nExit status: \d/, command.name());
+      assert.match(shown, /\nExit status: 0\b/, command.name());
       // A command that says how Ctrl-C ends it says the other signals it handles alike (interruption.ts): SIGHUP was left out.
       if (/\b130\b/.test(shown)) assert.match(shown, /\b143\b[\s\S]*\b129\b|\b129\b[\s\S]*\b143\b/, `${command.name()}: 130 for Ctrl-C, but not 143 and 129`);
     }
@@ -1429,6 +1433,12 @@ describe('a2a-registry serve', () => {
     // A port in use: the message named PORT, which the flag overrides (exit 1: it could not start).
     assert.equal(inUse.code, 1, inUse.stderr);
     assert.match(inUse.stderr, new RegExp(`^a2a-registry: could not start: port ${taken} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set --port \\(PORT\\) to another port`, 'm'));
+    // --grpc-port's reads alike (in process: the message serve names its flag in); it read
+    // "gRPC cannot listen on 127.0.0.1:50051 (--grpc-port (GRPC_PORT)): ..." with brackets in brackets.
+    assert.equal(
+      nameFlags(`could not start: ${grpcBindError('127.0.0.1', 50051, 'listen EADDRINUSE: address already in use 127.0.0.1:50051').message}`, { grpcPort: 50051 }),
+      'could not start: gRPC port 50051 on 127.0.0.1 is already in use: stop what uses it, or set --grpc-port (GRPC_PORT) to another port (listen EADDRINUSE: address already in use 127.0.0.1:50051)',
+    );
     assert.equal(noHost.code, 2, noHost.stderr);
     // Every mention names the flag: "set HOST to ..." told to set what --host overrides.
     assert.match(noHost.stderr, /^a2a-registry: invalid configuration: --host \(HOST\) 999\.1\.1\.1 is no name this machine can resolve: set --host to an address of this machine/);

@@ -123,7 +123,7 @@ describe('card and configuration', () => {
       // And what to do, as the HTTP port's failure says it (grpc-js's words name no way out).
       await assert.rejects(
         startTestRegistry({ GRPC_PORT: port, REGISTRY_DATA_DIR: dataDir }),
-        /gRPC cannot listen on 127\.0\.0\.1:\d+ \(GRPC_PORT\): the port is already in use: stop what uses it, or set GRPC_PORT to another port \(.*EADDRINUSE.*\)$/,
+        /gRPC port \d+ on 127\.0\.0\.1 is already in use: stop what uses it, or set GRPC_PORT to another port \(.*EADDRINUSE.*\)$/,
       );
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });

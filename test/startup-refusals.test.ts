@@ -256,7 +256,7 @@ test('a start refused because GRPC_PORT is in use leaves nothing behind (found o
   const port = String((taken.address() as AddressInfo).port);
   const root = tempDir();
   const refused = await startRefused({ GRPC_PORT: port, REGISTRY_DATA_DIR: path.join(root, 'data') });
-  assertRefused(refused, 1, new RegExp(`^a2a-registry: could not start: gRPC cannot listen on 127\\.0\\.0\\.1:${port} \\(GRPC_PORT\\): the port is already in use: stop what uses it, or set GRPC_PORT to another port \\(.*EADDRINUSE`));
+  assertRefused(refused, 1, new RegExp(`^a2a-registry: could not start: gRPC port ${port} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set GRPC_PORT to another port \\(.*EADDRINUSE`));
   assert.deepEqual(fs.readdirSync(root), [], 'no data directory, database or admin token');
 });
 
@@ -810,7 +810,7 @@ test('REGISTRY_INDEX_SNAPSHOT_SECONDS longer than REGISTRY_CHANGES_RETENTION_HOU
   assert.deepEqual(warnings({ REGISTRY_CHANGES_RETENTION_HOURS: '0.1', REGISTRY_INDEX_SNAPSHOT_SECONDS: '0' }), [], 'no saved index');
 });
 
-test('a list setting given only commas (REGISTRY_TOKENS="${ALICE},${BOB}" with both unset) is unset, as an empty one is, and said at start-up (it was a list of nothing, without a word)', () => {
+test('a list setting given only commas (REGISTRY_TOKENS="${ALICE},${BOB}" with both unset) is unset, as an empty one is, and said at start-up (it was a list of nothing, without a word); REGISTRY_DNS_SERVERS so given is refused, saying the likely cause and the fix', () => {
   const config = loadConfig({ REGISTRY_TOKENS: ',', REGISTRY_CORS_ORIGINS: ' , ' });
   assert.equal(config.tokens.size, 0);
   assert.deepEqual(config.warnings, [
@@ -819,6 +819,12 @@ test('a list setting given only commas (REGISTRY_TOKENS="${ALICE},${BOB}" with b
   ]);
   assert.deepEqual(config.given, {}, 'nothing given');
   assert.deepEqual(loadConfig({ REGISTRY_TOKENS: 'alice:alice-token-0123456789,' }).warnings, [], 'a trailing comma after an item is nothing to say');
+  // REGISTRY_DNS_SERVERS is refused instead (unset, another resolver would answer), saying so as
+  // these warnings do: it said only "must list DNS servers' IP addresses, ...: lists no server".
+  assert.equal(
+    refusedConfig({ REGISTRY_DNS_SERVERS: ' , ' }),
+    'invalid configuration: REGISTRY_DNS_SERVERS lists nothing (got " , "; unset shell variables, as in "${A},${B}"?): list the DNS servers\' IP addresses (e.g. REGISTRY_DNS_SERVERS=10.0.0.53,1.1.1.1:5353), or unset REGISTRY_DNS_SERVERS to use the system resolver',
+  );
 });
 
 test('a yes/no or one-word setting with whitespace around it (an env file\'s trailing space) is taken as a number\'s is, not refused as no true or false', () => {

@@ -21,7 +21,7 @@ import net from 'node:net';
 import type { RegistryConfig } from '../config/config.js';
 import { ConfigError } from '../config/config-error.js';
 import { parseSettingFileSync, readSettingFile } from '../config/setting-files.js';
-import { grpcBindError, hostPort } from '../grpc/bind-error.js';
+import { grpcBindError } from '../grpc/bind-error.js';
 import { Synonyms } from '../search/synonyms.js';
 import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
 import { makeLockFile, removeMadeLockFile, type MadeLockFile } from '../storage/sqlite/lock-file.js';
@@ -144,5 +144,5 @@ async function checkGrpcPort(host: string, port: number): Promise<void> {
     await new Promise((resolve) => probe.close(resolve));
     return;
   }
-  if (failed.code === 'EADDRINUSE' || failed.code === 'EACCES') throw grpcBindError(hostPort(host, port), failed.message);
+  if (failed.code === 'EADDRINUSE' || failed.code === 'EACCES') throw grpcBindError(host, port, failed.message);
 }

@@ -1170,7 +1170,25 @@ const LIST_SETTINGS = new Set<SettingName>(['REGISTRY_TOKENS', 'REGISTRY_MCP_ALL
  * nothing, without a word: no principal had a token, and the registry generated an admin token.
  */
 function blankList(name: SettingName, value: string | undefined): boolean {
-  return value !== undefined && value !== '' && LIST_SETTINGS.has(name) && value.split(',').every((item) => item.trim() === '');
+  return value !== undefined && value !== '' && LIST_SETTINGS.has(name) && onlyCommas(value);
+}
+
+/** What "${A},${B}" comes out as with both unset. */
+function onlyCommas(value: string): boolean {
+  return value.split(',').every((item) => item.trim() === '');
+}
+
+/**
+ * REGISTRY_DNS_SERVERS given only commas and spaces is refused, not taken as unset as the list
+ * settings above are: unset, names would be resolved by the system resolver, not the servers
+ * meant (one that answers internal names the system's does not). It said only "lists no server":
+ * said here as those settings' warning says it, the likely cause and both ways out.
+ */
+function blankDnsServers(name: SettingName, value: string): void {
+  if (name !== 'REGISTRY_DNS_SERVERS' || !onlyCommas(value)) return;
+  throw new ConfigError(
+    `invalid configuration: ${name} lists nothing (got "${value}"; unset shell variables, as in "\${A},\${B}"?): list the DNS servers' IP addresses (e.g. ${name}=10.0.0.53,1.1.1.1:5353), or unset ${name} to use the system resolver`,
+  );
 }
 
 /**
@@ -1188,6 +1206,7 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
   for (const name of names.filter(given)) {
     quotedValue(name, env[name]!);
     unexpanded(name, env[name]!);
+    blankDnsServers(name, env[name]!);
   }
   // The settings not read are left out: the schema gives them their defaults, which it does not check.
   const cleaned = Object.fromEntries(names.filter(given).map((name) => [name, env[name]]));

@@ -41,14 +41,14 @@ const V03_SERVICE = 'a2a.v1.A2AService';
 const A2A_SERVICES = [V1_SERVICE, V03_SERVICE];
 
 /**
- * Binds `address`; a failure says what to change (bind-error.ts). A port in use was mostly found
+ * Binds `host`:`port`; a failure says what to change (bind-error.ts). A port in use was mostly found
  * before storage opened (composition/start-checks.ts probes it): found here, it was taken since.
  */
-function bind(server: grpc.Server, address: string): Promise<number> {
+function bind(server: grpc.Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) =>
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) => {
-      if (err) reject(grpcBindError(address, err.message));
-      else resolve(port);
+    server.bindAsync(hostPort(host, port), grpc.ServerCredentials.createInsecure(), (err, bound) => {
+      if (err) reject(grpcBindError(host, port, err.message));
+      else resolve(bound);
     }),
   );
 }
@@ -82,8 +82,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     ...connectionAgeOptions(core.config.connections),
   });
   keepFieldsWithWhitespace(server, core.log);
-  const address = hostPort(core.config.host, settings.port);
-  const port = await bind(server, address).catch((err: unknown) => {
+  const port = await bind(server, core.config.host, settings.port).catch((err: unknown) => {
     server.forceShutdown();
     throw err;
   });

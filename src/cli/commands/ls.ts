@@ -1,5 +1,6 @@
 /**
- * `a2a-registry ls`: entries page by page, newest first, optionally only one kind, one owner,
+ * `a2a-registry ls`: entries page by page, newest registered first (list's default order, which an
+ * update does not change: the UPDATED column is not the order), optionally only one kind, one owner,
  * or the caller's own (`--mine`: the registry resolves the token's principal, so the CLI never
  * needs to know who its token belongs to).
  *
@@ -75,7 +76,7 @@ export function register(program: Command): void {
   program
     .command('ls')
     .alias('list')
-    .description('list entries, newest first')
+    .description('list entries, newest registered first (an update does not move one)')
     .addOption(new Option('--kind <kind>', 'only agents or only MCP servers').choices(['agent', 'mcp-server']))
     .addOption(new Option('--mine', "only the entries of this token's principal (needs a token)").conflicts('owner'))
     .option('--owner <principal>', 'only the entries of this principal', principal)

@@ -4,7 +4,7 @@
  *
  * Exit code: runs until SIGTERM/SIGINT (then 0, also while it waits for its storage); 2 for
  * invalid configuration, 1 if it cannot start (port taken, a database that refuses it; an
- * unreachable PostgreSQL is waited for, not a failure).
+ * unreachable PostgreSQL is waited for, not a failure) or its shutdown fails (run-server.ts).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { RegistryConfig } from '../../config/config.js';
@@ -90,7 +90,8 @@ export function register(program: Command): void {
       'after',
       '\nEvery other setting (REGISTRY_TOKENS, REGISTRY_PUBLIC_READ, limits...) comes from the environment; see the README.\n' +
         'Logs are JSON lines on stdout. Stops gracefully on SIGTERM/SIGINT.\n' +
-        'Exit status: 2 invalid configuration, 1 could not start.\n' +
+        'Exit status: 0 stopped by SIGTERM/SIGINT (before it was ready too), 1 could not start (a port taken, a database that\n' +
+        'refuses it) or its shutdown failed, 2 invalid configuration.\n' +
         'Example:\n  REGISTRY_TOKENS=alice:$(openssl rand -hex 16) a2a-registry serve --port 9000 --data-dir /var/lib/a2a-registry',
     )
     .action(async (options: ServeOptions) => {
