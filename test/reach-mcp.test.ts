@@ -9,6 +9,7 @@ import http from 'node:http';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ErrorCode, ListResourcesResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -459,6 +460,26 @@ describe('MCP tools', () => {
       assert.ok(!(await call(tool, args)).isError, `${tool} takes ${JSON.stringify(args)}`);
       assert.equal(accepts(tool, args), true, `${tool}'s inputSchema takes ${JSON.stringify(args)}`);
     }
+  });
+
+  test('input and output schemas are JSON Schema 2020-12, MCP\'s default dialect, without a $schema naming draft-07', async () => {
+    // MCP 2025-11-25 ("JSON Schema Usage"): no $schema means 2020-12, the one dialect every
+    // implementation must support; the SDK declared draft-07 on each, which a client supporting
+    // 2020-12 alone refuses. The first answer (the SDK's, on a registry of its own) and the kept one alike.
+    const fresh = await mcpClient((await start()).url);
+    const { tools } = await fresh.listTools();
+    assert.deepEqual((await fresh.listTools()).tools, tools, 'the kept answer is the first');
+    const ajv = new Ajv2020({ strict: true });
+    for (const tool of tools) {
+      for (const [which, schema] of [['inputSchema', tool.inputSchema], ['outputSchema', tool.outputSchema]] as const) {
+        assert.ok(schema, `${tool.name} ${which}`);
+        assert.equal(schema.$schema, undefined, `${tool.name} ${which} declares no other dialect`);
+        // Valid 2020-12, each keyword one that dialect knows (strict: an unknown keyword throws).
+        assert.doesNotThrow(() => ajv.compile(schema), `${tool.name} ${which}`);
+      }
+    }
+    // Still read by the SDK's own client, which validates structuredContent against outputSchema.
+    assert.ok(structured(await call('search_agents', { query: 'invoice' }, fresh)));
   });
 });
 

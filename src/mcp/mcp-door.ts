@@ -14,8 +14,8 @@
  * MCP-Protocol-Version (envelope-guard.ts), and a batch's share of the request budget, one request a
  * message (batch-budget.ts). Between the transport and the SDK's handlers, requests whose params the
  * SDK would refuse are answered -32602, and tool calls whose arguments the tool does not take
- * get the tool's BAD_REQUEST (params-guard.ts); tools/list is answered from memory once made
- * (tools-list-cache.ts); a batch's answers share one bound (batch-answer-cap.ts).
+ * get the tool's BAD_REQUEST (params-guard.ts); tools/list is answered from memory once made,
+ * its schemas in MCP's default dialect, JSON Schema 2020-12 (tools-list-cache.ts); a batch's answers share one bound (batch-answer-cap.ts).
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
