@@ -15,6 +15,7 @@
  * already was.
  */
 import type * as grpc from '@grpc/grpc-js';
+import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 
 /** ListTasksRequest's field 7 (status_timestamp_after), and Timestamp's own fields. */
 const STATUS_TIMESTAMP_AFTER = 7;
@@ -25,49 +26,6 @@ const MIN_SECONDS = -62_135_596_800n;
 const MAX_SECONDS = 253_402_300_799n;
 const MAX_NANOS = 999_999_999n;
 
-/** Calls `visit` with each field of a protobuf message's bytes (varints and length-delimited ones); false for bytes it cannot walk. */
-function fields(bytes: Uint8Array, visit: (field: number, value: bigint | Uint8Array) => void): boolean {
-  let at = 0;
-  const varint = (): bigint | undefined => {
-    let value = 0n;
-    for (let shift = 0n; at < bytes.length && shift < 70n; shift += 7n) {
-      const byte = bytes[at++]!;
-      value |= BigInt(byte & 0x7f) << shift;
-      if (byte < 0x80) return BigInt.asUintN(64, value);
-    }
-    return undefined;
-  };
-  while (at < bytes.length) {
-    const tag = varint();
-    if (tag === undefined) return false;
-    const field = Number(tag >> 3n);
-    switch (Number(tag & 7n)) {
-      case 0: {
-        const value = varint();
-        if (value === undefined) return false;
-        visit(field, value);
-        break;
-      }
-      case 1:
-        at += 8;
-        break;
-      case 2: {
-        const length = varint();
-        if (length === undefined || at + Number(length) > bytes.length) return false;
-        visit(field, bytes.subarray(at, at + Number(length)));
-        at += Number(length);
-        break;
-      }
-      case 5:
-        at += 4;
-        break;
-      default:
-        return false;
-    }
-  }
-  return at === bytes.length;
-}
-
 /**
  * The status_timestamp_after of a ListTasksRequest's bytes as RFC 3339 with nine fractional
  * digits; undefined when the request has none (or bytes the SDK's decoder will judge); throws
@@ -76,17 +34,28 @@ function fields(bytes: Uint8Array, visit: (field: number, value: bigint | Uint8A
 export function statusTimestampAfterOf(bytes: Uint8Array): string | undefined {
   let seconds: bigint | undefined;
   let nanos = 0n;
-  const read = fields(bytes, (field, value) => {
-    if (field !== STATUS_TIMESTAMP_AFTER || typeof value === 'bigint') return;
-    seconds ??= 0n;
-    fields(value, (inner, v) => {
-      if (typeof v !== 'bigint') return;
-      // int64 and int32: a negative value is its 64-bit two's complement.
-      if (inner === SECONDS) seconds = BigInt.asIntN(64, v);
-      if (inner === NANOS) nanos = BigInt.asIntN(64, v);
-    });
-  });
-  if (!read || seconds === undefined) return undefined;
+  try {
+    const request = new BinaryReader(bytes);
+    while (request.pos < request.len) {
+      const [field, wireType] = request.tag();
+      if (field !== STATUS_TIMESTAMP_AFTER || wireType !== WireType.LengthDelimited) {
+        request.skip(wireType, field);
+        continue;
+      }
+      seconds ??= 0n;
+      const timestamp = new BinaryReader(request.bytes());
+      while (timestamp.pos < timestamp.len) {
+        const [inner, innerType] = timestamp.tag();
+        if (inner === SECONDS && innerType === WireType.Varint) seconds = BigInt(timestamp.int64());
+        else if (inner === NANOS && innerType === WireType.Varint) nanos = BigInt(timestamp.int32());
+        else timestamp.skip(innerType, inner);
+      }
+    }
+  } catch {
+    // Bytes that are no message: the SDK's decoder says so.
+    return undefined;
+  }
+  if (seconds === undefined) return undefined;
   if (nanos < 0n || nanos > MAX_NANOS) throw new Error(`statusTimestampAfter is no google.protobuf.Timestamp: its nanos, ${nanos}, are not within 0 to 999999999`);
   if (seconds < MIN_SECONDS || seconds > MAX_SECONDS) {
     throw new Error(`statusTimestampAfter is no google.protobuf.Timestamp: its seconds, ${seconds}, are not within the years 1 to 9999 (${MIN_SECONDS} to ${MAX_SECONDS})`);
