@@ -1,13 +1,18 @@
 /**
  * ListTasks filters as the A2A proto defines them (ListTasksRequest), over JSON-RPC and HTTP+JSON
- * against a real registry on 127.0.0.1 with its SQLite file: tasks held in memory (a search's)
- * and durable ones (a registration's, read back from SQLite) alike.
+ * (and gRPC where its encoding differs) against a real registry on 127.0.0.1 with its SQLite
+ * file: tasks held in memory (a search's) and durable ones (a registration's, read back from
+ * SQLite) alike.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import * as grpc from '@grpc/grpc-js';
+import { ListTasksResponse } from '@a2a-js/sdk';
+import { A2AService } from '@a2a-js/sdk/server/grpc';
 import { dataPart, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
+import { errorInfoOf, metadata } from './support/grpc.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
@@ -36,7 +41,7 @@ let searched: WireJson;
 let registered: WireJson;
 
 before(async () => {
-  registry = await startTestRegistry();
+  registry = await startTestRegistry({ GRPC_PORT: '0' });
   searched = (await rpc('SendMessage', { message: userMessage([{ text: 'weather' }]) })).result.task;
   await sleep(5);
   registered = (await rpc('SendMessage', { message: userMessage([dataPart({ register: { agentCard: v1Card() } })]) })).result.task;
@@ -76,6 +81,72 @@ describe('ListTasks statusTimestampAfter', () => {
       assert.ok(!idsOf(justAfter.result.tasks).includes(task.id), `JSON-RPC, after ${micro('500')}: ${JSON.stringify(idsOf(justAfter.result.tasks))}`);
       const viaRest = await restList({ statusTimestampAfter: micro('000001') });
       assert.ok(!idsOf(viaRest.body.tasks).includes(task.id), `HTTP+JSON, after ${micro('000001')}`);
+    }
+  });
+});
+
+/** A protobuf varint (int64 as its 64-bit two's complement). */
+function varint(n: bigint): number[] {
+  const bytes: number[] = [];
+  let v = BigInt.asUintN(64, n);
+  do {
+    const low = Number(v & 0x7fn);
+    v >>= 7n;
+    bytes.push(v ? low | 0x80 : low);
+  } while (v);
+  return bytes;
+}
+
+/**
+ * ListTasks over gRPC with status_timestamp_after (field 7) the google.protobuf.Timestamp
+ * {seconds, nanos}, encoded by hand: the SDK's client encodes it from a Date, whole milliseconds
+ * only. The answer's task ids, or the refusal.
+ */
+async function grpcListAfter(seconds: bigint, nanos: bigint): Promise<string[] | grpc.ServiceError> {
+  const timestamp = [0x08, ...varint(seconds), 0x10, ...varint(nanos)];
+  const request = Buffer.from([0x3a, timestamp.length, ...timestamp]);
+  const listTasks = (A2AService as unknown as grpc.ServiceDefinition).listTasks as grpc.MethodDefinition<unknown, unknown>;
+  const Client = grpc.makeGenericClientConstructor({ listTasks: { ...listTasks, requestSerialize: (bytes: Buffer) => bytes } }, 'A2AService');
+  const client = new Client(`127.0.0.1:${registry.grpcUrl!.split(':').at(-1)}`, grpc.credentials.createInsecure()) as grpc.Client & Record<string, grpc.requestCallback<unknown> & ((...args: unknown[]) => void)>;
+  try {
+    return await new Promise((resolve) =>
+      client.listTasks!(request, metadata(alice), (error: grpc.ServiceError | null, answer: unknown) =>
+        resolve(error ?? idsOf((ListTasksResponse.toJSON(answer as ListTasksResponse) as WireJson).tasks ?? [])),
+      ),
+    );
+  } finally {
+    client.close();
+  }
+}
+
+describe('ListTasks statusTimestampAfter over gRPC', () => {
+  test('finer than a millisecond is compared as given, as on JSON-RPC; a Timestamp out of its range is refused', async () => {
+    // The SDK's decoder read the Timestamp into a Date, keeping whole milliseconds: a time half
+    // a millisecond (or a nanosecond) after the task's status listed it on gRPC alone.
+    for (const task of [searched, registered]) {
+      const ms = BigInt(Date.parse(task.status.timestamp));
+      const [seconds, nanos] = [ms / 1000n, (ms % 1000n) * 1_000_000n];
+      assert.ok(idsOf((await rpc('ListTasks', { statusTimestampAfter: task.status.timestamp.replace(/Z$/, '500Z') })).result.tasks).every((id) => id !== task.id));
+      const atIt = await grpcListAfter(seconds, nanos);
+      assert.ok(Array.isArray(atIt) && atIt.includes(task.id), `gRPC at ${task.status.timestamp}: ${String(atIt)}`);
+      for (const later of [500_000n, 1n]) {
+        const listed = await grpcListAfter(seconds, nanos + later);
+        assert.ok(Array.isArray(listed), String(listed));
+        assert.ok(!listed.includes(task.id), `gRPC ${later} ns after ${task.status.timestamp}: ${JSON.stringify(listed)}`);
+      }
+    }
+    // nanos 2000000000 was read as two seconds later, -1 as a nanosecond earlier; a year past 9999 as "Invalid time value".
+    for (const [seconds, nanos, words] of [
+      [1_800_000_000n, 2_000_000_000n, /its nanos, 2000000000, are not within 0 to 999999999/],
+      [1_800_000_000n, -1n, /its nanos, -1, are not within 0 to 999999999/],
+      [253_402_300_800n, 0n, /its seconds, 253402300800, are not within the years 1 to 9999/],
+    ] as const) {
+      const refused = await grpcListAfter(seconds, nanos);
+      assert.ok(!Array.isArray(refused), `${seconds}/${nanos} was answered`);
+      assert.equal(refused.code, grpc.status.INVALID_ARGUMENT);
+      assert.match(refused.details, words);
+      assert.match(refused.details, /^The request message is not the protobuf message \/lf\.a2a\.v1\.A2AService\/ListTasks takes \(statusTimestampAfter is no google\.protobuf\.Timestamp/);
+      assert.equal(errorInfoOf(refused)?.reason, 'PARSE_ERROR');
     }
   });
 });

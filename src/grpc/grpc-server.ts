@@ -24,6 +24,7 @@ import { a2aRequestHandler } from '../protocol/request-handler.js';
 import { CallGuard } from './call-guard.js';
 import { grpcUserBuilder } from './caller.js';
 import { keepEveryAuthorization } from './every-authorization.js';
+import { withExactTimestamps } from './exact-timestamps.js';
 import { keepFieldsWithWhitespace } from './field-whitespace.js';
 import { idleConnectionOption, limitConnections } from './connection-limits.js';
 import { connectionAgeOptions, onConnectionAged } from './connection-age.js';
@@ -108,7 +109,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
       registryNotReady = ctx.notReady;
       const requestHandler = a2aRequestHandler(ctx);
       const userBuilder = grpcUserBuilder(core.authenticator, (metadata) => guard.callerOf(metadata));
-      server.addService(decodingTolerantly(A2AService), guard.scoped(grpcService({ requestHandler, userBuilder, contextBuilder: untenantedContextBuilder })));
+      server.addService(decodingTolerantly(withExactTimestamps(A2AService)), guard.scoped(grpcService({ requestHandler, userBuilder, contextBuilder: untenantedContextBuilder })));
       const legacyService = (handler: A2ARequestHandler) => legacyGrpcService({ requestHandler: handler, userBuilder, contextBuilder: untenantedContextBuilder });
       server.addService(decodingTolerantly(LegacyA2AService), guard.scoped(readingTaskConfigNames(legacyService, requestHandler)));
       state = 'serving';
