@@ -973,19 +973,19 @@ function undecodableBody(error: unknown, url: string, code: string, contentEncod
 function toFetchError(error: unknown, url: string, deadline: Deadline, contentEncoding?: string): FetchError {
   if (error instanceof FetchError) return error;
   if (deadline.passedBeforeStart) {
-    return new FetchError('timeout', url, `the request to ${url} was not sent: the deadline its caller set had passed before it began`, { cause: error });
+    return new FetchError('timeout', url, `the request to ${url} was not sent: the deadline its caller set had passed before it began`, { cause: error, notSent: true });
   }
   if (deadline.loadTimedOutMs !== undefined) {
     return new FetchError(
       'timeout',
       url,
       `the request to ${url} was not sent: the registry's HTTP client (undici) did not load within ${deadline.loadTimedOutMs / 1000} s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`,
-      { cause: error },
+      { cause: error, notSent: true },
     );
   }
   // Only a caller's time runs out here (the request's own waits outside()): not the server's doing.
   if (deadline.endedWhileLoading && deadline.timedOut) {
-    return new FetchError('timeout', url, `the request to ${url} was not sent: its caller's deadline passed while the registry was still loading its HTTP client (undici)`, { cause: error });
+    return new FetchError('timeout', url, `the request to ${url} was not sent: its caller's deadline passed while the registry was still loading its HTTP client (undici)`, { cause: error, notSent: true });
   }
   if (deadline.timedOut) {
     return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`, { cause: error });
