@@ -213,7 +213,9 @@ export interface Fetcher {
    * guarded fetcher loads its HTTP client (undici) on its first request, a second or more on a
    * busy machine. A request's own deadline never counts it; a caller that bounds its requests in
    * time by its own clock (a webhook's retry window) waits for this first, so that the registry's
-   * own loading is not counted against that clock either.
+   * own loading is not counted against that clock either. Rejects when they have not loaded within
+   * the bound a request's wait for them has (30 s): such a caller goes on, and its request fails
+   * saying so.
    */
   ready?(): Promise<void>;
 }
