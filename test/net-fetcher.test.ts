@@ -3,17 +3,20 @@
  * (every range, as URL literals and as DNS answers from a resolver hook — nothing here resolves a
  * real name), that the connection goes to the address it checked, redirects, the deadline, the
  * body cap, the content codings asked for and refused, JSON-only answers, conditional requests,
- * the fetch-compatible function and POSTs.
+ * the fetch-compatible function and POSTs, and the bound on the registry's loading of its HTTP client.
  * The outbound tripwire stops and records any connection to a non-loopback address, and every
  * test ends by asserting there was none.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { after, afterEach, before, describe, test } from 'node:test';
 import fs from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { fetch as undiciFetch } from 'undici';
 import ipaddr from 'ipaddr.js';
+import { ensureBuilt, REPO_ROOT } from './support/built.js';
 import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { selfSignedCertificate, startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
 import { AllowList, FetchError, GuardedFetcher, type FetchEvent, type NameRefusal, type Resolver } from '../src/net/index.js';
@@ -999,5 +1002,35 @@ describe('configuration', () => {
     assert.equal(loadConfig({}).fetch.timeoutMs, 5000);
     assert.throws(() => loadConfig({ REGISTRY_FETCH_ALLOW: 'ok.example, 300.1.1.1/8' }), /invalid configuration: REGISTRY_FETCH_ALLOW must list host names, IP addresses or CIDR ranges: "300\.1\.1\.1\/8" is not a CIDR range/);
     assert.throws(() => loadConfig({ REGISTRY_FETCH_TIMEOUT_MS: '10' }), /REGISTRY_FETCH_TIMEOUT_MS must be a whole number from 100 to 120000 \(got "10"\); e\.g\. REGISTRY_FETCH_TIMEOUT_MS=5000 \(the default\)$/);
+  });
+});
+
+describe("the registry's loading of its HTTP client", () => {
+  test('a load that never ends: ready() gives up at its bound, and the request after it says it was not sent (the embeddings client too, not "no answer within 10000 ms")', async () => {
+    // A process of its own, whose undici never finishes loading (a module hook: its evaluation
+    // waits forever); this one loaded it long ago. The bound is 0.3 s here, 30 s in the registry.
+    ensureBuilt();
+    const script = `
+      import http from 'node:http';
+      import { registerHooks } from 'node:module';
+      registerHooks({ load: (u, c, n) => (u.includes('/node_modules/undici/') ? { format: 'module', source: 'await new Promise(() => {});', shortCircuit: true } : n(u, c)) });
+      const { GuardedFetcher } = await import('./dist/src/net/index.js');
+      const { OpenAIEmbeddings } = await import('./dist/src/search/embeddings.js');
+      const server = http.createServer((req, res) => res.end('{}'));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = 'http://127.0.0.1:' + server.address().port + '/v1/embeddings';
+      const fetcher = new GuardedFetcher({ maxBytes: 1024, clientLoadLimitMs: 300, operatorEndpoints: [{ purpose: 'embeddings', url }] });
+      const ready = await fetcher.ready().then(() => 'loaded', (e) => e.message);
+      const client = new OpenAIEmbeddings({ url, model: 'm', fetch: (o) => fetcher.fetchFunction(o) });
+      const embed = await client.embed(['x']).then(() => 'embedded', (e) => e.message);
+      console.log(JSON.stringify({ ready, embed }));
+      process.exit(0);
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, timeout: 10_000 }).catch((e: { stdout?: string; killed?: boolean }) => {
+      throw new Error(e.killed ? 'ready() still waited after 10 s: a load that never ends kept its callers (webhooks, MCP fetchTools) waiting forever' : String(e), { cause: e });
+    });
+    const { ready, embed } = JSON.parse(stdout) as { ready: string; embed: string };
+    assert.equal(ready, "the registry's HTTP client (undici) did not load within 0.3 s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)");
+    assert.match(embed, /^embeddings service http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings \(model m\): the request to http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings was not sent: the registry's HTTP client \(undici\) did not load within 0\.3 s;/, embed);
   });
 });

@@ -21,7 +21,8 @@ import { loadConfig } from '../src/config/config.js';
 import { FetchError, GuardedFetcher } from '../src/net/index.js';
 import { createLogger } from '../src/observability/logger.js';
 import { EmbeddingError, OpenAIEmbeddings, embeddingsEndpoint, parseEmbeddings } from '../src/search/embeddings.js';
-import { EMBED_TEXT_CHARS, QUERY_TIMEOUT_MS, embeddingText } from '../src/search/hybrid.js';
+import { EMBED_TEXT_CHARS, HybridSearchIndex, QUERY_TIMEOUT_MS, embeddingText } from '../src/search/hybrid.js';
+import { createSearchIndex } from '../src/search/index.js';
 import { describeAgentCard } from '../src/registry/describe.js';
 import { startRegistry } from '../src/server.js';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
@@ -256,6 +257,30 @@ describe('embeddings client', () => {
       server.mode = 'ok';
       assert.equal((await client.embed(['dog', 'rain']))[1]!.length, DIMS);
     } finally {
+      await fetcher.close();
+      await server.close();
+    }
+  });
+
+  test('a query\'s embedding cut by the search\'s bound is told as that bound, not as the client\'s 10 s', async () => {
+    const server = await startEmbeddingsServer();
+    const fetcher = new GuardedFetcher({ maxBytes: 1024, operatorEndpoints: [{ purpose: 'embeddings', url: embeddingsEndpoint(server.url) }] });
+    const client = new OpenAIEmbeddings({ url: server.url, model: 'm', timeoutMs: 10_000, maxResponseBytes: 1_000_000, fetch: fetcher.fetchFunction.bind(fetcher) });
+    const warned: string[] = [];
+    const index = new HybridSearchIndex(createSearchIndex(), client, { queryTimeoutMs: 300, warn: (message) => warned.push(message) });
+    try {
+      index.upsert({ id: 'a', owner: 'alice', listSeq: 1, description: describeAgentCard(card('Paws', 'https://paws.example.org/a2a', 'Finds a dog walker.', 'Walk dogs'), '1.0') });
+      await index.whenIdle();
+      assert.equal(index.stats.embeddedEntries, 1);
+      server.mode = 'hang';
+      const page = await index.search({ text: 'dog walker', offset: 0, limit: 10 });
+      assert.equal(page.hits.length, 1, 'ranked by keywords alone');
+      // It was told "no answer within 10000 ms", the client's own timeout, which had not passed.
+      assert.equal(warned.length, 1, warned.join('\n'));
+      assert.match(warned[0]!, /^query embeddings failed; .*: no answer within the time its caller allowed \(a search waits 300 ms for its query's embedding\)$/, warned[0]);
+      assert.doesNotMatch(warned[0]!, /10000/);
+    } finally {
+      index.close();
       await fetcher.close();
       await server.close();
     }

@@ -101,9 +101,10 @@ export class FetchError extends Error {
     /** The URL that was refused or failed (after redirects, the one that did). */
     readonly url: string,
     message: string,
-    options: { status?: number; retryAfterMs?: number; refused?: boolean; cause?: unknown; rule?: AddressRule } = {},
+    options: { status?: number; retryAfterMs?: number; refused?: boolean; cause?: unknown; rule?: AddressRule; notSent?: boolean } = {},
   ) {
     super(message, { cause: options.cause });
+    this.notSent = options.notSent ?? false;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
     this.refused = options.refused ?? POLICY_REASONS.has(reason);
@@ -112,6 +113,14 @@ export class FetchError extends Error {
 
   /** For `non-public`: the address rule that refused the name's answer, for the operator's metrics; never in the message. */
   readonly rule: AddressRule | undefined;
+
+  /**
+   * For `timeout`: the request ended before it was sent (a deadline passed, or the registry's
+   * HTTP client did not load in time), and the message says which. Otherwise it is the answer
+   * that did not come in time: a caller that tells the wait it allowed (the embeddings client's
+   * "within 10000 ms") tells it only then.
+   */
+  readonly notSent: boolean;
 
   /** HTTP status of the answer, for `http-status`. */
   readonly status: number | undefined;
@@ -204,7 +213,9 @@ export interface Fetcher {
    * guarded fetcher loads its HTTP client (undici) on its first request, a second or more on a
    * busy machine. A request's own deadline never counts it; a caller that bounds its requests in
    * time by its own clock (a webhook's retry window) waits for this first, so that the registry's
-   * own loading is not counted against that clock either.
+   * own loading is not counted against that clock either. Rejects when they have not loaded within
+   * the bound a request's wait for them has (30 s): such a caller goes on, and its request fails
+   * saying so.
    */
   ready?(): Promise<void>;
 }

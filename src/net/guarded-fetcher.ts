@@ -92,6 +92,8 @@ export interface GuardedFetcherOptions {
   observer?: FetchObserver;
   /** Certificate authorities to trust instead of Node's (tests; operators use NODE_EXTRA_CA_CERTS). */
   ca?: string | Buffer | (string | Buffer)[];
+  /** How long the loading of the HTTP client may take, in ms (tests); default CLIENT_LOAD_LIMIT_MS. */
+  clientLoadLimitMs?: number;
 }
 
 export const DEFAULT_MAX_REDIRECTS = 3;
@@ -99,9 +101,14 @@ export const DEFAULT_MAX_REDIRECTS = 3;
 /**
  * How long the registry's own loading of its HTTP client (undici, on a process's first request)
  * may take, outside the request's deadline: a second or two on a loaded machine; one that takes
- * this long is stuck (a damaged installation, a file system that does not answer).
+ * this long is stuck (a damaged installation, a file system that does not answer). It bounds a
+ * request's wait and ready()'s alike.
  */
 const CLIENT_LOAD_LIMIT_MS = 30_000;
+
+/** What a load past that bound is told as, by ready() and by the request that waited for it. */
+const clientNotLoaded = (limitMs: number): string =>
+  `the registry's HTTP client (undici) did not load within ${limitMs / 1000} s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /**
@@ -305,6 +312,7 @@ export class GuardedFetcher implements Fetcher {
   private readonly agents: PinnedAgents;
   /** close() has begun: a fetch that fails from now on was cut by the registry's own shutdown. */
   private closing = false;
+  private readonly clientLoadLimitMs: number;
 
   constructor(options: GuardedFetcherOptions) {
     this.allow = options.allow ?? AllowList.EMPTY;
@@ -324,11 +332,28 @@ export class GuardedFetcher implements Fetcher {
     this.lookups = new LookupLimiter(Math.max(1, options.maxLookups ?? (system ? systemLookupSlots() : NETWORK_LOOKUP_SLOTS)));
     this.observer = options.observer;
     this.agents = new PinnedAgents({ ca: options.ca });
+    this.clientLoadLimitMs = options.clientLoadLimitMs ?? CLIENT_LOAD_LIMIT_MS;
   }
 
-  /** Loads the HTTP client (undici) the first request would load: see Fetcher.ready. */
+  /**
+   * Loads the HTTP client (undici) the first request would load: see Fetcher.ready. Bounded as a
+   * request's wait for it is: a load that never ended kept every caller waiting for it (a
+   * webhook's event, a registration's MCP fetchTools) forever. Its callers go on when it
+   * rejects, and their request tells the failure.
+   */
   async ready(): Promise<void> {
-    await loadUndici();
+    if (undiciLoaded()) return;
+    const limitMs = this.clientLoadLimitMs;
+    let limit: NodeJS.Timeout | undefined;
+    const passed = new Promise<never>((_, reject) => {
+      limit = setTimeout(() => reject(new Error(clientNotLoaded(limitMs))), limitMs);
+      limit.unref();
+    });
+    try {
+      await Promise.race([loadUndici(), passed]);
+    } finally {
+      clearTimeout(limit);
+    }
   }
 
   /** Closes the kept connections (shutdown). */
@@ -523,7 +548,7 @@ export class GuardedFetcher implements Fetcher {
         throw new FetchError('credentials', url.href, `refused to send to ${url.href}: ${secretOverHttpRefusal}`);
       }
       // The registry's own loading of its HTTP client is no part of the server's time.
-      if (!undiciLoaded()) await deadline.outside(loadUndici, CLIENT_LOAD_LIMIT_MS);
+      if (!undiciLoaded()) await deadline.outside(loadUndici, this.clientLoadLimitMs);
       const dispatcher = await this.agents.for(url, addresses, deadline.ms);
       const { fetch: undiciFetch } = await loadUndici();
       const response = await undiciFetch(url, {
@@ -973,19 +998,19 @@ function undecodableBody(error: unknown, url: string, code: string, contentEncod
 function toFetchError(error: unknown, url: string, deadline: Deadline, contentEncoding?: string): FetchError {
   if (error instanceof FetchError) return error;
   if (deadline.passedBeforeStart) {
-    return new FetchError('timeout', url, `the request to ${url} was not sent: the deadline its caller set had passed before it began`, { cause: error });
+    return new FetchError('timeout', url, `the request to ${url} was not sent: the deadline its caller set had passed before it began`, { cause: error, notSent: true });
   }
   if (deadline.loadTimedOutMs !== undefined) {
     return new FetchError(
       'timeout',
       url,
-      `the request to ${url} was not sent: the registry's HTTP client (undici) did not load within ${deadline.loadTimedOutMs / 1000} s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`,
-      { cause: error },
+      `the request to ${url} was not sent: ${clientNotLoaded(deadline.loadTimedOutMs)}`,
+      { cause: error, notSent: true },
     );
   }
   // Only a caller's time runs out here (the request's own waits outside()): not the server's doing.
   if (deadline.endedWhileLoading && deadline.timedOut) {
-    return new FetchError('timeout', url, `the request to ${url} was not sent: its caller's deadline passed while the registry was still loading its HTTP client (undici)`, { cause: error });
+    return new FetchError('timeout', url, `the request to ${url} was not sent: its caller's deadline passed while the registry was still loading its HTTP client (undici)`, { cause: error, notSent: true });
   }
   if (deadline.timedOut) {
     return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`, { cause: error });

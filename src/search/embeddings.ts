@@ -85,13 +85,13 @@ export class OpenAIEmbeddings implements Embedder {
         redirect: 'error',
       });
     } catch (err) {
-      throw new EmbeddingError(`${this.describe}: ${this.failure(err, 'no answer')}`);
+      throw new EmbeddingError(`${this.describe}: ${this.failure(err, 'no answer', signal)}`);
     }
     let text: string;
     try {
       text = await res.text();
     } catch (err) {
-      throw new EmbeddingError(`${this.describe}: ${this.failure(err, 'no complete answer')}`);
+      throw new EmbeddingError(`${this.describe}: ${this.failure(err, 'no complete answer', signal)}`);
     }
     if (!res.ok) throw new EmbeddingError(`${this.describe} answered HTTP ${res.status}: ${this.answerStart(text, 200)}`);
     let json: unknown;
@@ -103,10 +103,21 @@ export class OpenAIEmbeddings implements Embedder {
     return parseEmbeddings(json, texts.length, this.describe);
   }
 
-  /** What went wrong, in the client's words for a timeout or an oversized answer (the guard's FetchError reasons). */
-  private failure(err: unknown, late: string): string {
-    const reason = (err as { reason?: unknown }).reason;
-    if (reason === 'timeout') return `${late} within ${this.timeoutMs} ms`;
+  /**
+   * What went wrong, in the client's words for a timeout or an oversized answer (the guard's
+   * FetchError reasons). Every timeout was told as this client's own ("within 10000 ms"): a
+   * search's 1.5 s for its query's embedding (`signal`'s deadline, which the guard counts as a
+   * timeout) and the 30 s the registry gives its HTTP client to load among them. A caller's
+   * deadline is told in its signal's words (hybrid.ts's say how long a search waits); a request
+   * that was never sent, in the guard's (which say why).
+   */
+  private failure(err: unknown, late: string, signal: AbortSignal | undefined): string {
+    const { reason, notSent } = err as { reason?: unknown; notSent?: unknown };
+    if (reason === 'timeout' && notSent !== true) {
+      if (!signal?.aborted) return `${late} within ${this.timeoutMs} ms`;
+      const said = signal.reason instanceof Error && signal.reason.message ? ` (${signal.reason.message})` : '';
+      return `${late} within the time its caller allowed${said}`;
+    }
     if (reason === 'too-large') return `answer is over the ${this.maxBytes}-byte limit`;
     return this.masked((err as Error).message);
   }

@@ -115,7 +115,12 @@ export class HybridSearchIndex implements SearchIndex {
       embedding = await this.queryVectors.get(text, (t) => {
         // The bound's timer is cleared once the service has answered: left for its whole time, it
         // held the search's request (the async context it was made in) that long after the answer.
-        const bound = clearableTimeout(this.o.queryTimeoutMs ?? QUERY_TIMEOUT_MS);
+        // Its message is how a failure at the bound is told (the embeddings client quotes it). The
+        // bound never counts the registry's loading of its HTTP client (undici, on a process's
+        // first request): a query is embedded only once an entry has been (above), by a request
+        // that loaded it.
+        const ms = this.o.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
+        const bound = clearableTimeout(ms, `a search waits ${ms} ms for its query's embedding`);
         const p = this.embedder
           .embed([t], bound.signal)
           .finally(bound.clear)
