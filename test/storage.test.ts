@@ -36,6 +36,12 @@ interface Target {
   raw(sql: string): Promise<unknown[]>;
 }
 
+/** The pids of a PostgreSQL store's pooled sessions on `target`'s database (its listeners are named a2a-registry-listener). */
+async function poolSessions(target: Target): Promise<number[]> {
+  const rows = await target.raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a-registry' ORDER BY pid");
+  return rows.map((row) => (row as { pid: number }).pid);
+}
+
 interface Engine {
   name: string;
   /** The schema versions its migrations apply, in order. */
@@ -1643,9 +1649,7 @@ function storeTests(engine: Engine, phase: 'side by side' | 'alone'): void {
       t.after(() => store.close());
       const created = await store.upsert(entryWrite('agent', 'https://deadlock.example.com/a2a'), actor('alice'));
       assert.ok(created.status === 'created');
-      // The store's sessions (its pool's; the listeners are named a2a-registry-listener).
-      const sessions = async () =>
-        (await target.raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a-registry' ORDER BY pid")).map((row) => (row as { pid: number }).pid);
+      const sessions = () => poolSessions(target);
       const before = await sessions();
       assert.equal(before.length, 1);
       const holder = new pg.Client({ connectionString: target.url });
@@ -1671,8 +1675,7 @@ function storeTests(engine: Engine, phase: 'side by side' | 'alone'): void {
     test('a read refused after the statement timeout (a table another session holds) leaves its connection in the pool: the next statement runs on the same session', async (t) => {
       if (engine.name !== 'postgres') return; // one SQLite connection, no pool
       const { target, store } = await openFresh(t, engine, { statementTimeoutMs: 200 });
-      const sessions = async () =>
-        (await target.raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a-registry' ORDER BY pid")).map((row) => (row as { pid: number }).pid);
+      const sessions = () => poolSessions(target);
       const before = await sessions();
       assert.equal(before.length, 1);
       const holder = new pg.Client({ connectionString: target.url });
