@@ -22,6 +22,7 @@ import { selfSignedCertificate, startOrigin, waitFor, type OriginServer } from '
 import { AllowList, FetchError, GuardedFetcher, type FetchEvent, type NameRefusal, type Resolver } from '../src/net/index.js';
 import { restrictedRange, type AddressRule } from '../src/net/address-policy.js';
 import { loadConfig } from '../src/config/config.js';
+import { clearableTimeout } from '../src/lib/clearable-timeout.js';
 import { RegistryMetrics } from '../src/observability/metrics.js';
 
 /** Host names for the resolver hook: what each "resolves" to. */
@@ -546,6 +547,26 @@ describe('hostile servers cost at most one timeout', () => {
     await waitFor(() => (origin.hits.get('/hang') ?? 0) > 0, 'the request to arrive');
     controller.abort();
     assert.equal((await refusal(pending)).reason, 'aborted');
+  });
+
+  test("a caller's deadline that ends a request is told as the caller's, not as the guard's own fetch timeout", async () => {
+    origin.route('/slow-answer', () => undefined);
+    const url = at('agent.test', '/slow-answer');
+    // Node's own TimeoutError message says nothing: the caller's deadline is told by its time alone.
+    const plain = await refusal(fetcher({ timeoutMs: 5000 }).getJson(url, { purpose: 'agent-card', signal: AbortSignal.timeout(100) }));
+    assert.equal(plain.reason, 'timeout');
+    assert.match(plain.message, /^no complete answer from http:\/\/agent\.test:\d+\/slow-answer: its caller's deadline passed after \d+ ms$/, plain.message);
+    // A caller that says why (clearableTimeout's message, an MCP exchange's or a search's) is quoted.
+    const bound = clearableTimeout(100, 'a search waits 100 ms for its query embedding');
+    try {
+      const said = await refusal(fetcher({ timeoutMs: 5000 }).fetchFunction({ purpose: 'embeddings' })(url, { signal: bound.signal }));
+      assert.match(said.message, /: its caller's deadline passed after \d+ ms \(a search waits 100 ms for its query embedding\)$/, said.message);
+    } finally {
+      bound.clear();
+    }
+    // The guard's own deadline is told as before.
+    const own = await refusal(fetcher({ timeoutMs: 100 }).getJson(url, { purpose: 'agent-card', signal: AbortSignal.timeout(5000) }));
+    assert.equal(own.message, `no complete answer from ${url} within 100 ms (the registry's fetch timeout)`);
   });
 
   test("a request begun after its caller's deadline had passed is not sent, and says so (not a slow DNS lookup)", async () => {
