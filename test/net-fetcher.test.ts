@@ -1027,6 +1027,32 @@ describe('configuration', () => {
 });
 
 describe("the registry's loading of its HTTP client", () => {
+  test('a load that fails is tried again by the next request, not kept failing every request until a restart', async () => {
+    // A process of its own, whose first resolution of undici fails (a module hook), as a file
+    // system that failed a read once would make it; later ones pass.
+    ensureBuilt();
+    const script = `
+      import http from 'node:http';
+      import { registerHooks } from 'node:module';
+      let failed = false;
+      registerHooks({ resolve: (s, c, n) => { if (s === 'undici' && !failed) { failed = true; throw new Error('the first load of undici failed'); } return n(s, c); } });
+      const { GuardedFetcher, AllowList } = await import('./dist/src/net/index.js');
+      const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = 'http://127.0.0.1:' + server.address().port + '/card';
+      const fetcher = new GuardedFetcher({ maxBytes: 1024, allow: AllowList.parse('127.0.0.1') });
+      const first = await fetcher.getJson(url, { purpose: 'agent-card' }).then(() => 'fetched', (e) => e.message);
+      const second = await fetcher.getJson(url, { purpose: 'agent-card' }).then((d) => JSON.stringify(d.value), (e) => e.message);
+      await fetcher.close();
+      server.close();
+      console.log(JSON.stringify({ first, second }));
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, timeout: 10_000 });
+    const { first, second } = JSON.parse(stdout) as { first: string; second: string };
+    assert.match(first, /the first load of undici failed/);
+    assert.equal(second, '{"ok":true}', 'the second request loaded undici and was answered');
+  });
+
   test('a load that never ends: ready() gives up at its bound, and the request after it says it was not sent (the embeddings client too, not "no answer within 10000 ms")', async () => {
     // A process of its own, whose undici never finishes loading (a module hook: its evaluation
     // waits forever); this one loaded it long ago. The bound is 0.3 s here, 30 s in the registry.
