@@ -111,6 +111,10 @@ const CLIENT_LOAD_LIMIT_MS = 30_000;
 const clientNotLoaded = (limitMs: number): string =>
   `the registry's HTTP client (undici) did not load within ${limitMs / 1000} s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`;
 
+/** What a load of the HTTP client that failed (not one past its bound) is told as. */
+const clientLoadFailed = (said: string): string =>
+  `the registry's HTTP client (undici) failed to load (${clipped(said, 300)}); the next request tries again, and if it keeps failing the registry's installation is damaged (install its dependencies again)`;
+
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /**
  * The Fetch standard's "bad ports" (fetch.spec.whatwg.org/#port-blocking). undici refuses them
@@ -571,7 +575,14 @@ export class GuardedFetcher implements Fetcher {
         throw new FetchError('credentials', url.href, `refused to send to ${url.href}: ${secretOverHttpRefusal}`);
       }
       // The registry's own loading of its HTTP client is no part of the server's time.
-      if (!undiciLoaded()) await deadline.outside(loadUndici, this.clientLoadLimitMs);
+      if (!undiciLoaded()) {
+        await deadline.outside(loadUndici, this.clientLoadLimitMs).catch((error: unknown) => {
+          // A load that failed is the registry's, not the server's: it was told as "could not fetch <url>: ...".
+          if (deadline.signal.aborted || error instanceof FetchError) throw error;
+          const said = error instanceof Error ? error.message : String(error);
+          throw new FetchError('connect', url.href, `the request to ${url.href} was not sent: ${clientLoadFailed(said)}`, { cause: error });
+        });
+      }
       const dispatcher = await this.agents.for(url, addresses, deadline.ms);
       const { fetch: undiciFetch } = await loadUndici();
       const response = await undiciFetch(url, {
