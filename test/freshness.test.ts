@@ -282,22 +282,9 @@ describe('register an MCP server with fetchTools', () => {
     // that answered at once.
     const child = await slowLoadingRegistry();
     try {
-      const owner = await sdkClient(child.url, { token: TOKENS.alice });
-      const result = resultOf(await op(owner, { register: { mcpServer: mcpServer('first-fetch-files', mcp.url), fetchTools: true } }));
+      const result = resultOf(await op(await sdkClient(child.url, { token: TOKENS.alice }), { register: { mcpServer: mcpServer('first-fetch-files', mcp.url), fetchTools: true } }));
       assert.equal(result.kind, 'mcp-server');
       assert.deepEqual(result.indexed, { tools: 5 });
-      // A server that never answers: the exchange's deadline ends it, told as the exchange's (the
-      // guard told it as its own request's: "within 1000 ms (the registry's fetch timeout)").
-      origin.route('/mcp-silent', () => undefined);
-      const silent = errorOf(await op(owner, { register: { mcpServer: mcpServer('silent-files', `${origin.url}/mcp-silent`), fetchTools: true } }));
-      assert.equal(silent.code, 'FETCH_FAILED');
-      assert.equal(silent.details[0].rule, 'timeout');
-      assert.match(
-        silent.message,
-        /^Could not fetch the MCP server: no complete answer from http:\/\/127\.0\.0\.1:\d+\/mcp-silent: its caller's deadline passed after \d+ ms \(REGISTRY_FETCH_TIMEOUT_MS: 1000 ms for the whole MCP exchange\)\.$/,
-        silent.message,
-      );
-      assert.doesNotMatch(silent.message, /the registry's fetch timeout/);
     } finally {
       await child.stop();
     }
