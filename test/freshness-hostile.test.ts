@@ -102,7 +102,9 @@ describe('hostile servers cost at most one timeout', () => {
     const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('silent-mcp', `${local}/mcp-silent`), fetchTools: true } }));
     assert.equal(error.code, 'FETCH_FAILED');
     assert.equal(error.details?.[0]?.rule, 'timeout', JSON.stringify(error));
-    assert.match(error.message, new RegExp(`within ${TIMEOUT_MS} ms`));
+    // Told as the exchange's deadline: the guard told it as its own request's ("within 1000 ms (the registry's fetch timeout)").
+    assert.match(error.message, new RegExp(`: its caller's deadline passed after \\d+ ms \\(REGISTRY_FETCH_TIMEOUT_MS: ${TIMEOUT_MS} ms for the whole MCP exchange\\)`), error.message);
+    assert.doesNotMatch(error.message, /fetch timeout/);
     assert.ok(performance.now() - started < ONE_TIMEOUT);
   });
 
@@ -120,7 +122,9 @@ describe('hostile servers cost at most one timeout', () => {
     const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('endless-stream', `${local}/mcp-endless-stream`), fetchTools: true } }));
     assert.equal(error.code, 'FETCH_FAILED');
     assert.equal(error.details?.[0]?.rule, 'timeout', JSON.stringify(error));
-    assert.match(error.message, new RegExp(`within ${TIMEOUT_MS} ms`));
+    // Told as the exchange's deadline: the guard told it as its own request's ("within 1000 ms (the registry's fetch timeout)").
+    assert.match(error.message, new RegExp(`: its caller's deadline passed after \\d+ ms \\(REGISTRY_FETCH_TIMEOUT_MS: ${TIMEOUT_MS} ms for the whole MCP exchange\\)`), error.message);
+    assert.doesNotMatch(error.message, /fetch timeout/);
     // Before: the SDK's notice that it gave up, sent after the deadline, was the failure told: "looking up localhost took longer…".
     assert.doesNotMatch(error.message, /looking up|DNS/);
     assert.ok(performance.now() - started < ONE_TIMEOUT);

@@ -68,7 +68,8 @@ describe('REGISTRY_DNS_SERVERS', () => {
     // lookup, which came back as a bare abort, "no complete answer", without details.
     const mcp = errorOf(await op(alice, { register: { mcpServer: { name: 'silent-mcp', url: `http://silent.test:${origin.port}/mcp`, description: 'never resolved' }, fetchTools: true } }));
     assert.equal(mcp.code, 'FETCH_FAILED');
-    assert.match(mcp.message, /looking up silent\.test took longer than (0\.\d|1) s, past the request's deadline of 1000 ms/);
+    // Told as the exchange's deadline (the guard told it as its own request's, "the request's deadline").
+    assert.match(mcp.message, /looking up silent\.test took longer than (0\.\d|1) s, when its caller's deadline passed after \d+ ms \(REGISTRY_FETCH_TIMEOUT_MS: 1000 ms for the whole MCP exchange\)/);
     assert.equal(mcp.details[0].rule, 'timeout');
   });
 

@@ -22,6 +22,7 @@ import { selfSignedCertificate, startOrigin, waitFor, type OriginServer } from '
 import { AllowList, FetchError, GuardedFetcher, type FetchEvent, type NameRefusal, type Resolver } from '../src/net/index.js';
 import { restrictedRange, type AddressRule } from '../src/net/address-policy.js';
 import { loadConfig } from '../src/config/config.js';
+import { clearableTimeout } from '../src/lib/clearable-timeout.js';
 import { RegistryMetrics } from '../src/observability/metrics.js';
 
 /** Host names for the resolver hook: what each "resolves" to. */
@@ -548,6 +549,26 @@ describe('hostile servers cost at most one timeout', () => {
     assert.equal((await refusal(pending)).reason, 'aborted');
   });
 
+  test("a caller's deadline that ends a request is told as the caller's, not as the guard's own fetch timeout", async () => {
+    origin.route('/slow-answer', () => undefined);
+    const url = at('agent.test', '/slow-answer');
+    // Node's own TimeoutError message says nothing: the caller's deadline is told by its time alone.
+    const plain = await refusal(fetcher({ timeoutMs: 5000 }).getJson(url, { purpose: 'agent-card', signal: AbortSignal.timeout(100) }));
+    assert.equal(plain.reason, 'timeout');
+    assert.match(plain.message, /^no complete answer from http:\/\/agent\.test:\d+\/slow-answer: its caller's deadline passed after \d+ ms$/, plain.message);
+    // A caller that says why (clearableTimeout's message, an MCP exchange's or a search's) is quoted.
+    const bound = clearableTimeout(100, 'a search waits 100 ms for its query embedding');
+    try {
+      const said = await refusal(fetcher({ timeoutMs: 5000 }).fetchFunction({ purpose: 'embeddings' })(url, { signal: bound.signal }));
+      assert.match(said.message, /: its caller's deadline passed after \d+ ms \(a search waits 100 ms for its query embedding\)$/, said.message);
+    } finally {
+      bound.clear();
+    }
+    // The guard's own deadline is told as before.
+    const own = await refusal(fetcher({ timeoutMs: 100 }).getJson(url, { purpose: 'agent-card', signal: AbortSignal.timeout(5000) }));
+    assert.equal(own.message, `no complete answer from ${url} within 100 ms (the registry's fetch timeout)`);
+  });
+
   test("a request begun after its caller's deadline had passed is not sent, and says so (not a slow DNS lookup)", async () => {
     let lookups = 0;
     const f = fetcher({ resolve: async (host, signal) => (lookups++, resolveTest(host, signal)) });
@@ -1006,6 +1027,33 @@ describe('configuration', () => {
 });
 
 describe("the registry's loading of its HTTP client", () => {
+  test('a load that fails is tried again by the next request, not kept failing every request until a restart', async () => {
+    // A process of its own, whose first resolution of undici fails (a module hook), as a file
+    // system that failed a read once would make it; later ones pass.
+    ensureBuilt();
+    const script = `
+      import http from 'node:http';
+      import { registerHooks } from 'node:module';
+      let failed = false;
+      registerHooks({ resolve: (s, c, n) => { if (s === 'undici' && !failed) { failed = true; throw new Error('the first load of undici failed'); } return n(s, c); } });
+      const { GuardedFetcher, AllowList } = await import('./dist/src/net/index.js');
+      const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = 'http://127.0.0.1:' + server.address().port + '/card';
+      const fetcher = new GuardedFetcher({ maxBytes: 1024, allow: AllowList.parse('127.0.0.1') });
+      const first = await fetcher.getJson(url, { purpose: 'agent-card' }).then(() => 'fetched', (e) => e.message);
+      const second = await fetcher.getJson(url, { purpose: 'agent-card' }).then((d) => JSON.stringify(d.value), (e) => e.message);
+      await fetcher.close();
+      server.close();
+      console.log(JSON.stringify({ first, second }));
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, timeout: 10_000 });
+    const { first, second } = JSON.parse(stdout) as { first: string; second: string };
+    // The registry's own failure, not the server's ("could not fetch <url>: ...").
+    assert.match(first, /^the request to http:\/\/127\.0\.0\.1:\d+\/card was not sent: the registry's HTTP client \(undici\) failed to load \(the first load of undici failed\); the next request tries again/, first);
+    assert.equal(second, '{"ok":true}', 'the second request loaded undici and was answered');
+  });
+
   test('a load that never ends: ready() gives up at its bound, and the request after it says it was not sent (the embeddings client too, not "no answer within 10000 ms")', async () => {
     // A process of its own, whose undici never finishes loading (a module hook: its evaluation
     // waits forever); this one loaded it long ago. The bound is 0.3 s here, 30 s in the registry.

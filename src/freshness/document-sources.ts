@@ -183,7 +183,8 @@ export class FetchingDocumentSources implements DocumentSources {
     // One deadline for the whole exchange: initialize, every page, the goodbye. Its timer is
     // cleared when the exchange ends (below): left for its whole time (REGISTRY_FETCH_TIMEOUT_MS),
     // it held the registration's request (the async context it was made in) that long after the answer.
-    const deadline = clearableTimeout(this.options.timeoutMs);
+    // Its message is what the guard tells when it ends a request: the exchange's deadline, not that request's.
+    const deadline = clearableTimeout(this.options.timeoutMs, `REGISTRY_FETCH_TIMEOUT_MS: ${this.options.timeoutMs} ms for the whole MCP exchange`);
     // Ends the exchange at once when an answer's body fails (see below).
     const bodyFailed = new AbortController();
     const combined = AbortSignal.any([...(signal ? [signal] : []), deadline.signal, bodyFailed.signal]);

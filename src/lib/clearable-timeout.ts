@@ -9,7 +9,7 @@
  */
 
 /** Node's own message for AbortSignal.timeout's TimeoutError, kept so what callers see is unchanged. */
-const TIMEOUT_MESSAGE = 'The operation was aborted due to timeout';
+export const TIMEOUT_MESSAGE = 'The operation was aborted due to timeout';
 
 export interface ClearableTimeout {
   /** Aborts after the time given with a TimeoutError DOMException, as AbortSignal.timeout's does. */

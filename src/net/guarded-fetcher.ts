@@ -33,6 +33,7 @@ import {
 import { clipped } from '../lib/clipped.js';
 import { asksRetryAfter, retryAfterMs as retryAfterMsOf } from '../lib/retry-after.js';
 import { DEFAULT_FETCH_TIMEOUT_MS } from './setting-defaults.js';
+import { TIMEOUT_MESSAGE } from '../lib/clearable-timeout.js';
 
 export type { Resolver } from './dns.js';
 
@@ -110,6 +111,10 @@ const CLIENT_LOAD_LIMIT_MS = 30_000;
 const clientNotLoaded = (limitMs: number): string =>
   `the registry's HTTP client (undici) did not load within ${limitMs / 1000} s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`;
 
+/** What a load of the HTTP client that failed (not one past its bound) is told as. */
+const clientLoadFailed = (said: string): string =>
+  `the registry's HTTP client (undici) failed to load (${clipped(said, 300)}); the next request tries again, and if it keeps failing the registry's installation is damaged (install its dependencies again)`;
+
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /**
  * The Fetch standard's "bad ports" (fetch.spec.whatwg.org/#port-blocking). undici refuses them
@@ -168,6 +173,9 @@ class Deadline {
   /** outside()'s own bound passed, in ms. */
   private loadLimitPassed: number | undefined;
   private readonly followed: Array<{ signal: AbortSignal; listener: () => void }> = [];
+  private readonly startedAt = performance.now();
+  /** A caller's deadline (not this one's timer) ended the request: how it is told (callersDeadline). */
+  private callerTimeout: { afterMs: number; said?: string } | undefined;
   /**
    * A caller's deadline had passed before the request began (an MCP SDK's notice that it gave up
    * on a request, sent as the exchange's deadline passed): nothing was looked up or sent, and a
@@ -198,8 +206,15 @@ class Deadline {
    * DNS answer, the headers): not a cancellation.
    */
   private callerAbort(signal: AbortSignal): void {
-    if (signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') this.expire();
-    else this.controller.abort(new Error('cancelled by the caller'));
+    if (signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') {
+      // Told as the caller's, not as this timer's ms: a search's 1.5 s for its query's embedding,
+      // or an MCP exchange's whole deadline, was told "within 5000 ms (the registry's fetch timeout)".
+      if (!this.controller.signal.aborted) {
+        const said = signal.reason.message && signal.reason.message !== TIMEOUT_MESSAGE ? signal.reason.message : undefined;
+        this.callerTimeout = { afterMs: Math.round(performance.now() - this.startedAt), said };
+      }
+      this.expire();
+    } else this.controller.abort(new Error('cancelled by the caller'));
   }
 
   private expire(): void {
@@ -264,6 +279,18 @@ class Deadline {
 
   get timedOut(): boolean {
     return this.expired;
+  }
+
+  /**
+   * When a caller's deadline ended the request (its signal aborted with a TimeoutError), how that
+   * is told: "its caller's deadline passed after 1203 ms", with the signal's reason when the
+   * caller gave one (not Node's "The operation was aborted due to timeout"). Undefined when this
+   * request's own timer did.
+   */
+  get callersDeadline(): string | undefined {
+    const ended = this.callerTimeout;
+    if (!ended || !this.expired) return undefined;
+    return `its caller's deadline passed after ${ended.afterMs} ms${ended.said ? ` (${ended.said})` : ''}`;
   }
 
   get callerAborted(): boolean {
@@ -548,7 +575,14 @@ export class GuardedFetcher implements Fetcher {
         throw new FetchError('credentials', url.href, `refused to send to ${url.href}: ${secretOverHttpRefusal}`);
       }
       // The registry's own loading of its HTTP client is no part of the server's time.
-      if (!undiciLoaded()) await deadline.outside(loadUndici, this.clientLoadLimitMs);
+      if (!undiciLoaded()) {
+        await deadline.outside(loadUndici, this.clientLoadLimitMs).catch((error: unknown) => {
+          // A load that failed is the registry's, not the server's: it was told as "could not fetch <url>: ...".
+          if (deadline.signal.aborted || error instanceof FetchError) throw error;
+          const said = error instanceof Error ? error.message : String(error);
+          throw new FetchError('connect', url.href, `the request to ${url.href} was not sent: ${clientLoadFailed(said)}`, { cause: error });
+        });
+      }
       const dispatcher = await this.agents.for(url, addresses, deadline.ms);
       const { fetch: undiciFetch } = await loadUndici();
       const response = await undiciFetch(url, {
@@ -632,10 +666,12 @@ export class GuardedFetcher implements Fetcher {
         if (deadline.timedOut && !deadline.passedBeforeStart) {
           const seconds = Math.max(0.1, Math.floor((Date.now() - started) / 100) / 10);
           const queue = waited.queued ? `, waiting behind the ${this.lookups.max} lookups already in flight` : '';
+          const caller = deadline.callersDeadline;
+          const passed = caller ? `when ${caller}` : `past the request's deadline of ${deadline.ms} ms (REGISTRY_FETCH_TIMEOUT_MS)`;
           throw new FetchError(
             'timeout',
             url.href,
-            `looking up ${host} took longer than ${seconds} s${queue}, past the request's deadline of ${deadline.ms} ms (REGISTRY_FETCH_TIMEOUT_MS): the DNS resolver is slow or does not answer`,
+            `looking up ${host} took longer than ${seconds} s${queue}, ${passed}: the DNS resolver is slow or does not answer`,
             { cause: error },
           );
         }
@@ -1013,7 +1049,9 @@ function toFetchError(error: unknown, url: string, deadline: Deadline, contentEn
     return new FetchError('timeout', url, `the request to ${url} was not sent: its caller's deadline passed while the registry was still loading its HTTP client (undici)`, { cause: error, notSent: true });
   }
   if (deadline.timedOut) {
-    return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`, { cause: error });
+    const caller = deadline.callersDeadline;
+    const message = caller ? `no complete answer from ${url}: ${caller}` : `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`;
+    return new FetchError('timeout', url, message, { cause: error });
   }
   if (deadline.callerAborted) return new FetchError('aborted', url, `the request to ${url} was cancelled`, { cause: error });
   const code = errorCode(error);

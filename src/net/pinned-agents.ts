@@ -18,12 +18,23 @@ import { hideRefusedCodings } from './content-codings.js';
 
 let undici: Promise<typeof import('undici')> | undefined;
 let undiciIn = false;
-/** undici, imported on first use: loading it takes a second or more on a busy machine, and a registry that fetches nothing should not start slower for it. */
+/**
+ * undici, imported on first use: loading it takes a second or more on a busy machine, and a
+ * registry that fetches nothing should not start slower for it. A load that fails is not kept:
+ * kept, its rejection failed every later outbound request until a restart (a file system that
+ * failed a read once, too many open files); the next request tries again.
+ */
 export const loadUndici = (): Promise<typeof import('undici')> =>
-  (undici ??= import('undici').then((module) => {
-    undiciIn = true;
-    return module;
-  }));
+  (undici ??= import('undici').then(
+    (module) => {
+      undiciIn = true;
+      return module;
+    },
+    (error: unknown) => {
+      undici = undefined;
+      throw error;
+    },
+  ));
 /** undici has loaded: a request needs no wait for it. */
 export const undiciLoaded = (): boolean => undiciIn;
 

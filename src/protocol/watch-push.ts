@@ -745,10 +745,9 @@ export class WatchPushes {
         return undefined;
       } catch (error) {
         // An attempt cut here is told as the window's end, with what the attempt before it was
-        // answered. The guard words a caller's timeout as its own ("no complete answer ... within
-        // 5000 ms (the registry's fetch timeout)"): the owner of a webhook that answered a redirect
-        // at once, whose last attempt a loaded registry did not finish in the window's last 0.5 s,
-        // was told of a 5 s timeout, and not of the redirect to fix.
+        // answered: the guard tells only that its caller's deadline passed, and the owner of a
+        // webhook that answered a redirect at once, whose last attempt a loaded registry did not
+        // finish in the window's last 0.5 s, was told of a timeout, and not of the redirect to fix.
         if (cut?.signal.aborted && error instanceof FetchError && error.reason === 'timeout') {
           const before = failure ? ` (the attempt before it: ${failure})` : '';
           failure = `no complete answer from ${config.url} within ${Math.round(cutMs)} ms, when the retry window (REGISTRY_WEBHOOK_RETRY_SECONDS) ended${before}`;

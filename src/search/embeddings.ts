@@ -104,20 +104,16 @@ export class OpenAIEmbeddings implements Embedder {
   }
 
   /**
-   * What went wrong, in the client's words for a timeout or an oversized answer (the guard's
-   * FetchError reasons). Every timeout was told as this client's own ("within 10000 ms"): a
-   * search's 1.5 s for its query's embedding (`signal`'s deadline, which the guard counts as a
-   * timeout) and the 30 s the registry gives its HTTP client to load among them. A caller's
-   * deadline is told in its signal's words (hybrid.ts's say how long a search waits); a request
-   * that was never sent, in the guard's (which say why).
+   * What went wrong, in the client's words for a timeout of its own or an oversized answer (the
+   * guard's FetchError reasons). Every timeout was told as this client's own ("within 10000 ms"):
+   * a search's 1.5 s for its query's embedding and the 30 s the registry gives its HTTP client to
+   * load among them. A caller's deadline (`signal`'s) and a request never sent are told in the
+   * guard's words: it says whose deadline passed, in the signal's words (hybrid.ts's say how long
+   * a search waits), or why nothing was sent.
    */
   private failure(err: unknown, late: string, signal: AbortSignal | undefined): string {
     const { reason, notSent } = err as { reason?: unknown; notSent?: unknown };
-    if (reason === 'timeout' && notSent !== true) {
-      if (!signal?.aborted) return `${late} within ${this.timeoutMs} ms`;
-      const said = signal.reason instanceof Error && signal.reason.message ? ` (${signal.reason.message})` : '';
-      return `${late} within the time its caller allowed${said}`;
-    }
+    if (reason === 'timeout' && notSent !== true && !signal?.aborted) return `${late} within ${this.timeoutMs} ms`;
     if (reason === 'too-large') return `answer is over the ${this.maxBytes}-byte limit`;
     return this.masked((err as Error).message);
   }
