@@ -64,15 +64,17 @@ const get = async (id: string, revision?: number) => resultOf(await op(anonymous
 
 /**
  * A registry process of its own (this one loaded undici long ago), whose loading of undici is
- * slowed by 1.2 s as on a loaded machine, with a fetch timeout of 1 s: its first outbound request
- * pays the load.
+ * slowed by 3 s as on a loaded machine, with a fetch timeout of 2.5 s: its first outbound request
+ * pays the load, longer than the timeout. The timeout leaves room for the exchange itself on a
+ * loaded machine: at 1 s, fetchTools' whole MCP exchange (initialize, three pages, the goodbye)
+ * failed to fit at load 14-15 with or without the fix.
  */
 const slowLoadingRegistry = () =>
   spawnRegistry({
     REGISTRY_TOKENS: TOKENS_ENV,
     REGISTRY_FETCH_ALLOW: '127.0.0.1',
-    REGISTRY_FETCH_TIMEOUT_MS: '1000',
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndiciLoad(1200)}`.trim(),
+    REGISTRY_FETCH_TIMEOUT_MS: '2500',
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${slowUndiciLoad(3000)}`.trim(),
   });
 
 describe('register by URL', () => {
