@@ -314,6 +314,42 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
     });
   });
 
+  test('validate: a document or a file too large to send is the error of its field, marked invalid and described by the alert', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      const box = page.locator('#document');
+      const file = page.locator('.file-label input[type=file]');
+      // Over 1 MB in bytes (€ is three), set at once: typed or filled, a megabyte took seconds.
+      await box.evaluate((area: HTMLTextAreaElement) => {
+        area.value = '€'.repeat(350_000);
+        area.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+      const tooLarge = page.locator('[role=alert]', { hasText: 'This is over 1 MB' });
+      await tooLarge.waitFor();
+      assert.equal(await box.getAttribute('aria-invalid'), 'true');
+      assert.deepEqual((await box.getAttribute('aria-describedby'))?.split(' '), ['document-help', await tooLarge.getAttribute('id')]);
+      await box.fill('');
+      await tooLarge.waitFor({ state: 'detached' });
+      assert.equal(await box.getAttribute('aria-invalid'), null);
+      assert.equal(await box.getAttribute('aria-describedby'), 'document-help');
+
+      // A file dropped that is too large: said, and tied to the box and the file control.
+      const dropped = await page.evaluateHandle(() => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(1024 * 1024 + 1)], 'huge.json', { type: 'application/json' }));
+        return transfer;
+      });
+      await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
+      const refused = page.locator('[role=alert]', { hasText: 'huge.json' });
+      await refused.waitFor();
+      const refusedId = await refused.getAttribute('id');
+      assert.ok(refusedId);
+      assert.equal(await file.getAttribute('aria-invalid'), 'true');
+      assert.equal(await file.getAttribute('aria-describedby'), refusedId);
+      assert.deepEqual((await box.getAttribute('aria-describedby'))?.split(' '), ['document-help', refusedId]);
+    });
+  });
+
   test('validate: the document typed survives leaving the page (a link, Back) and a reload', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/validate`);

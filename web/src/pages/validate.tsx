@@ -286,7 +286,11 @@ export function ValidatePage({ moved }: { moved: number }) {
             autocapitalize="off"
             autoComplete="off"
             value={text}
-            aria-describedby="document-help"
+            // Over the size the page sends, the box is in error: marked so, and described by
+            // the alert that says why (heard on the box, not only once as it came). A file
+            // refused (dropped here, or chosen) is said on the box too.
+            aria-describedby={['document-help', tooLarge && 'document-too-large', fileError && 'document-file-error'].filter(Boolean).join(' ')}
+            aria-invalid={tooLarge ? 'true' : undefined}
             placeholder='{"name": "…", "supportedInterfaces": [...], …}'
             onInput={(e) => setText(e.currentTarget.value)}
             onKeyDown={(e) => {
@@ -301,7 +305,15 @@ export function ValidatePage({ moved }: { moved: number }) {
             Drop a .json file here, or{' '}
             <label class="file-label">
               choose a file
-              <input type="file" accept="application/json,.json" class="visually-hidden" onChange={(e) => void readFile(e.currentTarget.files?.[0])} />
+              <input
+                type="file"
+                accept="application/json,.json"
+                class="visually-hidden"
+                // A file refused (too large) is this control's error.
+                aria-describedby={fileError ? 'document-file-error' : undefined}
+                aria-invalid={fileError ? 'true' : undefined}
+                onChange={(e) => void readFile(e.currentTarget.files?.[0])}
+              />
             </label>
             {/* Only into an empty box: over a document typed there, one click lost it for good
                 (a value set by the page is no edit Ctrl+Z undoes, and the draft kept follows it). */}
@@ -324,13 +336,13 @@ export function ValidatePage({ moved }: { moved: number }) {
             . Ctrl+Enter validates.
           </p>
           {fileError && (
-            <p class="notice error" role="alert">
+            <p id="document-file-error" class="notice error" role="alert">
               <Foreign text={fileError.name} />
               {fileError.why}
             </p>
           )}
           {tooLarge && (
-            <p class="notice error" role="alert">
+            <p id="document-too-large" class="notice error" role="alert">
               This is over 1 MB: not an agent card or toolspec.
             </p>
           )}
