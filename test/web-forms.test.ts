@@ -95,9 +95,19 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       assert.match(await page.locator('.validation-summary').innerText(), /^Not valid VALIDATION_FAILED\s+The A2A v1\.0 agent card is not valid/);
       assert.equal(await page.locator('.validation-summary > [role=alert]').count(), 1, 'the outcome is a live region');
       await assertNoNestedLiveRegions(page, 'the validate page with errors');
+      // The document is the field in error: marked invalid and described by the outcome, heard on the box.
+      const documentBox = page.locator('#document');
+      assert.equal(await documentBox.getAttribute('aria-invalid'), 'true');
+      assert.deepEqual((await documentBox.getAttribute('aria-describedby'))?.split(' '), ['document-help', await page.locator('.validation-summary > [role=alert]').getAttribute('id')]);
       for (const part of ['.problems', '.doc']) {
         assert.equal(await page.locator(part).evaluate((el, live) => el.closest(live) === null, live), true, `${part} is in a live region`);
       }
+
+      // Edited, it is no longer the document refused: no longer marked.
+      await documentBox.press('End');
+      await documentBox.press('Space');
+      assert.equal(await documentBox.getAttribute('aria-invalid'), null);
+      assert.equal(await documentBox.getAttribute('aria-describedby'), 'document-help');
 
       // Listed in the order of the document, not the registry's (its schema's: /capabilities first).
       const { supportedInterfaces, skills, ...rest } = v1Card('Shuffled Agent', 'https://shuffled.example.org/a2a');
@@ -176,6 +186,7 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       await page.locator('#document').press('Control+Enter');
       const valid = page.locator('.validation-summary .notice.ok');
       await valid.waitFor({ timeout: 5000 });
+      assert.equal(await page.locator('#document').getAttribute('aria-invalid'), null, 'a valid document is not marked invalid');
       const said = /^Valid\. An MCP server and its ([\d,]+)-byte toolspec(, with \d+ warnings?)?\.$/.exec(await valid.innerText());
       assert.equal(said?.[1]?.replace(/,/g, ''), String(JSON.stringify(toolspec()).length), await valid.innerText());
       await screenshot(page, 'validate-toolspec');

@@ -188,6 +188,10 @@ export function ValidatePage({ moved }: { moved: number }) {
   const metaGiven = meta.name.trim() !== '' || meta.url.trim() !== '';
   const tooLarge = new TextEncoder().encode(text).length > MAX_PASTE_BYTES;
   const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
+  // The document shown is the one the registry refused for errors in it (not only in the server
+  // fields below it, which are marked themselves): the box is in error, described by the outcome.
+  const documentRefused =
+    outcome.state === 'checked' && outcome.error !== undefined && outcome.text === text && outcome.problems.some((p) => p.severity === 'error' && !p.path.startsWith('/mcpServer'));
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
   const run = async (what: 'validate' | 'register', sentText: string = text, sentFile = chosen?.text === sentText ? chosen.name : undefined) => {
@@ -289,8 +293,8 @@ export function ValidatePage({ moved }: { moved: number }) {
             // Over the size the page sends, the box is in error: marked so, and described by
             // the alert that says why (heard on the box, not only once as it came). A file
             // refused (dropped here, or chosen) is said on the box too.
-            aria-describedby={['document-help', tooLarge && 'document-too-large', fileError && 'document-file-error'].filter(Boolean).join(' ')}
-            aria-invalid={tooLarge ? 'true' : undefined}
+            aria-describedby={['document-help', tooLarge && 'document-too-large', fileError && 'document-file-error', documentRefused && 'document-refusal'].filter(Boolean).join(' ')}
+            aria-invalid={tooLarge || documentRefused ? 'true' : undefined}
             placeholder='{"name": "…", "supportedInterfaces": [...], …}'
             onInput={(e) => setText(e.currentTarget.value)}
             onKeyDown={(e) => {
@@ -545,7 +549,7 @@ function Summary({ outcome }: { outcome: Extract<Outcome, { state: 'checked' | '
   } else {
     const e = outcome.error!;
     summary = (
-      <div class="notice error" role="alert">
+      <div id="document-refusal" class="notice error" role="alert">
         <p>
           {/* A URL another principal holds, or the registry's own: the document is valid, and refused. */}
           <strong>{e.code === 'FORBIDDEN' ? 'Refused' : 'Not valid'}</strong> <span class="code">{e.code}</span>
