@@ -748,6 +748,10 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       assert.match(await refusal.innerText(), /does not accept the token kept in this tab.*or read without a token/s);
       assert.doesNotMatch(await refusal.innerText(), /Authorization|REGISTRY_TOKENS/);
       assert.match(await page.locator('#read-token-help').innerText(), /reads without a token too/);
+      // The field is described by the refusal above it (heard on the field, not only once as it came).
+      const tokenField = page.locator('#read-token');
+      assert.deepEqual((await tokenField.getAttribute('aria-describedby'))?.split(' '), [await refusal.getAttribute('id'), 'read-token-help']);
+      assert.equal(await tokenField.getAttribute('aria-invalid'), null, 'nothing typed in it yet');
       // Another token refused: the prompt is drawn again, with the focus in its field to type a third.
       await page.locator('#read-token').fill('mistyped-token-0123456789abcdef');
       await page.getByRole('button', { name: 'Use this token' }).click();
@@ -756,6 +760,9 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       // Said as the token just typed, not as one kept from before ("kept in this tab … Type yours below").
       assert.match(await refusal.innerText(), /does not accept the token just typed: it may be mistyped, or no longer valid\. Type it again below, or read without a token\./);
       assert.doesNotMatch(await refusal.innerText(), /kept in this tab/);
+      // The token typed is the field's error: invalid, described by the refusal.
+      assert.equal(await tokenField.getAttribute('aria-invalid'), 'true');
+      assert.deepEqual((await tokenField.getAttribute('aria-describedby'))?.split(' '), [await refusal.getAttribute('id'), 'read-token-help']);
       page.problems.length = 0; // the browser logs the refused request (401) itself
       await page.locator('#read-token').fill(TOKENS.bob);
       await page.getByRole('button', { name: 'Use this token' }).click();
@@ -792,6 +799,10 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       await page.getByRole('button', { name: 'Compare' }).click();
       await page.locator('.diff [role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
       page.problems.length = 0; // the browser logs the refused request (401) itself
+      assert.deepEqual((await page.locator('#compare-token').getAttribute('aria-describedby'))?.split(' '), [
+        await page.locator('.diff [role=alert]').getAttribute('id'),
+        'compare-token-help',
+      ]);
       await page.locator('#compare-token').fill(TOKENS.bob, { timeout: 5000 });
       await page.locator('.diff').getByRole('button', { name: 'Use this token' }).click();
       await page.locator('.diff-summary').waitFor();

@@ -563,7 +563,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           </p>
         )}
         {result.state === 'failed' && needsToken(result.error) && (
-          <TokenPrompt {...retry.prompt} />
+          <TokenPrompt refusal="search-refusal" {...retry.prompt} />
         )}
         {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
         {result.state === 'done' && result.page.results.length > 0 && (
