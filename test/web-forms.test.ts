@@ -95,9 +95,19 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       assert.match(await page.locator('.validation-summary').innerText(), /^Not valid VALIDATION_FAILED\s+The A2A v1\.0 agent card is not valid/);
       assert.equal(await page.locator('.validation-summary > [role=alert]').count(), 1, 'the outcome is a live region');
       await assertNoNestedLiveRegions(page, 'the validate page with errors');
+      // The document is the field in error: marked invalid and described by the outcome, heard on the box.
+      const documentBox = page.locator('#document');
+      assert.equal(await documentBox.getAttribute('aria-invalid'), 'true');
+      assert.deepEqual((await documentBox.getAttribute('aria-describedby'))?.split(' '), ['document-help', await page.locator('.validation-summary > [role=alert]').getAttribute('id')]);
       for (const part of ['.problems', '.doc']) {
         assert.equal(await page.locator(part).evaluate((el, live) => el.closest(live) === null, live), true, `${part} is in a live region`);
       }
+
+      // Edited, it is no longer the document refused: no longer marked.
+      await documentBox.press('End');
+      await documentBox.press('Space');
+      assert.equal(await documentBox.getAttribute('aria-invalid'), null);
+      assert.equal(await documentBox.getAttribute('aria-describedby'), 'document-help');
 
       // Listed in the order of the document, not the registry's (its schema's: /capabilities first).
       const { supportedInterfaces, skills, ...rest } = v1Card('Shuffled Agent', 'https://shuffled.example.org/a2a');
@@ -176,6 +186,7 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       await page.locator('#document').press('Control+Enter');
       const valid = page.locator('.validation-summary .notice.ok');
       await valid.waitFor({ timeout: 5000 });
+      assert.equal(await page.locator('#document').getAttribute('aria-invalid'), null, 'a valid document is not marked invalid');
       const said = /^Valid\. An MCP server and its ([\d,]+)-byte toolspec(, with \d+ warnings?)?\.$/.exec(await valid.innerText());
       assert.equal(said?.[1]?.replace(/,/g, ''), String(JSON.stringify(toolspec()).length), await valid.innerText());
       await screenshot(page, 'validate-toolspec');
@@ -311,6 +322,42 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         for (const below of [p.hintTop, p.whereTop]) if (below !== null) assert.ok(below >= p.messageBottom, `${p.path}: a piece runs into the message`);
       }
       await screenshot(page, 'validate-pieces');
+    });
+  });
+
+  test('validate: a document or a file too large to send is the error of its field, marked invalid and described by the alert', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      const box = page.locator('#document');
+      const file = page.locator('.file-label input[type=file]');
+      // Over 1 MB in bytes (€ is three), set at once: typed or filled, a megabyte took seconds.
+      await box.evaluate((area: HTMLTextAreaElement) => {
+        area.value = '€'.repeat(350_000);
+        area.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+      const tooLarge = page.locator('[role=alert]', { hasText: 'This is over 1 MB' });
+      await tooLarge.waitFor();
+      assert.equal(await box.getAttribute('aria-invalid'), 'true');
+      assert.deepEqual((await box.getAttribute('aria-describedby'))?.split(' '), ['document-help', await tooLarge.getAttribute('id')]);
+      await box.fill('');
+      await tooLarge.waitFor({ state: 'detached' });
+      assert.equal(await box.getAttribute('aria-invalid'), null);
+      assert.equal(await box.getAttribute('aria-describedby'), 'document-help');
+
+      // A file dropped that is too large: said, and tied to the box and the file control.
+      const dropped = await page.evaluateHandle(() => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(1024 * 1024 + 1)], 'huge.json', { type: 'application/json' }));
+        return transfer;
+      });
+      await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
+      const refused = page.locator('[role=alert]', { hasText: 'huge.json' });
+      await refused.waitFor();
+      const refusedId = await refused.getAttribute('id');
+      assert.ok(refusedId);
+      assert.equal(await file.getAttribute('aria-invalid'), 'true');
+      assert.equal(await file.getAttribute('aria-describedby'), refusedId);
+      assert.deepEqual((await box.getAttribute('aria-describedby'))?.split(' '), ['document-help', refusedId]);
     });
   });
 
@@ -701,6 +748,10 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       assert.match(await refusal.innerText(), /does not accept the token kept in this tab.*or read without a token/s);
       assert.doesNotMatch(await refusal.innerText(), /Authorization|REGISTRY_TOKENS/);
       assert.match(await page.locator('#read-token-help').innerText(), /reads without a token too/);
+      // The field is described by the refusal above it (heard on the field, not only once as it came).
+      const tokenField = page.locator('#read-token');
+      assert.deepEqual((await tokenField.getAttribute('aria-describedby'))?.split(' '), [await refusal.getAttribute('id'), 'read-token-help']);
+      assert.equal(await tokenField.getAttribute('aria-invalid'), null, 'nothing typed in it yet');
       // Another token refused: the prompt is drawn again, with the focus in its field to type a third.
       await page.locator('#read-token').fill('mistyped-token-0123456789abcdef');
       await page.getByRole('button', { name: 'Use this token' }).click();
@@ -709,6 +760,9 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       // Said as the token just typed, not as one kept from before ("kept in this tab … Type yours below").
       assert.match(await refusal.innerText(), /does not accept the token just typed: it may be mistyped, or no longer valid\. Type it again below, or read without a token\./);
       assert.doesNotMatch(await refusal.innerText(), /kept in this tab/);
+      // The token typed is the field's error: invalid, described by the refusal.
+      assert.equal(await tokenField.getAttribute('aria-invalid'), 'true');
+      assert.deepEqual((await tokenField.getAttribute('aria-describedby'))?.split(' '), [await refusal.getAttribute('id'), 'read-token-help']);
       page.problems.length = 0; // the browser logs the refused request (401) itself
       await page.locator('#read-token').fill(TOKENS.bob);
       await page.getByRole('button', { name: 'Use this token' }).click();
@@ -745,6 +799,10 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       await page.getByRole('button', { name: 'Compare' }).click();
       await page.locator('.diff [role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
       page.problems.length = 0; // the browser logs the refused request (401) itself
+      assert.deepEqual((await page.locator('#compare-token').getAttribute('aria-describedby'))?.split(' '), [
+        await page.locator('.diff [role=alert]').getAttribute('id'),
+        'compare-token-help',
+      ]);
       await page.locator('#compare-token').fill(TOKENS.bob, { timeout: 5000 });
       await page.locator('.diff').getByRole('button', { name: 'Use this token' }).click();
       await page.locator('.diff-summary').waitFor();

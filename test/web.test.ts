@@ -342,9 +342,15 @@ describe('web page', { skip: unavailable }, () => {
       await refusal.waitFor();
       assert.doesNotMatch((await refusal.textContent()) ?? '', /parts|data\/search/);
       assert.equal(await page.locator('#q').inputValue(), `weather ${'w'.repeat(1000)}`, 'the words stay, to be shortened');
+      // The refusal is the box's error: the box is invalid and described by it, heard on the box.
+      const box = page.locator('#q');
+      assert.equal(await box.getAttribute('aria-invalid'), 'true');
+      assert.deepEqual((await box.getAttribute('aria-describedby'))?.split(' '), ['result-count', await refusal.getAttribute('id')]);
       await page.locator('#q').fill('weather');
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await refusal.count(), 0);
+      assert.equal(await box.getAttribute('aria-invalid'), null);
+      assert.equal(await box.getAttribute('aria-describedby'), 'result-count');
 
       // Other words answered with a count that reads as the last one did: the count is added to
       // its live region anew (a live region says what is added), so a screen reader says this

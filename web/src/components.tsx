@@ -466,7 +466,7 @@ export function useRetry(key: string): Retry {
  * Shown when a read was refused for want of a token (a registry with REGISTRY_PUBLIC_READ=false,
  * or a token that is no longer valid): the person types one, kept for this tab only.
  */
-export function TokenPrompt({ onSaved, focus = false, id = 'read-token' }: { onSaved: () => void; focus?: boolean; id?: string }) {
+export function TokenPrompt({ onSaved, focus = false, id = 'read-token', refusal }: { onSaved: () => void; focus?: boolean; id?: string; refusal?: string }) {
   const [token, setToken] = useState('');
   const field = useRef<HTMLInputElement>(null);
   // Shown again after a token typed here was refused: the button that had the focus is gone
@@ -489,7 +489,19 @@ export function TokenPrompt({ onSaved, focus = false, id = 'read-token' }: { onS
     >
       <div class="field">
         <label for={id}>Registry token</label>
-        <input ref={field} id={id} type="password" autoComplete="off" value={token} aria-describedby={`${id}-help`} onInput={(e) => setToken(e.currentTarget.value)} />
+        {/* Described by the notice above it (`refusal`: why a token is asked, or that the one
+            typed was refused), which the person on the field hears, and invalid when the token
+            typed here was refused (`focus`): the alert alone is said once, as it comes. */}
+        <input
+          ref={field}
+          id={id}
+          type="password"
+          autoComplete="off"
+          value={token}
+          aria-describedby={refusal ? `${refusal} ${id}-help` : `${id}-help`}
+          aria-invalid={focus ? 'true' : undefined}
+          onInput={(e) => setToken(e.currentTarget.value)}
+        />
         <small id={`${id}-help`}>
           {config.readNeedsToken ? 'This registry needs a token to read.' : 'This registry reads without a token too.'} A token typed here is kept in this tab's session storage only.
         </small>

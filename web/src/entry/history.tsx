@@ -179,6 +179,7 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
       </div>
       {diff.state === 'failed' && (
         <ErrorNotice
+          id="compare-refusal"
           error={retry.said(diff.error)}
           title="A revision could not be loaded"
           onRetry={() => retry.again(heading.current)}
@@ -186,7 +187,7 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
       )}
       {/* A token refused meanwhile (or a registry closed to anonymous reads): typed here, as on the
           other pages. A field of its own: the download's prompt may be shown beside it. */}
-      {diff.state === 'failed' && needsToken(diff.error) && <TokenPrompt id="compare-token" {...retry.prompt} />}
+      {diff.state === 'failed' && needsToken(diff.error) && <TokenPrompt id="compare-token" refusal="compare-refusal" {...retry.prompt} />}
       {diff.state === 'done' && diff.hunks.length > 0 && (
         <>
           {/* A region the keyboard can scroll (focusable, named, as the validate page's document):

@@ -303,6 +303,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         )}
         {loaded.state === 'failed' && (
           <ErrorNotice
+            id="entry-refusal"
             error={retry.said(loaded.error)}
             title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
             onRetry={() => retry.again(heading.current)}
@@ -315,7 +316,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           </p>
         )}
         {loaded.state === 'failed' && needsToken(loaded.error) && (
-          <TokenPrompt {...retry.prompt} />
+          <TokenPrompt refusal="entry-refusal" {...retry.prompt} />
         )}
       </article>
     );
@@ -450,9 +451,10 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
             </>
           )}
         </p>
-        {downloadFailed !== undefined && <ErrorNotice error={downloadFailed} title="The document could not be downloaded" />}
+        {downloadFailed !== undefined && <ErrorNotice id="download-refusal" error={downloadFailed} title="The document could not be downloaded" />}
         {downloadFailed !== undefined && needsToken(downloadFailed) && (
           <TokenPrompt
+            refusal="download-refusal"
             onSaved={() => {
               setDownloadFailed(undefined);
               // The prompt goes with the refusal, and the focus in it: it waits on the document's

@@ -474,6 +474,10 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   // A number past the results (n=999 on the second page's link) numbers nothing: unknown, as a missing one.
   const pageNumber = result.state === 'done' && linkedNumber !== undefined && beyondResults(result.page, linkedNumber) ? undefined : linkedNumber;
   const previousToken = pageNumber !== undefined && pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
+  // Words longer than the registry searches are the box's error: the box is marked invalid and
+  // described by the refusal, so a screen reader on it hears what is wrong (WCAG 3.3.1), not
+  // only the alert said once as it came.
+  const wordsRefused = result.state === 'failed' && result.error instanceof RegistryError && result.error.code === 'TOO_LONG';
 
   return (
     <section class="search-page">
@@ -508,7 +512,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
             autoComplete="off"
             spellcheck={false}
             placeholder="e.g. translate invoices"
-            aria-describedby="result-count"
+            aria-describedby={wordsRefused ? 'result-count search-refusal' : 'result-count'}
+            aria-invalid={wordsRefused ? 'true' : undefined}
             onInput={(e) => setText(e.currentTarget.value)}
             onFocus={() => (boxWrote.current = false)}
           />
@@ -544,6 +549,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         </p>
         {result.state === 'failed' && (
           <ErrorNotice
+            id="search-refusal"
             error={retry.said(result.error)}
             title="The search failed"
             onRetry={() => retry.again(count.current)}
@@ -557,7 +563,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           </p>
         )}
         {result.state === 'failed' && needsToken(result.error) && (
-          <TokenPrompt {...retry.prompt} />
+          <TokenPrompt refusal="search-refusal" {...retry.prompt} />
         )}
         {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
         {result.state === 'done' && result.page.results.length > 0 && (

@@ -188,6 +188,10 @@ export function ValidatePage({ moved }: { moved: number }) {
   const metaGiven = meta.name.trim() !== '' || meta.url.trim() !== '';
   const tooLarge = new TextEncoder().encode(text).length > MAX_PASTE_BYTES;
   const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
+  // The document shown is the one the registry refused for errors in it (not only in the server
+  // fields below it, which are marked themselves): the box is in error, described by the outcome.
+  const documentRefused =
+    outcome.state === 'checked' && outcome.error !== undefined && outcome.text === text && outcome.problems.some((p) => p.severity === 'error' && !p.path.startsWith('/mcpServer'));
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
   const run = async (what: 'validate' | 'register', sentText: string = text, sentFile = chosen?.text === sentText ? chosen.name : undefined) => {
@@ -286,7 +290,11 @@ export function ValidatePage({ moved }: { moved: number }) {
             autocapitalize="off"
             autoComplete="off"
             value={text}
-            aria-describedby="document-help"
+            // Over the size the page sends, the box is in error: marked so, and described by
+            // the alert that says why (heard on the box, not only once as it came). A file
+            // refused (dropped here, or chosen) is said on the box too.
+            aria-describedby={['document-help', tooLarge && 'document-too-large', fileError && 'document-file-error', documentRefused && 'document-refusal'].filter(Boolean).join(' ')}
+            aria-invalid={tooLarge || documentRefused ? 'true' : undefined}
             placeholder='{"name": "…", "supportedInterfaces": [...], …}'
             onInput={(e) => setText(e.currentTarget.value)}
             onKeyDown={(e) => {
@@ -301,7 +309,15 @@ export function ValidatePage({ moved }: { moved: number }) {
             Drop a .json file here, or{' '}
             <label class="file-label">
               choose a file
-              <input type="file" accept="application/json,.json" class="visually-hidden" onChange={(e) => void readFile(e.currentTarget.files?.[0])} />
+              <input
+                type="file"
+                accept="application/json,.json"
+                class="visually-hidden"
+                // A file refused (too large) is this control's error.
+                aria-describedby={fileError ? 'document-file-error' : undefined}
+                aria-invalid={fileError ? 'true' : undefined}
+                onChange={(e) => void readFile(e.currentTarget.files?.[0])}
+              />
             </label>
             {/* Only into an empty box: over a document typed there, one click lost it for good
                 (a value set by the page is no edit Ctrl+Z undoes, and the draft kept follows it). */}
@@ -324,13 +340,13 @@ export function ValidatePage({ moved }: { moved: number }) {
             . Ctrl+Enter validates.
           </p>
           {fileError && (
-            <p class="notice error" role="alert">
+            <p id="document-file-error" class="notice error" role="alert">
               <Foreign text={fileError.name} />
               {fileError.why}
             </p>
           )}
           {tooLarge && (
-            <p class="notice error" role="alert">
+            <p id="document-too-large" class="notice error" role="alert">
               This is over 1 MB: not an agent card or toolspec.
             </p>
           )}
@@ -533,7 +549,7 @@ function Summary({ outcome }: { outcome: Extract<Outcome, { state: 'checked' | '
   } else {
     const e = outcome.error!;
     summary = (
-      <div class="notice error" role="alert">
+      <div id="document-refusal" class="notice error" role="alert">
         <p>
           {/* A URL another principal holds, or the registry's own: the document is valid, and refused. */}
           <strong>{e.code === 'FORBIDDEN' ? 'Refused' : 'Not valid'}</strong> <span class="code">{e.code}</span>
