@@ -102,14 +102,17 @@ export const DEFAULT_MAX_REDIRECTS = 3;
 /**
  * How long the registry's own loading of its HTTP client (undici, on a process's first request)
  * may take, outside the request's deadline: a second or two on a loaded machine; one that takes
- * this long is stuck (a damaged installation, a file system that does not answer). It bounds a
- * request's wait and ready()'s alike.
+ * this long is stuck (a damaged installation, a file system that does not answer). ready() has
+ * it, and a request waits for the load through ready().
  */
 const CLIENT_LOAD_LIMIT_MS = 30_000;
 
-/** What a load past that bound is told as, by ready() and by the request that waited for it. */
-const clientNotLoaded = (limitMs: number): string =>
-  `the registry's HTTP client (undici) did not load within ${limitMs / 1000} s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`;
+/** ready()'s refusal of a load past that bound, told so by ready() and by the request that waited for it. */
+class ClientNotLoaded extends Error {
+  constructor(limitMs: number) {
+    super(`the registry's HTTP client (undici) did not load within ${limitMs / 1000} s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`);
+  }
+}
 
 /** What a load of the HTTP client that failed (not one past its bound) is told as. */
 const clientLoadFailed = (said: string): string =>
@@ -170,8 +173,6 @@ class Deadline {
   private loading = false;
   /** The request ended while the registry was loading what it needs (outside()): nothing was sent. */
   private endedLoading = false;
-  /** outside()'s own bound passed, in ms. */
-  private loadLimitPassed: number | undefined;
   private readonly followed: Array<{ signal: AbortSignal; listener: () => void }> = [];
   private readonly startedAt = performance.now();
   /** A caller's deadline (not this one's timer) ended the request: how it is told (callersDeadline). */
@@ -229,21 +230,15 @@ class Deadline {
    * process's first request), outside the deadline: the timer stops before it begins (a module's
    * loading may block the thread in the call itself) and then goes on with what was left.
    * Counted in it, that loading (a second or two on a loaded machine) made a process's first
-   * request fail as a timeout of a server that answered at once. The wait has a bound of its own
-   * (`limitMs`), and a caller's abort still ends it.
+   * request fail as a timeout of a server that answered at once. The wait's bound is the load's
+   * own (GuardedFetcher.ready), and a caller's abort still ends it.
    */
-  async outside<T>(load: () => Promise<T>, limitMs: number): Promise<T> {
+  async outside<T>(load: () => Promise<T>): Promise<T> {
     const { signal } = this.controller;
     if (signal.aborted) throw signal.reason;
     clearTimeout(this.handle);
     const left = this.dueAt - performance.now();
     this.loading = true;
-    const limit = setTimeout(() => {
-      this.loadLimitPassed = limitMs;
-      this.endedLoading = true;
-      this.controller.abort(new Error(`not loaded within ${limitMs} ms`));
-    }, limitMs);
-    limit.unref();
     let listener = (): void => undefined;
     const ended = new Promise<never>((_, reject) => {
       listener = () => reject(signal.reason);
@@ -253,7 +248,6 @@ class Deadline {
       return await Promise.race([load(), ended]);
     } finally {
       signal.removeEventListener('abort', listener);
-      clearTimeout(limit);
       this.loading = false;
       if (!signal.aborted) {
         this.dueAt = performance.now() + left;
@@ -266,11 +260,6 @@ class Deadline {
   /** The request ended while the registry was loading what it needs (outside()): nothing was sent. */
   get endedWhileLoading(): boolean {
     return this.endedLoading;
-  }
-
-  /** outside()'s own bound, in ms, if that is what ended the request. */
-  get loadTimedOutMs(): number | undefined {
-    return this.loadLimitPassed;
   }
 
   get signal(): AbortSignal {
@@ -294,7 +283,7 @@ class Deadline {
   }
 
   get callerAborted(): boolean {
-    return this.controller.signal.aborted && !this.expired && this.loadLimitPassed === undefined;
+    return this.controller.signal.aborted && !this.expired;
   }
 
   dispose(): void {
@@ -363,17 +352,17 @@ export class GuardedFetcher implements Fetcher {
   }
 
   /**
-   * Loads the HTTP client (undici) the first request would load: see Fetcher.ready. Bounded as a
-   * request's wait for it is: a load that never ended kept every caller waiting for it (a
-   * webhook's event, a registration's MCP fetchTools) forever. Its callers go on when it
-   * rejects, and their request tells the failure.
+   * Loads the HTTP client (undici) the first request would load: see Fetcher.ready. Within
+   * clientLoadLimitMs, for every caller alike (a request waits for the load through this): a load
+   * that never ended kept every caller waiting for it (a webhook's event, a registration's MCP
+   * fetchTools) forever. Its callers go on when it rejects, and their request tells the failure.
    */
   async ready(): Promise<void> {
     if (undiciLoaded()) return;
     const limitMs = this.clientLoadLimitMs;
     let limit: NodeJS.Timeout | undefined;
     const passed = new Promise<never>((_, reject) => {
-      limit = setTimeout(() => reject(new Error(clientNotLoaded(limitMs))), limitMs);
+      limit = setTimeout(() => reject(new ClientNotLoaded(limitMs)), limitMs);
       limit.unref();
     });
     try {
@@ -576,9 +565,10 @@ export class GuardedFetcher implements Fetcher {
       }
       // The registry's own loading of its HTTP client is no part of the server's time.
       if (!undiciLoaded()) {
-        await deadline.outside(loadUndici, this.clientLoadLimitMs).catch((error: unknown) => {
-          // A load that failed is the registry's, not the server's: it was told as "could not fetch <url>: ...".
+        await deadline.outside(() => this.ready()).catch((error: unknown) => {
           if (deadline.signal.aborted || error instanceof FetchError) throw error;
+          if (error instanceof ClientNotLoaded) throw new FetchError('timeout', url.href, `the request to ${url.href} was not sent: ${error.message}`, { cause: error, notSent: true });
+          // A load that failed is the registry's, not the server's: it was told as "could not fetch <url>: ...".
           const said = error instanceof Error ? error.message : String(error);
           throw new FetchError('connect', url.href, `the request to ${url.href} was not sent: ${clientLoadFailed(said)}`, { cause: error });
         });
@@ -1035,14 +1025,6 @@ function toFetchError(error: unknown, url: string, deadline: Deadline, contentEn
   if (error instanceof FetchError) return error;
   if (deadline.passedBeforeStart) {
     return new FetchError('timeout', url, `the request to ${url} was not sent: the deadline its caller set had passed before it began`, { cause: error, notSent: true });
-  }
-  if (deadline.loadTimedOutMs !== undefined) {
-    return new FetchError(
-      'timeout',
-      url,
-      `the request to ${url} was not sent: ${clientNotLoaded(deadline.loadTimedOutMs)}`,
-      { cause: error, notSent: true },
-    );
   }
   // Only a caller's time runs out here (the request's own waits outside()): not the server's doing.
   if (deadline.endedWhileLoading && deadline.timedOut) {
