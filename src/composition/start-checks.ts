@@ -111,17 +111,21 @@ export function unverifiable(config: RegistryConfig, keys: number, problems: rea
  * now) is the listen's to say.
  */
 async function checkHost(host: string): Promise<void> {
+  const failed = await bindFailure(host, 0);
+  if (!failed) return;
+  const error = listenError(failed, host, 0);
+  if (error instanceof ConfigError) throw error;
+}
+
+/** Why a socket could not listen on `host`:`port`; undefined when it could (it is closed again at once). */
+async function bindFailure(host: string, port: number): Promise<NodeJS.ErrnoException | undefined> {
   const probe = net.createServer();
   const failed = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
     probe.once('error', resolve);
-    probe.listen(0, host, () => resolve(undefined));
+    probe.listen(port, host, () => resolve(undefined));
   });
-  if (!failed) {
-    await new Promise((resolve) => probe.close(resolve));
-    return;
-  }
-  const error = listenError(failed, host, 0);
-  if (error instanceof ConfigError) throw error;
+  if (!failed) await new Promise((resolve) => probe.close(resolve));
+  return failed;
 }
 
 /**
@@ -135,14 +139,6 @@ async function checkHost(host: string): Promise<void> {
  */
 async function checkGrpcPort(host: string, port: number): Promise<void> {
   if (port === 0) return;
-  const probe = net.createServer();
-  const failed = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
-    probe.once('error', resolve);
-    probe.listen(port, host, () => resolve(undefined));
-  });
-  if (!failed) {
-    await new Promise((resolve) => probe.close(resolve));
-    return;
-  }
-  if (failed.code === 'EADDRINUSE' || failed.code === 'EACCES') throw grpcBindError(host, port, failed.message);
+  const failed = await bindFailure(host, port);
+  if (failed?.code === 'EADDRINUSE' || failed?.code === 'EACCES') throw grpcBindError(host, port, failed.message);
 }
