@@ -1091,6 +1091,19 @@ describe('web page', { skip: unavailable }, () => {
         'Open world (default)',
       ]);
       assert.match((await read.locator('table.params').textContent()) ?? '', /path.*required.*string/);
+      // Each tool's schema toggle says whose it is: "Input schema" alone, once per tool, told a
+      // screen reader's list of controls nothing about which is which.
+      // (The name as the browser gives it to a screen reader: its accessibility tree, asked by name.)
+      const cdp = await page.context().newCDPSession(page);
+      const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+      for (const tool of ['read_file', 'write_file']) {
+        const toggle = page.locator(`#tool-${tool} summary`);
+        const shown = await toggle.evaluate((el) => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(''));
+        assert.match(shown, /^Input schema( and output schema)?$/, 'the words on screen are as they were');
+        const { nodes } = await cdp.send('Accessibility.queryAXTree', { nodeId: root.nodeId, accessibleName: `${shown} of ${tool}` });
+        assert.deepEqual(nodes.map((n) => n.role?.value), ['DisclosureTriangle'], `${tool}: ${JSON.stringify(nodes.map((n) => [n.role?.value, n.name?.value]))}`);
+      }
+      await cdp.detach();
       // The documents' copy buttons name them as the page writes them ("MCP", not "mcp", read out letter by letter or not).
       for (const name of ['Copy the URL of the server and toolspec', 'Copy the URL of its MCP Server Card']) {
         assert.equal(await page.getByRole('button', { name, exact: true }).count(), 1, name);
