@@ -381,6 +381,8 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#q').fill('ledger');
       await page.locator('#result-count', { hasText: 'Searching…' }).waitFor();
       assert.equal(await page.locator('.results').getAttribute('aria-busy'), 'true');
+      // The count is said: a live region inside a busy element is held back by screen readers.
+      assert.equal(await page.locator('#result-count').evaluate((el) => el.closest('[aria-busy=true]')?.className ?? null), null, 'no busy ancestor of "Searching…"');
       assert.equal(await page.locator('.results.stale .hit', { hasText: 'Weather Agent' }).count(), 1, 'the last results, drawn as such');
       answerComes();
       await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
