@@ -810,7 +810,7 @@ test('REGISTRY_INDEX_SNAPSHOT_SECONDS longer than REGISTRY_CHANGES_RETENTION_HOU
   assert.deepEqual(warnings({ REGISTRY_CHANGES_RETENTION_HOURS: '0.1', REGISTRY_INDEX_SNAPSHOT_SECONDS: '0' }), [], 'no saved index');
 });
 
-test('a list setting given only commas (REGISTRY_TOKENS="${ALICE},${BOB}" with both unset) is unset, as an empty one is, and said at start-up (it was a list of nothing, without a word); REGISTRY_DNS_SERVERS so given is refused, saying the likely cause and the fix', () => {
+test('a list setting given only commas (REGISTRY_TOKENS="${ALICE},${BOB}" with both unset) is unset, as an empty one is, and said at start-up (it was a list of nothing, without a word); REGISTRY_DNS_SERVERS so given is refused, saying why (an empty one is unset), the likely cause and the fix', () => {
   const config = loadConfig({ REGISTRY_TOKENS: ',', REGISTRY_CORS_ORIGINS: ' , ' });
   assert.equal(config.tokens.size, 0);
   assert.deepEqual(config.warnings, [
@@ -823,8 +823,13 @@ test('a list setting given only commas (REGISTRY_TOKENS="${ALICE},${BOB}" with b
   // these warnings do: it said only "must list DNS servers' IP addresses, ...: lists no server".
   assert.equal(
     refusedConfig({ REGISTRY_DNS_SERVERS: ' , ' }),
-    'invalid configuration: REGISTRY_DNS_SERVERS lists nothing (got " , "; unset shell variables, as in "${A},${B}"?): list the DNS servers\' IP addresses (e.g. REGISTRY_DNS_SERVERS=10.0.0.53,1.1.1.1:5353), or unset REGISTRY_DNS_SERVERS to use the system resolver',
+    'invalid configuration: REGISTRY_DNS_SERVERS lists nothing (got " , "; unset shell variables, as in "${A},${B}"?): refused, not taken as unset as the other lists are, because names would then be resolved by the system resolver instead of the servers meant; list the DNS servers\' IP addresses (e.g. REGISTRY_DNS_SERVERS=10.0.0.53,1.1.1.1:5353), or unset REGISTRY_DNS_SERVERS to use the system resolver',
   );
+  // Empty, it is unset as every empty variable is (the README's rule), and said; the refusal
+  // above says why a list of only commas is not.
+  const empty = loadConfig({ REGISTRY_DNS_SERVERS: '' });
+  assert.equal(empty.fetch.dnsServers, undefined);
+  assert.deepEqual(empty.warnings, ['REGISTRY_DNS_SERVERS is set but empty: taken as unset, so the system resolver (an unset shell variable?)']);
 });
 
 test('a yes/no or one-word setting with whitespace around it (an env file\'s trailing space) is taken as a number\'s is, not refused as no true or false', () => {

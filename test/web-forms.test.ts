@@ -79,6 +79,14 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
       // Marked where it is: the tags line, and the document (the missing version) at its top.
       const marks = await page.locator('.doc mark').allTextContents();
       assert.ok(marks.some((m) => m.includes('"tags": "finance"')), marks.join(' | '));
+      // Each problem's link is named for its problem (its number, as its mark's, and its path),
+      // the words on screen first: not the same name again and again in a list of links.
+      const showNames = [...(await page.locator('.problems').ariaSnapshot()).matchAll(/\blink "(Show in the document[^"]*)"/g)].map((m) => m[1]);
+      assert.ok(showNames.length >= 2 && showNames.length === (await page.locator('.problems li a').count()), showNames.join(' | '));
+      assert.equal(new Set(showNames).size, showNames.length, showNames.join(' | '));
+      const tagsNumber = (await page.locator('.problems > li').allTextContents()).findIndex((t) => t.includes('/skills/0/tags')) + 1;
+      assert.ok(showNames.includes(`Show in the document: problem ${tagsNumber}, /skills/0/tags`), showNames.join(' | '));
+      assert.equal(await tags.locator('a').innerText(), 'Show in the document');
       await tags.getByRole('link', { name: 'Show in the document' }).click();
       const target = await page.evaluate(() => document.querySelector(':target')?.closest('tr')?.textContent ?? '');
       assert.match(target, /"tags": "finance"/);

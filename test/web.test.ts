@@ -381,6 +381,8 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#q').fill('ledger');
       await page.locator('#result-count', { hasText: 'Searching…' }).waitFor();
       assert.equal(await page.locator('.results').getAttribute('aria-busy'), 'true');
+      // The count is said: a live region inside a busy element is held back by screen readers.
+      assert.equal(await page.locator('#result-count').evaluate((el) => el.closest('[aria-busy=true]')?.className ?? null), null, 'no busy ancestor of "Searching…"');
       assert.equal(await page.locator('.results.stale .hit', { hasText: 'Weather Agent' }).count(), 1, 'the last results, drawn as such');
       answerComes();
       await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
@@ -1091,6 +1093,19 @@ describe('web page', { skip: unavailable }, () => {
         'Open world (default)',
       ]);
       assert.match((await read.locator('table.params').textContent()) ?? '', /path.*required.*string/);
+      // Each tool's schema toggle says whose it is: "Input schema" alone, once per tool, told a
+      // screen reader's list of controls nothing about which is which.
+      // (The name as the browser gives it to a screen reader: its accessibility tree, asked by name.)
+      const cdp = await page.context().newCDPSession(page);
+      const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+      for (const tool of ['read_file', 'write_file']) {
+        const toggle = page.locator(`#tool-${tool} summary`);
+        const shown = await toggle.evaluate((el) => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(''));
+        assert.match(shown, /^Input schema( and output schema)?$/, 'the words on screen are as they were');
+        const { nodes } = await cdp.send('Accessibility.queryAXTree', { nodeId: root.nodeId, accessibleName: `${shown} of ${tool}` });
+        assert.deepEqual(nodes.map((n) => n.role?.value), ['DisclosureTriangle'], `${tool}: ${JSON.stringify(nodes.map((n) => [n.role?.value, n.name?.value]))}`);
+      }
+      await cdp.detach();
       // The documents' copy buttons name them as the page writes them ("MCP", not "mcp", read out letter by letter or not).
       for (const name of ['Copy the URL of the server and toolspec', 'Copy the URL of its MCP Server Card']) {
         assert.equal(await page.getByRole('button', { name, exact: true }).count(), 1, name);

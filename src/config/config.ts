@@ -1182,12 +1182,15 @@ function onlyCommas(value: string): boolean {
  * REGISTRY_DNS_SERVERS given only commas and spaces is refused, not taken as unset as the list
  * settings above are: unset, names would be resolved by the system resolver, not the servers
  * meant (one that answers internal names the system's does not). It said only "lists no server":
- * said here as those settings' warning says it, the likely cause and both ways out.
+ * said here as those settings' warning says it, the likely cause and both ways out, and why it is
+ * refused when an empty REGISTRY_DNS_SERVERS is taken as unset (as every empty variable is, the
+ * README's rule): an operator who saw the one a warning found the other a refusal, unexplained.
+ * The only check of a list of no server: parseDnsServers is given none.
  */
 function blankDnsServers(name: SettingName, value: string): void {
   if (name !== 'REGISTRY_DNS_SERVERS' || !onlyCommas(value)) return;
   throw new ConfigError(
-    `invalid configuration: ${name} lists nothing (got "${value}"; unset shell variables, as in "\${A},\${B}"?): list the DNS servers' IP addresses (e.g. ${name}=10.0.0.53,1.1.1.1:5353), or unset ${name} to use the system resolver`,
+    `invalid configuration: ${name} lists nothing (got "${value}"; unset shell variables, as in "\${A},\${B}"?): refused, not taken as unset as the other lists are, because names would then be resolved by the system resolver instead of the servers meant; list the DNS servers' IP addresses (e.g. ${name}=10.0.0.53,1.1.1.1:5353), or unset ${name} to use the system resolver`,
   );
 }
 

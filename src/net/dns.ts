@@ -42,11 +42,12 @@ const NO_ADDRESS = new Set(['ENODATA', 'ENOTFOUND']);
 
 /**
  * Checks REGISTRY_DNS_SERVERS ("10.0.0.53, 1.1.1.1:5353, [2001:db8::53]:53"); throws an Error
- * naming the first item that is not an IP address with an optional port.
+ * naming the first item that is not an IP address with an optional port. Never given a list of
+ * no server: the configuration takes an empty one as unset and refuses one of only commas first
+ * (config.ts, blankDnsServers), saying why.
  */
 export function parseDnsServers(text: string): string[] {
   const servers = text.split(',').map((s) => s.trim()).filter(Boolean);
-  if (servers.length === 0) throw new Error('lists no server');
   for (const server of servers) {
     try {
       new DnsResolver().setServers([server]);

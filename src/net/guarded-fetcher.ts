@@ -107,12 +107,29 @@ export const DEFAULT_MAX_REDIRECTS = 3;
  */
 const CLIENT_LOAD_LIMIT_MS = 30_000;
 
-/** ready()'s refusal of a load past that bound, told so by ready() and by the request that waited for it. */
+/**
+ * ready()'s refusal of a load past that bound, told so by ready() and by the request that waited
+ * for it; `still`: a later caller's, refused at once while that same load goes on.
+ */
 class ClientNotLoaded extends Error {
-  constructor(limitMs: number) {
-    super(`the registry's HTTP client (undici) did not load within ${limitMs / 1000} s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`);
+  constructor(limitMs: number, still = false) {
+    super(
+      still
+        ? `the registry's HTTP client (undici) did not load within ${limitMs / 1000} s and is still loading: requests are not sent until it has loaded (or the registry is restarted); the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`
+        : `the registry's HTTP client (undici) did not load within ${limitMs / 1000} s; the registry's machine is overloaded, or its installation is damaged (install its dependencies again)`,
+    );
   }
 }
+
+/**
+ * The load of the HTTP client ready() last gave up on, while it goes on. A pending import is not
+ * started again (loadUndici keeps it; the module loader would too): every later request waited
+ * the whole bound on this same load, 30 s each (a webhook's event, a registration's MCP
+ * fetchTools), and then failed as the first did. They fail at once instead, until it ends:
+ * loaded, requests go on; failed, loadUndici starts another, which the next request waits for
+ * again. Module-wide, as the load is.
+ */
+let abandonedLoad: Promise<unknown> | undefined;
 
 /** What a load of the HTTP client that failed (not one past its bound) is told as. */
 const clientLoadFailed = (said: string): string =>
@@ -356,17 +373,23 @@ export class GuardedFetcher implements Fetcher {
    * clientLoadLimitMs, for every caller alike (a request waits for the load through this): a load
    * that never ended kept every caller waiting for it (a webhook's event, a registration's MCP
    * fetchTools) forever. Its callers go on when it rejects, and their request tells the failure.
+   * A load given up on that is still under way is not waited for again (abandonedLoad).
    */
   async ready(): Promise<void> {
     if (undiciLoaded()) return;
     const limitMs = this.clientLoadLimitMs;
+    const load = loadUndici();
+    if (load === abandonedLoad) throw new ClientNotLoaded(limitMs, true);
     let limit: NodeJS.Timeout | undefined;
     const passed = new Promise<never>((_, reject) => {
-      limit = setTimeout(() => reject(new ClientNotLoaded(limitMs)), limitMs);
+      limit = setTimeout(() => {
+        abandonedLoad = load;
+        reject(new ClientNotLoaded(limitMs));
+      }, limitMs);
       limit.unref();
     });
     try {
-      await Promise.race([loadUndici(), passed]);
+      await Promise.race([load, passed]);
     } finally {
       clearTimeout(limit);
     }

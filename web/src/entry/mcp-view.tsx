@@ -91,7 +91,11 @@ function Tool({ tool, anchor }: { tool: Json; anchor: string }) {
       </ul>
       <Parameters schema={obj(tool.inputSchema)} />
       <details>
-        <summary>Input schema{obj(tool.outputSchema) ? ' and output schema' : ''}</summary>
+        <summary>
+          Input schema{obj(tool.outputSchema) ? ' and output schema' : ''}
+          {/* Which tool's: every tool has this toggle, and a screen reader's list of them would be the same words. */}
+          <span class="visually-hidden"> of {name}</span>
+        </summary>
         {/* Focusable: a schema wider than the card scrolls sideways inside it, which only a focused
             element does by the keyboard (as the raw JSON's). */}
         <pre class="code small" tabIndex={0}>

@@ -537,16 +537,18 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         </div>
       )}
 
+      {/* Outside the results marked busy: a screen reader holds back what changes in a busy
+          element, so "Searching…" in there went unsaid (and a count came late, if at all). */}
+      <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
+        <span key={answerShown ?? 'no-answer'}>
+          {retry.waitingUntil !== undefined
+            ? <>Searching again in <Countdown until={retry.waitingUntil} />, when the registry allows it.</>
+            : deferred?.key === requestKey ? <>Searching in <Countdown until={deferred.until} />, when the registry allows it.</>
+            : stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, hasWords || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
+        </span>
+      </p>
       {/* A slow search for other words or filters: the results shown are the last search's, said and drawn so. */}
       <div class={`results${stale ? ' stale' : ''}`} aria-busy={result.state === 'loading' || stale}>
-        <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
-          <span key={answerShown ?? 'no-answer'}>
-            {retry.waitingUntil !== undefined
-              ? <>Searching again in <Countdown until={retry.waitingUntil} />, when the registry allows it.</>
-              : deferred?.key === requestKey ? <>Searching in <Countdown until={deferred.until} />, when the registry allows it.</>
-              : stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, hasWords || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
-          </span>
-        </p>
         {result.state === 'failed' && (
           <ErrorNotice
             id="search-refusal"

@@ -8,6 +8,7 @@ import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, rateWaitLeft, RegistryError, tokenWanted, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
 import { Countdown, ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
+import { clipped } from '../../../src/lib/clipped';
 import { Foreign } from '../foreign';
 import { obj, type Json } from '../entry/untrusted';
 import { saveToken, savedToken } from '../token';
@@ -581,7 +582,11 @@ function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'chec
           <ol class="problems">
             {outcome.problems.map((p, i) => {
               const where = p.place ? (
-                <a href={`#${anchorOf(i + 1)}`}>Show in the document</a>
+                // Named for its problem (the number its mark in the document carries, and its
+                // path): a screen reader's list of links is otherwise the same words again and again.
+                <a href={`#${anchorOf(i + 1)}`} aria-label={`Show in the document: problem ${i + 1}, ${clipped(p.path || '/', 80)}`}>
+                  Show in the document
+                </a>
               ) : (
                 p.path.startsWith('/mcpServer') && <span class="muted">In the server fields above.</span>
               );
