@@ -1016,7 +1016,13 @@ describe('ARD API', () => {
     for (const [ref, message] of malformed) {
       assertArdError(await getJson(`${registry.url}/agents/${ref}`), 400, 'INVALID_ARGUMENT', message);
     }
-    assertArdError(await getJson(`${registry.url}/agents/no-such-entry`), 404, 'NOT_FOUND');
+    // ARD 5.3.4: a 404 requires revalidation. It had no Cache-Control, so a cache could keep it for
+    // a heuristic lifetime (RFC 9111 4.2.2) and hide an entry registered, or a card verified, after.
+    for (const path of ['/agents/no-such-entry', `/agents/${urn('agent', 'no-such-entry')}`, '/agents/no-such-entry/card.json', '/mcp-servers/no-such-entry/server-card.json', `/mcp-servers/${ids.weather}/document.json`]) {
+      const missing = await getJson(`${registry.url}${path}`);
+      assertArdError(missing, 404, 'NOT_FOUND');
+      assert.equal(missing.res.headers.get('cache-control'), 'no-cache', path);
+    }
     // An id longer than any entry's (ids are at most 100 characters) is refused naming the limit, in
     // `get`'s words on the other doors, not echoed; it was looked up and answered 404 "No entry has id".
     const tooLong = '"id" must be a string of 1 to 100 characters; got one longer';

@@ -115,6 +115,11 @@ function sendError(res: Response, err: RegistryError): void {
   const { status, body } = ardErrorOf(err);
   if (body.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(body.retryAfterSeconds));
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  // A 404 is cacheable by default (RFC 9111 4.2.2: a cache may keep it for a heuristic lifetime),
+  // and this one can turn into a 200 (an entry another replica just registered, a card whose key
+  // is trusted again): kept by a cache, it hid the entry. ARD 5.3.4 asks that a 404 require
+  // revalidation; no-cache does, as the door's other answers carry max-age.
+  if (status === 404) res.setHeader('Cache-Control', 'no-cache');
   res.status(status).json(body);
 }
 
