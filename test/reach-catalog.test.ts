@@ -1018,7 +1018,7 @@ describe('ARD API', () => {
     }
     // ARD 5.3.4: a 404 requires revalidation. It had no Cache-Control, so a cache could keep it for
     // a heuristic lifetime (RFC 9111 4.2.2) and hide an entry registered, or a card verified, after.
-    for (const path of ['/agents/no-such-entry', `/agents/${urn('agent', 'no-such-entry')}`, '/agents/no-such-entry/card.json', '/mcp-servers/no-such-entry/server-card.json', `/mcp-servers/${ids.weather}/document.json`]) {
+    for (const path of [`/agents/${urn('agent', 'no-such-entry')}`, '/agents/no-such-entry/card.json', '/mcp-servers/no-such-entry/server-card.json', `/mcp-servers/${ids.weather}/document.json`]) {
       const missing = await getJson(`${registry.url}${path}`);
       assertArdError(missing, 404, 'NOT_FOUND');
       assert.equal(missing.res.headers.get('cache-control'), 'no-cache', path);
@@ -1038,7 +1038,16 @@ describe('ARD API', () => {
       assertArdError(refused, 400, 'INVALID_ARGUMENT', new RegExp(`^The entry id in the ${where === '/id' ? 'path' : 'identifier'} is not valid: ${tooLong}\\.$`));
       assert.deepEqual(refused.body.details, [{ path: where, message: tooLong }], path.slice(0, 40));
     }
-    assertArdError(await getJson(`${registry.url}/agents/${'x'.repeat(100)}`), 404, 'NOT_FOUND', new RegExp(`^No entry has id "${'x'.repeat(100)}"\\.$`));
+    // ARD 5.3.4: a value that is no identifier is 400 INVALID_ARGUMENT (MUST), as ARD's conformance
+    // test probes with "not-a-valid-ard-urn"; a plain entry id is accepted too, but one that names no
+    // entry was 404 NOT_FOUND, as if it were an identifier this registry does not hold.
+    for (const plain of ['not-a-valid-ard-urn', 'x'.repeat(100)]) {
+      const refused = await getJson(`${registry.url}/agents/${plain}`);
+      assertArdError(refused, 400, 'INVALID_ARGUMENT', new RegExp(`^"${plain}" is not an ARD identifier, and no entry has it as its id: look an entry up by its identifier, urn:air:127\\.0\\.0\\.1:<agent\\|mcp-server>:<id>`));
+      assert.equal(refused.body.details[0].path, '/identifier');
+    }
+    // A plain id that is an entry's, in any case, is the entry, as the other doors' get finds it.
+    assert.equal((await getJson(`${registry.url}/agents/${ids.files.toUpperCase()}`)).body.identifier, urn('mcp-server', ids.files));
     // An identifier names the kind too: the agent's id under mcp-server is no identifier of this registry's.
     assertArdError(await getJson(`${registry.url}/agents/${urn('mcp-server', ids.weather)}`), 404, 'NOT_FOUND', new RegExp(`is an agent, identified as ${urn('agent', ids.weather)}`));
     assertArdError(await getJson(`${registry.url}/agents/${urn('agent', ids.files)}`), 404, 'NOT_FOUND', /is an MCP server/);

@@ -228,6 +228,15 @@ function entryIdOf(id: string, where: string): string {
   throw new RegistryError('BAD_REQUEST', `The entry id in the ${carrier} is not valid: ${message}.`, [{ path: where, message }]);
 }
 
+/** GET /agents/{ref}'s refusal of a ref that is neither an ARD identifier nor the id of an entry. */
+function notAnIdentifier(site: Site, ref: string): RegistryError {
+  const shown = JSON.stringify(codePointPrefix(ref, 200));
+  const form = `urn:air:${site.publisher}:<agent|mcp-server>:<id>`;
+  return badRequest(`${shown} is not an ARD identifier, and no entry has it as its id: look an entry up by its identifier, ${form}, percent-encoded as one path segment (or by its entry id).`, [
+    { path: '/identifier', message: 'not an ARD identifier, nor the id of an entry', hint: `This registry's identifiers are ${form}.` },
+  ]);
+}
+
 /** The paths the door's routes are under, each with the door's counting, scope and authentication. */
 const CATALOG_PATHS = [ROUTES.aiCatalog, ROUTES.ardManifest, ROUTES.search, ROUTES.explore, ROUTES.agents, '/mcp-servers'];
 
@@ -384,7 +393,12 @@ export const catalogDoor: Door = {
           sendCacheable(req, res, { body: Buffer.from(JSON.stringify(own)), cacheControl, contentType: JSON_TYPE });
           return;
         }
-        const view = await answer<EntryView>({ op: 'get', id: entryIdOf(ref.id, '/identifier') }, requestCaller(req));
+        // A plain entry id is this registry's addition to ARD; one that names no entry is what ARD
+        // calls a value that is no identifier: 400 INVALID_ARGUMENT (5.3.4: MUST), not the 404 of
+        // an identifier not held, which the ARD conformance test's malformed probe failed on.
+        const view = await answer<EntryView>({ op: 'get', id: entryIdOf(ref.id, '/identifier') }, requestCaller(req)).catch((err: unknown) =>
+          Promise.reject(ref.kind === undefined && err instanceof RegistryError && err.code === 'NOT_FOUND' ? notAnIdentifier(site, ref.id) : err),
+        );
         // The store finds an id in any case; an identifier is matched exactly (ADR-0010).
         if (ref.kind !== undefined && view.id !== ref.id) {
           throw notFound(`The registry has no entry "${codePointPrefix(String(req.params.ref), 200)}": identifiers are compared exactly, case-sensitively; did you mean ${entryUrn(site, view.kind, view.id)}?`);
