@@ -1046,6 +1046,11 @@ describe('ARD API', () => {
       assertArdError(refused, 400, 'INVALID_ARGUMENT', new RegExp(`^"${plain}" is not an ARD identifier, and no entry has it as its id: look an entry up by its identifier, urn:air:127\\.0\\.0\\.1:<agent\\|mcp-server>:<id>`));
       assert.equal(refused.body.details[0].path, '/identifier');
     }
+    // GET /agents/{identifier} takes no query: ?revision=1 answered the current entry as if it were revision 1's.
+    const revision = await getJson(`${registry.url}/agents/${urn('agent', ids.weather)}?revision=1`);
+    assertArdError(revision, 400, 'INVALID_ARGUMENT', /^"revision" is not a query parameter of GET \/agents\/\{identifier\}, which takes none: an older revision is read from the entry's document, at its url with \?revision=N/);
+    assert.equal(revision.body.details[0].path, '/query/revision');
+    assertArdError(await getJson(`${registry.url}/agents/${ids.weather}?fields=all`), 400, 'INVALID_ARGUMENT', /^"fields" is not a query parameter of GET \/agents\/\{identifier\}, which takes none\.$/);
     // A plain id that is an entry's, in any case, is the entry, as the other doors' get finds it.
     assert.equal((await getJson(`${registry.url}/agents/${ids.files.toUpperCase()}`)).body.identifier, urn('mcp-server', ids.files));
     // An identifier names the kind too: the agent's id under mcp-server is no identifier of this registry's.

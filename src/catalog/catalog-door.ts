@@ -40,7 +40,7 @@ import type { Operation } from '../operations/operation.js';
 import { getSchema } from '../operations/request-schemas.js';
 import { issueMessage } from '../lib/issue-words.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
-import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, tokenRefusalIn, type TokenWords } from './ard.js';
+import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, refuseArdGetQuery, tokenRefusalIn, type TokenWords } from './ard.js';
 import { CATALOG_AFTER, CATALOG_FROM, CATALOG_PAGE_SIZE, CATALOG_RANGES, CATALOG_UNTIL, catalogDocument, catalogPageEntry, catalogPageOf, catalogRangeEntry, hostInfo, type CatalogPage } from './catalog.js';
 import { cardWithheld, catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
@@ -358,6 +358,7 @@ export const catalogDoor: Door = {
     app.get(
       ROUTES.agent,
       handle('get', async (req, res) => {
+        refuseArdGetQuery(req.query);
         // express decoded the path segment once, as ADR-0010 has it (%253A stays %3A).
         const ref = parseEntryRef(site, String(req.params.ref));
         if ('malformed' in ref) throw badRequest(ref.malformed, [{ path: '/identifier', message: 'not an ARD identifier', hint: `This registry's identifiers are urn:air:${site.publisher}:<agent|mcp-server>:<id>.` }]);
