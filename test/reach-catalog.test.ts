@@ -1016,7 +1016,13 @@ describe('ARD API', () => {
     for (const [ref, message] of malformed) {
       assertArdError(await getJson(`${registry.url}/agents/${ref}`), 400, 'INVALID_ARGUMENT', message);
     }
-    assertArdError(await getJson(`${registry.url}/agents/no-such-entry`), 404, 'NOT_FOUND');
+    // ARD 5.3.4: a 404 requires revalidation. It had no Cache-Control, so a cache could keep it for
+    // a heuristic lifetime (RFC 9111 4.2.2) and hide an entry registered, or a card verified, after.
+    for (const path of [`/agents/${urn('agent', 'no-such-entry')}`, '/agents/no-such-entry/card.json', '/mcp-servers/no-such-entry/server-card.json', `/mcp-servers/${ids.weather}/document.json`]) {
+      const missing = await getJson(`${registry.url}${path}`);
+      assertArdError(missing, 404, 'NOT_FOUND');
+      assert.equal(missing.res.headers.get('cache-control'), 'no-cache', path);
+    }
     // An id longer than any entry's (ids are at most 100 characters) is refused naming the limit, in
     // `get`'s words on the other doors, not echoed; it was looked up and answered 404 "No entry has id".
     const tooLong = '"id" must be a string of 1 to 100 characters; got one longer';
@@ -1032,7 +1038,21 @@ describe('ARD API', () => {
       assertArdError(refused, 400, 'INVALID_ARGUMENT', new RegExp(`^The entry id in the ${where === '/id' ? 'path' : 'identifier'} is not valid: ${tooLong}\\.$`));
       assert.deepEqual(refused.body.details, [{ path: where, message: tooLong }], path.slice(0, 40));
     }
-    assertArdError(await getJson(`${registry.url}/agents/${'x'.repeat(100)}`), 404, 'NOT_FOUND', new RegExp(`^No entry has id "${'x'.repeat(100)}"\\.$`));
+    // ARD 5.3.4: a value that is no identifier is 400 INVALID_ARGUMENT (MUST), as ARD's conformance
+    // test probes with "not-a-valid-ard-urn"; a plain entry id is accepted too, but one that names no
+    // entry was 404 NOT_FOUND, as if it were an identifier this registry does not hold.
+    for (const plain of ['not-a-valid-ard-urn', 'x'.repeat(100)]) {
+      const refused = await getJson(`${registry.url}/agents/${plain}`);
+      assertArdError(refused, 400, 'INVALID_ARGUMENT', new RegExp(`^"${plain}" is not an ARD identifier, and no entry has it as its id: look an entry up by its identifier, urn:air:127\\.0\\.0\\.1:<agent\\|mcp-server>:<id>`));
+      assert.equal(refused.body.details[0].path, '/identifier');
+    }
+    // GET /agents/{identifier} takes no query: ?revision=1 answered the current entry as if it were revision 1's.
+    const revision = await getJson(`${registry.url}/agents/${urn('agent', ids.weather)}?revision=1`);
+    assertArdError(revision, 400, 'INVALID_ARGUMENT', /^"revision" is not a query parameter of GET \/agents\/\{identifier\}, which takes none: an older revision is read from the entry's document, at its url with \?revision=N/);
+    assert.equal(revision.body.details[0].path, '/query/revision');
+    assertArdError(await getJson(`${registry.url}/agents/${ids.weather}?fields=all`), 400, 'INVALID_ARGUMENT', /^"fields" is not a query parameter of GET \/agents\/\{identifier\}, which takes none\.$/);
+    // A plain id that is an entry's, in any case, is the entry, as the other doors' get finds it.
+    assert.equal((await getJson(`${registry.url}/agents/${ids.files.toUpperCase()}`)).body.identifier, urn('mcp-server', ids.files));
     // An identifier names the kind too: the agent's id under mcp-server is no identifier of this registry's.
     assertArdError(await getJson(`${registry.url}/agents/${urn('mcp-server', ids.weather)}`), 404, 'NOT_FOUND', new RegExp(`is an agent, identified as ${urn('agent', ids.weather)}`));
     assertArdError(await getJson(`${registry.url}/agents/${urn('agent', ids.files)}`), 404, 'NOT_FOUND', /is an MCP server/);

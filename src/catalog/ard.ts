@@ -530,6 +530,23 @@ function ardListOrder(text: string): ListOrder {
   );
 }
 
+/**
+ * GET /agents/{identifier} takes no query parameter (ARD 5.3.4). One given was ignored, so
+ * `?revision=1` answered the current entry as if it were that revision's; refused, as GET /agents
+ * refuses a parameter it does not take.
+ */
+export function refuseArdGetQuery(query: Record<string, unknown>): void {
+  const given = Object.keys(query)[0];
+  if (given === undefined) return;
+  const name = codePointPrefix(given, 60);
+  const revision = given === 'revision'
+    ? ": an older revision is read from the entry's document, at its url with ?revision=N (/agents/{id}/card.json, /mcp-servers/{id}/document.json)"
+    : '';
+  throw badRequest(`${JSON.stringify(name)} is not a query parameter of GET /agents/{identifier}, which takes none${revision}.`, [
+    { path: `/query/${name}`, message: 'unknown query parameter', hint: 'Leave the query out: the identifier names the entry.' },
+  ]);
+}
+
 /** The filter clauses GET /agents reads, as its refusals say them. */
 const LIST_CLAUSES_SAID = "type = '<media types, comma-separated>', publisherId = '<publisher domains, comma-separated>' and verified = true|false, joined by AND";
 

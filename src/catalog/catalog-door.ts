@@ -40,7 +40,7 @@ import type { Operation } from '../operations/operation.js';
 import { getSchema } from '../operations/request-schemas.js';
 import { issueMessage } from '../lib/issue-words.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
-import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, tokenRefusalIn, type TokenWords } from './ard.js';
+import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, refuseArdGetQuery, tokenRefusalIn, type TokenWords } from './ard.js';
 import { CATALOG_AFTER, CATALOG_FROM, CATALOG_PAGE_SIZE, CATALOG_RANGES, CATALOG_UNTIL, catalogDocument, catalogPageEntry, catalogPageOf, catalogRangeEntry, hostInfo, type CatalogPage } from './catalog.js';
 import { cardWithheld, catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
@@ -115,6 +115,11 @@ function sendError(res: Response, err: RegistryError): void {
   const { status, body } = ardErrorOf(err);
   if (body.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(body.retryAfterSeconds));
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  // A 404 is cacheable by default (RFC 9111 4.2.2: a cache may keep it for a heuristic lifetime),
+  // and this one can turn into a 200 (an entry another replica just registered, a card whose key
+  // is trusted again): kept by a cache, it hid the entry. ARD 5.3.4 asks that a 404 require
+  // revalidation; no-cache does, as the door's other answers carry max-age.
+  if (status === 404) res.setHeader('Cache-Control', 'no-cache');
   res.status(status).json(body);
 }
 
@@ -221,6 +226,15 @@ function entryIdOf(id: string, where: string): string {
   const message = issueMessage(checked.error.issues[0]!, ['id'], ENTRY_ID, id);
   const carrier = where === '/identifier' ? 'identifier' : 'path';
   throw new RegistryError('BAD_REQUEST', `The entry id in the ${carrier} is not valid: ${message}.`, [{ path: where, message }]);
+}
+
+/** GET /agents/{ref}'s refusal of a ref that is neither an ARD identifier nor the id of an entry. */
+function notAnIdentifier(site: Site, ref: string): RegistryError {
+  const shown = JSON.stringify(codePointPrefix(ref, 200));
+  const form = `urn:air:${site.publisher}:<agent|mcp-server>:<id>`;
+  return badRequest(`${shown} is not an ARD identifier, and no entry has it as its id: look an entry up by its identifier, ${form}, percent-encoded as one path segment (or by its entry id).`, [
+    { path: '/identifier', message: 'not an ARD identifier, nor the id of an entry', hint: `This registry's identifiers are ${form}.` },
+  ]);
 }
 
 /** The paths the door's routes are under, each with the door's counting, scope and authentication. */
@@ -344,6 +358,7 @@ export const catalogDoor: Door = {
     app.get(
       ROUTES.agent,
       handle('get', async (req, res) => {
+        refuseArdGetQuery(req.query);
         // express decoded the path segment once, as ADR-0010 has it (%253A stays %3A).
         const ref = parseEntryRef(site, String(req.params.ref));
         if ('malformed' in ref) throw badRequest(ref.malformed, [{ path: '/identifier', message: 'not an ARD identifier', hint: `This registry's identifiers are urn:air:${site.publisher}:<agent|mcp-server>:<id>.` }]);
@@ -379,7 +394,12 @@ export const catalogDoor: Door = {
           sendCacheable(req, res, { body: Buffer.from(JSON.stringify(own)), cacheControl, contentType: JSON_TYPE });
           return;
         }
-        const view = await answer<EntryView>({ op: 'get', id: entryIdOf(ref.id, '/identifier') }, requestCaller(req));
+        // A plain entry id is this registry's addition to ARD; one that names no entry is what ARD
+        // calls a value that is no identifier: 400 INVALID_ARGUMENT (5.3.4: MUST), not the 404 of
+        // an identifier not held, which the ARD conformance test's malformed probe failed on.
+        const view = await answer<EntryView>({ op: 'get', id: entryIdOf(ref.id, '/identifier') }, requestCaller(req)).catch((err: unknown) =>
+          Promise.reject(ref.kind === undefined && err instanceof RegistryError && err.code === 'NOT_FOUND' ? notAnIdentifier(site, ref.id) : err),
+        );
         // The store finds an id in any case; an identifier is matched exactly (ADR-0010).
         if (ref.kind !== undefined && view.id !== ref.id) {
           throw notFound(`The registry has no entry "${codePointPrefix(String(req.params.ref), 200)}": identifiers are compared exactly, case-sensitively; did you mean ${entryUrn(site, view.kind, view.id)}?`);
