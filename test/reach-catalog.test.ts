@@ -1046,6 +1046,13 @@ describe('ARD API', () => {
       assertArdError(refused, 400, 'INVALID_ARGUMENT', new RegExp(`^"${plain}" is not an ARD identifier, and no entry has it as its id: look an entry up by its identifier, urn:air:127\\.0\\.0\\.1:<agent\\|mcp-server>:<id>`));
       assert.equal(refused.body.details[0].path, '/identifier');
     }
+    // An entry id no entry has (unregistered, or another registry's) is an id not held: 404, as
+    // `get` answers it on the other doors, in any case.
+    for (const unknown of ['01a252c5-d6d1-7737-b79f-5cb268b8ff10', '01A252C5-D6D1-7737-B79F-5CB268B8FF10']) {
+      const missing = await getJson(`${registry.url}/agents/${unknown}`);
+      assertArdError(missing, 404, 'NOT_FOUND');
+      assert.equal(missing.res.headers.get('cache-control'), 'no-cache');
+    }
     // GET /agents/{identifier} takes no query: ?revision=1 answered the current entry as if it were revision 1's.
     const revision = await getJson(`${registry.url}/agents/${urn('agent', ids.weather)}?revision=1`);
     assertArdError(revision, 400, 'INVALID_ARGUMENT', /^"revision" is not a query parameter of GET \/agents\/\{identifier\}, which takes none: an older revision is read from the entry's document, at its url with \?revision=N/);

@@ -35,6 +35,7 @@ import { jsonBody } from '../http/json-body.js';
 import { requestScope } from '../http/request-log.js';
 import { ownBytes } from '../lib/shared-json.js';
 import { codePointPrefix } from '../lib/code-points.js';
+import { isUuid } from '../lib/uuid-form.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
 import { getSchema } from '../operations/request-schemas.js';
@@ -394,11 +395,13 @@ export const catalogDoor: Door = {
           sendCacheable(req, res, { body: Buffer.from(JSON.stringify(own)), cacheControl, contentType: JSON_TYPE });
           return;
         }
-        // A plain entry id is this registry's addition to ARD; one that names no entry is what ARD
-        // calls a value that is no identifier: 400 INVALID_ARGUMENT (5.3.4: MUST), not the 404 of
-        // an identifier not held, which the ARD conformance test's malformed probe failed on.
+        // A plain entry id is this registry's addition to ARD. A value that names no entry and has
+        // not even an entry id's form (a UUID) is what ARD calls a value that is no identifier: 400
+        // INVALID_ARGUMENT (5.3.4: MUST), not the 404 of an identifier not held, which the ARD
+        // conformance test's malformed probe failed on. An entry id that names no entry (one
+        // unregistered, or of another registry) is an id not held: 404, as on every other door.
         const view = await answer<EntryView>({ op: 'get', id: entryIdOf(ref.id, '/identifier') }, requestCaller(req)).catch((err: unknown) =>
-          Promise.reject(ref.kind === undefined && err instanceof RegistryError && err.code === 'NOT_FOUND' ? notAnIdentifier(site, ref.id) : err),
+          Promise.reject(ref.kind === undefined && !isUuid(ref.id) && err instanceof RegistryError && err.code === 'NOT_FOUND' ? notAnIdentifier(site, ref.id) : err),
         );
         // The store finds an id in any case; an identifier is matched exactly (ADR-0010).
         if (ref.kind !== undefined && view.id !== ref.id) {

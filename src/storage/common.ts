@@ -170,15 +170,11 @@ export function listCursor(order: ListOrder | undefined, last: { updatedAt: stri
   return order === 'updatedAt' ? encodeUpdatedCursor({ updatedAt: last.updatedAt, listSeq }) : encodeCursor(listSeq);
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Ids are uuids. Checking before querying keeps PostgreSQL's `uuid` column from raising a
  * syntax error on a malformed id: an id that cannot exist is simply not found.
  */
-export function isUuid(id: string): boolean {
-  return UUID_RE.test(id);
-}
+export { isUuid } from '../lib/uuid-form.js';
 
 /**
  * Terminal task states, exactly as `DatabaseTaskStore` writes `status_state`
