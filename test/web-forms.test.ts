@@ -1182,7 +1182,19 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         await page.locator('table.revisions a', { hasText: '2' }).click();
         await arrived;
         assert.equal(await page.locator('.entry-page > [role=status]').innerText({ timeout: 5000 }), 'Loading revision 2…');
-        assert.equal(await page.locator('.entry-page').getAttribute('aria-busy'), 'true');
+        // No status inside a busy element (a screen reader holds back what changes in one, and
+        // "Loading revision 2…" went unsaid); what the revision draws is busy.
+        const liveRegions = await page.evaluate(() =>
+          [...document.querySelectorAll('[role=status], [role=alert], [role=log], [aria-live]:not([aria-live=off])')].map((el) => ({
+            what: el.className || el.textContent || el.tagName,
+            busy: el.closest('[aria-busy=true]')?.className ?? null,
+          })),
+        );
+        assert.ok(liveRegions.some((r) => r.what.includes('entry-switching')) && liveRegions.some((r) => r.what === 'copy-status') && liveRegions.some((r) => r.what.includes('download-held')), 'the statuses are found');
+        assert.deepEqual(liveRegions.filter((r) => r.busy !== null), [], 'no live region inside a busy element');
+        for (const part of ['.entry-head', '.entry-document', 'table.revisions', '.interfaces li > span', 'details pre']) {
+          assert.equal(await page.locator(part).first().getAttribute('aria-busy'), 'true', `${part} is busy`);
+        }
         await screenshot(page, 'entry-revision-coming');
         hold = false;
         await passDeadlines(page);
@@ -1192,10 +1204,12 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         assert.match(await notCome.innerText(), /Revision 2 could not be loaded; revision 3 is still shown/);
         assert.equal(await page.locator('h1').innerText(), 'Invoice Agent');
         assert.equal(await page.locator('.entry-page > [role=status]').innerText(), '');
-        assert.equal(await page.locator('.entry-page').getAttribute('aria-busy'), 'false');
+        assert.equal(await page.locator('.entry-page [aria-busy=true]').count(), 0, 'nothing busy once the switch ends');
+        assert.equal(await page.locator('.entry-head').getAttribute('aria-busy'), 'false');
         await page.getByRole('button', { name: 'Try again' }).click();
         await page.locator('.entry-head', { hasText: 'not the current one' }).waitFor();
         assert.equal(await page.locator('.entry-page > [role=status]').innerText(), '');
+        assert.equal(await page.locator('.entry-page [aria-busy=true]').count(), 0, 'nothing busy once the revision came');
 
         // A comparison that got no answer: asked again from its own notice, the focus kept on the comparison.
         hold = true;

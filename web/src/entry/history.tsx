@@ -14,6 +14,8 @@ export interface HistoryProps {
   revisions: RevisionSummary[];
   /** The revision the page shows. */
   shown: number;
+  /** Another revision is on its way: the table (which marks the one shown) is busy; the notices and the comparison's status, live regions, are not. */
+  switching: boolean;
   from?: number;
   to?: number;
   /** The link's from and to that are no revision number (from=abc, 0, 2.5: edited by hand): nothing is compared, and the page says why. */
@@ -48,7 +50,7 @@ export function History(props: HistoryProps) {
       {revisions.length > 0 && numbers[numbers.length - 1]! > 1 && (
         <p class="muted small">Older revisions than {numbers[numbers.length - 1]} are no longer kept.</p>
       )}
-      <table class="revisions">
+      <table class="revisions" aria-busy={props.switching}>
         <caption class="visually-hidden">Revisions, newest first</caption>
         <thead>
           <tr>

@@ -325,6 +325,9 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   const { entry } = loaded;
   // Another revision asked for (a link in the history, Back): the one shown stays until it
   // arrives, and the page says it is coming, not looking as if the link did nothing.
+  // Marked busy meanwhile: the parts the revision draws, each holding no live region. Not the
+  // article: a screen reader holds back what changes in a busy element, and "Loading revision N…",
+  // a Copy button's "Copied" and the other statuses in there went unsaid.
   const switching = loaded.asked !== revision && loaded.switchFailed === undefined;
   const asked = revision === undefined ? 'the current revision' : `revision ${revision}`;
   const revisions = entry.revisions ?? [{ revision: entry.revision, updatedAt: entry.updatedAt }];
@@ -338,7 +341,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   };
 
   return (
-    <article class="entry-page" aria-busy={switching}>
+    <article class="entry-page">
       <p class="breadcrumb">
         <a href={searchToReturnTo(href('/'))}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
       </p>
@@ -362,7 +365,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           </p>
         </div>
       )}
-      <header class="entry-head" key="entry-head">
+      <header class="entry-head" key="entry-head" aria-busy={switching}>
         <h1 ref={heading} tabIndex={-1} dir="auto">
           {entry.name}
         </h1>
@@ -404,26 +407,32 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         <ul class="interfaces">
           {entry.interfaces.map((i) => (
             <li>
-              <span class="badge subtle">
-                {i.protocolBinding}
-                {i.protocolVersion ? ` ${i.protocolVersion}` : ''}
-              </span>
-              {i.tenant && <span class="muted"> tenant {i.tenant}</span>} <code class="url">{i.url}</code>{' '}
+              {/* Busy without its Copy button, whose status is a live region. */}
+              <span aria-busy={switching}>
+                <span class="badge subtle">
+                  {i.protocolBinding}
+                  {i.protocolVersion ? ` ${i.protocolVersion}` : ''}
+                </span>
+                {i.tenant && <span class="muted"> tenant {i.tenant}</span>} <code class="url">{i.url}</code>
+              </span>{' '}
               <CopyButton text={i.url} label={`Copy the ${i.protocolBinding} URL ${i.url}`} />
             </li>
           ))}
         </ul>
       </section>
 
-      {entry.kind === 'agent' ? (
-        <AgentCardView card={document} matched={matchedCards(params)} target={target} />
-      ) : (
-        <McpServerView document={document} matched={matchedCards(params)} target={target} />
-      )}
+      <div class="entry-document" aria-busy={switching}>
+        {entry.kind === 'agent' ? (
+          <AgentCardView card={document} matched={matchedCards(params)} target={target} />
+        ) : (
+          <McpServerView document={document} matched={matchedCards(params)} target={target} />
+        )}
+      </div>
 
       <History
         revisions={revisions}
         shown={entry.revision}
+        switching={switching}
         from={positive(params.get('from'))}
         to={positive(params.get('to'))}
         notNumbers={[params.get('from'), params.get('to')].filter((v): v is string => !!v && positive(v) === undefined)}
@@ -470,7 +479,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           <p>
             <CopyButton text={pretty(entry.document)} label="Copy the raw JSON" />
           </p>
-          <pre class="code" tabIndex={0}>
+          <pre class="code" tabIndex={0} aria-busy={switching}>
             {pretty(entry.document)}
           </pre>
         </details>
