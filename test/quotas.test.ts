@@ -19,7 +19,8 @@ for (const engine of storageEngines()) {
     test('entries per owner: refused over the limit with a message that says how to raise it; admins exempt', async (t) => {
       const skip = engine.skip();
       if (skip) return t.skip(skip);
-      const registry = await startTestRegistry({ ...(await engine.env()), REGISTRY_MAX_ENTRIES_PER_OWNER: '3', REGISTRY_MAX_REVISIONS: '2' });
+      const env = await engine.env();
+      const registry = await startTestRegistry({ ...env, REGISTRY_MAX_ENTRIES_PER_OWNER: '3', REGISTRY_MAX_REVISIONS: '2' });
       t.after(() => registry.close());
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
       const bob = await sdkClient(registry.url, { token: TOKENS.bob });
@@ -30,8 +31,7 @@ for (const engine of storageEngines()) {
       const over = await op(alice, { register: { agentCard: card('alice', 3) } });
       const error = errorOf(over);
       assert.equal(error.code, 'QUOTA_EXCEEDED');
-      assert.match(error.message, /"alice" already has 3 entries/);
-      assert.match(error.message, /REGISTRY_MAX_ENTRIES_PER_OWNER=3/);
+      assert.match(error.message, /"alice" has as many entries as one principal may register, or more: the limit is 3 \(REGISTRY_MAX_ENTRIES_PER_OWNER=3\)/);
       assert.match(error.message, /raise REGISTRY_MAX_ENTRIES_PER_OWNER/);
       // Updating an entry it has is fine; unregistering one makes room for another.
       assert.equal(resultOf(await op(alice, { register: { agentCard: { ...card('alice', 0), version: '2.0.0' } } })).revision, 2);
@@ -47,6 +47,17 @@ for (const engine of storageEngines()) {
 
       // The operator's admin principal has no quota.
       for (let i = 0; i < 5; i++) assert.equal(stateOf(await op(admin, { register: { agentCard: card('admin', i) } })), 'TASK_STATE_COMPLETED');
+
+      // The limit lowered below what alice holds (3 entries): the refusal does not say she has 1
+      // (storage counts up to the limit only), nor "1 entries".
+      await registry.close();
+      const lowered = await startTestRegistry({ ...env, REGISTRY_DATA_DIR: registry.dataDir, REGISTRY_MAX_ENTRIES_PER_OWNER: '1' });
+      t.after(() => lowered.close());
+      const aliceNow = await sdkClient(lowered.url, { token: TOKENS.alice });
+      assert.equal(resultOf(await op(aliceNow, { list: { filter: { mine: true } } })).entries.length, 3);
+      const refused = errorOf(await op(aliceNow, { register: { agentCard: card('alice', 4) } }));
+      assert.equal(refused.code, 'QUOTA_EXCEEDED');
+      assert.match(refused.message, /^Principal "alice" has as many entries as one principal may register, or more: the limit is 1 \(REGISTRY_MAX_ENTRIES_PER_OWNER=1\)\. /);
     });
 
     test('revisions per entry: older ones leave the history, numbering goes on, an old one says so', async (t) => {

@@ -480,9 +480,12 @@ export class RegistryService {
       throw ownEntryOnly ? this.reservedEndpoints.refusalForOwner(claims, outcome.existing.id, outcome.existing.owner) : identityTaken(claims, outcome.existing.id);
     }
     if (outcome.status === 'quota-exceeded') {
+      // Storage counts an owner's entries up to the limit only (what a full count would cost), and
+      // an owner may hold more (an import is exempt, the limit may have been lowered since): "already
+      // has 3 entries" told one with 40 that it had 3 (and a limit of 1 read "1 entries").
       throw new RegistryError(
         'QUOTA_EXCEEDED',
-        `Principal "${actor.principal}" already has ${outcome.limit} entries, the most one principal may register (REGISTRY_MAX_ENTRIES_PER_OWNER=${outcome.limit}). ` +
+        `Principal "${actor.principal}" has as many entries as one principal may register, or more: the limit is ${outcome.limit} (REGISTRY_MAX_ENTRIES_PER_OWNER=${outcome.limit}). ` +
           `Unregister entries it no longer needs, or ask the registry's operator to raise REGISTRY_MAX_ENTRIES_PER_OWNER.`,
       );
     }
