@@ -643,7 +643,10 @@ export class RegistryService {
     const actor = this.requireActor(caller, 'Unregistering');
     const outcome = await this.feed.localWrite(async () => {
       const removed = await this.stored(this.store.remove(id, actor));
-      if (removed.status === 'deleted') this.feed.publish({ id, op: 'delete', removed: removed.entry, origin: 'local' });
+      // By the stored entry's id, not the one sent: ids are taken in any case (as the store takes
+      // them), and the index and standing searches, which know the entry by its own, kept one
+      // unregistered by its id in capitals, found by every search until the next start.
+      if (removed.status === 'deleted') this.feed.publish({ id: removed.entry.id, op: 'delete', removed: removed.entry, origin: 'local' });
       return removed;
     });
     if (outcome.status === 'not-found') throw noEntry(id);
