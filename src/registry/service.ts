@@ -551,7 +551,8 @@ export class RegistryService {
           `Revision ${revision} of entry "${id}" is no longer kept: the registry keeps the last ${this.quota?.maxRevisions ?? 'few'} revisions of an entry (REGISTRY_MAX_REVISIONS); the oldest kept is ${oldest}.`,
         );
       }
-      throw notFound(`Entry "${id}" has no revision ${revision}.`);
+      // Past its newest (a number mistyped, or a link made ahead): which one to ask for instead.
+      throw notFound(`Entry "${id}" has no revision ${revision}: its current revision is ${revisions[0]!.revision}.`);
     }
     // An older revision is judged by the trust roots in force, as the current one is (its key
     // may have been revoked since); the current one's verdict is kept up to date in the store.
