@@ -87,14 +87,18 @@ for (const engine of storageEngines()) {
         t.after(() => Promise.all([holder.end(), watcher.end()]));
         await holder.query('BEGIN');
         await holder.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOCK_KEY]);
-        // Counted by what each waits for: the change log's lock (bob), another transaction's claim (alice).
-        const waitingFor = async (event: string) =>
-          (await watcher.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = $1", [event]))
-            .rows[0]!.n > 0;
+        // Told apart by what each waits for: the change log's lock (bob), another transaction's claim (alice).
+        const waitingFor = async (event: string, statement: string) =>
+          (
+            await watcher.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = $1 AND strpos(query, $2) > 0",
+              [event, statement],
+            )
+          ).rows[0]!.n > 0;
         bobs = register(bob, 'https://spelt-race.example.org/a2a');
-        await eventually(() => waitingFor('advisory'), "bob's registration waits for the change log");
+        await eventually(() => waitingFor('advisory', 'registry_record_change'), "bob's registration waits for the change log");
         alices = register(alice, 'http://spelt-race.example.org/a2a');
-        await eventually(() => waitingFor('transactionid'), "alice's registration waits for bob's claim");
+        await eventually(() => waitingFor('transactionid', 'INSERT INTO url_claims'), "alice's registration waits for bob's claim");
         await holder.query('ROLLBACK');
       }
       const created = resultOf(await bobs!);
