@@ -563,7 +563,7 @@ describe('registered documents at stable URLs', () => {
     assertArdError(zero, 400, 'INVALID_ARGUMENT');
     assert.equal(zero.body.message, `${errorOf(await op(writer, { get: { id: ids.invoice, revision: 0 } })).details[0].message}.`);
     assert.deepEqual(zero.body.details, [{ path: '/query/revision', message: '"revision" must be a whole number of 1 or more; got the number 0' }]);
-    assertArdError(await getJson(`${cardUrl}?revision=1234567890`), 404, 'NOT_FOUND', new RegExp(`^Entry "${ids.invoice}" has no revision 1234567890\\.$`));
+    assertArdError(await getJson(`${cardUrl}?revision=1234567890`), 404, 'NOT_FOUND', new RegExp(`^Entry "${ids.invoice}" has no revision 1234567890: its current revision is \\d+\\.$`));
     assertArdError(await getJson(`${registry.url}/agents/${ids.invoice}/other.json`), 404, 'NOT_FOUND', /No route/);
   });
 

@@ -1116,7 +1116,7 @@ describe('MCP quotas and storage faults', () => {
     const bob = await mcpClient(limited.url, TOKENS.bob);
     structured(await call('register_agent', { agentCard: v1Card('Quota One', 'https://quota-one.example.org/a2a') }, bob));
     const refused = errorText(await call('register_agent', { agentCard: v1Card('Quota Two', 'https://quota-two.example.org/a2a') }, bob));
-    assert.match(refused, /^QUOTA_EXCEEDED: .*"bob" already has 1 entries/);
+    assert.match(refused, /^QUOTA_EXCEEDED: Principal "bob" has as many entries as one principal may register, or more: the limit is 1 \(REGISTRY_MAX_ENTRIES_PER_OWNER=1\)\. /);
     assert.match(refused, /raise REGISTRY_MAX_ENTRIES_PER_OWNER/);
     const overA2A = errorOf(await op(await sdkClient(limited.url, { token: TOKENS.bob }), { register: { agentCard: v1Card('Quota Three', 'https://quota-three.example.org/a2a') } }));
     assert.equal(overA2A.code, 'QUOTA_EXCEEDED', 'one rule under both doors');

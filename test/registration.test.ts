@@ -269,6 +269,14 @@ describe('ownership', () => {
     assert.equal(task.artifacts[0].name, 'unregistration');
     assert.equal(errorOf(await op(alice, { unregister: { id } })).code, 'NOT_FOUND');
     assert.ok(!resultOf(await op(anonymous, { search: { query: 'zebra' } })).results.some((h: WireJson) => h.id === id));
+
+    // Ids are taken in any case (as get takes them): unregistered by its id in capitals, the entry
+    // leaves search too, not only storage (the index was told the id as sent, and kept it).
+    const upper = resultOf(await op(alice, { register: { agentCard: v1Card('Ephemeral Quokka Agent', uniqueUrl()) } })).id as string;
+    assert.ok(resultOf(await op(anonymous, { search: { query: 'quokka' } })).results.some((h: WireJson) => h.id === upper));
+    assert.equal(resultOf(await op(alice, { unregister: { id: upper.toUpperCase() } })).id, upper);
+    assert.equal(errorOf(await op(alice, { get: { id: upper } })).code, 'NOT_FOUND');
+    assert.deepEqual(resultOf(await op(anonymous, { search: { query: 'quokka' } })).results, []);
   });
 });
 

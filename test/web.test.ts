@@ -1292,6 +1292,32 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.diff-table').waitFor();
       assert.match((await page.locator('.entry-head').textContent()) ?? '', /not the current one/);
       assert.ok((await page.locator('.line-removed').count()) > 0);
+
+      // More revisions kept than `get` lists (the newest 100): an admin's revisions are exempt
+      // from REGISTRY_MAX_REVISIONS. The older ones are not said to be gone: revision 1 opens.
+      const admin = await sdkClient(registry.url, { token: TOKENS.admin });
+      const card = (v: number) => ({ ...v1Card('Zeppelin Ledger Agent', 'https://zeppelin-ledger.example.org/a2a'), version: `1.0.${v}` });
+      const { id } = resultOf(await op(admin, { register: { agentCard: card(1) } }));
+      await Promise.all(Array.from({ length: 100 }, (_, i) => op(admin, { register: { agentCard: card(i + 2) } })));
+      try {
+        await page.goto(`${registry.url}/entries/${id}`);
+        await page.locator('#history-h').waitFor();
+        assert.equal(await page.locator('table.revisions tbody tr').count(), 100);
+        assert.equal(
+          await page.locator('#history > p.muted').innerText(),
+          'Only the newest 100 revisions are listed; older ones may still be kept: ?revision=N in the address opens revision N.',
+        );
+        await page.goto(`${registry.url}/entries/${id}?from=1&to=101`);
+        assert.equal(
+          await page.locator('#history [role=status]', { hasText: 'not listed here' }).innerText({ timeout: 5000 }),
+          'This link compares revision 1, which is not listed here (only the newest 100 are, 2–101; an older one may still be kept: ?revision=1 in the address opens it). Choose two of them above and Compare.',
+        );
+        await page.goto(`${registry.url}/entries/${id}?revision=1`);
+        await page.locator('h1', { hasText: 'Zeppelin Ledger Agent' }).waitFor();
+        assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision1 \(not the current one/);
+      } finally {
+        await op(admin, { unregister: { id } });
+      }
     });
   });
 

@@ -480,9 +480,12 @@ export class RegistryService {
       throw ownEntryOnly ? this.reservedEndpoints.refusalForOwner(claims, outcome.existing.id, outcome.existing.owner) : identityTaken(claims, outcome.existing.id);
     }
     if (outcome.status === 'quota-exceeded') {
+      // Storage counts an owner's entries up to the limit only (what a full count would cost), and
+      // an owner may hold more (an import is exempt, the limit may have been lowered since): "already
+      // has 3 entries" told one with 40 that it had 3 (and a limit of 1 read "1 entries").
       throw new RegistryError(
         'QUOTA_EXCEEDED',
-        `Principal "${actor.principal}" already has ${outcome.limit} entries, the most one principal may register (REGISTRY_MAX_ENTRIES_PER_OWNER=${outcome.limit}). ` +
+        `Principal "${actor.principal}" has as many entries as one principal may register, or more: the limit is ${outcome.limit} (REGISTRY_MAX_ENTRIES_PER_OWNER=${outcome.limit}). ` +
           `Unregister entries it no longer needs, or ask the registry's operator to raise REGISTRY_MAX_ENTRIES_PER_OWNER.`,
       );
     }
@@ -548,7 +551,8 @@ export class RegistryService {
           `Revision ${revision} of entry "${id}" is no longer kept: the registry keeps the last ${this.quota?.maxRevisions ?? 'few'} revisions of an entry (REGISTRY_MAX_REVISIONS); the oldest kept is ${oldest}.`,
         );
       }
-      throw notFound(`Entry "${id}" has no revision ${revision}.`);
+      // Past its newest (a number mistyped, or a link made ahead): which one to ask for instead.
+      throw notFound(`Entry "${id}" has no revision ${revision}: its current revision is ${revisions[0]!.revision}.`);
     }
     // An older revision is judged by the trust roots in force, as the current one is (its key
     // may have been revoked since); the current one's verdict is kept up to date in the store.
@@ -640,7 +644,10 @@ export class RegistryService {
     const actor = this.requireActor(caller, 'Unregistering');
     const outcome = await this.feed.localWrite(async () => {
       const removed = await this.stored(this.store.remove(id, actor));
-      if (removed.status === 'deleted') this.feed.publish({ id, op: 'delete', removed: removed.entry, origin: 'local' });
+      // By the stored entry's id, not the one sent: ids are taken in any case (as the store takes
+      // them), and the index and standing searches, which know the entry by its own, kept one
+      // unregistered by its id in capitals, found by every search until the next start.
+      if (removed.status === 'deleted') this.feed.publish({ id: removed.entry.id, op: 'delete', removed: removed.entry, origin: 'local' });
       return removed;
     });
     if (outcome.status === 'not-found') throw noEntry(id);

@@ -31,6 +31,11 @@ export interface PageConfig {
   readNeedsToken: boolean;
   /** Characters of an entry's id at most: a longer one in a link names no entry. */
   maxIdChars: number;
+  /**
+   * Revisions `get` lists at most (the newest): an entry listing as many may keep older ones
+   * (REGISTRY_MAX_REVISIONS above it, or revisions written by an admin, which are exempt).
+   */
+  maxRevisionsListed: number;
   /** Characters of a page token at most: a longer one in a link (?p=) is garbled. */
   maxPageTokenChars: number;
   /** Characters of a search's words the registry takes at most (REGISTRY_MAX_QUERY_CHARS). */

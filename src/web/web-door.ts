@@ -20,6 +20,7 @@ import { handlerChain } from '../http/handler-chain.js';
 import { requestScope } from '../http/request-log.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { getSchema, MAX_FILTER_VALUES, searchSchema } from '../operations/request-schemas.js';
+import { MAX_REVISIONS_LISTED } from '../registry/service.js';
 import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
 import type { FilterType } from './page-config.js';
 import { notBuiltPage, pageShell, rateLimitedPage, type PageConfig } from './page-shell.js';
@@ -115,6 +116,7 @@ export const webDoor: Door = {
         hidesUnhealthy: config.freshness.hideUnhealthySeconds !== undefined,
         readNeedsToken: !config.publicRead,
         maxIdChars: getSchema.shape.id.maxLength ?? 100,
+        maxRevisionsListed: MAX_REVISIONS_LISTED,
         maxPageTokenChars: searchSchema.shape.pageToken.unwrap().maxLength ?? 512,
         maxQueryChars: config.hardening.maxQueryChars,
         maxDocumentBytes: config.maxDocumentBytes,

@@ -585,15 +585,21 @@ export class PostgresStore implements RegistryStore {
   /**
    * `#claimUrls` for an upsert that saw the entry as `seen` (undefined: absent). A claim refused
    * for a new entry may be the entry's own URL, just claimed by a concurrent registration of the
-   * same identity: if that entry is now visible, the upsert starts over (and will answer
-   * 'forbidden' or update it, as if it had come second).
+   * same identity, under any of its spellings (every spelling claims one key): if that entry is
+   * now visible, the upsert starts over (and will answer 'forbidden' or update it, as if it had
+   * come second). Looked up under the write's spelling alone, another principal's registration of
+   * `https://h/a2a` made one of `http://h/a2a` at the same moment 'url-taken', a secondary URL of
+   * another agent, where SQLite, and PostgreSQL a moment later, answer 'forbidden' (identity-taken).
    */
   async #claimForUpsert(db: Queryable, write: EntryWrite, owner: string, seen: { id: string } | undefined): Promise<Set<string>> {
     try {
       return await this.#claimUrls(db, write.urls, owner, await this.#entryUrls(db, seen?.id));
     } catch (error) {
       if (seen === undefined && error instanceof Rollback && error.value !== undefined) {
-        const now = await db.query('SELECT 1 FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
+        const now = await db.query('SELECT 1 FROM entries WHERE kind = $1 AND identity_url = ANY($2::text[]) LIMIT 1', [
+          write.kind,
+          [write.identityUrl, ...(write.identityAliases ?? [])],
+        ]);
         if ((now.rowCount ?? 0) > 0) throw new Rollback(undefined);
       }
       throw error;

@@ -6,6 +6,7 @@ import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isAbort, type RevisionSummary } from '../api';
 import { ErrorNotice, formatDate, needsToken, TokenPrompt, useRetry } from '../components';
+import { config } from '../config';
 import { Foreign } from '../foreign';
 import { pretty } from './untrusted';
 import { clipped } from '../../../src/lib/clipped';
@@ -33,6 +34,11 @@ export function History(props: HistoryProps) {
   // edited: a revision not listed is no select's option (it would draw blank) and is not compared.
   const listed = (n: number | undefined): n is number => n !== undefined && numbers.includes(n);
   const unlisted = [props.from, props.to].filter((n): n is number => n !== undefined && !listed(n));
+  // The registry lists the newest revisions only (config.maxRevisionsListed): as many listed, older
+  // ones may still be kept (REGISTRY_MAX_REVISIONS above it, or an admin's revisions, which it
+  // exempts), and "no longer kept" said so of revisions ?revision= still opened.
+  const cut = revisions.length >= config.maxRevisionsListed;
+  const oldest = numbers[numbers.length - 1];
   const [from, setFrom] = useState(listed(props.from) ? props.from : (revisions[1]?.revision ?? latest ?? 1));
   const [to, setTo] = useState(listed(props.to) ? props.to : (latest ?? 1));
   useEffect(() => {
@@ -47,8 +53,12 @@ export function History(props: HistoryProps) {
   return (
     <section aria-labelledby="history-h" id="history">
       <h2 id="history-h">History</h2>
-      {revisions.length > 0 && numbers[numbers.length - 1]! > 1 && (
-        <p class="muted small">Older revisions than {numbers[numbers.length - 1]} are no longer kept.</p>
+      {oldest !== undefined && oldest > 1 && (
+        <p class="muted small">
+          {cut
+            ? `Only the newest ${revisions.length} revisions are listed; older ones may still be kept: ?revision=N in the address opens revision N.`
+            : `Older revisions than ${oldest} are no longer kept.`}
+        </p>
       )}
       <table class="revisions" aria-busy={props.switching}>
         <caption class="visually-hidden">Revisions, newest first</caption>
@@ -115,8 +125,10 @@ export function History(props: HistoryProps) {
       {notNumbers.length > 0 ? null : unlisted.length > 0 ? (
         <div class="notice" role="status" ref={notCompared}>
           <p>
-            This link compares {unlisted.length === 1 ? `revision ${unlisted[0]}, which is` : `revisions ${unlisted.join(' and ')}, which are`} not in this entry's history (old revisions leave it
-            {numbers.length > 0 ? `; it keeps ${numbers.length === 1 ? `revision ${numbers[0]}` : `revisions ${numbers[numbers.length - 1]}–${numbers[0]}`}` : ''}).
+            This link compares {unlisted.length === 1 ? `revision ${unlisted[0]}, which is` : `revisions ${unlisted.join(' and ')}, which are`}{' '}
+            {cut
+              ? `not listed here (only the newest ${revisions.length} are, ${oldest}–${numbers[0]}; an older one may still be kept: ?revision=${unlisted[0]} in the address opens it).`
+              : `not in this entry's history (old revisions leave it${numbers.length > 0 ? `; it keeps ${numbers.length === 1 ? `revision ${numbers[0]}` : `revisions ${oldest}–${numbers[0]}`}` : ''}).`}
             {revisions.length > 1 ? ' Choose two of them above and Compare.' : ''}
           </p>
         </div>
