@@ -157,6 +157,9 @@ export interface EntryView {
   revisions?: RevisionSummary[];
 }
 
+/** `get` lists at most this many of an entry's revisions (the newest); the web page says so. */
+export const MAX_REVISIONS_LISTED = 100;
+
 /** One stored revision of an entry, as `get` lists them. */
 export interface RevisionSummary {
   revision: number;

@@ -19,6 +19,7 @@ import type {
   ValidationResultBody,
   WatchRequest,
 } from '../contract/types.js';
+import { MAX_REVISIONS_LISTED } from '../contract/types.js';
 import { PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS, badArguments, badRequest, notFound } from '../contract/errors.js';
 import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
@@ -46,8 +47,6 @@ import { clipped } from '../lib/clipped.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 const DEFAULT_LIST_SIZE = 50;
-/** `get` lists at most this many of an entry's revisions (the newest). */
-export const MAX_REVISIONS_LISTED = 100;
 
 export interface RegistryServiceDeps {
   store: RegistryStore;

@@ -20,7 +20,7 @@ import { handlerChain } from '../http/handler-chain.js';
 import { requestScope } from '../http/request-log.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { getSchema, MAX_FILTER_VALUES, searchSchema } from '../operations/request-schemas.js';
-import { MAX_REVISIONS_LISTED } from '../registry/service.js';
+import { MAX_REVISIONS_LISTED } from '../contract/types.js';
 import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
 import type { FilterType } from './page-config.js';
 import { notBuiltPage, pageShell, rateLimitedPage, type PageConfig } from './page-shell.js';
