@@ -1012,10 +1012,15 @@ describe('ARD API', () => {
       [`${urn('agent', '')}`, /segment 3 after urn:air: is empty/],
       [`urn:air:not_a_domain:agent:x`, /its publisher "not_a_domain" is not a domain name/],
       [encodeURIComponent(urn('agent', 'a b')), /holds " ", which a URN cannot \(RFC 8141\)/],
+      // "%" begins an encoded octet in a URN, or is no URN (it was looked up as a name, and 404).
+      [encodeURIComponent(urn('agent', '%zz')), /holds "%zz", a "%" not followed by two hex digits, which a URN cannot \(RFC 8141/],
+      [`urn:air:other.example:agent:x${encodeURIComponent('%')}`, /holds "%", a "%" not followed by two hex digits/],
     ];
     for (const [ref, message] of malformed) {
       assertArdError(await getJson(`${registry.url}/agents/${ref}`), 400, 'INVALID_ARGUMENT', message);
     }
+    // An encoded octet is a URN's own: a well-formed identifier this registry does not hold.
+    assertArdError(await getJson(`${registry.url}/agents/${encodeURIComponent(urn('agent', 'a%3Ab'))}`), 404, 'NOT_FOUND');
     // ARD 5.3.4: a 404 requires revalidation. It had no Cache-Control, so a cache could keep it for
     // a heuristic lifetime (RFC 9111 4.2.2) and hide an entry registered, or a card verified, after.
     for (const path of [`/agents/${urn('agent', 'no-such-entry')}`, '/agents/no-such-entry/card.json', '/mcp-servers/no-such-entry/server-card.json', `/mcp-servers/${ids.weather}/document.json`]) {
