@@ -747,6 +747,17 @@ describe('ARD API', () => {
     assert.deepEqual(await a2aFound({ query: 'invoice file', filter: { capabilities: ['write_file'] } }), [ids.files]);
     assert.deepEqual(await a2aFound({ filter: { capabilities: ['forecast', 'read_file'] } }), [ids.weather, ids.files].sort(), 'listed by filter alone');
     assertArdError(await capable('x', 'check-vat,write_file'), 400, 'INVALID_ARGUMENT', /\/query\/filter\/capabilities: .*as an array, \["check-vat","write_file"\]/);
+    // Names that differ in case only are two capabilities (the filter tells them apart, as MCP and
+    // A2A do): the entry lists both. It dropped "read_FILE", which the filter still found it by.
+    const cased = toolspec();
+    cased.tools[1]!.name = 'read_FILE';
+    const casedId = resultOf(await op(writer, { register: { mcpServer: mcpServer('cased', 'https://mcp.example.org/cased/mcp'), toolspec: cased } })).id;
+    try {
+      assert.deepEqual((await getJson(`${registry.url}/agents/${casedId}`)).body.capabilities, ['read_file', 'read_FILE']);
+      assert.deepEqual(await found('file', ['read_FILE']), [urn('mcp-server', casedId)]);
+    } finally {
+      await op(writer, { unregister: { id: casedId } });
+    }
     const readOnly = await post(`${registry.url}/search`, { query: { text: 'file', filter: { readOnly: ['true'] } } });
     assert.deepEqual(readOnly.body.results.map((r: WireJson) => r.metadata.matchedName), ['read_file']);
     const elsewhere = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { publisher: ['other.example'] } } });
