@@ -804,6 +804,11 @@ describe('ARD API', () => {
       assert.deepEqual(outOfLimits.body.details, [{ path: '/pageToken', message: `not a token this registry issued: ${why}`, rule: 'page-token-invalid' }]);
     }
     assertArdError(await search({ query: { text: 'x'.repeat(1001) } }), 400, 'INVALID_ARGUMENT', /REGISTRY_MAX_QUERY_CHARS/);
+    // A body over REGISTRY_MAX_BODY_BYTES (64 KB here) is told what a search holds, naming the
+    // limits: it was told about "Documents", which no search carries.
+    const oversized = await search({ query: { text: 'x' }, pad: 'x'.repeat(70_000) });
+    assertArdError(oversized, 413, 'INVALID_ARGUMENT', /^The request body is 700\d\d bytes; the limit is 65536 bytes \(REGISTRY_MAX_BODY_BYTES\)\. A search request is far smaller: its query\.text takes at most 1000 characters \(REGISTRY_MAX_QUERY_CHARS\) and each filter key at most 20 values of 200 characters: send the search request alone\.$/);
+    assert.equal(oversized.body.registryCode, 'REQUEST_TOO_LARGE');
     assertArdError(await search('{"query": '), 400, 'INVALID_ARGUMENT', /not valid JSON/);
     // JSON that is no object is shown this door's request (it was shown an A2A JSON-RPC SendMessage).
     const notAnObject = await search('"translate invoices"');

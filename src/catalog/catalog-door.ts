@@ -38,7 +38,7 @@ import { codePointPrefix } from '../lib/code-points.js';
 import { isUuid } from '../lib/uuid-form.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
-import { getSchema } from '../operations/request-schemas.js';
+import { MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, getSchema } from '../operations/request-schemas.js';
 import { issueMessage } from '../lib/issue-words.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
 import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, refuseArdGetQuery, tokenRefusalIn, type TokenWords } from './ard.js';
@@ -325,7 +325,11 @@ export const catalogDoor: Door = {
       ROUTES.search,
       requireJsonSearch,
       json,
-      bodyErrorHandler(log, 'POST /search takes {"query": {"text": "translate invoices"}, "pageSize": 10}'),
+      bodyErrorHandler(
+        log,
+        'POST /search takes {"query": {"text": "translate invoices"}, "pageSize": 10}',
+        `A search request is far smaller: its query.text takes at most ${config.hardening.maxQueryChars} characters (REGISTRY_MAX_QUERY_CHARS) and each filter key at most ${MAX_FILTER_VALUES} values of ${MAX_FILTER_VALUE_CHARS} characters: send the search request alone.`,
+      ),
       handle('search', async (req, res) => {
         const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars, core.pageTokens);
         const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));

@@ -207,12 +207,17 @@ const A2A_BODY_EXAMPLE = 'a JSON-RPC request such as {"jsonrpc": "2.0", "id": 1,
  */
 export const notAnObjectMessage = (kind: string, bodyExample: string): string => `The request body is valid JSON but ${kind}, not an object: send one JSON object (${bodyExample}).`;
 
+/** What a body over the limit is told of the A2A and MCP doors' bodies, which carry documents (REGISTRY_MAX_DOCUMENT_BYTES). */
+const DOCUMENT_BODIES = 'Documents themselves are limited to a few KB: check you are not sending something else.';
+
 /**
  * Turns body-parser failures (too large, not JSON, bad charset) into binding-shaped errors.
  * `bodyExample` shows the door's own request body (a body that is JSON but no object is shown it):
- * POST /search and the MCP endpoint were shown an A2A SendMessage.
+ * POST /search and the MCP endpoint were shown an A2A SendMessage. `tooLargeAdvice` follows the
+ * limit in a 413: what the door's bodies hold and so how to fix one over it (POST /search, which
+ * carries no document, was told about documents).
  */
-export function bodyErrorHandler(log: Logger, bodyExample: string = A2A_BODY_EXAMPLE): ErrorRequestHandler {
+export function bodyErrorHandler(log: Logger, bodyExample: string = A2A_BODY_EXAMPLE, tooLargeAdvice: string = DOCUMENT_BODIES): ErrorRequestHandler {
   return (err: BodyParserError, req, res, next) => {
     switch (err.type) {
       case 'entity.too.large':
@@ -220,7 +225,7 @@ export function bodyErrorHandler(log: Logger, bodyExample: string = A2A_BODY_EXA
           httpStatus: 413,
           jsonRpcCode: JSONRPC_INVALID_REQUEST,
           reason: 'REQUEST_TOO_LARGE',
-          message: `${typeof err.length === 'number' ? `The request body is ${err.length} bytes; the limit is` : 'The request body is over the limit of'} ${err.limit} bytes. Documents themselves are limited to a few KB: check you are not sending something else.`,
+          message: `${typeof err.length === 'number' ? `The request body is ${err.length} bytes; the limit is` : 'The request body is over the limit of'} ${err.limit} bytes (REGISTRY_MAX_BODY_BYTES). ${tooLargeAdvice}`,
         });
       case 'entity.parse.failed': {
         // A door that reads bodies of any type (JSON-RPC, to answer with the request's id): a
