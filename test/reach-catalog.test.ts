@@ -1035,6 +1035,19 @@ describe('ARD API', () => {
     for (const [ref, message] of malformed) {
       assertArdError(await getJson(`${registry.url}/agents/${ref}`), 400, 'INVALID_ARGUMENT', message);
     }
+    // A path segment that is not valid percent-encoded UTF-8 is refused naming what the segment
+    // holds on this door, and how to send it: it was "(e.g. a task id)", the A2A doors' words.
+    for (const [path, what, segment] of [
+      ['/agents/%ff', 'identifier \\(or entry id\\)', '%ff'],
+      [`/agents/${urn('agent', '%zz')}`, 'identifier \\(or entry id\\)', 'urn:air:127.0.0.1:agent:%zz'],
+      ['/agents/%E2%82/card.json', 'entry id', '%E2%82'],
+      ['/mcp-servers/%ff/server-card.json', 'entry id', '%ff'],
+    ]) {
+      const undecodable = await getJson(`${registry.url}${path}`);
+      const rule = 'percent-encode it once, as one path segment, as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -\\._~ as %XX';
+      assertArdError(undecodable, 400, 'INVALID_ARGUMENT', new RegExp(`^The ${what} in the path, "${segment}", is not valid percent-encoded UTF-8: ${rule}\\.$`));
+      assert.equal(undecodable.body.registryCode, 'INVALID_PATH', path);
+    }
     // An encoded octet is a URN's own: a well-formed identifier this registry does not hold.
     assertArdError(await getJson(`${registry.url}/agents/${encodeURIComponent(urn('agent', 'a%3Ab'))}`), 404, 'NOT_FOUND');
     // ARD 5.3.4: a 404 requires revalidation. It had no Cache-Control, so a cache could keep it for

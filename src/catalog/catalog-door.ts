@@ -30,7 +30,7 @@ import type { EntryKind, EntryView, ListPage, ListRequest, SearchPage } from '..
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
 import { openToAllOrigins } from '../http/open-reads.js';
-import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js';
+import { bodyErrorHandler, failureFormat, pathParameterNamed, sendFailure } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { requestScope } from '../http/request-log.js';
 import { ownBytes } from '../lib/shared-json.js';
@@ -100,6 +100,12 @@ function routeLabel(req: Request): string {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * What the path segment a catalog route takes holds, for the refusal of one that does not decode
+ * (`/agents/%ff`, `/agents/%E2%82/card.json`): GET /agents/{ref}'s identifier, the documents' entry id.
+ */
+const pathParameterOf = (req: Request): string => (routeLabel(req).endsWith(` ${routeName(ROUTES.agent)}`) ? 'identifier (or entry id)' : 'entry id');
 
 /**
  * The paths whose GET answers any origin may read (see the module comment): the catalogs and
@@ -281,6 +287,7 @@ export const catalogDoor: Door = {
     const counted: RequestHandler[] = [
       metrics.middleware({ door: 'catalog', method: routeLabel }),
       failureFormat(ardFailure),
+      pathParameterNamed(pathParameterOf),
       abuse.floodGuard(),
       // The line names the route as the metric label does (`GET /agents/{ref}`), not the path as
       // sent, which is the caller's to make as long as a request line may be (an 8 KB id made an 8 KB

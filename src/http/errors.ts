@@ -7,6 +7,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { A2A_ERROR_DOMAIN } from '@a2a-js/sdk/errors';
 import { codePointPrefix } from '../lib/code-points.js';
+import { quote } from '../lib/json.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from './allowed-methods.js';
 
@@ -73,6 +74,45 @@ export const failureFormat =
     res.locals.failureFormat = format;
     next();
   };
+
+/**
+ * What a door calls the parameter a path segment of its routes carries (the catalog's: an entry
+ * id or identifier), for the refusal of one that is not valid percent-encoded UTF-8
+ * (internalErrorHandler); set in front of the door's routes, as failureFormat is. A door without
+ * one is told of "a task id", the A2A doors' parameter, which the catalog's /agents/%ff was.
+ */
+export const pathParameterNamed =
+  (name: (req: Request) => string): RequestHandler =>
+  (_req, res, next) => {
+    res.locals.pathParameter = name;
+    next();
+  };
+
+/** How text is percent-encoded in a URL (RFC 3986 2.1, 2.3), as refusals of one that is not say it. */
+export const PERCENT_ENCODING_RULE = 'as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -._~ as %XX';
+
+/** The first segment of the request's path that does not percent-decode as UTF-8, as sent. */
+function undecodableSegment(req: Request): string | undefined {
+  return req.originalUrl
+    .split('?', 1)[0]!
+    .split('/')
+    .find((segment) => {
+      try {
+        decodeURIComponent(segment);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+}
+
+/** The refusal of a path that is not valid percent-encoded UTF-8, in the words of the door it came to (pathParameterNamed). */
+function invalidPathMessage(req: Request, res: Response): string {
+  const name = (res.locals as { pathParameter?: (req: Request) => string }).pathParameter;
+  if (!name) return 'The request path is not valid percent-encoded UTF-8 (e.g. a task id).';
+  const segment = undecodableSegment(req);
+  return `The ${name(req)} in the path${segment === undefined ? '' : `, ${quote(segment, 100)},`} is not valid percent-encoded UTF-8: percent-encode it once, as one path segment, ${PERCENT_ENCODING_RULE}.`;
+}
 
 /** The ErrorInfo domain of the reasons the A2A specification defines (A2A 9.5, 10.6, 11.6). */
 export const PROTOCOL_DOMAIN = A2A_ERROR_DOMAIN;
@@ -408,7 +448,7 @@ export function internalErrorHandler(log: Logger): ErrorRequestHandler {
         httpStatus: status,
         jsonRpcCode: JSONRPC_INVALID_REQUEST,
         reason: decoding ? 'INVALID_PATH' : 'BAD_REQUEST',
-        message: decoding ? 'The request path is not valid percent-encoded UTF-8 (e.g. a task id).' : 'The request could not be read.',
+        message: decoding ? invalidPathMessage(req, res) : 'The request could not be read.',
       });
       return;
     }

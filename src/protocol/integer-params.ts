@@ -27,6 +27,7 @@
  */
 import type { RequestHandler } from 'express';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { PERCENT_ENCODING_RULE } from '../http/errors.js';
 import { codePointPrefix } from '../lib/code-points.js';
 import { isObject, quote } from '../lib/json.js';
 import { sendA2AError, type A2ABinding } from './a2a-errors.js';
@@ -223,7 +224,7 @@ function undecodableParam(url: string): { message: string; field: string } | und
     if (decodedName !== undefined && decodedOrUndefined(value) !== undefined) continue;
     const field = codePointPrefix(decodedName ?? name, 64);
     return {
-      message: `The query parameter ${field} is not valid percent-encoded UTF-8: encode its ${decodedName === undefined ? 'name' : 'value'} as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -._~ as %XX`,
+      message: `The query parameter ${field} is not valid percent-encoded UTF-8: encode its ${decodedName === undefined ? 'name' : 'value'} ${PERCENT_ENCODING_RULE}`,
       field,
     };
   }
