@@ -564,6 +564,14 @@ describe('registered documents at stable URLs', () => {
     assert.equal(zero.body.message, `${errorOf(await op(writer, { get: { id: ids.invoice, revision: 0 } })).details[0].message}.`);
     assert.deepEqual(zero.body.details, [{ path: '/query/revision', message: '"revision" must be a whole number of 1 or more; got the number 0' }]);
     assertArdError(await getJson(`${cardUrl}?revision=1234567890`), 404, 'NOT_FOUND', new RegExp(`^Entry "${ids.invoice}" has no revision 1234567890\\.$`));
+    // A query value that is not valid percent-encoded UTF-8 is refused naming it, as on the A2A
+    // doors: it was read as U+FFFD, and the refusal said it got "\uFFFD", which was never sent.
+    for (const url of [`${cardUrl}?revision=%ff`, `${registry.url}/agents?filter=%ff`, `${registry.url}/.well-known/ai-catalog.json?page=2&after=%E2%82`]) {
+      const field = /\?(?:page=2&)?(\w+)=/.exec(url)![1]!;
+      const undecodable = await getJson(url);
+      assertArdError(undecodable, 400, 'INVALID_ARGUMENT', new RegExp(`^The query parameter ${field} is not valid percent-encoded UTF-8: encode its value as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -\\._~ as %XX\\.$`));
+      assert.deepEqual(undecodable.body.details, [{ path: `/query/${field}`, message: 'not valid percent-encoded UTF-8' }], url);
+    }
     assertArdError(await getJson(`${registry.url}/agents/${ids.invoice}/other.json`), 404, 'NOT_FOUND', /No route/);
   });
 

@@ -32,7 +32,9 @@ import { etagOf, sendCacheable } from '../http/conditional.js';
 import { openToAllOrigins } from '../http/open-reads.js';
 import { bodyErrorHandler, failureFormat, pathParameterNamed, sendFailure } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
+import { undecodableQueryParam } from '../http/query-encoding.js';
 import { requestScope } from '../http/request-log.js';
+import { pointer } from '../lib/json.js';
 import { ownBytes } from '../lib/shared-json.js';
 import { codePointPrefix } from '../lib/code-points.js';
 import { isUuid } from '../lib/uuid-form.js';
@@ -180,12 +182,23 @@ const requireJsonSearch: RequestHandler = (req, res, next) => {
   });
 };
 
+/**
+ * A query parameter that is not valid percent-encoded UTF-8 (`?filter=%ff`, `?revision=%ff`) is
+ * refused naming it, in the A2A doors' words: the query parser reads such bytes as U+FFFD, and the
+ * refusal then said it got "\uFFFD", which the client never sent.
+ */
+function refuseUndecodableQuery(req: Request): void {
+  const found = undecodableQueryParam(req.originalUrl);
+  if (found) throw badRequest(`${found.message}.`, [{ path: pointer('/query', found.field), message: 'not valid percent-encoded UTF-8' }]);
+}
+
 /** An async handler that records its operation and outcome in the request scope; registry refusals answer in ARD's shape. */
 function handle(operation: Operation['op'] | undefined, fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
   return async (req, res, next) => {
     const scope = currentScope();
     if (scope && operation) scope.operation = operation;
     try {
+      refuseUndecodableQuery(req);
       await fn(req, res);
       if (scope && !scope.taskState) scope.taskState = 'COMPLETED';
     } catch (err) {
