@@ -906,6 +906,13 @@ describe('ARD API', () => {
       assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`Filter key\\(s\\) "${key}" are not supported here\\. Supported: type `));
       assert.deepEqual(answer.body.details.map((d: WireJson) => d.path), [`/query/filter/${key}`]);
     }
+    // An empty key, or one longer than 128 characters, is a key like any other: it was "/query/filter/:
+    // The value is not valid: Invalid key in record", naming neither the key nor the supported ones.
+    for (const key of ['', 'k'.repeat(129)]) {
+      const answer = await search({ [key]: 'a' });
+      assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`^Filter key\\(s\\) "${key.slice(0, 58)}(…|") are not supported here\\. Supported: type `));
+      assert.deepEqual(answer.body.details.map((d: WireJson) => d.path), [`/query/filter/${key}`]);
+    }
     assertArdError(await getJson(`${registry.url}/agents?constructor=1`), 400, 'INVALID_ARGUMENT', /^"constructor" is not a query parameter of GET \/agents, which takes filter, orderBy, pageSize, pageToken; to search/);
     // A supported key with a value of the wrong type: what it takes, where.
     const version = await search({ protocolVersion: 1.0 });
