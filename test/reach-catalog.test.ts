@@ -572,7 +572,11 @@ describe('registered documents at stable URLs', () => {
       assertArdError(undecodable, 400, 'INVALID_ARGUMENT', new RegExp(`^The query parameter ${field} is not valid percent-encoded UTF-8: encode its value as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -\\._~ as %XX\\.$`));
       assert.deepEqual(undecodable.body.details, [{ path: `/query/${field}`, message: 'not valid percent-encoded UTF-8' }], url);
     }
-    assertArdError(await getJson(`${registry.url}/agents/${ids.invoice}/other.json`), 404, 'NOT_FOUND', /No route/);
+    // A path of the door no route takes is told the door's paths (it was pointed at the A2A endpoints).
+    for (const path of [`/agents/${ids.invoice}/other.json`, `/mcp-servers/${ids.files}`]) {
+      const missing = await getJson(`${registry.url}${path}`);
+      assertArdError(missing, 404, 'NOT_FOUND', /^No route GET \/[^ ]+\. The discovery paths are GET \/\.well-known\/ai-catalog\.json, .*\/mcp-servers\/\{id\}\/server-card\.json, and POST \/search\.$/);
+    }
   });
 
   test('a Server Card keeps text in any script whole: limits counted in characters, never half an emoji', async () => {

@@ -30,7 +30,7 @@ import type { EntryKind, EntryView, ListPage, ListRequest, SearchPage } from '..
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
 import { openToAllOrigins } from '../http/open-reads.js';
-import { bodyErrorHandler, failureFormat, pathParameterNamed, sendFailure } from '../http/errors.js';
+import { bodyErrorHandler, doorWords, failureFormat, sendFailure, type DoorWords } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { undecodableQueryParam } from '../http/query-encoding.js';
 import { requestScope } from '../http/request-log.js';
@@ -104,10 +104,15 @@ function routeLabel(req: Request): string {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /**
- * What the path segment a catalog route takes holds, for the refusal of one that does not decode
- * (`/agents/%ff`, `/agents/%E2%82/card.json`): GET /agents/{ref}'s identifier, the documents' entry id.
+ * The door's words in the refusals shared code makes on its paths (http/errors.ts): what the path
+ * segment a route takes holds, for one that does not decode (`/agents/%ff`, `/agents/%E2%82/card.json`:
+ * GET /agents/{ref}'s identifier, the documents' entry id), and the door's routes, for a path none takes.
  */
-const pathParameterOf = (req: Request): string => (routeLabel(req).endsWith(` ${routeName(ROUTES.agent)}`) ? 'identifier (or entry id)' : 'entry id');
+const WORDS: DoorWords = {
+  pathParameter: (req) => (routeLabel(req).endsWith(` ${routeName(ROUTES.agent)}`) ? 'identifier (or entry id)' : 'entry id'),
+  routes:
+    'The discovery paths are GET /.well-known/ai-catalog.json, /.well-known/ard.json, /agents, /agents/{identifier}, /agents/{id}/card.json, /mcp-servers/{id}/document.json and /mcp-servers/{id}/server-card.json, and POST /search.',
+};
 
 /**
  * The paths whose GET answers any origin may read (see the module comment): the catalogs and
@@ -300,7 +305,7 @@ export const catalogDoor: Door = {
     const counted: RequestHandler[] = [
       metrics.middleware({ door: 'catalog', method: routeLabel }),
       failureFormat(ardFailure),
-      pathParameterNamed(pathParameterOf),
+      doorWords(WORDS),
       abuse.floodGuard(),
       // The line names the route as the metric label does (`GET /agents/{ref}`), not the path as
       // sent, which is the caller's to make as long as a request line may be (an 8 KB id made an 8 KB

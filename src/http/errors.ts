@@ -76,17 +76,25 @@ export const failureFormat =
   };
 
 /**
- * What a door calls the parameter a path segment of its routes carries (the catalog's: an entry
- * id or identifier), for the refusal of one that is not valid percent-encoded UTF-8
- * (internalErrorHandler); set in front of the door's routes, as failureFormat is. A door without
- * one is told of "a task id", the A2A doors' parameter, which the catalog's /agents/%ff was.
+ * A door's own words in the refusals shared code makes on its paths, set in front of its routes as
+ * failureFormat is. Without them, the A2A doors' words: the catalog's /agents/%ff was told of "a
+ * task id", and a path under /mcp-servers no route takes was pointed at the A2A endpoints.
  */
-export const pathParameterNamed =
-  (name: (req: Request) => string): RequestHandler =>
+export interface DoorWords {
+  /** What the path segment the door's routes take holds, for one that is not valid percent-encoded UTF-8 (internalErrorHandler). */
+  pathParameter: (req: Request) => string;
+  /** Where the door's routes are, after a 404's "No route ..." (notFoundHandler). */
+  routes: string;
+}
+
+export const doorWords =
+  (words: DoorWords): RequestHandler =>
   (_req, res, next) => {
-    res.locals.pathParameter = name;
+    res.locals.doorWords = words;
     next();
   };
+
+const doorWordsOf = (res: Response): DoorWords | undefined => (res.locals as { doorWords?: DoorWords }).doorWords;
 
 /** How text is percent-encoded in a URL (RFC 3986 2.1, 2.3), as refusals of one that is not say it. */
 export const PERCENT_ENCODING_RULE = 'as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -._~ as %XX';
@@ -106,12 +114,12 @@ function undecodableSegment(req: Request): string | undefined {
     });
 }
 
-/** The refusal of a path that is not valid percent-encoded UTF-8, in the words of the door it came to (pathParameterNamed). */
+/** The refusal of a path that is not valid percent-encoded UTF-8, in the words of the door it came to (doorWords). */
 function invalidPathMessage(req: Request, res: Response): string {
-  const name = (res.locals as { pathParameter?: (req: Request) => string }).pathParameter;
-  if (!name) return 'The request path is not valid percent-encoded UTF-8 (e.g. a task id).';
+  const words = doorWordsOf(res);
+  if (!words) return 'The request path is not valid percent-encoded UTF-8 (e.g. a task id).';
   const segment = undecodableSegment(req);
-  return `The ${name(req)} in the path${segment === undefined ? '' : `, ${quote(segment, 100)},`} is not valid percent-encoded UTF-8: percent-encode it once, as one path segment, ${PERCENT_ENCODING_RULE}.`;
+  return `The ${words.pathParameter(req)} in the path${segment === undefined ? '' : `, ${quote(segment, 100)},`} is not valid percent-encoded UTF-8: percent-encode it once, as one path segment, ${PERCENT_ENCODING_RULE}.`;
 }
 
 /** The ErrorInfo domain of the reasons the A2A specification defines (A2A 9.5, 10.6, 11.6). */
@@ -428,7 +436,7 @@ export const notFoundHandler: RequestHandler = (req, res) => {
     httpStatus: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
     reason: 'NOT_FOUND',
-    message: `No route ${methodNamed(req)} ${path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
+    message: `No route ${methodNamed(req)} ${path}. ${doorWordsOf(res)?.routes ?? "The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest."}`,
   });
 };
 
