@@ -1138,7 +1138,8 @@ describe('ARD API', () => {
     assert.equal(elsewhere.res.status, 200);
     assert.deepEqual(elsewhere.body, { items: [] });
     // A clause after one that matches nothing is still read: a wrong one is refused, not answered empty.
-    assertArdError(await filtered("publisherId = 'other.example' AND verified = maybe"), 400, 'INVALID_ARGUMENT', /publisherId = '<publisher domains, comma-separated>'/);
+    // The clause refused is named, not the whole filter.
+    assertArdError(await filtered("publisherId = 'other.example' AND verified = maybe"), 400, 'INVALID_ARGUMENT', /^The filter's clause "verified = maybe" is not one this registry reads: the filter supports the clauses .*publisherId = '<publisher domains, comma-separated>'/);
     assertArdError(await filtered("publisherId = ' , '"), 400, 'INVALID_ARGUMENT', /^The filter's publisherId = '\.\.\.' names no publisher/);
     assertArdError(await getJson(`${registry.url}/agents?filter=${encodeURIComponent('displayName = x')}`), 400, 'INVALID_ARGUMENT', /type = /);
     // Clauses joined by AND that contradict each other match nothing, as two types do (the last

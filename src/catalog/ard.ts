@@ -650,7 +650,8 @@ export function ardListOf(site: Site, query: Record<string, unknown>, tokens: Ar
         if (listFilter.verified !== undefined && listFilter.verified !== value) matchable = false;
         listFilter.verified = value;
       } else {
-        throw badRequest(`The filter supports the clauses ${LIST_CLAUSES_SAID}; got ${JSON.stringify(codePointPrefix(filter, 80))}.`, [
+        // The clause, not the whole filter: "type = '...' AND verified = maybe" said it got all of it.
+        throw badRequest(`The filter's clause ${JSON.stringify(codePointPrefix(clause.trim(), 80))} is not one this registry reads: the filter supports the clauses ${LIST_CLAUSES_SAID}.`, [
           { path: '/query/filter', message: 'unsupported filter expression', hint: "e.g. type = 'application/a2a-agent-card+json' AND verified = true" },
         ]);
       }
