@@ -555,15 +555,6 @@ describe('registered documents at stable URLs', () => {
     assertArdError(await getJson(`${registry.url}/agents/${ids.files}/card.json`), 404, 'NOT_FOUND', new RegExp(`MCP server; its document is at ${registry.url}/mcp-servers/${ids.files}/document.json`));
     assertArdError(await getJson(`${registry.url}/mcp-servers/${ids.invoice}/document.json`), 404, 'NOT_FOUND', /an agent/);
     assertArdError(await getJson(`${registry.url}/agents/nope/card.json`), 404, 'NOT_FOUND');
-    // A revision is refused in get's words on every door, saying what was sent; a number of ten
-    // digits is a revision the entry does not have, as get says (this door said "revision must be a
-    // positive whole number.").
-    assertArdError(await getJson(`${cardUrl}?revision=x`), 400, 'INVALID_ARGUMENT', /^"revision" must be a whole number of 1 or more; got the string "x"\.$/);
-    const zero = await getJson(`${cardUrl}?revision=0`);
-    assertArdError(zero, 400, 'INVALID_ARGUMENT');
-    assert.equal(zero.body.message, `${errorOf(await op(writer, { get: { id: ids.invoice, revision: 0 } })).details[0].message}.`);
-    assert.deepEqual(zero.body.details, [{ path: '/query/revision', message: '"revision" must be a whole number of 1 or more; got the number 0' }]);
-    assertArdError(await getJson(`${cardUrl}?revision=1234567890`), 404, 'NOT_FOUND', new RegExp(`^Entry "${ids.invoice}" has no revision 1234567890\\.$`));
     // A query value that is not valid percent-encoded UTF-8 is refused naming it, as on the A2A
     // doors: it was read as U+FFFD, and the refusal said it got "\uFFFD", which was never sent.
     for (const url of [`${cardUrl}?revision=%ff`, `${registry.url}/agents?filter=%ff`, `${registry.url}/.well-known/ai-catalog.json?page=2&after=%E2%82`]) {
@@ -577,6 +568,16 @@ describe('registered documents at stable URLs', () => {
       const missing = await getJson(`${registry.url}${path}`);
       assertArdError(missing, 404, 'NOT_FOUND', /^No route GET \/[^ ]+\. The discovery paths are GET \/\.well-known\/ai-catalog\.json, .*\/mcp-servers\/\{id\}\/server-card\.json, and POST \/search\.$/);
     }
+    // A revision is refused in get's words on every door, saying what was sent; a number of ten
+    // digits is a revision the entry does not have, as get says (this door said "revision must be a
+    // positive whole number.").
+    assertArdError(await getJson(`${cardUrl}?revision=x`), 400, 'INVALID_ARGUMENT', /^"revision" must be a whole number of 1 or more; got the string "x"\.$/);
+    const zero = await getJson(`${cardUrl}?revision=0`);
+    assertArdError(zero, 400, 'INVALID_ARGUMENT');
+    assert.equal(zero.body.message, `${errorOf(await op(writer, { get: { id: ids.invoice, revision: 0 } })).details[0].message}.`);
+    assert.deepEqual(zero.body.details, [{ path: '/query/revision', message: '"revision" must be a whole number of 1 or more; got the number 0' }]);
+    assertArdError(await getJson(`${cardUrl}?revision=1234567890`), 404, 'NOT_FOUND', new RegExp(`^Entry "${ids.invoice}" has no revision 1234567890\\.$`));
+    assertArdError(await getJson(`${registry.url}/agents/${ids.invoice}/other.json`), 404, 'NOT_FOUND', /No route/);
   });
 
   test('a Server Card keeps text in any script whole: limits counted in characters, never half an emoji', async () => {
