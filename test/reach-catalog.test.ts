@@ -555,6 +555,19 @@ describe('registered documents at stable URLs', () => {
     assertArdError(await getJson(`${registry.url}/agents/${ids.files}/card.json`), 404, 'NOT_FOUND', new RegExp(`MCP server; its document is at ${registry.url}/mcp-servers/${ids.files}/document.json`));
     assertArdError(await getJson(`${registry.url}/mcp-servers/${ids.invoice}/document.json`), 404, 'NOT_FOUND', /an agent/);
     assertArdError(await getJson(`${registry.url}/agents/nope/card.json`), 404, 'NOT_FOUND');
+    // A query value that is not valid percent-encoded UTF-8 is refused naming it, as on the A2A
+    // doors: it was read as U+FFFD, and the refusal said it got "\uFFFD", which was never sent.
+    for (const url of [`${cardUrl}?revision=%ff`, `${registry.url}/agents?filter=%ff`, `${registry.url}/.well-known/ai-catalog.json?page=2&after=%E2%82`]) {
+      const field = /\?(?:page=2&)?(\w+)=/.exec(url)![1]!;
+      const undecodable = await getJson(url);
+      assertArdError(undecodable, 400, 'INVALID_ARGUMENT', new RegExp(`^The query parameter ${field} is not valid percent-encoded UTF-8: encode its value as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -\\._~ as %XX\\.$`));
+      assert.deepEqual(undecodable.body.details, [{ path: `/query/${field}`, message: 'not valid percent-encoded UTF-8' }], url);
+    }
+    // A path of the door no route takes is told the door's paths (it was pointed at the A2A endpoints).
+    for (const path of [`/agents/${ids.invoice}/other.json`, `/mcp-servers/${ids.files}`]) {
+      const missing = await getJson(`${registry.url}${path}`);
+      assertArdError(missing, 404, 'NOT_FOUND', /^No route GET \/[^ ]+\. The discovery paths are GET \/\.well-known\/ai-catalog\.json, .*\/mcp-servers\/\{id\}\/server-card\.json, and POST \/search\.$/);
+    }
     // A revision is refused in get's words on every door, saying what was sent; a number of ten
     // digits is a revision the entry does not have, as get says (this door said "revision must be a
     // positive whole number.").
@@ -747,6 +760,17 @@ describe('ARD API', () => {
     assert.deepEqual(await a2aFound({ query: 'invoice file', filter: { capabilities: ['write_file'] } }), [ids.files]);
     assert.deepEqual(await a2aFound({ filter: { capabilities: ['forecast', 'read_file'] } }), [ids.weather, ids.files].sort(), 'listed by filter alone');
     assertArdError(await capable('x', 'check-vat,write_file'), 400, 'INVALID_ARGUMENT', /\/query\/filter\/capabilities: .*as an array, \["check-vat","write_file"\]/);
+    // Names that differ in case only are two capabilities (the filter tells them apart, as MCP and
+    // A2A do): the entry lists both. It dropped "read_FILE", which the filter still found it by.
+    const cased = toolspec();
+    cased.tools[1]!.name = 'read_FILE';
+    const casedId = resultOf(await op(writer, { register: { mcpServer: mcpServer('cased', 'https://mcp.example.org/cased/mcp'), toolspec: cased } })).id;
+    try {
+      assert.deepEqual((await getJson(`${registry.url}/agents/${casedId}`)).body.capabilities, ['read_file', 'read_FILE']);
+      assert.deepEqual(await found('file', ['read_FILE']), [urn('mcp-server', casedId)]);
+    } finally {
+      await op(writer, { unregister: { id: casedId } });
+    }
     const readOnly = await post(`${registry.url}/search`, { query: { text: 'file', filter: { readOnly: ['true'] } } });
     assert.deepEqual(readOnly.body.results.map((r: WireJson) => r.metadata.matchedName), ['read_file']);
     const elsewhere = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { publisher: ['other.example'] } } });
@@ -793,6 +817,11 @@ describe('ARD API', () => {
       assert.deepEqual(outOfLimits.body.details, [{ path: '/pageToken', message: `not a token this registry issued: ${why}`, rule: 'page-token-invalid' }]);
     }
     assertArdError(await search({ query: { text: 'x'.repeat(1001) } }), 400, 'INVALID_ARGUMENT', /REGISTRY_MAX_QUERY_CHARS/);
+    // A body over REGISTRY_MAX_BODY_BYTES (64 KB here) is told what a search holds, naming the
+    // limits: it was told about "Documents", which no search carries.
+    const oversized = await search({ query: { text: 'x' }, pad: 'x'.repeat(70_000) });
+    assertArdError(oversized, 413, 'INVALID_ARGUMENT', /^The request body is 700\d\d bytes; the limit is 65536 bytes \(REGISTRY_MAX_BODY_BYTES\)\. A search request is far smaller: its query\.text takes at most 1000 characters \(REGISTRY_MAX_QUERY_CHARS\) and each filter key at most 20 values of 200 characters: send the search request alone\.$/);
+    assert.equal(oversized.body.registryCode, 'REQUEST_TOO_LARGE');
     assertArdError(await search('{"query": '), 400, 'INVALID_ARGUMENT', /not valid JSON/);
     // JSON that is no object is shown this door's request (it was shown an A2A JSON-RPC SendMessage).
     const notAnObject = await search('"translate invoices"');
@@ -880,6 +909,13 @@ describe('ARD API', () => {
     for (const key of ['constructor', 'toString', 'hasOwnProperty']) {
       const answer = await search({ [key]: true });
       assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`Filter key\\(s\\) "${key}" are not supported here\\. Supported: type `));
+      assert.deepEqual(answer.body.details.map((d: WireJson) => d.path), [`/query/filter/${key}`]);
+    }
+    // An empty key, or one longer than 128 characters, is a key like any other: it was "/query/filter/:
+    // The value is not valid: Invalid key in record", naming neither the key nor the supported ones.
+    for (const key of ['', 'k'.repeat(129)]) {
+      const answer = await search({ [key]: 'a' });
+      assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`^Filter key\\(s\\) "${key.slice(0, 58)}(…|") are not supported here\\. Supported: type `));
       assert.deepEqual(answer.body.details.map((d: WireJson) => d.path), [`/query/filter/${key}`]);
     }
     assertArdError(await getJson(`${registry.url}/agents?constructor=1`), 400, 'INVALID_ARGUMENT', /^"constructor" is not a query parameter of GET \/agents, which takes filter, orderBy, pageSize, pageToken; to search/);
@@ -1012,10 +1048,28 @@ describe('ARD API', () => {
       [`${urn('agent', '')}`, /segment 3 after urn:air: is empty/],
       [`urn:air:not_a_domain:agent:x`, /its publisher "not_a_domain" is not a domain name/],
       [encodeURIComponent(urn('agent', 'a b')), /holds " ", which a URN cannot \(RFC 8141\)/],
+      // "%" begins an encoded octet in a URN, or is no URN (it was looked up as a name, and 404).
+      [encodeURIComponent(urn('agent', '%zz')), /holds "%zz", a "%" not followed by two hex digits, which a URN cannot \(RFC 8141/],
+      [`urn:air:other.example:agent:x${encodeURIComponent('%')}`, /holds "%", a "%" not followed by two hex digits/],
     ];
     for (const [ref, message] of malformed) {
       assertArdError(await getJson(`${registry.url}/agents/${ref}`), 400, 'INVALID_ARGUMENT', message);
     }
+    // A path segment that is not valid percent-encoded UTF-8 is refused naming what the segment
+    // holds on this door, and how to send it: it was "(e.g. a task id)", the A2A doors' words.
+    for (const [path, what, segment] of [
+      ['/agents/%ff', 'identifier \\(or entry id\\)', '%ff'],
+      [`/agents/${urn('agent', '%zz')}`, 'identifier \\(or entry id\\)', 'urn:air:127.0.0.1:agent:%zz'],
+      ['/agents/%E2%82/card.json', 'entry id', '%E2%82'],
+      ['/mcp-servers/%ff/server-card.json', 'entry id', '%ff'],
+    ]) {
+      const undecodable = await getJson(`${registry.url}${path}`);
+      const rule = 'percent-encode it once, as one path segment, as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -\\._~ as %XX';
+      assertArdError(undecodable, 400, 'INVALID_ARGUMENT', new RegExp(`^The ${what} in the path, "${segment}", is not valid percent-encoded UTF-8: ${rule}\\.$`));
+      assert.equal(undecodable.body.registryCode, 'INVALID_PATH', path);
+    }
+    // An encoded octet is a URN's own: a well-formed identifier this registry does not hold.
+    assertArdError(await getJson(`${registry.url}/agents/${encodeURIComponent(urn('agent', 'a%3Ab'))}`), 404, 'NOT_FOUND');
     // ARD 5.3.4: a 404 requires revalidation. It had no Cache-Control, so a cache could keep it for
     // a heuristic lifetime (RFC 9111 4.2.2) and hide an entry registered, or a card verified, after.
     for (const path of [`/agents/${urn('agent', 'no-such-entry')}`, '/agents/no-such-entry/card.json', '/mcp-servers/no-such-entry/server-card.json', `/mcp-servers/${ids.weather}/document.json`]) {
@@ -1085,7 +1139,8 @@ describe('ARD API', () => {
     assert.equal(elsewhere.res.status, 200);
     assert.deepEqual(elsewhere.body, { items: [] });
     // A clause after one that matches nothing is still read: a wrong one is refused, not answered empty.
-    assertArdError(await filtered("publisherId = 'other.example' AND verified = maybe"), 400, 'INVALID_ARGUMENT', /publisherId = '<publisher domains, comma-separated>'/);
+    // The clause refused is named, not the whole filter.
+    assertArdError(await filtered("publisherId = 'other.example' AND verified = maybe"), 400, 'INVALID_ARGUMENT', /^The filter's clause "verified = maybe" is not one this registry reads: the filter supports the clauses .*publisherId = '<publisher domains, comma-separated>'/);
     assertArdError(await filtered("publisherId = ' , '"), 400, 'INVALID_ARGUMENT', /^The filter's publisherId = '\.\.\.' names no publisher/);
     assertArdError(await getJson(`${registry.url}/agents?filter=${encodeURIComponent('displayName = x')}`), 400, 'INVALID_ARGUMENT', /type = /);
     // Clauses joined by AND that contradict each other match nothing, as two types do (the last

@@ -15,7 +15,7 @@ import type { Finding, ListOrder, ListRequest, SearchFilter, SearchHit, SearchPa
 import { PAGE_TOKEN_INVALID, PAGE_TOKEN_OTHER_OPERATION, PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
 import type { PageTokens } from '../registry/page-token.js';
-import { describeJsonType, isObject } from '../lib/json.js';
+import { describeJsonType, isObject, quote } from '../lib/json.js';
 import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
 import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, pageTokenText, queryText, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
@@ -99,7 +99,9 @@ const ardSearchSchema = z.strictObject({
     text: queryText(MAX_QUERY_CHARS_CEILING),
     // The values are checked by searchFilterOf, after the keys: an unsupported key is answered
     // with the supported ones whatever its value, and a known key's wrong value with what it takes.
-    filter: z.record(z.string().min(1).max(128), z.unknown()).optional(),
+    // Any key: searchFilterOf refuses one it does not support listing those it does. A bound here
+    // refused an empty key, or one past 128 characters, as "Invalid key in record", naming none.
+    filter: z.record(z.string(), z.unknown()).optional(),
   }),
   federation: z.enum(['auto', 'referrals', 'none']).optional(),
   pageSize: z.number().int().min(1).max(ARD_MAX_PAGE_SIZE).optional(),
@@ -226,7 +228,7 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
   const unsupported = Object.keys(filter).filter((k) => !Object.hasOwn(ARD_FILTER_KEYS, k));
   if (unsupported.length > 0) {
     throw badRequest(
-      `Filter key(s) ${unsupported.map((k) => `"${k}"`).join(', ')} are not supported here. Supported: ${Object.entries(ARD_FILTER_KEYS)
+      `Filter key(s) ${unsupported.map((k) => quote(k, 60)).join(', ')} are not supported here. Supported: ${Object.entries(ARD_FILTER_KEYS)
         .map(([k, v]) => `${k} (${v})`)
         .join('; ')}.`,
       unsupported.map((k) => ({ path: at(k), message: 'unsupported filter key', hint: `Use one of: ${Object.keys(ARD_FILTER_KEYS).join(', ')}.` })),
@@ -648,7 +650,8 @@ export function ardListOf(site: Site, query: Record<string, unknown>, tokens: Ar
         if (listFilter.verified !== undefined && listFilter.verified !== value) matchable = false;
         listFilter.verified = value;
       } else {
-        throw badRequest(`The filter supports the clauses ${LIST_CLAUSES_SAID}; got ${JSON.stringify(codePointPrefix(filter, 80))}.`, [
+        // The clause, not the whole filter: "type = '...' AND verified = maybe" said it got all of it.
+        throw badRequest(`The filter's clause ${JSON.stringify(codePointPrefix(clause.trim(), 80))} is not one this registry reads: the filter supports the clauses ${LIST_CLAUSES_SAID}.`, [
           { path: '/query/filter', message: 'unsupported filter expression', hint: "e.g. type = 'application/a2a-agent-card+json' AND verified = true" },
         ]);
       }

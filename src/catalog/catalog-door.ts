@@ -30,15 +30,17 @@ import type { EntryKind, EntryView, ListPage, ListRequest, SearchPage } from '..
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
 import { openToAllOrigins } from '../http/open-reads.js';
-import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js';
+import { bodyErrorHandler, doorWords, failureFormat, sendFailure, type DoorWords } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
+import { undecodableQueryParam } from '../http/query-encoding.js';
 import { requestScope } from '../http/request-log.js';
+import { pointer } from '../lib/json.js';
 import { ownBytes } from '../lib/shared-json.js';
 import { codePointPrefix } from '../lib/code-points.js';
 import { isUuid } from '../lib/uuid-form.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
-import { getSchema } from '../operations/request-schemas.js';
+import { MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, getSchema } from '../operations/request-schemas.js';
 import { issueMessage } from '../lib/issue-words.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
 import { ARD_LIST_TOKEN, ARD_SEARCH_TOKEN, ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus, refuseArdGetQuery, tokenRefusalIn, type TokenWords } from './ard.js';
@@ -100,6 +102,17 @@ function routeLabel(req: Request): string {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * The door's words in the refusals shared code makes on its paths (http/errors.ts): what the path
+ * segment a route takes holds, for one that does not decode (`/agents/%ff`, `/agents/%E2%82/card.json`:
+ * GET /agents/{ref}'s identifier, the documents' entry id), and the door's routes, for a path none takes.
+ */
+const WORDS: DoorWords = {
+  pathParameter: (req) => (routeLabel(req).endsWith(` ${routeName(ROUTES.agent)}`) ? 'identifier (or entry id)' : 'entry id'),
+  routes:
+    'The discovery paths are GET /.well-known/ai-catalog.json, /.well-known/ard.json, /agents, /agents/{identifier}, /agents/{id}/card.json, /mcp-servers/{id}/document.json and /mcp-servers/{id}/server-card.json, and POST /search.',
+};
 
 /**
  * The paths whose GET answers any origin may read (see the module comment): the catalogs and
@@ -174,12 +187,23 @@ const requireJsonSearch: RequestHandler = (req, res, next) => {
   });
 };
 
+/**
+ * A query parameter that is not valid percent-encoded UTF-8 (`?filter=%ff`, `?revision=%ff`) is
+ * refused naming it, in the A2A doors' words: the query parser reads such bytes as U+FFFD, and the
+ * refusal then said it got "\uFFFD", which the client never sent.
+ */
+function refuseUndecodableQuery(req: Request): void {
+  const found = undecodableQueryParam(req.originalUrl);
+  if (found) throw badRequest(`${found.message}.`, [{ path: pointer('/query', found.field), message: 'not valid percent-encoded UTF-8' }]);
+}
+
 /** An async handler that records its operation and outcome in the request scope; registry refusals answer in ARD's shape. */
 function handle(operation: Operation['op'] | undefined, fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
   return async (req, res, next) => {
     const scope = currentScope();
     if (scope && operation) scope.operation = operation;
     try {
+      refuseUndecodableQuery(req);
       await fn(req, res);
       if (scope && !scope.taskState) scope.taskState = 'COMPLETED';
     } catch (err) {
@@ -281,6 +305,7 @@ export const catalogDoor: Door = {
     const counted: RequestHandler[] = [
       metrics.middleware({ door: 'catalog', method: routeLabel }),
       failureFormat(ardFailure),
+      doorWords(WORDS),
       abuse.floodGuard(),
       // The line names the route as the metric label does (`GET /agents/{ref}`), not the path as
       // sent, which is the caller's to make as long as a request line may be (an 8 KB id made an 8 KB
@@ -325,7 +350,11 @@ export const catalogDoor: Door = {
       ROUTES.search,
       requireJsonSearch,
       json,
-      bodyErrorHandler(log, 'POST /search takes {"query": {"text": "translate invoices"}, "pageSize": 10}'),
+      bodyErrorHandler(
+        log,
+        'POST /search takes {"query": {"text": "translate invoices"}, "pageSize": 10}',
+        `A search request is far smaller: its query.text takes at most ${config.hardening.maxQueryChars} characters (REGISTRY_MAX_QUERY_CHARS) and each filter key at most ${MAX_FILTER_VALUES} values of ${MAX_FILTER_VALUE_CHARS} characters: send the search request alone.`,
+      ),
       handle('search', async (req, res) => {
         const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars, core.pageTokens);
         const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));

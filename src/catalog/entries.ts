@@ -44,14 +44,20 @@ const MAX_CAPABILITIES = 64;
 const MAX_QUERIES = 5;
 const MAX_QUERY_CHARS = 200;
 
-/** Distinct non-empty strings, first spelling kept, compared case-insensitively. */
-function distinct(values: string[], max: number): string[] {
+/**
+ * Distinct non-empty strings, first spelling kept, compared case-insensitively, or exactly with
+ * `exact`: capabilities (skill ids, tool names) are names that differ in case as MCP, A2A and the
+ * `capabilities` filter tell them apart, so "Read" beside "read" was dropped from the entry that
+ * the filter found by it.
+ */
+function distinct(values: string[], max: number, exact = false): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const v of values) {
     const t = v.trim();
-    if (!t || seen.has(t.toLowerCase())) continue;
-    seen.add(t.toLowerCase());
+    const key = exact ? t : t.toLowerCase();
+    if (!t || seen.has(key)) continue;
+    seen.add(key);
     out.push(t);
     if (out.length >= max) break;
   }
@@ -132,7 +138,7 @@ export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
   if (view.kind === 'agent') {
     const card = describeAgentCard(view.document, view.protocolVersion === '0.3' ? '0.3' : '1.0');
     const tags = distinctTags(card.skills.flatMap((s) => s.tags), MAX_TAGS);
-    const capabilities = distinct(card.skills.map((s) => s.id || s.name), MAX_CAPABILITIES);
+    const capabilities = distinct(card.skills.map((s) => s.id || s.name), MAX_CAPABILITIES, true);
     const queries = distinct(card.skills.flatMap((s) => s.examples).filter((q) => q.length <= MAX_QUERY_CHARS), MAX_QUERIES);
     if (tags.length) entry.tags = tags;
     if (capabilities.length) entry.capabilities = capabilities;
@@ -142,7 +148,7 @@ export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
     if (view.protocolVersion) metadata.protocolVersion = view.protocolVersion;
   } else {
     const server = describeMcpServer((isObject(view.document) ? view.document : {}) as unknown as McpServerDocument);
-    const capabilities = distinct(server.tools.map((t) => t.name), MAX_CAPABILITIES);
+    const capabilities = distinct(server.tools.map((t) => t.name), MAX_CAPABILITIES, true);
     if (capabilities.length) entry.capabilities = capabilities;
     const meta = isObject(view.document) && isObject(view.document.mcpServer) ? view.document.mcpServer : {};
     const version = versionOf(meta.version);

@@ -122,7 +122,7 @@ export type EntryRef =
 
 /** A publisher segment: a domain name (ARD 4.2.1: a fully qualified domain name). */
 const DOMAIN_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
-/** What a URN's namespace-specific string may hold once decoded (RFC 8141 pchar, "/"; "%" of an encoded octet). */
+/** What a URN's namespace-specific string may hold once decoded (RFC 8141 pchar, "/"; "%" of an encoded octet, checked apart). */
 const NSS_CHARACTERS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
 
 /**
@@ -140,6 +140,10 @@ function ardIdentifierProblem(ref: string, ownPublisher: string): string | undef
   if (empty >= 0) return `its ${empty === 0 ? 'publisher' : `segment ${empty + 1} after urn:air:`} is empty: ${expected}`;
   const bad = [...ref].find((c) => !NSS_CHARACTERS.test(c));
   if (bad !== undefined) return `it holds ${JSON.stringify(bad)}, which a URN cannot (RFC 8141): percent-encode the whole identifier once, as one path segment`;
+  // In a URN "%" only begins an encoded octet, "%" and two hex digits (RFC 8141 pct-encoded): one
+  // that does not (`...:agent:%zz`, sent as %25zz) passed as a name, looked up, and was 404.
+  const stray = /%(?![0-9A-Fa-f]{2})/.exec(ref);
+  if (stray) return `it holds ${quote(ref.slice(stray.index, stray.index + 3), 10)}, a "%" not followed by two hex digits, which a URN cannot (RFC 8141: "%" begins an encoded octet such as %3A): send the identifier as the registry gave it, percent-encoded once as one path segment`;
   const publisher = segments[0]!;
   if (publisher !== ownPublisher && !DOMAIN_NAME.test(publisher)) return `its publisher ${quote(publisher, 100)} is not a domain name: ${expected}`;
   return undefined;

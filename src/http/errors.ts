@@ -7,6 +7,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { A2A_ERROR_DOMAIN } from '@a2a-js/sdk/errors';
 import { codePointPrefix } from '../lib/code-points.js';
+import { quote } from '../lib/json.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from './allowed-methods.js';
 
@@ -73,6 +74,53 @@ export const failureFormat =
     res.locals.failureFormat = format;
     next();
   };
+
+/**
+ * A door's own words in the refusals shared code makes on its paths, set in front of its routes as
+ * failureFormat is. Without them, the A2A doors' words: the catalog's /agents/%ff was told of "a
+ * task id", and a path under /mcp-servers no route takes was pointed at the A2A endpoints.
+ */
+export interface DoorWords {
+  /** What the path segment the door's routes take holds, for one that is not valid percent-encoded UTF-8 (internalErrorHandler). */
+  pathParameter: (req: Request) => string;
+  /** Where the door's routes are, after a 404's "No route ..." (notFoundHandler). */
+  routes: string;
+}
+
+export const doorWords =
+  (words: DoorWords): RequestHandler =>
+  (_req, res, next) => {
+    res.locals.doorWords = words;
+    next();
+  };
+
+const doorWordsOf = (res: Response): DoorWords | undefined => (res.locals as { doorWords?: DoorWords }).doorWords;
+
+/** How text is percent-encoded in a URL (RFC 3986 2.1, 2.3), as refusals of one that is not say it. */
+export const PERCENT_ENCODING_RULE = 'as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -._~ as %XX';
+
+/** The first segment of the request's path that does not percent-decode as UTF-8, as sent. */
+function undecodableSegment(req: Request): string | undefined {
+  return req.originalUrl
+    .split('?', 1)[0]!
+    .split('/')
+    .find((segment) => {
+      try {
+        decodeURIComponent(segment);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+}
+
+/** The refusal of a path that is not valid percent-encoded UTF-8, in the words of the door it came to (doorWords). */
+function invalidPathMessage(req: Request, res: Response): string {
+  const words = doorWordsOf(res);
+  if (!words) return 'The request path is not valid percent-encoded UTF-8 (e.g. a task id).';
+  const segment = undecodableSegment(req);
+  return `The ${words.pathParameter(req)} in the path${segment === undefined ? '' : `, ${quote(segment, 100)},`} is not valid percent-encoded UTF-8: percent-encode it once, as one path segment, ${PERCENT_ENCODING_RULE}.`;
+}
 
 /** The ErrorInfo domain of the reasons the A2A specification defines (A2A 9.5, 10.6, 11.6). */
 export const PROTOCOL_DOMAIN = A2A_ERROR_DOMAIN;
@@ -207,12 +255,17 @@ const A2A_BODY_EXAMPLE = 'a JSON-RPC request such as {"jsonrpc": "2.0", "id": 1,
  */
 export const notAnObjectMessage = (kind: string, bodyExample: string): string => `The request body is valid JSON but ${kind}, not an object: send one JSON object (${bodyExample}).`;
 
+/** What a body over the limit is told of the A2A and MCP doors' bodies, which carry documents (REGISTRY_MAX_DOCUMENT_BYTES). */
+const DOCUMENT_BODIES = 'Documents themselves are limited to a few KB: check you are not sending something else.';
+
 /**
  * Turns body-parser failures (too large, not JSON, bad charset) into binding-shaped errors.
  * `bodyExample` shows the door's own request body (a body that is JSON but no object is shown it):
- * POST /search and the MCP endpoint were shown an A2A SendMessage.
+ * POST /search and the MCP endpoint were shown an A2A SendMessage. `tooLargeAdvice` follows the
+ * limit in a 413: what the door's bodies hold and so how to fix one over it (POST /search, which
+ * carries no document, was told about documents).
  */
-export function bodyErrorHandler(log: Logger, bodyExample: string = A2A_BODY_EXAMPLE): ErrorRequestHandler {
+export function bodyErrorHandler(log: Logger, bodyExample: string = A2A_BODY_EXAMPLE, tooLargeAdvice: string = DOCUMENT_BODIES): ErrorRequestHandler {
   return (err: BodyParserError, req, res, next) => {
     switch (err.type) {
       case 'entity.too.large':
@@ -220,7 +273,7 @@ export function bodyErrorHandler(log: Logger, bodyExample: string = A2A_BODY_EXA
           httpStatus: 413,
           jsonRpcCode: JSONRPC_INVALID_REQUEST,
           reason: 'REQUEST_TOO_LARGE',
-          message: `${typeof err.length === 'number' ? `The request body is ${err.length} bytes; the limit is` : 'The request body is over the limit of'} ${err.limit} bytes. Documents themselves are limited to a few KB: check you are not sending something else.`,
+          message: `${typeof err.length === 'number' ? `The request body is ${err.length} bytes; the limit is` : 'The request body is over the limit of'} ${err.limit} bytes (REGISTRY_MAX_BODY_BYTES). ${tooLargeAdvice}`,
         });
       case 'entity.parse.failed': {
         // A door that reads bodies of any type (JSON-RPC, to answer with the request's id): a
@@ -383,7 +436,7 @@ export const notFoundHandler: RequestHandler = (req, res) => {
     httpStatus: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
     reason: 'NOT_FOUND',
-    message: `No route ${methodNamed(req)} ${path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
+    message: `No route ${methodNamed(req)} ${path}. ${doorWordsOf(res)?.routes ?? "The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest."}`,
   });
 };
 
@@ -403,7 +456,7 @@ export function internalErrorHandler(log: Logger): ErrorRequestHandler {
         httpStatus: status,
         jsonRpcCode: JSONRPC_INVALID_REQUEST,
         reason: decoding ? 'INVALID_PATH' : 'BAD_REQUEST',
-        message: decoding ? 'The request path is not valid percent-encoded UTF-8 (e.g. a task id).' : 'The request could not be read.',
+        message: decoding ? invalidPathMessage(req, res) : 'The request could not be read.',
       });
       return;
     }

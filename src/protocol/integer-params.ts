@@ -27,6 +27,7 @@
  */
 import type { RequestHandler } from 'express';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { undecodableQueryParam } from '../http/query-encoding.js';
 import { codePointPrefix } from '../lib/code-points.js';
 import { isObject, quote } from '../lib/json.js';
 import { sendA2AError, type A2ABinding } from './a2a-errors.js';
@@ -208,37 +209,6 @@ function unknownQueryParam(method: string, served: QueryRoute | undefined, query
   return undefined;
 }
 
-/**
- * A query parameter whose name or value is not valid percent-encoded UTF-8 (`?contextId=%ff`),
- * or undefined. The query parser reads such bytes as U+FFFD, so `contextId=%ff` listed the tasks
- * of a context "\uFFFD" (none, 200) where the same bytes in the path are a 400.
- */
-function undecodableParam(url: string): { message: string; field: string } | undefined {
-  const q = url.indexOf('?');
-  if (q < 0) return undefined;
-  for (const pair of url.slice(q + 1).split('&')) {
-    const eq = pair.indexOf('=');
-    const [name, value] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
-    const decodedName = decodedOrUndefined(name);
-    if (decodedName !== undefined && decodedOrUndefined(value) !== undefined) continue;
-    const field = codePointPrefix(decodedName ?? name, 64);
-    return {
-      message: `The query parameter ${field} is not valid percent-encoded UTF-8: encode its ${decodedName === undefined ? 'name' : 'value'} as UTF-8 bytes, each byte outside A-Z, a-z, 0-9 and -._~ as %XX`,
-      field,
-    };
-  }
-  return undefined;
-}
-
-/** A query component decoded ('+' is a space), or undefined when it is not valid percent-encoded UTF-8. */
-function decodedOrUndefined(component: string): string | undefined {
-  try {
-    return decodeURIComponent(component.replace(/\+/g, ' '));
-  } catch {
-    return undefined;
-  }
-}
-
 /** The string parameters of the task methods (A2A 9.4, and their v0.3 names' params), camelCase and as the SDK also reads them. */
 const STRING_PARAMS = ['tenant', 'id', 'taskId', 'contextId', 'status', 'pageToken', 'statusTimestampAfter', 'pushNotificationConfigId'].flatMap((name) =>
   name === snakeCase(name) ? [name] : [name, snakeCase(name)],
@@ -375,7 +345,7 @@ export function requestIntegerGuard(binding: A2ABinding): RequestHandler {
       }
     } else if (req.method === 'GET') {
       const served = queryRouteOf(req.method, req.path);
-      found = undecodableParam(req.originalUrl) ?? unknownQueryParam(req.method, served, req.query) ?? repeatedParam(req.query) ?? problemIn(req.query, served?.params ?? [], 'query');
+      found = undecodableQueryParam(req.originalUrl) ?? unknownQueryParam(req.method, served, req.query) ?? repeatedParam(req.query) ?? problemIn(req.query, served?.params ?? [], 'query');
     } else {
       // A task route's query names, whatever its method (POST /tasks/{id}:cancel, DELETE a config): its body next.
       found = unknownQueryParam(req.method, queryRouteOf(req.method, req.path), req.query);
