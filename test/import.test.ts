@@ -938,7 +938,7 @@ describe('import into SQLite', () => {
       }
     }));
 
-  test('usage: an unreadable source is exit 2 and nothing is imported', async () => {
+  test('usage: an unreadable source is exit 2 and nothing is imported; one met part way says what was stored before it', async () => {
     const dataDir = tempDir();
     try {
       const run = await runImport([path.join(dataDir, 'missing.jsonl')], { dataDir });
@@ -948,6 +948,16 @@ describe('import into SQLite', () => {
       const device = await runImport(['/dev/zero'], { dataDir });
       assert.equal(device.code, 2, device.err);
       assert.match(device.err, /^a2a-registry: \/dev\/zero is over [\d,]+ bytes; it was not read further: is it the right file\?\n$/);
+      // Met part way, after batches were stored: it said the same, as if nothing had been imported.
+      const lines = path.join(dataDir, 'before.jsonl');
+      fs.writeFileSync(lines, ['Kudu', 'Lemur', 'Mara', 'Nilgai', 'Oribi'].map((n) => JSON.stringify(v1Card(n, `https://${n.toLowerCase()}.example.org/a2a`))).join('\n') + '\n');
+      const partWay = await runImport([lines, '/dev/zero'], { dataDir, batchSize: 2, json: true });
+      assert.equal(partWay.code, 2, partWay.err);
+      const { error } = JSON.parse(partWay.out) as { error: { code: string; message: string; stored: number } };
+      assert.equal(error.code, 'READ_ERROR');
+      assert.equal(error.stored, 4, 'the two batches read before it');
+      assert.match(error.message, /^\/dev\/zero is over [\d,]+ bytes; .* The import stopped there, with 4 documents stored before it, which stay stored; fix or remove that source and run the same import again/);
+      assert.equal(partWay.err, `a2a-registry: ${error.message}\n`);
       // --data-dir beside a PostgreSQL URL: as for serve, the URL decides, so the directory named
       // would be ignored (it was, silently: the entries went to PostgreSQL). Refused before
       // anything is read or connected to (the source is missing, the server is not there).
