@@ -574,7 +574,7 @@ describe('import into SQLite', () => {
     }
   });
 
-  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards', async () => {
+  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards, JSON lines in a *.json file', async () => {
     ensureBuilt();
     const work = tempDir();
     try {
@@ -608,12 +608,15 @@ describe('import into SQLite', () => {
       fs.writeFileSync(array, JSON.stringify([JSON.parse(card), JSON.parse(card)], null, 2));
       const prettyArray = path.join(work, 'array.ndjson');
       fs.writeFileSync(prettyArray, fs.readFileSync(array));
+      // JSON lines in a *.json file: "unexpected text after the JSON value", with nothing on what to do.
+      const linesAsJson = path.join(work, 'lines.json');
+      fs.writeFileSync(linesAsJson, [v1Card('Xerus Xeroxer', 'https://xerus.example.org/a2a'), v1Card('Yapok Yeller', 'https://yapok.example.org/a2a')].map((c) => JSON.stringify(c)).join('\n') + '\n');
       const lines = path.join(work, 'fine.jsonl');
       fs.writeFileSync(lines, JSON.stringify(v1Card('Wombat Writer', 'https://wombat.example.org/a2a')) + '\n');
-      const run = await runImport([pretty, array, prettyArray, lines], { dataDir, json: true });
+      const run = await runImport([pretty, array, prettyArray, linesAsJson, lines], { dataDir, json: true });
       assert.equal(run.code, 1);
       const summary = summaryOf(run);
-      assert.deepEqual([summary.documents, summary.created, summary.refused], [4, 1, 3], 'one refusal per wrong source, the next file read');
+      assert.deepEqual([summary.documents, summary.created, summary.refused], [5, 1, 4], 'one refusal per wrong source, the next file read');
       const said = summary.refusals.map((r) => [r.file, r.line, r.code, r.message, r.details.map((d) => d.hint)]);
       assert.deepEqual(said, [
         [
@@ -636,6 +639,13 @@ describe('import into SQLite', () => {
           'NOT_JSON',
           `${prettyArray}:1: not JSON lines: the line is "[" alone, as an array written over many lines (pretty-printed) begins; a JSON-lines file holds one whole document per line, so the rest of it was not read.`,
           [`Put each document on one line: jq -c '.[]' ${prettyArray} > cards.jsonl, then import cards.jsonl`],
+        ],
+        [
+          linesAsJson,
+          undefined,
+          'NOT_JSON',
+          `${linesAsJson}:2:1: not valid JSON: unexpected text after the JSON value`,
+          [`Name it *.jsonl, which an import reads one document per line: mv ${linesAsJson} ${path.join(work, 'lines.jsonl')}, then import that`],
         ],
       ]);
     } finally {

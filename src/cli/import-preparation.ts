@@ -13,7 +13,7 @@ import { compactJsonBytes } from '../validation/index.js';
 import { isObject } from '../lib/json.js';
 import { detectKind } from './document-kind.js';
 import type { SourceDocument } from './import-sources.js';
-import { JsonSource, JsonSyntaxError, type SourceLocation, type SourcePosition } from './json-source.js';
+import { JsonSource, JsonSyntaxError, TEXT_AFTER_VALUE, type SourceLocation, type SourcePosition } from './json-source.js';
 import { countOf, withLocation, type Locate } from './output.js';
 import { inputName } from './bounded-read.js';
 
@@ -84,7 +84,25 @@ function notJsonRefusal(doc: SourceDocument, reason: string, position: SourcePos
   const column = position?.column;
   const line = doc.line ?? position?.line;
   const where = line === undefined ? doc.file : `${doc.file}:${line}${column === undefined ? '' : `:${column}`}`;
-  return { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code: 'NOT_JSON', message: `${where}: not valid JSON: ${reason}`, details: [] };
+  return { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code: 'NOT_JSON', message: `${where}: not valid JSON: ${reason}`, details: manyDocuments(doc, reason, position) };
+}
+
+/**
+ * A *.json file (one document) holding a JSON value, then another at the start of a line: JSON
+ * lines, or documents one after another. Refused as "unexpected text after the JSON value", with
+ * nothing on what to do, where `validate` says it; an import reads such a file as *.jsonl.
+ */
+function manyDocuments(doc: SourceDocument, reason: string, position: SourcePosition | undefined): Refusal['details'] {
+  if (doc.line !== undefined || reason !== TEXT_AFTER_VALUE || position?.column !== 1) return [];
+  return [
+    {
+      path: '',
+      location: { file: doc.file, line: position.line, column: 1 },
+      rule: 'json-lines',
+      message: 'a *.json file holds one document; this one holds more, one per line (JSON lines?)',
+      hint: `Name it *.jsonl, which an import reads one document per line: mv ${doc.file} ${doc.file.replace(/\.json$/i, '')}.jsonl, then import that`,
+    },
+  ];
 }
 
 /**
