@@ -401,7 +401,7 @@ describe('import into SQLite', () => {
       assert.match(summary.refusals[1]!.message, /1e400 is beyond the largest number JSON here can hold/);
     }));
 
-  test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters)', async () => {
+  test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters); a UTF-16 JSON-lines file once, not line by line', async () => {
     const work = tempDir();
     const dataDir = tempDir();
     try {
@@ -411,16 +411,20 @@ describe('import into SQLite', () => {
       fs.writeFileSync(lines, Buffer.concat([Buffer.from(card.replace('Zurich', 'Z\u00fcrich'), 'latin1'), Buffer.from(`\n${utf8Line}\n`)]));
       const utf16 = path.join(work, 'utf16.json');
       fs.writeFileSync(utf16, Buffer.from(`\ufeff${card}`, 'utf16le'));
-      const run = await runImport([lines, utf16], { dataDir, json: true });
+      // JSON lines saved as UTF-16 (Windows PowerShell's `>`), CRLF: split at its 0x0A bytes, each line after the first was refused on its own, one more for the byte after the last.
+      const utf16Lines = path.join(work, 'utf16.jsonl');
+      fs.writeFileSync(utf16Lines, Buffer.from(`\ufeff${card}\r\n${utf8Line}\r\n`, 'utf16le'));
+      const run = await runImport([lines, utf16, utf16Lines], { dataDir, json: true });
       assert.equal(run.code, 1, run.err);
       const summary = summaryOf(run);
-      assert.deepEqual([summary.imported, summary.refused], [1, 2]);
+      assert.deepEqual([summary.imported, summary.refused], [1, 3]);
       const saveAsUtf8 = 'JSON is UTF-8: save it as UTF-8';
       assert.deepEqual(
         summary.refusals.map((r) => [r.line, r.code, r.message]),
         [
           [1, 'NOT_JSON', `${lines}:1:${card.indexOf('Zurich') + 2}: not valid JSON: byte 0xFC is not UTF-8 (saved as Latin-1 or Windows-1252?); ${saveAsUtf8}`],
           [undefined, 'NOT_JSON', `${utf16}:1:1: not valid JSON: it is UTF-16 (it begins with a UTF-16 byte-order mark); ${saveAsUtf8}`],
+          [1, 'NOT_JSON', `${utf16Lines}:1:1: not valid JSON: it is UTF-16 (it begins with a UTF-16 byte-order mark); ${saveAsUtf8} (the rest of it was not read)`],
         ],
       );
     } finally {
