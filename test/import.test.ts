@@ -578,7 +578,7 @@ describe('import into SQLite', () => {
     }
   });
 
-  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards, JSON lines in a *.json file', async () => {
+  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards, JSON lines in a *.json file, half an MCP server document', async () => {
     ensureBuilt();
     const work = tempDir();
     try {
@@ -617,10 +617,13 @@ describe('import into SQLite', () => {
       fs.writeFileSync(linesAsJson, [v1Card('Xerus Xeroxer', 'https://xerus.example.org/a2a'), v1Card('Yapok Yeller', 'https://yapok.example.org/a2a')].map((c) => JSON.stringify(c)).join('\n') + '\n');
       const lines = path.join(work, 'fine.jsonl');
       fs.writeFileSync(lines, JSON.stringify(v1Card('Wombat Writer', 'https://wombat.example.org/a2a')) + '\n');
-      const run = await runImport([pretty, array, prettyArray, linesAsJson, lines], { dataDir, json: true });
+      // Half an MCP server document: taken for an agent card, refused with eight findings of a card's members, none the one missing.
+      const halves = path.join(work, 'halves.jsonl');
+      fs.writeFileSync(halves, [{ mcpServer: mcpServer('kiwi-files', 'https://kiwi.example.org/mcp') }, { toolspec: toolspec() }].map((d) => JSON.stringify(d)).join('\n') + '\n');
+      const run = await runImport([pretty, array, prettyArray, linesAsJson, halves, lines], { dataDir, json: true });
       assert.equal(run.code, 1);
       const summary = summaryOf(run);
-      assert.deepEqual([summary.documents, summary.created, summary.refused], [5, 1, 4], 'one refusal per wrong source, the next file read');
+      assert.deepEqual([summary.documents, summary.created, summary.refused], [7, 1, 6], 'one refusal per wrong source, the next file read');
       const said = summary.refusals.map((r) => [r.file, r.line, r.code, r.message, r.details.map((d) => d.hint)]);
       assert.deepEqual(said, [
         [
@@ -651,7 +654,22 @@ describe('import into SQLite', () => {
           `${linesAsJson}:2:1: not valid JSON: unexpected text after the JSON value`,
           [`Name it *.jsonl, which an import reads one document per line: mv ${linesAsJson} ${path.join(work, 'lines.jsonl')}, then import that`],
         ],
+        [
+          halves,
+          1,
+          'VALIDATION_FAILED',
+          'An MCP server document needs both "mcpServer" and "toolspec"; this one has no "toolspec".',
+          ['Add the server\'s tools (its tools/list result): {"mcpServer": {...}, "toolspec": {"tools": [...]}}.'],
+        ],
+        [
+          halves,
+          2,
+          'VALIDATION_FAILED',
+          'An MCP server document needs both "mcpServer" and "toolspec"; this one has no "mcpServer".',
+          ['Add the server whose tools these are: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": {...}}.'],
+        ],
       ]);
+      assert.deepEqual(summary.refusals.slice(-2).map((r) => r.details.map((d) => [d.path, d.rule])), [[['/toolspec', 'required']], [['/mcpServer', 'required']]]);
     } finally {
       removeTempDir(work);
     }
