@@ -401,7 +401,7 @@ describe('import into SQLite', () => {
       assert.match(summary.refusals[1]!.message, /1e400 is beyond the largest number JSON here can hold/);
     }));
 
-  test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters); a UTF-16 JSON-lines file once, not line by line', async () => {
+  test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters); a UTF-16 JSON-lines file once, not line by line; a UTF-8 byte-order mark at any line', async () => {
     const work = tempDir();
     const dataDir = tempDir();
     try {
@@ -427,6 +427,14 @@ describe('import into SQLite', () => {
           [1, 'NOT_JSON', `${utf16Lines}:1:1: not valid JSON: it is UTF-16 (it begins with a UTF-16 byte-order mark); ${saveAsUtf8} (the rest of it was not read)`],
         ],
       );
+      // UTF-8 with a byte-order mark, two such files joined (`cat a.jsonl b.jsonl`): the second
+      // file's first line, line 2, was refused as "An agent card must be a JSON object; this document is undefined".
+      const joined = path.join(work, 'joined.jsonl');
+      const withBom = (name: string): string => `\ufeff${JSON.stringify(v1Card(name, `https://${name.toLowerCase()}.example.org/a2a`))}\r\n`;
+      fs.writeFileSync(joined, withBom('Vaduz') + withBom('Valletta'));
+      const both = await runImport([joined], { dataDir, json: true });
+      assert.equal(both.code, 0, both.out);
+      assert.deepEqual([summaryOf(both).created, summaryOf(both).refused], [2, 0]);
     } finally {
       removeTempDir(work);
       removeTempDir(dataDir);

@@ -162,7 +162,7 @@ export function parseDocument(doc: SourceDocument): Parsed {
   let value: unknown;
   try {
     value = JSON.parse(doc.text);
-  } catch {
+  } catch (parseError) {
     // JSON.parse said no; JsonSource says where and why, in the words `validate` uses.
     try {
       JsonSource.parse(doc.file, Buffer.from(doc.text));
@@ -170,6 +170,9 @@ export function parseDocument(doc: SourceDocument): Parsed {
       if (!(err instanceof JsonSyntaxError)) throw err;
       return { refusal: notJsonRefusal(doc, err.reason, err.position) };
     }
+    // JsonSource took what JSON.parse did not (it skips a byte-order mark): not JSON all the same,
+    // never a document read as nothing ("this document is undefined").
+    return { refusal: notJsonRefusal(doc, (parseError as Error).message, undefined) };
   }
   const kind = detectKind(value);
   if (kind === 'agent' && Array.isArray(value)) return { refusal: arrayRefusal(doc, value) };

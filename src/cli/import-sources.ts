@@ -229,7 +229,9 @@ async function* jsonLines(file: string, input: Readable, maxBytes: number): Asyn
         return;
       }
       first = false;
-      const clean = line === 1 && read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
+      // A byte-order mark is tolerated at the start of any line, not the first alone: files saved
+      // with one (Windows editors) and joined (`cat a.jsonl b.jsonl`) carry one at each file's first line.
+      const clean = read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
       yield { file, line, text: clean, bytes: Buffer.byteLength(clean), ...(read.notUtf8 ? { notUtf8: read.notUtf8 } : {}) };
     }
   } catch (err) {
