@@ -41,6 +41,7 @@ import { actor, entryWrite } from './support/store-fixtures.js';
 import { metricValue } from './support/metrics.js';
 import { checkCommand } from '../src/cli/commands/check.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
+import { migrateCommand } from '../src/cli/commands/migrate.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
 import { importCommand } from '../src/cli/commands/import.js';
 import { restoreSqlite } from '../src/storage/sqlite/backup.js';
@@ -879,7 +880,7 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     assert.ok(!fs.existsSync(snapshot), 'the index of deleted entries is not kept');
   });
 
-  test('a restore killed at any moment while it puts its copy in place (a crash image taken before each of its renames and removals): the next start finishes it, never begins an empty registry, never replays the old write-ahead log into the new file; the replaced database keeps its log; an import and `check` refuse until then, the next restore finishes it first; a copy gone is said, nothing created', async (t) => {
+  test('a restore killed at any moment while it puts its copy in place (a crash image taken before each of its renames and removals): the next start finishes it, never begins an empty registry, never replays the old write-ahead log into the new file; the replaced database keeps its log; an import, `check`, `backup` and `migrate` refuse until then, the next restore finishes it first; a copy gone is said, nothing created', async (t) => {
     const dir = tempDir('registry-restore-swap-');
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const urlsIn = (file: string): string[] => {
@@ -961,6 +962,18 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     const output = { out: () => undefined, err: (text: string) => void said.push(text), color: false };
     assert.equal(await checkCommand({ dataDir: worst, quick: true, json: false }, output), 1);
     assert.match(said.join(''), new RegExp(`^a2a-registry: ${underWay.source.slice(1)}`));
+    // backup and migrate read the database too: they copied the one the restore was replacing, or said there was none.
+    const oldInPlace = images.find((at) => fs.existsSync(path.join(at, 'registry.db')) && fs.existsSync(path.join(at, 'registry.db.restore-unfinished')));
+    assert.ok(oldInPlace, 'a moment with the record written and the replaced database still in place');
+    for (const at of [worst, oldInPlace]) {
+      said.length = 0;
+      const copy = path.join(dir, 'copy-during-restore.db');
+      assert.equal(await backupCommand(copy, { dataDir: at, force: false, json: false }, output), 1, said.join(''));
+      assert.equal(await migrateCommand({ from: at, to: 'postgres://127.0.0.1:1/registry', force: false, batchSize: 100, json: false }, output), 1, said.join(''));
+      assert.equal(said.length, 2, said.join(''));
+      for (const text of said) assert.match(text, new RegExp(`^a2a-registry: ${underWay.source.slice(1)}`));
+      assert.ok(!fs.existsSync(copy), 'no backup written');
+    }
     const copyGone = path.join(dir, 'copy-gone');
     fs.cpSync(worst, copyGone, { recursive: true });
     for (const name of fs.readdirSync(copyGone)) if (/\.restore-\d+\.tmp$/.test(name)) fs.rmSync(path.join(copyGone, name));

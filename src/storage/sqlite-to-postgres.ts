@@ -33,6 +33,7 @@ import { migratePostgres } from './postgres/migrations.js';
 import { lockOutReplicas } from './postgres/presence.js';
 import { whyNotAnSqliteDatabase } from './sqlite/database-file.js';
 import { companionOf } from './sqlite/database-companions.js';
+import { restoreUnderWay } from './sqlite/restore-swap.js';
 import { SQLITE_SCHEMA_VERSION } from './sqlite/migrations.js';
 import { readLastChangeSeq } from './sqlite/store.js';
 import { tidyAfterReading } from './sqlite/reading-leftovers.js';
@@ -139,6 +140,11 @@ function sourceFile(from: string): string {
   if (companion) throw new MigrationError(`${from} is ${companion.role.replace("the database's", `the database ${companion.database}'s`)}, not a database: give --from the data directory or ${companion.database}`, true);
   const refused = unreadable(file);
   if (refused) throw refused;
+  // A restore killed while it put its copy in place: the file there may be the database it was
+  // replacing, or none. It was copied without a word (the replicas then started on the data the
+  // restore was to replace), or said to be missing; `check` and `import` refuse it alike.
+  const underWay = restoreUnderWay(file);
+  if (underWay) throw new MigrationError(underWay);
   if (!fs.existsSync(file)) throw new MigrationError(`${from} holds no registry database (no ${file}): give --from the SQLite registry's data directory (REGISTRY_DATA_DIR)`, true);
   // An empty file or a device was "an SQLite database but not a registry's", a folder "disk I/O error".
   const notADatabase = whyNotAnSqliteDatabase(file, 'a registry database', "give --from the SQLite registry's data directory (REGISTRY_DATA_DIR) or its registry.db");
