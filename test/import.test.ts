@@ -586,7 +586,7 @@ describe('import into SQLite', () => {
     }
   });
 
-  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards, JSON lines in a *.json file, half an MCP server document', async () => {
+  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards, JSON lines in a *.json file, half an MCP server document, a tools/list response or a list of tools alone', async () => {
     ensureBuilt();
     const work = tempDir();
     try {
@@ -628,10 +628,13 @@ describe('import into SQLite', () => {
       // Half an MCP server document: taken for an agent card, refused with eight findings of a card's members, none the one missing.
       const halves = path.join(work, 'halves.jsonl');
       fs.writeFileSync(halves, [{ mcpServer: mcpServer('kiwi-files', 'https://kiwi.example.org/mcp') }, { toolspec: toolspec() }].map((d) => JSON.stringify(d)).join('\n') + '\n');
-      const run = await runImport([pretty, array, prettyArray, linesAsJson, halves, lines], { dataDir, json: true });
+      // A saved tools/list response and a bare list of tools: "toolspec": <this document> led to a second refusal.
+      const bareTools = path.join(work, 'tools.jsonl');
+      fs.writeFileSync(bareTools, [{ jsonrpc: '2.0', id: 1, result: toolspec() }, toolspec().tools].map((d) => JSON.stringify(d)).join('\n') + '\n');
+      const run = await runImport([pretty, array, prettyArray, linesAsJson, halves, bareTools, lines], { dataDir, json: true });
       assert.equal(run.code, 1);
       const summary = summaryOf(run);
-      assert.deepEqual([summary.documents, summary.created, summary.refused], [7, 1, 6], 'one refusal per wrong source, the next file read');
+      assert.deepEqual([summary.documents, summary.created, summary.refused], [9, 1, 8], 'one refusal per wrong source, the next file read');
       const said = summary.refusals.map((r) => [r.file, r.line, r.code, r.message, r.details.map((d) => d.hint)]);
       assert.deepEqual(said, [
         [
@@ -676,8 +679,15 @@ describe('import into SQLite', () => {
           'An MCP server document needs both "mcpServer" and "toolspec"; this one has no "mcpServer".',
           ['Add the server whose tools these are: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": {...}}.'],
         ],
+        ...[`<its "result">`, '{"tools": <this array>}'].map((toolspecIs, i) => [
+          bareTools,
+          i + 1,
+          'VALIDATION_FAILED',
+          'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.',
+          [`Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": ${toolspecIs}}.`],
+        ]),
       ]);
-      assert.deepEqual(summary.refusals.slice(-2).map((r) => r.details.map((d) => [d.path, d.rule])), [[['/toolspec', 'required']], [['/mcpServer', 'required']]]);
+      assert.deepEqual(summary.refusals.slice(-4, -2).map((r) => r.details.map((d) => [d.path, d.rule])), [[['/toolspec', 'required']], [['/mcpServer', 'required']]]);
     } finally {
       removeTempDir(work);
     }

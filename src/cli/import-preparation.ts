@@ -190,9 +190,20 @@ export function parseDocument(doc: SourceDocument): Parsed {
   }
   return {
     refusal: refusal(doc, 'VALIDATION_FAILED', 'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.', [
-      { path: '', message: 'a bare toolspec (a tools/list result) without its server', hint: 'Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": <this document>}.' },
+      { path: '', message: 'a bare toolspec (a tools/list result) without its server', hint: `Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": ${toolspecOf(value)}}.` },
     ]),
   };
+}
+
+/**
+ * What of a bare toolspec goes in "toolspec": the document itself, or, for the other shapes
+ * detectKind takes for one, what it holds. "<this document>" for a whole tools/list response or a
+ * bare list of tools led to a second refusal (the envelope, or an array, where {"tools": [...]} goes).
+ */
+function toolspecOf(value: unknown): string {
+  if (Array.isArray(value)) return '{"tools": <this array>}';
+  if (isObject(value) && 'jsonrpc' in value && !('tools' in value)) return '<its "result">';
+  return '<this document>';
 }
 
 /** Parses and checks a batch of documents; one answer per document, in order. */
