@@ -535,7 +535,7 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     assert.equal(checked(), 1, 'the next check waits the year it was told to');
   });
 
-  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination; `import` into it refused before it writes anything; closed, nothing checkpointed into it (its write-ahead log, with a write acknowledged since the last checkpoint, left beside it, said in the log)', async (t) => {
+  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination, `migrate` too; `import` into it refused before it writes anything; closed, nothing checkpointed into it (its write-ahead log, with a write acknowledged since the last checkpoint, left beside it, said in the log)', async (t) => {
     const dataDir = tempDir('registry-damaged-');
     const file = path.join(dataDir, 'registry.db');
     const running: { close(): Promise<void> }[] = [];
@@ -644,6 +644,13 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
       new RegExp(`^a2a-registry: the database file ${quoted(file)} is damaged \\(SQLite: database disk image is malformed, SQLITE_CORRUPT\\), so it cannot be backed up: nothing was written to ${quoted(backupFile)}\\. a2a-registry check --data-dir ${quoted(dataDir)} lists what SQLite finds\\. ${remedy}`),
     );
     assert.deepEqual(fs.readdirSync(dataDir).filter((name) => name.startsWith('backup.db')), [], 'no backup, nor its copy in progress, left');
+    // migrate --from it reads the page too: "the migration failed, nothing was committed: database disk image is malformed" was all it said.
+    said.length = 0;
+    assert.equal(await migrateCommand({ from: dataDir, to: 'postgres://127.0.0.1:1/registry', force: false, batchSize: 100, json: false }, output), 1);
+    assert.match(
+      said.join(''),
+      new RegExp(`^a2a-registry: the database file ${quoted(file)} is damaged \\(SQLite: database disk image is malformed, SQLITE_CORRUPT\\), so it cannot be migrated: nothing was committed to postgres://127\\.0\\.0\\.1:1/registry\\. a2a-registry check --data-dir ${quoted(dataDir)} lists what SQLite finds\\. ${remedy}`),
+    );
     // An index page torn (a copy of the healthy file): read without an error, its records copied as they are (VACUUM INTO), the copy's b-trees
     // sound (quick_check: ok) and its index disagreeing with its table. That backup was written silently; integrity_check of the copy refuses it.
     const torn = tempDir('registry-torn-');
