@@ -586,7 +586,7 @@ describe('import into SQLite', () => {
     }
   });
 
-  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards, JSON lines in a *.json file, half an MCP server document, a tools/list response or a list of tools alone', async () => {
+  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards, JSON lines in a *.json file, half an MCP server document, a tools/list response or a list of tools alone, tools beside their server', async () => {
     ensureBuilt();
     const work = tempDir();
     try {
@@ -630,11 +630,11 @@ describe('import into SQLite', () => {
       fs.writeFileSync(halves, [{ mcpServer: mcpServer('kiwi-files', 'https://kiwi.example.org/mcp') }, { toolspec: toolspec() }].map((d) => JSON.stringify(d)).join('\n') + '\n');
       // A saved tools/list response and a bare list of tools: "toolspec": <this document> led to a second refusal.
       const bareTools = path.join(work, 'tools.jsonl');
-      fs.writeFileSync(bareTools, [{ jsonrpc: '2.0', id: 1, result: toolspec() }, toolspec().tools].map((d) => JSON.stringify(d)).join('\n') + '\n');
+      fs.writeFileSync(bareTools, [{ jsonrpc: '2.0', id: 1, result: toolspec() }, toolspec().tools, { mcpServer: mcpServer('kea-files', 'https://kea.example.org/mcp'), ...toolspec() }].map((d) => JSON.stringify(d)).join('\n') + '\n');
       const run = await runImport([pretty, array, prettyArray, linesAsJson, halves, bareTools, lines], { dataDir, json: true });
       assert.equal(run.code, 1);
       const summary = summaryOf(run);
-      assert.deepEqual([summary.documents, summary.created, summary.refused], [9, 1, 8], 'one refusal per wrong source, the next file read');
+      assert.deepEqual([summary.documents, summary.created, summary.refused], [10, 1, 9], 'one refusal per wrong source, the next file read');
       const said = summary.refusals.map((r) => [r.file, r.line, r.code, r.message, r.details.map((d) => d.hint)]);
       assert.deepEqual(said, [
         [
@@ -686,8 +686,16 @@ describe('import into SQLite', () => {
           'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.',
           [`Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": ${toolspecIs}}.`],
         ]),
+        // Its tools beside its server: "a bare toolspec without its server", and the wrapping said put the server inside the toolspec.
+        [
+          bareTools,
+          3,
+          'VALIDATION_FAILED',
+          'An MCP server document keeps its tools under "toolspec"; this one has "tools" beside "mcpServer".',
+          ['Move it: {"mcpServer": {...}, "toolspec": {"tools": [...]}}.'],
+        ],
       ]);
-      assert.deepEqual(summary.refusals.slice(-4, -2).map((r) => r.details.map((d) => [d.path, d.rule])), [[['/toolspec', 'required']], [['/mcpServer', 'required']]]);
+      assert.deepEqual(summary.refusals.slice(-5, -3).map((r) => r.details.map((d) => [d.path, d.rule])), [[['/toolspec', 'required']], [['/mcpServer', 'required']]]);
     } finally {
       removeTempDir(work);
     }

@@ -188,6 +188,15 @@ export function parseDocument(doc: SourceDocument): Parsed {
     // As for a data part: the toolspec's compact serialisation is what is measured and stored.
     return { subject: { type: 'mcp-server', server: value.mcpServer, toolspec: value.toolspec, toolspecText, sizeBytes: compactJsonBytes(value.toolspec), written } };
   }
+  if (isObject(value) && 'mcpServer' in value && 'tools' in value) {
+    // Its server given, its tools beside it instead of under "toolspec": "a bare toolspec without
+    // its server", and wrapping it as said put the server inside the toolspec.
+    return {
+      refusal: refusal(doc, 'VALIDATION_FAILED', 'An MCP server document keeps its tools under "toolspec"; this one has "tools" beside "mcpServer".', [
+        { path: '/tools', rule: 'misplaced', message: '"tools" belongs inside "toolspec"', hint: 'Move it: {"mcpServer": {...}, "toolspec": {"tools": [...]}}.' },
+      ]),
+    };
+  }
   return {
     refusal: refusal(doc, 'VALIDATION_FAILED', 'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.', [
       { path: '', message: 'a bare toolspec (a tools/list result) without its server', hint: `Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": ${toolspecOf(value)}}.` },
