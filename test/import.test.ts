@@ -401,7 +401,7 @@ describe('import into SQLite', () => {
       assert.match(summary.refusals[1]!.message, /1e400 is beyond the largest number JSON here can hold/);
     }));
 
-  test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters)', async () => {
+  test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters); a UTF-16 JSON-lines file once, not line by line; a UTF-8 byte-order mark at any line', async () => {
     const work = tempDir();
     const dataDir = tempDir();
     try {
@@ -411,18 +411,30 @@ describe('import into SQLite', () => {
       fs.writeFileSync(lines, Buffer.concat([Buffer.from(card.replace('Zurich', 'Z\u00fcrich'), 'latin1'), Buffer.from(`\n${utf8Line}\n`)]));
       const utf16 = path.join(work, 'utf16.json');
       fs.writeFileSync(utf16, Buffer.from(`\ufeff${card}`, 'utf16le'));
-      const run = await runImport([lines, utf16], { dataDir, json: true });
+      // JSON lines saved as UTF-16 (Windows PowerShell's `>`), CRLF: split at its 0x0A bytes, each line after the first was refused on its own, one more for the byte after the last.
+      const utf16Lines = path.join(work, 'utf16.jsonl');
+      fs.writeFileSync(utf16Lines, Buffer.from(`\ufeff${card}\r\n${utf8Line}\r\n`, 'utf16le'));
+      const run = await runImport([lines, utf16, utf16Lines], { dataDir, json: true });
       assert.equal(run.code, 1, run.err);
       const summary = summaryOf(run);
-      assert.deepEqual([summary.imported, summary.refused], [1, 2]);
+      assert.deepEqual([summary.imported, summary.refused], [1, 3]);
       const saveAsUtf8 = 'JSON is UTF-8: save it as UTF-8';
       assert.deepEqual(
         summary.refusals.map((r) => [r.line, r.code, r.message]),
         [
           [1, 'NOT_JSON', `${lines}:1:${card.indexOf('Zurich') + 2}: not valid JSON: byte 0xFC is not UTF-8 (saved as Latin-1 or Windows-1252?); ${saveAsUtf8}`],
           [undefined, 'NOT_JSON', `${utf16}:1:1: not valid JSON: it is UTF-16 (it begins with a UTF-16 byte-order mark); ${saveAsUtf8}`],
+          [1, 'NOT_JSON', `${utf16Lines}:1:1: not valid JSON: it is UTF-16 (it begins with a UTF-16 byte-order mark); ${saveAsUtf8} (the rest of it was not read)`],
         ],
       );
+      // UTF-8 with a byte-order mark, two such files joined (`cat a.jsonl b.jsonl`): the second
+      // file's first line, line 2, was refused as "An agent card must be a JSON object; this document is undefined".
+      const joined = path.join(work, 'joined.jsonl');
+      const withBom = (name: string): string => `\ufeff${JSON.stringify(v1Card(name, `https://${name.toLowerCase()}.example.org/a2a`))}\r\n`;
+      fs.writeFileSync(joined, withBom('Vaduz') + withBom('Valletta'));
+      const both = await runImport([joined], { dataDir, json: true });
+      assert.equal(both.code, 0, both.out);
+      assert.deepEqual([summaryOf(both).created, summaryOf(both).refused], [2, 0]);
     } finally {
       removeTempDir(work);
       removeTempDir(dataDir);
@@ -574,7 +586,7 @@ describe('import into SQLite', () => {
     }
   });
 
-  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards', async () => {
+  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards, JSON lines in a *.json file, half an MCP server document, a tools/list response or a list of tools alone, tools beside their server', async () => {
     ensureBuilt();
     const work = tempDir();
     try {
@@ -608,12 +620,21 @@ describe('import into SQLite', () => {
       fs.writeFileSync(array, JSON.stringify([JSON.parse(card), JSON.parse(card)], null, 2));
       const prettyArray = path.join(work, 'array.ndjson');
       fs.writeFileSync(prettyArray, fs.readFileSync(array));
+      // JSON lines in a *.json file: "unexpected text after the JSON value", with nothing on what to do.
+      const linesAsJson = path.join(work, 'lines.json');
+      fs.writeFileSync(linesAsJson, [v1Card('Xerus Xeroxer', 'https://xerus.example.org/a2a'), v1Card('Yapok Yeller', 'https://yapok.example.org/a2a')].map((c) => JSON.stringify(c)).join('\n') + '\n');
       const lines = path.join(work, 'fine.jsonl');
       fs.writeFileSync(lines, JSON.stringify(v1Card('Wombat Writer', 'https://wombat.example.org/a2a')) + '\n');
-      const run = await runImport([pretty, array, prettyArray, lines], { dataDir, json: true });
+      // Half an MCP server document: taken for an agent card, refused with eight findings of a card's members, none the one missing.
+      const halves = path.join(work, 'halves.jsonl');
+      fs.writeFileSync(halves, [{ mcpServer: mcpServer('kiwi-files', 'https://kiwi.example.org/mcp') }, { toolspec: toolspec() }].map((d) => JSON.stringify(d)).join('\n') + '\n');
+      // A saved tools/list response and a bare list of tools: "toolspec": <this document> led to a second refusal.
+      const bareTools = path.join(work, 'tools.jsonl');
+      fs.writeFileSync(bareTools, [{ jsonrpc: '2.0', id: 1, result: toolspec() }, toolspec().tools, { mcpServer: mcpServer('kea-files', 'https://kea.example.org/mcp'), ...toolspec() }].map((d) => JSON.stringify(d)).join('\n') + '\n');
+      const run = await runImport([pretty, array, prettyArray, linesAsJson, halves, bareTools, lines], { dataDir, json: true });
       assert.equal(run.code, 1);
       const summary = summaryOf(run);
-      assert.deepEqual([summary.documents, summary.created, summary.refused], [4, 1, 3], 'one refusal per wrong source, the next file read');
+      assert.deepEqual([summary.documents, summary.created, summary.refused], [10, 1, 9], 'one refusal per wrong source, the next file read');
       const said = summary.refusals.map((r) => [r.file, r.line, r.code, r.message, r.details.map((d) => d.hint)]);
       assert.deepEqual(said, [
         [
@@ -637,7 +658,44 @@ describe('import into SQLite', () => {
           `${prettyArray}:1: not JSON lines: the line is "[" alone, as an array written over many lines (pretty-printed) begins; a JSON-lines file holds one whole document per line, so the rest of it was not read.`,
           [`Put each document on one line: jq -c '.[]' ${prettyArray} > cards.jsonl, then import cards.jsonl`],
         ],
+        [
+          linesAsJson,
+          undefined,
+          'NOT_JSON',
+          `${linesAsJson}:2:1: not valid JSON: unexpected text after the JSON value`,
+          [`Name it *.jsonl, which an import reads one document per line: mv ${linesAsJson} ${path.join(work, 'lines.jsonl')}, then import that`],
+        ],
+        [
+          halves,
+          1,
+          'VALIDATION_FAILED',
+          'An MCP server document needs both "mcpServer" and "toolspec"; this one has no "toolspec".',
+          ['Add the server\'s tools (its tools/list result): {"mcpServer": {...}, "toolspec": {"tools": [...]}}.'],
+        ],
+        [
+          halves,
+          2,
+          'VALIDATION_FAILED',
+          'An MCP server document needs both "mcpServer" and "toolspec"; this one has no "mcpServer".',
+          ['Add the server whose tools these are: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": {...}}.'],
+        ],
+        ...[`<its "result">`, '{"tools": <this array>}'].map((toolspecIs, i) => [
+          bareTools,
+          i + 1,
+          'VALIDATION_FAILED',
+          'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.',
+          [`Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": ${toolspecIs}}.`],
+        ]),
+        // Its tools beside its server: "a bare toolspec without its server", and the wrapping said put the server inside the toolspec.
+        [
+          bareTools,
+          3,
+          'VALIDATION_FAILED',
+          'An MCP server document keeps its tools under "toolspec"; this one has "tools" beside "mcpServer".',
+          ['Move it: {"mcpServer": {...}, "toolspec": {"tools": [...]}}.'],
+        ],
       ]);
+      assert.deepEqual(summary.refusals.slice(-5, -3).map((r) => r.details.map((d) => [d.path, d.rule])), [[['/toolspec', 'required']], [['/mcpServer', 'required']]]);
     } finally {
       removeTempDir(work);
     }
@@ -938,7 +996,7 @@ describe('import into SQLite', () => {
       }
     }));
 
-  test('usage: an unreadable source is exit 2 and nothing is imported', async () => {
+  test('usage: an unreadable source is exit 2 and nothing is imported; one met part way says what was stored before it', async () => {
     const dataDir = tempDir();
     try {
       const run = await runImport([path.join(dataDir, 'missing.jsonl')], { dataDir });
@@ -948,6 +1006,16 @@ describe('import into SQLite', () => {
       const device = await runImport(['/dev/zero'], { dataDir });
       assert.equal(device.code, 2, device.err);
       assert.match(device.err, /^a2a-registry: \/dev\/zero is over [\d,]+ bytes; it was not read further: is it the right file\?\n$/);
+      // Met part way, after batches were stored: it said the same, as if nothing had been imported.
+      const lines = path.join(dataDir, 'before.jsonl');
+      fs.writeFileSync(lines, ['Kudu', 'Lemur', 'Mara', 'Nilgai', 'Oribi'].map((n) => JSON.stringify(v1Card(n, `https://${n.toLowerCase()}.example.org/a2a`))).join('\n') + '\n');
+      const partWay = await runImport([lines, '/dev/zero'], { dataDir, batchSize: 2, json: true });
+      assert.equal(partWay.code, 2, partWay.err);
+      const { error } = JSON.parse(partWay.out) as { error: { code: string; message: string; stored: number } };
+      assert.equal(error.code, 'READ_ERROR');
+      assert.equal(error.stored, 4, 'the two batches read before it');
+      assert.match(error.message, /^\/dev\/zero is over [\d,]+ bytes; .* The import stopped there, with 4 documents stored before it, which stay stored; fix or remove that source and run the same import again/);
+      assert.equal(partWay.err, `a2a-registry: ${error.message}\n`);
       // --data-dir beside a PostgreSQL URL: as for serve, the URL decides, so the directory named
       // would be ignored (it was, silently: the entries went to PostgreSQL). Refused before
       // anything is read or connected to (the source is missing, the server is not there).

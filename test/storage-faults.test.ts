@@ -41,6 +41,7 @@ import { actor, entryWrite } from './support/store-fixtures.js';
 import { metricValue } from './support/metrics.js';
 import { checkCommand } from '../src/cli/commands/check.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
+import { migrateCommand } from '../src/cli/commands/migrate.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
 import { importCommand } from '../src/cli/commands/import.js';
 import { restoreSqlite } from '../src/storage/sqlite/backup.js';
@@ -534,7 +535,7 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     assert.equal(checked(), 1, 'the next check waits the year it was told to');
   });
 
-  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination; `import` into it refused before it writes anything; closed, nothing checkpointed into it (its write-ahead log, with a write acknowledged since the last checkpoint, left beside it, said in the log)', async (t) => {
+  test('damage in the middle of the database file (an index page, a table page overwritten): found after start, named in the log with what SQLite reports and what to do, writes refused, /readyz not ready, registry_storage_damaged 1, reads that land on it named; `a2a-registry check` says so (exit 1), and whole for a healthy file (exit 0); `backup` of it refused naming the file and the repair, nothing left at the destination, `migrate` too; `import` into it refused before it writes anything; closed, nothing checkpointed into it (its write-ahead log, with a write acknowledged since the last checkpoint, left beside it, said in the log)', async (t) => {
     const dataDir = tempDir('registry-damaged-');
     const file = path.join(dataDir, 'registry.db');
     const running: { close(): Promise<void> }[] = [];
@@ -643,6 +644,13 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
       new RegExp(`^a2a-registry: the database file ${quoted(file)} is damaged \\(SQLite: database disk image is malformed, SQLITE_CORRUPT\\), so it cannot be backed up: nothing was written to ${quoted(backupFile)}\\. a2a-registry check --data-dir ${quoted(dataDir)} lists what SQLite finds\\. ${remedy}`),
     );
     assert.deepEqual(fs.readdirSync(dataDir).filter((name) => name.startsWith('backup.db')), [], 'no backup, nor its copy in progress, left');
+    // migrate --from it reads the page too: "the migration failed, nothing was committed: database disk image is malformed" was all it said.
+    said.length = 0;
+    assert.equal(await migrateCommand({ from: dataDir, to: 'postgres://127.0.0.1:1/registry', force: false, batchSize: 100, json: false }, output), 1);
+    assert.match(
+      said.join(''),
+      new RegExp(`^a2a-registry: the database file ${quoted(file)} is damaged \\(SQLite: database disk image is malformed, SQLITE_CORRUPT\\), so it cannot be migrated: nothing was committed to postgres://127\\.0\\.0\\.1:1/registry\\. a2a-registry check --data-dir ${quoted(dataDir)} lists what SQLite finds\\. ${remedy}`),
+    );
     // An index page torn (a copy of the healthy file): read without an error, its records copied as they are (VACUUM INTO), the copy's b-trees
     // sound (quick_check: ok) and its index disagreeing with its table. That backup was written silently; integrity_check of the copy refuses it.
     const torn = tempDir('registry-torn-');
@@ -879,7 +887,7 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     assert.ok(!fs.existsSync(snapshot), 'the index of deleted entries is not kept');
   });
 
-  test('a restore killed at any moment while it puts its copy in place (a crash image taken before each of its renames and removals): the next start finishes it, never begins an empty registry, never replays the old write-ahead log into the new file; the replaced database keeps its log; an import and `check` refuse until then, the next restore finishes it first; a copy gone is said, nothing created', async (t) => {
+  test('a restore killed at any moment while it puts its copy in place (a crash image taken before each of its renames and removals): the next start finishes it, never begins an empty registry, never replays the old write-ahead log into the new file; the replaced database keeps its log; an import, `check`, `backup` and `migrate` refuse until then, the next restore finishes it first; a copy gone is said, nothing created', async (t) => {
     const dir = tempDir('registry-restore-swap-');
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const urlsIn = (file: string): string[] => {
@@ -961,6 +969,18 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     const output = { out: () => undefined, err: (text: string) => void said.push(text), color: false };
     assert.equal(await checkCommand({ dataDir: worst, quick: true, json: false }, output), 1);
     assert.match(said.join(''), new RegExp(`^a2a-registry: ${underWay.source.slice(1)}`));
+    // backup and migrate read the database too: they copied the one the restore was replacing, or said there was none.
+    const oldInPlace = images.find((at) => fs.existsSync(path.join(at, 'registry.db')) && fs.existsSync(path.join(at, 'registry.db.restore-unfinished')));
+    assert.ok(oldInPlace, 'a moment with the record written and the replaced database still in place');
+    for (const at of [worst, oldInPlace]) {
+      said.length = 0;
+      const copy = path.join(dir, 'copy-during-restore.db');
+      assert.equal(await backupCommand(copy, { dataDir: at, force: false, json: false }, output), 1, said.join(''));
+      assert.equal(await migrateCommand({ from: at, to: 'postgres://127.0.0.1:1/registry', force: false, batchSize: 100, json: false }, output), 1, said.join(''));
+      assert.equal(said.length, 2, said.join(''));
+      for (const text of said) assert.match(text, new RegExp(`^a2a-registry: ${underWay.source.slice(1)}`));
+      assert.ok(!fs.existsSync(copy), 'no backup written');
+    }
     const copyGone = path.join(dir, 'copy-gone');
     fs.cpSync(worst, copyGone, { recursive: true });
     for (const name of fs.readdirSync(copyGone)) if (/\.restore-\d+\.tmp$/.test(name)) fs.rmSync(path.join(copyGone, name));

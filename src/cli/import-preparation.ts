@@ -11,9 +11,9 @@ import type { RegistryError } from '../contract/errors.js';
 import type { ImportChecks, PreparedDocument } from '../registry/bulk-import.js';
 import { compactJsonBytes } from '../validation/index.js';
 import { isObject } from '../lib/json.js';
-import { detectKind } from './document-kind.js';
+import { detectKind, isAgentCardShaped } from './document-kind.js';
 import type { SourceDocument } from './import-sources.js';
-import { JsonSource, JsonSyntaxError, type SourceLocation, type SourcePosition } from './json-source.js';
+import { JsonSource, JsonSyntaxError, TEXT_AFTER_VALUE, type SourceLocation, type SourcePosition } from './json-source.js';
 import { countOf, withLocation, type Locate } from './output.js';
 import { inputName } from './bounded-read.js';
 
@@ -84,7 +84,25 @@ function notJsonRefusal(doc: SourceDocument, reason: string, position: SourcePos
   const column = position?.column;
   const line = doc.line ?? position?.line;
   const where = line === undefined ? doc.file : `${doc.file}:${line}${column === undefined ? '' : `:${column}`}`;
-  return { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code: 'NOT_JSON', message: `${where}: not valid JSON: ${reason}`, details: [] };
+  return { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code: 'NOT_JSON', message: `${where}: not valid JSON: ${reason}`, details: manyDocuments(doc, reason, position) };
+}
+
+/**
+ * A *.json file (one document) holding a JSON value, then another at the start of a line: JSON
+ * lines, or documents one after another. Refused as "unexpected text after the JSON value", with
+ * nothing on what to do, where `validate` says it; an import reads such a file as *.jsonl.
+ */
+function manyDocuments(doc: SourceDocument, reason: string, position: SourcePosition | undefined): Refusal['details'] {
+  if (doc.line !== undefined || reason !== TEXT_AFTER_VALUE || position?.column !== 1) return [];
+  return [
+    {
+      path: '',
+      location: { file: doc.file, line: position.line, column: 1 },
+      rule: 'json-lines',
+      message: 'a *.json file holds one document; this one holds more, one per line (JSON lines?)',
+      hint: `Name it *.jsonl, which an import reads one document per line: mv ${doc.file} ${doc.file.replace(/\.json$/i, '')}.jsonl, then import that`,
+    },
+  ];
 }
 
 /**
@@ -117,6 +135,24 @@ function arrayRefusal(doc: SourceDocument, array: unknown[]): Refusal {
   ]);
 }
 
+/**
+ * An MCP server document with one of its two members, "mcpServer" or "toolspec", and nothing of a
+ * card: the other is missing. Taken for an agent card, it was refused with eight findings of
+ * members a card lacks (supportedInterfaces, name, skills, ...), none of them the one missing; a
+ * registration of it is told the member it needs.
+ */
+function halfAnMcpServer(doc: SourceDocument, value: Record<string, unknown>): Refusal | undefined {
+  const server = 'mcpServer' in value;
+  if (server === 'toolspec' in value) return undefined;
+  const missing = server ? 'toolspec' : 'mcpServer';
+  const hint = server
+    ? 'Add the server\'s tools (its tools/list result): {"mcpServer": {...}, "toolspec": {"tools": [...]}}.'
+    : 'Add the server whose tools these are: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": {...}}.';
+  return refusal(doc, 'VALIDATION_FAILED', `An MCP server document needs both "mcpServer" and "toolspec"; this one has no "${missing}".`, [
+    { path: `/${missing}`, rule: 'required', message: `required field "${missing}" is missing`, hint },
+  ]);
+}
+
 /** The document as a registration's subject; the kind detected from its content as `validate` does. */
 export function parseDocument(doc: SourceDocument): Parsed {
   if (doc.notJsonLines !== undefined) return { refusal: notJsonLinesRefusal(doc, doc.notJsonLines) };
@@ -126,7 +162,7 @@ export function parseDocument(doc: SourceDocument): Parsed {
   let value: unknown;
   try {
     value = JSON.parse(doc.text);
-  } catch {
+  } catch (parseError) {
     // JSON.parse said no; JsonSource says where and why, in the words `validate` uses.
     try {
       JsonSource.parse(doc.file, Buffer.from(doc.text));
@@ -134,9 +170,16 @@ export function parseDocument(doc: SourceDocument): Parsed {
       if (!(err instanceof JsonSyntaxError)) throw err;
       return { refusal: notJsonRefusal(doc, err.reason, err.position) };
     }
+    // JsonSource took what JSON.parse did not (it skips a byte-order mark): not JSON all the same,
+    // never a document read as nothing ("this document is undefined").
+    return { refusal: notJsonRefusal(doc, (parseError as Error).message, undefined) };
   }
   const kind = detectKind(value);
   if (kind === 'agent' && Array.isArray(value)) return { refusal: arrayRefusal(doc, value) };
+  if (kind === 'agent' && isObject(value) && !isAgentCardShaped(value)) {
+    const half = halfAnMcpServer(doc, value);
+    if (half) return { refusal: half };
+  }
   // The document's text is checked for what only it shows (a key given twice, a number rounded), as an uploaded file's is.
   const written = { text: doc.text, at: '' };
   if (kind === 'agent') return { subject: { type: 'agent-card', card: value, documentText: doc.text, sizeBytes: doc.bytes, written } };
@@ -145,11 +188,31 @@ export function parseDocument(doc: SourceDocument): Parsed {
     // As for a data part: the toolspec's compact serialisation is what is measured and stored.
     return { subject: { type: 'mcp-server', server: value.mcpServer, toolspec: value.toolspec, toolspecText, sizeBytes: compactJsonBytes(value.toolspec), written } };
   }
+  if (isObject(value) && 'mcpServer' in value && 'tools' in value) {
+    // Its server given, its tools beside it instead of under "toolspec": "a bare toolspec without
+    // its server", and wrapping it as said put the server inside the toolspec.
+    return {
+      refusal: refusal(doc, 'VALIDATION_FAILED', 'An MCP server document keeps its tools under "toolspec"; this one has "tools" beside "mcpServer".', [
+        { path: '/tools', rule: 'misplaced', message: '"tools" belongs inside "toolspec"', hint: 'Move it: {"mcpServer": {...}, "toolspec": {"tools": [...]}}.' },
+      ]),
+    };
+  }
   return {
     refusal: refusal(doc, 'VALIDATION_FAILED', 'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.', [
-      { path: '', message: 'a bare toolspec (a tools/list result) without its server', hint: 'Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": <this document>}.' },
+      { path: '', message: 'a bare toolspec (a tools/list result) without its server', hint: `Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": ${toolspecOf(value)}}.` },
     ]),
   };
+}
+
+/**
+ * What of a bare toolspec goes in "toolspec": the document itself, or, for the other shapes
+ * detectKind takes for one, what it holds. "<this document>" for a whole tools/list response or a
+ * bare list of tools led to a second refusal (the envelope, or an array, where {"tools": [...]} goes).
+ */
+function toolspecOf(value: unknown): string {
+  if (Array.isArray(value)) return '{"tools": <this array>}';
+  if (isObject(value) && 'jsonrpc' in value && !('tools' in value)) return '<its "result">';
+  return '<this document>';
 }
 
 /** Parses and checks a batch of documents; one answer per document, in order. */

@@ -213,6 +213,13 @@ async function* jsonLines(file: string, input: Readable, maxBytes: number): Asyn
         first = false;
         continue;
       }
+      // A UTF-16 file (Windows PowerShell's `>` writes one), split at its 0x0A bytes: after the first
+      // line, each was refused on its own as "unexpected character", one refusal a line (and one
+      // more for the byte after the last newline). Said once, for the source, which is not read on.
+      if (first && read.notUtf8?.utf16) {
+        yield { file, line, text: '', bytes: 0, notUtf8: { ...read.notUtf8, reason: `${read.notUtf8.reason} (the rest of it was not read)` } };
+        return;
+      }
       const trimmed = read.text.replace(/^\uFEFF/, '').trim();
       if (trimmed === '') continue;
       // `cat card.json | a2a-registry import -`, or a *.jsonl file holding pretty-printed JSON: each
@@ -222,7 +229,9 @@ async function* jsonLines(file: string, input: Readable, maxBytes: number): Asyn
         return;
       }
       first = false;
-      const clean = line === 1 && read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
+      // A byte-order mark is tolerated at the start of any line, not the first alone: files saved
+      // with one (Windows editors) and joined (`cat a.jsonl b.jsonl`) carry one at each file's first line.
+      const clean = read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
       yield { file, line, text: clean, bytes: Buffer.byteLength(clean), ...(read.notUtf8 ? { notUtf8: read.notUtf8 } : {}) };
     }
   } catch (err) {

@@ -12,6 +12,8 @@ export interface NotUtf8 {
   reason: string;
   line: number;
   column: number;
+  /** The bytes begin with a UTF-16 byte-order mark: the whole text is UTF-16, not one bad byte of it. */
+  utf16?: true;
 }
 
 const UTF8_BOM = '\ufeff';
@@ -20,7 +22,7 @@ const UTF8_BOM = '\ufeff';
 export function whereNotUtf8(bytes: Uint8Array): NotUtf8 | undefined {
   if (isUtf8(bytes)) return undefined;
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
-    return { reason: 'it is UTF-16 (it begins with a UTF-16 byte-order mark); JSON is UTF-8: save it as UTF-8', line: 1, column: 1 };
+    return { reason: 'it is UTF-16 (it begins with a UTF-16 byte-order mark); JSON is UTF-8: save it as UTF-8', line: 1, column: 1, utf16: true };
   }
   const offset = firstInvalidByte(bytes);
   let before = Buffer.from(bytes.buffer, bytes.byteOffset, offset).toString('utf8');

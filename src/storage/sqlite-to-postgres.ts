@@ -22,17 +22,20 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import Database from 'better-sqlite3';
 import { withoutPassword } from '../lib/url-password.js';
 import { whyCannotRead } from '../lib/write-access.js';
 import { SchemaTooNewError } from './common.js';
 import { sqliteFile } from './locations.js';
-import { postgresFault } from './faults.js';
+import { postgresFault, sqliteFault } from './faults.js';
+import { damageRemedy } from './sqlite/integrity.js';
 import { migratePostgres } from './postgres/migrations.js';
 import { lockOutReplicas } from './postgres/presence.js';
 import { whyNotAnSqliteDatabase } from './sqlite/database-file.js';
 import { companionOf } from './sqlite/database-companions.js';
+import { restoreUnderWay } from './sqlite/restore-swap.js';
 import { SQLITE_SCHEMA_VERSION } from './sqlite/migrations.js';
 import { readLastChangeSeq } from './sqlite/store.js';
 import { tidyAfterReading } from './sqlite/reading-leftovers.js';
@@ -139,6 +142,11 @@ function sourceFile(from: string): string {
   if (companion) throw new MigrationError(`${from} is ${companion.role.replace("the database's", `the database ${companion.database}'s`)}, not a database: give --from the data directory or ${companion.database}`, true);
   const refused = unreadable(file);
   if (refused) throw refused;
+  // A restore killed while it put its copy in place: the file there may be the database it was
+  // replacing, or none. It was copied without a word (the replicas then started on the data the
+  // restore was to replace), or said to be missing; `check` and `import` refuse it alike.
+  const underWay = restoreUnderWay(file);
+  if (underWay) throw new MigrationError(underWay);
   if (!fs.existsSync(file)) throw new MigrationError(`${from} holds no registry database (no ${file}): give --from the SQLite registry's data directory (REGISTRY_DATA_DIR)`, true);
   // An empty file or a device was "an SQLite database but not a registry's", a folder "disk I/O error".
   const notADatabase = whyNotAnSqliteDatabase(file, 'a registry database', "give --from the SQLite registry's data directory (REGISTRY_DATA_DIR) or its registry.db");
@@ -433,6 +441,18 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
   const tidy = tidyAfterReading(file);
   try {
     return await copyInto(file, options, started);
+  } catch (err) {
+    // A read landing on a damaged page: SQLite's bare "database disk image is malformed" was all
+    // it said, naming neither the file nor the repair. Said as backup says it.
+    if (!(err instanceof MigrationError) && sqliteFault(err)?.reason === 'corrupt') {
+      throw new MigrationError(
+        `the database file ${file} is damaged (SQLite: ${(err as Error).message}, ${(err as { code?: string }).code}), so it cannot be migrated: nothing was committed to ${redactUrl(options.to)}. ` +
+          `a2a-registry check --data-dir ${path.dirname(file)} lists what SQLite finds. ${damageRemedy(file)}.`,
+        false,
+        { cause: err },
+      );
+    }
+    throw err;
   } finally {
     tidy();
   }

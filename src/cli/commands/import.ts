@@ -123,7 +123,8 @@ export interface RunImportOptions {
  * batch at a time, and not kept: memory does not grow with their number (the refusals of at most
  * IN_FLIGHT batches wait, and a batch is done once `onRefusal` resolved for each of them: a
  * reader of the output that falls behind slows the import down instead of filling memory). A
- * source that cannot be read is a SourceError; storage that cannot be opened a StorageNotOpened;
+ * source that cannot be read is a SourceError (an ImportStopped with it as its cause once documents
+ * were stored); storage that cannot be opened a StorageNotOpened;
  * a failure once storing began (or an interruption) an ImportStopped.
  */
 export async function runImport(
@@ -293,10 +294,14 @@ export async function runImport(
     await Promise.race([Promise.all(inFlight), interrupted]);
     if (failure) throw failure.error;
   } catch (error) {
-    if (error instanceof SourceError) throw error;
     // The batches committed before the failure stay stored: count them once the others settled.
     await Promise.all(inFlight);
-    throw new ImportStopped(failure?.error ?? error, summary.created + summary.updated + summary.unchanged);
+    const stored = summary.created + summary.updated + summary.unchanged;
+    // A source that cannot be read part way (a device or pipe named, a file changed or gone since
+    // it was listed) after documents were stored: it was said as a usage error alone, as if
+    // nothing had been imported. Nothing stored, it is one.
+    if (error instanceof SourceError && failure === undefined && stored === 0) throw error;
+    throw new ImportStopped(failure?.error ?? error, stored);
   } finally {
     // Stopped part way, the file being read is closed (not awaited: a read of standard input may never end).
     void documents.return(undefined).catch(() => undefined);
@@ -455,6 +460,15 @@ export async function importCommand(sources: string[], options: ImportOptions, o
     if (err instanceof SourceError) {
       report?.end({ error: { code: 'READ_ERROR', message: err.message } });
       o.err(`a2a-registry: ${err.message}\n`);
+      return EXIT_USAGE;
+    }
+    if (err instanceof ImportStopped && err.cause instanceof SourceError) {
+      // Still a source that cannot be read (exit 2), with what was stored before it: that stays.
+      const message =
+        `${err.message} The import stopped there, with ${countOf(err.stored, 'document')} stored before it, which stay stored; ` +
+        'fix or remove that source and run the same import again (what is stored already comes out unchanged).';
+      report?.end({ error: { code: 'READ_ERROR', message, stored: err.stored } });
+      o.err(`a2a-registry: ${message}\n`);
       return EXIT_USAGE;
     }
     if (!(err instanceof Error)) throw err;

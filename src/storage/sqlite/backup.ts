@@ -31,7 +31,7 @@ import { DatabaseInUseError, importLockFile, lockForThisProcess, lockOutImports 
 import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
 import { roleInDatabase } from './database-companions.js';
-import { SwapNotBegun, finishUnfinishedRestore, restoreRecordFile, swapIntoPlace } from './restore-swap.js';
+import { SwapNotBegun, finishUnfinishedRestore, restoreRecordFile, restoreUnderWay, swapIntoPlace } from './restore-swap.js';
 import { giveTo, ownerForNewFiles } from './file-owner.js';
 import { BackupError, isDiskFull, restoreNoRoom, whyNotABackup, type CopyFacts } from './backup-steps.js';
 import { syncPath } from './sync-path.js';
@@ -111,6 +111,11 @@ export async function backupSqlite(source: string, destination: string, options:
   if (unreadable) {
     throw new BackupError(`cannot read the registry database ${source}: ${unreadable}; run the backup as the registry's user, or as one who may read its data directory`, true);
   }
+  // A restore killed while it put its copy in place: the file there may be the database it was
+  // replacing, or none. A copy of it was made without a word, a backup of the data the restore
+  // was to replace (or "no registry database"); `check` and `import` refuse it alike.
+  const underWay = restoreUnderWay(source);
+  if (underWay) throw new BackupError(underWay);
   if (!fs.existsSync(source)) {
     throw new BackupError(`there is no registry database at ${source}: point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory`, true);
   }
