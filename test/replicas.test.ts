@@ -11,10 +11,12 @@ import type { Client } from '@a2a-js/sdk/client';
 import { v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
 import { usePostgres } from './support/postgres.js';
-import { TOKENS, TOKENS_ENV, spawnRegistry, tempDir, type ChildRegistry } from './support/registry.js';
+import { holdPoint } from './support/hold-point.js';
+import { TOKENS, TOKENS_ENV, spawnRegistry, startTestRegistry, tempDir, type ChildRegistry, type TestRegistry } from './support/registry.js';
 
 let databaseUrl = '';
 const replicas: ChildRegistry[] = [];
+const inProcess: TestRegistry[] = [];
 
 const env = () => ({
   DATABASE_URL: databaseUrl,
@@ -49,6 +51,7 @@ const postgres = usePostgres({
   },
   async tearDown() {
     await Promise.all(replicas.map((r) => r.stop().catch(() => undefined)));
+    await Promise.all(inProcess.map((r) => r.close().catch(() => undefined)));
   },
 });
 
@@ -329,5 +332,45 @@ describe('a database replaced under a running replica', () => {
     const { id } = resultOf(await op(client, { register: { agentCard: v1Card('Numbat Notary', 'https://numbat.example.org/a2a') } }));
     await within(1000, () => finds(client, 'numbat', id));
     assert.ok(replica.logs.some((l) => /the change log ends at 0, before this replica's position \d+ \(the database was replaced or restored\); reloading/.test(String(l.msg))), 'the reload is logged');
+  });
+});
+
+describe('a replica reloading its index (it fell behind the trimmed change log)', () => {
+  test("its own writes made while the reload scans the entries are in the reloaded index: an update and an unregistration are not lost behind the scan's older copies", async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const url = await postgres.server.createDatabase('reloading');
+    // In this process: the test holds the reload's scan of the entries, as a long one (a large registry) is held by its size.
+    const replica = await startTestRegistry({ DATABASE_URL: url, REGISTRY_INDEX_SNAPSHOT_SECONDS: '0' });
+    inProcess.push(replica);
+    const client = await sdkClient(replica.url, { token: TOKENS.alice });
+    const heron = resultOf(await op(client, { register: { agentCard: v1Card('Reload Heron', 'https://reload-heron.example.org/a2a') } }));
+    const bittern = resultOf(await op(client, { register: { agentCard: v1Card('Reload Bittern', 'https://reload-bittern.example.org/a2a') } }));
+    const store = replica.core.store;
+    const scan = store.scan.bind(store);
+    const held = holdPoint();
+    // What the follower does when the log was trimmed past it (index-follower.ts): the entries are
+    // scanned into a new index while the old one answers and writes go on.
+    store.scan = async function* (options) {
+      yield* scan(options);
+      await held.hold();
+    };
+    t.after(() => {
+      held.release();
+      store.scan = scan;
+    });
+    const reloading = replica.core.service.reloadIndex('test: the change log was trimmed past this replica');
+    await held.reached;
+    // Both entries scanned already; then changed through this replica, committed and published.
+    const heronCard = v1Card('Reload Heron', 'https://reload-heron.example.org/a2a');
+    heronCard.skills[0]!.name = 'Ringing kingfishers';
+    assert.equal(resultOf(await op(client, { register: { agentCard: heronCard } })).revision, 2);
+    resultOf(await op(client, { unregister: { id: bittern.id } }));
+    store.scan = scan;
+    held.release();
+    assert.equal(await reloading, 2);
+    // The follower read both changes back from the log meanwhile: this replica's own, so it did
+    // not publish them again. The reloaded index must have them of its own.
+    assert.ok(await finds(client, 'kingfishers', heron.id), 'the update made during the reload is searchable');
+    assert.equal(await finds(client, 'bittern', bittern.id), false, 'the entry unregistered during the reload is not found');
   });
 });
