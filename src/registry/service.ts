@@ -125,6 +125,8 @@ export class RegistryService {
   private index: SearchIndex;
   /** Set while the start-up scan fills the index. */
   private loading: IndexLoading | undefined;
+  /** Why the index is not loaded while a failed load waits to be tried again (indexLoadWaits). */
+  private loadWaiting: string | undefined;
   /** Set while reloadIndex scans into a new index beside the one answering. */
   private reloading: { index: SearchIndex; touched: Set<string> } | undefined;
   private readonly newIndex: (() => SearchIndex) | undefined;
@@ -348,7 +350,16 @@ export class RegistryService {
   /** Why searches cannot be answered yet ("loading the search index (n of m)"), or undefined once the index is loaded. */
   get indexLoading(): string | undefined {
     const state = this.loading;
-    return state ? `loading the search index (${state.done} of ${state.total} entries)` : undefined;
+    return state ? `loading the search index (${state.done} of ${state.total} entries)` : this.loadWaiting;
+  }
+
+  /**
+   * A load (rebuildIndex, restoreIndex) failed and waits to be tried again: `reason` says so and
+   * when, to readiness and to refused searches, until it is cleared (undefined) once one succeeds.
+   * Meanwhile the index holds part of the entries, or none: searches are refused, as while loading.
+   */
+  indexLoadWaits(reason: string | undefined): void {
+    this.loadWaiting = reason;
   }
 
   /** Searches need the whole index: while it loads they are refused (retryable), never answered from part of it. */
