@@ -408,6 +408,11 @@ export class RegistryService {
    * entry that is gone is published as removed. This process's own writes, which the log holds
    * too, are not published again when the entry is still as this process published it.
    */
+  /** The follower has read the change log to its end (ChangeFeed.caughtUp). */
+  replicaChangesCaughtUp(): void {
+    this.feed.caughtUp();
+  }
+
   async applyReplicaChanges(ids: readonly string[]): Promise<void> {
     // A change read here may be this process's own write, committed and not yet published.
     await this.feed.localWritesDone();
