@@ -263,6 +263,35 @@ test('on PostgreSQL, a data directory that does not exist yet (the README\'s REG
   }
 });
 
+test('a registry idle for longer than the change log is kept loads its saved index at the next start: the change at its position trimmed away is no sign of another database', async () => {
+  const dir = tempDir('a2a-registry-snapshot-idle-');
+  const env = { REGISTRY_DATA_DIR: dir };
+  try {
+    const store = () => createStore({ dataDir: dir });
+    const written = store();
+    await written.open();
+    await written.upsert(entryWrite('agent', 'https://idle-ibis.example.org/a2a', '1', 'Idle Ibis'), actor('admin', true));
+    await written.close();
+    let { registry, messages } = await start(env);
+    await stop(registry);
+    assert.ok(fs.existsSync(path.join(dir, SNAPSHOT_FILE)));
+    // No write for REGISTRY_CHANGES_RETENTION_HOURS: housekeeping trims every change, the one at
+    // the saved index's position too (the last), at its next round or as the registry starts.
+    const trimmed = store();
+    await trimmed.open();
+    assert.equal(await trimmed.trimChanges(0), 1);
+    await trimmed.close();
+    ({ registry, messages } = await start(env));
+    // It was "no saved search index used (the change log holds another change at its position 1:
+    // another database's, or a restored backup): indexing every entry", at every such restart.
+    assert.ok(messages.includes('search index loaded from its snapshot and the change log'), messages.join('\n'));
+    assert.equal((await registry.service.search({ query: 'ibis', limit: 5 }, ADMIN)).results.length, 1);
+    await stop(registry);
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
 test('SQLite: what `a2a-registry import` wrote while the registry ran is searchable after the restart the README asks for, though the registry saved its index in between', async () => {
   const dir = tempDir('a2a-registry-snapshot-import-');
   const env = { REGISTRY_DATA_DIR: dir };

@@ -9,12 +9,20 @@ import { before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { Client } from '@a2a-js/sdk/client';
 import { v1Card } from './support/documents.js';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/observability/logger.js';
+import { startRegistry } from '../src/server.js';
+import { createStore } from '../src/storage/create-store.js';
+import { PostgresStore } from '../src/storage/postgres/store.js';
+import { actor, entryWrite } from './support/store-fixtures.js';
 import { errorOf, op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
 import { usePostgres } from './support/postgres.js';
-import { TOKENS, TOKENS_ENV, spawnRegistry, tempDir, type ChildRegistry } from './support/registry.js';
+import { holdPoint } from './support/hold-point.js';
+import { TOKENS, TOKENS_ENV, logCapture, spawnRegistry, startTestRegistry, tempDir, type ChildRegistry, type TestRegistry } from './support/registry.js';
 
 let databaseUrl = '';
 const replicas: ChildRegistry[] = [];
+const inProcess: { close(): Promise<void> }[] = [];
 
 const env = () => ({
   DATABASE_URL: databaseUrl,
@@ -49,6 +57,7 @@ const postgres = usePostgres({
   },
   async tearDown() {
     await Promise.all(replicas.map((r) => r.stop().catch(() => undefined)));
+    await Promise.all(inProcess.map((r) => r.close().catch(() => undefined)));
   },
 });
 
@@ -329,5 +338,95 @@ describe('a database replaced under a running replica', () => {
     const { id } = resultOf(await op(client, { register: { agentCard: v1Card('Numbat Notary', 'https://numbat.example.org/a2a') } }));
     await within(1000, () => finds(client, 'numbat', id));
     assert.ok(replica.logs.some((l) => /the change log ends at 0, before this replica's position \d+ \(the database was replaced or restored\); reloading/.test(String(l.msg))), 'the reload is logged');
+  });
+});
+
+describe('a replica reloading its index (it fell behind the trimmed change log)', () => {
+  test("its own writes made while the reload scans the entries are in the reloaded index: an update and an unregistration are not lost behind the scan's older copies", async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const url = await postgres.server.createDatabase('reloading');
+    // In this process: the test holds the reload's scan of the entries, as a long one (a large registry) is held by its size.
+    const replica = await startTestRegistry({ DATABASE_URL: url, REGISTRY_INDEX_SNAPSHOT_SECONDS: '0' });
+    inProcess.push(replica);
+    const client = await sdkClient(replica.url, { token: TOKENS.alice });
+    const heron = resultOf(await op(client, { register: { agentCard: v1Card('Reload Heron', 'https://reload-heron.example.org/a2a') } }));
+    const bittern = resultOf(await op(client, { register: { agentCard: v1Card('Reload Bittern', 'https://reload-bittern.example.org/a2a') } }));
+    const store = replica.core.store;
+    const scan = store.scan.bind(store);
+    const held = holdPoint();
+    // What the follower does when the log was trimmed past it (index-follower.ts): the entries are
+    // scanned into a new index while the old one answers and writes go on.
+    store.scan = async function* (options) {
+      yield* scan(options);
+      await held.hold();
+    };
+    t.after(() => {
+      held.release();
+      store.scan = scan;
+    });
+    const reloading = replica.core.service.reloadIndex('test: the change log was trimmed past this replica');
+    await held.reached;
+    // Both entries scanned already; then changed through this replica, committed and published.
+    const heronCard = v1Card('Reload Heron', 'https://reload-heron.example.org/a2a');
+    heronCard.skills[0]!.name = 'Ringing kingfishers';
+    assert.equal(resultOf(await op(client, { register: { agentCard: heronCard } })).revision, 2);
+    resultOf(await op(client, { unregister: { id: bittern.id } }));
+    store.scan = scan;
+    held.release();
+    assert.equal(await reloading, 2);
+    // The follower read both changes back from the log meanwhile: this replica's own, so it did
+    // not publish them again. The reloaded index must have them of its own.
+    assert.ok(await finds(client, 'kingfishers', heron.id), 'the update made during the reload is searchable');
+    assert.equal(await finds(client, 'bittern', bittern.id), false, 'the entry unregistered during the reload is not found');
+  });
+});
+
+describe('a PostgreSQL restart while a replica loads its search index', () => {
+  test('the load is tried again once the database is back: meanwhile /readyz says so and searches are refused as starting up, not answered from the part loaded', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    if (!postgres.server.controllable) return t.skip('TEST_DATABASE_URL server cannot be restarted');
+    const url = await postgres.server.createDatabase('load_retry');
+    const seeded = createStore({ dataDir: tempDir(), databaseUrl: url });
+    await seeded.open();
+    for (const name of ['Loading Lemur', 'Loading Loris']) await seeded.upsert(entryWrite('agent', `https://${name.replace(' ', '-').toLowerCase()}.example.org/a2a`, '1', name), actor('admin', true));
+    await seeded.close();
+    // The load's scan is held at its start (a long load, a large registry), while the server stops.
+    const scan = PostgresStore.prototype.scan;
+    const held = holdPoint();
+    PostgresStore.prototype.scan = async function* (this: PostgresStore, options) {
+      await held.hold();
+      yield* scan.call(this, options);
+    };
+    t.after(() => {
+      PostgresStore.prototype.scan = scan;
+      held.release();
+    });
+    const log = logCapture();
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, DATABASE_URL: url, REGISTRY_DATA_DIR: tempDir(), REGISTRY_INDEX_SNAPSHOT_SECONDS: '0', REGISTRY_REFRESH_SECONDS: '0' });
+    const replica = await startRegistry(config, createLogger('info', log.stream));
+    inProcess.push(replica);
+    await held.reached;
+    PostgresStore.prototype.scan = scan;
+    await postgres.server.halt();
+    try {
+      held.release();
+      const readiness = async () => `${(await fetch(`${replica.url}/readyz`)).status} ${((await (await fetch(`${replica.url}/readyz`)).json()) as WireJson).reason}`;
+      await within(10_000, async () => (await readiness()).includes('could not be loaded yet'));
+      assert.match(await readiness(), /^503 the search index could not be loaded yet: storage is unavailable \(unreachable, [0-9A-Z]+\); trying again at \d{4}-\d\d-\d\dT/);
+      // Before, it said "the search index could not be loaded ...; restart the registry once it is
+      // fixed", for good, and answered searches from what it had loaded: here nothing.
+      const client = await sdkClient(replica.url, { token: TOKENS.alice });
+      const refused = await op(client, { search: { query: 'loading' } }).then(
+        (answer) => JSON.stringify(answer),
+        (err: { data?: { reason?: string }[] }) => err.data?.[0]?.reason,
+      );
+      assert.equal(refused, 'STARTING_UP');
+    } finally {
+      await postgres.server.resume();
+    }
+    await within(15_000, async () => (await fetch(`${replica.url}/readyz`)).status === 200);
+    const client = await sdkClient(replica.url, { token: TOKENS.alice });
+    assert.equal(resultOf(await op(client, { search: { query: 'loading' } })).results.length, 2);
+    assert.ok(log.lines.some((l) => /^loading the search index failed: storage is unavailable; trying again at /.test(String(l.msg))), 'the wait is logged');
   });
 });

@@ -168,6 +168,34 @@ describe('watches across replicas (PostgreSQL)', () => {
     }
   });
 
+  test("writes in a row to one entry on the watch's own replica are one event each: the follower, reading one write's change after the next write was published, does not publish the next one's change again", async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const watcher = await sdkClient(a.url, { token: TOKENS.bob });
+    const onA = await sdkClient(a.url, { token: TOKENS.alice });
+    const onB = await sdkClient(b.url, { token: TOKENS.alice });
+    const log = watch(watcher, { filter: { tags: ['in-a-row'] } });
+    try {
+      await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
+      const card = taggedCard('In A Row Agent', 'in-a-row', 'https://in-a-row.example.org/a2a');
+      const writes = 8;
+      let id = '';
+      for (let i = 0; i < writes; i++) {
+        card.version = `1.0.${i}`;
+        id = resultOf(await op(onA, { register: { agentCard: card } })).id;
+      }
+      // A later write on B, seen on A through the change log: by then A's follower has read all of A's own back too.
+      const marker = resultOf(await op(onB, { register: { agentCard: taggedCard('In A Row Marker', 'in-a-row', 'https://in-a-row-marker.example.org/a2a') } }));
+      await log.waitForEvent((e) => e.event === 'added' && e.hit.id === marker.id, 'added from the other replica');
+      // Before, the last write of such a run came twice ("updated" again, a second webhook push).
+      assert.deepEqual(log.watchEvents.filter((e) => e.hit?.id === id).map((e) => e.event), ['added', ...Array<string>(writes - 1).fill('updated')]);
+    } finally {
+      const task = log.events.find((e) => e.task)?.task.id;
+      if (task) await watcher.cancelTask({ tenant: '', id: task, metadata: undefined }).catch(() => undefined);
+      log.disconnect();
+    }
+  });
+
   test('REGISTRY_MAX_WATCHES counts the watches a principal has open on every replica', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     const [a, b] = replicas as [TestRegistry, TestRegistry];

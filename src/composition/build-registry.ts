@@ -6,6 +6,7 @@
  * housekeeping, the storage probe). The doors are mounted on top of this by server.ts.
  */
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RegistryConfig } from '../config/config.js';
 import { ADMIN_PRINCIPAL, metricsTokenOfItsOwn } from '../config/config.js';
 import { TokenAuthenticator, ensureAdminToken } from '../auth/tokens.js';
@@ -52,6 +53,9 @@ const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 const FIRST_INTEGRITY_CHECK_AFTER_MS = 60_000;
 /** Safety net behind change notifications: a replica sees every change within this, even if a notification was lost. */
 const FOLLOWER_POLL_MS = 500;
+/** Waits before the search index's load is tried again after storage failed under it (doubling), as opening storage waits. */
+const INDEX_LOAD_RETRY_MS = 1000;
+const INDEX_LOAD_RETRY_MAX_MS = 30_000;
 
 export interface RegistryCore {
   config: RegistryConfig;
@@ -258,12 +262,37 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       ? new IndexSnapshots(store, service, feed, log, { dir: config.search.snapshotDir, intervalMs: config.search.snapshotSeconds * 1000, version })
       : undefined;
     const indexLoad = (async () => {
-      let fromSeq = saving ? await saving.restore(loadAbort.signal) : undefined;
-      if (fromSeq === undefined) {
-        const indexed = await service.rebuildIndex({ signal: loadAbort.signal });
-        log.info({ entries: indexed, ms: Date.now() - started, engine: store.engine }, 'search index loaded');
-        fromSeq = seqAtLoad;
+      let fromSeq: number | undefined;
+      for (let waitMs = INDEX_LOAD_RETRY_MS; ; waitMs = Math.min(waitMs * 2, INDEX_LOAD_RETRY_MAX_MS)) {
+        try {
+          fromSeq = saving ? await saving.restore(loadAbort.signal) : undefined;
+          if (fromSeq === undefined) {
+            const indexed = await service.rebuildIndex({ signal: loadAbort.signal });
+            log.info({ entries: indexed, ms: Date.now() - started, engine: store.engine }, 'search index loaded');
+            fromSeq = seqAtLoad;
+          }
+          break;
+        } catch (err) {
+          // The database restarted or failed over under the load (minutes at a million entries) is
+          // waited out, as at opening: before, the replica stayed not ready, answering searches from
+          // the part it had loaded and following no change, until someone restarted it. Whatever
+          // was loaded stays; the follower replays every change from seqAtLoad, read before the
+          // first attempt, so nothing deleted or changed meanwhile is missed.
+          if (loadAbort.signal.aborted || store.engine !== 'postgres' || !(err instanceof StorageUnavailableError)) {
+            service.indexLoadWaits(undefined); // not tried again: readiness says why (indexFailure)
+            throw err;
+          }
+          const retryAt = new Date(Date.now() + waitMs).toISOString();
+          log.warn({ err: err.message, code: err.fault.code, retryAt }, `loading the search index failed: storage is unavailable; trying again at ${retryAt}`);
+          service.indexLoadWaits(`the search index could not be loaded yet: storage is unavailable (${err.fault.reason}, ${err.fault.code}); trying again at ${retryAt}`);
+          try {
+            await sleep(waitMs, undefined, { signal: loadAbort.signal });
+          } catch {
+            return; // only the abort (shutdown) rejects it
+          }
+        }
       }
+      service.indexLoadWaits(undefined);
       if (loadAbort.signal.aborted) return;
       // Where other processes' changes are not followed (SQLite), the positions saved for the
       // index and the watches are walked from here, stopping at the first such change.

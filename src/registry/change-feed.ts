@@ -79,6 +79,10 @@ export class ChangeFeed {
   private echoes: Map<string, string> | undefined;
   /** With a follower: the local writes between their start and their publish (or failure). */
   private readonly writing = new Set<Promise<void>>();
+  /** Echoes the follower recognised, by the catch-up it did so in (see isEcho, caughtUp). */
+  private readonly recognised = new Map<string, number>();
+  /** The follower's catch-ups that read the change log to its end. */
+  private catchUps = 0;
 
   constructor(private readonly onListenerError: (err: unknown, change: CommittedChange) => void = () => undefined) {}
 
@@ -152,17 +156,46 @@ export class ChangeFeed {
     const key = id.toLowerCase();
     const own = this.echoes?.get(key);
     if (own === undefined) return false;
+    if (own === (entry ? stampOf(entry) : REMOVED)) {
+      // Kept until the follower has read the log once more to its end: it may have read this
+      // state for an earlier write's change (it waits for the local writes running before it
+      // reads the entries), and this state's own change, read next, finds it again. Forgotten at
+      // once, that change was published a second time: the last of a run of writes to one entry
+      // came twice to its watches ("updated" again, a second webhook push).
+      this.recognised.set(key, this.catchUps);
+      return true;
+    }
     this.echoes!.delete(key);
-    return own === (entry ? stampOf(entry) : REMOVED);
+    this.recognised.delete(key);
+    return false;
+  }
+
+  /**
+   * The follower read the change log to its end. An echo it recognised before its previous such
+   * catch-up has had its own change read since (that catch-up began after the write had
+   * published, so after its change committed): it is forgotten.
+   */
+  caughtUp(): void {
+    this.catchUps++;
+    for (const [key, at] of this.recognised) {
+      if (at >= this.catchUps - 1) continue;
+      this.recognised.delete(key);
+      this.echoes?.delete(key);
+    }
   }
 
   publish(change: CommittedChange): void {
     if (this.echoes && change.origin === 'local') {
       const key = change.id.toLowerCase();
       this.echoes.delete(key); // re-inserted last: the oldest go first past the cap
+      this.recognised.delete(key); // a new state, whose change the follower has yet to read
       const state = change.op === 'delete' ? REMOVED : change.entry ? stampOf(change.entry) : undefined;
       if (state !== undefined) this.echoes.set(key, state);
-      if (this.echoes.size > MAX_ECHOES) this.echoes.delete(this.echoes.keys().next().value!);
+      if (this.echoes.size > MAX_ECHOES) {
+        const oldest = this.echoes.keys().next().value!;
+        this.echoes.delete(oldest);
+        this.recognised.delete(oldest);
+      }
     }
     this.published++;
     for (const listener of this.listeners) {

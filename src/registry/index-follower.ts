@@ -122,6 +122,7 @@ export class IndexFollower {
         this.lastSeq = changes[changes.length - 1]!.seq;
         if (changes.length < BATCH) break;
       }
+      this.service.replicaChangesCaughtUp();
       if (this.failing !== undefined) this.log.info({ at: this.lastSeq }, 'caught up with changes again');
       this.failing = undefined;
       this.behind = false;

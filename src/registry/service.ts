@@ -124,6 +124,10 @@ export class RegistryService {
   private index: SearchIndex;
   /** Set while the start-up scan fills the index. */
   private loading: IndexLoading | undefined;
+  /** Why the index is not loaded while a failed load waits to be tried again (indexLoadWaits). */
+  private loadWaiting: string | undefined;
+  /** Set while reloadIndex scans into a new index beside the one answering. */
+  private reloading: { index: SearchIndex; touched: Set<string> } | undefined;
   private readonly newIndex: (() => SearchIndex) | undefined;
   private readonly validator: DocumentValidator;
   private readonly trust: CardTrust;
@@ -170,8 +174,16 @@ export class RegistryService {
     this.feed.subscribe((change) => {
       // While the start-up scan runs, an entry the feed has touched is newer than what the scan may read.
       this.loading?.touched.add(change.id);
-      if (change.op === 'delete' || !change.entry) this.index.remove(change.id);
-      else this.index.upsert(toIndexedEntry(change.entry, change.description));
+      // A reload's new index gets it too, and its scan skips the entry: the scan may have read
+      // it before this change, and the follower, reading this process's own change back from the
+      // log, does not publish it again (ChangeFeed.isEcho), so the new index would keep the older
+      // copy (an update lost, an unregistered entry still found) until the entry changed again.
+      const reloading = this.reloading;
+      reloading?.touched.add(change.id.toLowerCase()); // as a client spelt it (unregister)
+      for (const index of reloading ? [this.index, reloading.index] : [this.index]) {
+        if (change.op === 'delete' || !change.entry) index.remove(change.id);
+        else index.upsert(toIndexedEntry(change.entry, change.description));
+      }
     });
   }
 
@@ -337,7 +349,16 @@ export class RegistryService {
   /** Why searches cannot be answered yet ("loading the search index (n of m)"), or undefined once the index is loaded. */
   get indexLoading(): string | undefined {
     const state = this.loading;
-    return state ? `loading the search index (${state.done} of ${state.total} entries)` : undefined;
+    return state ? `loading the search index (${state.done} of ${state.total} entries)` : this.loadWaiting;
+  }
+
+  /**
+   * A load (rebuildIndex, restoreIndex) failed and waits to be tried again: `reason` says so and
+   * when, to readiness and to refused searches, until it is cleared (undefined) once one succeeds.
+   * Meanwhile the index holds part of the entries, or none: searches are refused, as while loading.
+   */
+  indexLoadWaits(reason: string | undefined): void {
+    this.loadWaiting = reason;
   }
 
   /** Searches need the whole index: while it loads they are refused (retryable), never answered from part of it. */
@@ -357,15 +378,23 @@ export class RegistryService {
    * Reloads the index from storage when individual changes were missed (a replica further
    * behind than the change log reaches): builds a fresh index beside the current one, which
    * keeps answering meanwhile, swaps it in, and tells the feed's other subscribers to resync.
-   * Changes committed during the scan are in the change log and are applied again after it.
+   * Changes committed during the scan are in the change log and are applied again after it;
+   * those published meanwhile (this process's own writes) reach the new index as they are.
    */
   async reloadIndex(reason: string): Promise<number> {
     if (!this.newIndex) throw new Error('RegistryService: reloading the index needs deps.newIndex');
     const fresh = this.newIndex();
+    const reloading = { index: fresh, touched: new Set<string>() };
+    this.reloading = reloading;
     let n = 0;
-    for await (const entry of this.store.scan()) {
-      fresh.upsert(toIndexedEntry(entry));
-      n++;
+    try {
+      for await (const entry of this.store.scan()) {
+        // Changed since the scan began: the new index has its newest state from the feed.
+        if (!reloading.touched.has(entry.id.toLowerCase())) fresh.upsert(toIndexedEntry(entry));
+        n++;
+      }
+    } finally {
+      this.reloading = undefined;
     }
     this.index = fresh;
     this.feed.resync(reason);
@@ -378,6 +407,11 @@ export class RegistryService {
    * entry that is gone is published as removed. This process's own writes, which the log holds
    * too, are not published again when the entry is still as this process published it.
    */
+  /** The follower has read the change log to its end (ChangeFeed.caughtUp). */
+  replicaChangesCaughtUp(): void {
+    this.feed.caughtUp();
+  }
+
   async applyReplicaChanges(ids: readonly string[]): Promise<void> {
     // A change read here may be this process's own write, committed and not yet published.
     await this.feed.localWritesDone();
