@@ -575,6 +575,28 @@ describe('filters', () => {
     assert.match(listed.message, /\/list\/filter\/owner: must not be blank \(only white space\)/);
   });
 
+  test('an empty filter value is told once, as empty, on A2A and ARD (it was also told "only white space", at the same path)', async () => {
+    for (const [filter, path] of [
+      [{ tags: [''] }, '/filter/tags/0'],
+      [{ owner: '' }, '/filter/owner'],
+      [{ protocolVersion: '' }, '/filter/protocolVersion'],
+    ] as const) {
+      const refused = errorOf(await op(reader, { search: { query: 'x', filter } }));
+      assert.deepEqual(
+        refused.details.map((d: WireJson) => String(d.path).replace(/^.*\/search/, '')),
+        [path],
+        `one finding for ${JSON.stringify(filter)}: ${JSON.stringify(refused.details)}`,
+      );
+      assert.match(refused.message, /must not be empty/, JSON.stringify(filter));
+      assert.doesNotMatch(refused.message, /white space/, JSON.stringify(filter));
+      const ard = await fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: 'x', filter } }) });
+      assert.equal(ard.status, 400, `ARD ${JSON.stringify(filter)}`);
+      const said = ((await ard.json()) as WireJson).message;
+      assert.match(said, /must not be empty: give the value, or leave the key out/, `ARD ${JSON.stringify(filter)}`);
+      assert.doesNotMatch(said, /white space/, `ARD ${JSON.stringify(filter)}`);
+    }
+  });
+
   test('streaming, protocolBinding and protocolVersion narrow by the card', async () => {
     const streaming = await allHits({ query: '', filter: { streaming: true, kind: 'agent' } });
     assert.ok(streaming.length > 0);
