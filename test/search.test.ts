@@ -1016,6 +1016,11 @@ describe('paging and streaming', () => {
     assert.equal(await reasonOf({ inputModes: [';q=1', 'zzqx/none', 'zzqx/nix'] }, 'agent'), 'the filter leaves no entry: no agent declares a mode any of "zzqx/none", "zzqx/nix" accept ("inputModes"); remove or change that key of the filter');
     assert.match((await reasonOf({ kind: 'agent', readOnly: true }))!, /^the filter leaves no entry: "readOnly", "destructive", "idempotent" or "openWorld" ask for an MCP server's tools, and "kind" is "agent"; /);
     assert.match((await reasonOf({ tags: ['weather'], readOnly: true }))!, /^the filter leaves no entry: "readOnly", .* ask for an MCP server's tools and "tags", "inputModes" or "outputModes" for an agent's skills, which no entry has both of; /);
+    // What no MCP server has, asked of MCP servers (their kind, or tool hints): it answered no entry without a word.
+    assert.equal(await reasonOf({ kind: 'mcp-server', streaming: true }), 'the filter leaves no entry: "streaming" is true and "kind" is "mcp-server" (MCP servers do not stream); remove or change that key of the filter');
+    assert.match((await reasonOf({ readOnly: true, verified: true }, 'file'))!, /^the filter leaves no entry: "verified" is true and "readOnly", .* ask for an MCP server's tools \(MCP servers are never verified: only an agent's card carries signatures\); /);
+    // Not asked of MCP servers alone: MCP servers pass "streaming": false and "verified": false.
+    assert.ok((await search({ query: '', filter: { kind: 'mcp-server', streaming: false, verified: false } })).total > 0);
     // A filter that entries pass, none of them with the query's words: no reason, as for a word no entry has.
     assert.equal(await reasonOf({ kind: 'agent' }, 'zzqxv'), undefined);
   });
