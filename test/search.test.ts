@@ -958,7 +958,7 @@ describe('paging and streaming', () => {
     const tooLong = errorOf(await op(reader, { search: { query: '🌤'.repeat(1001) } }));
     assert.match(tooLong.message, /\/parts\/0\/data\/search\/query: the query is 1001 characters; the limit is 1000/);
     // Its finding says it in the same words, and what to do (it said zod's "Too big: expected string to have <=1000 characters").
-    const finding = { path: '/parts/0/data/search/query', message: 'the query is 1001 characters; the limit is 1000 (REGISTRY_MAX_QUERY_CHARS)', hint: 'Shorten it to 1000 characters or fewer (counted as code points: an emoji is one).' };
+    const finding = { path: '/parts/0/data/search/query', message: 'the query is 1001 characters; the limit is 1000 (REGISTRY_MAX_QUERY_CHARS)', hint: 'Shorten it to at most 1000 characters; an emoji counts as one.' };
     assert.deepEqual(tooLong.details, [finding]);
     const ard = await fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: '🌤'.repeat(1001) } }) });
     assert.equal(ard.status, 400);

@@ -336,7 +336,7 @@ export function checkQueryLength(query: string | undefined, maxQueryChars: numbe
     // <=1000 characters", where every other finding of the arguments is in the registry's.
     const message = `the query is ${chars} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS)`;
     throw badRequest(`The "${op}" arguments are not valid: ${path}: ${message}.`, [
-      { path, message, hint: `Shorten it to ${max} characters or fewer (counted as code points: an emoji is one).` },
+      { path, message, hint: `Shorten it to at most ${max} characters; an emoji counts as one.` },
     ]);
   }
 }
