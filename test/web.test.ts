@@ -453,6 +453,12 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/?kind=mcp-server&tags=no-such-tag`);
       await page.locator('.notice', { hasText: 'Nothing matches with these filters' }).waitFor();
       assert.equal(await page.locator('#result-count').textContent(), 'No results.');
+      // And which key left nothing, as the registry says it (the page named none).
+      assert.match((await page.locator('.results .notice').innerText()).replace(/\s+/g, ' '), /^Nothing matches with these filters\. Clear the filters\. The filter leaves no entry: no skill has the tag "no-such-tag" \("tags"\); remove or change that key of the filter\.$/);
+      // A query of no word search looks for: why, not "Try fewer or other words" (fewer find no more).
+      await page.goto(`${registry.url}/?q=the`);
+      await page.locator('.results .notice', { hasText: 'The query has no word search looks for' }).waitFor();
+      assert.match((await page.locator('.results .notice').innerText()).replace(/\s+/g, ' '), /^Nothing matches\. The query has no word search looks for: "the" is only words/);
 
       await page.goto(`${registry.url}/?version=0.3`);
       await expectHits(page, ['Weather Agent']);

@@ -565,7 +565,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         {result.state === 'failed' && needsToken(result.error) && (
           <TokenPrompt refusal="search-refusal" {...retry.prompt} />
         )}
-        {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
+        {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} reason={result.page.reason} />}
         {result.state === 'done' && result.page.results.length > 0 && (
           <ol class="hits" start={pageNumber === undefined ? undefined : (pageNumber - 1) * PAGE_SIZE + 1}>
             {result.page.results.map((hit) => (
@@ -622,7 +622,13 @@ function countText(page: Page, pageNumber: number | undefined, narrowed: boolean
   return `${number(from)}–${number(to)} of ${count} ${what}`;
 }
 
-function EmptyResults({ params }: { params: URLSearchParams }) {
+/**
+ * `reason`: the registry's why, when it knows it (a query of no word search looks for, a filter
+ * key no entry can pass): said under the notice. Without it the page said only "Nothing
+ * matches. Try fewer or other words." to `the` (fewer words find no more), and named no key of
+ * a filter that leaves nothing.
+ */
+function EmptyResults({ params, reason }: { params: URLSearchParams; reason?: string | undefined }) {
   const filtered = FILTER_PARAMS.some((k) => params.get(k));
   // Searched with the registry's default health, which leaves out entries unhealthy for a while
   // (REGISTRY_HIDE_UNHEALTHY_SECONDS): what was looked for may be among them.
@@ -634,7 +640,7 @@ function EmptyResults({ params }: { params: URLSearchParams }) {
           Nothing matches with these filters. <a href={searchUrl(params, Object.fromEntries(FILTER_PARAMS.map((k) => [k, undefined])))}>Clear the filters</a>.
         </p>
       ) : params.get('q')?.trim() ? (
-        <p>Nothing matches. Try fewer or other words.</p>
+        <p>{reason ? 'Nothing matches.' : 'Nothing matches. Try fewer or other words.'}</p>
       ) : mayBeHidden ? (
         <p>
           No entry is shown. <a href={href('/validate')}>Validate and register a card</a>.
@@ -642,6 +648,12 @@ function EmptyResults({ params }: { params: URLSearchParams }) {
       ) : (
         <p>
           Nothing is registered yet. <a href={href('/validate')}>Validate and register a card</a>.
+        </p>
+      )}
+      {/* The registry's words, which quote the query or a filter's value (from a link): isolated. */}
+      {reason && (
+        <p>
+          <Foreign text={`${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`} />
         </p>
       )}
       {mayBeHidden && (
