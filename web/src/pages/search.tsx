@@ -117,10 +117,14 @@ function ignoredFilters(params: URLSearchParams): Map<string, string> {
   else if (tags && splitTags(tags).some((t) => codePointLength(t) > longest('tags'))) ignored.set('tags', `a tag ${tooLong('tags')}`);
   // Searching with the first ones only would answer another search than the link's.
   else if (tags && splitTags(tags).length > config.maxFilterValues) ignored.set('tags', `more than ${config.maxFilterValues} tags, the most this registry takes`);
+  // Only white space (a link's `binding=%20`): the registry refuses a blank filter value, and the
+  // whole search failed with its refusal; left out, as a link's blank text filter is.
   const binding = params.get('binding');
-  if (binding && codePointLength(binding) > longest('protocolBinding')) ignored.set('binding', tooLong('protocolBinding'));
+  if (binding && binding.trim() === '') ignored.set('binding', 'blank');
+  else if (binding && codePointLength(binding) > longest('protocolBinding')) ignored.set('binding', tooLong('protocolBinding'));
   const version = params.get('version');
-  if (version && codePointLength(version) > longest('protocolVersion')) ignored.set('version', tooLong('protocolVersion'));
+  if (version && version.trim() === '') ignored.set('version', 'blank');
+  else if (version && codePointLength(version) > longest('protocolVersion')) ignored.set('version', tooLong('protocolVersion'));
   const verified = params.get('verified');
   if (verified && !supports('verified')) ignored.set('verified', 'this registry does not check signatures');
   else if (verified && verified !== 'true') ignored.set('verified', 'only verified=true filters');
