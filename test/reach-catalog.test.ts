@@ -944,9 +944,11 @@ describe('ARD API', () => {
     // A blank value, or none, is refused where it is, as A2A search refuses it: a blank tag was
     // dropped ({"tags": ["finance", " "]} asked for finance), an empty array ignored, a blank
     // type matched nothing, and a blank owner was told it gave "0 values".
-    for (const [filter, path] of [[{ tags: ['finance', ' '] }, '/query/filter/tags/1'], [{ owner: ' ' }, '/query/filter/owner'], [{ type: '  ' }, '/query/filter/type'], [{ publisher: [''] }, '/query/filter/publisher/0']] as const) {
+    // An empty one is told as empty (it was told "only white space").
+    const blankSaid = 'must not be blank \\(only white space\\)';
+    for (const [filter, path, said] of [[{ tags: ['finance', ' '] }, '/query/filter/tags/1', blankSaid], [{ owner: ' ' }, '/query/filter/owner', blankSaid], [{ type: '  ' }, '/query/filter/type', blankSaid], [{ publisher: [''] }, '/query/filter/publisher/0', 'must not be empty']] as const) {
       const blank = await search(filter);
-      assertArdError(blank, 400, 'INVALID_ARGUMENT', new RegExp(`${path}: must not be blank \\(only white space\\): give the value, or leave the key out`));
+      assertArdError(blank, 400, 'INVALID_ARGUMENT', new RegExp(`${path}: ${said}: give the value, or leave the key out`));
       assert.deepEqual(blank.body.details.map((d: WireJson) => d.path), [path]);
     }
     assert.match(errorOf(await op(writer, { search: { query: 'x', filter: { owner: ' ' } } })).message, /owner: must not be blank \(only white space\)/, 'as A2A says it');

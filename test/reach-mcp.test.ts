@@ -483,6 +483,26 @@ describe('MCP tools', () => {
   });
 });
 
+describe('MCP search answers', () => {
+  test("the search tools' outputSchema describes every field their hits carry: the match, the other matches (it described neither)", async () => {
+    const { tools } = await anonymous.listTools();
+    for (const [tool, query] of [['search_agents', 'invoice'], ['search_mcp_servers', 'file']] as const) {
+      const hitSchema = (tools.find((t) => t.name === tool)!.outputSchema as WireJson).properties.results.items;
+      const hits: WireJson[] = structured(await call(tool, { query })).results;
+      // An entry with two matching parts: its match and its matches.
+      assert.ok(hits.some((h) => h.matches?.length > 0), `${tool} "${query}" has a hit with matches`);
+      assert.ok(hitSchema.required.includes('match'), `${tool}: every hit has a match`);
+      for (const hit of hits) {
+        for (const key of Object.keys(hit)) assert.ok(key in hitSchema.properties, `${tool}: the hit's "${key}" is described`);
+        for (const match of [hit.match, ...(hit.matches ?? [])]) {
+          for (const key of Object.keys(match)) assert.ok(key in hitSchema.properties.match.properties, `${tool}: the match's "${key}" is described`);
+          assert.ok(hitSchema.properties.matches.items.properties.type.enum.includes(match.type), `${tool}: match type ${match.type}`);
+        }
+      }
+    }
+  });
+});
+
 describe('MCP endpoint', () => {
   test('a bearer token makes the caller; an unknown token is refused with 401 before MCP', async () => {
     const alice = await mcpClient(registry.url, TOKENS.alice);

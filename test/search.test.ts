@@ -575,6 +575,28 @@ describe('filters', () => {
     assert.match(listed.message, /\/list\/filter\/owner: must not be blank \(only white space\)/);
   });
 
+  test('an empty filter value is told once, as empty, on A2A and ARD (it was also told "only white space", at the same path)', async () => {
+    for (const [filter, path] of [
+      [{ tags: [''] }, '/filter/tags/0'],
+      [{ owner: '' }, '/filter/owner'],
+      [{ protocolVersion: '' }, '/filter/protocolVersion'],
+    ] as const) {
+      const refused = errorOf(await op(reader, { search: { query: 'x', filter } }));
+      assert.deepEqual(
+        refused.details.map((d: WireJson) => String(d.path).replace(/^.*\/search/, '')),
+        [path],
+        `one finding for ${JSON.stringify(filter)}: ${JSON.stringify(refused.details)}`,
+      );
+      assert.match(refused.message, /must not be empty/, JSON.stringify(filter));
+      assert.doesNotMatch(refused.message, /white space/, JSON.stringify(filter));
+      const ard = await fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: 'x', filter } }) });
+      assert.equal(ard.status, 400, `ARD ${JSON.stringify(filter)}`);
+      const said = ((await ard.json()) as WireJson).message;
+      assert.match(said, /must not be empty: give the value, or leave the key out/, `ARD ${JSON.stringify(filter)}`);
+      assert.doesNotMatch(said, /white space/, `ARD ${JSON.stringify(filter)}`);
+    }
+  });
+
   test('streaming, protocolBinding and protocolVersion narrow by the card', async () => {
     const streaming = await allHits({ query: '', filter: { streaming: true, kind: 'agent' } });
     assert.ok(streaming.length > 0);
@@ -935,9 +957,14 @@ describe('paging and streaming', () => {
     }
     const tooLong = errorOf(await op(reader, { search: { query: '🌤'.repeat(1001) } }));
     assert.match(tooLong.message, /\/parts\/0\/data\/search\/query: the query is 1001 characters; the limit is 1000/);
+    // Its finding says it in the same words, and what to do (it said zod's "Too big: expected string to have <=1000 characters").
+    const finding = { path: '/parts/0/data/search/query', message: 'the query is 1001 characters; the limit is 1000 (REGISTRY_MAX_QUERY_CHARS)', hint: 'Shorten it to at most 1000 characters; an emoji counts as one.' };
+    assert.deepEqual(tooLong.details, [finding]);
     const ard = await fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: '🌤'.repeat(1001) } }) });
     assert.equal(ard.status, 400);
-    assert.match(((await ard.json()) as WireJson).message, /the query is 1001 characters; the limit is 1000/);
+    const ardSaid = (await ard.json()) as WireJson;
+    assert.match(ardSaid.message, /the query is 1001 characters; the limit is 1000/);
+    assert.deepEqual(ardSaid.details, [{ ...finding, path: '/query/text' }]);
   });
 
   test('filter values count characters as code points, as the published maxLength does: 200 emoji are 200', async () => {
@@ -989,6 +1016,11 @@ describe('paging and streaming', () => {
     assert.equal(await reasonOf({ inputModes: [';q=1', 'zzqx/none', 'zzqx/nix'] }, 'agent'), 'the filter leaves no entry: no agent declares a mode any of "zzqx/none", "zzqx/nix" accept ("inputModes"); remove or change that key of the filter');
     assert.match((await reasonOf({ kind: 'agent', readOnly: true }))!, /^the filter leaves no entry: "readOnly", "destructive", "idempotent" or "openWorld" ask for an MCP server's tools, and "kind" is "agent"; /);
     assert.match((await reasonOf({ tags: ['weather'], readOnly: true }))!, /^the filter leaves no entry: "readOnly", .* ask for an MCP server's tools and "tags", "inputModes" or "outputModes" for an agent's skills, which no entry has both of; /);
+    // What no MCP server has, asked of MCP servers (their kind, or tool hints): it answered no entry without a word.
+    assert.equal(await reasonOf({ kind: 'mcp-server', streaming: true }), 'the filter leaves no entry: "streaming" is true and "kind" is "mcp-server" (MCP servers do not stream); remove or change that key of the filter');
+    assert.match((await reasonOf({ readOnly: true, verified: true }, 'file'))!, /^the filter leaves no entry: "verified" is true and "readOnly", .* ask for an MCP server's tools \(MCP servers are never verified: only an agent's card carries signatures\); /);
+    // Not asked of MCP servers alone: MCP servers pass "streaming": false and "verified": false.
+    assert.ok((await search({ query: '', filter: { kind: 'mcp-server', streaming: false, verified: false } })).total > 0);
     // A filter that entries pass, none of them with the query's words: no reason, as for a word no entry has.
     assert.equal(await reasonOf({ kind: 'agent' }, 'zzqxv'), undefined);
   });

@@ -455,6 +455,12 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/?kind=mcp-server&tags=no-such-tag`);
       await page.locator('.notice', { hasText: 'Nothing matches with these filters' }).waitFor();
       assert.equal(await page.locator('#result-count').textContent(), 'No results.');
+      // And which key left nothing, as the registry says it (the page named none).
+      assert.match((await page.locator('.results .notice').innerText()).replace(/\s+/g, ' '), /^Nothing matches with these filters\. Clear the filters\. The filter leaves no entry: no skill has the tag "no-such-tag" \("tags"\); remove or change that key of the filter\.$/);
+      // A query of no word search looks for: why, not "Try fewer or other words" (fewer find no more).
+      await page.goto(`${registry.url}/?q=the`);
+      await page.locator('.results .notice', { hasText: 'The query has no word search looks for' }).waitFor();
+      assert.match((await page.locator('.results .notice').innerText()).replace(/\s+/g, ' '), /^Nothing matches\. The query has no word search looks for: "the" is only words/);
 
       await page.goto(`${registry.url}/?version=0.3`);
       await expectHits(page, ['Weather Agent']);
@@ -852,6 +858,11 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/?q=%22harbour%22&tags=harbour,${'t'.repeat(201)}`);
       await page.waitForURL((url) => url.search === '?q=%22harbour%22');
       assert.deepEqual(await leftOut.locator('li').allTextContents(), [`tags=harbour,${'t'.repeat(52)}…: a tag longer than 200 characters, the most this registry takes.`]);
+      // A binding or version of only white space: left out too (the registry refused it, and the whole search failed).
+      await page.goto(`${registry.url}/?q=%22harbour%22&binding=%20&version=%20%20`);
+      await page.waitForURL((url) => url.search === '?q=%22harbour%22');
+      await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      assert.deepEqual(await leftOut.locator('li').allTextContents(), ['binding= : blank.', 'version=  : blank.']);
       // Characters as the registry counts them, code points: a tag of 150 emoji (300 UTF-16 units) is no longer left out, but searched.
       await page.goto(`${registry.url}/?q=%22harbour%22&tags=${encodeURIComponent('🌦'.repeat(150))}`);
       await page.locator('.notice', { hasText: 'Nothing matches with these filters' }).waitFor();

@@ -17,7 +17,7 @@ import type { FailureFormatter } from '../http/errors.js';
 import type { PageTokens } from '../registry/page-token.js';
 import { describeJsonType, isObject, quote } from '../lib/json.js';
 import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
-import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, pageTokenText, queryText, searchSchema } from '../operations/request-schemas.js';
+import { BLANK_FILTER_VALUE, EMPTY_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, pageTokenText, queryText, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { ACCEPTED_TYPES_SAID, kindsOfMediaTypes, type Site } from './vocabulary.js';
 import { clipped } from '../lib/clipped.js';
@@ -176,6 +176,8 @@ function filterValuesOf(key: string, raw: unknown, path: string): FilterValue[] 
     if (typeof value !== 'string') throw invalidFilter(at, `expected ${takes}, got ${describeJsonType(value)}`, hint);
     // Counted as code points, as the schemas of the other doors count it (an emoji is one).
     if (longerThan(value, MAX_FILTER_VALUE_CHARS)) throw invalidFilter(at, `at most ${MAX_FILTER_VALUE_CHARS} characters`, hint);
+    // Empty is told as empty, as the other doors tell it: "" has no white space to be blank with.
+    if (value === '') throw invalidFilter(at, EMPTY_FILTER_VALUE, hint);
     if (value.trim() === '') throw invalidFilter(at, BLANK_FILTER_VALUE, hint);
     return value;
   });

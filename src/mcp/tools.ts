@@ -228,13 +228,29 @@ const jwksOut = z
   .string()
   .optional()
   .describe(`The key set of the key that verified it (a kid is unique within one set only): the URL of a JWKS the operator trusts, or "${OWN_KEY_SET}" for the operator's own keys.`);
+/**
+ * What of an entry matched: its own text, or one skill or tool. Described, as every hit carries
+ * it: the schema said nothing of `match`, `matches` or `moreInEntry`, so a client reading its
+ * outputSchema (a model choosing a tool, a client typing its answers) did not know where "the
+ * skill that matched" the tool's description promises is.
+ */
+const matchOut = z.looseObject({
+  type: z.enum(['agent', 'skill', 'mcp-server', 'tool']),
+  id: z.string().optional().describe("The skill's id or the tool's name; absent when the entry's own text matched."),
+  name: z.string(),
+  fields: z.array(z.string()).describe('The fields that matched (name, title, tags, description, examples, ...); empty for a search without text.'),
+});
 const hitOut = z.looseObject({
   id: z.string(),
   kind: kindOut,
   name: z.string(),
   description: z.string(),
   score: z.number(),
+  match: matchOut.describe('The best-matching part of the entry.'),
+  matches: z.array(matchOut).optional().describe("The entry's other matching skills or tools, best first (at most 10)."),
+  moreInEntry: z.number().int().optional().describe('How many more of its skills or tools matched than are listed.'),
   interfaces: z.array(interfaceOut),
+  source: sourceOut,
   health: healthOut,
   drift: driftOut,
   verified: z.boolean().describe('A signature of the card verified with a key the registry operator trusts.'),

@@ -332,8 +332,11 @@ export function checkQueryLength(query: string | undefined, maxQueryChars: numbe
   // Characters as code points, as the MCP tools' published maxLength counts them (an emoji is one).
   const chars = query === undefined ? 0 : codePointLength(query);
   if (chars > max) {
-    throw badRequest(`The "${op}" arguments are not valid: ${path}: the query is ${chars} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS).`, [
-      { path, message: `Too big: expected string to have <=${max} characters` },
+    // The finding in the message's words: it said zod's "Too big: expected string to have
+    // <=1000 characters", where every other finding of the arguments is in the registry's.
+    const message = `the query is ${chars} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS)`;
+    throw badRequest(`The "${op}" arguments are not valid: ${path}: ${message}.`, [
+      { path, message, hint: `Shorten it to at most ${max} characters; an emoji counts as one.` },
     ]);
   }
 }

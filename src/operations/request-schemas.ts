@@ -38,6 +38,8 @@ const shortString = (max: number) => z.string().min(1).max(max);
  * blank one).
  */
 export const BLANK_FILTER_VALUE = 'must not be blank (only white space): give the value, or leave the key out';
+/** A filter value of no character, where a door words it itself (ARD's POST /search; the schemas' min(1) words it on the others). */
+export const EMPTY_FILTER_VALUE = 'must not be empty: give the value, or leave the key out';
 /**
  * Published with the pattern "\\S" (a character other than white space: JavaScript's \s is the
  * set trim() removes), so a JSON Schema says what the refinement refuses: the MCP tools' input
@@ -46,7 +48,10 @@ export const BLANK_FILTER_VALUE = 'must not be blank (only white space): give th
  */
 const filterValue = (max: number) =>
   shortString(max)
-    .refine((s) => s.trim() !== '', BLANK_FILTER_VALUE)
+    // An empty value is min(1)'s to tell ("must not be empty: give a string of 1 to N
+    // characters"): refused by both, it was told twice at one path, the second time as "only
+    // white space", which it has none of.
+    .refine((s) => s === '' || s.trim() !== '', BLANK_FILTER_VALUE)
     .meta({ pattern: '\\S' });
 const stringList = z.array(filterValue(MAX_FILTER_VALUE_CHARS)).min(1).max(MAX_FILTER_VALUES);
 const kind = z.enum(['agent', 'mcp-server']);

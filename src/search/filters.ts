@@ -318,6 +318,14 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       unitMask |= A_SKILL;
       unitWant |= A_SKILL;
     }
+    // What no MCP server has, asked of MCP servers only: they count as not streaming, and have no
+    // signatures to verify (the contract's "keys that exclude each other", said as the others are:
+    // they answered no entry without a word).
+    if (kind === 'mcp-server') {
+      const servers = hints ? `${hintKeys} ask for an MCP server's tools` : '"kind" is "mcp-server"';
+      if (streaming === true) nothingPasses(`"streaming" is true and ${servers} (MCP servers do not stream)`);
+      if (verified === true) nothingPasses(`"verified" is true and ${servers} (MCP servers are never verified: only an agent's card carries signatures)`);
+    }
     if (kind !== undefined) {
       entryMask |= A_MCP;
       if (kind === 'mcp-server') entryWant |= A_MCP;

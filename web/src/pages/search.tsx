@@ -117,10 +117,14 @@ function ignoredFilters(params: URLSearchParams): Map<string, string> {
   else if (tags && splitTags(tags).some((t) => codePointLength(t) > longest('tags'))) ignored.set('tags', `a tag ${tooLong('tags')}`);
   // Searching with the first ones only would answer another search than the link's.
   else if (tags && splitTags(tags).length > config.maxFilterValues) ignored.set('tags', `more than ${config.maxFilterValues} tags, the most this registry takes`);
+  // Only white space (a link's `binding=%20`): the registry refuses a blank filter value, and the
+  // whole search failed with its refusal; left out, as a link's blank text filter is.
   const binding = params.get('binding');
-  if (binding && codePointLength(binding) > longest('protocolBinding')) ignored.set('binding', tooLong('protocolBinding'));
+  if (binding && binding.trim() === '') ignored.set('binding', 'blank');
+  else if (binding && codePointLength(binding) > longest('protocolBinding')) ignored.set('binding', tooLong('protocolBinding'));
   const version = params.get('version');
-  if (version && codePointLength(version) > longest('protocolVersion')) ignored.set('version', tooLong('protocolVersion'));
+  if (version && version.trim() === '') ignored.set('version', 'blank');
+  else if (version && codePointLength(version) > longest('protocolVersion')) ignored.set('version', tooLong('protocolVersion'));
   const verified = params.get('verified');
   if (verified && !supports('verified')) ignored.set('verified', 'this registry does not check signatures');
   else if (verified && verified !== 'true') ignored.set('verified', 'only verified=true filters');
@@ -567,7 +571,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         {result.state === 'failed' && needsToken(result.error) && (
           <TokenPrompt refusal="search-refusal" {...retry.prompt} />
         )}
-        {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
+        {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} reason={result.page.reason} />}
         {result.state === 'done' && result.page.results.length > 0 && (
           <ol class="hits" start={pageNumber === undefined ? undefined : (pageNumber - 1) * PAGE_SIZE + 1}>
             {result.page.results.map((hit) => (
@@ -624,7 +628,13 @@ function countText(page: Page, pageNumber: number | undefined, narrowed: boolean
   return `${number(from)}–${number(to)} of ${count} ${what}`;
 }
 
-function EmptyResults({ params }: { params: URLSearchParams }) {
+/**
+ * `reason`: the registry's why, when it knows it (a query of no word search looks for, a filter
+ * key no entry can pass): said under the notice. Without it the page said only "Nothing
+ * matches. Try fewer or other words." to `the` (fewer words find no more), and named no key of
+ * a filter that leaves nothing.
+ */
+function EmptyResults({ params, reason }: { params: URLSearchParams; reason?: string | undefined }) {
   const filtered = FILTER_PARAMS.some((k) => params.get(k));
   // Searched with the registry's default health, which leaves out entries unhealthy for a while
   // (REGISTRY_HIDE_UNHEALTHY_SECONDS): what was looked for may be among them.
@@ -636,7 +646,7 @@ function EmptyResults({ params }: { params: URLSearchParams }) {
           Nothing matches with these filters. <a href={searchUrl(params, Object.fromEntries(FILTER_PARAMS.map((k) => [k, undefined])))}>Clear the filters</a>.
         </p>
       ) : params.get('q')?.trim() ? (
-        <p>Nothing matches. Try fewer or other words.</p>
+        <p>{reason ? 'Nothing matches.' : 'Nothing matches. Try fewer or other words.'}</p>
       ) : mayBeHidden ? (
         <p>
           No entry is shown. <a href={href('/validate')}>Validate and register a card</a>.
@@ -644,6 +654,12 @@ function EmptyResults({ params }: { params: URLSearchParams }) {
       ) : (
         <p>
           Nothing is registered yet. <a href={href('/validate')}>Validate and register a card</a>.
+        </p>
+      )}
+      {/* The registry's words, which quote the query or a filter's value (from a link): isolated. */}
+      {reason && (
+        <p>
+          <Foreign text={`${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`} />
         </p>
       )}
       {mayBeHidden && (
