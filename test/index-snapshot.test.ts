@@ -19,6 +19,8 @@ import { createLogger } from '../src/observability/logger.js';
 import { SNAPSHOT_FILE } from '../src/registry/index-snapshots.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
+import { SqliteStore } from '../src/storage/index.js';
+import { holdPoint } from './support/hold-point.js';
 import { usePostgres } from './support/postgres.js';
 import { TOKENS_ENV, removeTempDir, spawnRegistry, tempDir } from './support/registry.js';
 import { v1Card } from './support/documents.js';
@@ -577,4 +579,40 @@ test('a save on a full disk (a real, full tmpfs) is logged with ENOSPC and no st
   for (const until = Date.now() + 10_000; !messages.includes('saving the search index failed; will retry') && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
   await stop(registry);
   assertStackFree(lines, /^ENOSPC$/);
+});
+
+test('/readyz says what the load is doing before it can count entries: counting them, then, from a saved index, replaying the changes since (not "0 of 0 entries")', async (t) => {
+  const dir = tempDir('a2a-registry-load-stage-');
+  t.after(() => removeTempDir(dir));
+  const store = createStore({ dataDir: dir });
+  await store.open();
+  for (const name of ['Stage Stork', 'Stage Swift', 'Stage Snipe']) await store.upsert(entryWrite('agent', `https://${name.replace(' ', '-').toLowerCase()}.example.org/a2a`, '1', name), actor('admin', true));
+  await store.close();
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dir, REGISTRY_REFRESH_SECONDS: '0' });
+  /** A start held in `method` of the store (patched for the start only); /readyz's reason while held. */
+  const heldIn = async (method: 'count' | 'changesSince'): Promise<string> => {
+    const original = SqliteStore.prototype[method];
+    const held = holdPoint();
+    SqliteStore.prototype[method] = async function (this: SqliteStore, ...args: never[]) {
+      await held.hold();
+      return (original as (...a: never[]) => Promise<unknown>).apply(this, args);
+    } as never;
+    const registry = await startRegistry(config, createLogger('silent'));
+    try {
+      await held.reached;
+      SqliteStore.prototype[method] = original as never;
+      const answer = await fetch(`${registry.url}/readyz`);
+      assert.equal(answer.status, 503);
+      return ((await answer.json()) as { reason: string }).reason;
+    } finally {
+      SqliteStore.prototype[method] = original as never;
+      held.release();
+      await registry.ready;
+      await registry.close();
+    }
+  };
+  // No saved index yet: every entry indexed, once they are counted. Shutdown saves the index.
+  assert.equal(await heldIn('count'), 'loading the search index (counting the entries)');
+  assert.ok(fs.existsSync(path.join(dir, SNAPSHOT_FILE)));
+  assert.equal(await heldIn('changesSince'), 'loading the search index (from the saved index of 3 entries: 0 changed since applied)');
 });

@@ -106,6 +106,12 @@ interface IndexLoading {
   total: number;
   /** Ids the feed changed during the scan: the index already has their newest state. */
   touched: Set<string>;
+  /**
+   * What the load does before it can count entries, said instead of "n of m entries": counting
+   * them, reading a saved index (seconds at a million), replaying the changes logged since. The
+   * counts alone said "(0 of 0 entries)" meanwhile, for a database holding thousands.
+   */
+  stage?: string;
 }
 
 /**
@@ -253,11 +259,12 @@ export class RegistryService {
    */
   async rebuildIndex(options: { signal?: AbortSignal } = {}): Promise<number> {
     // Loading from the first moment: no search is answered from the empty index meanwhile.
-    const state: IndexLoading = { done: 0, total: 0, touched: new Set() };
+    const state: IndexLoading = { done: 0, total: 0, touched: new Set(), stage: 'counting the entries' };
     this.loading = state;
     try {
       const counts = await this.store.count();
       state.total = counts.agent + counts['mcp-server'];
+      state.stage = undefined;
       let n = 0;
       for await (const entry of this.store.scan()) {
         if (options.signal?.aborted) throw new Error('index load aborted: the registry is closing');
@@ -293,7 +300,7 @@ export class RegistryService {
   ): Promise<{ seq: number } | { reason: string }> {
     const fresh = this.newIndex?.();
     if (!fresh?.loadState) return { reason: 'this index cannot be restored from a saved one' };
-    const loading: IndexLoading = { done: 0, total: 0, touched: new Set() };
+    const loading: IndexLoading = { done: 0, total: 0, touched: new Set(), stage: 'reading the saved index' };
     this.loading = loading;
     const failed = (reason: string): { reason: string } => {
       this.index = this.newIndex!();
@@ -312,6 +319,8 @@ export class RegistryService {
       this.index = fresh;
       loading.touched.clear();
       loading.total = fresh.size;
+      const replaying = () => `from the saved index of ${fresh.size} entries: ${loading.done} changed since applied`;
+      loading.stage = replaying();
       let seq = saved.seq;
       for (;;) {
         if (options.signal?.aborted) throw new Error('index load aborted: the registry is closing');
@@ -331,6 +340,7 @@ export class RegistryService {
           else fresh.remove(id);
           loading.done++;
         }
+        loading.stage = replaying();
         if (changes.length === 0) break;
         seq = changes[changes.length - 1]!.seq;
       }
@@ -349,7 +359,8 @@ export class RegistryService {
   /** Why searches cannot be answered yet ("loading the search index (n of m)"), or undefined once the index is loaded. */
   get indexLoading(): string | undefined {
     const state = this.loading;
-    return state ? `loading the search index (${state.done} of ${state.total} entries)` : this.loadWaiting;
+    if (!state) return this.loadWaiting;
+    return `loading the search index (${state.stage ?? `${state.done} of ${state.total} entries`})`;
   }
 
   /**
