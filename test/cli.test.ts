@@ -463,9 +463,12 @@ describe('a2a-registry against a registry', () => {
     const forbidden = await cli(['rm', '--json', ids.weather!], { env: as('alice') });
     assert.equal(forbidden.code, 1);
     assert.equal(parse(forbidden).error.code, 'FORBIDDEN');
-    const removed = await cli(['rm', ids.weather!], { env: as('bob') });
+    // Typed in capitals (ids are matched in any case): it says the id the registry answered, the
+    // stored lowercase one search, ls and watches show, not the id as typed.
+    const removed = await cli(['rm', ids.weather!.toUpperCase()], { env: as('bob') });
     assert.equal(removed.code, 0, removed.stderr);
     assert.match(removed.stdout, /✓ unregistered agent "Weather Agent"/);
+    assert.ok(removed.stdout.includes(`(${ids.weather!}, revision 1)`), removed.stdout);
     const gone = await cli(['get', '--json', ids.weather!], { env });
     assert.equal(gone.code, 1);
     assert.equal(parse(gone).error.code, 'NOT_FOUND');
@@ -1774,8 +1777,10 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       assert.match(first.stdout, new RegExp(`source +${origin.url}/cli/\\.well-known/agent-card\\.json \\(the registry refreshes it from there\\)`));
       const id = /id +([0-9a-f-]{36})/.exec(first.stdout)![1]!;
 
-      const same = await cli(['refresh', id], { env });
+      // Typed in capitals: the id the registry answered (lowercase), as register printed it.
+      const same = await cli(['refresh', id.toUpperCase()], { env });
       assert.equal(same.code, 0, same.stderr);
+      assert.match(same.stdout, new RegExp(`^ +id +${id}$`, 'm'));
       assert.match(same.stdout, /✓ unchanged \(revision 1\)\n +id +[0-9a-f-]{36}\n +source +http:\/\/127\.0\.0\.1:\d+\/cli\/\.well-known\/agent-card\.json\n +health +ok/);
       serveCard(origin, { ...card, version: '3.0.0' }, '/cli');
       const changed = parse(await cli(['refresh', id, '--json'], { env }));
