@@ -1246,6 +1246,11 @@ describe('web page', { skip: unavailable }, () => {
       // A link to a revision the entry no longer has (they leave after REGISTRY_MAX_REVISIONS) leads on to the current one.
       await page.goto(`${registry.url}/entries/${ids.invoice}?revision=9`);
       await page.locator('[role=alert]', { hasText: 'NOT_FOUND' }).waitFor();
+      // Past the newest, not trimmed: the page says what the registry says, no reason of its own
+      // ("old revisions leave it" was added, which nothing trimmed explains).
+      const article = await page.locator('article.entry-page').innerText();
+      assert.match(article, /has no revision 9: its current revision is 3\./);
+      assert.doesNotMatch(article, /old revisions leave it/);
       await page.getByRole('link', { name: 'See the current revision' }).click();
       await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
       assert.equal(new URL(page.url()).search, '');
@@ -1275,12 +1280,13 @@ describe('web page', { skip: unavailable }, () => {
       );
       assert.equal(await page.locator('#diff-from').inputValue(), '1');
 
-      // A comparison link naming a revision no longer kept: said so, the kept ones offered in the
-      // selects (not a blank select), and nothing asked of the registry for it.
+      // A comparison link naming a revision the entry does not have (past its newest, so no
+      // trimming explains it): said so, the kept ones offered in the selects (not a blank
+      // select), and nothing asked of the registry for it.
       await page.goto(`${registry.url}/entries/${ids.invoice}?from=99&to=3`);
       const notKept = page.locator('#history [role=status]', { hasText: 'not in this entry' });
       await notKept.waitFor();
-      assert.equal(await notKept.innerText(), "This link compares revision 99, which is not in this entry's history (old revisions leave it; it keeps revisions 1–3). Choose two of them above and Compare.");
+      assert.equal(await notKept.innerText(), "This link compares revision 99, which is not in this entry's history (its current revision is 3). Choose two of them above and Compare.");
       assert.deepEqual([await page.locator('#diff-from').inputValue(), await page.locator('#diff-to').inputValue()], ['2', '3']);
       assert.equal(await page.locator('.diff, [role=alert]').count(), 0);
       await page.getByRole('button', { name: 'Compare' }).click();
