@@ -801,7 +801,11 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     const store = new SqliteStore({ file });
     await store.open();
     let id = '';
-    for (let v = 1; v <= 12; v++) id = (await store.upsert(entryWrite('agent', 'https://revisions.example.org/a2a', String(v), `Revisions ${'x'.repeat(300)}`), actor('alice'))).entry!.id;
+    for (let v = 1; v <= 12; v++) {
+      const outcome = await store.upsert(entryWrite('agent', 'https://revisions.example.org/a2a', String(v), `Revisions ${'x'.repeat(300)}`), actor('alice'));
+      assert.ok('entry' in outcome);
+      id = outcome.entry.id;
+    }
     await store.close();
     // The leaf holding the oldest revisions: the current one (another leaf) still reads.
     const reader = new Database(file, { readonly: true });
@@ -813,16 +817,17 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (leaves[0]!.pageno - 1) * pageSize);
     fs.closeSync(handle);
     const damaged = new SqliteStore({ file });
+    const fault = () => damaged.fault;
     try {
       await damaged.open();
       assert.equal((await damaged.get(id))?.revision, 12, 'the current revision reads');
-      assert.equal(damaged.fault, undefined, 'nothing read the damaged page yet');
+      assert.equal(fault(), undefined, 'nothing read the damaged page yet');
       await assert.rejects(damaged.revisions(id, 100), (error: Error) => {
         assert.ok(error instanceof StorageUnavailableError, `${error.name}: ${error.message}`);
         assert.match(error.message, /^Storage is unavailable: the database file is damaged \(SQLite found a corrupt page: SQLITE_CORRUPT/);
         return true;
       });
-      assert.equal(damaged.fault?.lasting, true, 'the damage is recorded');
+      assert.equal(fault()?.lasting, true, 'the damage is recorded');
       await assert.rejects(damaged.upsert(entryWrite('agent', 'https://after-revisions.example.org/a2a'), actor('alice')), /^StorageUnavailableError: Storage is unavailable: the database file is damaged/);
     } finally {
       await damaged.close();
