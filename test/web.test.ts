@@ -1324,6 +1324,28 @@ describe('web page', { skip: unavailable }, () => {
       } finally {
         await op(admin, { unregister: { id } });
       }
+
+      // An older revision of an entry the registry fetches, whose live card no longer validates:
+      // its health and drift are the entry's now, compared with the current revision, said so,
+      // not "the revision stored here" beside revision 1.
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const fetched: WireJson = v1Card('Kittiwake Revisions Agent', 'https://kittiwake-revisions.example.org/a2a');
+      serveCard(origin, fetched, '/kittiwake');
+      const { id: kittiwake } = await registerByUrl(alice, `${origin.url}/kittiwake`);
+      try {
+        serveCard(origin, { ...fetched, version: '2.0.0' }, '/kittiwake');
+        assert.equal(resultOf(await op(alice, { refresh: { id: kittiwake } })).revision, 2);
+        origin.route('/kittiwake/.well-known/agent-card.json', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'));
+        await op(alice, { refresh: { id: kittiwake } });
+        await page.goto(`${registry.url}/entries/${kittiwake}?revision=1`);
+        await page.locator('h1', { hasText: 'Kittiwake Revisions Agent' }).waitFor();
+        const facts = await page.locator('.entry-head dl.facts').innerText();
+        assert.match(facts, /Health now\s+Invalid live document since /);
+        assert.match(facts, /The live document differs from the current revision, 2\./);
+        assert.doesNotMatch(facts, /stored here/);
+      } finally {
+        await op(alice, { unregister: { id: kittiwake } });
+      }
     });
   });
 

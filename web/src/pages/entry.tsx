@@ -400,7 +400,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           <dd>
             <code>{entry.id}</code>
           </dd>
-          <StatusFacts entry={entry} />
+          <StatusFacts entry={entry} current={entry.revision !== latest ? latest : undefined} />
         </dl>
       </header>
 
