@@ -463,9 +463,12 @@ describe('a2a-registry against a registry', () => {
     const forbidden = await cli(['rm', '--json', ids.weather!], { env: as('alice') });
     assert.equal(forbidden.code, 1);
     assert.equal(parse(forbidden).error.code, 'FORBIDDEN');
-    const removed = await cli(['rm', ids.weather!], { env: as('bob') });
+    // Typed in capitals (ids are matched in any case): it says the id the registry answered, the
+    // stored lowercase one search, ls and watches show, not the id as typed.
+    const removed = await cli(['rm', ids.weather!.toUpperCase()], { env: as('bob') });
     assert.equal(removed.code, 0, removed.stderr);
     assert.match(removed.stdout, /✓ unregistered agent "Weather Agent"/);
+    assert.ok(removed.stdout.includes(`(${ids.weather!}, revision 1)`), removed.stdout);
     const gone = await cli(['get', '--json', ids.weather!], { env });
     assert.equal(gone.code, 1);
     assert.equal(parse(gone).error.code, 'NOT_FOUND');
@@ -1774,8 +1777,10 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       assert.match(first.stdout, new RegExp(`source +${origin.url}/cli/\\.well-known/agent-card\\.json \\(the registry refreshes it from there\\)`));
       const id = /id +([0-9a-f-]{36})/.exec(first.stdout)![1]!;
 
-      const same = await cli(['refresh', id], { env });
+      // Typed in capitals: the id the registry answered (lowercase), as register printed it.
+      const same = await cli(['refresh', id.toUpperCase()], { env });
       assert.equal(same.code, 0, same.stderr);
+      assert.match(same.stdout, new RegExp(`^ +id +${id}$`, 'm'));
       assert.match(same.stdout, /✓ unchanged \(revision 1\)\n +id +[0-9a-f-]{36}\n +source +http:\/\/127\.0\.0\.1:\d+\/cli\/\.well-known\/agent-card\.json\n +health +ok/);
       serveCard(origin, { ...card, version: '3.0.0' }, '/cli');
       const changed = parse(await cli(['refresh', id, '--json'], { env }));
@@ -1801,7 +1806,17 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       origin.route('/cli/.well-known/agent-card.json', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'));
       assert.equal((await cli(['refresh', id], { env })).code, 1);
       const run = /health +unreachable since (\S+)/.exec(shown.stdout)![1]!;
-      assert.match((await cli(['get', id], { env })).stdout, new RegExp(`health +invalid since (?!${run})\\S+ \\(checked \\S+\\), 2 failed checks in a row since ${run}: .*text/html`));
+      const [current, older] = await Promise.all([cli(['get', id], { env }), cli(['get', '--revision', '1', id], { env })]);
+      assert.match(current.stdout, new RegExp(`health +invalid since (?!${run})\\S+ \\(checked \\S+\\), 2 failed checks in a row since ${run}: .*text/html`));
+      assert.match(current.stdout, /^ {2}revision {4}2\n[^]*^ {2}drift {7}the live document differs from this revision$/m);
+      // An older revision says it is not the current one, and the entry's source, health and
+      // drift (its state now, compared with the current revision) are labelled so, not the old one's.
+      assert.equal(older.code, 0, older.stderr);
+      assert.match(older.stdout, /^ {2}revision {4}1 \(not the current one: the entry is at revision 2\)$/m);
+      assert.match(older.stdout, new RegExp(`^ {2}source now {2}${origin.url}/cli/\\.well-known/agent-card\\.json \\(fetched `, 'm'));
+      assert.match(older.stdout, /^ {2}health now {2}invalid since \S+ \(checked \S+\), 2 failed checks in a row since /m);
+      assert.match(older.stdout, /^ {2}drift now {3}the live document differs from the current revision, 2$/m);
+      assert.doesNotMatch(older.stdout, /^ {2}(source|health|drift) {2}|differs from this revision/m);
 
       const usageErrors = [
         [['register', '--url', `${origin.url}/cli`, example('agent-card.json')], /with --url the registry fetches the document: leave out the file/],

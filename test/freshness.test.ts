@@ -448,6 +448,11 @@ describe('refresh', () => {
     assert.deepEqual(entry.document, changed);
     assert.equal(entry.health.status, 'ok');
     assert.equal((await get(id, 1)).revisionOrigin, undefined);
+    // The text part for people says the older revision is not the current one, and gives the
+    // health as the entry's now, not as that revision's.
+    const olderTask = await op(anonymous, { get: { id, revision: 1 } });
+    const said: string = olderTask.artifacts[0].parts.find((p: WireJson) => typeof p.text === 'string').text;
+    assert.match(said, /, revision 1 \(not the current one: the entry is at revision 2\), owner alice, .*; the entry now: health ok since /);
     const hits = resultOf(await op(anonymous, { search: { query: 'audits ledger' } })).results;
     assert.ok(hits.some((h: WireJson) => h.id === id && h.match.id === 'audit'), 'the index follows the refresh');
   });

@@ -804,6 +804,44 @@ describe('SQLite storage faults', { concurrency: 2 }, () => {
     versions.close();
   });
 
+  test("a corrupt page met only by an entry's list of revisions (get's history): recorded as the file's damage, writes refused, as get's own read does, not an internal error", async () => {
+    const file = path.join(tempDir('registry-damaged-revisions-'), 'registry.db');
+    const store = new SqliteStore({ file });
+    await store.open();
+    let id = '';
+    for (let v = 1; v <= 12; v++) {
+      const outcome = await store.upsert(entryWrite('agent', 'https://revisions.example.org/a2a', String(v), `Revisions ${'x'.repeat(300)}`), actor('alice'));
+      assert.ok('entry' in outcome);
+      id = outcome.entry.id;
+    }
+    await store.close();
+    // The leaf holding the oldest revisions: the current one (another leaf) still reads.
+    const reader = new Database(file, { readonly: true });
+    const leaves = reader.prepare("SELECT pageno FROM dbstat WHERE name = 'entry_revisions' AND pagetype = 'leaf' ORDER BY path").all() as { pageno: number }[];
+    const pageSize = reader.pragma('page_size', { simple: true }) as number;
+    reader.close();
+    assert.ok(leaves.length > 1, 'the revisions span several leaves');
+    const handle = fs.openSync(file, 'r+');
+    fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (leaves[0]!.pageno - 1) * pageSize);
+    fs.closeSync(handle);
+    const damaged = new SqliteStore({ file });
+    const fault = () => damaged.fault;
+    try {
+      await damaged.open();
+      assert.equal((await damaged.get(id))?.revision, 12, 'the current revision reads');
+      assert.equal(fault(), undefined, 'nothing read the damaged page yet');
+      await assert.rejects(damaged.revisions(id, 100), (error: Error) => {
+        assert.ok(error instanceof StorageUnavailableError, `${error.name}: ${error.message}`);
+        assert.match(error.message, /^Storage is unavailable: the database file is damaged \(SQLite found a corrupt page: SQLITE_CORRUPT/);
+        return true;
+      });
+      assert.equal(fault()?.lasting, true, 'the damage is recorded');
+      await assert.rejects(damaged.upsert(entryWrite('agent', 'https://after-revisions.example.org/a2a'), actor('alice')), /^StorageUnavailableError: Storage is unavailable: the database file is damaged/);
+    } finally {
+      await damaged.close();
+    }
+  });
+
   test('an emptied (0-byte) database file where a registry had data: the registry does not start, names the file, what is wrong and what to do, and leaves the saved index; a new data directory with an empty or no file starts', async (t) => {
     const dataDir = tempDir('registry-emptied-');
     t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));

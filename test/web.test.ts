@@ -1257,6 +1257,11 @@ describe('web page', { skip: unavailable }, () => {
       // A link to a revision the entry no longer has (they leave after REGISTRY_MAX_REVISIONS) leads on to the current one.
       await page.goto(`${registry.url}/entries/${ids.invoice}?revision=9`);
       await page.locator('[role=alert]', { hasText: 'NOT_FOUND' }).waitFor();
+      // Past the newest, not trimmed: the page says what the registry says, no reason of its own
+      // ("old revisions leave it" was added, which nothing trimmed explains).
+      const article = await page.locator('article.entry-page').innerText();
+      assert.match(article, /has no revision 9: its current revision is 3\./);
+      assert.doesNotMatch(article, /old revisions leave it/);
       await page.getByRole('link', { name: 'See the current revision' }).click();
       await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
       assert.equal(new URL(page.url()).search, '');
@@ -1286,12 +1291,13 @@ describe('web page', { skip: unavailable }, () => {
       );
       assert.equal(await page.locator('#diff-from').inputValue(), '1');
 
-      // A comparison link naming a revision no longer kept: said so, the kept ones offered in the
-      // selects (not a blank select), and nothing asked of the registry for it.
+      // A comparison link naming a revision the entry does not have (past its newest, so no
+      // trimming explains it): said so, the kept ones offered in the selects (not a blank
+      // select), and nothing asked of the registry for it.
       await page.goto(`${registry.url}/entries/${ids.invoice}?from=99&to=3`);
       const notKept = page.locator('#history [role=status]', { hasText: 'not in this entry' });
       await notKept.waitFor();
-      assert.equal(await notKept.innerText(), "This link compares revision 99, which is not in this entry's history (old revisions leave it; it keeps revisions 1–3). Choose two of them above and Compare.");
+      assert.equal(await notKept.innerText(), "This link compares revision 99, which is not in this entry's history (its current revision is 3). Choose two of them above and Compare.");
       assert.deepEqual([await page.locator('#diff-from').inputValue(), await page.locator('#diff-to').inputValue()], ['2', '3']);
       assert.equal(await page.locator('.diff, [role=alert]').count(), 0);
       await page.getByRole('button', { name: 'Compare' }).click();
@@ -1328,6 +1334,28 @@ describe('web page', { skip: unavailable }, () => {
         assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision1 \(not the current one/);
       } finally {
         await op(admin, { unregister: { id } });
+      }
+
+      // An older revision of an entry the registry fetches, whose live card no longer validates:
+      // its health and drift are the entry's now, compared with the current revision, said so,
+      // not "the revision stored here" beside revision 1.
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const fetched: WireJson = v1Card('Kittiwake Revisions Agent', 'https://kittiwake-revisions.example.org/a2a');
+      serveCard(origin, fetched, '/kittiwake');
+      const { id: kittiwake } = await registerByUrl(alice, `${origin.url}/kittiwake`);
+      try {
+        serveCard(origin, { ...fetched, version: '2.0.0' }, '/kittiwake');
+        assert.equal(resultOf(await op(alice, { refresh: { id: kittiwake } })).revision, 2);
+        origin.route('/kittiwake/.well-known/agent-card.json', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'));
+        await op(alice, { refresh: { id: kittiwake } });
+        await page.goto(`${registry.url}/entries/${kittiwake}?revision=1`);
+        await page.locator('h1', { hasText: 'Kittiwake Revisions Agent' }).waitFor();
+        const facts = await page.locator('.entry-head dl.facts').innerText();
+        assert.match(facts, /Health now\s+Invalid live document since /);
+        assert.match(facts, /The live document differs from the current revision, 2\./);
+        assert.doesNotMatch(facts, /stored here/);
+      } finally {
+        await op(alice, { unregister: { id: kittiwake } });
       }
     });
   });

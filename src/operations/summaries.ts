@@ -46,8 +46,14 @@ export function summarizeValidation(v: ValidationResultBody): string {
 
 export function summarizeEntry(e: EntryView): string {
   const where = e.interfaces.map((i) => `${i.protocolBinding} ${i.url}`).join(', ');
-  const health = e.health ? `; health ${e.health.status} since ${e.health.since}${e.drift ? ', live card differs' : ''}` : '';
-  return `${e.kind} "${e.name}" (${e.id}), revision ${e.revision}, owner ${e.owner}, updated ${e.updatedAt}; ${where}${health}`;
+  // An older revision (get with a revision) says so, and its health and drift are the entry's
+  // now (drift compares the live card with the current revision), not that revision's.
+  const current = e.revisions?.[0]?.revision;
+  const older = current !== undefined && current !== e.revision;
+  const drift = e.drift ? (older ? `, live card differs from revision ${current}` : ', live card differs') : '';
+  const health = e.health ? `; ${older ? 'the entry now: ' : ''}health ${e.health.status} since ${e.health.since}${drift}` : '';
+  const revision = `revision ${e.revision}${older ? ` (not the current one: the entry is at revision ${current})` : ''}`;
+  return `${e.kind} "${e.name}" (${e.id}), ${revision}, owner ${e.owner}, updated ${e.updatedAt}; ${where}${health}`;
 }
 
 export function summarizeEntries(page: ListPage): string {

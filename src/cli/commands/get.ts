@@ -67,7 +67,10 @@ export function describeEntry(e: EntryView, o: Output): string {
   const version = e.protocolVersion ? `, A2A ${e.protocolVersion}` : '';
   let text = `${s.bold(e.name)} ${s.dim(`(${e.kind}${version})`)}\n`;
   text += `  id          ${e.id}\n`;
-  text += `  revision    ${e.revision}\n`;
+  // An older revision (--revision) says so, and which is current: its document is not the entry's now.
+  const current = Array.isArray(e.revisions) ? e.revisions[0]?.revision : undefined;
+  const older = typeof current === 'number' && current !== e.revision;
+  text += `  revision    ${e.revision}${older ? ` ${s.dim(`(not the current one: the entry is at revision ${current})`)}` : ''}\n`;
   text += `  owner       ${e.owner}\n`;
   text += `  created     ${e.createdAt}\n  updated     ${e.updatedAt}\n`;
   if (e.description) text += `  description ${continued(e.description, 14)}\n`;
@@ -75,14 +78,17 @@ export function describeEntry(e: EntryView, o: Output): string {
     const binding = `${i.protocolBinding}${i.protocolVersion ? ` ${i.protocolVersion}` : ''}`.padEnd(14);
     text += `  ${n === 0 ? 'interfaces ' : '           '} ${binding}  ${i.url}\n`;
   });
-  if (e.source) text += `  source      ${e.source.url} ${s.dim(`(fetched ${e.source.fetchedAt})`)}\n`;
+  // Source, health and drift are the entry's state now, not the older revision's: labelled so,
+  // and drift names the revision the live document is compared with (the current one).
+  const now = older ? ' now' : '    ';
+  if (e.source) text += `  source${now}  ${e.source.url} ${s.dim(`(fetched ${e.source.fetchedAt})`)}\n`;
   if (e.health) {
     // Failures of several kinds (invalid, then unreachable): the run began before this status.
     const run = e.health.failingSince && e.health.failingSince !== e.health.since ? ` since ${e.health.failingSince}` : '';
     const failing = e.health.status === 'ok' ? '' : `, ${countOf(e.health.failures, 'failed check')} in a row${run}${e.health.message ? `: ${continued(e.health.message, 14)}` : ''}`;
-    text += `  health      ${e.health.status} since ${e.health.since} ${s.dim(`(checked ${e.health.checkedAt})`)}${failing}\n`;
+    text += `  health${now}  ${e.health.status} since ${e.health.since} ${s.dim(`(checked ${e.health.checkedAt})`)}${failing}\n`;
   }
-  if (e.drift) text += `  drift       the live document differs from this revision\n`;
+  if (e.drift) text += older ? `  drift now   the live document differs from the current revision, ${current}\n` : `  drift       the live document differs from this revision\n`;
   return text + contents(e, o);
 }
 

@@ -48,7 +48,8 @@ export function register(program: Command): void {
         const r = data as unknown as RegistrationResult;
         const s = styles(out.color);
         const head = r.changed ? s.green(`✓ refreshed: revision ${r.revision ?? '?'}`) : s.green(`✓ unchanged ${s.dim(`(revision ${r.revision ?? '?'})`)}`);
-        out.out(`${head}\n  id        ${id}\n${r.source ? `  source    ${r.source.url}\n` : ''}${r.health ? `  health    ${r.health.status}\n` : ''}`);
+        // The id the registry answered (stored lowercase, as register and ls print it), not as typed.
+        out.out(`${head}\n  id        ${typeof r.id === 'string' ? r.id : id}\n${r.source ? `  source    ${r.source.url}\n` : ''}${r.health ? `  health    ${r.health.status}\n` : ''}`);
         return EXIT_OK;
       }, { arguments: ARGUMENTS });
     });

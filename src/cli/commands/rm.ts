@@ -30,7 +30,10 @@ export function register(program: Command): void {
         const s = styles(out.color);
         const name = typeof data.name === 'string' ? ` "${data.name}"` : '';
         const kind = data.kind === 'mcp-server' ? 'MCP server' : 'agent';
-        out.out(`${s.green('✓ unregistered')} ${kind}${name} ${s.dim(`(${id}, revision ${String(data.revision ?? '?')})`)}\n`);
+        // The id the registry answered (stored lowercase, as search, ls and watches show it), not
+        // the id as typed: one typed in capitals was echoed so, an id no other command prints.
+        const removed = typeof data.id === 'string' ? data.id : id;
+        out.out(`${s.green('✓ unregistered')} ${kind}${name} ${s.dim(`(${removed}, revision ${String(data.revision ?? '?')})`)}\n`);
         return EXIT_OK;
       }, { arguments: ARGUMENTS });
     });

@@ -1307,12 +1307,16 @@ export class SqliteStore implements RegistryStore {
   }
 
   async revisions(id: string, limit: number): Promise<RevisionSummary[]> {
-    const db = this.#requireDb();
     if (!isUuid(id)) return [];
-    const rows = prepare(
-      db,
-      'SELECT revision, created_at FROM entry_revisions WHERE entry_id = ? ORDER BY revision DESC LIMIT ?',
-    ).all(id.toLowerCase(), clampLimit(limit)) as { revision: number; created_at: string }[];
+    // Through #read, as get: a corrupt page met here is the file's damage (recorded: writes
+    // refused, not ready), not an internal error that leaves the registry looking healthy.
+    const rows = await this.#read(
+      () =>
+        prepare(
+          this.#requireDb(),
+          'SELECT revision, created_at FROM entry_revisions WHERE entry_id = ? ORDER BY revision DESC LIMIT ?',
+        ).all(id.toLowerCase(), clampLimit(limit)) as { revision: number; created_at: string }[],
+    );
     return rows.map((row) => ({ revision: row.revision, updatedAt: row.created_at }));
   }
 

@@ -39,6 +39,9 @@ export function History(props: HistoryProps) {
   // exempts), and "no longer kept" said so of revisions ?revision= still opened.
   const cut = revisions.length >= config.maxRevisionsListed;
   const oldest = numbers[numbers.length - 1];
+  // A number past the newest (mistyped, or a link made ahead) is no trimmed revision: neither
+  // "old revisions leave it" nor "an older one may still be kept" explains it.
+  const ahead = latest !== undefined && unlisted.some((n) => n > latest);
   const [from, setFrom] = useState(listed(props.from) ? props.from : (revisions[1]?.revision ?? latest ?? 1));
   const [to, setTo] = useState(listed(props.to) ? props.to : (latest ?? 1));
   useEffect(() => {
@@ -126,7 +129,9 @@ export function History(props: HistoryProps) {
         <div class="notice" role="status" ref={notCompared}>
           <p>
             This link compares {unlisted.length === 1 ? `revision ${unlisted[0]}, which is` : `revisions ${unlisted.join(' and ')}, which are`}{' '}
-            {cut
+            {ahead
+              ? `not in this entry's history (its current revision is ${latest}).`
+              : cut
               ? `not listed here (only the newest ${revisions.length} are, ${oldest}–${numbers[0]}; an older one may still be kept: ?revision=${unlisted[0]} in the address opens it).`
               : `not in this entry's history (old revisions leave it${numbers.length > 0 ? `; it keeps ${numbers.length === 1 ? `revision ${numbers[0]}` : `revisions ${oldest}–${numbers[0]}`}` : ''}).`}
             {revisions.length > 1 ? ' Choose two of them above and Compare.' : ''}

@@ -10,7 +10,12 @@ import { Foreign } from '../foreign';
 const SIGNATURE_LABEL = { verified: 'verified', 'unknown-key': 'key not trusted here', invalid: 'invalid' } as const;
 const HEALTH_LABEL = { ok: 'Reachable', unreachable: 'Unreachable', invalid: 'Invalid live document' } as const;
 
-export function StatusFacts({ entry }: { entry: EntryView }) {
+/**
+ * `current`: the entry's current revision, when an older one is shown. Health and drift are the
+ * entry's now (drift compares the live document with the current revision), not the older one's:
+ * said so, not "the revision stored here".
+ */
+export function StatusFacts({ entry, current }: { entry: EntryView; current?: number }) {
   const signatures = entry.signatures ?? [];
   const { source, health } = entry;
   return (
@@ -66,7 +71,7 @@ export function StatusFacts({ entry }: { entry: EntryView }) {
       )}
       {health && (
         <>
-          <dt>Health</dt>
+          <dt>{current === undefined ? 'Health' : 'Health now'}</dt>
           <dd>
             {HEALTH_LABEL[health.status as keyof typeof HEALTH_LABEL] ?? health.status} since {formatDate(health.since)}
             {health.failures > 0 && `, ${health.failures} failed check${health.failures === 1 ? '' : 's'}`}
@@ -81,7 +86,7 @@ export function StatusFacts({ entry }: { entry: EntryView }) {
                 (<Foreign text={health.message} />)
               </span>
             )}
-            {entry.drift === true && <>. The live document differs from the revision stored here.</>}
+            {entry.drift === true && (current === undefined ? <>. The live document differs from the revision stored here.</> : <>. The live document differs from the current revision, {current}.</>)}
           </dd>
         </>
       )}

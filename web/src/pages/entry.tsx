@@ -310,9 +310,11 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           />
         )}
         {loaded.state === 'failed' && revision !== undefined && loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' && (
-          // A link to an old revision outlives it: the registry keeps the last REGISTRY_MAX_REVISIONS.
+          // A link to an old revision outlives it (the registry keeps the last REGISTRY_MAX_REVISIONS),
+          // or names one past the newest: the registry's message above says which, and this adds
+          // only the way on (a reason of its own, "old revisions leave it", was wrong for the latter).
           <p>
-            Revision {revision} is not in this entry's history (old revisions leave it). <a href={entryUrl({ revision: undefined, from: undefined, to: undefined })}>See the current revision</a>.
+            <a href={entryUrl({ revision: undefined, from: undefined, to: undefined })}>See the current revision</a>.
           </p>
         )}
         {loaded.state === 'failed' && needsToken(loaded.error) && (
@@ -398,7 +400,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           <dd>
             <code>{entry.id}</code>
           </dd>
-          <StatusFacts entry={entry} />
+          <StatusFacts entry={entry} current={entry.revision !== latest ? latest : undefined} />
         </dl>
       </header>
 
