@@ -716,6 +716,57 @@ describe('a2a-registry against a registry', () => {
     assert.match(longRun.stdout, new RegExp(`warning ${long}:16:\\d+  /toolspec/tools/0/inputSchema/properties/n/maximum: 12345678901234567890 is read as 12345678901234567000`));
   });
 
+  test('register refuses a misshapen MCP server document before sending it (exit 1), as validate and import say it: half of one (it went as a card: eight card findings), its tools beside its server (it asked for --mcp-* options, and with them stored the server in the toolspec)', async () => {
+    const dir = tempDir();
+    const server = { name: 'kiwi-files', url: 'https://kiwi.example.org/mcp' };
+    const tools = [{ name: 'read', description: 'Reads a file.', inputSchema: { type: 'object' } }];
+    const write = (name: string, doc: unknown): string => {
+      fs.writeFileSync(path.join(dir, name), JSON.stringify(doc));
+      return path.join(dir, name);
+    };
+    const serverOnly = write('server-only.json', { mcpServer: server });
+    const toolspecOnly = write('toolspec-only.json', { toolspec: { tools } });
+    const beside = write('beside.json', { mcpServer: server, tools });
+    // Nothing is sent: no registry answers here (a request would be exit 3).
+    const nowhere = { ...as('alice'), A2A_REGISTRY_URL: 'http://127.0.0.1:9' };
+    const options = ['--mcp-name', 'files', '--mcp-url', 'https://mcp.example.com/mcp'];
+    // With the --mcp-* options too: the file's shape is wrong whatever they give.
+    const [serverRun, toolspecJson, besideRun] = await Promise.all([
+      cli(['register', serverOnly], { env: nowhere }),
+      cli(['register', '--json', toolspecOnly, ...options], { env: nowhere }),
+      cli(['register', '--dry-run', beside, ...options], { env: nowhere }),
+    ]);
+    assert.equal(serverRun.code, 1, serverRun.stderr);
+    assert.equal(
+      serverRun.stderr,
+      `a2a-registry: ${serverOnly} was not sent: An MCP server document needs both "mcpServer" and "toolspec"; this one has no "toolspec".\n` +
+        `  error   ${serverOnly}:1:1  /toolspec: required field "toolspec" is missing [required]\n` +
+        '          hint: Add the server\'s tools (its tools/list result): {"mcpServer": {...}, "toolspec": {"tools": [...]}}.\n',
+    );
+    assert.equal(toolspecJson.code, 1, toolspecJson.stderr);
+    assert.deepEqual(parse(toolspecJson).error, {
+      code: 'VALIDATION_FAILED',
+      message: 'An MCP server document needs both "mcpServer" and "toolspec"; this one has no "mcpServer".',
+      details: [
+        {
+          path: '/mcpServer',
+          rule: 'required',
+          message: 'required field "mcpServer" is missing',
+          hint: 'Add the server whose tools these are: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": {...}}.',
+          location: { file: toolspecOnly, line: 1, column: 1 },
+        },
+      ],
+    });
+    const column = JSON.stringify({ mcpServer: server, tools }).indexOf('"tools"') + 1;
+    assert.equal(besideRun.code, 1, besideRun.stderr);
+    assert.equal(
+      besideRun.stderr,
+      `a2a-registry: ${beside} was not sent: An MCP server document keeps its tools under "toolspec"; this one has "tools" beside "mcpServer".\n` +
+        `  error   ${beside}:1:${column}  /tools: "tools" belongs inside "toolspec" [misplaced]\n` +
+        '          hint: Move it: {"mcpServer": {...}, "toolspec": {"tools": [...]}}.\n',
+    );
+  });
+
   test('--registry takes the base URL, an endpoint URL or the card URL', async () => {
     const forms = [registry.url, `${registry.url}/`, `${registry.url}/a2a/jsonrpc`, `${registry.url}/a2a/rest`, `${registry.url}/a2a/rest/message:send`, `${registry.url}/.well-known/agent-card.json`];
     const runs = await Promise.all(forms.map((url) => cli(['get', '--json', ids.invoice!, '--registry', url], { env: {} })));

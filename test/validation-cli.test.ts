@@ -173,6 +173,37 @@ test('a saved tools/list response (JSON-RPC envelope) is checked as a toolspec, 
   assert.match(res.errors![0]!.hint!, /Send the "result" of the tools\/list response/);
 });
 
+test('a misshapen MCP server document (half of one, its tools beside its server) is said as register and import say it: not eight card findings, nor "✓ valid"', () => {
+  const dir = tempDir('a2a-registry-cli-');
+  const server = { name: 'kiwi-files', url: 'https://kiwi.example.org/mcp' };
+  const tools = [{ name: 'read', description: 'Reads a file.', inputSchema: { type: 'object' } }];
+  const files = { serverOnly: { mcpServer: server }, toolspecOnly: { toolspec: { tools } }, beside: { mcpServer: server, tools } };
+  const paths = Object.entries(files).map(([name, doc]) => {
+    writeFileSync(join(dir, `${name}.json`), JSON.stringify(doc));
+    return join(dir, `${name}.json`);
+  });
+  // With the --mcp-* options too: the file's shape is wrong whatever they give.
+  const r = cli(['validate', '--json', '--mcp-name', 'files', '--mcp-url', 'https://mcp.example.com/mcp', ...paths]);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.deepEqual(
+    json(r).results.map((res) => [res.valid, res.documentKind, res.errorCode, res.message, res.errors!.map((e) => [e.path, e.rule, e.hint])]),
+    [
+      [false, 'mcp-server', 'VALIDATION_FAILED', 'An MCP server document needs both "mcpServer" and "toolspec"; this one has no "toolspec".', [['/toolspec', 'required', 'Add the server\'s tools (its tools/list result): {"mcpServer": {...}, "toolspec": {"tools": [...]}}.']]],
+      [false, 'mcp-server', 'VALIDATION_FAILED', 'An MCP server document needs both "mcpServer" and "toolspec"; this one has no "mcpServer".', [['/mcpServer', 'required', 'Add the server whose tools these are: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": {...}}.']]],
+      [false, 'mcp-server', 'VALIDATION_FAILED', 'An MCP server document keeps its tools under "toolspec"; this one has "tools" beside "mcpServer".', [['/tools', 'misplaced', 'Move it: {"mcpServer": {...}, "toolspec": {"tools": [...]}}.']]],
+    ],
+  );
+  const human = cli(['validate', paths[2]!]);
+  assert.equal(human.code, 1);
+  assert.equal(
+    human.stdout,
+    `✗ invalid ${paths[2]} (MCP server document, ${Buffer.byteLength(JSON.stringify(files.beside))} bytes): VALIDATION_FAILED\n` +
+      '  An MCP server document keeps its tools under "toolspec"; this one has "tools" beside "mcpServer".\n' +
+      `  error   ${paths[2]}:1:${JSON.stringify(files.beside).indexOf('"tools"') + 1}  /tools: "tools" belongs inside "toolspec" [misplaced]\n` +
+      '          hint: Move it: {"mcpServer": {...}, "toolspec": {"tools": [...]}}.\n',
+  );
+});
+
 test('stdin with "-"', () => {
   const r = cli(['validate', '--json', '-'], readFileSync(card('Shiv33ndu__songgenerationa2a__agent-card.json'), 'utf8'));
   assert.equal(r.code, 0, r.stdout + r.stderr);

@@ -1,10 +1,10 @@
 /**
  * What a document file is (an agent card, a toolspec, a stored MCP server document), read from
- * its members, and the words for a file that cannot be read: shared by validate, register and
- * import. Kept apart from the validator (ajv and the schemas) so that `register`, which leaves
+ * its members, what is wrong with one misshapen (misshapenDocument), and the words for a file
+ * that cannot be read: shared by validate, register and import, so that the three read a file alike. Kept apart from the validator (ajv and the schemas) so that `register`, which leaves
  * the checks to the registry, does not load it.
  */
-import type { EntryKind } from '../contract/types.js';
+import type { EntryKind, Finding } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
 import { inputName } from './bounded-read.js';
 
@@ -32,6 +32,45 @@ export function detectKind(doc: unknown): DocumentKind {
   if (isObject(doc) && 'jsonrpc' in doc && isObject(doc.result) && 'tools' in doc.result) return 'mcp-toolspec';
   if (Array.isArray(doc) && doc.length > 0 && doc.every((t) => isObject(t) && 'inputSchema' in t)) return 'mcp-toolspec';
   return 'agent';
+}
+
+/** Why a document is refused for its shape alone (VALIDATION_FAILED): said before any other check, by each command alike. */
+export interface Misshapen {
+  message: string;
+  details: Finding[];
+}
+
+/**
+ * An MCP server document that is not one: one of its two members, "mcpServer" or "toolspec", and
+ * nothing of a card (the other is missing), or its tools beside its server instead of under
+ * "toolspec". Taken for an agent card, half a document was refused with eight findings of members
+ * a card lacks, none of them the one missing; its tools beside its server were checked as a
+ * toolspec with a stray "mcpServer" in it (`validate` said valid, `register` asked for the
+ * --mcp-* options the file already gave, and with them stored the server inside the toolspec).
+ * Undefined for any other document, which its kind's checks then judge.
+ */
+export function misshapenDocument(doc: unknown): Misshapen | undefined {
+  if (!isObject(doc)) return undefined;
+  const kind = detectKind(doc);
+  if (kind === 'agent' && !isAgentCardShaped(doc)) {
+    const server = 'mcpServer' in doc;
+    if (server === 'toolspec' in doc) return undefined;
+    const missing = server ? 'toolspec' : 'mcpServer';
+    const hint = server
+      ? 'Add the server\'s tools (its tools/list result): {"mcpServer": {...}, "toolspec": {"tools": [...]}}.'
+      : 'Add the server whose tools these are: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": {...}}.';
+    return {
+      message: `An MCP server document needs both "mcpServer" and "toolspec"; this one has no "${missing}".`,
+      details: [{ path: `/${missing}`, rule: 'required', message: `required field "${missing}" is missing`, hint }],
+    };
+  }
+  if (kind === 'mcp-toolspec' && 'mcpServer' in doc && 'tools' in doc) {
+    return {
+      message: 'An MCP server document keeps its tools under "toolspec"; this one has "tools" beside "mcpServer".',
+      details: [{ path: '/tools', rule: 'misplaced', message: '"tools" belongs inside "toolspec"', hint: 'Move it: {"mcpServer": {...}, "toolspec": {"tools": [...]}}.' }],
+    };
+  }
+  return undefined;
 }
 
 /** "cannot read card.json: no such file", for every command that reads a file. */

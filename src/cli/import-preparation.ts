@@ -11,7 +11,7 @@ import type { RegistryError } from '../contract/errors.js';
 import type { ImportChecks, PreparedDocument } from '../registry/bulk-import.js';
 import { compactJsonBytes } from '../validation/index.js';
 import { isObject } from '../lib/json.js';
-import { detectKind, isAgentCardShaped } from './document-kind.js';
+import { detectKind, misshapenDocument } from './document-kind.js';
 import type { SourceDocument } from './import-sources.js';
 import { JsonSource, JsonSyntaxError, TEXT_AFTER_VALUE, type SourceLocation, type SourcePosition } from './json-source.js';
 import { countOf, withLocation, type Locate } from './output.js';
@@ -135,24 +135,6 @@ function arrayRefusal(doc: SourceDocument, array: unknown[]): Refusal {
   ]);
 }
 
-/**
- * An MCP server document with one of its two members, "mcpServer" or "toolspec", and nothing of a
- * card: the other is missing. Taken for an agent card, it was refused with eight findings of
- * members a card lacks (supportedInterfaces, name, skills, ...), none of them the one missing; a
- * registration of it is told the member it needs.
- */
-function halfAnMcpServer(doc: SourceDocument, value: Record<string, unknown>): Refusal | undefined {
-  const server = 'mcpServer' in value;
-  if (server === 'toolspec' in value) return undefined;
-  const missing = server ? 'toolspec' : 'mcpServer';
-  const hint = server
-    ? 'Add the server\'s tools (its tools/list result): {"mcpServer": {...}, "toolspec": {"tools": [...]}}.'
-    : 'Add the server whose tools these are: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": {...}}.';
-  return refusal(doc, 'VALIDATION_FAILED', `An MCP server document needs both "mcpServer" and "toolspec"; this one has no "${missing}".`, [
-    { path: `/${missing}`, rule: 'required', message: `required field "${missing}" is missing`, hint },
-  ]);
-}
-
 /** The document as a registration's subject; the kind detected from its content as `validate` does. */
 export function parseDocument(doc: SourceDocument): Parsed {
   if (doc.notJsonLines !== undefined) return { refusal: notJsonLinesRefusal(doc, doc.notJsonLines) };
@@ -176,10 +158,9 @@ export function parseDocument(doc: SourceDocument): Parsed {
   }
   const kind = detectKind(value);
   if (kind === 'agent' && Array.isArray(value)) return { refusal: arrayRefusal(doc, value) };
-  if (kind === 'agent' && isObject(value) && !isAgentCardShaped(value)) {
-    const half = halfAnMcpServer(doc, value);
-    if (half) return { refusal: half };
-  }
+  // Half an MCP server document, or its tools beside its server: said as validate and register say it.
+  const misshapen = misshapenDocument(value);
+  if (misshapen) return { refusal: refusal(doc, 'VALIDATION_FAILED', misshapen.message, misshapen.details) };
   // The document's text is checked for what only it shows (a key given twice, a number rounded), as an uploaded file's is.
   const written = { text: doc.text, at: '' };
   if (kind === 'agent') return { subject: { type: 'agent-card', card: value, documentText: doc.text, sizeBytes: doc.bytes, written } };
@@ -187,15 +168,6 @@ export function parseDocument(doc: SourceDocument): Parsed {
     const toolspecText = JSON.stringify(value.toolspec);
     // As for a data part: the toolspec's compact serialisation is what is measured and stored.
     return { subject: { type: 'mcp-server', server: value.mcpServer, toolspec: value.toolspec, toolspecText, sizeBytes: compactJsonBytes(value.toolspec), written } };
-  }
-  if (isObject(value) && 'mcpServer' in value && 'tools' in value) {
-    // Its server given, its tools beside it instead of under "toolspec": "a bare toolspec without
-    // its server", and wrapping it as said put the server inside the toolspec.
-    return {
-      refusal: refusal(doc, 'VALIDATION_FAILED', 'An MCP server document keeps its tools under "toolspec"; this one has "tools" beside "mcpServer".', [
-        { path: '/tools', rule: 'misplaced', message: '"tools" belongs inside "toolspec"', hint: 'Move it: {"mcpServer": {...}, "toolspec": {"tools": [...]}}.' },
-      ]),
-    };
   }
   return {
     refusal: refusal(doc, 'VALIDATION_FAILED', 'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.', [

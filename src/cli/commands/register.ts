@@ -8,8 +8,9 @@
  * registry then keeps the entry fresh from there.
  *
  * Exit code: 0 registered (created, updated or unchanged), 1 declined (or, with --dry-run, not
- * valid; or the file is not JSON, or holds a key given twice or a number JSON cannot hold,
- * reported with its line and column before anything is sent),
+ * valid; or the file is not JSON, or holds a key given twice or a number JSON cannot hold, or is
+ * a misshapen MCP server document (misshapenDocument), reported with its line and column before
+ * anything is sent),
  * 2 usage (bad options, a file that cannot be read), 3 unreachable.
  */
 import { Command } from 'commander';
@@ -24,7 +25,7 @@ import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
 import { NEEDS_SERVER, ServerOptionsMisplaced, documentKindBeside, locateServerOptions, mcpServerOptions, serverFromOptions, serverOver, type McpServerOptions } from '../mcp-server-options.js';
-import { DEFAULT_MAX_BYTES, readProblem } from '../document-kind.js';
+import { DEFAULT_MAX_BYTES, misshapenDocument, readProblem } from '../document-kind.js';
 
 interface RegisterOptions extends McpServerOptions {
   url?: string;
@@ -58,6 +59,22 @@ export interface Upload {
 export class UsageError extends Error {}
 
 /**
+ * A file whose shape alone is wrong (misshapenDocument: half an MCP server document, its tools
+ * beside its server), refused before it is sent as validate and import refuse it. Half a document
+ * went as an agent card and came back with eight findings of a card's members; tools beside a
+ * server asked for the --mcp-* options the file gave, and with them stored the server in the toolspec.
+ */
+class MisshapenFile extends Error {
+  constructor(
+    readonly details: Finding[],
+    readonly locate: Locate,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * Decides how to send a file. A card goes as agent-card.json. A toolspec goes as toolspec.json
  * with --mcp-* metadata beside it. A stored MCP document ({"mcpServer", "toolspec"}, what
  * `get --document` prints) is split the same way, its metadata overridden by any --mcp-* option
@@ -66,6 +83,8 @@ export class UsageError extends Error {}
  */
 export function planUpload(source: JsonSource, bytes: Buffer, options: McpServerOptions): Upload {
   const doc = source.value;
+  const misshapen = misshapenDocument(doc);
+  if (misshapen) throw new MisshapenFile(misshapen.details, (p) => source.locate(p), misshapen.message);
   const kind = documentKindBeside(source.file, doc, options, 'register');
   // The file's text, at the path its value has in the document the registry checks.
   const fidelity = fidelityFindings([{ value: doc, at: kind === 'mcp-toolspec' ? '/toolspec' : '', text: source.text }]);
@@ -95,12 +114,15 @@ function withServer(bytes: Buffer, mcpServer: JsonObject, locate: Locate): Omit<
  * finding, and with --json the {"error"} document of its refusal. Exit 1.
  */
 function refuseUnsent(o: Output, json: boolean, file: string, upload: Upload): number {
-  const errors = upload.fidelity.errors;
   const label = upload.filename === 'agent-card.json' ? 'agent card' : 'MCP server registration';
-  const message = failureMessage(label, errors);
-  if (json) printJson(o, { error: { code: 'VALIDATION_FAILED', message, details: errors.map((f) => withLocation(f, upload.locate)) } });
+  return refuseFile(o, json, file, failureMessage(label, upload.fidelity.errors), upload.fidelity.errors, upload.locate);
+}
+
+/** A file refused here, before anything is sent: its message and each finding placed in the file; with --json its {"error"}. Exit 1. */
+function refuseFile(o: Output, json: boolean, file: string, message: string, errors: readonly Finding[], locate: Locate): number {
+  if (json) printJson(o, { error: { code: 'VALIDATION_FAILED', message, details: errors.map((f) => withLocation(f, locate)) } });
   const s = styles(o.color);
-  o.err(`a2a-registry: ${inputName(file)} was not sent: ${message}\n${formatFindings(errors, 'error', s, upload.locate)}`);
+  o.err(`a2a-registry: ${inputName(file)} was not sent: ${message}\n${formatFindings(errors, 'error', s, locate)}`);
   return EXIT_FAILED;
 }
 
@@ -233,7 +255,7 @@ export function register(program: Command): void {
       'after',
       '\nNeeds a token (--token or A2A_REGISTRY_TOKEN; on the registry\'s machine its generated admin token is used).\n' +
         'Registering the same agent again (same primary interface URL; for MCP, the same server URL) updates it.\n' +
-        'Exit status: 0 registered, updated or unchanged; 1 declined by the registry (or the file is not JSON, or holds a key given twice or a number past 1.8e308: said before sending it); 2 usage (also: the file cannot be read); 3 registry unreachable.\n' +
+        'Exit status: 0 registered, updated or unchanged; 1 declined by the registry (or the file is not JSON, or holds a key given twice or a number past 1.8e308, or is a misshapen MCP server document: said before sending it); 2 usage (also: the file cannot be read); 3 registry unreachable.\n' +
         'With --url or --fetch-tools the registry fetches the document and keeps the entry fresh from there\n' +
         '(see REGISTRY_REFRESH_SECONDS; `a2a-registry refresh <id>` fetches it again at once).\n' +
         'Examples:\n  a2a-registry register examples/agent-card.json\n' +
@@ -286,6 +308,10 @@ export function register(program: Command): void {
       } catch (err) {
         if (err instanceof UsageError || err instanceof ServerOptionsMisplaced) {
           process.exitCode = reportUsage(o, options.json, 'USAGE', err.message);
+          return;
+        }
+        if (err instanceof MisshapenFile) {
+          process.exitCode = refuseFile(o, options.json, file, err.message, err.details, err.locate);
           return;
         }
         if (!(err instanceof JsonSyntaxError)) throw err;

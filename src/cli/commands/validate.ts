@@ -20,7 +20,7 @@ import { JsonSource, JsonSyntaxError, TEXT_AFTER_VALUE, type SourceLocation } fr
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, printJson, styles, typedMessage, withLocation, type Locate } from '../output.js';
 import { NEEDS_SERVER, ServerOptionsMisplaced, documentKindBeside, locateServerOptions, mcpServerOptions, serverFromOptions, serverOver, type McpServerOptions } from '../mcp-server-options.js';
 import { nonEmpty } from '../option-values.js';
-import { DEFAULT_MAX_BYTES, readProblem, type DocumentKind } from '../document-kind.js';
+import { DEFAULT_MAX_BYTES, misshapenDocument, readProblem, type DocumentKind } from '../document-kind.js';
 
 export interface ValidateOptions extends McpServerOptions {
   json: boolean;
@@ -98,6 +98,13 @@ async function validateFile(validator: DocumentValidator, given: string, opts: V
     if (!(err instanceof JsonSyntaxError)) throw err;
     const hint = moreThanOneDocument(err) ? manyDocumentsHint(given) : undefined;
     return { result: { file, valid: false, error: { code: 'NOT_JSON', message: err.message, location: err.location, ...(hint ? { hint } : {}) } } };
+  }
+  // Half an MCP server document, or its tools beside its server: said as register and import say
+  // it, not as a card's eight missing members, nor "valid" for tools beside a server they ignore.
+  const misshapen = misshapenDocument(source.value);
+  if (misshapen) {
+    const verdict: Verdict = { valid: false, kind: 'mcp-server', errorCode: 'VALIDATION_FAILED', message: misshapen.message, sizeBytes: buf.length, errors: misshapen.details, warnings: [] };
+    return { result: { file, documentKind: 'mcp-server', ...verdict }, locate: (p) => source.locate(p) };
   }
   // A server field an option gave is named at the option (`--mcp-url: ...`), not in the file; an old name as typed.
   const oldNames = { ...(opts.serverName !== undefined ? { '--mcp-name': '--server-name' } : {}), ...(opts.serverUrl !== undefined ? { '--mcp-url': '--server-url' } : {}) };
