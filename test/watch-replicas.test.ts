@@ -89,6 +89,27 @@ describe('watches across replicas (PostgreSQL)', () => {
     }
   });
 
+  test("a watch's stored position follows the changes it has no event for: a restart or a takeover after them sends no needless resync", async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const watcher = await sdkClient(a.url, { token: TOKENS.bob });
+    const writer = await sdkClient(b.url, { token: TOKENS.alice });
+    const log = watch(watcher, { filter: { tags: ['position-follows'] } });
+    try {
+      await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
+      const id = log.events.find((e) => e.task)!.task.id as string;
+      // Written on the other replica, matching another watch's tag: no event for this one.
+      await op(writer, { register: { agentCard: taggedCard('Position Follows Agent', 'position-elsewhere') } });
+      const last = await a.core.store.lastChangeSeq();
+      // Before, only an event of the watch stored its position: it stayed before this change for good.
+      await eventually(async () => ((await a.core.store.watches.get(id))?.position ?? 0) >= last, `the watch's stored position passed change ${last}`, 5000);
+      assert.deepEqual(log.watchEvents.map((e) => e.event), [], 'no event for a change the watch does not match');
+      await watcher.cancelTask({ tenant: '', id, metadata: undefined });
+    } finally {
+      log.disconnect();
+    }
+  });
+
   test('a watch that failed as it ran on one replica waits before it runs again, on any replica: no claim takes it sooner', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     const [a, b] = replicas as [TestRegistry, TestRegistry];
