@@ -898,7 +898,10 @@ describe('watches across replicas, each test on a database of its own (PostgreSQ
       await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
       const a = resultOf(await op(alice, { register: { agentCard: taggedCard('PG Restored A', 'pg-restored') } }));
       await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A');
-      // The dump holds the watch current with its change log (its progress is stored within a second).
+      // The dump holds the watch current with its change log: its stored position follows the
+      // follower's within a second, once the follower has read A's change back from the log (with
+      // no further event of the watch: before, a position stored before that stayed behind, and
+      // this wait failed on a loaded machine).
       await eventually(async () => {
         const { rows } = await db.query("SELECT change_seq >= (SELECT max(seq) FROM changes) AS current FROM watches WHERE id = $1", [task.id]);
         return rows[0]?.current === true;
