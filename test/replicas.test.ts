@@ -146,6 +146,34 @@ describe('two replicas on one PostgreSQL', () => {
     assert.ok(await finds(onB, 'axolotl', id));
   });
 
+  test("an entry row a replica cannot read (edited by hand, or written by a newer release) is left out of its index, logged with its id and why; the replica follows the changes after it and stays ready", async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const bad = resultOf(await op(onA, { register: { agentCard: v1Card('Garbled Gecko', 'https://garbled-gecko.example.org/a2a') } })).id as string;
+    await within(1000, () => finds(onB, 'gecko', bad));
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    const { rows } = await db.query('SELECT interfaces FROM entry_revisions r JOIN entries e ON e.id = r.entry_id AND r.revision = e.current_revision WHERE e.id = $1', [bad]);
+    try {
+      // Its interfaces column no longer JSON, and a change for it in the log, as a write would leave.
+      await db.query("UPDATE entry_revisions r SET interfaces = '{not json' FROM entries e WHERE e.id = r.entry_id AND r.revision = e.current_revision AND e.id = $1", [bad]);
+      await db.query("INSERT INTO changes (entry_id, op) VALUES ($1, 'upsert')", [bad]);
+      const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('Lucid Lemur', 'https://lucid-lemur.example.org/a2a') } }));
+      // Before, the batch holding the bad row failed at every poll: B never applied a later change, and stayed not ready.
+      await within(3000, () => finds(onB, 'lemur', id));
+      assert.equal(await finds(onB, 'gecko', bad), false, 'the entry it cannot read is out of its index');
+      assert.equal((await fetch(`${b.url}/readyz`)).status, 200);
+      const logged = b.logs.filter((l) => l.entry === bad && /cannot be read/.test(String(l.msg)));
+      assert.equal(logged.length, 1, `logged once: ${JSON.stringify(b.logs.slice(-5))}`);
+      assert.match(String(logged[0]!.msg), /interfaces/);
+    } finally {
+      // Mended, and told to the replicas, for the tests after this one.
+      await db.query('UPDATE entry_revisions r SET interfaces = $2 FROM entries e WHERE e.id = r.entry_id AND r.revision = e.current_revision AND e.id = $1', [bad, rows[0].interfaces]);
+      await db.query("INSERT INTO changes (entry_id, op) VALUES ($1, 'upsert')", [bad]);
+      await db.end();
+    }
+    await within(3000, () => finds(onB, 'gecko', bad));
+  });
+
   test('a database error that quotes a row (a constraint, a trigger the registry does not know): the client is told INTERNAL without it, the log keeps what failed without the values', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     // What an operator's own rules on the tables (or a bug) make PostgreSQL refuse, each quoting

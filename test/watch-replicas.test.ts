@@ -89,6 +89,27 @@ describe('watches across replicas (PostgreSQL)', () => {
     }
   });
 
+  test("a watch's stored position follows the changes it has no event for: a restart or a takeover after them sends no needless resync", async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const watcher = await sdkClient(a.url, { token: TOKENS.bob });
+    const writer = await sdkClient(b.url, { token: TOKENS.alice });
+    const log = watch(watcher, { filter: { tags: ['position-follows'] } });
+    try {
+      await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
+      const id = log.events.find((e) => e.task)!.task.id as string;
+      // Written on the other replica, matching another watch's tag: no event for this one.
+      await op(writer, { register: { agentCard: taggedCard('Position Follows Agent', 'position-elsewhere') } });
+      const last = await a.core.store.lastChangeSeq();
+      // Before, only an event of the watch stored its position: it stayed before this change for good.
+      await eventually(async () => ((await a.core.store.watches.get(id))?.position ?? 0) >= last, `the watch's stored position passed change ${last}`, 5000);
+      assert.deepEqual(log.watchEvents.map((e) => e.event), [], 'no event for a change the watch does not match');
+      await watcher.cancelTask({ tenant: '', id, metadata: undefined });
+    } finally {
+      log.disconnect();
+    }
+  });
+
   test('a watch that failed as it ran on one replica waits before it runs again, on any replica: no claim takes it sooner', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     const [a, b] = replicas as [TestRegistry, TestRegistry];
@@ -877,7 +898,10 @@ describe('watches across replicas, each test on a database of its own (PostgreSQ
       await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
       const a = resultOf(await op(alice, { register: { agentCard: taggedCard('PG Restored A', 'pg-restored') } }));
       await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A');
-      // The dump holds the watch current with its change log (its progress is stored within a second).
+      // The dump holds the watch current with its change log: its stored position follows the
+      // follower's within a second, once the follower has read A's change back from the log (with
+      // no further event of the watch: before, a position stored before that stayed behind, and
+      // this wait failed on a loaded machine).
       await eventually(async () => {
         const { rows } = await db.query("SELECT change_seq >= (SELECT max(seq) FROM changes) AS current FROM watches WHERE id = $1", [task.id]);
         return rows[0]?.current === true;

@@ -242,10 +242,13 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
     // search, watches and catalogs would miss it (a retry answers "unchanged": no publication) until a restart.
     // Resolved once published: until then their changes stay pending (no watch position passes them).
     store.onUnacknowledgedChanges?.((ids) =>
-      service.applyReplicaChanges(ids).catch((err: unknown) => {
-        log.error({ err, entries: ids }, 'publishing changes of writes refused after their commit failed; the next start applies them');
-        throw err;
-      }),
+      service.applyReplicaChanges(ids).then(
+        () => undefined,
+        (err: unknown) => {
+          log.error({ err, entries: ids }, 'publishing changes of writes refused after their commit failed; the next start applies them');
+          throw err;
+        },
+      ),
     );
 
     // The index loads in the background: the doors listen at once (liveness answers from the

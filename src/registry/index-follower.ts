@@ -118,7 +118,14 @@ export class IndexFollower {
           break;
         }
         // One read for the batch (not one per change); several changes to one entry need one refresh.
-        await this.service.applyReplicaChanges([...new Set(changes.map((c) => c.id))]);
+        const unreadable = await this.service.applyReplicaChanges([...new Set(changes.map((c) => c.id))]);
+        // Once per change that reached it (the follower moves on past it).
+        for (const bad of unreadable) {
+          this.log.warn(
+            { entry: bad.id, reason: bad.reason },
+            `an entry changed in storage cannot be read (${bad.reason}): it is left out of this replica's search index until it is written again (a registration or an unregistration of it), or this replica runs a release that reads it; the changes after it are applied`,
+          );
+        }
         this.lastSeq = changes[changes.length - 1]!.seq;
         if (changes.length < BATCH) break;
       }

@@ -28,7 +28,7 @@ import { sameOutcome } from '../contract/verification.js';
 import type { IndexState, SavedState } from '../search/index-state.js';
 import type { IndexQuery, ListingShown, SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
-import { ENTRY_KINDS, InvalidCursorError, decodeCursor as decodeListPosition, encodeCursor as encodeListPosition } from '../storage/common.js';
+import { ENTRY_KINDS, InvalidCursorError, UnreadableEntryError, decodeCursor as decodeListPosition, encodeCursor as encodeListPosition } from '../storage/common.js';
 import type { AcceptedUpsert, AcknowledgementRow, RegistryStore, StoredEntry, TaskRow, WriteQuota } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
 import { disclosedVerification, type DocumentVerifier } from '../validation/signature.js';
@@ -412,23 +412,32 @@ export class RegistryService {
     return n;
   }
 
-  /**
-   * Publishes changes another replica committed (seen in the store's change log), for a batch of
-   * entries at once: re-reads them in one query, so applying a change twice is harmless. An
-   * entry that is gone is published as removed. This process's own writes, which the log holds
-   * too, are not published again when the entry is still as this process published it.
-   */
   /** The follower has read the change log to its end (ChangeFeed.caughtUp). */
   replicaChangesCaughtUp(): void {
     this.feed.caughtUp();
   }
 
-  async applyReplicaChanges(ids: readonly string[]): Promise<void> {
+  /**
+   * Publishes changes another replica committed (seen in the store's change log), for a batch of
+   * entries at once: re-reads them in one query, so applying a change twice is harmless. An
+   * entry that is gone is published as removed. This process's own writes, which the log holds
+   * too, are not published again when the entry is still as this process published it. An entry
+   * whose row this release cannot read is published as removed too, and returned (to be logged).
+   */
+  async applyReplicaChanges(ids: readonly string[]): Promise<UnreadableEntryError[]> {
     // A change read here may be this process's own write, committed and not yet published.
     await this.feed.localWritesDone();
-    const found = new Map((await this.store.getMany(ids)).map((entry) => [entry.id, entry]));
+    const unreadable = new Map<string, UnreadableEntryError>();
+    const found = new Map((await this.readReplicaEntries(ids, unreadable)).map((entry) => [entry.id, entry]));
     let n = 0;
     for (const id of ids) {
+      const bad = unreadable.get(id.toLowerCase());
+      if (bad) {
+        // Out of the index (and of every watch's matches) until it is written again: this
+        // replica cannot read it, to answer for it or to search it.
+        this.feed.publish({ id, op: 'delete', origin: 'replica' });
+        continue;
+      }
       const entry = found.get(id.toLowerCase());
       // This process's own write, read back from the change log: published already.
       if (this.feed.isEcho(id, entry)) continue;
@@ -436,6 +445,31 @@ export class RegistryService {
       // A big batch (a bulk import on another replica) must not hold the event loop for its whole length.
       if (++n % LOAD_YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     }
+    return [...unreadable.values()];
+  }
+
+  /**
+   * The entries of `ids` as stored (one read), those whose row this release cannot read put in
+   * `unreadable` instead. Before, one such row failed the whole batch at every poll: no replica
+   * applied a later change, and all stayed not ready, for good. Only then is each read alone, to
+   * find which.
+   */
+  private async readReplicaEntries(ids: readonly string[], unreadable: Map<string, UnreadableEntryError>): Promise<StoredEntry[]> {
+    try {
+      return await this.store.getMany(ids);
+    } catch (err) {
+      if (!(err instanceof UnreadableEntryError)) throw err;
+    }
+    const entries: StoredEntry[] = [];
+    for (const id of ids) {
+      try {
+        entries.push(...(await this.store.getMany([id])));
+      } catch (err) {
+        if (!(err instanceof UnreadableEntryError)) throw err;
+        unreadable.set(id.toLowerCase(), err);
+      }
+    }
+    return entries;
   }
 
   // ---- operations ----

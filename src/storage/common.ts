@@ -19,6 +19,30 @@ export class InvalidCursorError extends Error {
 }
 
 /**
+ * A stored entry whose row this release cannot read: a column that does not hold what this
+ * release wrote (edited by hand, or written by a newer release beside it during a rolling
+ * upgrade). `reason` names the column, never its value (the logs are not the database's readers).
+ */
+export class UnreadableEntryError extends Error {
+  constructor(
+    readonly id: string,
+    readonly reason: string,
+  ) {
+    super(`Entry ${id} cannot be read: ${reason}.`);
+    this.name = 'UnreadableEntryError';
+  }
+}
+
+/** `text` parsed as JSON, or UnreadableEntryError naming entry `id`'s `column` (its value left out). */
+function storedJson<T>(id: string, column: string, text: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new UnreadableEntryError(id, `its ${column} column does not hold JSON`);
+  }
+}
+
+/**
  * A value of the request that the storage engine cannot hold: PostgreSQL's text holds no U+0000
  * (postgres/text-values.ts). Refused as any other value of a request is, BAD_REQUEST (on the SDK's
  * methods, invalid params), naming the value: where it was, the door knows, not the store.
@@ -416,7 +440,7 @@ function iso(value: string | Date): string {
 export function rowToEntry(row: EntryRowFields): StoredEntry {
   if (!isEntryKind(row.kind)) {
     // A CHECK constraint guards this; reaching it means the database was edited by hand.
-    throw new Error(`Entry ${row.id} has an unknown kind "${row.kind}".`);
+    throw new UnreadableEntryError(row.id, `it has an unknown kind "${row.kind}"`);
   }
   const entry: StoredEntry = {
     id: row.id,
@@ -429,7 +453,7 @@ export function rowToEntry(row: EntryRowFields): StoredEntry {
     updatedAt: iso(row.revision_created_at),
     listSeq: Number(row.list_seq),
     identityUrl: row.identity_url,
-    interfaces: JSON.parse(row.interfaces) as EntryInterface[],
+    interfaces: storedJson<EntryInterface[]>(row.id, 'interfaces', row.interfaces),
     contentHash: row.content_hash,
     documentText: row.document_text,
   };
@@ -458,7 +482,7 @@ export function rowToEntry(row: EntryRowFields): StoredEntry {
     entry.health = health;
   }
   if (row.drift !== null) entry.drift = row.drift === true || row.drift === 1;
-  if (row.verification) entry.verification = JSON.parse(row.verification) as CardVerification;
+  if (row.verification) entry.verification = storedJson<CardVerification>(row.id, 'verification', row.verification);
   return entry;
 }
 

@@ -674,6 +674,14 @@ export class WatchHub implements WatchKeeper {
   /** This process, as the holder of the leases on the watches it runs. */
   readonly #holder = randomUUID();
   readonly #dirty = new Set<Watch>();
+  /**
+   * The position stored in the row of each watch run here, once it runs whole (started, or
+   * restored and its resync decided): the progress timer moves it on with the changes followed,
+   * event or not (see #flush).
+   */
+  readonly #storedAt = new Map<string, number>();
+  /** What the feed had told (#published), the follower applied and was pending when the positions were last brought up to date (see #flush). */
+  #flushedMark: string | undefined;
   /** Watches of this process whose rows are stored (held by it). */
   readonly #stored = new Set<string>();
   /** Until when this process's lease on each watch it runs was last stored (see #stopLost). */
@@ -766,7 +774,9 @@ export class WatchHub implements WatchKeeper {
     const watch = new Watch(id, where.contextId, actor.principal, request, this.service, this.limits, state, this);
     this.#watches.set(id, watch);
     let created: 'created' | 'quota';
+    let position: number;
     try {
+      position = await this.#followedPosition();
       const row: WatchRow = {
         id,
         tenant: where.scope.tenant,
@@ -780,7 +790,7 @@ export class WatchHub implements WatchKeeper {
         seqFloor: SEQ_BLOCK,
         // Not run from storage (a restart, another replica) until its start is acknowledged below.
         deliveredSeq: UNACKNOWLEDGED_START,
-        position: await this.#followedPosition(),
+        position,
       };
       created = await this.storage.watches.create(row, this.#holder, now + this.limits.leaseMs, max);
     } catch (error) {
@@ -826,6 +836,7 @@ export class WatchHub implements WatchKeeper {
     }
     // Taken over meanwhile (its lease ran out while storage was slow): another replica removes it.
     if (!acknowledged) return this.#unstart(watch, new Error(`the definition of watch ${id} was taken over before its start was acknowledged`));
+    this.#storedAt.set(id, position);
     // Followed now: an end that came meanwhile (its time up) is written to its task once the
     // request has stored it (protocol/watch-task.ts), and its definition removed after it was stored.
     watch.run();
@@ -1327,6 +1338,7 @@ export class WatchHub implements WatchKeeper {
     this.#stored.delete(watch.id);
     this.#leaseUntil.delete(watch.id);
     this.#dirty.delete(watch);
+    this.#storedAt.delete(watch.id);
     if (end.reason === 'closed') return;
     this.#runFailures.delete(watch.id);
     this.#remove(watch.id);
@@ -1523,6 +1535,8 @@ export class WatchHub implements WatchKeeper {
         }
         // Run whole: a failure from here on is a first one again (see #letGo).
         this.#runFailures.delete(row.id);
+        // Its position moves on with the changes from here (a resync just sent is stored with it).
+        if (watch.isOpen) this.#storedAt.set(row.id, row.position);
       } catch (err) {
         // In the hub already (its resync failed: the index, or a follower of its events): let go
         // as one whose follower failed, to be restored whole. Before, its lease was released below
@@ -1650,18 +1664,37 @@ export class WatchHub implements WatchKeeper {
     };
   }
 
-  /** Writes the progress of the watches that moved since the last time. */
+  /**
+   * Writes the progress of the watches that moved since the last time, and the position of every
+   * watch the changes followed have passed since its position was stored. Before, a position was
+   * written only with an event of its watch: one stored before the follower had passed the
+   * watch's last change (its own write's echo, say), or with changes its watch had no event for
+   * after it, stayed behind for good, and the next run (a restart, a takeover) sent a needless resync.
+   */
   async #flush(readAt?: number): Promise<void> {
-    if (this.#dirty.size === 0) return;
+    // Whether the position followed may have moved: the feed told the watches something, the
+    // follower passed changes (its own writes' echoes are not told), or a write of this process
+    // stopped being pending. Read before the position, so a move while it is read is looked at again next time.
+    const mark = `${this.#published}/${this.appliedThrough() ?? ''}/${this.storage.ownChanges?.firstPending() ?? ''}`;
+    const moved = mark !== this.#flushedMark && this.#storedAt.size > 0;
+    if (this.#dirty.size === 0 && !moved) return;
     const watches = [...this.#dirty];
     this.#dirty.clear();
     try {
       // Inside: a position that cannot be read (storage down) keeps the watches to store, too.
       // (`readAt`: read already, at a shutdown: see close.)
       const position = readAt ?? (await this.#followedPosition());
+      const behind = [...this.#watches.values()].filter((w) => !this.#dirty.has(w) && !watches.includes(w) && (this.#storedAt.get(w.id) ?? Infinity) < w.positionToStore(position));
       await Promise.all(
-        watches.filter((w) => w.isOpen || this.#closed).map((w) => this.storage.watches.update(w.id, { ...w.progress(), position: w.positionToStore(position) })),
+        [...watches, ...behind]
+          .filter((w) => w.isOpen || this.#closed)
+          .map(async (w) => {
+            const stored = w.positionToStore(position);
+            await this.storage.watches.update(w.id, { ...w.progress(), position: stored });
+            if (this.#storedAt.has(w.id)) this.#storedAt.set(w.id, stored);
+          }),
       );
+      this.#flushedMark = mark;
     } catch (err) {
       for (const w of watches) this.#dirty.add(w);
       throw err;
