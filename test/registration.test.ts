@@ -120,6 +120,38 @@ describe('register', () => {
     assert.deepEqual(file.indexed, { tools: 2 });
   });
 
+  test('a file part holding a whole MCP server document registers that server, whatever its name; half of one, or its tools beside its server, is told as the CLI tells it', async () => {
+    // What `get --document` prints, uploaded as a file: read as an agent card, it was UNSUPPORTED_VERSION with eight card findings.
+    const server = mcpServer('files-doc', uniqueUrl());
+    const text = JSON.stringify({ mcpServer: server, toolspec: toolspec() }, null, 2);
+    const stored = resultOf(await send(alice, [filePart(text, 'files.json')]));
+    assert.equal(stored.kind, 'mcp-server');
+    assert.deepEqual(stored.indexed, { tools: 2 });
+    assert.deepEqual(resultOf(await op(alice, { get: { id: stored.id } })).document, { mcpServer: server, toolspec: toolspec() });
+    // Named toolspec.json, it was a toolspec without "tools"; beside {"validate": {}} it is checked as the server it is.
+    const checked = resultOf(await send(alice, [filePart(text, 'toolspec.json'), dataPart({ validate: {} })]));
+    assert.equal(checked.valid, true);
+    assert.equal(checked.kind, 'mcp-server');
+    // Its server given again beside it is refused, naming where.
+    const twice = errorOf(await send(alice, [filePart(text, 'toolspec.json'), dataPart({ register: { mcpServer: mcpServer('other', uniqueUrl()) } })]));
+    assert.equal(twice.code, 'BAD_REQUEST');
+    assert.match(twice.message, /File part 0 \("toolspec.json"\) is a whole MCP server document, with its own "mcpServer" and "toolspec": leave "mcpServer" out/);
+    assert.deepEqual(twice.details.map((d: WireJson) => d.path), ['/parts/1/data/register/mcpServer']);
+    // The CLI's words for a misshapen document (validate, register, import), whatever the file's name.
+    const misshapen = async (doc: WireJson, name: string, data?: WireJson) => errorOf(await send(alice, [filePart(JSON.stringify(doc), name), ...(data ? [dataPart(data)] : [])]));
+    const half = await misshapen({ mcpServer: server }, 'files.json');
+    assert.equal(half.code, 'VALIDATION_FAILED');
+    assert.equal(half.message, 'File part 0 ("files.json"): An MCP server document needs both "mcpServer" and "toolspec"; this one has no "toolspec".');
+    assert.deepEqual(half.details.map((d: WireJson) => [d.path, d.rule]), [['/toolspec', 'required']]);
+    const noServer = await misshapen({ toolspec: toolspec() }, 'mcp.json', { validate: {} });
+    assert.deepEqual(noServer.details.map((d: WireJson) => [d.path, d.rule]), [['/mcpServer', 'required']]);
+    // Its tools beside its server were stored inside the toolspec, "mcpServer" and all.
+    const beside = await misshapen({ mcpServer: server, ...toolspec() }, 'toolspec.json', { register: { mcpServer: mcpServer('beside', uniqueUrl()) } });
+    assert.equal(beside.code, 'VALIDATION_FAILED');
+    assert.equal(beside.message, 'File part 0 ("toolspec.json"): An MCP server document keeps its tools under "toolspec"; this one has "tools" beside "mcpServer".');
+    assert.deepEqual(beside.details.map((d: WireJson) => [d.path, d.rule]), [['/tools', 'misplaced']]);
+  });
+
   test('an invalid card is REJECTED with paths and nothing is stored', async () => {
     const before = resultOf(await op(admin, { list: { pageSize: 100 } })).entries.length;
     const card: WireJson = v1Card('Broken', uniqueUrl());

@@ -25,6 +25,8 @@ export type MessageGeneration = 'v1.0' | 'v0.3';
 export interface PartWords {
   /** A data part holding an operation. */
   dataPart: string;
+  /** A data part holding `object` (JSON text, e.g. '{"register": <the document>}'). */
+  dataPartWith: (object: string) => string;
   /** A text part, as in "a message with only <textPart> is a search". */
   textPart: string;
   /** A file part carrying a document. */
@@ -131,6 +133,7 @@ function requestShapesIn(dialect: Dialect): string {
 function words(dialect: Dialect, encoding: MessageEncoding): PartWords {
   return {
     dataPart: dialect.data('{<operation>: {...}}'),
+    dataPartWith: dialect.data,
     textPart: dialect.textPart,
     filePart: dialect.filePart,
     fileBytes: dialect.fileBytes,

@@ -14,6 +14,7 @@ import { schemaAt, valueAt } from '../lib/zod-paths.js';
 import { issueMessage } from '../lib/issue-words.js';
 import { compactJsonBytes } from '../validation/size.js';
 import { sizeAdvice, tooLargeFinding } from '../validation/verdict.js';
+import { detectKind, misshapenDocument } from '../validation/document-shape.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
 import type { MessageEncoding } from '../contract/binding.js';
 import type { Subject } from '../contract/subject.js';
@@ -53,13 +54,16 @@ const wordsFor = (options: ParseOptions): PartWords => partWords(options.generat
 
 const DEFAULT_MAX_QUERY_CHARS = 1000;
 
-type FileKind = 'agent-card' | 'toolspec';
+/** 'mcp-server': a whole MCP server document ({"mcpServer", "toolspec"}, what `get --document` and the CLI's `register` take). */
+type FileKind = 'agent-card' | 'toolspec' | 'mcp-server';
 interface UploadedFile {
   kind: FileKind;
   text: string;
   value: unknown;
   sizeBytes: number;
   index: number;
+  /** 'File part 0 ("mcp.json")', for messages. */
+  label: string;
 }
 
 const JSON_MEDIA_TYPES = new Set(['', 'application/json', 'text/json', 'application/a2a+json']);
@@ -176,6 +180,10 @@ function parseArgs<T>(schema: z.ZodType<T>, value: unknown, op: OperationName, b
 }
 
 function fileKindOf(part: Part, value: unknown, index: number): FileKind {
+  // What it holds says, whatever its name, as the CLI reads a file: a whole MCP server document was
+  // read as an agent card (UNSUPPORTED_VERSION, eight findings of a card's members) or, as
+  // toolspec.json, as a toolspec without "tools" (its server beside the one the data part gave).
+  if (detectKind(value) === 'mcp-server') return 'mcp-server';
   const name = part.filename.toLowerCase();
   if (name.endsWith('agent-card.json') || name.endsWith('agent.json')) return 'agent-card';
   if (name.endsWith('toolspec.json')) return 'toolspec';
@@ -234,7 +242,14 @@ function readFile(part: Part, raw: Buffer, index: number, limits: ParseOptions):
       { path: '', message: 'not valid JSON', hint: 'Check the file with a JSON linter; trailing commas and comments are not allowed.' },
     ]);
   }
-  return { kind: fileKindOf(part, value, index), text, value, sizeBytes: raw.length, index };
+  // Half an MCP server document, or its tools beside its server, whatever the file's name: told
+  // as the CLI tells such a file (validation/document-shape.ts). Half of one was read as an agent
+  // card (UNSUPPORTED_VERSION and eight findings of a card's members, none the one missing), and
+  // tools beside a server as a toolspec, stored with "mcpServer" inside it.
+  const misshapen = misshapenDocument(value);
+  const label = part.filename ? `File part ${index} ("${part.filename}")` : `File part ${index}`;
+  if (misshapen) throw new RegistryError('VALIDATION_FAILED', `${label}: ${misshapen.message}`, misshapen.details);
+  return { kind: fileKindOf(part, value, index), text, value, sizeBytes: raw.length, index, label };
 }
 
 /**
@@ -294,6 +309,19 @@ function inlineSubject(
   if (file?.kind === 'agent-card') {
     if (hasMcp) throw badRequest(`An agent-card.json file cannot be registered with mcpServer metadata; send the card alone.`);
     return { type: 'agent-card', card: file.value, documentText: file.text, sizeBytes: file.sizeBytes, written: { text: file.text, at: '' } };
+  }
+  if (file?.kind === 'mcp-server' && isObject(file.value)) {
+    if (hasMcp) {
+      const key = args.mcpServer !== undefined ? 'mcpServer' : 'toolspec';
+      throw badRequest(
+        `${file.label} is a whole MCP server document, with its own "mcpServer" and "toolspec": leave "${key}" out of the "${op}" arguments (${wordsFor(limits).dataPartWith(`{"${op}": {}}`)}), or send its "toolspec" alone as toolspec.json beside {"${op}": {"mcpServer": {...}}}.`,
+        [{ path: `${base}/${key}`, message: 'given twice: in the file part and here' }],
+      );
+    }
+    // As the CLI's import reads such a file: the toolspec's compact serialisation is stored, the
+    // file's text checked for what only it shows (a key given twice, a number rounded).
+    const { mcpServer: server, toolspec } = file.value;
+    return { type: 'mcp-server', server, toolspec, toolspecText: JSON.stringify(toolspec), sizeBytes: file.sizeBytes, written: { text: file.text, at: '' } };
   }
   if (file?.kind === 'toolspec' && args.toolspec !== undefined) {
     throw badRequest(`The toolspec came twice: as toolspec.json and inline. Send one.`);
