@@ -433,6 +433,10 @@ describe('MCP tools', () => {
     assert.deepEqual(errorJson(unknown).error.details, [{ path: '/arguments', message: '"text" is not an argument of search_agents, which takes query, filter, limit, pageToken' }]);
     assert.match(errorText(await call('get_agent', { id: ids.weather, rev: 1 })), /: "rev" is not an argument of get_agent, which takes id, revision\.\n/);
     assert.match(errorText(await call('list_agents', { limit: 1, kind: 'agent' })), /: "limit", "kind" are not arguments of list_agents, which takes pageSize, pageToken, owner, mine, health, verified\.\n/);
+    // Many: the first ten and how many more (contract/findings.ts); 2,000 short keys were each named, three times.
+    const many = await call('search_agents', { query: 'x', ...Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, 1])) });
+    assert.equal(errorJson(many).error.details[0].message, `${Array.from({ length: 10 }, (_, i) => `"k${i}"`).join(', ')} and 1,990 more are not arguments of search_agents, which takes query, filter, limit, pageToken`);
+    assert.ok(JSON.stringify(many).length < 2000, JSON.stringify(many).slice(0, 3000));
     // With another problem, each is said: the unknown argument first.
     assert.deepEqual(errorJson(await call('search_agents', { text: 'x', limit: 0 })).error.details.map((d: WireJson) => d.path), ['/arguments', '/arguments/limit']);
     const { tools } = await anonymous.listTools();

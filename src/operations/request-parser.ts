@@ -15,6 +15,7 @@ import { issueMessage } from '../lib/issue-words.js';
 import { compactJsonBytes } from '../validation/size.js';
 import { sizeAdvice, tooLargeFinding } from '../validation/verdict.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
+import { MAX_NAMED, namedList } from '../contract/findings.js';
 import type { MessageEncoding } from '../contract/binding.js';
 import type { Subject } from '../contract/subject.js';
 import type { DocumentReference } from '../contract/freshness.js';
@@ -82,15 +83,26 @@ export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType,
       const hint = input === undefined ? undefined : valueHint(issue, value);
       return hint ? { path, message, hint } : { path, message };
     }
-    // Zod's message names the keys already (`Unrecognized key: "limit"`); an older wording that
-    // did not gets them added, once.
-    const named = issue.keys.every((key) => issue.message.includes(JSON.stringify(key)));
-    const message = named ? issue.message : `${issue.message} (${issue.keys.join(', ')})`;
+    const message = unrecognizedKeys(issue);
     const accepted = schema && keysAt(schema, issue.path);
     if (!accepted) return { path, message };
     // An object that takes no key ({"renew": {}}) says so, rather than an empty list.
     return { path, message, hint: accepted.length > 0 ? `Accepted keys here: ${accepted.join(', ')}.` : 'Accepted keys here: none; send an empty object, {}.' };
   });
+}
+
+/**
+ * Zod's message of unknown keys (`Unrecognized key: "limit"`), which names every key in full: one
+ * past MAX_NAMED keys, or with a key past 60 characters, says the first ones, clipped, and how many
+ * more (findings.ts), where 6,000 keys sent were named back, twice. An older zod wording that did
+ * not name them gets them added, once.
+ */
+function unrecognizedKeys(issue: z.core.$ZodIssueUnrecognizedKeys): string {
+  const names = issue.keys.map((key) => quote(key, 60));
+  const whole = issue.keys.length <= MAX_NAMED && issue.keys.every((key, i) => names[i] === JSON.stringify(key));
+  if (whole && issue.keys.every((key) => issue.message.includes(JSON.stringify(key)))) return issue.message;
+  const named = namedList(names);
+  return `Unrecognized key${issue.keys.length === 1 ? '' : 's'}: ${named}`;
 }
 
 /** A size issue: too big or too small, and of what (zod's `origin`: "number", "int", "string", "array"...). */
@@ -446,7 +458,7 @@ export function parseRequest(message: Message | undefined, limits: ParseOptions)
           ]);
         }
         if (unknown.length > 0) {
-          throw badRequest(`Data part ${index} has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}. ${words.requestShapes}`, [
+          throw badRequest(`Data part ${index} has unknown key(s) ${namedList(unknown.map((k) => quote(k, 60)))}. ${words.requestShapes}`, [
             { path: `${words.dataAt(index)}/${unknown[0]}`, message: 'unknown operation' },
           ]);
         }
