@@ -464,6 +464,14 @@ describe('MCP tools', () => {
       assert.ok(!(await call(tool, args)).isError, `${tool} takes ${JSON.stringify(args)}`);
       assert.equal(accepts(tool, args), true, `${tool}'s inputSchema takes ${JSON.stringify(args)}`);
     }
+    // ...and means what the value without it means, as a tag's does: a principal has no white space around
+    // it (REGISTRY_TOKENS' names are trimmed). " alice" found nothing on search, while ARD's POST /search trimmed it.
+    const aliceIds = [ids.invoice, ids.weather].sort();
+    for (const owner of [' alice', 'alice\t']) {
+      assert.deepEqual(structured(await call('search_agents', { filter: { owner } })).results.map((h: WireJson) => h.id).sort(), aliceIds, `search_agents owner ${JSON.stringify(owner)}`);
+      assert.deepEqual(structured(await call('list_agents', { owner })).entries.map((e: WireJson) => e.id).sort(), aliceIds, `list_agents owner ${JSON.stringify(owner)}`);
+      assert.deepEqual(resultOf(await op(reader, { search: { filter: { owner } } })).results.map((h: WireJson) => h.id).sort(), aliceIds, `A2A search owner ${JSON.stringify(owner)}`);
+    }
   });
 
   test('input and output schemas are JSON Schema 2020-12, MCP\'s default dialect, without a $schema naming draft-07', async () => {
