@@ -283,6 +283,15 @@ describe('executor routing', () => {
     assert.ok(error.message.length < 400, error.message.slice(0, 600));
     error = await rejected([dataPart({ search: { query: 'x', ['k'.repeat(5000)]: 1 } })]);
     assert.match(error.details[0].message, /^Unrecognized key: "k{58}…$/);
+    // More findings than a refusal lists (20 of the arguments): the rest counted, not dropped unsaid.
+    error = await rejected([dataPart({ search: { query: 'x', filter: { tags: Array(20).fill(1), inputModes: Array(20).fill(1) } } })]);
+    assert.equal(error.details.length, 21);
+    assert.deepEqual(error.details[20], {
+      path: '/parts/0/data/search/filter/inputModes/0',
+      rule: 'more-findings',
+      message: 'and 20 more findings, not listed: a refusal lists the first 20',
+      hint: 'Fix the ones listed (they are likely alike), then send the request again to see any left.',
+    });
     error = await rejected([dataPart(many)]);
     assert.match(error.message, /^Data part 0 has unknown key\(s\) "k0", "k1", .*"k9" and 1,990 more\. /);
     assert.ok(error.message.length < 1000, error.message.slice(0, 1200));

@@ -19,21 +19,23 @@ export const MORE_FINDINGS = 'more-findings';
 const count = (n: number): string => n.toLocaleString('en-US');
 
 /**
- * `findings` as a refusal carries them: the first MAX_FINDINGS, then one saying how many more were
- * left out (at the path of the first of them), so that a client sees the list is cut, not complete.
+ * `findings` as a refusal carries them: the first `max` (MAX_FINDINGS), then one saying how many
+ * more were left out (at the path of the first of them), so that a client sees the list is cut,
+ * not complete.
  */
-export function boundedFindings(findings: readonly Finding[]): Finding[] {
-  if (findings.length <= MAX_FINDINGS) return [...findings];
-  const left = findings.length - MAX_FINDINGS;
-  return [
-    ...findings.slice(0, MAX_FINDINGS),
-    {
-      path: findings[MAX_FINDINGS]!.path,
-      rule: MORE_FINDINGS,
-      message: `and ${count(left)} more finding${left === 1 ? '' : 's'}, not listed: a refusal lists the first ${MAX_FINDINGS}`,
-      hint: 'Fix the ones listed (they are likely alike), then send the request again to see any left.',
-    },
-  ];
+export function boundedFindings(findings: readonly Finding[], max: number = MAX_FINDINGS): Finding[] {
+  if (findings.length <= max) return [...findings];
+  return [...findings.slice(0, max), moreFindings(findings[max]!.path, findings.length - max, max)];
+}
+
+/** The finding that stands for `left` findings not listed after the first `listed`, at `path` (the first of them). */
+export function moreFindings(path: string, left: number, listed: number): Finding {
+  return {
+    path,
+    rule: MORE_FINDINGS,
+    message: `and ${count(left)} more finding${left === 1 ? '' : 's'}, not listed: a refusal lists the first ${listed}`,
+    hint: 'Fix the ones listed (they are likely alike), then send the request again to see any left.',
+  };
 }
 
 /** Names (each already quoted and clipped) joined by ", ": the first MAX_NAMED, then "and N more". */
