@@ -284,8 +284,11 @@ describe('executor routing', () => {
     error = await rejected([dataPart({ search: { query: 'x', ['k'.repeat(5000)]: 1 } })]);
     assert.match(error.details[0].message, /^Unrecognized key: "k{58}…$/);
     // More findings than a refusal lists (20 of the arguments): the rest counted, not dropped unsaid.
-    error = await rejected([dataPart({ search: { query: 'x', filter: { tags: Array(20).fill(1), inputModes: Array(20).fill(1) } } })]);
+    const counted = await send(await sdkClient(registry.url), [dataPart({ search: { query: 'x', filter: { tags: Array(20).fill(1), inputModes: Array(20).fill(1) } } })]);
+    error = errorOf(counted);
     assert.equal(error.details.length, 21);
+    // The text lists ten, then how many more of those the error has, then the count of those it has not (it said "… and 11 more" of 30).
+    assert.match(counted.status.message.parts[0].text, /\n- … and 10 more\n- \/parts\/0\/data\/search\/filter\/inputModes\/0: and 20 more findings, not listed: a refusal lists the first 20 \(hint: Fix the ones listed/);
     assert.deepEqual(error.details[20], {
       path: '/parts/0/data/search/filter/inputModes/0',
       rule: 'more-findings',
