@@ -28,6 +28,7 @@ import { notBuiltPage, pageShell, rateLimitedPage, type PageConfig } from './pag
 
 export const PAGE_PATHS = ['/', '/validate', '/entries/:id'];
 
+/** What a client that is no browser is told under /entries (http/errors.ts DoorWords): the page's path holds an entry id. */
 const ENTRY_WORDS: DoorWords = {
   pathParameter: () => 'entry id',
   routes:
