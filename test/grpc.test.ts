@@ -428,6 +428,13 @@ describe('requests', () => {
     assert.equal(stateOf(await overGrpc(Buffer.from(utf8.toString('base64')))), 'TASK_STATE_REJECTED');
   });
 
+  test('a refusal names at most ten of a request\'s unknown keys and counts the rest, as on every door (2,000 were each named back)', async () => {
+    const many = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, 1]));
+    const error = errorOf((await raw.send([dataPart({ search: { query: 'x', ...many } })], metadata({}))).task!);
+    assert.equal(error.details[0].message, `Unrecognized keys: ${Array.from({ length: 10 }, (_, i) => `"k${i}"`).join(', ')} and 1,990 more`);
+    assert.ok(JSON.stringify(error).length < 1500, JSON.stringify(error).slice(0, 2000));
+  });
+
   test('the v0.3 service (a2a.v1) names parts as its proto does (content, file.fileWithUri, file.fileWithBytes, {"data": {"data": ...}}), as v0.3 JSON-RPC names them as its JSON does (it told a gRPC client of {"kind": "file", "file": {..., "bytes": "<base64>"}}, file.uri and /parts/0/raw)', async () => {
     const legacy = new RawA2AClient(grpcAddress(registry), undefined, LegacyA2AService);
     const send = (content: unknown[]) =>

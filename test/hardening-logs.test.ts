@@ -44,6 +44,18 @@ describe('small holes', () => {
     assert.ok(lines.every((l) => Number(l.level) < 40), `no warning or error: ${JSON.stringify(lines)}`);
     assert.ok(!JSON.stringify(lines).includes('stack'));
     assert.ok(lines.some((l) => l.msg === 'request refused'));
+    // Without A2A-Version, the version's refusal, as /tasks/abc gets: it was 404 "No route GET /a2a/rest/tasks/%ff%fe", the route being there.
+    // (Their request lines awaited, as the tests after this one read the lines that follow.)
+    let answers: { status: number; body: typeof body }[] = [];
+    await logsOf(async () => {
+      answers = await Promise.all(['%ff%fe', 'abc'].map(async (id) => {
+        const res = await fetch(`${registry.url}/a2a/rest/tasks/${id}`);
+        return { status: res.status, body: (await res.json()) as typeof body };
+      }));
+    }, 2);
+    const [bare, known] = answers;
+    assert.deepEqual(bare, known);
+    assert.match(bare!.body.error!.message!, /A request without A2A-Version is a v0\.3 request/);
   });
 
   test('a query parameter that is not valid percent-encoded UTF-8 is a 400 naming it, as in the path (it listed the tasks of a context "\\uFFFD")', async () => {

@@ -275,6 +275,29 @@ describe('executor routing', () => {
     assert.match(error.message, /onwer.*Accepted keys here: kind, tags/);
     error = await rejected([dataPart({ search: { qurey: 'x' } })]);
     assert.equal(error.details[0].hint, 'Accepted keys here: query, filter, limit, pageToken, resultsPer.');
+    // Many unknown keys: the first ten, clipped, and how many more (contract/findings.ts). Each was
+    // named, in the message, the finding and the text: 2,000 short keys were answered 100 KB.
+    const many = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, 1]));
+    error = await rejected([dataPart({ search: { query: 'x', ...many } })]);
+    assert.equal(error.details[0].message, `Unrecognized keys: ${Array.from({ length: 10 }, (_, i) => `"k${i}"`).join(', ')} and 1,990 more`);
+    assert.ok(error.message.length < 400, error.message.slice(0, 600));
+    error = await rejected([dataPart({ search: { query: 'x', ['k'.repeat(5000)]: 1 } })]);
+    assert.match(error.details[0].message, /^Unrecognized key: "k{58}…$/);
+    // More findings than a refusal lists (20 of the arguments): the rest counted, not dropped unsaid.
+    const counted = await send(await sdkClient(registry.url), [dataPart({ search: { query: 'x', filter: { tags: Array(20).fill(1), inputModes: Array(20).fill(1) } } })]);
+    error = errorOf(counted);
+    assert.equal(error.details.length, 21);
+    // The text lists ten, then how many more of those the error has, then the count of those it has not (it said "… and 11 more" of 30).
+    assert.match(counted.status.message.parts[0].text, /\n- … and 10 more\n- \/parts\/0\/data\/search\/filter\/inputModes\/0: and 20 more findings, not listed: a refusal lists the first 20 \(hint: Fix the ones listed/);
+    assert.deepEqual(error.details[20], {
+      path: '/parts/0/data/search/filter/inputModes/0',
+      rule: 'more-findings',
+      message: 'and 20 more findings, not listed: a refusal lists the first 20',
+      hint: 'Fix the ones listed (they are likely alike), then send the request again to see any left.',
+    });
+    error = await rejected([dataPart(many)]);
+    assert.match(error.message, /^Data part 0 has unknown key\(s\) "k0", "k1", .*"k9" and 1,990 more\. /);
+    assert.ok(error.message.length < 1000, error.message.slice(0, 1200));
     // The card (or toolspec) sent as the register arguments themselves: told how to wrap it, its keys named once.
     error = await rejected([dataPart({ register: { name: 'Bare', supportedInterfaces: [{ url: 'https://bare.example.org/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] } })]);
     assert.equal(error.details[0].path, '/parts/0/data/register');

@@ -918,6 +918,18 @@ describe('ARD API', () => {
       assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`^Filter key\\(s\\) "${key.slice(0, 58)}(…|") are not supported here\\. Supported: type `));
       assert.deepEqual(answer.body.details.map((d: WireJson) => d.path), [`/query/filter/${key}`]);
     }
+    // Many: the first ten named, the first 50 findings and one saying how many more (contract/findings.ts).
+    // Each had its finding, its hint listing the supported keys: 2,000 short keys were answered 500 KB.
+    const many = await search(Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, 1])));
+    assertArdError(many, 400, 'INVALID_ARGUMENT', /^Filter key\(s\) "k0", "k1", .*"k9" and 1,990 more are not supported here\. Supported: type /);
+    assert.equal(many.body.details.length, 51);
+    assert.deepEqual(many.body.details[50], {
+      path: '/query/filter/k50',
+      rule: 'more-findings',
+      message: 'and 1,950 more findings, not listed: a refusal lists the first 50',
+      hint: 'Fix the ones listed (they are likely alike), then send the request again to see any left.',
+    });
+    assert.ok(JSON.stringify(many.body).length < 20_000, String(JSON.stringify(many.body).length));
     assertArdError(await getJson(`${registry.url}/agents?constructor=1`), 400, 'INVALID_ARGUMENT', /^"constructor" is not a query parameter of GET \/agents, which takes filter, orderBy, pageSize, pageToken; to search/);
     // A supported key with a value of the wrong type: what it takes, where.
     const version = await search({ protocolVersion: 1.0 });

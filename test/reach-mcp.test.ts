@@ -433,6 +433,10 @@ describe('MCP tools', () => {
     assert.deepEqual(errorJson(unknown).error.details, [{ path: '/arguments', message: '"text" is not an argument of search_agents, which takes query, filter, limit, pageToken' }]);
     assert.match(errorText(await call('get_agent', { id: ids.weather, rev: 1 })), /: "rev" is not an argument of get_agent, which takes id, revision\.\n/);
     assert.match(errorText(await call('list_agents', { limit: 1, kind: 'agent' })), /: "limit", "kind" are not arguments of list_agents, which takes pageSize, pageToken, owner, mine, health, verified\.\n/);
+    // Many: the first ten and how many more (contract/findings.ts); 2,000 short keys were each named, three times.
+    const many = await call('search_agents', { query: 'x', ...Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, 1])) });
+    assert.equal(errorJson(many).error.details[0].message, `${Array.from({ length: 10 }, (_, i) => `"k${i}"`).join(', ')} and 1,990 more are not arguments of search_agents, which takes query, filter, limit, pageToken`);
+    assert.ok(JSON.stringify(many).length < 2000, JSON.stringify(many).slice(0, 3000));
     // With another problem, each is said: the unknown argument first.
     assert.deepEqual(errorJson(await call('search_agents', { text: 'x', limit: 0 })).error.details.map((d: WireJson) => d.path), ['/arguments', '/arguments/limit']);
     const { tools } = await anonymous.listTools();
@@ -459,6 +463,14 @@ describe('MCP tools', () => {
     for (const [tool, args] of [['search_agents', { filter: { tags: [' invoices '], owner: 'alice' } }], ['list_agents', { owner: ' alice' }]] as const) {
       assert.ok(!(await call(tool, args)).isError, `${tool} takes ${JSON.stringify(args)}`);
       assert.equal(accepts(tool, args), true, `${tool}'s inputSchema takes ${JSON.stringify(args)}`);
+    }
+    // ...and means what the value without it means, as a tag's does: a principal has no white space around
+    // it (REGISTRY_TOKENS' names are trimmed). " alice" found nothing on search, while ARD's POST /search trimmed it.
+    const aliceIds = [ids.invoice, ids.weather].sort();
+    for (const owner of [' alice', 'alice\t']) {
+      assert.deepEqual(structured(await call('search_agents', { filter: { owner } })).results.map((h: WireJson) => h.id).sort(), aliceIds, `search_agents owner ${JSON.stringify(owner)}`);
+      assert.deepEqual(structured(await call('list_agents', { owner })).entries.map((e: WireJson) => e.id).sort(), aliceIds, `list_agents owner ${JSON.stringify(owner)}`);
+      assert.deepEqual(resultOf(await op(reader, { search: { filter: { owner } } })).results.map((h: WireJson) => h.id).sort(), aliceIds, `A2A search owner ${JSON.stringify(owner)}`);
     }
   });
 

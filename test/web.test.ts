@@ -124,7 +124,11 @@ describe('web page', { skip: unavailable }, () => {
         // Not valid percent-encoding: for API clients a bad request, as on every other path.
         const [status, code] = path === '/entries/%ff' ? [400, 'INVALID_ARGUMENT'] : [404, 'NOT_FOUND'];
         assert.equal(api.status, status);
-        assert.equal(((await api.json()) as WireJson).error.status, code);
+        const { error } = (await api.json()) as WireJson;
+        assert.equal(error.status, code);
+        // In the words of the path: the entry id (it was "e.g. a task id"), and where an entry is for a client that is no browser.
+        if (path === '/entries/%ff') assert.match(error.message, /^The entry id in the path, "%ff", is not valid percent-encoded UTF-8: percent-encode it once/);
+        if (path === '/entries/x/y') assert.match(error.message, /^No route GET \/entries\/x\/y\. \/entries\/\{id\} is an entry's web page, for browsers/);
       }
       for (const [method, path, status] of [
         ['POST', '/nonsense', 404],

@@ -21,6 +21,7 @@ import { BLANK_FILTER_VALUE, EMPTY_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FIL
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { ACCEPTED_TYPES_SAID, kindsOfMediaTypes, type Site } from './vocabulary.js';
 import { clipped } from '../lib/clipped.js';
+import { namedList } from '../contract/findings.js';
 import { codePointPrefix, longerThan } from '../lib/code-points.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
@@ -230,7 +231,7 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
   const unsupported = Object.keys(filter).filter((k) => !Object.hasOwn(ARD_FILTER_KEYS, k));
   if (unsupported.length > 0) {
     throw badRequest(
-      `Filter key(s) ${unsupported.map((k) => quote(k, 60)).join(', ')} are not supported here. Supported: ${Object.entries(ARD_FILTER_KEYS)
+      `Filter key(s) ${namedList(unsupported.map((k) => quote(k, 60)))} are not supported here. Supported: ${Object.entries(ARD_FILTER_KEYS)
         .map(([k, v]) => `${k} (${v})`)
         .join('; ')}.`,
       unsupported.map((k) => ({ path: at(k), message: 'unsupported filter key', hint: `Use one of: ${Object.keys(ARD_FILTER_KEYS).join(', ')}.` })),

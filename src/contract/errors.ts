@@ -4,6 +4,7 @@
  * Anything else thrown is a bug and ends the task FAILED without internals leaking.
  */
 import type { ErrorBody, ErrorCode, Finding } from './types.js';
+import { boundedFindings } from './findings.js';
 
 export class RegistryError extends Error {
   readonly code: ErrorCode;
@@ -19,7 +20,9 @@ export class RegistryError extends Error {
     Error.stackTraceLimit = stackTraceLimit;
     this.name = 'RegistryError';
     this.code = code;
-    this.details = details;
+    // Bounded here, where every door's refusal is made: a request with many bad items is not
+    // answered with a finding each (findings.ts).
+    this.details = details && boundedFindings(details);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 

@@ -23,12 +23,19 @@ const stackOf = (handle: unknown): Layer[] | undefined => {
   return Array.isArray(stack) ? (stack as Layer[]) : undefined;
 };
 
-/** The layer's match, or false; a path parameter that is not valid percent-encoding throws in express, and matches nothing here. */
+/**
+ * The layer's match, or false. A path parameter that is not valid percent-encoding throws in
+ * express once the route's pattern matched (/tasks/%ff): the route is there, and the request, when
+ * it reaches it, is refused 400 INVALID_PATH. It matched nothing here, so such a path was "No
+ * route" (GET /a2a/rest/tasks/%ff without A2A-Version, whose negotiation asks whether a route
+ * takes it, was 404 where /tasks/abc is the version's refusal). A mount's throw matches nothing:
+ * the part of the path it would take is unknown.
+ */
 function matchOf(layer: Layer, path: string): false | { path: string } {
   try {
     return layer.match(path);
   } catch {
-    return false;
+    return layer.route ? { path } : false;
   }
 }
 

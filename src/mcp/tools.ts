@@ -14,6 +14,7 @@ import type { Caller } from '../contract/caller.js';
 import { PAGE_TOKEN_OTHER_OPERATION, PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, badRequest, rootedAt } from '../contract/errors.js';
 import type { EntryKind, EntryView, ErrorBody, Finding, SearchHit, SearchPage } from '../contract/types.js';
 import { OWN_KEY_SET, verifyingKeyText } from '../contract/verification.js';
+import { namedList } from '../contract/findings.js';
 import { codePointPrefix } from '../lib/code-points.js';
 import { isObject } from '../lib/json.js';
 import { totalText } from '../lib/total-text.js';
@@ -145,7 +146,8 @@ const toolArguments = <S extends z.ZodRawShape>(shape: S) => z.strictObject(shap
  * "Unrecognized key ... (text)" and a hint listing the accepted keys, which repeated the list.
  */
 function unknownArguments(tool: ToolName, schema: z.ZodObject, keys: readonly string[]): Finding {
-  const named = keys.map((k) => JSON.stringify(codePointPrefix(k, 60))).join(', ');
+  // The first few keys and how many more (findings.ts): 6,000 keys sent were named back, each.
+  const named = namedList(keys.map((k) => JSON.stringify(codePointPrefix(k, 60))));
   const takes = Object.keys(schema.shape).join(', ');
   return { path: '/arguments', message: `${named} ${keys.length === 1 ? 'is not an argument' : 'are not arguments'} of ${tool}, which takes ${takes}` };
 }

@@ -16,6 +16,7 @@ import { compactJsonBytes } from '../validation/size.js';
 import { sizeAdvice, tooLargeFinding } from '../validation/verdict.js';
 import { detectKind, misshapenDocument } from '../validation/document-shape.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
+import { MAX_NAMED, moreFindings, namedList } from '../contract/findings.js';
 import type { MessageEncoding } from '../contract/binding.js';
 import type { Subject } from '../contract/subject.js';
 import type { DocumentReference } from '../contract/freshness.js';
@@ -75,26 +76,51 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * schema, an unknown key's finding also names the keys accepted there (`hint`).
  */
 export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType, input?: unknown): Finding[] {
-  return withoutSafeIntegerRange(error.issues).slice(0, 20).map((issue) => {
-    const path = [base, ...issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
-    // A schema that words its own issues (a pageToken's, with the rule of every unusable token).
-    const own = schema && ownFinding(schema, issue);
-    if (own) return { path, ...own };
-    if (issue.code !== 'unrecognized_keys') {
-      const value = valueAt(input, issue.path);
-      const message = issueMessage(issue, [...base.split('/'), ...issue.path.map(String)], schema && schemaAt(schema, issue.path), value);
-      const hint = input === undefined ? undefined : valueHint(issue, value);
-      return hint ? { path, message, hint } : { path, message };
-    }
-    // Zod's message names the keys already (`Unrecognized key: "limit"`); an older wording that
-    // did not gets them added, once.
-    const named = issue.keys.every((key) => issue.message.includes(JSON.stringify(key)));
-    const message = named ? issue.message : `${issue.message} (${issue.keys.join(', ')})`;
-    const accepted = schema && keysAt(schema, issue.path);
-    if (!accepted) return { path, message };
-    // An object that takes no key ({"renew": {}}) says so, rather than an empty list.
-    return { path, message, hint: accepted.length > 0 ? `Accepted keys here: ${accepted.join(', ')}.` : 'Accepted keys here: none; send an empty object, {}.' };
-  });
+  const issues = withoutSafeIntegerRange(error.issues);
+  const pathOf = (issue: z.core.$ZodIssue): string => [base, ...issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
+  const findings = issues.slice(0, MAX_ARGUMENT_FINDINGS).map((issue) => issueFinding(issue, base, pathOf(issue), schema, input));
+  // The rest counted (contract/findings.ts), not dropped unsaid: 40 values of the wrong type were 20 findings, as if all.
+  const first = issues[MAX_ARGUMENT_FINDINGS];
+  if (first) findings.push(moreFindings(pathOf(first), issues.length - MAX_ARGUMENT_FINDINGS, MAX_ARGUMENT_FINDINGS));
+  return findings;
+}
+
+/**
+ * Findings of a request's arguments a refusal lists at most, each in its message too (findingsSaid),
+ * fewer than a document's MAX_FINDINGS: then one saying how many more.
+ */
+const MAX_ARGUMENT_FINDINGS = 20;
+
+/** One zod issue as a finding at `path` (under `base`), in the registry's words. */
+function issueFinding(issue: z.core.$ZodIssue, base: string, path: string, schema: z.ZodType | undefined, input: unknown): Finding {
+  // A schema that words its own issues (a pageToken's, with the rule of every unusable token).
+  const own = schema && ownFinding(schema, issue);
+  if (own) return { path, ...own };
+  if (issue.code !== 'unrecognized_keys') {
+    const value = valueAt(input, issue.path);
+    const message = issueMessage(issue, [...base.split('/'), ...issue.path.map(String)], schema && schemaAt(schema, issue.path), value);
+    const hint = input === undefined ? undefined : valueHint(issue, value);
+    return hint ? { path, message, hint } : { path, message };
+  }
+  const message = unrecognizedKeys(issue);
+  const accepted = schema && keysAt(schema, issue.path);
+  if (!accepted) return { path, message };
+  // An object that takes no key ({"renew": {}}) says so, rather than an empty list.
+  return { path, message, hint: accepted.length > 0 ? `Accepted keys here: ${accepted.join(', ')}.` : 'Accepted keys here: none; send an empty object, {}.' };
+}
+
+/**
+ * Zod's message of unknown keys (`Unrecognized key: "limit"`), which names every key in full: one
+ * past MAX_NAMED keys, or with a key past 60 characters, says the first ones, clipped, and how many
+ * more (findings.ts), where 6,000 keys sent were named back, twice. An older zod wording that did
+ * not name them gets them added, once.
+ */
+function unrecognizedKeys(issue: z.core.$ZodIssueUnrecognizedKeys): string {
+  const names = issue.keys.map((key) => quote(key, 60));
+  const whole = issue.keys.length <= MAX_NAMED && issue.keys.every((key, i) => names[i] === JSON.stringify(key));
+  if (whole && issue.keys.every((key) => issue.message.includes(JSON.stringify(key)))) return issue.message;
+  const named = namedList(names);
+  return `Unrecognized key${issue.keys.length === 1 ? '' : 's'}: ${named}`;
 }
 
 /** A size issue: too big or too small, and of what (zod's `origin`: "number", "int", "string", "array"...). */
@@ -474,7 +500,7 @@ export function parseRequest(message: Message | undefined, limits: ParseOptions)
           ]);
         }
         if (unknown.length > 0) {
-          throw badRequest(`Data part ${index} has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}. ${words.requestShapes}`, [
+          throw badRequest(`Data part ${index} has unknown key(s) ${namedList(unknown.map((k) => quote(k, 60)))}. ${words.requestShapes}`, [
             { path: `${words.dataAt(index)}/${unknown[0]}`, message: 'unknown operation' },
           ]);
         }

@@ -33,7 +33,7 @@ export const queryText = (max: number) =>
 
 const shortString = (max: number) => z.string().min(1).max(max);
 /**
- * A filter value: the search trims it, so one of only white space asked for nothing and the key
+ * A filter value: the search (and list, its owner) trims it, so one of only white space asked for nothing and the key
  * was dropped: {"tags": [" "]} matched every entry (a tag has a character: validation warns of a
  * blank one).
  */

@@ -1,6 +1,7 @@
 /** Short texts for people, beside each answer's data part. */
 import type { EntryView, ErrorBody, Finding, ListPage, RegistrationResult, SearchHit, ValidationResultBody, WatchEvent } from '../contract/types.js';
 import { verifyingKeyText } from '../contract/verification.js';
+import { MORE_FINDINGS } from '../contract/findings.js';
 import { noMatchesText, totalText } from '../lib/total-text.js';
 
 const MAX_LISTED = 10;
@@ -18,8 +19,14 @@ function findingLines(label: string, findings: Finding[]): string[] {
  * A2A text listed five and dropped the rest unsaid, where MCP listed ten and said how many more.
  */
 export function refusalLines(findings: readonly Finding[]): string[] {
-  const lines = findings.slice(0, MAX_LISTED).map((f) => `- ${f.path || '/'}: ${f.message}${f.hint ? ` (hint: ${f.hint})` : ''}`);
-  if (findings.length > MAX_LISTED) lines.push(`- … and ${findings.length - MAX_LISTED} more`);
+  const line = (f: Finding) => `- ${f.path || '/'}: ${f.message}${f.hint ? ` (hint: ${f.hint})` : ''}`;
+  // The finding that counts those a refusal left out (contract/findings.ts) is said last, as it is:
+  // counted among "N more" it made 20 findings left out one (`- … and 11 more` of 30).
+  const counted = findings.at(-1)?.rule === MORE_FINDINGS ? findings.at(-1) : undefined;
+  const listed = counted ? findings.slice(0, -1) : findings;
+  const lines = listed.slice(0, MAX_LISTED).map(line);
+  if (listed.length > MAX_LISTED) lines.push(`- … and ${listed.length - MAX_LISTED} more`);
+  if (counted) lines.push(line(counted));
   return lines;
 }
 

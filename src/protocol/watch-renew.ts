@@ -9,7 +9,8 @@
 import type { Message } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { z } from 'zod';
-import { isObject } from '../lib/json.js';
+import { isObject, quote } from '../lib/json.js';
+import { namedList } from '../contract/findings.js';
 import { OPERATION_NAMES } from '../operations/operation.js';
 import { partWords, type PartWords } from '../operations/part-words.js';
 import { findingsSaid, zodFindings } from '../operations/request-parser.js';
@@ -33,7 +34,7 @@ export function requireRenewal(message: Message, words: PartWords = partWords())
     const data: unknown = content.value;
     if (!isObject(data)) throw new RequestMalformedError(`Data part ${index} is not a JSON object: ${SHAPE}.`);
     const unknown = Object.keys(data).filter((key) => key !== 'renew' && !(OPERATION_NAMES as readonly string[]).includes(key));
-    if (unknown.length > 0) throw new RequestMalformedError(`Data part ${index} has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}: ${SHAPE}.`);
+    if (unknown.length > 0) throw new RequestMalformedError(`Data part ${index} has unknown key(s) ${namedList(unknown.map((k) => quote(k, 60)))}: ${SHAPE}.`);
     for (const key of Object.keys(data)) {
       operations.push(key);
       if (key === 'renew') {

@@ -706,7 +706,9 @@ export class RegistryService {
     return starts;
   }
 
-  private listFilter(filter: NonNullable<ListRequest['filter']>, mine: string | undefined): { kind?: EntryKind; owner?: string; verified?: boolean } {
+  private listFilter(given: NonNullable<ListRequest['filter']>, mine: string | undefined): { kind?: EntryKind; owner?: string; verified?: boolean } {
+    // The owner trimmed, as search trims it: a principal has no white space around it (REGISTRY_TOKENS' names are trimmed).
+    const filter = given.owner === undefined ? given : { ...given, owner: given.owner.trim() };
     if (mine === undefined) return { kind: filter.kind, owner: filter.owner, verified: filter.verified };
     if (filter.owner !== undefined && filter.owner !== mine) {
       // The arguments' filter owner, which each door roots where its request has it (MCP's list_agents has it as /arguments/owner).

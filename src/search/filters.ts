@@ -263,8 +263,11 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     }
     let ownerId = -1;
     if (typeof f.owner === 'string') {
-      const id = attrs.owners.find(f.owner);
-      if (id === undefined) nothingPasses(`no entry belongs to the "owner" ${quoted(f.owner)}`);
+      // Trimmed, as the other string filters are: a principal has no white space around it
+      // (REGISTRY_TOKENS' names are trimmed), and " alice" found none of alice's entries.
+      const owner = f.owner.trim();
+      const id = attrs.owners.find(owner);
+      if (id === undefined) nothingPasses(`no entry belongs to the "owner" ${quoted(owner)}`);
       else ownerId = id;
     }
     this.ownerId = ownerId;

@@ -51,5 +51,5 @@ export interface DocumentValidator {
   validateToolspec(toolspec: unknown, toolspecSizeBytes: number, written?: WrittenText): Verdict;
 }
 
-/** Findings lists are bounded so that a pathological document cannot produce a huge answer. */
-export const MAX_FINDINGS = 50;
+/** Findings lists are bounded so that a pathological document cannot produce a huge answer: as every refusal's (contract/findings.ts). */
+export { MAX_FINDINGS } from '../contract/findings.js';

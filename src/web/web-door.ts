@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from '../http/allowed-methods.js';
+import { doorWords, type DoorWords } from '../http/errors.js';
 import { handlerChain } from '../http/handler-chain.js';
 import { requestScope } from '../http/request-log.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
@@ -26,6 +27,13 @@ import type { FilterType } from './page-config.js';
 import { notBuiltPage, pageShell, rateLimitedPage, type PageConfig } from './page-shell.js';
 
 export const PAGE_PATHS = ['/', '/validate', '/entries/:id'];
+
+/** What a client that is no browser is told under /entries (http/errors.ts DoorWords): the page's path holds an entry id. */
+const ENTRY_WORDS: DoorWords = {
+  pathParameter: () => 'entry id',
+  routes:
+    "/entries/{id} is an entry's web page, for browsers (Accept: text/html); its document is at /agents/{id}/card.json (an agent) or /mcp-servers/{id}/document.json (an MCP server), and A2A's get is at /a2a/jsonrpc and /a2a/rest.",
+};
 export const ASSETS_PATH = '/assets';
 
 /** True when the request prefers HTML to JSON (browsers navigating; not `*\/*` or JSON clients). */
@@ -147,6 +155,10 @@ export const webDoor: Door = {
     // 200, and the page then said "Page not found"; a path with no page is the 404 below.
     const pages = express.Router({ caseSensitive: true });
     for (const path of PAGE_PATHS) pages.get(path, negotiated);
+    // The refusals a client that is no browser gets under /entries in this door's words: an id
+    // that does not decode (/entries/%ff) was told of "e.g. a task id", a path with no page pointed
+    // at the A2A endpoints only (http/errors.ts doorWords).
+    app.use('/entries', doorWords(ENTRY_WORDS));
     app.use(pages);
 
     // Mounted last of all doors (server.ts), so only paths no route answered reach it. A path some
