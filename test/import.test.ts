@@ -13,6 +13,7 @@ import path from 'node:path';
 import diagnostics from 'node:diagnostics_channel';
 import { describe, test } from 'node:test';
 import { importCommand, runImport as runImportIn, type ImportJson } from '../src/cli/commands/import.js';
+import { checkCommand } from '../src/cli/commands/check.js';
 import type { Refusal } from '../src/cli/import-preparation.js';
 import { WORKER_MIN_BYTES, WORKER_MIN_DOCUMENTS, threadFor } from '../src/cli/import-preparers.js';
 import { loadConfig } from '../src/config/config.js';
@@ -884,6 +885,20 @@ describe('import into SQLite', () => {
         assert.match(error.message, why);
         assert.match(error.message, /Check that --data-dir \(REGISTRY_DATA_DIR\)/);
       }
+      // A registry.db that is no SQLite database at all (a text file): said as `a2a-registry check`
+      // says it. It was called damaged (SQLITE_NOTADB), with the disk to blame.
+      const textDir = path.join(dataDir, 'text');
+      fs.mkdirSync(textDir);
+      fs.writeFileSync(path.join(textDir, 'registry.db'), 'this is not a database\n');
+      const text = await runImport([lines], { dataDir: textDir, json: true });
+      assert.equal(text.code, 1, text.err);
+      const { error } = JSON.parse(text.out) as { error: { code: string; message: string; stored: number } };
+      assert.deepEqual([error.code, error.stored], ['STORAGE_UNAVAILABLE', 0]);
+      let checked = '';
+      assert.equal(await checkCommand({ dataDir: textDir, quick: true, json: false }, { out: (s) => (checked += s), err: (s) => (checked += s), color: false }), 1);
+      assert.equal(`a2a-registry: nothing was imported: ${error.message.replace(/^nothing was imported: /, '')}\n`, text.err);
+      assert.equal(checked, `a2a-registry: ${error.message.replace(/^nothing was imported: /, '')}\n`, 'the words of check');
+      assert.match(checked, /registry\.db is not an SQLite database \(it does not begin with "SQLite format 3"\), so not a registry database: restore it from a backup/);
     }));
 
   test('an emptied (0-byte) database file where a registry had data is refused as the registry\'s start is, naming the evidence (the saved index, in REGISTRY_INDEX_SNAPSHOT_DIR too, or the write-ahead log) and what to do; nothing is written', () =>
