@@ -14,6 +14,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { describe, test } from 'node:test';
 import { importCommand, runImport as runImportIn, type ImportJson } from '../src/cli/commands/import.js';
 import { checkCommand } from '../src/cli/commands/check.js';
+import { SQLITE_SCHEMA_VERSION } from '../src/storage/sqlite/migrations.js';
 import type { Refusal } from '../src/cli/import-preparation.js';
 import { WORKER_MIN_BYTES, WORKER_MIN_DOCUMENTS, threadFor } from '../src/cli/import-preparers.js';
 import { loadConfig } from '../src/config/config.js';
@@ -899,6 +900,22 @@ describe('import into SQLite', () => {
       assert.equal(`a2a-registry: nothing was imported: ${error.message.replace(/^nothing was imported: /, '')}\n`, text.err);
       assert.equal(checked, `a2a-registry: ${error.message.replace(/^nothing was imported: /, '')}\n`, 'the words of check');
       assert.match(checked, /registry\.db is not an SQLite database \(it does not begin with "SQLite format 3"\), so not a registry database: restore it from a backup/);
+      // A database a newer release wrote: the import's refusal, not the registry's start's ("Refusing to start ...").
+      const newerDir = path.join(dataDir, 'newer');
+      fs.mkdirSync(newerDir);
+      const newer = new Database(path.join(newerDir, 'registry.db'));
+      newer.exec('CREATE TABLE registry_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+      newer.prepare("INSERT INTO registry_migrations (version, name, applied_at) VALUES (99, 'from the future', '2099-01-01T00:00:00Z')").run();
+      newer.close();
+      const refused = await runImport([lines], { dataDir: newerDir, json: true });
+      assert.equal(refused.code, 1, refused.err);
+      const tooNew = (JSON.parse(refused.out) as { error: { code: string; message: string; stored: number } }).error;
+      assert.deepEqual([tooNew.code, tooNew.stored], ['STORAGE_UNAVAILABLE', 0]);
+      assert.equal(
+        tooNew.message,
+        `nothing was imported: the registry database at ${path.join(newerDir, 'registry.db')} has schema version 99, but this registry release only knows versions up to ${SQLITE_SCHEMA_VERSION}. ` +
+          'It was written by a newer release: import with that release (or a newer one). Nothing was written into it',
+      );
     }));
 
   test('an emptied (0-byte) database file where a registry had data is refused as the registry\'s start is, naming the evidence (the saved index, in REGISTRY_INDEX_SNAPSHOT_DIR too, or the write-ahead log) and what to do; nothing is written', () =>

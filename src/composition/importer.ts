@@ -12,6 +12,7 @@ import { SNAPSHOT_FILE } from '../registry/index-snapshots.js';
 import { createStore } from '../storage/create-store.js';
 import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
 import type { RegistryStore } from '../storage/types.js';
+import { SchemaTooNewError } from '../storage/common.js';
 import { refuseDamagedDatabase } from './damaged-database.js';
 import { refuseEmptiedDatabase } from './emptied-database.js';
 
@@ -37,7 +38,16 @@ export async function openImporter(config: ImportConfig, log: Logger, owner: str
     lockWaitMs: config.sqliteLockWaitMs,
     notice: (message, details) => log.error(details, message),
   });
-  await store.open();
+  try {
+    await store.open();
+  } catch (error) {
+    // A database a newer release wrote: said as the import's refusal, not the registry's start's
+    // ("Refusing to start ..."), with what an import can do about it.
+    if (error instanceof SchemaTooNewError) {
+      throw new Error(`${error.found}: import with that release (or a newer one). Nothing was written into it`, { cause: error });
+    }
+    throw error;
+  }
   return {
     importer: new BulkImport({ store, owner, maxRevisions: config.quota.maxRevisions }),
     engine: store.engine,
