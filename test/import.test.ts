@@ -588,7 +588,7 @@ describe('import into SQLite', () => {
     }
   });
 
-  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards, JSON lines in a *.json file, half an MCP server document, a tools/list response or a list of tools alone, tools beside their server', async () => {
+  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an empty or blank JSON-lines file, an array of cards, JSON lines in a *.json file, half an MCP server document, a tools/list response or a list of tools alone, tools beside their server', async () => {
     ensureBuilt();
     const work = tempDir();
     try {
@@ -633,12 +633,21 @@ describe('import into SQLite', () => {
       // A saved tools/list response and a bare list of tools: "toolspec": <this document> led to a second refusal.
       const bareTools = path.join(work, 'tools.jsonl');
       fs.writeFileSync(bareTools, [{ jsonrpc: '2.0', id: 1, result: toolspec() }, toolspec().tools, { mcpServer: mcpServer('kea-files', 'https://kea.example.org/mcp'), ...toolspec() }].map((d) => JSON.stringify(d)).join('\n') + '\n');
-      const run = await runImport([pretty, array, prettyArray, linesAsJson, halves, bareTools, lines], { dataDir, json: true });
+      // A JSON-lines file holding no document (empty, or blank lines alone: a wrong path, an export
+      // that failed): imported as 0 documents, exit 0, where an empty directory is refused.
+      const empty = path.join(work, 'empty.jsonl');
+      fs.writeFileSync(empty, '');
+      const blank = path.join(work, 'blank.ndjson');
+      fs.writeFileSync(blank, '\n  \n\n');
+      const run = await runImport([empty, blank, pretty, array, prettyArray, linesAsJson, halves, bareTools, lines], { dataDir, json: true });
       assert.equal(run.code, 1);
       const summary = summaryOf(run);
-      assert.deepEqual([summary.documents, summary.created, summary.refused], [10, 1, 9], 'one refusal per wrong source, the next file read');
+      assert.deepEqual([summary.documents, summary.created, summary.refused], [12, 1, 11], 'one refusal per wrong source, the next file read');
       const said = summary.refusals.map((r) => [r.file, r.line, r.code, r.message, r.details.map((d) => d.hint)]);
+      const emptyHint = 'Check that this is the file you meant (an export that failed leaves an empty one), or leave it out';
       assert.deepEqual(said, [
+        [empty, undefined, 'NOT_JSON', `${empty}: no documents: the file is empty (0 bytes).`, [emptyHint]],
+        [blank, undefined, 'NOT_JSON', `${blank}: no documents: it holds blank lines only.`, [emptyHint]],
         [
           pretty,
           1,

@@ -34,6 +34,13 @@ export interface SourceDocument {
    * one document per line. It stands for the whole source (its text empty), which is not read on.
    */
   notJsonLines?: '{' | '[';
+  /**
+   * Set for a JSON-lines source (standard input, *.jsonl) that held no document: nothing at all,
+   * or blank lines only. It stands for the whole source (its text empty). An empty *.json file is
+   * refused as not JSON; an empty *.jsonl file was read as 0 documents, exit 0, though an empty
+   * input is almost always a mistake (a wrong path, an export that failed).
+   */
+  noDocuments?: 'empty' | 'blank';
 }
 
 const isJsonLines = (file: string): boolean => /\.(jsonl|ndjson)$/i.test(file);
@@ -205,9 +212,12 @@ export async function* readDocuments(files: readonly string[], maxBytes: number,
 
 async function* jsonLines(file: string, input: Readable, maxBytes: number): AsyncGenerator<SourceDocument> {
   let first = true;
+  /** A line was read (a blank one, too): an empty source read none. */
+  let someLine = false;
   try {
     for await (const read of boundedLines(input, maxBytes)) {
       const { line } = read;
+      someLine = true;
       if ('tooLong' in read) {
         yield { file, line, text: '', bytes: read.tooLong, tooLong: maxBytes };
         first = false;
@@ -234,6 +244,8 @@ async function* jsonLines(file: string, input: Readable, maxBytes: number): Asyn
       const clean = read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
       yield { file, line, text: clean, bytes: Buffer.byteLength(clean), ...(read.notUtf8 ? { notUtf8: read.notUtf8 } : {}) };
     }
+    // No document in it: said once, for the source, as an empty *.json file is.
+    if (first) yield { file, text: '', bytes: 0, noDocuments: someLine ? 'blank' : 'empty' };
   } catch (err) {
     throw new SourceError(readProblem(file, err));
   } finally {
