@@ -856,7 +856,7 @@ describe('import into SQLite', () => {
       assert.deepEqual([summary.documents, summary.created, summary.unchanged], [2, 2, 0], 'each document read once');
     }));
 
-  test('a symbolic link that points nowhere, in a directory or named, is a file that cannot be read: exit 2, the link and its target named, nothing imported', () =>
+  test('a symbolic link that points nowhere, in a directory or named, is a file that cannot be read: exit 2, the link and its target named, nothing imported; so is a named pipe or device in a directory, read when named', () =>
     inTempDirs(async (work, dataDir) => {
       const dir = path.join(work, 'cards');
       fs.mkdirSync(dir);
@@ -873,6 +873,38 @@ describe('import into SQLite', () => {
       assert.equal(JSON.parse(named.out).error.code, 'READ_ERROR');
       assert.match(JSON.parse(named.out).error.message, /puffin\.json: it is a symbolic link to \.\.\/gone\/puffin\.json/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'registry.db')), 'nothing was imported');
+
+      // A named pipe (or a link to a device) with an importable name in the directory: it was
+      // skipped without a word. Not read (a pipe may wait for ever for a writer): said, as exit 2.
+      fs.rmSync(path.join(dir, 'puffin.json'));
+      const pipe = path.join(dir, 'quokka.jsonl');
+      const writer = linesPipe(pipe);
+      try {
+        const inPipe = await runImport([dir], { dataDir });
+        assert.equal(inPipe.code, 2, inPipe.err);
+        assert.equal(
+          inPipe.err,
+          `a2a-registry: cannot read ${pipe}: it is a named pipe, not a file; an import reads the files of a directory, not its pipes, devices or sockets ` +
+            '(a pipe may wait for ever for a writer): remove it or move it out of the directory, or, to read it, name it on the command line too\n',
+        );
+        assert.ok(!fs.existsSync(path.join(dataDir, 'registry.db')), 'nothing was imported');
+        // Named on the command line too: read, once.
+        // Settles once the import opened the pipe and read it.
+        const written = writer.write([JSON.stringify(v1Card('Quokka Quoter', 'https://quokka.example.org/a2a'))]);
+        writer.end();
+        // Checked on the main thread: a pipe would start the checks' worker (0.4 s or more) for two documents.
+        const config = loadConfig({ REGISTRY_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+        const alsoNamed = await runImportIn(config, [dir, pipe], { owner: 'alice', batchSize: 500, thread: 'main' });
+        await written;
+        assert.deepEqual([alsoNamed.created, alsoNamed.refused], [2, 0]);
+      } finally {
+        writer.close();
+      }
+      fs.rmSync(pipe);
+      fs.symlinkSync('/dev/null', path.join(dir, 'null.json'));
+      const device = await runImport([dir], { dataDir, json: true });
+      assert.equal(device.code, 2, device.out);
+      assert.match(JSON.parse(device.out).error.message, /null\.json: it is a character device, not a file/);
     }));
 
   test('storage that cannot be opened (a data directory that is a file, or below one) is STORAGE_UNAVAILABLE with --json, as the README says', () =>
