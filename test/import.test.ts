@@ -15,6 +15,7 @@ import { describe, test } from 'node:test';
 import { importCommand, runImport as runImportIn, type ImportJson } from '../src/cli/commands/import.js';
 import { checkCommand } from '../src/cli/commands/check.js';
 import { SQLITE_SCHEMA_VERSION } from '../src/storage/sqlite/migrations.js';
+import { lockForThisProcess } from '../src/storage/sqlite/process-lock.js';
 import type { Refusal } from '../src/cli/import-preparation.js';
 import { WORKER_MIN_BYTES, WORKER_MIN_DOCUMENTS, threadFor } from '../src/cli/import-preparers.js';
 import { loadConfig } from '../src/config/config.js';
@@ -957,6 +958,44 @@ describe('import into SQLite', () => {
         `nothing was imported: the registry database at ${path.join(newerDir, 'registry.db')} has schema version 99, but this registry release only knows versions up to ${SQLITE_SCHEMA_VERSION}. ` +
           'It was written by a newer release: import with that release (or a newer one). Nothing was written into it',
       );
+    }));
+
+  test('a newer release does not upgrade the schema of a database an older release\'s registry is running on (that registry would not start on it again): refused, nothing written; with the registry stopped, it is upgraded', () =>
+    inTempDirs(async (work, dataDir) => {
+      const file = path.join(dataDir, 'registry.db');
+      const older = new Database(file);
+      older.exec(fs.readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'upgrade', '3ed8ca1-registry.sql'), 'utf8'));
+      older.close();
+      const versionOf = (): number => {
+        const db = new Database(file, { readonly: true });
+        try {
+          return (db.prepare('SELECT max(version) AS v FROM registry_migrations').get() as { v: number }).v;
+        } finally {
+          db.close();
+        }
+      };
+      const lines = path.join(work, 'one.jsonl');
+      fs.writeFileSync(lines, JSON.stringify(v1Card('Tenrec Tracker', 'https://tenrec.example.org/a2a')) + '\n');
+      // The running registry's lock (an older release's registry holds it as this one's does).
+      const registryLock = lockForThisProcess(file);
+      try {
+        const run = await runImport([lines], { dataDir, json: true });
+        assert.equal(run.code, 1, run.err);
+        const { error } = JSON.parse(run.out) as { error: { code: string; message: string; stored: number } };
+        assert.deepEqual([error.code, error.stored], ['STORAGE_UNAVAILABLE', 0]);
+        assert.equal(
+          error.message,
+          `nothing was imported: the registry database at ${file} has schema version 6, older than this release's ${SQLITE_SCHEMA_VERSION}, and a registry is running on it ` +
+            `(it holds ${file}.lock): importing would upgrade the schema under that registry, of an older release, which would then not start on the database again. ` +
+            "Nothing was written into it. Import with the running registry's release, or stop the registry, import, and start this release on the database",
+        );
+        assert.equal(versionOf(), 6, 'the schema is as it was');
+      } finally {
+        registryLock.close();
+      }
+      const stopped = await runImport([lines], { dataDir, json: true });
+      assert.equal(stopped.code, 0, stopped.out);
+      assert.equal(versionOf(), SQLITE_SCHEMA_VERSION);
     }));
 
   test('an emptied (0-byte) database file where a registry had data is refused as the registry\'s start is, naming the evidence (the saved index, in REGISTRY_INDEX_SNAPSHOT_DIR too, or the write-ahead log) and what to do; nothing is written', () =>

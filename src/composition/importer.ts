@@ -15,6 +15,7 @@ import type { RegistryStore } from '../storage/types.js';
 import { SchemaTooNewError } from '../storage/common.js';
 import { refuseDamagedDatabase } from './damaged-database.js';
 import { refuseEmptiedDatabase } from './emptied-database.js';
+import { refuseUpgradeUnderRegistry } from './upgrade-under-registry.js';
 
 export interface OpenedImporter {
   importer: BulkImport;
@@ -31,6 +32,8 @@ export async function openImporter(config: ImportConfig, log: Logger, owner: str
     await refuseEmptiedDatabase(sqliteFile(config.dataDir), path.join(config.search.snapshotDir, SNAPSHOT_FILE), 'import');
     // Nor is a damaged file written into, a bulk write stopped only where it met a bad page (./damaged-database.ts).
     refuseDamagedDatabase(sqliteFile(config.dataDir));
+    // Nor is its schema upgraded under a running registry of an older release (./upgrade-under-registry.ts).
+    refuseUpgradeUnderRegistry(sqliteFile(config.dataDir));
   }
   const store: RegistryStore = createStore({
     databaseUrl: config.databaseUrl,
