@@ -13,6 +13,9 @@ import path from 'node:path';
 import diagnostics from 'node:diagnostics_channel';
 import { describe, test } from 'node:test';
 import { importCommand, runImport as runImportIn, type ImportJson } from '../src/cli/commands/import.js';
+import { checkCommand } from '../src/cli/commands/check.js';
+import { SQLITE_SCHEMA_VERSION } from '../src/storage/sqlite/migrations.js';
+import { lockForThisProcess } from '../src/storage/sqlite/process-lock.js';
 import type { Refusal } from '../src/cli/import-preparation.js';
 import { WORKER_MIN_BYTES, WORKER_MIN_DOCUMENTS, threadFor } from '../src/cli/import-preparers.js';
 import { loadConfig } from '../src/config/config.js';
@@ -586,7 +589,7 @@ describe('import into SQLite', () => {
     }
   });
 
-  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards, JSON lines in a *.json file, half an MCP server document, a tools/list response or a list of tools alone, tools beside their server', async () => {
+  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an empty or blank JSON-lines file, an array of cards, JSON lines in a *.json file, half an MCP server document, a tools/list response or a list of tools alone, tools beside their server', async () => {
     ensureBuilt();
     const work = tempDir();
     try {
@@ -631,12 +634,21 @@ describe('import into SQLite', () => {
       // A saved tools/list response and a bare list of tools: "toolspec": <this document> led to a second refusal.
       const bareTools = path.join(work, 'tools.jsonl');
       fs.writeFileSync(bareTools, [{ jsonrpc: '2.0', id: 1, result: toolspec() }, toolspec().tools, { mcpServer: mcpServer('kea-files', 'https://kea.example.org/mcp'), ...toolspec() }].map((d) => JSON.stringify(d)).join('\n') + '\n');
-      const run = await runImport([pretty, array, prettyArray, linesAsJson, halves, bareTools, lines], { dataDir, json: true });
+      // A JSON-lines file holding no document (empty, or blank lines alone: a wrong path, an export
+      // that failed): imported as 0 documents, exit 0, where an empty directory is refused.
+      const empty = path.join(work, 'empty.jsonl');
+      fs.writeFileSync(empty, '');
+      const blank = path.join(work, 'blank.ndjson');
+      fs.writeFileSync(blank, '\n  \n\n');
+      const run = await runImport([empty, blank, pretty, array, prettyArray, linesAsJson, halves, bareTools, lines], { dataDir, json: true });
       assert.equal(run.code, 1);
       const summary = summaryOf(run);
-      assert.deepEqual([summary.documents, summary.created, summary.refused], [10, 1, 9], 'one refusal per wrong source, the next file read');
+      assert.deepEqual([summary.documents, summary.created, summary.refused], [12, 1, 11], 'one refusal per wrong source, the next file read');
       const said = summary.refusals.map((r) => [r.file, r.line, r.code, r.message, r.details.map((d) => d.hint)]);
+      const emptyHint = 'Check that this is the file you meant (an export that failed leaves an empty one), or leave it out';
       assert.deepEqual(said, [
+        [empty, undefined, 'NOT_JSON', `${empty}: no documents: the file is empty (0 bytes).`, [emptyHint]],
+        [blank, undefined, 'NOT_JSON', `${blank}: no documents: it holds blank lines only.`, [emptyHint]],
         [
           pretty,
           1,
@@ -845,7 +857,7 @@ describe('import into SQLite', () => {
       assert.deepEqual([summary.documents, summary.created, summary.unchanged], [2, 2, 0], 'each document read once');
     }));
 
-  test('a symbolic link that points nowhere, in a directory or named, is a file that cannot be read: exit 2, the link and its target named, nothing imported', () =>
+  test('a symbolic link that points nowhere, in a directory or named, is a file that cannot be read: exit 2, the link and its target named, nothing imported; so is a named pipe or device in a directory, read when named', () =>
     inTempDirs(async (work, dataDir) => {
       const dir = path.join(work, 'cards');
       fs.mkdirSync(dir);
@@ -862,6 +874,38 @@ describe('import into SQLite', () => {
       assert.equal(JSON.parse(named.out).error.code, 'READ_ERROR');
       assert.match(JSON.parse(named.out).error.message, /puffin\.json: it is a symbolic link to \.\.\/gone\/puffin\.json/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'registry.db')), 'nothing was imported');
+
+      // A named pipe (or a link to a device) with an importable name in the directory: it was
+      // skipped without a word. Not read (a pipe may wait for ever for a writer): said, as exit 2.
+      fs.rmSync(path.join(dir, 'puffin.json'));
+      const pipe = path.join(dir, 'quokka.jsonl');
+      const writer = linesPipe(pipe);
+      try {
+        const inPipe = await runImport([dir], { dataDir });
+        assert.equal(inPipe.code, 2, inPipe.err);
+        assert.equal(
+          inPipe.err,
+          `a2a-registry: cannot read ${pipe}: it is a named pipe, not a file; an import reads the files of a directory, not its pipes, devices or sockets ` +
+            '(a pipe may wait for ever for a writer): remove it or move it out of the directory, or, to read it, name it on the command line too\n',
+        );
+        assert.ok(!fs.existsSync(path.join(dataDir, 'registry.db')), 'nothing was imported');
+        // Named on the command line too: read, once.
+        // Settles once the import opened the pipe and read it.
+        const written = writer.write([JSON.stringify(v1Card('Quokka Quoter', 'https://quokka.example.org/a2a'))]);
+        writer.end();
+        // Checked on the main thread: a pipe would start the checks' worker (0.4 s or more) for two documents.
+        const config = loadConfig({ REGISTRY_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+        const alsoNamed = await runImportIn(config, [dir, pipe], { owner: 'alice', batchSize: 500, thread: 'main' });
+        await written;
+        assert.deepEqual([alsoNamed.created, alsoNamed.refused], [2, 0]);
+      } finally {
+        writer.close();
+      }
+      fs.rmSync(pipe);
+      fs.symlinkSync('/dev/null', path.join(dir, 'null.json'));
+      const device = await runImport([dir], { dataDir, json: true });
+      assert.equal(device.code, 2, device.out);
+      assert.match(JSON.parse(device.out).error.message, /null\.json: it is a character device, not a file/);
     }));
 
   test('storage that cannot be opened (a data directory that is a file, or below one) is STORAGE_UNAVAILABLE with --json, as the README says', () =>
@@ -884,6 +928,74 @@ describe('import into SQLite', () => {
         assert.match(error.message, why);
         assert.match(error.message, /Check that --data-dir \(REGISTRY_DATA_DIR\)/);
       }
+      // A registry.db that is no SQLite database at all (a text file): said as `a2a-registry check`
+      // says it. It was called damaged (SQLITE_NOTADB), with the disk to blame.
+      const textDir = path.join(dataDir, 'text');
+      fs.mkdirSync(textDir);
+      fs.writeFileSync(path.join(textDir, 'registry.db'), 'this is not a database\n');
+      const text = await runImport([lines], { dataDir: textDir, json: true });
+      assert.equal(text.code, 1, text.err);
+      const { error } = JSON.parse(text.out) as { error: { code: string; message: string; stored: number } };
+      assert.deepEqual([error.code, error.stored], ['STORAGE_UNAVAILABLE', 0]);
+      let checked = '';
+      assert.equal(await checkCommand({ dataDir: textDir, quick: true, json: false }, { out: (s) => (checked += s), err: (s) => (checked += s), color: false }), 1);
+      assert.equal(`a2a-registry: nothing was imported: ${error.message.replace(/^nothing was imported: /, '')}\n`, text.err);
+      assert.equal(checked, `a2a-registry: ${error.message.replace(/^nothing was imported: /, '')}\n`, 'the words of check');
+      assert.match(checked, /registry\.db is not an SQLite database \(it does not begin with "SQLite format 3"\), so not a registry database: restore it from a backup/);
+      // A database a newer release wrote: the import's refusal, not the registry's start's ("Refusing to start ...").
+      const newerDir = path.join(dataDir, 'newer');
+      fs.mkdirSync(newerDir);
+      const newer = new Database(path.join(newerDir, 'registry.db'));
+      newer.exec('CREATE TABLE registry_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+      newer.prepare("INSERT INTO registry_migrations (version, name, applied_at) VALUES (99, 'from the future', '2099-01-01T00:00:00Z')").run();
+      newer.close();
+      const refused = await runImport([lines], { dataDir: newerDir, json: true });
+      assert.equal(refused.code, 1, refused.err);
+      const tooNew = (JSON.parse(refused.out) as { error: { code: string; message: string; stored: number } }).error;
+      assert.deepEqual([tooNew.code, tooNew.stored], ['STORAGE_UNAVAILABLE', 0]);
+      assert.equal(
+        tooNew.message,
+        `nothing was imported: the registry database at ${path.join(newerDir, 'registry.db')} has schema version 99, but this registry release only knows versions up to ${SQLITE_SCHEMA_VERSION}. ` +
+          'It was written by a newer release: import with that release (or a newer one). Nothing was written into it',
+      );
+    }));
+
+  test('a newer release does not upgrade the schema of a database an older release\'s registry is running on (that registry would not start on it again): refused, nothing written; with the registry stopped, it is upgraded', () =>
+    inTempDirs(async (work, dataDir) => {
+      const file = path.join(dataDir, 'registry.db');
+      const older = new Database(file);
+      older.exec(fs.readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'upgrade', '3ed8ca1-registry.sql'), 'utf8'));
+      older.close();
+      const versionOf = (): number => {
+        const db = new Database(file, { readonly: true });
+        try {
+          return (db.prepare('SELECT max(version) AS v FROM registry_migrations').get() as { v: number }).v;
+        } finally {
+          db.close();
+        }
+      };
+      const lines = path.join(work, 'one.jsonl');
+      fs.writeFileSync(lines, JSON.stringify(v1Card('Tenrec Tracker', 'https://tenrec.example.org/a2a')) + '\n');
+      // The running registry's lock (an older release's registry holds it as this one's does).
+      const registryLock = lockForThisProcess(file);
+      try {
+        const run = await runImport([lines], { dataDir, json: true });
+        assert.equal(run.code, 1, run.err);
+        const { error } = JSON.parse(run.out) as { error: { code: string; message: string; stored: number } };
+        assert.deepEqual([error.code, error.stored], ['STORAGE_UNAVAILABLE', 0]);
+        assert.equal(
+          error.message,
+          `nothing was imported: the registry database at ${file} has schema version 6, older than this release's ${SQLITE_SCHEMA_VERSION}, and a registry is running on it ` +
+            `(it holds ${file}.lock): importing would upgrade the schema under that registry, of an older release, which would then not start on the database again. ` +
+            "Nothing was written into it. Import with the running registry's release, or stop the registry, import, and start this release on the database",
+        );
+        assert.equal(versionOf(), 6, 'the schema is as it was');
+      } finally {
+        registryLock.close();
+      }
+      const stopped = await runImport([lines], { dataDir, json: true });
+      assert.equal(stopped.code, 0, stopped.out);
+      assert.equal(versionOf(), SQLITE_SCHEMA_VERSION);
     }));
 
   test('an emptied (0-byte) database file where a registry had data is refused as the registry\'s start is, naming the evidence (the saved index, in REGISTRY_INDEX_SNAPSHOT_DIR too, or the write-ahead log) and what to do; nothing is written', () =>

@@ -127,6 +127,24 @@ function notJsonLinesRefusal(doc: SourceDocument, opening: '{' | '['): Refusal {
   };
 }
 
+/**
+ * A JSON-lines source (standard input, *.jsonl) without a document: refused, as an empty *.json
+ * file is, not imported as 0 documents with exit 0 (an empty input is almost always a mistake).
+ */
+function noDocumentsRefusal(doc: SourceDocument, why: 'empty' | 'blank'): Refusal {
+  const stdin = doc.file === STANDARD_INPUT;
+  const held = stdin ? (why === 'empty' ? 'nothing came in' : 'blank lines alone came in') : why === 'empty' ? 'the file is empty (0 bytes)' : 'it holds blank lines only';
+  const hint = stdin
+    ? 'Check the command before the |: it wrote nothing (did it fail?). Or name the files to import instead of -'
+    : 'Check that this is the file you meant (an export that failed leaves an empty one), or leave it out';
+  return {
+    file: doc.file,
+    code: 'NOT_JSON',
+    message: `${doc.file}: no documents: ${held}.`,
+    details: [{ path: '', location: { file: doc.file }, rule: 'json-lines', message: 'one document per line expected, none found', hint }],
+  };
+}
+
 /** A whole-file document that is an array: of cards, most likely, which an import takes one per line. */
 function arrayRefusal(doc: SourceDocument, array: unknown[]): Refusal {
   const where = doc.file === STANDARD_INPUT ? "... | jq -c '.[]' | a2a-registry import -" : `jq -c '.[]' ${doc.file} > cards.jsonl, then import cards.jsonl`;
@@ -138,6 +156,7 @@ function arrayRefusal(doc: SourceDocument, array: unknown[]): Refusal {
 /** The document as a registration's subject; the kind detected from its content as `validate` does. */
 export function parseDocument(doc: SourceDocument): Parsed {
   if (doc.notJsonLines !== undefined) return { refusal: notJsonLinesRefusal(doc, doc.notJsonLines) };
+  if (doc.noDocuments !== undefined) return { refusal: noDocumentsRefusal(doc, doc.noDocuments) };
   if (doc.tooLong !== undefined) return { refusal: tooLongRefusal(doc, doc.tooLong) };
   // Its text has U+FFFD for the bytes that are not UTF-8: parsed, it would be stored mangled.
   if (doc.notUtf8) return { refusal: notJsonRefusal(doc, doc.notUtf8.reason, doc.notUtf8) };

@@ -34,6 +34,13 @@ export interface SourceDocument {
    * one document per line. It stands for the whole source (its text empty), which is not read on.
    */
   notJsonLines?: '{' | '[';
+  /**
+   * Set for a JSON-lines source (standard input, *.jsonl) that held no document: nothing at all,
+   * or blank lines only. It stands for the whole source (its text empty). An empty *.json file is
+   * refused as not JSON; an empty *.jsonl file was read as 0 documents, exit 0, though an empty
+   * input is almost always a mistake (a wrong path, an export that failed).
+   */
+  noDocuments?: 'empty' | 'blank';
 }
 
 const isJsonLines = (file: string): boolean => /\.(jsonl|ndjson)$/i.test(file);
@@ -57,6 +64,13 @@ export async function listSources(sources: readonly string[]): Promise<string[]>
     seen.add(id);
     files.push(file);
   };
+  // What is named itself, not found in a directory: a pipe (or device) named is read, wherever
+  // a directory given beside it holds it too.
+  const named = new Set<string>();
+  for (const source of sources) {
+    const info = source === '-' ? undefined : await stat(source).catch(() => undefined);
+    if (info && !info.isDirectory()) named.add(`${info.dev}:${info.ino}`);
+  }
   for (const source of sources) {
     if (source === '-') {
       files.push(source);
@@ -69,7 +83,7 @@ export async function listSources(sources: readonly string[]): Promise<string[]>
       throw await unreadable(source, err);
     }
     if (info.isDirectory()) {
-      const found = await filesUnder(source);
+      const found = await filesUnder(source, named);
       if (found.length === 0) throw new SourceError(`${source} holds no *.json, *.jsonl or *.ndjson files`);
       for (const f of found) add(f.file, f.info);
     } else add(source, info);
@@ -129,9 +143,12 @@ async function linesIn(file: string, limit: number): Promise<number> {
  * symbolic link to a file counts as the file (a Kubernetes ConfigMap or Secret volume holds
  * nothing else); one to a directory is no document. One that points nowhere is a file that
  * cannot be read, as it would be named on the command line: skipped without a word, a card the
- * user meant to import was missing from the registry with exit 0.
+ * user meant to import was missing from the registry with exit 0. So is a named pipe, a device
+ * or a socket with an importable name (or a link to one), which was skipped without a word too:
+ * it is not read (a pipe may wait for ever for a writer, a device never end), unless `named`
+ * (dev:ino) holds it, named on the command line as well.
  */
-async function filesUnder(dir: string): Promise<Array<{ file: string; info: Stats }>> {
+async function filesUnder(dir: string, named: ReadonlySet<string>): Promise<Array<{ file: string; info: Stats }>> {
   let entries;
   try {
     entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -141,7 +158,7 @@ async function filesUnder(dir: string): Promise<Array<{ file: string; info: Stat
     throw new SourceError(readProblem((err as NodeJS.ErrnoException).path ?? dir, err));
   }
   const candidates = entries
-    .filter((e) => (e.isFile() || e.isSymbolicLink()) && isImportable(e.name))
+    .filter((e) => !e.isDirectory() && isImportable(e.name))
     .map((e) => join(e.parentPath, e.name))
     .sort();
   const files: Array<{ file: string; info: Stats }> = [];
@@ -153,8 +170,23 @@ async function filesUnder(dir: string): Promise<Array<{ file: string; info: Stat
       throw await unreadable(file, err);
     }
     if (info.isFile()) files.push({ file, info });
+    else if (!info.isDirectory() && !named.has(`${info.dev}:${info.ino}`)) {
+      throw new SourceError(
+        `cannot read ${file}: it is ${kindOf(info)}, not a file; an import reads the files of a directory, not its pipes, devices or sockets ` +
+          '(a pipe may wait for ever for a writer): remove it or move it out of the directory, or, to read it, name it on the command line too',
+      );
+    }
   }
   return files;
+}
+
+/** What a file system object that is neither a file nor a directory is, for a message. */
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a named pipe';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
 }
 
 /**
@@ -205,9 +237,12 @@ export async function* readDocuments(files: readonly string[], maxBytes: number,
 
 async function* jsonLines(file: string, input: Readable, maxBytes: number): AsyncGenerator<SourceDocument> {
   let first = true;
+  /** A line was read (a blank one, too): an empty source read none. */
+  let someLine = false;
   try {
     for await (const read of boundedLines(input, maxBytes)) {
       const { line } = read;
+      someLine = true;
       if ('tooLong' in read) {
         yield { file, line, text: '', bytes: read.tooLong, tooLong: maxBytes };
         first = false;
@@ -234,6 +269,8 @@ async function* jsonLines(file: string, input: Readable, maxBytes: number): Asyn
       const clean = read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
       yield { file, line, text: clean, bytes: Buffer.byteLength(clean), ...(read.notUtf8 ? { notUtf8: read.notUtf8 } : {}) };
     }
+    // No document in it: said once, for the source, as an empty *.json file is.
+    if (first) yield { file, text: '', bytes: 0, noDocuments: someLine ? 'blank' : 'empty' };
   } catch (err) {
     throw new SourceError(readProblem(file, err));
   } finally {

@@ -12,8 +12,12 @@
  * nothing else to do meanwhile, and a child's start would cost as much as the check at 10,000.
  */
 import fs from 'node:fs';
+import { whyNotTheRegistryDatabase } from '../storage/sqlite/database-file.js';
 import { damageRecordFile, readDamageRecord } from '../storage/sqlite/damage-record.js';
 import { checkIntegrity, damageRemedy, describeDamage, type IntegrityReport } from '../storage/sqlite/integrity.js';
+
+/** The file is no SQLite database at all: said as `a2a-registry check` says it. */
+class NotTheRegistryDatabase extends Error {}
 
 /** Throws, naming the file, what SQLite found and what to do, when `databaseFile` is damaged. */
 export function refuseDamagedDatabase(databaseFile: string): void {
@@ -30,10 +34,16 @@ export function refuseDamagedDatabase(databaseFile: string): void {
         `${damageRemedy(databaseFile)}. The restore moves ${damageRecordFile(databaseFile)} aside with the file`,
     );
   }
+  // No SQLite database at all (a text file, its header overwritten): said as `a2a-registry check`
+  // says it. quick_check called it damaged (SQLITE_NOTADB) and told to check the disk. A folder
+  // is left to opening the store, in its words.
   let report: IntegrityReport;
   try {
+    const notADatabase = whyNotTheRegistryDatabase(databaseFile);
+    if (notADatabase && !notADatabase.folder) throw new NotTheRegistryDatabase(notADatabase.message);
     report = checkIntegrity(databaseFile, 'quick_check');
-  } catch {
+  } catch (err) {
+    if (err instanceof NotTheRegistryDatabase) throw err;
     // Not damage (no permission, a folder): opening the store says what is wrong, in its words.
     return;
   }

@@ -12,8 +12,10 @@ import { SNAPSHOT_FILE } from '../registry/index-snapshots.js';
 import { createStore } from '../storage/create-store.js';
 import { isPostgresUrl, sqliteFile } from '../storage/locations.js';
 import type { RegistryStore } from '../storage/types.js';
+import { SchemaTooNewError } from '../storage/common.js';
 import { refuseDamagedDatabase } from './damaged-database.js';
 import { refuseEmptiedDatabase } from './emptied-database.js';
+import { refuseUpgradeUnderRegistry } from './upgrade-under-registry.js';
 
 export interface OpenedImporter {
   importer: BulkImport;
@@ -30,6 +32,8 @@ export async function openImporter(config: ImportConfig, log: Logger, owner: str
     await refuseEmptiedDatabase(sqliteFile(config.dataDir), path.join(config.search.snapshotDir, SNAPSHOT_FILE), 'import');
     // Nor is a damaged file written into, a bulk write stopped only where it met a bad page (./damaged-database.ts).
     refuseDamagedDatabase(sqliteFile(config.dataDir));
+    // Nor is its schema upgraded under a running registry of an older release (./upgrade-under-registry.ts).
+    refuseUpgradeUnderRegistry(sqliteFile(config.dataDir));
   }
   const store: RegistryStore = createStore({
     databaseUrl: config.databaseUrl,
@@ -37,7 +41,16 @@ export async function openImporter(config: ImportConfig, log: Logger, owner: str
     lockWaitMs: config.sqliteLockWaitMs,
     notice: (message, details) => log.error(details, message),
   });
-  await store.open();
+  try {
+    await store.open();
+  } catch (error) {
+    // A database a newer release wrote: said as the import's refusal, not the registry's start's
+    // ("Refusing to start ..."), with what an import can do about it.
+    if (error instanceof SchemaTooNewError) {
+      throw new Error(`${error.found}: import with that release (or a newer one). Nothing was written into it`, { cause: error });
+    }
+    throw error;
+  }
   return {
     importer: new BulkImport({ store, owner, maxRevisions: config.quota.maxRevisions }),
     engine: store.engine,

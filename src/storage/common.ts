@@ -79,17 +79,27 @@ export class UrlTaken extends Error {
 
 /** Thrown by `open` when the database was migrated by a newer release than this one. */
 export class SchemaTooNewError extends Error {
+  /**
+   * What was found, without what to do: "the registry database at <where> has schema version N,
+   * but this registry release only knows versions up to M. It was written by a newer release".
+   * The message is the registry's start refusing; a command that opens the database for
+   * something else (`a2a-registry import`) says its own refusal after this.
+   */
+  readonly found: string;
+
   constructor(
     readonly databaseVersion: number,
     readonly codeVersion: number,
     where: string,
   ) {
+    const found =
+      `the registry database at ${where} has schema version ${databaseVersion}, but this registry ` +
+      `release only knows versions up to ${codeVersion}. It was written by a newer release`;
     super(
-      `The registry database at ${where} has schema version ${databaseVersion}, but this registry ` +
-        `release only knows versions up to ${codeVersion}. It was written by a newer release: ` +
-        `run that release (or newer), or restore a backup taken before the upgrade. ` +
+      `T${found.slice(1)}: run that release (or newer), or restore a backup taken before the upgrade. ` +
         `Refusing to start rather than risk corrupting it.`,
     );
+    this.found = found;
     this.name = 'SchemaTooNewError';
   }
 }

@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { checkIntegrity, damageRemedy, problemCount, type IntegrityReport } from '../../storage/sqlite/integrity.js';
-import { whyNotAnSqliteDatabase } from '../../storage/sqlite/database-file.js';
+import { whyNotTheRegistryDatabase } from '../../storage/sqlite/database-file.js';
 import { damageRecordFile, readDamageRecord, type DamageRecord } from '../../storage/sqlite/damage-record.js';
 import { restoreUnderWay } from '../../storage/sqlite/restore-swap.js';
 import { whyCannotRead } from '../../lib/write-access.js';
@@ -57,7 +57,7 @@ export async function checkCommand(options: CheckOptions, o: Output): Promise<nu
   const unreadable = whyCannotRead(file);
   if (unreadable) return reportUsage(o, options.json, 'READ_ERROR', `cannot read ${file}: ${unreadable}`);
   // A folder cannot be read as a file (usage); any other file that is no SQLite database (its header overwritten, emptied) is the damaged database.
-  const notADatabase = whyNotAnSqliteDatabase(file, 'a registry database', 'restore it from a backup (a2a-registry restore --force <backup>)');
+  const notADatabase = whyNotTheRegistryDatabase(file);
   if (notADatabase?.folder) return reportUsage(o, options.json, 'USAGE', notADatabase.message);
   if (notADatabase) {
     if (options.json) printJson(o, { error: { code: 'DAMAGED', message: notADatabase.message } });

@@ -51,3 +51,12 @@ export function whyNotAnSqliteDatabase(file: string, wanted: string, fix: string
   }
   return undefined;
 }
+
+/**
+ * Why the registry's own database file `file` (which exists) is no SQLite database at all: a text
+ * file, its header overwritten, emptied. One wording for `a2a-registry check` and `import`: the
+ * import called a text file damaged and blamed the disk, where check said what it is.
+ */
+export function whyNotTheRegistryDatabase(file: string): NotADatabase | undefined {
+  return whyNotAnSqliteDatabase(file, 'a registry database', 'restore it from a backup (a2a-registry restore --force <backup>)');
+}

@@ -111,3 +111,26 @@ export function lockForThisProcess(file: string): Database.Database {
   }
   return db;
 }
+
+/**
+ * Whether a registry process holds the lock of `file` (the database) now, told without taking
+ * it or creating anything: a read of the lock file, which a registry's EXCLUSIVE lock refuses.
+ * (The read holds a shared lock for a moment: a registry starting in that moment is refused as
+ * if another one served the file.) No lock file, or one that cannot be read: no.
+ */
+export function registryHoldsLock(file: string): boolean {
+  let db: Database.Database;
+  try {
+    db = new Database(processLockFile(file), { readonly: true, fileMustExist: true, timeout: 0 });
+  } catch {
+    return false;
+  }
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+    return false;
+  } catch (error) {
+    return busy(error);
+  } finally {
+    db.close();
+  }
+}
