@@ -215,6 +215,8 @@ export interface Change {
   seq: number;
   id: string;
   op: 'upsert' | 'delete';
+  /** What identifies it (`changeMark(seq)`): a follower tells its position's change from another log's at the same number. */
+  mark: string;
 }
 
 /**

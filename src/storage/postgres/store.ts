@@ -1129,11 +1129,12 @@ export class PostgresStore implements RegistryStore {
   }
 
   async changesSince(seq: number, limit: number): Promise<Change[]> {
-    const { rows } = await this.#read<{ seq: string; entry_id: string; op: Change['op'] }>(
-      'SELECT seq, entry_id, op FROM changes WHERE seq > $1 ORDER BY seq ASC LIMIT $2',
+    // mark: as changeMark builds it.
+    const { rows } = await this.#read<{ seq: string; entry_id: string; op: Change['op']; mark: string }>(
+      "SELECT seq, entry_id, op, entry_id::text || ' ' || op || ' ' || extract(epoch FROM at)::text AS mark FROM changes WHERE seq > $1 ORDER BY seq ASC LIMIT $2",
       [normalizeSeq(seq), clampLimit(limit)],
     );
-    return rows.map((row) => ({ seq: Number(row.seq), id: row.entry_id, op: row.op }));
+    return rows.map((row) => ({ seq: Number(row.seq), id: row.entry_id, op: row.op, mark: row.mark }));
   }
 
   async lastChangeSeq(): Promise<number> {
