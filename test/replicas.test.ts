@@ -303,6 +303,29 @@ describe('two replicas on one PostgreSQL', () => {
     assert.deepEqual((await Promise.all(writes)).map(stateOf), versions.map(() => 'TASK_STATE_COMPLETED'));
   });
 
+  test("a write on A waiting for a row another session holds does not hold back B's changes on A: they are searchable on A within a second", async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('Stuck Stork', 'https://stuck-stork.example.org/a2a') } }));
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    await holder.connect();
+    t.after(() => holder.end());
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [id]);
+    let stuck: ReturnType<typeof op> | undefined;
+    try {
+      stuck = op(onA, { register: { agentCard: { ...v1Card('Stuck Stork', 'https://stuck-stork.example.org/a2a'), version: '2.0.0' } } });
+      const waiting = "FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a-registry' AND wait_event_type = 'Lock'";
+      await within(5000, async () => (await holder.query<{ n: number }>(`SELECT pg_stat_clear_snapshot(), count(*)::int AS n ${waiting}`)).rows[0]!.n >= 1);
+      const other = resultOf(await op(onB, { register: { agentCard: v1Card('Passing Plover', 'https://passing-plover.example.org/a2a') } }));
+      // Before, A's follower waited for its writes in flight (up to 5 s) before applying any change.
+      const ms = await within(1000, () => finds(onA, 'plover', other.id));
+      t.diagnostic(`visible on A after ${ms.toFixed(0)} ms`);
+    } finally {
+      await holder.query('ROLLBACK');
+    }
+    assert.equal(stateOf(await stuck), 'TASK_STATE_COMPLETED');
+  });
+
   test('a PostgreSQL restart: replicas report not ready, then recover; nothing acknowledged is lost', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     if (!postgres.server.controllable) return t.skip('TEST_DATABASE_URL server cannot be restarted');

@@ -578,6 +578,13 @@ export interface RegistryStore {
    */
   subscribeToChanges?(onChange: (seq: number | undefined) => void, onError: (err: Error) => void): Promise<ChangeSubscription>;
   /**
+   * Where subscribeToChanges is (PostgreSQL): calls `listener`, in the async context of the call
+   * that writes, once a write transaction has recorded its change (from then on it may commit and
+   * be read from the change log; before, its change would be numbered after every one committed).
+   * A follower waits for this process's writes that did, not for one still waiting for a lock.
+   */
+  reportChangesRecorded?(listener: () => void): void;
+  /**
    * Where other processes may write without this one being told (SQLite, no subscribeToChanges):
    * the changes this process wrote itself, so a saved index never claims another's (OwnChanges).
    */
