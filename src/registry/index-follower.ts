@@ -105,11 +105,13 @@ export class IndexFollower {
         else if (mark !== this.positionMark) {
           // Gone by a trim (through exactly the position: nothing after it was missed) is no other log.
           const trimmed = mark === undefined && (await this.store.changesTrimmedThrough()) >= this.lastSeq;
-          const resumeAt = trimmed ? 0 : await this.store.lastChangeSeq();
-          // A log that ends before the position: reloaded below, said so.
-          if (trimmed || resumeAt < this.lastSeq) this.positionMark = undefined;
+          if (trimmed) this.positionMark = undefined;
           else {
-            const reason = `the change at this replica's position ${this.lastSeq} is ${mark === undefined ? 'gone from the change log' : 'another one than it applied'} (the database failed over to a standby that lost the last transactions, or was restored from a backup)`;
+            const resumeAt = await this.store.lastChangeSeq();
+            const reason =
+              resumeAt < this.lastSeq
+                ? `the change log ends at ${resumeAt}, before this replica's position ${this.lastSeq} (the database was replaced or restored)`
+                : `the change at this replica's position ${this.lastSeq} is ${mark === undefined ? 'gone from the change log' : 'another one than it applied'} (the database failed over to a standby that lost the last transactions, or was restored from a backup)`;
             this.log.warn({ at: this.lastSeq, applied: this.positionMark, found: mark ?? null }, `${reason}; reloading the search index from storage`);
             const entries = await this.service.reloadIndex(reason);
             this.log.info({ entries, resumeAt }, 'search index reloaded');
