@@ -303,6 +303,29 @@ describe('two replicas on one PostgreSQL', () => {
     assert.deepEqual((await Promise.all(writes)).map(stateOf), versions.map(() => 'TASK_STATE_COMPLETED'));
   });
 
+  test("a write on A waiting for a row another session holds does not hold back B's changes on A: they are searchable on A within a second", async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('Stuck Stork', 'https://stuck-stork.example.org/a2a') } }));
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    await holder.connect();
+    t.after(() => holder.end());
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [id]);
+    let stuck: ReturnType<typeof op> | undefined;
+    try {
+      stuck = op(onA, { register: { agentCard: { ...v1Card('Stuck Stork', 'https://stuck-stork.example.org/a2a'), version: '2.0.0' } } });
+      const waiting = "FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a-registry' AND wait_event_type = 'Lock'";
+      await within(5000, async () => (await holder.query<{ n: number }>(`SELECT pg_stat_clear_snapshot(), count(*)::int AS n ${waiting}`)).rows[0]!.n >= 1);
+      const other = resultOf(await op(onB, { register: { agentCard: v1Card('Passing Plover', 'https://passing-plover.example.org/a2a') } }));
+      // Before, A's follower waited for its writes in flight (up to 5 s) before applying any change.
+      const ms = await within(1000, () => finds(onA, 'plover', other.id));
+      t.diagnostic(`visible on A after ${ms.toFixed(0)} ms`);
+    } finally {
+      await holder.query('ROLLBACK');
+    }
+    assert.equal(stateOf(await stuck), 'TASK_STATE_COMPLETED');
+  });
+
   test('a PostgreSQL restart: replicas report not ready, then recover; nothing acknowledged is lost', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     if (!postgres.server.controllable) return t.skip('TEST_DATABASE_URL server cannot be restarted');
@@ -366,6 +389,41 @@ describe('a database replaced under a running replica', () => {
     const { id } = resultOf(await op(client, { register: { agentCard: v1Card('Numbat Notary', 'https://numbat.example.org/a2a') } }));
     await within(1000, () => finds(client, 'numbat', id));
     assert.ok(replica.logs.some((l) => /the change log ends at 0, before this replica's position \d+ \(the database was replaced or restored\); reloading/.test(String(l.msg))), 'the reload is logged');
+  });
+  test("a failover to a standby that lost the last transactions (its log goes on past this replica's position from a shorter history): the replica reloads its index, a lost entry is no longer searchable", async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const url = await postgres.server.createDatabase('failover');
+    const log = logCapture();
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, DATABASE_URL: url, REGISTRY_DATA_DIR: tempDir(), REGISTRY_INDEX_SNAPSHOT_SECONDS: '0', REGISTRY_REFRESH_SECONDS: '0' });
+    const replica = await startRegistry(config, createLogger('info', log.stream));
+    inProcess.push(replica);
+    const client = await sdkClient(replica.url, { token: TOKENS.alice });
+    const kept = resultOf(await op(client, { register: { agentCard: v1Card('Kept Kestrel', 'https://kept-kestrel.example.org/a2a') } })).id;
+    const lost = resultOf(await op(client, { register: { agentCard: v1Card('Lost Lapwing', 'https://lost-lapwing.example.org/a2a') } })).id;
+    await within(1000, () => finds(client, 'lapwing', lost));
+    // What the standby holds: neither the lost entry nor its change, and its sequence
+    // past it (PostgreSQL logs it 32 ahead), so its first write is numbered past this
+    // replica's position: the log never looks shorter than the position.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query('BEGIN');
+      await admin.query('DELETE FROM changes WHERE entry_id = $1', [lost]);
+      await admin.query('DELETE FROM entries WHERE id = $1', [lost]);
+      await admin.query("SELECT registry_record_change($1::uuid, 'upsert')", [kept]);
+      await admin.query('COMMIT');
+      // The replica's connections to the old primary are gone: it reconnects.
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    } finally {
+      await admin.end();
+    }
+    // Before, it stayed searchable for good, and answered NOT_FOUND on get.
+    await within(5000, async () => !(await finds(client, 'lapwing', lost)));
+    assert.ok(await finds(client, 'kestrel', kept), 'the entry the standby has is still searchable');
+    assert.ok(
+      log.lines.some((l) => /^the change at this replica's position \d+ is gone from the change log \(the database failed over to a standby that lost the last transactions, or was restored from a backup\); reloading the search index from storage$/.test(String(l.msg))),
+      'the reload is logged',
+    );
   });
 });
 

@@ -302,7 +302,10 @@ export async function buildRegistry(config: RegistryConfig, log: Logger, opening
       store.ownChanges?.startAt(fromSeq);
       if (store.subscribeToChanges) {
         follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, fromSeq);
-        feed.expectEchoes();
+        // Told which local writes recorded their change, the follower waits for those only, not
+        // for one waiting for a lock: other replicas' changes are not held back behind it.
+        store.reportChangesRecorded?.(() => feed.changeRecorded());
+        feed.expectEchoes(store.reportChangesRecorded !== undefined);
         await follower.start();
       }
       if (saving) {

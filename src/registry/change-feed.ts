@@ -15,7 +15,10 @@
  * published it (its COMMIT is visible to others before the committing connection hears so):
  * writes run inside `localWrite`, and the follower waits for those running (`localWritesDone`)
  * before it decides, so the echo is recognised and the newer state is never overtaken by an
- * older one published late.
+ * older one published late. Where storage says which writes recorded their change
+ * (`changeRecorded`), it waits for those only: one that has not cannot be among the changes read
+ * (its change will be numbered after them), and waiting for it, stuck behind a lock another
+ * session holds, held every other replica's changes back for up to LOCAL_WRITE_WAIT_MS.
  *
  * Delivery is synchronous and in order; a subscriber that throws is logged and does not stop
  * the others (a derived view must never fail a write that storage already committed).
@@ -26,6 +29,7 @@
  * derived state (caches, standing searches) must rebuild it from the service, since any entry
  * may have changed or gone meanwhile.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntryDescription } from '../contract/description.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import type { StoredEntry } from '../storage/types.js';
@@ -41,6 +45,11 @@ const LOCAL_WRITE_WAIT_MS = 5_000;
 function stampOf(entry: StoredEntry): string {
   const { documentText: _document, ...state } = entry;
   return canonicalJson(state);
+}
+
+interface LocalWriteState {
+  /** It recorded its change (or storage does not say): a follower that read the change log waits for it. */
+  recorded: boolean;
 }
 
 export interface CommittedChange {
@@ -77,8 +86,12 @@ export class ChangeFeed {
   private published = 0;
   /** With a follower (expectEchoes): per entry id, the state this process last published itself. */
   private echoes: Map<string, string> | undefined;
-  /** With a follower: the local writes between their start and their publish (or failure). */
-  private readonly writing = new Set<Promise<void>>();
+  /** With a follower: the local writes between their start and their publish (or failure), and whether each recorded its change. */
+  private readonly writing = new Map<Promise<void>, LocalWriteState>();
+  /** The local write running in an async context (changeRecorded). */
+  private readonly writeScope = new AsyncLocalStorage<LocalWriteState>();
+  /** Storage says when a write recorded its change (expectEchoes). */
+  private recordsReported = false;
   /** Echoes the follower recognised, by the catch-up it did so in (see isEcho, caughtUp). */
   private readonly recognised = new Map<string, number>();
   /** The follower's catch-ups that read the change log to its end. */
@@ -112,9 +125,19 @@ export class ChangeFeed {
     }
   }
 
-  /** This process's own writes will come back through the change log (a follower reads it): recognise them (isEcho). */
-  expectEchoes(): void {
+  /**
+   * This process's own writes will come back through the change log (a follower reads it):
+   * recognise them (isEcho). `recordsReported`: storage calls changeRecorded inside each write.
+   */
+  expectEchoes(recordsReported = false): void {
     this.echoes ??= new Map();
+    this.recordsReported = recordsReported;
+  }
+
+  /** Storage: the local write running in this async context recorded its change, and may commit from now on. */
+  changeRecorded(): void {
+    const state = this.writeScope.getStore();
+    if (state) state.recorded = true;
   }
 
   /**
@@ -122,29 +145,31 @@ export class ChangeFeed {
    * follower, it is tracked until then, so a follower that reads its change first waits for it.
    */
   localWrite<T>(work: () => Promise<T>): Promise<T> {
-    const running = work();
-    if (!this.echoes) return running;
+    if (!this.echoes) return work();
+    const state: LocalWriteState = { recorded: !this.recordsReported };
+    const running = this.writeScope.run(state, work);
     const tracked = running.then(
       () => undefined,
       () => undefined,
     );
-    this.writing.add(tracked);
+    this.writing.set(tracked, state);
     void tracked.then(() => this.writing.delete(tracked));
     return running;
   }
 
   /**
-   * Resolves once every local write running now has published or failed (or after
-   * LOCAL_WRITE_WAIT_MS). A follower calls it after reading changes and before re-reading their
-   * entries: any change it read that this process wrote has been published by then.
+   * Resolves once every local write running now that recorded its change has published or
+   * failed (or after LOCAL_WRITE_WAIT_MS). A follower calls it after reading changes and before
+   * re-reading their entries: any change it read that this process wrote has been published by then.
    */
   localWritesDone(): Promise<void> {
-    if (this.writing.size === 0) return Promise.resolve();
+    const recorded = [...this.writing].filter(([, state]) => state.recorded).map(([write]) => write);
+    if (recorded.length === 0) return Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, LOCAL_WRITE_WAIT_MS).unref();
     });
-    return Promise.race([Promise.all([...this.writing]).then(() => undefined), waited]).finally(() => clearTimeout(timer));
+    return Promise.race([Promise.all(recorded).then(() => undefined), waited]).finally(() => clearTimeout(timer));
   }
 
   /**

@@ -9,6 +9,11 @@
  * older than the trimmed point cannot replay what it missed: it reloads the index from the
  * entries and the feed signals a resync to its other subscribers (RegistryService.reloadIndex).
  * So does one whose position is past the log's end: the log went backwards (the database replaced).
+ * And so does one whose position's change is gone or another one (its mark differs): the log was
+ * replaced by one with a shorter history that went on numbering past the position, as after a
+ * failover to a standby that lost the last transactions (PostgreSQL logs a sequence 32 numbers
+ * ahead, so the new primary's changes are numbered past the lost ones). The entries those wrote
+ * are gone too: without the reload they stayed searchable, and answered NOT_FOUND on get.
  */
 import type { Logger } from '../observability/logger.js';
 import type { ChangeSubscription, RegistryStore } from '../storage/types.js';
@@ -23,6 +28,8 @@ export interface FollowerOptions {
 
 export class IndexFollower {
   private lastSeq: number;
+  /** What identifies the change at lastSeq (Change.mark); undefined until read (a position from a start or a reload). */
+  private positionMark: string | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -89,6 +96,30 @@ export class IndexFollower {
 
   private async catchUp(): Promise<void> {
     try {
+      // The change at the position must still be the one applied: one short read per catch-up,
+      // not only after a reconnection (the pool may reach a new primary before the listener
+      // notices the old one is gone).
+      if (this.lastSeq > 0) {
+        const mark = await this.store.changeMark(this.lastSeq);
+        if (this.positionMark === undefined) this.positionMark = mark;
+        else if (mark !== this.positionMark) {
+          // Gone by a trim (through exactly the position: nothing after it was missed) is no other log.
+          const trimmed = mark === undefined && (await this.store.changesTrimmedThrough()) >= this.lastSeq;
+          if (trimmed) this.positionMark = undefined;
+          else {
+            const resumeAt = await this.store.lastChangeSeq();
+            const reason =
+              resumeAt < this.lastSeq
+                ? `the change log ends at ${resumeAt}, before this replica's position ${this.lastSeq} (the database was replaced or restored)`
+                : `the change at this replica's position ${this.lastSeq} is ${mark === undefined ? 'gone from the change log' : 'another one than it applied'} (the database failed over to a standby that lost the last transactions, or was restored from a backup)`;
+            this.log.warn({ at: this.lastSeq, applied: this.positionMark, found: mark ?? null }, `${reason}; reloading the search index from storage`);
+            const entries = await this.service.reloadIndex(reason);
+            this.log.info({ entries, resumeAt }, 'search index reloaded');
+            this.lastSeq = resumeAt;
+            this.positionMark = undefined;
+          }
+        }
+      }
       for (;;) {
         const changes = await this.store.changesSince(this.lastSeq, BATCH);
         // Read after the changes: a trim in between is seen here, never silently skipped.
@@ -100,6 +131,7 @@ export class IndexFollower {
           const entries = await this.service.reloadIndex(reason);
           this.log.info({ entries, resumeAt }, 'search index reloaded');
           this.lastSeq = resumeAt;
+          this.positionMark = undefined;
           continue;
         }
         if (changes.length === 0) {
@@ -113,6 +145,7 @@ export class IndexFollower {
             const entries = await this.service.reloadIndex(reason);
             this.log.info({ entries, resumeAt: newest }, 'search index reloaded');
             this.lastSeq = newest;
+            this.positionMark = undefined;
             continue;
           }
           break;
@@ -127,6 +160,7 @@ export class IndexFollower {
           );
         }
         this.lastSeq = changes[changes.length - 1]!.seq;
+        this.positionMark = changes[changes.length - 1]!.mark;
         if (changes.length < BATCH) break;
       }
       this.service.replicaChangesCaughtUp();

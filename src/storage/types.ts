@@ -215,6 +215,8 @@ export interface Change {
   seq: number;
   id: string;
   op: 'upsert' | 'delete';
+  /** What identifies it (`changeMark(seq)`): a follower tells its position's change from another log's at the same number. */
+  mark: string;
 }
 
 /**
@@ -575,6 +577,13 @@ export interface RegistryStore {
    * is the only writer (SQLite).
    */
   subscribeToChanges?(onChange: (seq: number | undefined) => void, onError: (err: Error) => void): Promise<ChangeSubscription>;
+  /**
+   * Where subscribeToChanges is (PostgreSQL): calls `listener`, in the async context of the call
+   * that writes, once a write transaction has recorded its change (from then on it may commit and
+   * be read from the change log; before, its change would be numbered after every one committed).
+   * A follower waits for this process's writes that did, not for one still waiting for a lock.
+   */
+  reportChangesRecorded?(listener: () => void): void;
   /**
    * Where other processes may write without this one being told (SQLite, no subscribeToChanges):
    * the changes this process wrote itself, so a saved index never claims another's (OwnChanges).

@@ -172,6 +172,8 @@ export class PostgresStore implements RegistryStore {
   readonly #faults = new FaultState(postgresFault);
   /** The transactions (their statements) that took the change-log lock: see #transaction's commit. */
   readonly #changeLocked = new WeakSet<Queryable>();
+  /** Told when a write transaction recorded its change (reportChangesRecorded). */
+  #changeRecorded: (() => void) | undefined;
   readonly #onConnectionError: (error: Error) => void;
   #opened = false;
   #closed = false;
@@ -658,6 +660,7 @@ export class PostgresStore implements RegistryStore {
   async #recordChange(db: Queryable, id: string, op: Change['op']): Promise<void> {
     await db.query('SELECT registry_record_change($1, $2)', [id, op]);
     this.#changeLocked.add(db);
+    this.#changeRecorded?.();
   }
 
   /**
@@ -711,6 +714,7 @@ export class PostgresStore implements RegistryStore {
           if (changed.length > 0) {
             await db.query(`SELECT registry_record_change(c.id, 'upsert') FROM unnest($1::uuid[]) WITH ORDINALITY AS c(id, n) ORDER BY c.n`, [changed]);
             this.#changeLocked.add(db);
+            this.#changeRecorded?.();
           }
           return outcomes as ImportOutcome[];
         });
@@ -1129,11 +1133,12 @@ export class PostgresStore implements RegistryStore {
   }
 
   async changesSince(seq: number, limit: number): Promise<Change[]> {
-    const { rows } = await this.#read<{ seq: string; entry_id: string; op: Change['op'] }>(
-      'SELECT seq, entry_id, op FROM changes WHERE seq > $1 ORDER BY seq ASC LIMIT $2',
+    // mark: as changeMark builds it.
+    const { rows } = await this.#read<{ seq: string; entry_id: string; op: Change['op']; mark: string }>(
+      "SELECT seq, entry_id, op, entry_id::text || ' ' || op || ' ' || extract(epoch FROM at)::text AS mark FROM changes WHERE seq > $1 ORDER BY seq ASC LIMIT $2",
       [normalizeSeq(seq), clampLimit(limit)],
     );
-    return rows.map((row) => ({ seq: Number(row.seq), id: row.entry_id, op: row.op }));
+    return rows.map((row) => ({ seq: Number(row.seq), id: row.entry_id, op: row.op, mark: row.mark }));
   }
 
   async lastChangeSeq(): Promise<number> {
@@ -1142,6 +1147,10 @@ export class PostgresStore implements RegistryStore {
                        (SELECT value FROM registry_state WHERE key = 'changes_trimmed_through')) AS seq`,
     );
     return Number(rows[0]?.seq ?? 0);
+  }
+
+  reportChangesRecorded(listener: () => void): void {
+    this.#changeRecorded = listener;
   }
 
   async changeMark(seq: number): Promise<string | undefined> {

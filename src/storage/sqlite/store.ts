@@ -1414,12 +1414,13 @@ export class SqliteStore implements RegistryStore {
   async changesSince(seq: number, limit: number): Promise<Change[]> {
     const rows = await this.#read(
       () =>
-        prepare(this.#requireDb(), 'SELECT seq, entry_id, op FROM changes WHERE seq > ? ORDER BY seq ASC LIMIT ?').all(
+        prepare(this.#requireDb(), 'SELECT seq, entry_id, op, at FROM changes WHERE seq > ? ORDER BY seq ASC LIMIT ?').all(
           normalizeSeq(seq),
           clampLimit(limit),
-        ) as { seq: number; entry_id: string; op: Change['op'] }[],
+        ) as { seq: number; entry_id: string; op: Change['op']; at: string }[],
     );
-    return rows.map((row) => ({ seq: row.seq, id: row.entry_id, op: row.op }));
+    // mark: as changeMark builds it.
+    return rows.map((row) => ({ seq: row.seq, id: row.entry_id, op: row.op, mark: `${row.entry_id} ${row.op} ${row.at}` }));
   }
 
   async lastChangeSeq(): Promise<number> {
