@@ -1354,6 +1354,14 @@ describe('web page', { skip: unavailable }, () => {
         assert.match(facts, /Health now\s+Invalid live document since /);
         assert.match(facts, /The live document differs from the current revision, 2\./);
         assert.doesNotMatch(facts, /stored here/);
+        // So are the header's badges: "Invalid live card" and "Changed live" read as revision 1's.
+        const badges = async () => (await page.locator('.entry-head .badges .badge').allInnerTexts()).filter((b) => /live|Reachable/i.test(b));
+        assert.deepEqual(await badges(), ['Invalid live card now', 'Live differs from revision 2']);
+        assert.match(await page.locator('.entry-head .badges').innerText(), /\(The live document differs from the current revision, 2\)/);
+        // The current revision's are as they were.
+        await page.goto(`${registry.url}/entries/${kittiwake}`);
+        await page.locator('.entry-head dt', { hasText: /^Health$/ }).waitFor();
+        assert.deepEqual(await badges(), ['Invalid live card', 'Changed live']);
       } finally {
         await op(alice, { unregister: { id: kittiwake } });
       }
