@@ -152,6 +152,26 @@ describe('register', () => {
     assert.deepEqual(beside.details.map((d: WireJson) => [d.path, d.rule]), [['/tools', 'misplaced']]);
   });
 
+  test('a file part holding no JSON object is told what it holds and what to send instead, not to rename it', async () => {
+    // Each was told "name it agent-card.json or toolspec.json", which then refused it as no object.
+    const refusal = async (text: string, name: string) => errorOf(await send(alice, [filePart(text, name)]));
+    const cards = await refusal(JSON.stringify([v1Card('One', uniqueUrl()), v1Card('Two', uniqueUrl())]), 'cards.json');
+    assert.equal(cards.code, 'BAD_REQUEST');
+    assert.equal(
+      cards.message,
+      'File part 0 ("cards.json") holds an array of 2 values, not a document: a file part carries one JSON object, an agent card, an MCP server document ({"mcpServer": {...}, "toolspec": {...}}) or a toolspec ({"tools": [...]}). ' +
+        "To register the documents the array holds, send each in a message of its own (jq -c '.[]' cards.json writes them one per line; the registry's operator can load such a file whole with a2a-registry import).",
+    );
+    // A bare list of tools: wrapped, beside its server.
+    const tools = await refusal(JSON.stringify(toolspec().tools), 'tools.json');
+    assert.equal(
+      tools.message,
+      'File part 0 ("tools.json") holds a bare list of tools (a JSON array); a toolspec is an object: wrap the list as {"tools": [...]}, as tools/list returns it, and send it beside {"data": {"register": {"mcpServer": {"name": "...", "url": "https://..."}}}, "mediaType": "application/json"}.',
+    );
+    assert.match((await refusal('"agent"', 'x.json')).message, /^File part 0 \("x.json"\) holds a string, not a document: .* Check that the file is the document meant\.$/);
+    for (const error of [cards, tools]) assert.doesNotMatch(error.message, /name it/);
+  });
+
   test('an invalid card is REJECTED with paths and nothing is stored', async () => {
     const before = resultOf(await op(admin, { list: { pageSize: 100 } })).entries.length;
     const card: WireJson = v1Card('Broken', uniqueUrl());

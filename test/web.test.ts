@@ -1356,8 +1356,19 @@ describe('web page', { skip: unavailable }, () => {
         await page.locator('h1', { hasText: 'Kittiwake Revisions Agent' }).waitFor();
         const facts = await page.locator('.entry-head dl.facts').innerText();
         assert.match(facts, /Health now\s+Invalid live document since /);
+        // Where it is fetched from now, as the CLI's get --revision labels it: not revision 1's own.
+        assert.match(facts, /Source now\s+http:\/\/127\.0\.0\.1:\d+\/kittiwake/);
         assert.match(facts, /The live document differs from the current revision, 2\./);
         assert.doesNotMatch(facts, /stored here/);
+        // So are the header's badges: "Invalid live card" and "Changed live" read as revision 1's.
+        const badges = async () => (await page.locator('.entry-head .badges .badge').allInnerTexts()).filter((b) => /live|Reachable/i.test(b));
+        assert.deepEqual(await badges(), ['Invalid live card now', 'Live differs from revision 2']);
+        assert.match(await page.locator('.entry-head .badges').innerText(), /\(The live document differs from the current revision, 2\)/);
+        // The current revision's are as they were.
+        await page.goto(`${registry.url}/entries/${kittiwake}`);
+        await page.locator('.entry-head dt', { hasText: /^Health$/ }).waitFor();
+        assert.deepEqual(await badges(), ['Invalid live card', 'Changed live']);
+        assert.doesNotMatch(await page.locator('.entry-head dl.facts').innerText(), /(Source|Health) now|current revision/);
       } finally {
         await op(alice, { unregister: { id: kittiwake } });
       }

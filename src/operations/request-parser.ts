@@ -205,7 +205,13 @@ function parseArgs<T>(schema: z.ZodType<T>, value: unknown, op: OperationName, b
   return parsed.data;
 }
 
-function fileKindOf(part: Part, value: unknown, index: number): FileKind {
+/** What a JSON value that is not an object is, for a refusal: "an array of 2 values", "a string". */
+function jsonKindOf(value: unknown): string {
+  if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : `an array of ${value.length.toLocaleString('en-US')} value${value.length === 1 ? '' : 's'}`;
+  return value === null ? 'null' : `a ${typeof value}`;
+}
+
+function fileKindOf(part: Part, value: unknown, label: string, words: PartWords): FileKind {
   // What it holds says, whatever its name, as the CLI reads a file: a whole MCP server document was
   // read as an agent card (UNSUPPORTED_VERSION, eight findings of a card's members) or, as
   // toolspec.json, as a toolspec without "tools" (its server beside the one the data part gave).
@@ -216,7 +222,19 @@ function fileKindOf(part: Part, value: unknown, index: number): FileKind {
   // Unnamed uploads: a toolspec is {"tools": [...]} and nothing else a card would have.
   if (isObject(value) && Array.isArray(value.tools) && !('name' in value)) return 'toolspec';
   if (isObject(value)) return 'agent-card';
-  throw badRequest(`File part ${index} ("${part.filename}") is neither an agent card nor a toolspec; name it agent-card.json or toolspec.json.`);
+  // Not an object: no name makes it a document (it was told to name it agent-card.json or
+  // toolspec.json, and was then refused as no object). What it should be instead, as the CLI's
+  // import tells an array (cli/import-preparation.ts arrayRefusal).
+  if (detectKind(value) === 'mcp-toolspec') {
+    throw badRequest(
+      `${label} holds a bare list of tools (a JSON array); a toolspec is an object: wrap the list as {"tools": [...]}, as tools/list returns it, and send it beside ${words.dataPartWith('{"register": {"mcpServer": {"name": "...", "url": "https://..."}}}')}.`,
+    );
+  }
+  const what = `${label} holds ${jsonKindOf(value)}, not a document: a file part carries one JSON object, an agent card, an MCP server document ({"mcpServer": {...}, "toolspec": {...}}) or a toolspec ({"tools": [...]}).`;
+  if (!Array.isArray(value) || value.length === 0) throw badRequest(`${what} Check that the file is the document meant.`);
+  // Its name in a shell command when it is a plain one (a name with spaces or quotes would need quoting).
+  const file = /^[\w.-]+$/.test(part.filename) ? part.filename : 'documents.json';
+  throw badRequest(`${what} To register the documents the array holds, send each in a message of its own (jq -c '.[]' ${file} writes them one per line; the registry's operator can load such a file whole with a2a-registry import).`);
 }
 
 /**
@@ -275,7 +293,7 @@ function readFile(part: Part, raw: Buffer, index: number, limits: ParseOptions):
   const misshapen = misshapenDocument(value);
   const label = part.filename ? `File part ${index} ("${part.filename}")` : `File part ${index}`;
   if (misshapen) throw new RegistryError('VALIDATION_FAILED', `${label}: ${misshapen.message}`, misshapen.details);
-  return { kind: fileKindOf(part, value, index), text, value, sizeBytes: raw.length, index, label };
+  return { kind: fileKindOf(part, value, label, words), text, value, sizeBytes: raw.length, index, label };
 }
 
 /**

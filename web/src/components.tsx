@@ -104,11 +104,19 @@ function BadgeDetail({ text }: { text: string | undefined }) {
 }
 
 const DRIFT_DETAIL = 'The live document differs from this registered revision';
+const HEALTH_BADGE = { ok: 'Reachable', unreachable: 'Unreachable', invalid: 'Invalid live card' } as const;
 
-/** Verified and health, shown when the registry reports them (trust and freshness features). */
-export function StatusBadges({ status }: { status: EntryStatus }) {
+/**
+ * Verified and health, shown when the registry reports them (trust and freshness features).
+ * `current`: the entry's current revision, when an older one is shown. Verified is that revision's
+ * own (its signatures judged now), but health and drift are the entry's now (drift compares the
+ * live document with the current revision): labelled so, not read as the older revision's.
+ */
+export function StatusBadges({ status, current }: { status: EntryStatus; current?: number }) {
   const key = status.kid ? `Signature verified with key ${status.kid}${status.jwks ? ` of ${keySetText(status.jwks)}` : ''}` : 'Signature verified with a trusted key';
   const checked = status.health?.checkedAt ? `Checked ${formatDate(status.health.checkedAt)}` : undefined;
+  const health = status.health && (HEALTH_BADGE[status.health.status as keyof typeof HEALTH_BADGE] ?? status.health.status);
+  const drift = current === undefined ? DRIFT_DETAIL : `The live document differs from the current revision, ${current}`;
   return (
     <>
       {status.verified === true && (
@@ -122,17 +130,17 @@ export function StatusBadges({ status }: { status: EntryStatus }) {
       {status.health && (
         <>
           <span class={`badge ${status.health.status === 'ok' ? 'ok' : 'warn'}`} title={checked}>
-            {status.health.status === 'ok' ? 'Reachable' : status.health.status === 'unreachable' ? 'Unreachable' : status.health.status === 'invalid' ? 'Invalid live card' : status.health.status}
+            {current === undefined ? health : `${health} now`}
           </span>
           <BadgeDetail text={checked} />
         </>
       )}
       {status.drift === true && (
         <>
-          <span class="badge warn" title={DRIFT_DETAIL}>
-            Changed live
+          <span class="badge warn" title={drift}>
+            {current === undefined ? 'Changed live' : `Live differs from revision ${current}`}
           </span>
-          <BadgeDetail text={DRIFT_DETAIL} />
+          <BadgeDetail text={drift} />
         </>
       )}
     </>

@@ -11,9 +11,10 @@ const SIGNATURE_LABEL = { verified: 'verified', 'unknown-key': 'key not trusted 
 const HEALTH_LABEL = { ok: 'Reachable', unreachable: 'Unreachable', invalid: 'Invalid live document' } as const;
 
 /**
- * `current`: the entry's current revision, when an older one is shown. Health and drift are the
- * entry's now (drift compares the live document with the current revision), not the older one's:
- * said so, not "the revision stored here".
+ * `current`: the entry's current revision, when an older one is shown. Source, health and drift are
+ * the entry's now (drift compares the live document with the current revision; the source is where
+ * it is fetched from now, which need not be where the older one came from), not the older one's:
+ * said so, not "the revision stored here", as `get --revision` labels them `now` in the CLI.
  */
 export function StatusFacts({ entry, current }: { entry: EntryView; current?: number }) {
   const signatures = entry.signatures ?? [];
@@ -63,7 +64,7 @@ export function StatusFacts({ entry, current }: { entry: EntryView; current?: nu
       )}
       {source && (
         <>
-          <dt>Source</dt>
+          <dt>{current === undefined ? 'Source' : 'Source now'}</dt>
           <dd>
             <ExternalLink url={source.url} /> <span class="muted">(fetched {formatDate(source.fetchedAt)})</span>
           </dd>

@@ -374,7 +374,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         <p class="badges">
           <span class={`badge kind-${entry.kind}`}>{KIND_LABEL[entry.kind]}</span>
           {entry.protocolVersion && <span class="badge subtle">A2A {entry.protocolVersion}</span>}
-          <StatusBadges status={entry} />
+          <StatusBadges status={entry} current={entry.revision !== latest ? latest : undefined} />
         </p>
         <p class="description prose" dir="auto">
           {entry.description.trim()}
