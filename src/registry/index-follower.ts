@@ -94,6 +94,23 @@ export class IndexFollower {
     return this.running;
   }
 
+  /** Why a log that ends at `newest`, before this replica's position, is not followed: it went backwards. */
+  private endsBefore(newest: number): string {
+    return `the change log ends at ${newest}, before this replica's position ${this.lastSeq} (the database was replaced or restored)`;
+  }
+
+  /**
+   * Reloads the index from the entries, for `reason` (logged with `fields`: what was found at the
+   * position), and follows on from `resumeAt`, whose change is read again before it is trusted.
+   */
+  private async reload(reason: string, resumeAt: number, fields: Record<string, unknown>): Promise<void> {
+    this.log.warn({ at: this.lastSeq, ...fields }, `${reason}; reloading the search index from storage`);
+    const entries = await this.service.reloadIndex(reason);
+    this.log.info({ entries, resumeAt }, 'search index reloaded');
+    this.lastSeq = resumeAt;
+    this.positionMark = undefined;
+  }
+
   private async catchUp(): Promise<void> {
     try {
       // The change at the position must still be the one applied: one short read per catch-up,
@@ -110,13 +127,9 @@ export class IndexFollower {
             const resumeAt = await this.store.lastChangeSeq();
             const reason =
               resumeAt < this.lastSeq
-                ? `the change log ends at ${resumeAt}, before this replica's position ${this.lastSeq} (the database was replaced or restored)`
+                ? this.endsBefore(resumeAt)
                 : `the change at this replica's position ${this.lastSeq} is ${mark === undefined ? 'gone from the change log' : 'another one than it applied'} (the database failed over to a standby that lost the last transactions, or was restored from a backup)`;
-            this.log.warn({ at: this.lastSeq, applied: this.positionMark, found: mark ?? null }, `${reason}; reloading the search index from storage`);
-            const entries = await this.service.reloadIndex(reason);
-            this.log.info({ entries, resumeAt }, 'search index reloaded');
-            this.lastSeq = resumeAt;
-            this.positionMark = undefined;
+            await this.reload(reason, resumeAt, { applied: this.positionMark, found: mark ?? null });
           }
         }
       }
@@ -126,12 +139,7 @@ export class IndexFollower {
         const trimmedThrough = await this.store.changesTrimmedThrough();
         if (trimmedThrough > this.lastSeq) {
           const resumeAt = await this.store.lastChangeSeq();
-          const reason = `the change log was trimmed through ${trimmedThrough}, past this replica's position ${this.lastSeq}`;
-          this.log.warn({ at: this.lastSeq, trimmedThrough }, `${reason}; reloading the search index from storage`);
-          const entries = await this.service.reloadIndex(reason);
-          this.log.info({ entries, resumeAt }, 'search index reloaded');
-          this.lastSeq = resumeAt;
-          this.positionMark = undefined;
+          await this.reload(`the change log was trimmed through ${trimmedThrough}, past this replica's position ${this.lastSeq}`, resumeAt, { trimmedThrough });
           continue;
         }
         if (changes.length === 0) {
@@ -140,12 +148,7 @@ export class IndexFollower {
           // position would skip the new log's changes and keep the old entries: reload instead.
           const newest = await this.store.lastChangeSeq();
           if (newest < this.lastSeq) {
-            const reason = `the change log ends at ${newest}, before this replica's position ${this.lastSeq} (the database was replaced or restored)`;
-            this.log.warn({ at: this.lastSeq, newest }, `${reason}; reloading the search index from storage`);
-            const entries = await this.service.reloadIndex(reason);
-            this.log.info({ entries, resumeAt: newest }, 'search index reloaded');
-            this.lastSeq = newest;
-            this.positionMark = undefined;
+            await this.reload(this.endsBefore(newest), newest, { newest });
             continue;
           }
           break;
