@@ -215,7 +215,8 @@ function fileKindOf(part: Part, value: unknown, label: string, words: PartWords)
   // What it holds says, whatever its name, as the CLI reads a file: a whole MCP server document was
   // read as an agent card (UNSUPPORTED_VERSION, eight findings of a card's members) or, as
   // toolspec.json, as a toolspec without "tools" (its server beside the one the data part gave).
-  if (detectKind(value) === 'mcp-server') return 'mcp-server';
+  const kind = detectKind(value);
+  if (kind === 'mcp-server') return 'mcp-server';
   const name = part.filename.toLowerCase();
   if (name.endsWith('agent-card.json') || name.endsWith('agent.json')) return 'agent-card';
   if (name.endsWith('toolspec.json')) return 'toolspec';
@@ -225,7 +226,7 @@ function fileKindOf(part: Part, value: unknown, label: string, words: PartWords)
   // Not an object: no name makes it a document (it was told to name it agent-card.json or
   // toolspec.json, and was then refused as no object). What it should be instead, as the CLI's
   // import tells an array (cli/import-preparation.ts arrayRefusal).
-  if (detectKind(value) === 'mcp-toolspec') {
+  if (kind === 'mcp-toolspec') {
     throw badRequest(
       `${label} holds a bare list of tools (a JSON array); a toolspec is an object: wrap the list as {"tools": [...]}, as tools/list returns it, and send it beside ${words.dataPartWith('{"register": {"mcpServer": {"name": "...", "url": "https://..."}}}')}.`,
     );
