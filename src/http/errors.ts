@@ -8,6 +8,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import { A2A_ERROR_DOMAIN } from '@a2a-js/sdk/errors';
 import { codePointPrefix } from '../lib/code-points.js';
 import { quote } from '../lib/json.js';
+import { percentDecodedOrUndefined } from '../lib/percent-decoding.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from './allowed-methods.js';
 
@@ -104,14 +105,7 @@ function undecodableSegment(req: Request): string | undefined {
   return req.originalUrl
     .split('?', 1)[0]!
     .split('/')
-    .find((segment) => {
-      try {
-        decodeURIComponent(segment);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    .find((segment) => percentDecodedOrUndefined(segment) === undefined);
 }
 
 /** The refusal of a path that is not valid percent-encoded UTF-8, in the words of the door it came to (doorWords). */

@@ -3,6 +3,7 @@
  * query parser reads such bytes as U+FFFD, so a value was looked up, or said back, as "\uFFFD".
  */
 import { codePointPrefix } from '../lib/code-points.js';
+import { percentDecodedOrUndefined } from '../lib/percent-decoding.js';
 import { PERCENT_ENCODING_RULE } from './errors.js';
 
 /**
@@ -16,8 +17,8 @@ export function undecodableQueryParam(url: string): { message: string; field: st
   for (const pair of url.slice(q + 1).split('&')) {
     const eq = pair.indexOf('=');
     const [name, value] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
-    const decodedName = decodedOrUndefined(name);
-    if (decodedName !== undefined && decodedOrUndefined(value) !== undefined) continue;
+    const decodedName = queryComponent(name);
+    if (decodedName !== undefined && queryComponent(value) !== undefined) continue;
     const field = codePointPrefix(decodedName ?? name, 64);
     return {
       message: `The query parameter ${field} is not valid percent-encoded UTF-8: encode its ${decodedName === undefined ? 'name' : 'value'} ${PERCENT_ENCODING_RULE}`,
@@ -28,10 +29,4 @@ export function undecodableQueryParam(url: string): { message: string; field: st
 }
 
 /** A query component decoded ('+' is a space), or undefined when it is not valid percent-encoded UTF-8. */
-function decodedOrUndefined(component: string): string | undefined {
-  try {
-    return decodeURIComponent(component.replace(/\+/g, ' '));
-  } catch {
-    return undefined;
-  }
-}
+const queryComponent = (component: string): string | undefined => percentDecodedOrUndefined(component.replace(/\+/g, ' '));

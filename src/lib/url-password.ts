@@ -3,6 +3,7 @@
  * (postgres://user:password@host/db, or ?password=... as pg reads it too), which must never be
  * printed. Every place that shows a database URL shows it through withoutPassword.
  */
+import { percentDecodedOrUndefined } from './percent-decoding.js';
 
 /**
  * Query parameters of a database URL shown as they are: where and how it connects, none of them
@@ -77,11 +78,7 @@ function withoutSecretParameters(url: string): string {
 }
 
 function decodedName(name: string): string {
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' ')).toLowerCase();
-  } catch {
-    return name.toLowerCase();
-  }
+  return (percentDecodedOrUndefined(name.replace(/\+/g, ' ')) ?? name).toLowerCase();
 }
 
 /** How to write a PostgreSQL URL, for the errors about one that does not parse. */

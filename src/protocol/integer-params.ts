@@ -30,6 +30,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { undecodableQueryParam } from '../http/query-encoding.js';
 import { codePointPrefix } from '../lib/code-points.js';
 import { isObject, quote } from '../lib/json.js';
+import { percentDecodedOrUndefined } from '../lib/percent-decoding.js';
 import { sendA2AError, type A2ABinding } from './a2a-errors.js';
 import { VERSION_PARAMETER, isLegacyRequest } from './versions.js';
 
@@ -304,12 +305,8 @@ const REST_CONFIG_PATH = /^\/(?:[^/]+\/)?tasks\/([^/:]+)\/pushNotificationConfig
 function otherTaskInBody(body: unknown, path: string): { message: string; field: string } | undefined {
   const encoded = REST_CONFIG_PATH.exec(path)?.[1];
   if (!isObject(body) || encoded === undefined) return undefined;
-  let pathTask: string;
-  try {
-    pathTask = decodeURIComponent(encoded);
-  } catch {
-    return undefined;
-  }
+  const pathTask = percentDecodedOrUndefined(encoded);
+  if (pathTask === undefined) return undefined;
   for (const field of ['taskId', 'task_id']) {
     const named = body[field];
     if (typeof named === 'string' && named !== '' && named !== pathTask) {

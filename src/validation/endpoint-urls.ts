@@ -29,6 +29,7 @@ import { domainToASCII, domainToUnicode } from 'node:url';
 import type { Finding } from '../contract/types.js';
 import { isUriBinding, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
+import { percentDecodedOrUndefined } from '../lib/percent-decoding.js';
 import { withoutPassword } from '../lib/url-password.js';
 import type { Generation, Verdict } from './types.js';
 import { classifyUrl } from './urls.js';
@@ -142,11 +143,7 @@ function asciiLookalike(host: string): string | undefined {
 /** `text` with its percent escapes decoded as UTF-8, or as written when they are not UTF-8. */
 function percentDecoded(text: string): string {
   if (!text.includes('%')) return text;
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+  return percentDecodedOrUndefined(text) ?? text;
 }
 
 /** A gRPC address (`host:port`, `dns:///host:port`) whose host name has a character past ASCII. */
