@@ -22,7 +22,6 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import pg from 'pg';
 import Database from 'better-sqlite3';
 import { withoutPassword } from '../lib/url-password.js';
@@ -30,7 +29,7 @@ import { whyCannotRead } from '../lib/write-access.js';
 import { SchemaTooNewError } from './common.js';
 import { sqliteFile } from './locations.js';
 import { postgresFault, sqliteFault } from './faults.js';
-import { damageRemedy } from './sqlite/integrity.js';
+import { damagedRead } from './sqlite/integrity.js';
 import { migratePostgres } from './postgres/migrations.js';
 import { lockOutReplicas } from './postgres/presence.js';
 import { whyNotAnSqliteDatabase } from './sqlite/database-file.js';
@@ -445,12 +444,7 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
     // A read landing on a damaged page: SQLite's bare "database disk image is malformed" was all
     // it said, naming neither the file nor the repair. Said as backup says it.
     if (!(err instanceof MigrationError) && sqliteFault(err)?.reason === 'corrupt') {
-      throw new MigrationError(
-        `the database file ${file} is damaged (SQLite: ${(err as Error).message}, ${(err as { code?: string }).code}), so it cannot be migrated: nothing was committed to ${redactUrl(options.to)}. ` +
-          `a2a-registry check --data-dir ${path.dirname(file)} lists what SQLite finds. ${damageRemedy(file)}.`,
-        false,
-        { cause: err },
-      );
+      throw new MigrationError(damagedRead(file, err as Error, `so it cannot be migrated: nothing was committed to ${redactUrl(options.to)}`), false, { cause: err });
     }
     throw err;
   } finally {

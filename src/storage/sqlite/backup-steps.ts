@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteFault } from '../faults.js';
-import { checkIntegrity, damageRemedy, failedRepair, problemCount, type IntegrityReport } from './integrity.js';
+import { checkAndRepair, checkIntegrity, damagedRead, failedRepair, problemCount, type IntegrityReport } from './integrity.js';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { readLastChangeSeq } from './store.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
@@ -117,16 +117,10 @@ function damagedCopy(source: string, destination: string, report: IntegrityRepor
 
 /**
  * SQLite found a corrupt page while the copy read the database: which file, that no backup was
- * made, and how to repair it, in the words the registry uses for a damaged file (./integrity.ts).
- * The copy read that far is removed by the caller; a backup of a damaged file is no backup.
+ * made, and how to repair it (./integrity.ts). The copy read that far is removed by the caller; a
+ * backup of a damaged file is no backup.
  */
-function damagedSource(source: string, destination: string, err: Error): string {
-  const code = (err as { code?: string }).code;
-  return `the database file ${source} is damaged (SQLite: ${err.message}, ${code}), so it cannot be backed up: nothing was written to ${destination}. ${checkAndRepair(source)}`;
-}
-
-/** Where to see the damage of `source`, and how to repair it. */
-const checkAndRepair = (source: string): string => `a2a-registry check --data-dir ${path.dirname(source)} lists what SQLite finds. ${damageRemedy(source)}.`;
+const damagedSource = (source: string, destination: string, err: Error): string => damagedRead(source, err, `so it cannot be backed up: nothing was written to ${destination}`);
 
 /**
  * Why `file` cannot be a backup, or undefined; as ./database-file.ts says it for every command.

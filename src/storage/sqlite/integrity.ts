@@ -10,6 +10,7 @@
  * 100,000 entries; see docs/scaling.md), so the registry runs it in a child process of its own
  * (./integrity-process.ts), never on the event loop; `a2a-registry check` runs it in-process.
  */
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { clipped } from '../../lib/clipped.js';
 import { sqliteFault } from '../faults.js';
@@ -113,4 +114,16 @@ export function damageRemedy(file: string): string {
     'with "SQL logic error" and leaves recovered.db empty: use .dump instead, its closing ROLLBACK turned into COMMIT (README, Backups, has the command). ' +
     'Check the disk too (dmesg, SMART): damage in the middle of a file is usually its doing'
   );
+}
+
+/** Where to see the damage of `file`, and how to repair it: said after each refusal to read or copy a damaged file. */
+export const checkAndRepair = (file: string): string => `a2a-registry check --data-dir ${path.dirname(file)} lists what SQLite finds. ${damageRemedy(file)}.`;
+
+/**
+ * A read of `file` that met a corrupt page (SQLite's error `err`): which file, what SQLite said,
+ * what that stopped (`stopped`: "so it cannot be backed up: nothing was written to ..."), and how
+ * to see and repair the damage, in the words the registry uses for a damaged file.
+ */
+export function damagedRead(file: string, err: Error, stopped: string): string {
+  return `the database file ${file} is damaged (SQLite: ${err.message}, ${(err as { code?: string }).code}), ${stopped}. ${checkAndRepair(file)}`;
 }
