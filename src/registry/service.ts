@@ -185,7 +185,7 @@ export class RegistryService {
       // log, does not publish it again (ChangeFeed.isEcho), so the new index would keep the older
       // copy (an update lost, an unregistered entry still found) until the entry changed again.
       const reloading = this.reloading;
-      reloading?.touched.add(change.id.toLowerCase()); // as a client spelt it (unregister)
+      reloading?.touched.add(change.id);
       for (const index of reloading ? [this.index, reloading.index] : [this.index]) {
         if (change.op === 'delete' || !change.entry) index.remove(change.id);
         else index.upsert(toIndexedEntry(change.entry, change.description));
@@ -401,7 +401,7 @@ export class RegistryService {
     try {
       for await (const entry of this.store.scan()) {
         // Changed since the scan began: the new index has its newest state from the feed.
-        if (!reloading.touched.has(entry.id.toLowerCase())) fresh.upsert(toIndexedEntry(entry));
+        if (!reloading.touched.has(entry.id)) fresh.upsert(toIndexedEntry(entry));
         n++;
       }
     } finally {
